@@ -1,0 +1,173 @@
+/* frontend/frontend.h — quotation JSON → AST → typed tensor program.
+ *
+ * Sections, one per source file:
+ *   json.c      — reads a kgen-quotation document (cJSON) into the AST below,
+ *                 enforcing limits and validating every node's fields; errors carry
+ *                 the JSON path, the F# location, and line:col for malformed JSON.
+ *   types.c     — CLR type strings ("System.Single", "System.Tuple`2[...]") parsed
+ *                 into kg_clr_type.
+ *   members.c   — member key → op resolution through the one member table
+ *                 (members.def, keyed by the exact keys of torchsharp-members.md).
+ *   elab.c      — elaboration: inlines lambdas / applications / lets / reflected
+ *                 definitions, resolves members, infers dtypes (PyTorch promotion)
+ *                 and shapes (broadcasting) from a signature, and builds the typed
+ *                 tensor program (ir/graph).
+ *   scalar.c    — elaboration of scalar F# code (map lambdas, scalar params) into
+ *                 kernel-IR statements with .NET semantics.
+ *
+ * The AST mirrors Microsoft.FSharp.Quotations.Patterns node for node: nothing is
+ * desugared while reading, so diagnostics can point at exactly what the user wrote.
+ */
+#ifndef KG_FRONTEND_H
+#define KG_FRONTEND_H
+
+#include <stdbool.h>
+
+#include "../ir/ir.h"
+#include "../support/support.h"
+
+/* ---- AST (json.c) ---- */
+
+/* Every pattern case of the spec, in its order; X(name) where name is the "k" string. */
+#define KG_AST_KINDS(X)                                                                  \
+  X(Var) X(Value) X(ValueWithName) X(Lambda) X(Application) X(Let) X(LetRecursive)      \
+  X(IfThenElse) X(ForIntegerRangeLoop) X(WhileLoop) X(Sequential) X(VarSet) X(Call)     \
+  X(PropertyGet) X(PropertySet) X(FieldGet) X(NewTuple) X(NewStructTuple) X(TupleGet)   \
+  X(NewArray) X(NewObject) X(Coerce) X(DefaultValue) X(NewRecord) X(NewUnionCase)       \
+  X(UnionCaseTest) X(TypeTest) X(TryWith) X(TryFinally) X(AddressOf) X(AddressSet)      \
+  X(FieldSet) X(NewDelegate) X(Quote) X(WithValue)
+
+typedef enum kg_ast_kind {
+#define X(n) KG_AST_##n,
+  KG_AST_KINDS(X)
+#undef X
+  KG_AST__COUNT
+} kg_ast_kind;
+
+const char *kg_ast_kind_name(kg_ast_kind k);
+
+/* A member reference (spec "Members"). */
+typedef struct kg_member {
+  const char *decl;          /* declaring type, e.g. "TorchSharp.torch+Tensor" */
+  const char *name;          /* compiled name ("tanh", "op_Addition", "shape", "float32") */
+  bool is_static;            /* "static" */
+  const char **params;       /* instantiated parameter types (no receiver) */
+  uint32_t n_params;
+  const char *ret;           /* return type or NULL */
+  const char **generic_args; /* "genericArgs" */
+  uint32_t n_generic_args;
+  const char *key;           /* lookup key: "decl::name(p1,p2)", "decl::get_name(...)", "decl::name" */
+} kg_member;
+
+/* A constant (spec "Values"). */
+typedef enum kg_value_kind {
+  KG_VAL_NULL,   /* null / unit */
+  KG_VAL_BOOL,   /* b */
+  KG_VAL_INT,    /* i (exact, including 64-bit values given as digit strings); is_unsigned for UInt64 > INT64_MAX */
+  KG_VAL_FLOAT,  /* f (for System.Single already rounded to single precision); NaN/±Infinity allowed */
+  KG_VAL_STRING, /* s (a System.String constant) */
+  KG_VAL_ENUM,   /* i = numeric value, s = member name */
+  KG_VAL_ARRAY,  /* items[n_items] */
+  KG_VAL_OPAQUE, /* {"opaque": true}: a captured Tensor */
+} kg_value_kind;
+
+typedef struct kg_value {
+  kg_value_kind kind;
+  bool b;
+  bool is_unsigned; /* KG_VAL_INT holding a UInt64 above INT64_MAX (stored in u) */
+  int64_t i;
+  uint64_t u;
+  double f;
+  const char *s;
+  struct kg_value *items;
+  uint32_t n_items;
+} kg_value;
+
+typedef struct kg_ast kg_ast;
+
+/* One node. Which fields are live depends on k (listed per kind). */
+struct kg_ast {
+  kg_ast_kind k;
+  const char *ty;   /* "ty": the node's Expr.Type as a CLR type string */
+  const char *path; /* JSON path of this node, e.g. "$.entries[0].expr.body" */
+  bool has_loc;
+  int32_t loc[5];   /* [fileIndex, startLine, startCol, endLine, endCol] */
+
+  uint32_t var;         /* Var, Lambda, Let, ForIntegerRangeLoop, VarSet: index into doc vars */
+  kg_value value;       /* Value, ValueWithName (+ name), WithValue */
+  const char *name;     /* ValueWithName */
+  kg_member *member;    /* Call.method, PropertyGet/Set.property, FieldGet.field, NewObject.ctor */
+  const char *elem_type;/* NewArray.elemType */
+  int32_t index;        /* TupleGet.index */
+  /* Children. Named slots by kind:
+   *   Lambda: a=body | Application: a=func b=arg | Let: a=value b=body
+   *   LetRecursive: kids=binding values (bind_vars[i] their vars), a=body
+   *   IfThenElse: a=cond b=then c=else | ForIntegerRangeLoop: a=start b=end c=body
+   *   WhileLoop: a=cond b=body | Sequential: a=first b=second | VarSet: a=value
+   *   Call / PropertyGet: a=obj (may be NULL), kids=args (Call: wits=witnesses)
+   *   PropertySet: a=obj, kids=args, b=value | FieldGet: a=obj (may be NULL)
+   *   NewTuple / NewStructTuple / NewArray / NewObject / NewRecord / NewUnionCase: kids=items/args
+   *   TupleGet: a=tuple | Coerce: a=expr | TypeTest / UnionCaseTest: a=expr
+   *   Quote / WithValue / AddressOf: a=expr | other unsupported kinds: kids = any node children */
+  kg_ast *a, *b, *c;
+  kg_ast **kids;
+  uint32_t n_kids;
+  kg_ast **wits;
+  uint32_t n_wits;
+  uint32_t *bind_vars;  /* LetRecursive */
+};
+
+typedef struct kg_doc_var {
+  const char *name;
+  const char *type;
+  bool is_mutable;
+} kg_doc_var;
+
+typedef struct kg_doc_entry {
+  const char *name;
+  kg_ast *expr;
+  kg_sig *sig;      /* parsed "signature", or NULL */
+  const char *path; /* "$.entries[3]" */
+} kg_doc_entry;
+
+typedef struct kg_doc_def {
+  kg_member *member;
+  kg_ast *expr;
+  const char *path;
+} kg_doc_def;
+
+typedef struct kg_doc {
+  const char **files;
+  uint32_t n_files;
+  kg_doc_var *vars;
+  uint32_t n_vars;
+  kg_doc_entry *entries;
+  uint32_t n_entries;
+  kg_doc_def *defs;
+  uint32_t n_defs;
+  uint32_t n_nodes; /* total AST nodes read */
+} kg_doc;
+
+typedef struct kg_fe_limits {
+  size_t max_bytes;     /* document size; default 64 MiB */
+  uint32_t max_depth;   /* JSON nesting depth; default 200 (cJSON's own limit is 1000) */
+  uint32_t max_nodes;   /* AST nodes; default 1,000,000 */
+  uint32_t max_rank;    /* tensor rank in signatures; default KG_MAX_RANK */
+} kg_fe_limits;
+
+void kg_fe_limits_default(kg_fe_limits *l);
+
+/* Reads a document. All memory comes from `arena`. Returns NULL and records
+ * diagnostics on error; never crashes on any input. `name` is used in messages. */
+kg_doc *kg_fe_read(kg_arena *arena, const char *json, size_t len, const kg_fe_limits *lim,
+                   kg_diag *d);
+
+/* Parses a signature object (the "signature" JSON of the spec) given as text, as
+ * used by `kgen compile --sig`. Also accepts the compact CLI form
+ * "float32[B,1024], float32[1024], float32" (a bare dtype is a scalar parameter). */
+kg_sig *kg_fe_parse_sig(kg_arena *arena, const char *text, kg_diag *d);
+
+/* "Model.fs:12:5" for a node with loc (arena string), else NULL. */
+const char *kg_fe_srcloc(kg_arena *arena, const kg_doc *doc, const kg_ast *n);
+
+#endif

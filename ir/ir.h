@@ -1,0 +1,337 @@
+/* ir/ir.h — kgen's two IRs, their op table, printers and verifiers.
+ *
+ * Semantics (read this first):
+ *
+ *  Typed tensor program (kg_graph). SSA values, each a tensor (rank 0..KG_MAX_RANK)
+ *  or a .NET scalar ("wrapped number": it takes part in PyTorch type promotion
+ *  only by category). Every node names an op of ops.def, a result dtype and a
+ *  shape whose dims are static sizes or symbols. Operands of different dtypes
+ *  are allowed: the op computes in its compute dtype (the promoted dtype of its
+ *  operands, PyTorch rules) and yields `dtype`. Nothing is fused or lowered
+ *  here; this is what the TorchScript twin is emitted from.
+ *
+ *  Kernel IR (kg_kernel). One CUDA kernel: parameters (buffers, scalars), local
+ *  variables, statements (decl / assign / store / if / for / while / break) and
+ *  expression trees. Loads and stores name a buffer parameter and an element
+ *  index of the kernel's index type (int32 when every extent and offset fits,
+ *  else int64). Values of dtype float16 / bfloat16 live in float registers and
+ *  are rounded to their dtype after every op that yields them (so fused kernels
+ *  match op-by-op PyTorch). Integer arithmetic wraps (two's complement); integer
+ *  division and shifts are guarded (no traps). Evaluation is in statement order;
+ *  SELECT evaluates both arms, IF statements are lazy.
+ *
+ * Sections, one per source file:
+ *   dtype.c   — the dtype table and PyTorch type promotion
+ *   graph.c   — typed tensor program: builder, printer, verifier
+ *   kernel.c  — kernel IR: builder, printer, verifier
+ *   ops.c     — op table accessors
+ */
+#ifndef KG_IR_H
+#define KG_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../support/support.h"
+
+#define KG_MAX_RANK 8
+#define KG_NONE UINT32_MAX
+
+/* ---- dtype.c ---- */
+
+/* X(ENUM, torch name, C storage type, CLR type, size, category, signed)
+ * category: 0 bool, 1 integer, 2 floating. Order = PyTorch's promotion lattice
+ * within a category is handled by kg_dtype_promote, not by this order. */
+#define KG_DTYPES(X)                                                              \
+  X(BOOL, "bool", "unsigned char", "System.Boolean", 1, 0, 0)                    \
+  X(U8, "uint8", "unsigned char", "System.Byte", 1, 1, 0)                        \
+  X(I8, "int8", "signed char", "System.SByte", 1, 1, 1)                          \
+  X(I16, "int16", "short", "System.Int16", 2, 1, 1)                              \
+  X(I32, "int32", "int", "System.Int32", 4, 1, 1)                                \
+  X(I64, "int64", "long long", "System.Int64", 8, 1, 1)                          \
+  X(F16, "float16", "unsigned short", "System.Half", 2, 2, 1)                    \
+  X(BF16, "bfloat16", "unsigned short", "TorchSharp.BFloat16", 2, 2, 1)          \
+  X(F32, "float32", "float", "System.Single", 4, 2, 1)                           \
+  X(F64, "float64", "double", "System.Double", 8, 2, 1)
+
+typedef enum kg_dtype {
+#define X(e, ...) KG_##e,
+  KG_DTYPES(X)
+#undef X
+  KG_DT__COUNT,
+  KG_DT_NONE = 255
+} kg_dtype;
+
+typedef struct kg_dtype_info {
+  const char *name;  /* PyTorch name: "float32" */
+  const char *ctype; /* C storage type in kernels */
+  const char *clr;   /* .NET type */
+  uint8_t size;      /* bytes */
+  uint8_t category;  /* 0 bool, 1 int, 2 float */
+  bool is_signed;
+} kg_dtype_info;
+
+const kg_dtype_info *kg_dtype_get(kg_dtype t);
+const char *kg_dtype_name(kg_dtype t);
+kg_dtype kg_dtype_from_name(const char *name);      /* "float32" → KG_F32, else KG_DT_NONE */
+kg_dtype kg_dtype_from_clr(const char *clr);        /* "System.Single" → KG_F32 */
+kg_dtype kg_dtype_from_scalartype(int64_t code);    /* TorchSharp ScalarType enum value */
+static inline bool kg_dtype_is_float(kg_dtype t) { return t == KG_F16 || t == KG_BF16 || t == KG_F32 || t == KG_F64; }
+static inline bool kg_dtype_is_int(kg_dtype t) { return t >= KG_U8 && t <= KG_I64; }
+/* Compute ("opmath") type in kernels: float16/bfloat16 compute in float32. */
+kg_dtype kg_dtype_opmath(kg_dtype t);
+/* PyTorch promote_types(a, b) for two dtypes of tensors that both participate. */
+kg_dtype kg_dtype_promote(kg_dtype a, kg_dtype b);
+
+/* PyTorch result_type over a list of operands. Each operand is a dtype plus its
+ * participation class: dimensioned tensor, 0-dim tensor, or wrapped scalar. */
+typedef enum kg_operand_class { KG_CLS_DIM = 0, KG_CLS_ZERODIM = 1, KG_CLS_SCALAR = 2 } kg_operand_class;
+kg_dtype kg_result_type(const kg_dtype *dt, const kg_operand_class *cls, int n);
+
+/* ---- signatures (what the caller will pass) ---- */
+typedef enum kg_dim_kind { KG_DIM_STATIC = 0, KG_DIM_SYM = 1, KG_DIM_ANY = 2 } kg_dim_kind;
+
+typedef struct kg_sig_dim {
+  kg_dim_kind kind;
+  int64_t size;    /* KG_DIM_STATIC */
+  const char *sym; /* KG_DIM_SYM: the symbol's name */
+} kg_sig_dim;
+
+typedef struct kg_sig_param {
+  bool is_scalar; /* {"scalar": "float32"}: a .NET scalar parameter */
+  kg_dtype dtype;
+  uint8_t rank;
+  kg_sig_dim dims[KG_MAX_RANK];
+} kg_sig_param;
+
+typedef struct kg_sig {
+  kg_sig_param *params;
+  uint32_t n_params;
+  const char **capture_names;
+  kg_sig_param *captures;
+  uint32_t n_captures;
+} kg_sig;
+
+/* ---- ops.c: the op table (ops.def) ---- */
+enum {
+  KG_OPF_LEAF = 1 << 0,     /* no operands */
+  KG_OPF_ARITH = 1 << 1,    /* result = promoted operand dtype */
+  KG_OPF_FLOAT = 1 << 2,    /* result = promoted dtype, integers/bool promote to default float */
+  KG_OPF_FLOATRES = 1 << 3, /* like FLOAT (binary true-division family) */
+  KG_OPF_F64RES = 1 << 4,   /* result float64 */
+  KG_OPF_CMP = 1 << 5,      /* compares in promoted dtype, result bool */
+  KG_OPF_LOGIC = 1 << 6,    /* result bool, operands any dtype (truthiness) */
+  KG_OPF_PRED = 1 << 7,     /* unary predicate, result bool */
+  KG_OPF_BITS = 1 << 8,     /* integers and bool only, result promoted */
+  KG_OPF_ROUND = 1 << 9,    /* like ARITH; identity on integers */
+  KG_OPF_SELECT = 1 << 10,  /* where(c, a, b): result promoted(a, b) */
+  KG_OPF_CAST = 1 << 11,    /* result = node dtype */
+  KG_OPF_CREATE = 1 << 12,  /* creates a tensor from a scalar */
+  KG_OPF_MAP = 1 << 13,     /* applies a scalar function */
+};
+
+typedef enum kg_op {
+#define KG_OP(name, ar, fl, ts, sem) KG_OP_##name,
+#include "ops.def"
+#undef KG_OP
+  KG_OP__COUNT
+} kg_op;
+
+typedef struct kg_op_info {
+  const char *name;  /* "ADD" */
+  int arity;         /* -1 = variable */
+  unsigned flags;    /* KG_OPF_* */
+  const char *torch; /* TorchScript spelling or "" */
+  const char *sem;   /* one-line semantics */
+} kg_op_info;
+
+const kg_op_info *kg_op_get(kg_op op);
+const char *kg_op_name(kg_op op);
+/* lower-case name for printers: "add" */
+const char *kg_op_lname(kg_op op);
+
+/* ---- kernel.c: kernel IR ---- */
+
+typedef enum kg_kx_kind {
+  KX_CONST,  /* i (integers, bool) or f (floats) of dtype */
+  KX_VAR,    /* a = local variable id */
+  KX_PARAM,  /* a = kernel parameter index (a scalar parameter) */
+  KX_LOAD,   /* a = buffer parameter index, b = element index expr (index dtype) */
+  KX_OP,     /* op applied to a, b, c (arity from the op table); computes in opmath(dtype of operands) */
+  KX_CAST,   /* a converted to dtype */
+  KX_SELECT, /* a ? b : c, both arms evaluated */
+  KX_SREG,   /* a = KG_SREG_*: thread / block index registers */
+} kg_kx_kind;
+
+enum { KG_SREG_TID_X, KG_SREG_TID_Y, KG_SREG_TID_Z, KG_SREG_CTAID_X, KG_SREG_CTAID_Y, KG_SREG_CTAID_Z,
+       KG_SREG_NTID_X, KG_SREG_NTID_Y, KG_SREG_NTID_Z, KG_SREG_NCTAID_X, KG_SREG_NCTAID_Y, KG_SREG_NCTAID_Z };
+
+typedef struct kg_kx {
+  uint8_t kind;   /* kg_kx_kind */
+  uint8_t dtype;  /* kg_dtype of the value */
+  uint16_t op;    /* KX_OP: kg_op */
+  uint32_t a, b, c;
+  int64_t i;      /* KX_CONST integers/bool; KX_OP: integer attribute (ia[0]) */
+  double f;       /* KX_CONST floats; KX_OP: float attribute (fa[0]) */
+  double f2, f3;  /* KX_OP: fa[1], fa[2] */
+} kg_kx;
+
+typedef enum kg_ks_kind {
+  KS_DECL,    /* declare var a, initialised with expr b (or KG_NONE: zero) */
+  KS_ASSIGN,  /* var a = expr b */
+  KS_STORE,   /* buffer param a [index expr b] = expr c (converted to the buffer dtype) */
+  KS_IF,      /* if (expr a) body else els */
+  KS_FOR,     /* for var a from expr b while var < expr c (or <= when incl) step expr d: body */
+  KS_WHILE,   /* while (expr a) body */
+  KS_BREAK,   /* leave the innermost FOR / WHILE */
+  KS_BARRIER, /* __syncthreads() */
+  KS_COMMENT, /* text: a comment naming where code came from */
+} kg_ks_kind;
+
+typedef struct kg_ks {
+  uint8_t kind;  /* kg_ks_kind */
+  bool incl;     /* KS_FOR: inclusive end (F# for loops) */
+  uint32_t a, b, c, d;
+  uint32_t body; /* first statement of the nested block or KG_NONE */
+  uint32_t els;  /* KS_IF else block or KG_NONE */
+  uint32_t next; /* next statement in the same block or KG_NONE */
+  const char *text; /* KS_COMMENT */
+} kg_ks;
+
+typedef struct kg_kvar {
+  const char *name; /* hint for printers ("acc", "i"); unique C name is v<id>_<name> */
+  uint8_t dtype;
+} kg_kvar;
+
+typedef enum kg_kparam_kind { KP_BUFFER, KP_SCALAR } kg_kparam_kind;
+
+typedef struct kg_kparam {
+  kg_kparam_kind kind;
+  uint8_t dtype;     /* element dtype (buffers) or value dtype (scalars) */
+  bool is_output;    /* buffers: written by the kernel */
+  const char *name;  /* C name: "in0", "out0", "n", "s0_1" */
+  /* What the host passes here (filled by the scheduler, read by the launcher):
+   *   KPR_TENSOR k      : data pointer of kernel tensor operand k
+   *   KPR_NUMEL         : number of elements of the iteration space
+   *   KPR_SIZE d        : iteration-space size of dim d
+   *   KPR_STRIDE k, d   : element stride of operand k along iteration dim d (0 = broadcast)
+   *   KPR_SCALAR k      : value of scalar operand k */
+  uint8_t role;
+  uint32_t r0, r1;
+} kg_kparam;
+
+enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR };
+
+/* Launch configuration chosen by the scheduler; grid is computed at run time. */
+typedef struct kg_launch {
+  uint32_t block[3];
+  uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
+  uint32_t smem_static;      /* bytes */
+} kg_launch;
+
+typedef struct kg_kernel {
+  const char *name;   /* C identifier, unique in the compiled entry */
+  uint8_t index_dtype;/* KG_I32 or KG_I64 */
+  KG_VEC(kg_kparam) params;
+  KG_VEC(kg_kvar) vars;
+  KG_VEC(kg_kx) exprs;
+  KG_VEC(kg_ks) stmts;
+  uint32_t body;      /* first statement */
+  kg_launch launch;
+  const char *schedule; /* "pointwise.linear.vec4", "pointwise.strided" — for explain */
+  uint32_t vec;       /* elements per vector access (1 = none) */
+} kg_kernel;
+
+void kg_kernel_init(kg_kernel *k, const char *name);
+void kg_kernel_free(kg_kernel *k);
+uint32_t kg_kx_const_i(kg_kernel *k, kg_dtype t, int64_t v);
+uint32_t kg_kx_const_f(kg_kernel *k, kg_dtype t, double v);
+uint32_t kg_kx_var(kg_kernel *k, uint32_t var);
+uint32_t kg_kx_param(kg_kernel *k, uint32_t param);
+uint32_t kg_kx_load(kg_kernel *k, uint32_t buf, uint32_t index);
+uint32_t kg_kx_op(kg_kernel *k, kg_op op, kg_dtype t, uint32_t a, uint32_t b, uint32_t c);
+uint32_t kg_kx_cast(kg_kernel *k, kg_dtype t, uint32_t a);
+uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t b);
+uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t);
+uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t);
+uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p);
+/* Statement builder: a cursor appends to the end of one block. */
+typedef struct kg_kcursor { kg_kernel *k; uint32_t *head; uint32_t last; } kg_kcursor;
+kg_kcursor kg_kcursor_at(kg_kernel *k, uint32_t *head);
+uint32_t kg_ks_add(kg_kcursor *c, kg_ks s); /* appends; returns statement id */
+/* The cursor that appends into a statement's body (or else-block). */
+kg_kcursor kg_kcursor_body(kg_kernel *k, uint32_t stmt, bool els);
+
+/* Deterministic text form (tests, `kgen explain`). */
+void kg_kernel_print(const kg_kernel *k, kg_strbuf *out);
+/* Structural checks; records KG_E_INTERNAL diagnostics and returns false on failure. */
+bool kg_kernel_verify(const kg_kernel *k, kg_diag *d);
+
+/* A scalar function: F# scalar code (a map lambda) in kernel-IR form, not yet
+ * placed in any kernel. Its statements and exprs live in `body` (a kg_kernel
+ * used as a container: params are the lambda's arguments as KP_SCALAR, `result`
+ * is the expr holding the return value after the statements ran). */
+typedef struct kg_sfunc {
+  kg_kernel body;
+  uint32_t n_args;
+  uint8_t arg_dtypes[3];
+  uint8_t ret_dtype;
+  uint32_t result; /* expr id in body.exprs */
+} kg_sfunc;
+
+/* ---- graph.c: typed tensor program ---- */
+
+typedef struct kg_dim {
+  uint8_t kind;  /* KG_DIM_STATIC or KG_DIM_SYM */
+  int64_t v;     /* size, or symbol id (index into kg_graph.syms) */
+} kg_dim;
+
+typedef struct kg_shape {
+  uint8_t rank;
+  kg_dim d[KG_MAX_RANK];
+} kg_shape;
+
+typedef enum kg_vkind { KG_V_TENSOR = 0, KG_V_SCALAR = 1 } kg_vkind;
+
+typedef struct kg_gnode {
+  uint16_t op;       /* kg_op */
+  uint8_t dtype;     /* result dtype */
+  uint8_t vkind;     /* kg_vkind */
+  uint8_t n_in;
+  uint32_t in[4];    /* operand node ids */
+  kg_shape shape;    /* rank 0 for scalars */
+  int64_t ia[2];     /* integer attributes (meaning per op, ops.def) */
+  double fa[4];      /* float attributes */
+  uint32_t fn;       /* MAP: index into kg_graph.fns */
+  const char *path;  /* JSON path of the node that produced it (may be NULL) */
+  const char *srcloc;/* F# location or NULL */
+} kg_gnode;
+
+typedef struct kg_gparam {
+  const char *name;  /* F# variable name / capture name */
+  bool is_capture;
+  uint32_t node;     /* its INPUT node */
+} kg_gparam;
+
+typedef struct kg_graph {
+  kg_arena *arena;
+  KG_VEC(kg_gnode) nodes;
+  KG_VEC(kg_gparam) params;   /* entry parameters, then captures */
+  KG_VEC(uint32_t) outputs;   /* result nodes in output order (tuples flattened) */
+  KG_VEC(const char *) syms;  /* symbolic dim names */
+  KG_VEC(kg_sfunc *) fns;     /* map functions */
+  const char *entry;          /* entry name */
+  uint32_t n_entry_params;    /* params[0 .. n_entry_params) are entry parameters */
+} kg_graph;
+
+void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);
+void kg_graph_free(kg_graph *g);
+uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n); /* returns node id */
+bool kg_shape_equal(const kg_shape *a, const kg_shape *b);
+void kg_shape_print(const kg_graph *g, const kg_shape *s, kg_strbuf *out);
+void kg_graph_print(const kg_graph *g, kg_strbuf *out);
+bool kg_graph_verify(const kg_graph *g, kg_diag *d);
+/* Number of uses of each node (outputs count as uses); caller frees. */
+uint32_t *kg_graph_use_counts(const kg_graph *g);
+
+#endif

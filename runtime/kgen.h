@@ -1,0 +1,126 @@
+/* kgen.h — the public C API of kgen, a CUDA kernel generator for F# quotations.
+ *
+ * kgen is a library first: the `kgen` CLI, the TorchSharp binding and offline
+ * packages are all thin clients of these calls. Handles are opaque; every call
+ * takes its context explicitly; there are no globals, so two contexts may be used
+ * from two threads. Tensors are borrowed DLPack views; outputs are passed in by
+ * the caller (destination passing).
+ *
+ *   kg_context  — options, caches, devices, the last error.
+ *   kg_module   — a loaded quotation document (kgen-quotation v1).
+ *   kg_compiled — one entry specialized for dtypes / ranks / layouts: its typed
+ *                 program, fused kernels, CUDA C, TorchScript and eager Python.
+ *
+ * Every function returns a kg_status. On failure kg_last_error() describes it
+ * (JSON path, F# location, message). KG_ERR_INPUT means the input was bad;
+ * KG_ERR_INTERNAL means kgen or a tool it drives (NVRTC, cc) failed.
+ */
+#ifndef KGEN_H
+#define KGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dlpack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KGEN_VERSION_STRING "0.1.0"
+
+typedef enum kg_status {
+  KG_OK = 0,
+  KG_ERR_INPUT = 1,    /* bad document, signature, inputs or arguments */
+  KG_ERR_INTERNAL = 2, /* a bug, a tool failure, or a device failure */
+} kg_status;
+
+typedef enum kg_device_kind {
+  KG_DEVICE_AUTO = 0, /* CUDA when a driver and a GPU are present, else the emulator */
+  KG_DEVICE_CUDA = 1,
+  KG_DEVICE_EMU = 2,
+} kg_device_kind;
+
+typedef enum kg_artifact {
+  KG_ART_CUDA = 0,        /* CUDA C of all kernels (one translation unit) */
+  KG_ART_PTX = 1,         /* PTX for the arch */
+  KG_ART_CUBIN = 2,       /* SASS for the arch (binary) */
+  KG_ART_TORCHSCRIPT = 3, /* TorchScript twin (torch.jit.CompilationUnit source) */
+  KG_ART_PYTHON = 4,      /* plain eager-Python twin */
+  KG_ART_IR = 5,          /* typed program + kernel IR, textual */
+  KG_ART_EXPLAIN = 6,     /* IR after each pass, fusion groups, launch configs */
+} kg_artifact;
+
+typedef struct kg_context kg_context;
+typedef struct kg_module kg_module;
+typedef struct kg_compiled kg_compiled;
+
+typedef struct kg_options {
+  const char *cache_dir;  /* NULL = $KGEN_CACHE_DIR or ~/.cache/kgen */
+  const char *cc;         /* host C compiler for the emulator; NULL = $KGEN_CC or "cc" */
+  int emu_thread_order;   /* 0 forward, 1 reverse, 2 random */
+  unsigned emu_seed;
+  int verify_ir;          /* run the IR verifiers after every pass (default on in tests) */
+} kg_options;
+
+/* ---- context ---- */
+kg_context *kg_context_new(const kg_options *opts); /* opts may be NULL */
+void kg_context_free(kg_context *ctx);
+/* Diagnostics of the last failing call ("" if none). Valid until the next call. */
+const char *kg_last_error(kg_context *ctx);
+
+/* ---- modules ---- */
+kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_module **out);
+kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out);
+void kg_module_free(kg_module *m);
+int kg_module_n_entries(const kg_module *m);
+const char *kg_module_entry_name(const kg_module *m, int i);
+
+/* ---- specialization ---- */
+/* From a signature: `sig` is NULL (use the entry's document signature), a JSON
+ * signature object, or the compact form "float32[B,1024], float32[1024], float32". */
+kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
+/* From actual tensors (dtype, shape and layout are taken from them). Captures are
+ * given by name; `scalars` are 0-dim tensors standing for scalar parameters. */
+typedef struct kg_named_tensor {
+  const char *name;
+  const DLTensor *t;
+} kg_named_tensor;
+kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs,
+                            int n_inputs, const kg_named_tensor *captures, int n_captures,
+                            kg_compiled **out);
+void kg_compiled_free(kg_compiled *c);
+
+/* Outputs: count, dtype (a DLDataType) and concrete shape. Shapes are concrete
+ * after kg_specialize_for; after kg_specialize a symbolic dim reads as -1. */
+int kg_compiled_n_outputs(const kg_compiled *c);
+kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim,
+                             int64_t shape[8]);
+int kg_compiled_n_kernels(const kg_compiled *c);
+
+/* ---- artifacts ---- */
+/* Returns malloc'd bytes (text is NUL-terminated). arch: 75, 80, 90, ... (ignored
+ * for artifacts without one). */
+kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len);
+/* ptxas statistics of kernel i for arch: registers, spill bytes, shared memory. */
+typedef struct kg_kernel_stats {
+  char name[128];
+  int regs, spill_stores, spill_loads, smem;
+} kg_kernel_stats;
+kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *out);
+
+/* ---- running ---- */
+/* Runs a compiled entry on a device. inputs in parameter order, captures by name,
+ * outputs preallocated by the caller with the shapes kg_compiled_output reports.
+ * Pointers are device pointers for CUDA, host pointers for the emulator.
+ * stream: a CUstream or NULL (legacy default stream). */
+kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
+                 const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,
+                 int n_outputs, void *stream);
+/* Which device AUTO resolves to in this context. */
+kg_device_kind kg_default_device(kg_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
