@@ -1,1 +1,366 @@
-/* placeholder: being written */
+/* codegen-cuda/kg_emu.h — lets the host C compiler build the CUDA C that kgen emits.
+ *
+ * The emulator device (runtime/dev_emu.c) compiles one translation unit
+ *     #include "kg_emu.h"   <- this file
+ *     <the kernel text, exactly what NVRTC compiles>
+ *     <emulator trampolines: void K__kg_thread(void **params)>
+ * with `cc -std=c11 -O1 -fPIC -shared -D_GNU_SOURCE` into a shared object, dlopens
+ * it, and calls kg_emu_launch (defined below) to run a grid.
+ *
+ * Main idea: every CUDA thread runs on its own fiber (ucontext, 64 KiB stack with
+ * a guard page). A block's fibers are run one at a time in forward, reverse or
+ * seeded-random order; __syncthreads() and the warp operations switch back to the
+ * block scheduler, which releases a barrier only when every live thread of the
+ * block waits at the same call site, and fails the launch (message in `err`)
+ * when they diverge. Blocks run one after another on the calling OS thread, so
+ * atomics are plain read-modify-writes and `static` storage is a correct stand-in
+ * for __shared__ (poisoned with 0xFF bytes = NaN at every block start).
+ *
+ * What the kernel text may use (the "common subset" of C99 and CUDA C++):
+ *   qualifiers  __global__ __device__ __host__ __forceinline__ __noinline__
+ *               __restrict__ __shared__ __constant__
+ *   indices     threadIdx blockIdx blockDim gridDim (.x .y .z, unsigned int), warpSize
+ *   vectors     uint2 uint3 uint4 int2 int4 float2 float4 double2 ushort2 ushort4 dim3
+ *               and make_<type>(...)
+ *   bit casts   __float_as_uint __uint_as_float __float_as_int __int_as_float
+ *               __double_as_longlong __longlong_as_double
+ *   math        <math.h>, rsqrtf rsqrt __fdividef __saturatef __fmaf_rn
+ *   integer     __popc __popcll __clz __clzll __ffs __ffsll __brev __umulhi __mulhi
+ *               __umul64hi __mul64hi
+ *   sync        __syncthreads __syncwarp __threadfence __threadfence_block
+ *   warp        __shfl_sync __shfl_xor_sync __shfl_down_sync __shfl_up_sync
+ *               (optional width), __ballot_sync __any_sync __all_sync __activemask
+ *   atomics     atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS
+ *   memory      __ldg
+ *   fp16/bf16   kg_emu_f2h kg_emu_h2f kg_emu_f2bf kg_emu_bf2f (round to nearest even)
+ *   misc        __trap (fails the launch), printf
+ *
+ * Limits of the emulation: no dynamic (extern) shared memory yet; float
+ * arithmetic follows the host (no FMA contraction, no flush-to-zero, libm
+ * transcendentals) so results match NVRTC's only to within tolerances.
+ */
+#ifndef KG_EMU_H
+#define KG_EMU_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+/* ---- qualifiers ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline __attribute__((always_inline, unused))
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ restrict
+/* __shared__ arrays become statics in their own section: blocks run one after
+ * another, and kg_emu_launch poisons the whole section at each block start. */
+#define __shared__ static __attribute__((section("kg_emu_shared")))
+#define __constant__ static const
+#define warpSize 32
+
+/* ---- vector types (CUDA's sizes and alignments) ---- */
+typedef struct uint3 { unsigned int x, y, z; } uint3;
+typedef uint3 dim3;
+typedef struct __attribute__((aligned(8))) uint2 { unsigned int x, y; } uint2;
+typedef struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; } uint4;
+typedef struct __attribute__((aligned(8))) int2 { int x, y; } int2;
+typedef struct __attribute__((aligned(16))) int4 { int x, y, z, w; } int4;
+typedef struct __attribute__((aligned(8))) float2 { float x, y; } float2;
+typedef struct __attribute__((aligned(16))) float4 { float x, y, z, w; } float4;
+typedef struct __attribute__((aligned(16))) double2 { double x, y; } double2;
+typedef struct __attribute__((aligned(4))) ushort2 { unsigned short x, y; } ushort2;
+typedef struct __attribute__((aligned(8))) ushort4 { unsigned short x, y, z, w; } ushort4;
+
+static inline uint2 make_uint2(unsigned int x, unsigned int y) { uint2 r = {x, y}; return r; }
+static inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) {
+  uint3 r = {x, y, z};
+  return r;
+}
+static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) {
+  uint4 r = {x, y, z, w};
+  return r;
+}
+static inline int2 make_int2(int x, int y) { int2 r = {x, y}; return r; }
+static inline int4 make_int4(int x, int y, int z, int w) { int4 r = {x, y, z, w}; return r; }
+static inline float2 make_float2(float x, float y) { float2 r = {x, y}; return r; }
+static inline float4 make_float4(float x, float y, float z, float w) {
+  float4 r = {x, y, z, w};
+  return r;
+}
+static inline double2 make_double2(double x, double y) { double2 r = {x, y}; return r; }
+static inline ushort2 make_ushort2(unsigned short x, unsigned short y) {
+  ushort2 r = {x, y};
+  return r;
+}
+static inline ushort4 make_ushort4(unsigned short x, unsigned short y, unsigned short z,
+                                   unsigned short w) {
+  ushort4 r = {x, y, z, w};
+  return r;
+}
+
+/* ---- bit casts and math ---- */
+static inline unsigned int __float_as_uint(float f) { unsigned int u; memcpy(&u, &f, 4); return u; }
+static inline float __uint_as_float(unsigned int u) { float f; memcpy(&f, &u, 4); return f; }
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
+static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __fdividef(float a, float b) { return a / b; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __saturatef(float x) { return x > 1.0f ? 1.0f : (x >= 0.0f ? x : 0.0f); }
+
+static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned int)x) : 32; }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned int __brev(unsigned int x) {
+  unsigned int r = 0;
+  for (int i = 0; i < 32; i++, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+static inline unsigned int __umulhi(unsigned int a, unsigned int b) {
+  return (unsigned int)(((unsigned long long)a * b) >> 32);
+}
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+__extension__ typedef unsigned __int128 kg_emu_u128;
+__extension__ typedef __int128 kg_emu_i128;
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((kg_emu_u128)a * b) >> 64);
+}
+static inline long long __mul64hi(long long a, long long b) {
+  return (long long)(((kg_emu_i128)a * b) >> 64);
+}
+#define __ldg(p) (*(p))
+
+/* ---- IEEE half and bfloat16 (bit patterns in unsigned short) ---- */
+/* float -> half, round to nearest even; overflow -> inf; NaN stays a quiet NaN. */
+static inline unsigned short kg_emu_f2h(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) /* inf or NaN */
+    return (unsigned short)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0u));
+  if (ax >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u); /* >= 65520 rounds to inf */
+  if (ax < 0x38800000u) { /* below 2^-14: half subnormal (units of 2^-24) or zero */
+    if (ax <= 0x33000000u) return (unsigned short)sign; /* <= 2^-25 (the tie goes to 0) */
+    uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e; /* sh in 14..24 */
+    uint32_t q = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    return (unsigned short)(sign | q);
+  }
+  uint32_t r = ax - 0x38000000u; /* rebias 127 -> 15 */
+  uint32_t q = r >> 13, rem = r & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) q++; /* a carry bumps the exponent */
+  return (unsigned short)(sign | q);
+}
+/* half -> float, exact. */
+static inline float kg_emu_h2f(unsigned short h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+  if (e == 0) {
+    float f = (float)m * 0x1p-24f; /* zero or subnormal, exact */
+    memcpy(&x, &f, 4);
+    x |= sign;
+  } else if (e == 31) {
+    x = sign | 0x7f800000u | (m << 13);
+  } else {
+    x = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+/* float -> bfloat16, round to nearest even; NaN stays a quiet NaN. */
+static inline unsigned short kg_emu_f2bf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (unsigned short)(x >> 16);
+}
+static inline float kg_emu_bf2f(unsigned short b) {
+  uint32_t x = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+/* ---- the emulated thread's context ---- */
+typedef struct kg_emu_idx {
+  uint3 tid, bid, bdim, gdim;
+} kg_emu_idx;
+/* Per OS thread: launches on different OS threads do not interfere. */
+static _Thread_local kg_emu_idx kg_emu__idx;
+#define threadIdx (kg_emu__idx.tid)
+#define blockIdx (kg_emu__idx.bid)
+#define blockDim (kg_emu__idx.bdim)
+#define gridDim (kg_emu__idx.gdim)
+
+/* ---- atomics: blocks and threads never run concurrently, so plain RMW ---- */
+#define KG_EMU_ATOMIC_FNS(T, SUF)                                                      \
+  static inline T kg_emu__atomic_add_##SUF(T *p, T v) { T o = *p; *p = o + v; return o; } \
+  static inline T kg_emu__atomic_sub_##SUF(T *p, T v) { T o = *p; *p = o - v; return o; } \
+  static inline T kg_emu__atomic_max_##SUF(T *p, T v) { T o = *p; if (v > o) *p = v; return o; } \
+  static inline T kg_emu__atomic_min_##SUF(T *p, T v) { T o = *p; if (v < o) *p = v; return o; } \
+  static inline T kg_emu__atomic_exch_##SUF(T *p, T v) { T o = *p; *p = v; return o; }  \
+  static inline T kg_emu__atomic_cas_##SUF(T *p, T c, T v) { T o = *p; if (o == c) *p = v; return o; }
+KG_EMU_ATOMIC_FNS(int, i)
+KG_EMU_ATOMIC_FNS(unsigned int, u)
+KG_EMU_ATOMIC_FNS(long long, ll)
+KG_EMU_ATOMIC_FNS(unsigned long long, ull)
+KG_EMU_ATOMIC_FNS(float, f)
+KG_EMU_ATOMIC_FNS(double, d)
+#define KG_EMU__ATOMIC_SEL(op, p)                                               \
+  _Generic((p), int *: kg_emu__atomic_##op##_i, unsigned int *: kg_emu__atomic_##op##_u, \
+           long long *: kg_emu__atomic_##op##_ll,                               \
+           unsigned long long *: kg_emu__atomic_##op##_ull,                     \
+           float *: kg_emu__atomic_##op##_f, double *: kg_emu__atomic_##op##_d)
+#define atomicAdd(p, v) KG_EMU__ATOMIC_SEL(add, p)((p), (v))
+#define atomicSub(p, v) KG_EMU__ATOMIC_SEL(sub, p)((p), (v))
+#define atomicMax(p, v) KG_EMU__ATOMIC_SEL(max, p)((p), (v))
+#define atomicMin(p, v) KG_EMU__ATOMIC_SEL(min, p)((p), (v))
+#define atomicExch(p, v) KG_EMU__ATOMIC_SEL(exch, p)((p), (v))
+#define atomicCAS(p, c, v) KG_EMU__ATOMIC_SEL(cas, p)((p), (c), (v))
+#define __threadfence() ((void)0)
+#define __threadfence_block() ((void)0)
+
+/* ---- running threads ---- */
+typedef struct kg_emu_run {
+  void (*fn)(void **);
+  void **params;
+  unsigned nthreads; /* per block */
+  int order;         /* 0 forward, 1 reverse, 2 random */
+  uint64_t rng;      /* state for order 2 */
+  unsigned *perm;    /* nthreads entries: the order of the current pass */
+  char *err;
+  size_t errlen;
+  int failed;
+} kg_emu_run;
+
+static _Thread_local kg_emu_run *kg_emu__run;
+
+static inline uint64_t kg_emu__rand(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static void kg_emu__fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void kg_emu__fail(const char *fmt, ...) {
+  kg_emu_run *r = kg_emu__run;
+  if (r->failed) return; /* keep the first error */
+  r->failed = 1;
+  if (r->errlen) {
+    int n = snprintf(r->err, r->errlen, "block (%u,%u,%u): ", blockIdx.x, blockIdx.y, blockIdx.z);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < r->errlen) vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
+}
+/* The order threads of a block run in, for one pass (between two barriers). */
+static void kg_emu__order(kg_emu_run *r) {
+  unsigned n = r->nthreads;
+  for (unsigned i = 0; i < n; i++) r->perm[i] = r->order == 1 ? n - 1 - i : i;
+  if (r->order == 2)
+    for (unsigned i = n; i > 1; i--) {
+      unsigned j = (unsigned)(kg_emu__rand(&r->rng) % i), t = r->perm[i - 1];
+      r->perm[i - 1] = r->perm[j], r->perm[j] = t;
+    }
+}
+static inline void kg_emu__set_tid(unsigned t) {
+  threadIdx.x = t % blockDim.x;
+  threadIdx.y = (t / blockDim.x) % blockDim.y;
+  threadIdx.z = t / (blockDim.x * blockDim.y);
+}
+
+#define __syncthreads() kg_emu__syncthreads(__LINE__)
+static void kg_emu__syncthreads(int line) {
+  (void)line; /* sequential runner: barriers are no-ops */
+}
+#define __syncwarp(...) ((void)0)
+#define __trap() kg_emu__trap(__LINE__)
+static void kg_emu__trap(int line) {
+  kg_emu__fail("thread (%u,%u,%u) called __trap() at line %d", threadIdx.x, threadIdx.y,
+               threadIdx.z, line);
+}
+
+/* Runs every thread of the current block (blockIdx set); 0 on success. */
+static int kg_emu__run_block(kg_emu_run *r) {
+  kg_emu__order(r);
+  for (unsigned i = 0; i < r->nthreads && !r->failed; i++) {
+    kg_emu__set_tid(r->perm[i]);
+    r->fn(r->params);
+  }
+  return r->failed ? -1 : 0;
+}
+
+/* Poisons __shared__ storage (the kg_emu_shared section) at each block start. */
+extern char __start_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
+extern char __stop_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
+
+/* Runs thread_fn(params) once per thread of the grid, block by block. Returns 0,
+ * or -1 with a message in err. */
+__attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void **),
+                                                         void **params, const unsigned grid[3],
+                                                         const unsigned block[3], size_t dyn_smem,
+                                                         int order, unsigned seed, char *err,
+                                                         size_t errlen);
+__attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void **),
+                                                         void **params, const unsigned grid[3],
+                                                         const unsigned block[3], size_t dyn_smem,
+                                                         int order, unsigned seed, char *err,
+                                                         size_t errlen) {
+  (void)dyn_smem;
+  if (errlen) err[0] = 0;
+  unsigned long long nt = (unsigned long long)block[0] * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || !nt || nt > 1024 || order < 0 || order > 2) {
+    if (errlen)
+      snprintf(err, errlen, "bad launch: grid (%u,%u,%u) block (%u,%u,%u) order %d", grid[0],
+               grid[1], grid[2], block[0], block[1], block[2], order);
+    return -1;
+  }
+  kg_emu_run run;
+  memset(&run, 0, sizeof run);
+  run.fn = thread_fn, run.params = params, run.nthreads = (unsigned)nt;
+  run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
+  run.perm = (unsigned *)malloc(nt * sizeof(unsigned));
+  if (!run.perm) {
+    if (errlen) snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  kg_emu_run *saved_run = kg_emu__run;
+  kg_emu_idx saved_idx = kg_emu__idx;
+  kg_emu__run = &run;
+  blockDim = make_uint3(block[0], block[1], block[2]);
+  gridDim = make_uint3(grid[0], grid[1], grid[2]);
+  int rc = 0;
+  for (unsigned z = 0; z < grid[2] && !rc; z++)
+    for (unsigned y = 0; y < grid[1] && !rc; y++)
+      for (unsigned x = 0; x < grid[0] && !rc; x++) {
+        blockIdx = make_uint3(x, y, z);
+        if (__start_kg_emu_shared && __stop_kg_emu_shared > __start_kg_emu_shared)
+          memset(__start_kg_emu_shared, 0xff,
+                 (size_t)(__stop_kg_emu_shared - __start_kg_emu_shared));
+        rc = kg_emu__run_block(&run);
+      }
+  free(run.perm);
+  kg_emu__run = saved_run;
+  kg_emu__idx = saved_idx;
+  return rc;
+}
+
+#endif

@@ -4,8 +4,8 @@
  *   json.c      — reads a kgen-quotation document (cJSON) into the AST below,
  *                 enforcing limits and validating every node's fields; errors carry
  *                 the JSON path, the F# location, and line:col for malformed JSON.
- *   types.c     — CLR type strings ("System.Single", "System.Tuple`2[...]") parsed
- *                 into kg_clr_type.
+ *   types.c     — CLR type strings ("System.Single", "System.Tuple`2[...]"): generic
+ *                 arguments, tensor / tuple / function tests.
  *   members.c   — member key → op resolution through the one member table
  *                 (members.def, keyed by the exact keys of torchsharp-members.md).
  *   elab.c      — elaboration: inlines lambdas / applications / lets / reflected
@@ -169,5 +169,121 @@ kg_sig *kg_fe_parse_sig(kg_arena *arena, const char *text, kg_diag *d);
 
 /* "Model.fs:12:5" for a node with loc (arena string), else NULL. */
 const char *kg_fe_srcloc(kg_arena *arena, const kg_doc *doc, const kg_ast *n);
+
+/* ---- types.c ---- */
+bool kg_clr_is_tensor(const char *ty);
+bool kg_clr_is_unit(const char *ty);
+bool kg_clr_is_tuple(const char *ty);    /* System.Tuple`N[...] or System.ValueTuple`N[...] */
+/* Splits the generic arguments of "Name`N[A,B]" into out[] (arena strings);
+ * returns their count (0 when not generic). */
+int kg_clr_generic_args(kg_arena *a, const char *ty, const char **out, int max);
+
+/* ---- members.c ---- */
+typedef enum kg_mhandler {
+  H_OP,        /* node op(operands), attributes from f/F/b/g chars */
+  H_ALPHA,     /* add(x, y[, alpha]) = x + alpha * y */
+  H_DIVMODE,   /* div(x, y, rounding_mode) */
+  H_ATAN,      /* arctan(x) or arctan(y, x) */
+  H_CLAMP,     /* clamp / clip with optional bounds */
+  H_WHERE,     /* torch.where(c, x, y) or x.where(c, y) */
+  H_LIKE,      /* zeros_like / ones_like / full_like / empty_like */
+  H_TENSOR,    /* torch.tensor(scalar[, dtype]) and Tensor.op_Implicit(scalar) */
+  H_CAST,      /* to / to_type / type / type_as / float() / ... */
+  H_PASS,      /* Scalar wrappers (op_Implicit, ToScalar): the operand itself */
+  H_ID,        /* detach / clone / contiguous / cpu / cuda: the tensor itself */
+  H_DTYPE,     /* torch.float32 etc. (FieldGet): a dtype value */
+  H_GETDTYPE,  /* x.dtype */
+  H_MAP,       /* Kgen.Ops.map / map2 / map3 */
+  H_FSHARP,    /* F# generic operator: resolved by operand types */
+  H_SMATH,     /* F# / System.Math / System.MathF scalar math */
+  H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
+} kg_mhandler;
+
+typedef struct kg_member_row {
+  const char *key;
+  kg_mhandler handler;
+  kg_op op;
+  const char *argspec; /* see members.def */
+  kg_dtype dtype;      /* fixed dtype (casts, dtype fields, tensor()) or KG_DT_NONE */
+  int extra;           /* H_LIKE: fill kind */
+} kg_member_row;
+
+/* Exact key first, then the F# / .NET families (keyed "decl::name"). */
+const kg_member_row *kg_member_lookup(const kg_member *m);
+const kg_member_row *kg_member_lookup_key(const char *key);
+/* Every exact row (for docs and tests). */
+const kg_member_row *kg_member_rows(uint32_t *n);
+const kg_member_row *kg_member_family_rows(uint32_t *n);
+
+/* ---- elab.c ---- */
+/* Specializes entry `entry` of `doc` for signature `sig` (NULL: the entry's own)
+ * into the typed tensor program g (initialised by the caller). Returns false and
+ * records diagnostics on bad input. */
+bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
+                  kg_graph *g, kg_diag *d);
+
+/* ---- elaboration internals (elab.c, scalar.c) ---- */
+typedef enum kg_ev_kind {
+  EV_ERR,   /* an error was recorded */
+  EV_UNIT,  /* () */
+  EV_NULL,  /* null / a default Nullable */
+  EV_CONST, /* c: a compile-time scalar (its dtype from the CLR type) */
+  EV_NODE,  /* id: a graph node (tensor, or a run-time .NET scalar at entry level) */
+  EV_SX,    /* id: an expression of the map function being built (scalar code) */
+  EV_MVAR,  /* id: a mutable local of the map function (kernel var) */
+  EV_DTYPE, /* dt: a torch dtype */
+  EV_ENUM,  /* c.i: an enum value of type ety (RoundingMode, GELU+Approximate, ...) */
+  EV_FUNC,  /* lam: a function value (a Lambda node, evaluated in the current environment) */
+  EV_TUPLE, /* items[n] */
+  EV_ARRAY, /* items[n] */
+} kg_ev_kind;
+
+typedef struct kg_ev {
+  kg_ev_kind kind;
+  kg_cval c;
+  uint32_t id;
+  kg_dtype dt;
+  const char *ety;
+  const kg_ast *lam;
+  struct kg_ev *items;
+  uint32_t n;
+} kg_ev;
+
+typedef struct kg_elab {
+  kg_arena *arena;
+  const kg_doc *doc;
+  kg_diag *d;
+  kg_graph *g;
+  const kg_sig *sig;
+  kg_ev *env;          /* per doc var: current binding */
+  uint8_t *bound;      /* per doc var: 1 when bound */
+  uint32_t *capture_node; /* per signature capture: INPUT node or KG_NONE */
+  int inline_depth;
+  /* scalar mode (inside a map lambda): the function being built and where
+   * statements go */
+  kg_sfunc *fn;
+  kg_kcursor cur;
+  int loop_depth;
+} kg_elab;
+
+kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);
+kg_ev kg_ev_err(void);
+/* Records an error located at node n. Returns EV_ERR for convenience. */
+kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v);
+/* scalar.c: scalar (.NET) operations on EV_CONST / EV_SX / EV_NODE(scalar) values */
+kg_ev kg_elab_sop(kg_elab *el, const kg_ast *at, kg_op op, kg_dtype out, const kg_ev *a, int n);
+kg_ev kg_elab_scast(kg_elab *el, const kg_ast *at, kg_ev v, kg_dtype t);
+/* Scalar-mode control flow: IfThenElse / loops / mutable locals inside map lambdas. */
+kg_ev kg_elab_scalar_if(kg_elab *el, const kg_ast *n);
+kg_ev kg_elab_scalar_for(kg_elab *el, const kg_ast *n);
+kg_ev kg_elab_scalar_while(kg_elab *el, const kg_ast *n);
+kg_ev kg_elab_scalar_let_mutable(kg_elab *el, const kg_ast *n);
+kg_ev kg_elab_scalar_varset(kg_elab *el, const kg_ast *n);
+/* Builds the map function for H_MAP: fnv is the function value, nargs 1..3. */
+bool kg_elab_map_fn(kg_elab *el, const kg_ast *at, kg_ev fnv, int nargs, const kg_dtype *args,
+                    kg_dtype ret, uint32_t *fn_index);
+/* Materializes a scalar-mode value as an expression of the current function. */
+uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t);
 
 #endif

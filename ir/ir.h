@@ -147,8 +147,6 @@ typedef struct kg_op_info {
 
 const kg_op_info *kg_op_get(kg_op op);
 const char *kg_op_name(kg_op op);
-/* lower-case name for printers: "add" */
-const char *kg_op_lname(kg_op op);
 
 /* ---- kernel.c: kernel IR ---- */
 
@@ -197,6 +195,12 @@ typedef struct kg_ks {
   uint32_t next; /* next statement in the same block or KG_NONE */
   const char *text; /* KS_COMMENT */
 } kg_ks;
+
+/* A statement with every index field set to KG_NONE (0 is a valid index). */
+static inline kg_ks kg_ks_make(kg_ks_kind kind) {
+  kg_ks s = {(uint8_t)kind, false, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0};
+  return s;
+}
 
 typedef struct kg_kvar {
   const char *name; /* hint for printers ("acc", "i"); unique C name is v<id>_<name> */
@@ -255,12 +259,13 @@ uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t
 uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t);
 uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t);
 uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p);
-/* Statement builder: a cursor appends to the end of one block. */
-typedef struct kg_kcursor { kg_kernel *k; uint32_t *head; uint32_t last; } kg_kcursor;
-kg_kcursor kg_kcursor_at(kg_kernel *k, uint32_t *head);
-uint32_t kg_ks_add(kg_kcursor *c, kg_ks s); /* appends; returns statement id */
-/* The cursor that appends into a statement's body (or else-block). */
+/* Statement builder: a cursor appends to the end of one block, named by its
+ * parent statement (KG_NONE = the kernel body) and which of its blocks. Cursors
+ * hold indices, not pointers, so they stay valid while the tables grow. */
+typedef struct kg_kcursor { kg_kernel *k; uint32_t parent; bool els; uint32_t last; } kg_kcursor;
+kg_kcursor kg_kcursor_top(kg_kernel *k);
 kg_kcursor kg_kcursor_body(kg_kernel *k, uint32_t stmt, bool els);
+uint32_t kg_ks_add(kg_kcursor *c, kg_ks s); /* appends; returns statement id */
 
 /* Deterministic text form (tests, `kgen explain`). */
 void kg_kernel_print(const kg_kernel *k, kg_strbuf *out);
@@ -298,6 +303,8 @@ typedef struct kg_gnode {
   uint8_t dtype;     /* result dtype */
   uint8_t vkind;     /* kg_vkind */
   uint8_t n_in;
+  uint8_t cdtype;    /* compute dtype: operands are converted to it (comparisons: the promoted
+                        operand dtype; most ops: == dtype). KG_DT_NONE when not meaningful. */
   uint32_t in[4];    /* operand node ids */
   kg_shape shape;    /* rank 0 for scalars */
   int64_t ia[2];     /* integer attributes (meaning per op, ops.def) */
@@ -333,5 +340,31 @@ void kg_graph_print(const kg_graph *g, kg_strbuf *out);
 bool kg_graph_verify(const kg_graph *g, kg_diag *d);
 /* Number of uses of each node (outputs count as uses); caller frees. */
 uint32_t *kg_graph_use_counts(const kg_graph *g);
+
+/* ---- eval.c: exact scalar semantics (constant folding, compile-time conditions) ----
+ * A constant: integers and bool in i (wrapped to the dtype's width), floats in f
+ * (already rounded to the dtype: float32, float16 and bfloat16 values are exactly
+ * representable in the double). These functions define the same semantics the
+ * emitted kernels have, so folding can never disagree with run time. */
+typedef struct kg_cval {
+  kg_dtype dt;
+  int64_t i;
+  double f;
+} kg_cval;
+
+kg_cval kg_cval_int(kg_dtype t, int64_t v);   /* wraps v to t */
+kg_cval kg_cval_float(kg_dtype t, double v);  /* rounds v to t */
+kg_cval kg_cval_cast(kg_cval v, kg_dtype t);  /* kernel conversion rules */
+double kg_cval_as_double(kg_cval v);
+bool kg_cval_truthy(kg_cval v);
+/* Evaluates op on constant operands (already of the compute dtype cdt); the result
+ * has dtype `out`. Returns false when the op is not evaluated at compile time. */
+bool kg_eval_op(kg_op op, kg_dtype out, kg_dtype cdt, const kg_cval *args, int n,
+                const int64_t ia[2], const double fa[4], kg_cval *res);
+/* IEEE half and bfloat16 conversions (round to nearest even). */
+uint16_t kg_f32_to_f16(float f);
+float kg_f16_to_f32(uint16_t h);
+uint16_t kg_f32_to_bf16(float f);
+float kg_bf16_to_f32(uint16_t h);
 
 #endif

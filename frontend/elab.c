@@ -1,0 +1,1007 @@
+/* frontend/elab.c — elaboration: AST + signature → typed tensor program.
+ *
+ * The quotation is *evaluated* symbolically: every AST node yields a kg_ev (a
+ * constant, a graph node, a dtype, a function value, a tuple, …). Lambdas are
+ * function values; Application, Let-bound lambdas and calls to reflected
+ * definitions are inlined by binding variables and evaluating bodies. Member
+ * calls are resolved through the member table (members.c) and build graph
+ * nodes whose dtype follows PyTorch's type promotion and whose shape follows
+ * broadcasting. Conditions and loops whose values are known at compile time are
+ * folded / unrolled; a run-time branch over tensors is host control flow, which
+ * a later issue adds. Inside Kgen.Ops.map lambdas the evaluation switches to
+ * scalar mode (scalar.c), which builds kernel-IR statements instead of nodes.
+ *
+ * Example:  fun x b -> torch.tanh(x + b) * 0.5f
+ *   %0 = INPUT x, %1 = INPUT b, %2 = ADD(%0, %1), %3 = TANH(%2),
+ *   %4 = CONST 0.5:float32 scalar, %5 = MUL(%3, %4)        return %5
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend.h"
+
+#define MAX_INLINE_DEPTH 64
+#define MAX_UNROLL 4096
+
+kg_ev kg_ev_err(void) {
+  kg_ev v;
+  memset(&v, 0, sizeof v);
+  v.kind = EV_ERR;
+  return v;
+}
+static kg_ev ev_make(kg_ev_kind k) {
+  kg_ev v;
+  memset(&v, 0, sizeof v);
+  v.kind = k;
+  v.dt = KG_DT_NONE;
+  return v;
+}
+static kg_ev ev_node(uint32_t id) {
+  kg_ev v = ev_make(EV_NODE);
+  v.id = id;
+  return v;
+}
+static kg_ev ev_const(kg_cval c) {
+  kg_ev v = ev_make(EV_CONST);
+  v.c = c;
+  return v;
+}
+
+kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_diag_vadd(el->d, code, n ? n->path : NULL, n ? kg_fe_srcloc(el->arena, el->doc, n) : NULL, fmt, ap);
+  va_end(ap);
+  return kg_ev_err();
+}
+
+static const kg_gnode *gnode(const kg_elab *el, uint32_t id) { return &el->g->nodes.v[id]; }
+
+kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v) {
+  switch (v.kind) {
+  case EV_CONST: return v.c.dt;
+  case EV_NODE: return (kg_dtype)gnode(el, v.id)->dtype;
+  case EV_SX: return (kg_dtype)el->fn->body.exprs.v[v.id].dtype;
+  case EV_MVAR: return (kg_dtype)el->fn->body.vars.v[v.id].dtype;
+  default: return KG_DT_NONE;
+  }
+}
+
+static bool ev_is_tensor(const kg_elab *el, kg_ev v) {
+  return v.kind == EV_NODE && gnode(el, v.id)->vkind == KG_V_TENSOR;
+}
+
+/* ---- graph node construction ---- */
+
+static uint32_t add_node(kg_elab *el, const kg_ast *at, kg_gnode *n) {
+  n->path = at ? at->path : NULL;
+  n->srcloc = at ? kg_fe_srcloc(el->arena, el->doc, at) : NULL;
+  return kg_graph_add(el->g, n);
+}
+
+static uint32_t const_node(kg_elab *el, const kg_ast *at, kg_cval c) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_CONST;
+  n.dtype = (uint8_t)c.dt;
+  n.cdtype = (uint8_t)c.dt;
+  n.vkind = KG_V_SCALAR;
+  if (kg_dtype_is_float(c.dt)) n.fa[0] = c.f;
+  else n.ia[0] = c.i;
+  return add_node(el, at, &n);
+}
+
+/* Any scalar or tensor value as a graph node id (constants become CONST nodes). */
+static bool as_node(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id) {
+  if (v.kind == EV_NODE) { *id = v.id; return true; }
+  if (v.kind == EV_CONST) { *id = const_node(el, at, v.c); return true; }
+  if (v.kind != EV_ERR) kg_elab_error(el, at, KG_E_TYPE, "expected a tensor or a number here");
+  return false;
+}
+
+static void dim_print(const kg_elab *el, const kg_dim *d, char *buf, size_t n) {
+  if (d->kind == KG_DIM_STATIC) snprintf(buf, n, "%lld", (long long)d->v);
+  else snprintf(buf, n, "%s", el->g->syms.v[d->v]);
+}
+
+static const char *shape_str(kg_elab *el, const kg_shape *s) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_shape_print(el->g, s, &b);
+  const char *r = kg_arena_strdup(el->arena, kg_sb_cstr(&b));
+  kg_sb_free(&b);
+  return r;
+}
+
+/* PyTorch broadcasting of two shapes (right-aligned). A symbolic size is assumed
+ * not to be 1 unless the other side is static 1; two different symbols are assumed
+ * equal (checked again on concrete sizes, which is how every run specializes). */
+static bool broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out) {
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  kg_shape o;
+  memset(&o, 0, sizeof o);
+  o.rank = (uint8_t)r;
+  for (int i = 0; i < r; i++) {
+    int ia = a->rank - r + i, ib = b->rank - r + i;
+    kg_dim da = {KG_DIM_STATIC, 1}, db = {KG_DIM_STATIC, 1};
+    if (ia >= 0) da = a->d[ia];
+    if (ib >= 0) db = b->d[ib];
+    bool a1 = da.kind == KG_DIM_STATIC && da.v == 1, b1 = db.kind == KG_DIM_STATIC && db.v == 1;
+    if (a1) o.d[i] = db;
+    else if (b1) o.d[i] = da;
+    else if (da.kind == KG_DIM_STATIC && db.kind == KG_DIM_STATIC) {
+      if (da.v != db.v) {
+        char x[64], y[64];
+        dim_print(el, &da, x, sizeof x), dim_print(el, &db, y, sizeof y);
+        kg_elab_error(el, at, KG_E_SHAPE, "shapes %s and %s cannot be broadcast (dim %d: %s vs %s)",
+                      shape_str(el, a), shape_str(el, b), i - r, x, y);
+        return false;
+      }
+      o.d[i] = da;
+    } else if (da.kind == KG_DIM_STATIC) o.d[i] = da;
+    else o.d[i] = db.kind == KG_DIM_STATIC ? db : da;
+  }
+  *out = o;
+  return true;
+}
+
+static kg_operand_class op_class(const kg_elab *el, uint32_t id) {
+  const kg_gnode *n = gnode(el, id);
+  if (n->vkind == KG_V_SCALAR) return KG_CLS_SCALAR;
+  return n->shape.rank ? KG_CLS_DIM : KG_CLS_ZERODIM;
+}
+
+static const char *dtn(kg_dtype t) { return kg_dtype_name(t); }
+
+/* Builds a tensor op over operand nodes: result dtype by the op's typing class
+ * (ops.def flags + PyTorch promotion), shape by broadcasting the tensor operands. */
+static kg_ev tensor_op(kg_elab *el, const kg_ast *at, kg_op op, const uint32_t *in, int n,
+                       const int64_t ia[2], const double fa[4], kg_dtype fixed) {
+  const kg_op_info *oi = kg_op_get(op);
+  kg_gnode g;
+  memset(&g, 0, sizeof g);
+  g.op = (uint16_t)op;
+  g.n_in = (uint8_t)n;
+  g.vkind = KG_V_TENSOR;
+  kg_dtype dts[4];
+  kg_operand_class cls[4];
+  int first_val = (oi->flags & KG_OPF_SELECT) ? 1 : 0; /* where: the condition does not promote */
+  kg_shape sh;
+  memset(&sh, 0, sizeof sh);
+  bool any_tensor = false;
+  for (int i = 0; i < n; i++) {
+    g.in[i] = in[i];
+    const kg_gnode *o = gnode(el, in[i]);
+    dts[i] = (kg_dtype)o->dtype;
+    cls[i] = op_class(el, in[i]);
+    if (o->vkind == KG_V_TENSOR) {
+      if (!any_tensor) sh = o->shape;
+      else if (!broadcast(el, at, &sh, &o->shape, &sh)) return kg_ev_err();
+      any_tensor = true;
+    }
+  }
+  g.shape = sh;
+  kg_dtype rt = n > first_val ? kg_result_type(dts + first_val, cls + first_val, n - first_val) : fixed;
+  kg_dtype out = rt, cdt = rt;
+  unsigned f = oi->flags;
+  if (f & (KG_OPF_FLOAT | KG_OPF_FLOATRES)) {
+    if (!kg_dtype_is_float(rt)) out = cdt = KG_F32;
+  } else if (f & KG_OPF_F64RES) {
+    out = cdt = KG_F64;
+  } else if (f & KG_OPF_CMP) {
+    out = KG_BOOL;
+  } else if (f & (KG_OPF_LOGIC | KG_OPF_PRED)) {
+    out = KG_BOOL;
+  } else if (f & KG_OPF_BITS) {
+    if (kg_dtype_is_float(rt))
+      return kg_elab_error(el, at, KG_E_TYPE, "%s needs integer or bool operands, got %s", oi->torch[0] ? oi->torch : oi->name, dtn(rt));
+  } else if (f & (KG_OPF_CAST | KG_OPF_CREATE | KG_OPF_MAP)) {
+    out = cdt = fixed;
+  }
+  if (f & KG_OPF_SELECT) {
+    if (dts[0] != KG_BOOL)
+      return kg_elab_error(el, at, KG_E_TYPE, "where() needs a bool condition, got %s", dtn(dts[0]));
+  }
+  if ((op == KG_OP_SUB || op == KG_OP_NEG) && rt == KG_BOOL)
+    return kg_elab_error(el, at, KG_E_TYPE, "%s on bool tensors is not supported (PyTorch rejects it; use logical_xor / logical_not)",
+                         op == KG_OP_SUB ? "subtraction" : "negation");
+  if (op == KG_OP_LERP && (dts[0] != dts[1] || !kg_dtype_is_float(dts[0])))
+    return kg_elab_error(el, at, KG_E_TYPE, "lerp needs floating tensors of one dtype, got %s and %s", dtn(dts[0]), dtn(dts[1]));
+  if ((op == KG_OP_SHL || op == KG_OP_SHR) && rt == KG_BOOL)
+    return kg_elab_error(el, at, KG_E_TYPE, "shifts need integer operands, got bool");
+  g.dtype = (uint8_t)out;
+  g.cdtype = (uint8_t)cdt;
+  if (ia) g.ia[0] = ia[0], g.ia[1] = ia[1];
+  if (fa) memcpy(g.fa, fa, sizeof g.fa);
+  return ev_node(add_node(el, at, &g));
+}
+
+static kg_ev tensor_op_ev(kg_elab *el, const kg_ast *at, kg_op op, const kg_ev *a, int n,
+                          const int64_t ia[2], const double fa[4], kg_dtype fixed) {
+  uint32_t in[4];
+  for (int i = 0; i < n; i++) {
+    if (a[i].kind == EV_ERR) return a[i];
+    if (!as_node(el, at, a[i], &in[i])) return kg_ev_err();
+  }
+  return tensor_op(el, at, op, in, n, ia, fa, fixed);
+}
+
+/* ---- signature → parameters ---- */
+
+static uint32_t sym_id(kg_elab *el, const char *name) {
+  for (uint32_t i = 0; i < el->g->syms.n; i++)
+    if (strcmp(el->g->syms.v[i], name) == 0) return i;
+  const char *s = kg_arena_strdup(el->arena, name);
+  KG_VEC_PUSH(el->g->syms, s);
+  return el->g->syms.n - 1;
+}
+
+static uint32_t input_node(kg_elab *el, const kg_ast *at, const kg_sig_param *p, const char *name,
+                           bool capture, uint32_t index) {
+  kg_gnode g;
+  memset(&g, 0, sizeof g);
+  g.op = KG_OP_INPUT;
+  g.dtype = (uint8_t)p->dtype;
+  g.cdtype = (uint8_t)p->dtype;
+  g.vkind = p->is_scalar ? KG_V_SCALAR : KG_V_TENSOR;
+  g.ia[0] = index;
+  g.ia[1] = capture;
+  g.shape.rank = p->is_scalar ? 0 : p->rank;
+  for (int i = 0; i < g.shape.rank; i++) {
+    const kg_sig_dim *sd = &p->dims[i];
+    if (sd->kind == KG_DIM_STATIC) g.shape.d[i] = (kg_dim){KG_DIM_STATIC, sd->size};
+    else if (sd->kind == KG_DIM_SYM) g.shape.d[i] = (kg_dim){KG_DIM_SYM, sym_id(el, sd->sym)};
+    else {
+      char buf[160];
+      snprintf(buf, sizeof buf, "%s.size%d", name, i);
+      g.shape.d[i] = (kg_dim){KG_DIM_SYM, sym_id(el, buf)};
+    }
+  }
+  uint32_t id = add_node(el, at, &g);
+  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id};
+  KG_VEC_PUSH(el->g->params, gp);
+  return id;
+}
+
+static kg_ev capture(kg_elab *el, const kg_ast *n) {
+  const kg_sig *s = el->sig;
+  for (uint32_t i = 0; s && i < s->n_captures; i++) {
+    if (strcmp(s->capture_names[i], n->name) != 0) continue;
+    if (el->capture_node[i] == KG_NONE)
+      el->capture_node[i] = input_node(el, n, &s->captures[i], n->name, true, i);
+    return ev_node(el->capture_node[i]);
+  }
+  return kg_elab_error(el, n, KG_E_ARG,
+                       "captured tensor '%s' has no entry in the signature's \"captures\" (its dtype and shape are needed)",
+                       n->name);
+}
+
+/* ---- values ---- */
+
+static kg_ev value_ev(kg_elab *el, const kg_ast *n, const kg_value *v, const char *ty) {
+  kg_dtype t = kg_dtype_from_clr(ty);
+  switch (v->kind) {
+  case KG_VAL_NULL: return ev_make(kg_clr_is_unit(ty) ? EV_UNIT : EV_NULL);
+  case KG_VAL_BOOL: return ev_const(kg_cval_int(KG_BOOL, v->b));
+  case KG_VAL_INT:
+    if (t == KG_DT_NONE || kg_dtype_is_float(t))
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "integer constant of type %s is not supported", ty);
+    if (v->is_unsigned) return kg_elab_error(el, n, KG_E_UNSUPPORTED, "UInt64 constants above 2^63 are not supported");
+    return ev_const(kg_cval_int(t, v->i));
+  case KG_VAL_FLOAT:
+    if (t != KG_F32 && t != KG_F64 && t != KG_F16)
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "floating constant of type %s is not supported", ty);
+    return ev_const(kg_cval_float(t, v->f));
+  case KG_VAL_ENUM: {
+    if (ty && strcmp(ty, "TorchSharp.torch+ScalarType") == 0) {
+      kg_dtype dt = kg_dtype_from_scalartype(v->i);
+      if (dt == KG_DT_NONE)
+        return kg_elab_error(el, n, KG_E_UNSUPPORTED, "dtype ScalarType.%s is not supported (kgen supports %s)",
+                             v->s ? v->s : "?", "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64");
+      kg_ev e = ev_make(EV_DTYPE);
+      e.dt = dt;
+      return e;
+    }
+    kg_ev e = ev_make(EV_ENUM);
+    e.c = kg_cval_int(KG_I64, v->i);
+    e.ety = ty;
+    return e;
+  }
+  case KG_VAL_ARRAY: {
+    kg_ev e = ev_make(EV_ARRAY);
+    e.n = v->n_items;
+    e.items = kg_arena_alloc(el->arena, (v->n_items + 1) * sizeof *e.items);
+    const char *elem[1] = {NULL};
+    char et[128] = "";
+    size_t tl = ty ? strlen(ty) : 0;
+    if (tl > 2 && tl < sizeof et && strcmp(ty + tl - 2, "[]") == 0) memcpy(et, ty, tl - 2), et[tl - 2] = 0;
+    elem[0] = et;
+    for (uint32_t i = 0; i < v->n_items; i++) e.items[i] = value_ev(el, n, &v->items[i], elem[0]);
+    return e;
+  }
+  case KG_VAL_STRING: return kg_elab_error(el, n, KG_E_UNSUPPORTED, "string constants are not supported");
+  case KG_VAL_OPAQUE:
+    return kg_elab_error(el, n, KG_E_FORMAT, "an opaque value must be a ValueWithName (a captured tensor with a name)");
+  }
+  return kg_ev_err();
+}
+
+/* ---- environment ---- */
+
+typedef struct saved { uint32_t var; kg_ev v; uint8_t bound; } saved;
+
+static saved bind(kg_elab *el, uint32_t var, kg_ev v) {
+  saved s = {var, el->env[var], el->bound[var]};
+  el->env[var] = v;
+  el->bound[var] = 1;
+  return s;
+}
+static void unbind(kg_elab *el, saved s) {
+  el->env[s.var] = s.v;
+  el->bound[s.var] = s.bound;
+}
+
+/* Binds a function's parameter var to an argument. */
+static kg_ev apply_fn(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
+  if (f.kind == EV_ERR || arg.kind == EV_ERR) return kg_ev_err();
+  if (f.kind != EV_FUNC) return kg_elab_error(el, at, KG_E_TYPE, "applying something that is not a function");
+  if (++el->inline_depth > MAX_INLINE_DEPTH) {
+    el->inline_depth--;
+    return kg_elab_error(el, at, KG_E_LIMIT, "inlining deeper than %d levels (recursive function?)", MAX_INLINE_DEPTH);
+  }
+  saved s = bind(el, f.lam->var, arg);
+  kg_ev r = kg_elab_eval(el, f.lam->a);
+  unbind(el, s);
+  el->inline_depth--;
+  return r;
+}
+
+/* ---- member calls ---- */
+
+typedef struct margs {
+  kg_ev ops[8];   /* tensor / scalar operands in order (t, o, s, p chars) */
+  bool present[8];
+  int n_ops;
+  double fattr[4];
+  bool fpresent[4];
+  int n_f;
+  kg_dtype dtype; /* d */
+  int64_t rmode;  /* r */
+  int64_t gelu;   /* g */
+  bool flag;      /* b */
+} margs;
+
+static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n, margs *m) {
+  memset(m, 0, sizeof *m);
+  m->dtype = KG_DT_NONE;
+  const char *spec = row->argspec;
+  if ((int)strlen(spec) != n) {
+    kg_elab_error(el, at, KG_E_INTERNAL, "member table row '%s' expects %zu operands, the call has %d", row->key, strlen(spec), n);
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    kg_ev v = av[i];
+    if (v.kind == EV_ERR) return false;
+    const kg_ast *an = at;
+    switch (spec[i]) {
+    case 't':
+    case 's':
+    case 'o':
+    case 'p':
+      if (v.kind == EV_NULL || v.kind == EV_UNIT) {
+        if (spec[i] == 't' || spec[i] == 's') {
+          kg_elab_error(el, an, KG_E_TYPE, "argument %d of %s is null", i + 1, row->key);
+          return false;
+        }
+        m->present[m->n_ops] = false;
+      } else if (v.kind == EV_NODE || v.kind == EV_CONST) {
+        m->present[m->n_ops] = true;
+      } else {
+        kg_elab_error(el, an, KG_E_TYPE, "argument %d of %s must be a tensor or a number", i + 1, row->key);
+        return false;
+      }
+      m->ops[m->n_ops++] = v;
+      break;
+    case 'f':
+    case 'F':
+      if (v.kind == EV_NULL && spec[i] == 'F') { m->n_f++; break; }
+      if (v.kind != EV_CONST) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be a compile-time constant", i + 1, row->key);
+        return false;
+      }
+      m->fpresent[m->n_f] = true;
+      m->fattr[m->n_f++] = kg_cval_as_double(v.c);
+      break;
+    case 'b':
+      if (v.kind != EV_CONST) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be a constant bool", i + 1, row->key);
+        return false;
+      }
+      m->flag = kg_cval_truthy(v.c);
+      break;
+    case 'd':
+      if (v.kind == EV_NULL) break;
+      if (v.kind != EV_DTYPE) {
+        kg_elab_error(el, an, KG_E_TYPE, "argument %d of %s must be a dtype (torch.float32 or ScalarType.Float32)", i + 1, row->key);
+        return false;
+      }
+      m->dtype = v.dt;
+      break;
+    case 'r':
+    case 'g':
+      if (v.kind != EV_ENUM) {
+        kg_elab_error(el, an, KG_E_TYPE, "argument %d of %s must be an enum constant", i + 1, row->key);
+        return false;
+      }
+      if (spec[i] == 'r') m->rmode = v.c.i;
+      else m->gelu = v.c.i;
+      break;
+    case 'X':
+      if ((v.kind == EV_CONST && kg_cval_truthy(v.c))) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be false: in-place updates and autograd are not supported", i + 1, row->key);
+        return false;
+      }
+      break;
+    case 'x': break;
+    default: KG_UNREACHABLE();
+    }
+  }
+  return true;
+}
+
+static kg_ev scalar_tensor(kg_elab *el, const kg_ast *at, kg_ev v, kg_dtype t) {
+  uint32_t id;
+  if (!as_node(el, at, v, &id)) return kg_ev_err();
+  return tensor_op(el, at, KG_OP_TENSOR, &id, 1, NULL, NULL, t);
+}
+
+static kg_ev cast_tensor(kg_elab *el, const kg_ast *at, kg_ev v, kg_dtype t) {
+  return tensor_op_ev(el, at, KG_OP_CAST, &v, 1, NULL, NULL, t);
+}
+
+/* Attributes of activation-like ops from their float arguments (with PyTorch defaults). */
+static void op_attrs(kg_op op, const margs *m, int64_t ia[2], double fa[4]) {
+  memset(fa, 0, 4 * sizeof *fa);
+  ia[0] = ia[1] = 0;
+  switch (op) {
+  case KG_OP_GELU: ia[0] = m->gelu; break;
+  case KG_OP_SOFTPLUS: fa[0] = m->n_f > 0 ? m->fattr[0] : 1, fa[1] = m->n_f > 1 ? m->fattr[1] : 20; break;
+  case KG_OP_LEAKY_RELU: fa[0] = m->n_f > 0 ? m->fattr[0] : 0.01; break;
+  case KG_OP_ELU:
+    fa[0] = m->n_f > 0 ? m->fattr[0] : 1, fa[1] = m->n_f > 1 ? m->fattr[1] : 1, fa[2] = m->n_f > 2 ? m->fattr[2] : 1;
+    break;
+  case KG_OP_CELU: fa[0] = m->n_f > 0 ? m->fattr[0] : 1; break;
+  case KG_OP_HARDTANH: fa[0] = m->n_f > 0 ? m->fattr[0] : -1, fa[1] = m->n_f > 1 ? m->fattr[1] : 1; break;
+  case KG_OP_ROUND: ia[0] = m->n_f > 0 ? (int64_t)m->fattr[0] : 0; break;
+  case KG_OP_LOGIT: ia[0] = m->fpresent[0], fa[0] = m->fattr[0]; break;
+  case KG_OP_NAN_TO_NUM:
+    fa[0] = m->n_f > 0 ? m->fattr[0] : 0;
+    fa[1] = m->fattr[1], fa[2] = m->fattr[2];
+    ia[0] = (m->fpresent[1] ? 1 : 0) | (m->fpresent[2] ? 2 : 0);
+    break;
+  case KG_OP_ISCLOSE:
+    fa[0] = m->n_f > 0 ? m->fattr[0] : 1e-5, fa[1] = m->n_f > 1 ? m->fattr[1] : 1e-8;
+    ia[0] = m->flag;
+    break;
+  default: break;
+  }
+}
+
+static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+
+/* F# generic operators: tensors go to the exact Tensor::op_* row of the operand
+ * types; scalars get .NET semantics. */
+static kg_ev call_fsharp(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
+  bool tensor = false;
+  for (int i = 0; i < n; i++) tensor |= ev_is_tensor(el, av[i]);
+  const kg_member *m = at->member;
+  if (tensor) {
+    kg_strbuf k;
+    kg_sb_init(&k);
+    kg_sb_printf(&k, "TorchSharp.torch+Tensor::%s(", m->name);
+    for (uint32_t i = 0; i < m->n_params; i++) kg_sb_printf(&k, "%s%s", i ? "," : "", m->params[i]);
+    kg_sb_putc(&k, ')');
+    const kg_member_row *tr = kg_member_lookup_key(kg_sb_cstr(&k));
+    kg_ev r;
+    if (!tr) r = kg_elab_error(el, at, KG_E_UNSUPPORTED, "no TorchSharp operator %s for these operand types (F# %s)", kg_sb_cstr(&k), m->key);
+    else r = call_row(el, at, tr, av, n);
+    kg_sb_free(&k);
+    return r;
+  }
+  kg_dtype out = row->dtype != KG_DT_NONE ? row->dtype : kg_dtype_from_clr(at->ty);
+  if (out == KG_DT_NONE) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "F# operator %s on type %s is not supported", m->name, at->ty);
+  kg_op op = row->op;
+  kg_dtype opnd = n > 0 ? kg_ev_dtype(el, av[0]) : out;
+  if (op == KG_OP_IDIV && kg_dtype_is_float(opnd)) op = KG_OP_DIV;
+  return kg_elab_sop(el, at, op, out, av, n);
+}
+
+static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
+  if (row->handler == H_FSHARP) return call_fsharp(el, at, row, av, n);
+  if (row->handler == H_SMATH || row->handler == H_SCONV) {
+    kg_dtype out = row->dtype != KG_DT_NONE ? row->dtype : kg_dtype_from_clr(at->ty);
+    if (out == KG_DT_NONE) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "%s returning %s is not supported", at->member->key, at->ty);
+    for (int i = 0; i < n; i++)
+      if (ev_is_tensor(el, av[i]))
+        return kg_elab_error(el, at, KG_E_UNSUPPORTED, "%s on a tensor is not supported (it reads a value back to the host: host control flow is a later issue)", at->member->key);
+    if (row->handler == H_SCONV) {
+      if (n != 1) return kg_elab_error(el, at, KG_E_FORMAT, "%s takes one argument", at->member->key);
+      return kg_elab_scast(el, at, av[0], out);
+    }
+    if (row->op == KG_OP_LOG && n == 2) { /* Math.Log(a, newBase) = log a / log b */
+      kg_ev la = kg_elab_sop(el, at, KG_OP_LOG, out, &av[0], 1), lb = kg_elab_sop(el, at, KG_OP_LOG, out, &av[1], 1);
+      kg_ev q[2] = {la, lb};
+      return kg_elab_sop(el, at, KG_OP_DIV, out, q, 2);
+    }
+    if (row->extra == 1 && n == 3) { /* FusedMultiplyAdd */
+      kg_ev p = kg_elab_sop(el, at, KG_OP_MUL, out, av, 2);
+      kg_ev q[2] = {p, av[2]};
+      return kg_elab_sop(el, at, KG_OP_ADD, out, q, 2);
+    }
+    if (row->op == KG_OP_SIGN) {
+      kg_dtype src = kg_ev_dtype(el, av[0]);
+      kg_ev s = kg_elab_sop(el, at, KG_OP_SIGN, src, av, 1);
+      return kg_elab_scast(el, at, s, KG_I32);
+    }
+    if (row->op == KG_OP_POW && n == 2 && !kg_dtype_is_float(out)) {
+      kg_ev q[2] = {av[0], kg_elab_scast(el, at, av[1], out)};
+      return kg_elab_sop(el, at, KG_OP_POW, out, q, 2);
+    }
+    return kg_elab_sop(el, at, row->op, out, av, n);
+  }
+  if (row->handler == H_DTYPE) {
+    if (row->dtype == KG_DT_NONE)
+      return kg_elab_error(el, at, KG_E_UNSUPPORTED, "dtype %s is not supported (kgen supports bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)", at->member->name);
+    kg_ev e = ev_make(EV_DTYPE);
+    e.dt = row->dtype;
+    return e;
+  }
+  if (el->fn)
+    return kg_elab_error(el, at, KG_E_UNSUPPORTED, "tensor operation %s inside a map lambda (lambdas are scalar code)", row->key);
+  if (row->handler == H_MAP) {
+    const kg_member *m = at->member;
+    int k = row->extra;
+    if (n != k + 1) return kg_elab_error(el, at, KG_E_FORMAT, "%s takes a function and %d tensor(s)", m->name, k);
+    /* argument types from FSharpFunc`2[A,FSharpFunc`2[B,...]] */
+    kg_dtype args[3];
+    const char *fty = m->n_params ? m->params[0] : NULL;
+    kg_dtype ret = KG_DT_NONE;
+    for (int i = 0; i < k; i++) {
+      const char *ga[2];
+      if (kg_clr_generic_args(el->arena, fty, ga, 2) != 2)
+        return kg_elab_error(el, at, KG_E_FORMAT, "%s's first parameter must be an F# function type, got %s", m->name, fty ? fty : "nothing");
+      args[i] = kg_dtype_from_clr(ga[0]);
+      if (args[i] == KG_DT_NONE)
+        return kg_elab_error(el, at, KG_E_UNSUPPORTED, "map lambda parameter type %s is not supported", ga[0]);
+      fty = ga[1];
+    }
+    ret = kg_dtype_from_clr(fty);
+    if (ret == KG_DT_NONE) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "map lambda result type %s is not supported", fty);
+    for (int i = 1; i <= k; i++)
+      if (!ev_is_tensor(el, av[i])) return kg_elab_error(el, at, KG_E_TYPE, "argument %d of %s must be a tensor", i + 1, m->name);
+    uint32_t fi;
+    if (!kg_elab_map_fn(el, at, av[0], k, args, ret, &fi)) return kg_ev_err();
+    uint32_t in[3];
+    for (int i = 0; i < k; i++) in[i] = av[i + 1].id;
+    kg_ev r = tensor_op(el, at, KG_OP_MAP, in, k, NULL, NULL, ret);
+    if (r.kind == EV_NODE) el->g->nodes.v[r.id].fn = fi;
+    return r;
+  }
+  margs m;
+  if (!bind_args(el, at, row, av, n, &m)) return kg_ev_err();
+  int64_t ia[2];
+  double fa[4];
+  switch (row->handler) {
+  case H_PASS: return m.ops[0];
+  case H_ID: return m.ops[0];
+  case H_GETDTYPE: {
+    kg_ev e = ev_make(EV_DTYPE);
+    e.dt = kg_ev_dtype(el, m.ops[0]);
+    return e;
+  }
+  case H_TENSOR: {
+    kg_dtype t = m.dtype != KG_DT_NONE ? m.dtype : row->dtype;
+    return scalar_tensor(el, at, m.ops[0], t);
+  }
+  case H_CAST: {
+    kg_dtype t = row->dtype != KG_DT_NONE ? row->dtype : m.dtype;
+    if (t == KG_DT_NONE && m.n_ops == 2) t = kg_ev_dtype(el, m.ops[1]); /* type_as / to(other) */
+    if (t == KG_DT_NONE) return kg_elab_error(el, at, KG_E_TYPE, "%s: no target dtype", row->key);
+    return cast_tensor(el, at, m.ops[0], t);
+  }
+  case H_LIKE: {
+    kg_dtype t = m.dtype != KG_DT_NONE ? m.dtype : kg_ev_dtype(el, m.ops[0]);
+    kg_ev fill = row->extra == 0 ? m.ops[1] : ev_const(kg_cval_int(KG_I64, row->extra == 2 ? 1 : 0));
+    kg_ev ops2[2] = {fill, m.ops[0]};
+    int64_t lia[2] = {row->extra, 0};
+    return tensor_op_ev(el, at, KG_OP_FULL, ops2, 2, lia, NULL, t);
+  }
+  case H_ALPHA: {
+    if (m.n_ops == 3) { /* x + alpha * y */
+      kg_ev p[2] = {m.ops[1], m.ops[2]};
+      kg_ev my = tensor_op_ev(el, at, KG_OP_MUL, p, 2, NULL, NULL, KG_DT_NONE);
+      kg_ev q[2] = {m.ops[0], my};
+      return tensor_op_ev(el, at, KG_OP_ADD, q, 2, NULL, NULL, KG_DT_NONE);
+    }
+    return tensor_op_ev(el, at, KG_OP_ADD, m.ops, 2, NULL, NULL, KG_DT_NONE);
+  }
+  case H_DIVMODE: {
+    kg_op op = m.rmode == 1 ? KG_OP_TRUNCDIV : m.rmode == 2 ? KG_OP_FLOORDIV : KG_OP_DIV;
+    if (m.rmode < 0 || m.rmode > 2) return kg_elab_error(el, at, KG_E_ARG, "unknown RoundingMode %lld", (long long)m.rmode);
+    return tensor_op_ev(el, at, op, m.ops, 2, NULL, NULL, KG_DT_NONE);
+  }
+  case H_ATAN:
+    return tensor_op_ev(el, at, m.n_ops == 2 ? KG_OP_ATAN2 : KG_OP_ATAN, m.ops, m.n_ops, NULL, NULL, KG_DT_NONE);
+  case H_CLAMP: {
+    bool lo = m.present[1], hi = m.present[2];
+    if (lo && hi) return tensor_op_ev(el, at, KG_OP_CLAMP, m.ops, 3, NULL, NULL, KG_DT_NONE);
+    if (!lo && !hi) return kg_elab_error(el, at, KG_E_ARG, "clamp needs at least one of min and max (PyTorch rejects clamp with neither)");
+    kg_ev q[2] = {m.ops[0], lo ? m.ops[1] : m.ops[2]};
+    return tensor_op_ev(el, at, lo ? KG_OP_CLAMP_MIN : KG_OP_CLAMP_MAX, q, 2, NULL, NULL, KG_DT_NONE);
+  }
+  case H_WHERE: {
+    /* torch.where(c, x, y) is static; x.where(c, y) has the receiver x first */
+    kg_ev q[3];
+    if (at->member->is_static) q[0] = m.ops[0], q[1] = m.ops[1], q[2] = m.ops[2];
+    else q[0] = m.ops[1], q[1] = m.ops[0], q[2] = m.ops[2];
+    return tensor_op_ev(el, at, KG_OP_WHERE, q, 3, NULL, NULL, KG_DT_NONE);
+  }
+  case H_OP:
+    op_attrs(row->op, &m, ia, fa);
+    if (kg_op_get(row->op)->arity >= 0 && m.n_ops != kg_op_get(row->op)->arity)
+      return kg_elab_error(el, at, KG_E_INTERNAL, "%s: %d operands for %s", row->key, m.n_ops, kg_op_name(row->op));
+    if (m.n_ops >= 1 && !ev_is_tensor(el, m.ops[0]) && !ev_is_tensor(el, m.ops[m.n_ops - 1]))
+      return kg_elab_error(el, at, KG_E_TYPE, "%s needs a tensor operand", row->key);
+    return tensor_op_ev(el, at, row->op, m.ops, m.n_ops, ia, fa, KG_DT_NONE);
+  default: break;
+  }
+  return kg_elab_error(el, at, KG_E_INTERNAL, "unhandled member handler for %s", row->key);
+}
+
+static const kg_doc_def *find_def(const kg_elab *el, const kg_member *m) {
+  for (uint32_t i = 0; i < el->doc->n_defs; i++) {
+    const kg_member *dm = el->doc->defs[i].member;
+    if (dm && dm->key && m->key && strcmp(dm->key, m->key) == 0) return &el->doc->defs[i];
+  }
+  return NULL;
+}
+
+/* Inlines a reflected definition: its expr is a Lambda chain over the method's
+ * parameters (curried), or one Lambda over a tuple of them. */
+static kg_ev inline_def(kg_elab *el, const kg_ast *at, const kg_doc_def *def, const kg_ev *av, int n) {
+  kg_ev f = ev_make(EV_FUNC);
+  const kg_ast *e = def->expr;
+  if (n == 0) {
+    if (e->k != KG_AST_Lambda) return kg_elab_eval(el, e);
+    f.lam = e;
+    return apply_fn(el, at, f, ev_make(EV_UNIT));
+  }
+  if (e->k == KG_AST_Lambda && n > 1 && kg_clr_is_tuple(el->doc->vars[e->var].type)) {
+    kg_ev t = ev_make(EV_TUPLE);
+    t.n = (uint32_t)n;
+    t.items = kg_arena_alloc(el->arena, (size_t)n * sizeof *t.items);
+    memcpy(t.items, av, (size_t)n * sizeof *av);
+    f.lam = e;
+    return apply_fn(el, at, f, t);
+  }
+  /* curried: bind one argument per Lambda, nesting bindings */
+  if (e->k != KG_AST_Lambda) return kg_elab_error(el, def->expr, KG_E_FORMAT, "reflected definition %s is not a function", def->member->key);
+  if (++el->inline_depth > MAX_INLINE_DEPTH) {
+    el->inline_depth--;
+    return kg_elab_error(el, at, KG_E_LIMIT, "inlining deeper than %d levels (recursive function?)", MAX_INLINE_DEPTH);
+  }
+  saved sv[16];
+  int nb = 0;
+  const kg_ast *body = e;
+  for (int i = 0; i < n; i++) {
+    if (body->k != KG_AST_Lambda || nb == 16) {
+      for (int j = nb - 1; j >= 0; j--) unbind(el, sv[j]);
+      el->inline_depth--;
+      return kg_elab_error(el, at, KG_E_FORMAT, "call to %s passes %d arguments, its definition takes fewer", def->member->key, n);
+    }
+    sv[nb++] = bind(el, body->var, av[i]);
+    body = body->a;
+  }
+  kg_ev r = kg_elab_eval(el, body);
+  for (int j = nb - 1; j >= 0; j--) unbind(el, sv[j]);
+  el->inline_depth--;
+  return r;
+}
+
+static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
+  kg_ev av[16];
+  int na = 0;
+  if (n->a) av[na++] = kg_elab_eval(el, n->a);
+  for (uint32_t i = 0; i < n->n_kids; i++) {
+    if (na == 16) return kg_elab_error(el, n, KG_E_LIMIT, "more than 15 arguments in one call");
+    av[na++] = kg_elab_eval(el, n->kids[i]);
+  }
+  for (int i = 0; i < na; i++)
+    if (av[i].kind == EV_ERR) return kg_ev_err();
+  const kg_member *m = n->member;
+  const kg_doc_def *def = find_def(el, m);
+  if (def) return inline_def(el, n, def, av, na);
+  const kg_member_row *row = kg_member_lookup(m);
+  if (!row) {
+    if (strncmp(m->decl, "TorchSharp", 10) == 0)
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "TorchSharp member %s is not supported by kgen (yet); see docs/ops.md for what is", m->key);
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "unknown member %s (not a TorchSharp, F# core or System.Math member kgen knows, and not in \"definitions\")", m->key);
+  }
+  return call_row(el, n, row, av, na);
+}
+
+/* ---- control flow at entry level (values known at compile time) ---- */
+
+static bool const_cond(kg_elab *el, const kg_ast *at, kg_ev c, bool *val, const char *what) {
+  if (c.kind == EV_ERR) return false;
+  if (c.kind == EV_CONST) {
+    *val = kg_cval_truthy(c.c);
+    return true;
+  }
+  kg_elab_error(el, at, KG_E_UNSUPPORTED,
+                "%s on a value known only at run time is host control flow, which kgen does not compile yet (it is planned); conditions known at compile time are folded",
+                what);
+  return false;
+}
+
+static kg_ev eval_for_unrolled(kg_elab *el, const kg_ast *n) {
+  kg_ev s = kg_elab_eval(el, n->a), e = kg_elab_eval(el, n->b);
+  if (s.kind == EV_ERR || e.kind == EV_ERR) return kg_ev_err();
+  if (s.kind != EV_CONST || e.kind != EV_CONST)
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "a for loop over tensors with bounds known only at run time is host control flow (not compiled yet)");
+  int64_t lo = s.c.i, hi = e.c.i;
+  if (hi >= lo && hi - lo >= MAX_UNROLL)
+    return kg_elab_error(el, n, KG_E_LIMIT, "a for loop over tensors is unrolled at compile time; %lld iterations exceed the limit of %d",
+                         (long long)(hi - lo + 1), MAX_UNROLL);
+  for (int64_t i = lo; i <= hi; i++) {
+    saved sv = bind(el, n->var, ev_const(kg_cval_int(s.c.dt, i)));
+    kg_ev r = kg_elab_eval(el, n->c);
+    unbind(el, sv);
+    if (r.kind == EV_ERR) return r;
+  }
+  return ev_make(EV_UNIT);
+}
+
+static kg_ev eval_while_unrolled(kg_elab *el, const kg_ast *n) {
+  for (int it = 0;; it++) {
+    bool c;
+    if (!const_cond(el, n->a, kg_elab_eval(el, n->a), &c, "a while loop")) return kg_ev_err();
+    if (!c) return ev_make(EV_UNIT);
+    if (it >= MAX_UNROLL)
+      return kg_elab_error(el, n, KG_E_LIMIT, "a while loop over tensors is unrolled at compile time; more than %d iterations", MAX_UNROLL);
+    kg_ev r = kg_elab_eval(el, n->b);
+    if (r.kind == EV_ERR) return r;
+  }
+}
+
+/* ---- the evaluator ---- */
+
+kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
+  switch (n->k) {
+  case KG_AST_Var:
+    if (!el->bound[n->var])
+      return kg_elab_error(el, n, KG_E_FORMAT, "variable '%s' (#%u) is used outside its scope", el->doc->vars[n->var].name, n->var);
+    return el->env[n->var];
+  case KG_AST_Value: return value_ev(el, n, &n->value, n->ty);
+  case KG_AST_ValueWithName:
+    if (n->value.kind == KG_VAL_OPAQUE) {
+      if (!kg_clr_is_tensor(n->ty)) return kg_elab_error(el, n, KG_E_UNSUPPORTED, "captured value '%s' of type %s is not supported (captured tensors are)", n->name, n->ty);
+      if (el->fn) return kg_elab_error(el, n, KG_E_UNSUPPORTED, "captured tensor '%s' used inside a map lambda", n->name);
+      return capture(el, n);
+    }
+    return value_ev(el, n, &n->value, n->ty);
+  case KG_AST_Lambda: {
+    kg_ev f = ev_make(EV_FUNC);
+    f.lam = n;
+    return f;
+  }
+  case KG_AST_Application: {
+    kg_ev f = kg_elab_eval(el, n->a);
+    if (f.kind == EV_ERR) return f;
+    kg_ev arg = kg_elab_eval(el, n->b);
+    return apply_fn(el, n, f, arg);
+  }
+  case KG_AST_Let: {
+    if (el->doc->vars[n->var].is_mutable && el->fn) return kg_elab_scalar_let_mutable(el, n);
+    kg_ev v = kg_elab_eval(el, n->a);
+    if (v.kind == EV_ERR) return v;
+    if (el->fn && (v.kind == EV_SX || v.kind == EV_MVAR)) {
+      /* snapshot: later assignments to mutable locals must not change this value */
+      kg_dtype vt = kg_ev_dtype(el, v);
+      uint32_t var = kg_kvar_new(&el->fn->body, el->doc->vars[n->var].name, vt);
+      kg_ks s = kg_ks_make(KS_DECL);
+      s.a = var, s.b = kg_elab_sx(el, v, vt);
+      kg_ks_add(&el->cur, s);
+      v = ev_make(EV_SX);
+      v.id = kg_kx_var(&el->fn->body, var);
+    }
+    saved sv = bind(el, n->var, v);
+    kg_ev r = kg_elab_eval(el, n->b);
+    unbind(el, sv);
+    return r;
+  }
+  case KG_AST_VarSet:
+    if (el->fn) return kg_elab_scalar_varset(el, n);
+    if (!el->doc->vars[n->var].is_mutable)
+      return kg_elab_error(el, n, KG_E_FORMAT, "assignment to immutable variable '%s'", el->doc->vars[n->var].name);
+    if (!el->bound[n->var]) return kg_elab_error(el, n, KG_E_FORMAT, "assignment to '%s' outside its scope", el->doc->vars[n->var].name);
+    {
+      kg_ev v = kg_elab_eval(el, n->a);
+      if (v.kind == EV_ERR) return v;
+      el->env[n->var] = v; /* straight-line code: rebinding is exact */
+      return ev_make(EV_UNIT);
+    }
+  case KG_AST_Sequential: {
+    kg_ev a = kg_elab_eval(el, n->a);
+    if (a.kind == EV_ERR) return a;
+    return kg_elab_eval(el, n->b);
+  }
+  case KG_AST_IfThenElse: {
+    if (el->fn) return kg_elab_scalar_if(el, n);
+    bool c;
+    if (!const_cond(el, n->a, kg_elab_eval(el, n->a), &c, "if/then/else")) return kg_ev_err();
+    return kg_elab_eval(el, c ? n->b : n->c);
+  }
+  case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : eval_for_unrolled(el, n);
+  case KG_AST_WhileLoop: return el->fn ? kg_elab_scalar_while(el, n) : eval_while_unrolled(el, n);
+  case KG_AST_Call:
+  case KG_AST_NewObject:
+    if (n->k == KG_AST_NewObject) {
+      if (n->member && strncmp(n->member->decl, "System.Nullable`1", 17) == 0 && n->n_kids == 1) return kg_elab_eval(el, n->kids[0]);
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "constructing %s is not supported", n->member ? n->member->decl : n->ty);
+    }
+    return eval_call(el, n);
+  case KG_AST_PropertyGet: {
+    if (n->member && strcmp(n->member->name, "TensorItems") == 0)
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "indexing t.[...] is not supported yet (views and indexing come with host control flow)");
+    return eval_call(el, n);
+  }
+  case KG_AST_FieldGet: {
+    const kg_member_row *row = n->member ? kg_member_lookup(n->member) : NULL;
+    if (row && row->handler == H_DTYPE) return call_row(el, n, row, NULL, 0);
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "field %s is not supported", n->member ? n->member->key : "?");
+  }
+  case KG_AST_NewTuple:
+  case KG_AST_NewStructTuple:
+  case KG_AST_NewArray: {
+    kg_ev t = ev_make(n->k == KG_AST_NewArray ? EV_ARRAY : EV_TUPLE);
+    t.n = n->n_kids;
+    t.items = kg_arena_alloc(el->arena, (n->n_kids + 1) * sizeof *t.items);
+    for (uint32_t i = 0; i < n->n_kids; i++) {
+      t.items[i] = kg_elab_eval(el, n->kids[i]);
+      if (t.items[i].kind == EV_ERR) return t.items[i];
+    }
+    return t;
+  }
+  case KG_AST_TupleGet: {
+    kg_ev t = kg_elab_eval(el, n->a);
+    if (t.kind == EV_ERR) return t;
+    if (t.kind != EV_TUPLE || n->index < 0 || (uint32_t)n->index >= t.n)
+      return kg_elab_error(el, n, KG_E_TYPE, "TupleGet %d of something that is not a tuple of that size", n->index);
+    return t.items[n->index];
+  }
+  case KG_AST_Coerce: return kg_elab_eval(el, n->a);
+  case KG_AST_DefaultValue: {
+    kg_dtype t = kg_dtype_from_clr(n->ty);
+    if (t != KG_DT_NONE) return ev_const(kg_cval_int(t, 0));
+    return ev_make(EV_NULL);
+  }
+  case KG_AST_LetRecursive:
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'let rec' (LetRecursive) is not supported: kernels cannot recurse");
+  case KG_AST_PropertySet:
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'PropertySet' (in-place assignment such as t.[i] <- v) is not supported");
+  default:
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct '%s' is not supported", kg_ast_kind_name(n->k));
+  }
+}
+
+/* ---- entry ---- */
+
+static bool flatten_outputs(kg_elab *el, const kg_ast *at, kg_ev v) {
+  switch (v.kind) {
+  case EV_ERR: return false;
+  case EV_TUPLE:
+    for (uint32_t i = 0; i < v.n; i++)
+      if (!flatten_outputs(el, at, v.items[i])) return false;
+    return true;
+  case EV_NODE:
+  case EV_CONST: {
+    uint32_t id;
+    if (!as_node(el, at, v, &id)) return false;
+    KG_VEC_PUSH(el->g->outputs, id);
+    return true;
+  }
+  default:
+    kg_elab_error(el, at, KG_E_TYPE, "an entry must return tensors, numbers or tuples of them");
+    return false;
+  }
+}
+
+bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_diag *d) {
+  KG_ASSERT(entry < doc->n_entries);
+  const kg_doc_entry *en = &doc->entries[entry];
+  kg_elab el;
+  memset(&el, 0, sizeof el);
+  el.arena = arena, el.doc = doc, el.d = d, el.g = g;
+  el.sig = sig ? sig : en->sig;
+  el.env = kg_arena_alloc(arena, (doc->n_vars + 1) * sizeof *el.env);
+  el.bound = kg_arena_alloc(arena, doc->n_vars + 1);
+  uint32_t nc = el.sig ? el.sig->n_captures : 0;
+  el.capture_node = kg_arena_alloc(arena, (nc + 1) * sizeof *el.capture_node);
+  for (uint32_t i = 0; i < nc; i++) el.capture_node[i] = KG_NONE;
+  uint32_t before = d->n;
+
+  /* Parameters: the Lambda chain (a tupled lambda is one Lambda over a tuple var). */
+  const kg_ast *body = en->expr;
+  uint32_t np = 0;
+  const char *sig_path = kg_arena_printf(arena, "%s.signature", en->path);
+  while (body->k == KG_AST_Lambda) {
+    const kg_doc_var *v = &doc->vars[body->var];
+    const char *tys[16];
+    int nt = 1;
+    tys[0] = v->type;
+    bool tuple = kg_clr_is_tuple(v->type);
+    if (tuple) nt = kg_clr_generic_args(arena, v->type, tys, 16);
+    kg_ev items[16];
+    for (int t = 0; t < nt; t++) {
+      if (kg_clr_is_unit(tys[t])) { items[t] = ev_make(EV_UNIT); continue; }
+      bool is_tensor = kg_clr_is_tensor(tys[t]);
+      kg_dtype sdt = kg_dtype_from_clr(tys[t]);
+      if (!is_tensor && sdt == KG_DT_NONE) {
+        kg_diag_add(d, KG_E_UNSUPPORTED, body->path, kg_fe_srcloc(arena, doc, body),
+                    "entry parameter '%s' has type %s; parameters must be tensors or numbers", v->name, tys[t]);
+        return false;
+      }
+      if (!el.sig || np >= el.sig->n_params) {
+        if (!is_tensor) { /* a scalar parameter's dtype is its CLR type */
+          kg_sig_param sp;
+          memset(&sp, 0, sizeof sp);
+          sp.is_scalar = true, sp.dtype = sdt;
+          const char *nm = tuple ? kg_arena_printf(arena, "%s_%d", v->name, t) : v->name;
+          items[t] = ev_node(input_node(&el, body, &sp, nm, false, np++));
+          continue;
+        }
+        kg_diag_add(d, KG_E_ARG, el.sig ? sig_path : en->path, NULL,
+                    "entry '%s' has more parameters than its signature describes (parameter %u '%s' is a tensor: its dtype and shape are needed; give a signature in the document or with --sig)",
+                    en->name, np + 1, v->name);
+        return false;
+      }
+      const kg_sig_param *sp = &el.sig->params[np];
+      if (is_tensor == sp->is_scalar) {
+        kg_diag_add(d, KG_E_ARG, kg_arena_printf(arena, "%s.params[%u]", sig_path, np), NULL,
+                    "signature parameter %u is a %s but entry parameter '%s' is %s", np + 1,
+                    sp->is_scalar ? "scalar" : "tensor", v->name, is_tensor ? "a tensor" : tys[t]);
+        return false;
+      }
+      const char *nm = tuple ? kg_arena_printf(arena, "%s_%d", v->name, t) : v->name;
+      kg_sig_param spc = *sp;
+      if (!is_tensor && spc.dtype != sdt) spc.dtype = sdt; /* .NET type decides a scalar's dtype */
+      items[t] = ev_node(input_node(&el, body, &spc, nm, false, np++));
+    }
+    if (tuple) {
+      kg_ev tv = ev_make(EV_TUPLE);
+      tv.n = (uint32_t)nt;
+      tv.items = kg_arena_alloc(arena, (size_t)nt * sizeof *tv.items);
+      memcpy(tv.items, items, (size_t)nt * sizeof *items);
+      bind(&el, body->var, tv);
+    } else {
+      bind(&el, body->var, items[0]);
+    }
+    body = body->a;
+  }
+  g->n_entry_params = g->params.n;
+  if (el.sig && np < el.sig->n_params) {
+    kg_diag_add(d, KG_E_ARG, sig_path, NULL, "signature describes %u parameters but entry '%s' takes %u", el.sig->n_params, en->name, np);
+    return false;
+  }
+  kg_ev r = kg_elab_eval(&el, body);
+  if (r.kind == EV_ERR || d->n > before) return false;
+  if (!flatten_outputs(&el, body, r)) return false;
+  if (g->outputs.n == 0) {
+    kg_diag_add(d, KG_E_TYPE, en->path, NULL, "entry '%s' returns nothing", en->name);
+    return false;
+  }
+  return d->n == before;
+}

@@ -1,0 +1,1294 @@
+/* frontend/json.c — reads a kgen-quotation document (shared/spec/quotation-json.md)
+ * into the AST of frontend.h.
+ *
+ * Three stages; each records diagnostics and the read fails if any was recorded:
+ *   1. Text (kg_fe_json_parse, shared with sig.c): the size limit; a cheap scan of
+ *      the bytes that enforces the nesting limit *before* cJSON recurses and
+ *      catches what cJSON lets through (NUL and control characters, "\u0000",
+ *      invalid UTF-8, text after the document); cJSON parses; every object is then
+ *      checked for duplicate keys (cJSON keeps them silently).
+ *   2. The document: format, version, files, vars, entries, definitions.
+ *   3. Nodes, recursively (the depth is bounded by stage 1): "k", "ty", "loc" and
+ *      the fields of each kind with their JSON types; constants decoded by "ty";
+ *      member keys built exactly as the spec says.
+ * Every diagnostic names the JSON path of what is wrong and, when that node or
+ * its nearest ancestor has "loc", the F# location. Nothing is desugared here.
+ * The cJSON tree is freed before returning; the AST lives in the caller's arena.
+ */
+#include "frontend.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Internal interface of json.c and sig.c (frontend.h holds only the public API). */
+cJSON *kg_fe_json_parse(const char *text, size_t len, const kg_fe_limits *lim, kg_diag *d);
+kg_sig *kg_fe_sig_from_json(kg_arena *arena, const cJSON *j, const char *path, uint32_t max_rank,
+                            kg_diag *d);
+const char *kg_fe_quote(kg_arena *arena, const char *s);
+void kg_fe_limits_resolve(const kg_fe_limits *lim, kg_fe_limits *out);
+
+enum {
+  KG_JSON_DEPTH_CAP = 1000,   /* cJSON's CJSON_NESTING_LIMIT: never ask for more */
+  KG_QUOTE_MAX = 60,          /* bytes of a user string quoted in a message */
+};
+/* Total bytes of node paths; only a document both very deep and very wide gets near. */
+#define KG_PATH_BUDGET ((size_t)256 << 20)
+#define KG_TWO_53 9007199254740992.0
+
+/* ---- names, limits, locations ---- */
+
+static const char *const kg_ast_kind_names[KG_AST__COUNT] = {
+#define X(n) #n,
+    KG_AST_KINDS(X)
+#undef X
+};
+
+const char *kg_ast_kind_name(kg_ast_kind k) {
+  return (unsigned)k < KG_AST__COUNT ? kg_ast_kind_names[k] : "?";
+}
+
+void kg_fe_limits_default(kg_fe_limits *l) {
+  l->max_bytes = (size_t)64 << 20;
+  l->max_depth = 200;
+  l->max_nodes = 1000000;
+  l->max_rank = KG_MAX_RANK;
+}
+
+/* NULL or a zero field means the default; depth and rank are capped at what the
+ * parser and kg_sig can hold. */
+void kg_fe_limits_resolve(const kg_fe_limits *lim, kg_fe_limits *out) {
+  kg_fe_limits_default(out);
+  if (!lim) return;
+  if (lim->max_bytes) out->max_bytes = lim->max_bytes;
+  if (lim->max_depth) out->max_depth = lim->max_depth < KG_JSON_DEPTH_CAP ? lim->max_depth : KG_JSON_DEPTH_CAP;
+  if (lim->max_nodes) out->max_nodes = lim->max_nodes;
+  if (lim->max_rank) out->max_rank = lim->max_rank < KG_MAX_RANK ? lim->max_rank : KG_MAX_RANK;
+}
+
+const char *kg_fe_srcloc(kg_arena *arena, const kg_doc *doc, const kg_ast *n) {
+  if (!n || !doc || !n->has_loc || n->loc[0] < 0 || (uint32_t)n->loc[0] >= doc->n_files) return NULL;
+  return kg_arena_printf(arena, "%s:%d:%d", doc->files[n->loc[0]], (int)n->loc[1], (int)n->loc[2]);
+}
+
+/* Appends s for a message: \ ' and control bytes escaped, cut after `max` bytes
+ * (at a UTF-8 boundary) with "...". */
+static void kg_sb_quoted(kg_strbuf *b, const char *s, size_t max) {
+  size_t i = 0;
+  for (; s[i]; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (i >= max && (c & 0xC0) != 0x80) {
+      kg_sb_puts(b, "...");
+      return;
+    }
+    if (c == '\\' || c == '\'') kg_sb_putc(b, '\\'), kg_sb_putc(b, (char)c);
+    else if (c < 0x20 || c == 0x7f) kg_sb_printf(b, "\\x%02x", c);
+    else kg_sb_putc(b, (char)c);
+  }
+}
+
+const char *kg_fe_quote(kg_arena *arena, const char *s) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_sb_quoted(&b, s ? s : "", KG_QUOTE_MAX);
+  const char *r = kg_arena_strdup(arena, kg_sb_cstr(&b));
+  kg_sb_free(&b);
+  return r;
+}
+
+static bool kg_is_ident(const char *s) {
+  if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return false;
+  for (s++; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return false;
+  return true;
+}
+
+/* ".key" for identifiers, "['key']" otherwise. */
+static void kg_sb_path_key(kg_strbuf *b, const char *key) {
+  if (kg_is_ident(key)) {
+    kg_sb_putc(b, '.'), kg_sb_puts(b, key);
+  } else {
+    kg_sb_puts(b, "['"), kg_sb_quoted(b, key, KG_QUOTE_MAX), kg_sb_puts(b, "']");
+  }
+}
+
+static void kg_linecol(const char *s, size_t off, size_t *line, size_t *col) {
+  size_t l = 1, start = 0;
+  for (size_t i = 0; i < off; i++)
+    if (s[i] == '\n') l++, start = i + 1;
+  *line = l, *col = off - start + 1;
+}
+
+/* ---- stage 1: text → cJSON ---- */
+
+typedef struct kg_scan {
+  bool bad;      /* a syntax error at `off`, described by `what` */
+  bool too_deep; /* the nesting limit was exceeded at `off` */
+  size_t off;
+  char what[192];
+} kg_scan;
+
+static void kg_scan_fail(kg_scan *sc, size_t off, const char *fmt, ...) KG_PRINTF(3, 4);
+static void kg_scan_fail(kg_scan *sc, size_t off, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sc->what, sizeof sc->what, fmt, ap);
+  va_end(ap);
+  sc->bad = true, sc->off = off;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes available), 0 if invalid. */
+static size_t kg_utf8_len(const unsigned char *p, size_t n) {
+  unsigned c = p[0], lo = 0x80, hi = 0xBF;
+  size_t len;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c == 0xE0) len = 3, lo = 0xA0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) len = 3;
+  else if (c == 0xED) len = 3, hi = 0x9F; /* no UTF-16 surrogates */
+  else if (c == 0xF0) len = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) len = 4;
+  else if (c == 0xF4) len = 4, hi = 0x8F; /* ≤ U+10FFFF */
+  else return 0;
+  if (n < len || p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  return len;
+}
+
+/* Scans a string starting at s[i] == '"'; returns the index after it, or n after a failure. */
+static size_t kg_scan_string(const unsigned char *s, size_t n, size_t i, kg_scan *sc) {
+  size_t start = i++;
+  while (i < n) {
+    unsigned c = s[i];
+    if (c == '"') return i + 1;
+    if (c == '\\') {
+      if (n - i >= 6 && s[i + 1] == 'u' && memcmp(s + i + 2, "0000", 4) == 0) {
+        kg_scan_fail(sc, i, "\\u0000 (NUL) is not allowed in strings");
+        return n;
+      }
+      i += 2;
+      continue;
+    }
+    if (c < 0x20) {
+      kg_scan_fail(sc, i, "unescaped control character 0x%02x in a string", c);
+      return n;
+    }
+    size_t l = kg_utf8_len(s + i, n - i);
+    if (!l) {
+      kg_scan_fail(sc, i, "invalid UTF-8 byte 0x%02x in a string", c);
+      return n;
+    }
+    i += l;
+  }
+  kg_scan_fail(sc, start, "unterminated string");
+  return n;
+}
+
+static void kg_scan_close(const char *text, kg_scan *sc, size_t i, size_t open_at) {
+  size_t line, col;
+  kg_linecol(text, open_at, &line, &col);
+  kg_scan_fail(sc, i, "'%c' does not close the '%c' opened at line %zu, column %zu", text[i],
+               text[open_at], line, col);
+}
+
+/* Brackets outside strings, with a stack of opening offsets (bounded by max_depth). */
+static void kg_json_scan(const char *text, size_t n, uint32_t max_depth, kg_scan *sc) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t open[KG_JSON_DEPTH_CAP];
+  uint32_t depth = 0;
+  bool ended = false, blank = true;
+  memset(sc, 0, sizeof *sc);
+  for (size_t i = 0; i < n && !sc->bad;) {
+    unsigned c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      i++;
+      continue;
+    }
+    if (ended) {
+      if (c > 0x20 && c < 0x7f) kg_scan_fail(sc, i, "unexpected '%c' after the end of the document", c);
+      else kg_scan_fail(sc, i, "unexpected byte 0x%02x after the end of the document", c);
+      break;
+    }
+    blank = false;
+    if (c == '"') {
+      i = kg_scan_string(s, n, i, sc);
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (depth >= max_depth) {
+        sc->too_deep = true, sc->off = i;
+        return;
+      }
+      open[depth++] = i;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) {
+        kg_scan_fail(sc, i, "unexpected '%c' with no open '%c'", c, c == '}' ? '{' : '[');
+        break;
+      }
+      if (c != (s[open[depth - 1]] == '{' ? '}' : ']')) {
+        kg_scan_close(text, sc, i, open[depth - 1]);
+        break;
+      }
+      if (--depth == 0) ended = true;
+    } else if (c < 0x20 || c == 0x7f) {
+      kg_scan_fail(sc, i, "unexpected control byte 0x%02x", c);
+      break;
+    }
+    i++;
+  }
+  if (sc->bad) return;
+  if (blank) {
+    kg_scan_fail(sc, n, "empty document");
+  } else if (depth > 0) {
+    size_t line, col;
+    kg_linecol(text, open[depth - 1], &line, &col);
+    kg_scan_fail(sc, n, "unexpected end of input: the '%c' opened at line %zu, column %zu is not closed",
+                 text[open[depth - 1]], line, col);
+  }
+}
+
+/* What cJSON stopped at (it reports only a position). */
+static void kg_json_describe(const char *s, size_t n, size_t q, char *buf, size_t cap) {
+  if (q >= n) {
+    snprintf(buf, cap, "unexpected end of input");
+    return;
+  }
+  unsigned char c = (unsigned char)s[q];
+  if (c == '\\') {
+    unsigned char e = q + 1 < n ? (unsigned char)s[q + 1] : 0;
+    if (e > 0x20 && e < 0x7f) snprintf(buf, cap, "invalid escape sequence '\\%c'", e);
+    else snprintf(buf, cap, "invalid escape sequence");
+  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+    size_t m = 0;
+    while (q + m < n && m < 24 &&
+           ((s[q + m] >= 'a' && s[q + m] <= 'z') || (s[q + m] >= 'A' && s[q + m] <= 'Z')))
+      m++;
+    snprintf(buf, cap, "unexpected token '%.*s'", (int)m, s + q);
+  } else if (c > 0x20 && c < 0x7f) {
+    snprintf(buf, cap, "unexpected character '%c'", c);
+  } else {
+    snprintf(buf, cap, "unexpected byte 0x%02x", c);
+  }
+}
+
+static void kg_json_error(kg_diag *d, const char *text, size_t off, const char *what) {
+  size_t line, col;
+  kg_linecol(text, off, &line, &col);
+  kg_diag_add(d, KG_E_JSON, NULL, NULL, "malformed JSON at byte %zu (line %zu, column %zu): %s", off,
+              line, col, what);
+}
+
+/* Duplicate keys, checked over the whole tree; errors carry the object's path
+ * and the F# location of the nearest enclosing object with a valid "loc". */
+typedef struct kg_dupck {
+  kg_diag *d;
+  const cJSON *files; /* the root's "files" array, or NULL */
+  kg_strbuf path;
+  bool found;
+} kg_dupck;
+
+static bool kg_loc_valid(const cJSON *files, const cJSON *loc, const char **file) {
+  if (!cJSON_IsArray(loc) || cJSON_GetArraySize(loc) != 5 || !cJSON_IsArray(files)) return false;
+  const cJSON *e = loc->child;
+  for (; e; e = e->next)
+    if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble <= 2147483647.0) ||
+        e->valuedouble != floor(e->valuedouble))
+      return false;
+  const cJSON *f = cJSON_GetArrayItem(files, (int)loc->child->valuedouble);
+  if (!cJSON_IsString(f)) return false;
+  *file = f->valuestring;
+  return true;
+}
+
+static int kg_strptr_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void kg_dup_report(kg_dupck *c, const char *key, const cJSON *loc) {
+  const char *file = NULL;
+  char *where = NULL;
+  if (loc && kg_loc_valid(c->files, loc, &file)) {
+    kg_strbuf w;
+    kg_sb_init(&w);
+    kg_sb_printf(&w, "%s:%d:%d", file, (int)loc->child->next->valuedouble,
+                 (int)loc->child->next->next->valuedouble);
+    where = kg_sb_take(&w);
+  }
+  kg_strbuf m;
+  kg_sb_init(&m);
+  kg_sb_quoted(&m, key, KG_QUOTE_MAX);
+  kg_diag_add(c->d, KG_E_JSON, kg_sb_cstr(&c->path), where, "duplicate key '%s' in object",
+              kg_sb_cstr(&m));
+  kg_sb_free(&m);
+  free(where);
+  c->found = true;
+}
+
+static void kg_dup_object(kg_dupck *c, const cJSON *j, const cJSON *loc) {
+  int n = cJSON_GetArraySize(j);
+  if (n < 2) return;
+  if (n <= 16) {
+    int i = 0;
+    for (const cJSON *a = j->child; a; a = a->next, i++)
+      for (const cJSON *b = j->child; b != a; b = b->next)
+        if (strcmp(a->string, b->string) == 0) {
+          kg_dup_report(c, a->string, loc);
+          break;
+        }
+    return;
+  }
+  const char **keys = kg_xmalloc((size_t)n * sizeof *keys);
+  int k = 0;
+  for (const cJSON *a = j->child; a; a = a->next) keys[k++] = a->string;
+  qsort(keys, (size_t)k, sizeof *keys, kg_strptr_cmp);
+  for (int i = 1; i < k; i++)
+    if (strcmp(keys[i], keys[i - 1]) == 0) kg_dup_report(c, keys[i], loc);
+  free(keys);
+}
+
+static void kg_dup_walk(kg_dupck *c, const cJSON *j, const cJSON *loc) {
+  if (!cJSON_IsObject(j) && !cJSON_IsArray(j)) return;
+  size_t mark = c->path.len;
+  if (cJSON_IsObject(j)) {
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(j, "loc");
+    const char *file;
+    if (own && kg_loc_valid(c->files, own, &file)) loc = own;
+    kg_dup_object(c, j, loc);
+  }
+  int i = 0;
+  for (const cJSON *e = j->child; e; e = e->next, i++) {
+    if (!cJSON_IsObject(e) && !cJSON_IsArray(e)) continue;
+    if (cJSON_IsObject(j)) kg_sb_path_key(&c->path, e->string);
+    else kg_sb_printf(&c->path, "[%d]", i);
+    kg_dup_walk(c, e, loc);
+    c->path.len = mark, c->path.s[mark] = 0;
+  }
+}
+
+cJSON *kg_fe_json_parse(const char *text, size_t len, const kg_fe_limits *lim, kg_diag *d) {
+  kg_fe_limits l;
+  kg_fe_limits_resolve(lim, &l);
+  if (!text) text = "", len = 0;
+  if (len > l.max_bytes) {
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL,
+                "document too large: %zu bytes is above the limit of %zu bytes (max_bytes)", len,
+                l.max_bytes);
+    return NULL;
+  }
+  kg_scan sc;
+  kg_json_scan(text, len, l.max_depth, &sc);
+  if (sc.too_deep) {
+    size_t line, col;
+    kg_linecol(text, sc.off, &line, &col);
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL,
+                "JSON nesting deeper than the limit of %u (max_depth) at byte %zu (line %zu, column %zu)",
+                l.max_depth, sc.off, line, col);
+    return NULL;
+  }
+  /* cJSON wants the terminating NUL inside the length to reject trailing text. */
+  char *buf = kg_xmalloc(len + 1);
+  if (len) memcpy(buf, text, len);
+  buf[len] = 0;
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+  size_t q = root || !end ? len : (size_t)(end - buf);
+  free(buf);
+  if (!root || sc.bad) {
+    /* Report the earlier of the scanner's and cJSON's findings (the scanner's on a tie:
+     * its message says more). */
+    if (sc.bad && (root || sc.off <= q)) {
+      kg_json_error(d, text, sc.off, sc.what);
+    } else {
+      char what[96];
+      kg_json_describe(text, len, q, what, sizeof what);
+      kg_json_error(d, text, q, what);
+    }
+    cJSON_Delete(root);
+    return NULL;
+  }
+  kg_dupck c = {.d = d, .files = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "files") : NULL};
+  kg_sb_init(&c.path);
+  kg_sb_putc(&c.path, '$');
+  kg_dup_walk(&c, root, NULL);
+  kg_sb_free(&c.path);
+  if (c.found) {
+    cJSON_Delete(root);
+    return NULL;
+  }
+  return root;
+}
+
+/* ---- stage 2 and 3: the reader ---- */
+
+typedef struct kg_rd {
+  kg_arena *arena;
+  kg_diag *d;
+  kg_fe_limits lim;
+  kg_doc *doc;
+  uint32_t n_errors; /* errors this read found (kg_diag may keep fewer) */
+  bool stop;         /* a limit was hit: read no further nodes */
+  size_t path_bytes; /* total bytes of paths made, against KG_PATH_BUDGET */
+} kg_rd;
+
+/* `at`: the nearest node with "loc" (or NULL): its F# location goes with the error. */
+static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
+                      const char *fmt, ...) KG_PRINTF(5, 6);
+static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
+                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_diag_vadd(r->d, code, path, kg_fe_srcloc(r->arena, r->doc, at), fmt, ap);
+  va_end(ap);
+  r->n_errors++;
+}
+
+/* base + ".key" (when key) + "[idx]" (when idx >= 0), in the arena. */
+static const char *kg_rd_path(kg_rd *r, const char *base, const char *key, long idx) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_sb_puts(&b, base);
+  if (key) kg_sb_path_key(&b, key);
+  if (idx >= 0) kg_sb_printf(&b, "[%ld]", idx);
+  const char *p = kg_arena_strndup(r->arena, kg_sb_cstr(&b), b.len);
+  r->path_bytes += b.len + 1;
+  kg_sb_free(&b);
+  if (r->path_bytes > KG_PATH_BUDGET && !r->stop) {
+    kg_rd_err(r, KG_E_LIMIT, p, NULL,
+              "the JSON paths of the nodes exceed %zu MiB in total: the document is too deep and "
+              "too wide (lower max_nodes or split the document)",
+              KG_PATH_BUDGET >> 20);
+    r->stop = true;
+  }
+  return p;
+}
+
+static const char *kg_jtype(const cJSON *j) {
+  if (cJSON_IsObject(j)) return "an object";
+  if (cJSON_IsArray(j)) return "an array";
+  if (cJSON_IsString(j)) return "a string";
+  if (cJSON_IsNumber(j)) return "a number";
+  if (cJSON_IsBool(j)) return "a boolean";
+  if (cJSON_IsNull(j)) return "null";
+  return "nothing";
+}
+
+static const char *kg_num_text(kg_arena *a, double v) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.15g", v);
+  if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
+  return kg_arena_strdup(a, buf);
+}
+
+/* How a found value reads in a message: the number itself, the string quoted, or its JSON type. */
+static const char *kg_rd_found(kg_rd *r, const cJSON *j) {
+  if (cJSON_IsNumber(j)) return kg_num_text(r->arena, j->valuedouble);
+  if (cJSON_IsString(j)) return kg_arena_printf(r->arena, "the string '%s'", kg_fe_quote(r->arena, j->valuestring));
+  if (cJSON_IsBool(j)) return cJSON_IsTrue(j) ? "true" : "false";
+  return kg_jtype(j);
+}
+
+/* An integer held exactly by a JSON number (|v| < 2^53). */
+static bool kg_jint(const cJSON *j, int64_t *out) {
+  if (!cJSON_IsNumber(j)) return false;
+  double v = j->valuedouble;
+  if (!(fabs(v) < KG_TWO_53) || v != floor(v)) return false;
+  *out = (int64_t)v;
+  return true;
+}
+
+/* Optional field: NULL when absent or null. */
+static const cJSON *kg_opt(const cJSON *j, const char *key) {
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, key);
+  return f && !cJSON_IsNull(f) ? f : NULL;
+}
+
+/* Required field of `j` (at `path`), described in messages as `what`. */
+static const cJSON *kg_req(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                           const char *path, const kg_ast *at) {
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, key);
+  if (!f) kg_rd_err(r, KG_E_FORMAT, path, at, "%s is missing required field '%s'", what, key);
+  return f;
+}
+
+static void kg_bad_field(kg_rd *r, const cJSON *f, const char *key, const char *want,
+                         const char *path, const kg_ast *at) {
+  kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at, "field '%s' must be %s, found %s", key,
+            want, kg_rd_found(r, f));
+}
+
+static const char *kg_req_str(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                              const char *path, const kg_ast *at, bool nonempty) {
+  const cJSON *f = kg_req(r, j, key, what, path, at);
+  if (!f) return NULL;
+  if (!cJSON_IsString(f) || (nonempty && !f->valuestring[0])) {
+    kg_bad_field(r, f, key, nonempty ? "a non-empty string" : "a string", path, at);
+    return NULL;
+  }
+  return kg_arena_strdup(r->arena, f->valuestring);
+}
+
+static bool kg_req_bool(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                        const char *path, const kg_ast *at) {
+  const cJSON *f = kg_req(r, j, key, what, path, at);
+  if (f && !cJSON_IsBool(f)) kg_bad_field(r, f, key, "true or false", path, at);
+  return cJSON_IsTrue(f);
+}
+
+static bool kg_req_int(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                       const char *path, const kg_ast *at, int64_t lo, int64_t hi, int64_t *out) {
+  const cJSON *f = kg_req(r, j, key, what, path, at);
+  if (!f) return false;
+  if (!kg_jint(f, out) || *out < lo || *out > hi) {
+    const char *want = kg_arena_printf(r->arena, "an integer from %lld to %lld", (long long)lo, (long long)hi);
+    kg_bad_field(r, f, key, want, path, at);
+    return false;
+  }
+  return true;
+}
+
+static const cJSON *kg_req_array(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                                 const char *path, const kg_ast *at) {
+  const cJSON *f = kg_req(r, j, key, what, path, at);
+  if (f && !cJSON_IsArray(f)) {
+    kg_bad_field(r, f, key, "an array", path, at);
+    return NULL;
+  }
+  return f;
+}
+
+static const char *kg_plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* An array of type strings at path.key (f already checked to be an array). */
+static const char **kg_rd_strings(kg_rd *r, const cJSON *f, const char *key, const char *path,
+                                  const kg_ast *at, uint32_t *count) {
+  uint32_t n = (uint32_t)cJSON_GetArraySize(f), i = 0;
+  const char **v = kg_arena_alloc(r->arena, (n ? n : 1) * sizeof *v);
+  for (const cJSON *e = f->child; e; e = e->next, i++) {
+    if (cJSON_IsString(e) && e->valuestring[0]) v[i] = kg_arena_strdup(r->arena, e->valuestring);
+    else
+      kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, (long)i), at,
+                "'%s' items must be non-empty type strings, found %s", key, kg_rd_found(r, e));
+  }
+  *count = n;
+  return v;
+}
+
+/* ---- values (spec "Values") ---- */
+
+typedef enum kg_ty_class {
+  KG_TY_OTHER,  /* null, {"enum"}, {"array"}, {"opaque"} */
+  KG_TY_BOOL,   /* true / false */
+  KG_TY_INT,    /* JSON integer within [lo, hi] */
+  KG_TY_INT64,  /* JSON integer below 2^53 or a digit string */
+  KG_TY_UINT64, /* the same, unsigned */
+  KG_TY_SINGLE, /* number or "NaN" / "Infinity" / "-Infinity", rounded to float */
+  KG_TY_DOUBLE, /* the same */
+  KG_TY_UNIT,   /* null */
+  KG_TY_STRING, /* string or null */
+} kg_ty_class;
+
+static const struct kg_prim_type {
+  const char *name;
+  kg_ty_class cls;
+  int64_t lo, hi;
+} kg_prim_types[] = {
+    {"System.Boolean", KG_TY_BOOL, 0, 0},
+    {"System.SByte", KG_TY_INT, INT8_MIN, INT8_MAX},
+    {"System.Byte", KG_TY_INT, 0, UINT8_MAX},
+    {"System.Int16", KG_TY_INT, INT16_MIN, INT16_MAX},
+    {"System.UInt16", KG_TY_INT, 0, UINT16_MAX},
+    {"System.Char", KG_TY_INT, 0, UINT16_MAX},
+    {"System.Int32", KG_TY_INT, INT32_MIN, INT32_MAX},
+    {"System.UInt32", KG_TY_INT, 0, UINT32_MAX},
+    {"System.Int64", KG_TY_INT64, INT64_MIN, INT64_MAX},
+    {"System.UInt64", KG_TY_UINT64, 0, 0},
+    {"System.Single", KG_TY_SINGLE, 0, 0},
+    {"System.Double", KG_TY_DOUBLE, 0, 0},
+    {"Microsoft.FSharp.Core.Unit", KG_TY_UNIT, 0, 0},
+    {"System.String", KG_TY_STRING, 0, 0},
+};
+
+static const struct kg_prim_type *kg_prim_type(const char *ty) {
+  for (size_t i = 0; i < KG_COUNTOF(kg_prim_types); i++)
+    if (strcmp(kg_prim_types[i].name, ty) == 0) return &kg_prim_types[i];
+  return NULL;
+}
+
+/* A digit string, exactly: optional '-' then 1+ digits; false on syntax or overflow. */
+static bool kg_parse_digits(const char *s, bool *neg, uint64_t *mag) {
+  *neg = *s == '-';
+  if (*neg) s++;
+  if (!*s) return false;
+  uint64_t m = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return false;
+    unsigned dg = (unsigned)(*s - '0');
+    if (m > (UINT64_MAX - dg) / 10) return false;
+    m = m * 10 + dg;
+  }
+  *mag = m;
+  return true;
+}
+
+/* Stores a 64-bit integer (negative `neg` magnitude or unsigned `mag`) into v;
+ * false when it does not fit (signed: Int64; else UInt64). */
+static bool kg_set_int64(kg_value *v, bool neg, uint64_t mag, bool is_signed) {
+  v->kind = KG_VAL_INT;
+  if (neg) {
+    if (!is_signed || mag > (uint64_t)INT64_MAX + 1) return mag == 0;
+    v->i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
+    return true;
+  }
+  if (is_signed && mag > (uint64_t)INT64_MAX) return false;
+  v->u = mag;
+  if (mag > (uint64_t)INT64_MAX) {
+    v->is_unsigned = true;
+    v->i = (int64_t)(mag - (uint64_t)INT64_MAX - 1) + INT64_MIN; /* two's complement view */
+  } else {
+    v->i = (int64_t)mag;
+  }
+  return true;
+}
+
+/* An Int64 / UInt64 / enum number: a JSON integer below 2^53 in magnitude, or a digit string. */
+static void kg_rd_int64(kg_rd *r, const cJSON *f, const char *tyname, bool is_signed,
+                        const char *path, const kg_ast *at, kg_value *out) {
+  if (cJSON_IsNumber(f)) {
+    double v = f->valuedouble;
+    if (v != floor(v) || !isfinite(v)) {
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f), tyname);
+    } else if (!(fabs(v) < KG_TWO_53)) {
+      kg_rd_err(r, KG_E_FORMAT, path, at,
+                "%s value %s is a JSON number of magnitude 2^53 or more, which a double cannot hold "
+                "exactly: write it as a string of digits",
+                tyname, kg_rd_found(r, f));
+    } else if (!kg_set_int64(out, v < 0, (uint64_t)fabs(v), is_signed)) {
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
+    }
+    return;
+  }
+  bool neg;
+  uint64_t mag;
+  if (!cJSON_IsString(f)) {
+    kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer or a string of digits, found %s",
+              tyname, kg_rd_found(r, f));
+  } else if (!kg_parse_digits(f->valuestring, &neg, &mag)) {
+    bool digits = f->valuestring[0] != 0;
+    for (const char *s = f->valuestring + (f->valuestring[0] == '-'); *s; s++) digits &= *s >= '0' && *s <= '9';
+    if (digits) kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
+    else kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value given as a string must be a string of digits, found %s", tyname, kg_rd_found(r, f));
+  } else if (!kg_set_int64(out, neg, mag, is_signed)) {
+    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
+  }
+}
+
+/* Single and Double: a number or one of the three special strings. */
+static void kg_rd_float(kg_rd *r, const cJSON *f, const char *tyname, bool single, const char *path,
+                        const kg_ast *at, kg_value *out) {
+  out->kind = KG_VAL_FLOAT;
+  if (cJSON_IsString(f)) {
+    if (strcmp(f->valuestring, "NaN") == 0) out->f = NAN;
+    else if (strcmp(f->valuestring, "Infinity") == 0) out->f = INFINITY;
+    else if (strcmp(f->valuestring, "-Infinity") == 0) out->f = -INFINITY;
+    else
+      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value given as a string must be \"NaN\", \"Infinity\" or \"-Infinity\", found %s",
+                tyname, kg_rd_found(r, f));
+    return;
+  }
+  if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble)) {
+    kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON number or \"NaN\", \"Infinity\", \"-Infinity\", found %s",
+              tyname, kg_rd_found(r, f));
+    return;
+  }
+  double v = f->valuedouble;
+  /* Values at or beyond FLT_MAX + half an ulp round to infinity: not a float literal. */
+  if (single && fabs(v) >= 0x1.ffffffp127) {
+    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit System.Single", kg_rd_found(r, f));
+    return;
+  }
+  out->f = single ? (double)(float)v : v;
+}
+
+static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path, const kg_ast *at,
+                        kg_value *out);
+
+/* The object forms: {"enum": n, "name": s}, {"array": [...]}, {"opaque": true}. */
+static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const char *path,
+                               const kg_ast *at, kg_value *out) {
+  const cJSON *en = cJSON_GetObjectItemCaseSensitive(f, "enum");
+  const cJSON *ar = cJSON_GetObjectItemCaseSensitive(f, "array");
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(f, "opaque");
+  if ((en != NULL) + (ar != NULL) + (op != NULL) != 1) {
+    kg_rd_err(r, KG_E_FORMAT, path, at,
+              "a value object must have exactly one of the fields \"enum\", \"array\" or \"opaque\"");
+    return;
+  }
+  if (op) {
+    if (!cJSON_IsTrue(op)) kg_bad_field(r, op, "opaque", "true", path, at);
+    out->kind = KG_VAL_OPAQUE;
+  } else if (en) {
+    kg_rd_int64(r, en, "enum", true, kg_rd_path(r, path, "enum", -1), at, out);
+    out->kind = KG_VAL_ENUM;
+    out->s = kg_req_str(r, f, "name", "an enum value", path, at, true);
+  } else {
+    size_t n = strlen(ty);
+    if (!cJSON_IsArray(ar)) {
+      kg_bad_field(r, ar, "array", "an array", path, at);
+      return;
+    }
+    if (n < 3 || strcmp(ty + n - 2, "[]") != 0) {
+      kg_rd_err(r, KG_E_FORMAT, path, at, "an {\"array\": [...]} value needs an array type (\"T[]\"), not '%s'",
+                kg_fe_quote(r->arena, ty));
+      return;
+    }
+    const char *elem = kg_arena_strndup(r->arena, ty, n - 2);
+    out->kind = KG_VAL_ARRAY;
+    out->n_items = (uint32_t)cJSON_GetArraySize(ar);
+    out->items = kg_arena_alloc(r->arena, (out->n_items ? out->n_items : 1) * sizeof *out->items);
+    uint32_t i = 0;
+    for (const cJSON *e = ar->child; e; e = e->next, i++)
+      kg_rd_value(r, e, elem, kg_rd_path(r, path, "array", (long)i), at, &out->items[i]);
+  }
+}
+
+static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path, const kg_ast *at,
+                        kg_value *out) {
+  const struct kg_prim_type *p = kg_prim_type(ty);
+  memset(out, 0, sizeof *out);
+  switch (p ? p->cls : KG_TY_OTHER) {
+  case KG_TY_BOOL:
+    if (!cJSON_IsBool(f)) kg_rd_err(r, KG_E_FORMAT, path, at, "a System.Boolean value must be true or false, found %s", kg_rd_found(r, f));
+    out->kind = KG_VAL_BOOL, out->b = cJSON_IsTrue(f);
+    return;
+  case KG_TY_INT:
+    out->kind = KG_VAL_INT;
+    if (!cJSON_IsNumber(f))
+      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer, found %s", ty, kg_rd_found(r, f));
+    else if (f->valuedouble != floor(f->valuedouble) || !isfinite(f->valuedouble))
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f), ty);
+    else if (!(f->valuedouble >= (double)p->lo && f->valuedouble <= (double)p->hi))
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s (%lld to %lld)", kg_rd_found(r, f), ty,
+                (long long)p->lo, (long long)p->hi);
+    else
+      out->i = (int64_t)f->valuedouble, out->u = (uint64_t)out->i;
+    return;
+  case KG_TY_INT64:
+  case KG_TY_UINT64: kg_rd_int64(r, f, ty, p->cls == KG_TY_INT64, path, at, out); return;
+  case KG_TY_SINGLE:
+  case KG_TY_DOUBLE: kg_rd_float(r, f, ty, p->cls == KG_TY_SINGLE, path, at, out); return;
+  case KG_TY_UNIT:
+    if (!cJSON_IsNull(f)) kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be null, found %s", ty, kg_rd_found(r, f));
+    out->kind = KG_VAL_NULL;
+    return;
+  case KG_TY_STRING:
+    if (cJSON_IsString(f)) out->kind = KG_VAL_STRING, out->s = kg_arena_strdup(r->arena, f->valuestring);
+    else if (cJSON_IsNull(f)) out->kind = KG_VAL_NULL;
+    else kg_rd_err(r, KG_E_FORMAT, path, at, "a System.String value must be a string or null, found %s", kg_rd_found(r, f));
+    return;
+  case KG_TY_OTHER:
+    if (cJSON_IsNull(f)) out->kind = KG_VAL_NULL;
+    else if (cJSON_IsObject(f)) kg_rd_value_object(r, f, ty, path, at, out);
+    else
+      kg_rd_err(r, KG_E_FORMAT, path, at,
+                "a value of type '%s' must be null, {\"enum\": n, \"name\": s}, {\"array\": [...]} or "
+                "{\"opaque\": true}, found %s",
+                kg_fe_quote(r->arena, ty), kg_rd_found(r, f));
+    return;
+  }
+}
+
+/* ---- members ---- */
+
+typedef enum kg_member_form {
+  KG_MF_CALL,  /* decl::name(p1,p2) — Call, NewObject, definitions */
+  KG_MF_GET,   /* decl::get_name(p...) — PropertyGet */
+  KG_MF_SET,   /* decl::set_name(p...) — PropertySet */
+  KG_MF_FIELD, /* decl::name — FieldGet */
+} kg_member_form;
+
+static kg_member *kg_rd_member(kg_rd *r, const cJSON *m, const char *path, const kg_ast *at,
+                               kg_member_form form) {
+  if (!cJSON_IsObject(m)) {
+    kg_rd_err(r, KG_E_FORMAT, path, at, "expected a member object {\"decl\", \"name\", \"static\", \"params\", ...}, found %s",
+              kg_rd_found(r, m));
+    return NULL;
+  }
+  uint32_t errs = r->n_errors;
+  kg_member *mb = kg_arena_alloc(r->arena, sizeof *mb);
+  mb->decl = kg_req_str(r, m, "decl", "a member", path, at, true);
+  mb->name = kg_req_str(r, m, "name", "a member", path, at, true);
+  mb->is_static = kg_req_bool(r, m, "static", "a member", path, at);
+  const cJSON *ps = form == KG_MF_FIELD ? kg_opt(m, "params") : kg_req(r, m, "params", "a member", path, at);
+  if (ps && !cJSON_IsArray(ps)) kg_bad_field(r, ps, "params", "an array of type strings", path, at);
+  else if (ps) mb->params = kg_rd_strings(r, ps, "params", path, at, &mb->n_params);
+  const cJSON *ret = kg_opt(m, "ret");
+  if (ret && !cJSON_IsString(ret)) kg_bad_field(r, ret, "ret", "a type string or null", path, at);
+  else if (ret) mb->ret = kg_arena_strdup(r->arena, ret->valuestring);
+  const cJSON *ga = kg_opt(m, "genericArgs");
+  if (ga && !cJSON_IsArray(ga)) kg_bad_field(r, ga, "genericArgs", "an array of type strings", path, at);
+  else if (ga) mb->generic_args = kg_rd_strings(r, ga, "genericArgs", path, at, &mb->n_generic_args);
+  if (r->n_errors != errs) return mb;
+
+  kg_strbuf k;
+  kg_sb_init(&k);
+  kg_sb_printf(&k, "%s::%s%s", mb->decl, form == KG_MF_GET ? "get_" : form == KG_MF_SET ? "set_" : "", mb->name);
+  if (form != KG_MF_FIELD) {
+    kg_sb_putc(&k, '(');
+    for (uint32_t i = 0; i < mb->n_params; i++) {
+      if (i) kg_sb_putc(&k, ',');
+      kg_sb_puts(&k, mb->params[i]);
+    }
+    kg_sb_putc(&k, ')');
+  }
+  mb->key = kg_arena_strndup(r->arena, kg_sb_cstr(&k), k.len);
+  kg_sb_free(&k);
+  return mb;
+}
+
+/* ---- nodes ---- */
+
+static kg_ast *kg_rd_node(kg_rd *r, const cJSON *j, const char *path, const kg_ast *up);
+
+/* "a Lambda node": how messages name a node of kind k. */
+static const char *const kg_node_whats[KG_AST__COUNT] = {
+#define X(n) "a " #n " node",
+    KG_AST_KINDS(X)
+#undef X
+};
+
+static const char *kg_node_what(const kg_ast *n) { return kg_node_whats[n->k]; }
+
+/* A required field of node n, or NULL after an error (the message names the kind). */
+static const cJSON *kg_nreq(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at) {
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, key);
+  if (!f) kg_rd_err(r, KG_E_FORMAT, n->path, at, "%s node is missing required field '%s'", kg_ast_kind_name(n->k), key);
+  return f;
+}
+
+/* A required child node n.key. */
+static kg_ast *kg_rd_kid(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at) {
+  const cJSON *f = kg_nreq(r, j, n, key, at);
+  return f ? kg_rd_node(r, f, kg_rd_path(r, n->path, key, -1), at) : NULL;
+}
+
+/* "obj": a node or null (static members). */
+static kg_ast *kg_rd_obj(kg_rd *r, const cJSON *j, const kg_ast *n, const kg_ast *at) {
+  const cJSON *f = kg_nreq(r, j, n, "obj", at);
+  return f && !cJSON_IsNull(f) ? kg_rd_node(r, f, kg_rd_path(r, n->path, "obj", -1), at) : NULL;
+}
+
+/* The nodes of array field f (already checked) at n.key[i]. */
+static kg_ast **kg_rd_node_list(kg_rd *r, const cJSON *f, const kg_ast *n, const char *key,
+                                const kg_ast *at, uint32_t *count) {
+  uint32_t cnt = (uint32_t)cJSON_GetArraySize(f), i = 0;
+  kg_ast **v = kg_arena_alloc(r->arena, (cnt ? cnt : 1) * sizeof *v);
+  for (const cJSON *e = f->child; e && !r->stop; e = e->next, i++)
+    v[i] = kg_rd_node(r, e, kg_rd_path(r, n->path, key, (long)i), at);
+  *count = cnt;
+  return v;
+}
+
+/* A required array-of-nodes field. */
+static kg_ast **kg_rd_kids(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at,
+                           uint32_t *count) {
+  const cJSON *f = kg_nreq(r, j, n, key, at);
+  *count = 0;
+  if (!f) return NULL;
+  if (!cJSON_IsArray(f)) {
+    kg_bad_field(r, f, key, "an array of nodes", n->path, at);
+    return NULL;
+  }
+  return kg_rd_node_list(r, f, n, key, at, count);
+}
+
+/* A variable index field, checked against "vars". */
+static void kg_rd_var(kg_rd *r, const cJSON *j, const char *key, const char *path, const char *what,
+                      const kg_ast *at, uint32_t *out) {
+  const cJSON *f = kg_req(r, j, key, what, path, at);
+  int64_t v;
+  if (!f) return;
+  if (!kg_jint(f, &v)) {
+    kg_bad_field(r, f, key, "a variable index (an integer)", path, at);
+  } else if (v < 0 || v >= (int64_t)r->doc->n_vars) {
+    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at,
+              "variable index %lld is out of range (\"vars\" has %u %s)", (long long)v, r->doc->n_vars,
+              kg_plural(r->doc->n_vars, "entry", "entries"));
+  } else {
+    *out = (uint32_t)v;
+  }
+}
+
+static void kg_rd_node_var(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
+  if (kg_nreq(r, j, n, "var", at)) kg_rd_var(r, j, "var", n->path, kg_node_what(n), at, &n->var);
+}
+
+static void kg_rd_member_field(kg_rd *r, const cJSON *j, kg_ast *n, const char *key, const kg_ast *at,
+                               kg_member_form form) {
+  const cJSON *f = kg_nreq(r, j, n, key, at);
+  if (f) n->member = kg_rd_member(r, f, kg_rd_path(r, n->path, key, -1), at, form);
+}
+
+/* A constant "value", decoded by the node's "ty". */
+static void kg_rd_const(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
+  const cJSON *f = kg_nreq(r, j, n, "value", at);
+  if (f && n->ty) kg_rd_value(r, f, n->ty, kg_rd_path(r, n->path, "value", -1), at, &n->value);
+}
+
+/* "loc": [file, startLine, startCol, endLine, endCol], file an index into "files". */
+static void kg_rd_loc(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *up) {
+  const cJSON *f = kg_opt(j, "loc");
+  if (!f) return;
+  const char *lp = kg_rd_path(r, n->path, "loc", -1);
+  if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != 5) {
+    kg_rd_err(r, KG_E_FORMAT, lp, up,
+              "field 'loc' must be an array of 5 integers [file, startLine, startCol, endLine, endCol], found %s",
+              kg_rd_found(r, f));
+    return;
+  }
+  int32_t v[5];
+  int i = 0;
+  bool ok = true;
+  for (const cJSON *e = f->child; e; e = e->next, i++) {
+    int64_t x;
+    if (!kg_jint(e, &x) || x < 0 || x > INT32_MAX) {
+      kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, lp, NULL, i), up,
+                "loc items must be integers from 0 to 2147483647, found %s", kg_rd_found(r, e));
+      ok = false;
+    } else {
+      v[i] = (int32_t)x;
+    }
+  }
+  if (!ok) return;
+  if ((uint32_t)v[0] >= r->doc->n_files) {
+    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, lp, NULL, 0), up,
+              "loc file index %d is out of range (\"files\" has %u %s)", (int)v[0], r->doc->n_files,
+              kg_plural(r->doc->n_files, "entry", "entries"));
+    return;
+  }
+  n->has_loc = true;
+  memcpy(n->loc, v, sizeof v);
+}
+
+/* LetRecursive "bindings": [{"var", "value"}]. */
+static void kg_rd_bindings(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
+  const cJSON *f = kg_nreq(r, j, n, "bindings", at);
+  if (!f) return;
+  if (!cJSON_IsArray(f)) {
+    kg_bad_field(r, f, "bindings", "an array of {\"var\", \"value\"}", n->path, at);
+    return;
+  }
+  uint32_t cnt = (uint32_t)cJSON_GetArraySize(f), i = 0;
+  n->kids = kg_arena_alloc(r->arena, (cnt ? cnt : 1) * sizeof *n->kids);
+  n->bind_vars = kg_arena_alloc(r->arena, (cnt ? cnt : 1) * sizeof *n->bind_vars);
+  n->n_kids = cnt;
+  for (const cJSON *b = f->child; b && !r->stop; b = b->next, i++) {
+    const char *bp = kg_rd_path(r, n->path, "bindings", (long)i);
+    if (!cJSON_IsObject(b)) {
+      kg_rd_err(r, KG_E_FORMAT, bp, at, "a binding must be an object {\"var\", \"value\"}, found %s", kg_rd_found(r, b));
+      continue;
+    }
+    kg_rd_var(r, b, "var", bp, "a binding", at, &n->bind_vars[i]);
+    const cJSON *v = kg_req(r, b, "value", "a binding", bp, at);
+    if (v) n->kids[i] = kg_rd_node(r, v, kg_rd_path(r, bp, "value", -1), at);
+  }
+}
+
+/* Kinds kgen parses but does not compile: the spec leaves their fields "as in F#",
+ * so every field holding a node (or an array of nodes) is read as a child, in
+ * document order, into kids; "expr" goes to `a` for the kinds with one operand,
+ * and WithValue's "value" is decoded as a constant. Elaboration rejects them. */
+static bool kg_is_node_json(const cJSON *f) {
+  return cJSON_IsObject(f) && cJSON_GetObjectItemCaseSensitive(f, "k") != NULL;
+}
+
+static void kg_rd_other(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
+  bool expr_in_a = n->k == KG_AST_Quote || n->k == KG_AST_WithValue || n->k == KG_AST_AddressOf ||
+                   n->k == KG_AST_TypeTest || n->k == KG_AST_UnionCaseTest;
+  uint32_t cap = 0;
+  for (const cJSON *f = j->child; f; f = f->next) {
+    if (kg_is_node_json(f)) cap++;
+    else if (cJSON_IsArray(f))
+      for (const cJSON *e = f->child; e; e = e->next) cap += kg_is_node_json(e);
+  }
+  n->kids = kg_arena_alloc(r->arena, (cap ? cap : 1) * sizeof *n->kids);
+  for (const cJSON *f = j->child; f && !r->stop; f = f->next) {
+    bool is_meta = !strcmp(f->string, "k") || !strcmp(f->string, "ty") || !strcmp(f->string, "loc");
+    if (is_meta || (n->k == KG_AST_WithValue && !strcmp(f->string, "value"))) continue;
+    if (kg_is_node_json(f)) {
+      kg_ast *c = kg_rd_node(r, f, kg_rd_path(r, n->path, f->string, -1), at);
+      if (expr_in_a && !n->a && !strcmp(f->string, "expr")) n->a = c;
+      else n->kids[n->n_kids++] = c;
+    } else if (cJSON_IsArray(f)) {
+      long i = 0;
+      for (const cJSON *e = f->child; e && !r->stop; e = e->next, i++)
+        if (kg_is_node_json(e)) n->kids[n->n_kids++] = kg_rd_node(r, e, kg_rd_path(r, n->path, f->string, i), at);
+    }
+  }
+  if (n->k == KG_AST_WithValue) kg_rd_const(r, j, n, at);
+}
+
+/* The fields of each kind (spec "Nodes"; the slots are listed in frontend.h). */
+static void kg_rd_fields(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
+  switch (n->k) {
+  case KG_AST_Var: kg_rd_node_var(r, j, n, at); break;
+  case KG_AST_Value: kg_rd_const(r, j, n, at); break;
+  case KG_AST_ValueWithName:
+    kg_rd_const(r, j, n, at);
+    n->name = kg_req_str(r, j, "name", kg_node_what(n), n->path, at, false);
+    break;
+  case KG_AST_Lambda: kg_rd_node_var(r, j, n, at), n->a = kg_rd_kid(r, j, n, "body", at); break;
+  case KG_AST_Application: n->a = kg_rd_kid(r, j, n, "func", at), n->b = kg_rd_kid(r, j, n, "arg", at); break;
+  case KG_AST_Let:
+    kg_rd_node_var(r, j, n, at);
+    n->a = kg_rd_kid(r, j, n, "value", at), n->b = kg_rd_kid(r, j, n, "body", at);
+    break;
+  case KG_AST_LetRecursive: kg_rd_bindings(r, j, n, at), n->a = kg_rd_kid(r, j, n, "body", at); break;
+  case KG_AST_IfThenElse:
+    n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "then", at);
+    n->c = kg_rd_kid(r, j, n, "else", at);
+    break;
+  case KG_AST_ForIntegerRangeLoop:
+    kg_rd_node_var(r, j, n, at);
+    n->a = kg_rd_kid(r, j, n, "start", at), n->b = kg_rd_kid(r, j, n, "end", at);
+    n->c = kg_rd_kid(r, j, n, "body", at);
+    break;
+  case KG_AST_WhileLoop: n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "body", at); break;
+  case KG_AST_Sequential: n->a = kg_rd_kid(r, j, n, "first", at), n->b = kg_rd_kid(r, j, n, "second", at); break;
+  case KG_AST_VarSet: kg_rd_node_var(r, j, n, at), n->a = kg_rd_kid(r, j, n, "value", at); break;
+  case KG_AST_Call: {
+    n->a = kg_rd_obj(r, j, n, at);
+    kg_rd_member_field(r, j, n, "method", at, KG_MF_CALL);
+    n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
+    const cJSON *w = kg_opt(j, "witnesses");
+    if (w && !cJSON_IsArray(w)) kg_bad_field(r, w, "witnesses", "an array of nodes", n->path, at);
+    else if (w) n->wits = kg_rd_node_list(r, w, n, "witnesses", at, &n->n_wits);
+    break;
+  }
+  case KG_AST_PropertyGet:
+    n->a = kg_rd_obj(r, j, n, at);
+    kg_rd_member_field(r, j, n, "property", at, KG_MF_GET);
+    n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
+    break;
+  case KG_AST_PropertySet:
+    n->a = kg_rd_obj(r, j, n, at);
+    kg_rd_member_field(r, j, n, "property", at, KG_MF_SET);
+    n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
+    n->b = kg_rd_kid(r, j, n, "value", at);
+    break;
+  case KG_AST_FieldGet: n->a = kg_rd_obj(r, j, n, at), kg_rd_member_field(r, j, n, "field", at, KG_MF_FIELD); break;
+  case KG_AST_NewTuple:
+  case KG_AST_NewStructTuple: n->kids = kg_rd_kids(r, j, n, "items", at, &n->n_kids); break;
+  case KG_AST_TupleGet: {
+    int64_t ix = 0;
+    n->a = kg_rd_kid(r, j, n, "tuple", at);
+    if (kg_req_int(r, j, "index", kg_node_what(n), n->path, at, 0, INT32_MAX, &ix)) n->index = (int32_t)ix;
+    break;
+  }
+  case KG_AST_NewArray:
+    n->elem_type = kg_req_str(r, j, "elemType", kg_node_what(n), n->path, at, true);
+    n->kids = kg_rd_kids(r, j, n, "items", at, &n->n_kids);
+    break;
+  case KG_AST_NewObject:
+    kg_rd_member_field(r, j, n, "ctor", at, KG_MF_CALL);
+    n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
+    break;
+  case KG_AST_Coerce: n->a = kg_rd_kid(r, j, n, "expr", at); break;
+  case KG_AST_DefaultValue: break;
+  default: kg_rd_other(r, j, n, at); break;
+  }
+}
+
+static bool kg_kind_from_name(const char *s, kg_ast_kind *k) {
+  for (int i = 0; i < KG_AST__COUNT; i++)
+    if (strcmp(kg_ast_kind_names[i], s) == 0) {
+      *k = (kg_ast_kind)i;
+      return true;
+    }
+  return false;
+}
+
+/* Reads one node at `path` (an arena string); `up` is the nearest ancestor with
+ * "loc". Returns NULL only when j is not a node at all; otherwise the node, with
+ * errors recorded for whatever is wrong inside it. */
+static kg_ast *kg_rd_node(kg_rd *r, const cJSON *j, const char *path, const kg_ast *up) {
+  if (r->stop) return NULL;
+  if (!cJSON_IsObject(j)) {
+    kg_rd_err(r, KG_E_FORMAT, path, up, "expected a node (an object with \"k\" and \"ty\"), found %s", kg_rd_found(r, j));
+    return NULL;
+  }
+  if (++r->doc->n_nodes > r->lim.max_nodes) {
+    kg_rd_err(r, KG_E_LIMIT, path, up, "too many nodes: more than the limit of %u (max_nodes)", r->lim.max_nodes);
+    r->stop = true;
+    return NULL;
+  }
+  kg_ast *n = kg_arena_alloc(r->arena, sizeof *n);
+  n->path = path;
+  kg_rd_loc(r, j, n, up);
+  const kg_ast *at = n->has_loc ? n : up;
+  const cJSON *k = kg_req(r, j, "k", "a node", path, at);
+  if (!k) return NULL;
+  if (!cJSON_IsString(k)) {
+    kg_bad_field(r, k, "k", "a node kind string", path, at);
+    return NULL;
+  }
+  if (!kg_kind_from_name(k->valuestring, &n->k)) {
+    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, "k", -1), at, "unknown node kind '%s'",
+              kg_fe_quote(r->arena, k->valuestring));
+    return NULL;
+  }
+  n->ty = kg_req_str(r, j, "ty", kg_node_what(n), path, at, true);
+  kg_rd_fields(r, j, n, at);
+  return n;
+}
+
+/* ---- the document ---- */
+
+typedef struct kg_named {
+  const char *s;
+  uint32_t i;
+} kg_named;
+
+static int kg_named_cmp(const void *a, const void *b) {
+  const kg_named *x = a, *y = b;
+  int c = strcmp(x->s, y->s);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Reports every name of v that an earlier item of array `arr` already had. */
+static void kg_rd_unique(kg_rd *r, kg_named *v, uint32_t n, const char *arr, const char *what) {
+  qsort(v, n, sizeof *v, kg_named_cmp);
+  for (uint32_t i = 1, first = 0; i < n; i++) {
+    if (strcmp(v[i].s, v[i - 1].s) != 0) {
+      first = i;
+      continue;
+    }
+    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, arr, NULL, v[i].i), NULL, "duplicate %s '%s' (first at %s[%u])", what,
+              kg_fe_quote(r->arena, v[i].s), arr, v[first].i);
+  }
+}
+
+static bool kg_rd_header(kg_rd *r, const cJSON *root) {
+  uint32_t errs = r->n_errors;
+  const char *fmt = kg_req_str(r, root, "format", "the document", "$", NULL, false);
+  if (fmt && strcmp(fmt, "kgen-quotation") != 0)
+    kg_rd_err(r, KG_E_FORMAT, "$.format", NULL, "unknown format '%s' (expected \"kgen-quotation\")", kg_fe_quote(r->arena, fmt));
+  int64_t ver;
+  const cJSON *v = kg_req(r, root, "version", "the document", "$", NULL);
+  if (v && !kg_jint(v, &ver)) kg_bad_field(r, v, "version", "an integer", "$", NULL);
+  else if (v && (ver > 1 || ver < 1))
+    kg_rd_err(r, KG_E_FORMAT, "$.version", NULL, "unsupported version %lld (this kgen reads version 1)", (long long)ver);
+  return r->n_errors == errs;
+}
+
+static void kg_rd_files(kg_rd *r, const cJSON *root) {
+  const cJSON *f = kg_opt(root, "files");
+  if (f && !cJSON_IsArray(f)) kg_bad_field(r, f, "files", "an array of file names", "$", NULL);
+  else if (f) r->doc->files = kg_rd_strings(r, f, "files", "$", NULL, &r->doc->n_files);
+}
+
+static void kg_rd_vars(kg_rd *r, const cJSON *root) {
+  const cJSON *f = kg_req_array(r, root, "vars", "the document", "$", NULL);
+  if (!f) return;
+  kg_doc *doc = r->doc;
+  doc->n_vars = (uint32_t)cJSON_GetArraySize(f);
+  doc->vars = kg_arena_alloc(r->arena, (doc->n_vars ? doc->n_vars : 1) * sizeof *doc->vars);
+  uint32_t i = 0;
+  for (const cJSON *e = f->child; e; e = e->next, i++) {
+    const char *p = kg_rd_path(r, "$", "vars", (long)i);
+    if (!cJSON_IsObject(e)) {
+      kg_rd_err(r, KG_E_FORMAT, p, NULL, "a var must be an object {\"name\", \"type\", \"mutable\"}, found %s", kg_rd_found(r, e));
+      continue;
+    }
+    doc->vars[i].name = kg_req_str(r, e, "name", "a var", p, NULL, false);
+    doc->vars[i].type = kg_req_str(r, e, "type", "a var", p, NULL, true);
+    doc->vars[i].is_mutable = kg_req_bool(r, e, "mutable", "a var", p, NULL);
+  }
+}
+
+static void kg_rd_entries(kg_rd *r, const cJSON *root) {
+  const cJSON *f = kg_req_array(r, root, "entries", "the document", "$", NULL);
+  if (!f) return;
+  kg_doc *doc = r->doc;
+  doc->n_entries = (uint32_t)cJSON_GetArraySize(f);
+  if (!doc->n_entries) {
+    kg_rd_err(r, KG_E_FORMAT, "$.entries", NULL, "\"entries\" is empty: nothing to compile");
+    return;
+  }
+  doc->entries = kg_arena_alloc(r->arena, doc->n_entries * sizeof *doc->entries);
+  kg_named *names = kg_xmalloc(doc->n_entries * sizeof *names);
+  uint32_t i = 0, n_names = 0;
+  for (const cJSON *e = f->child; e && !r->stop; e = e->next, i++) {
+    kg_doc_entry *en = &doc->entries[i];
+    en->path = kg_rd_path(r, "$", "entries", (long)i);
+    if (!cJSON_IsObject(e)) {
+      kg_rd_err(r, KG_E_FORMAT, en->path, NULL, "an entry must be an object {\"name\", \"expr\", \"signature\"?}, found %s",
+                kg_rd_found(r, e));
+      continue;
+    }
+    en->name = kg_req_str(r, e, "name", "an entry", en->path, NULL, true);
+    if (en->name) names[n_names++] = (kg_named){en->name, i};
+    const cJSON *x = kg_req(r, e, "expr", "an entry", en->path, NULL);
+    if (x) en->expr = kg_rd_node(r, x, kg_rd_path(r, en->path, "expr", -1), NULL);
+    const cJSON *s = kg_opt(e, "signature");
+    if (s && !cJSON_IsObject(s)) {
+      kg_bad_field(r, s, "signature", "an object {\"params\", \"captures\"}", en->path, NULL);
+    } else if (s) {
+      en->sig = kg_fe_sig_from_json(r->arena, s, kg_rd_path(r, en->path, "signature", -1), r->lim.max_rank, r->d);
+      if (!en->sig) r->n_errors++;
+    }
+  }
+  kg_rd_unique(r, names, n_names, "$.entries", "entry name");
+  free(names);
+}
+
+static void kg_rd_defs(kg_rd *r, const cJSON *root) {
+  const cJSON *f = kg_opt(root, "definitions");
+  if (!f) return;
+  if (!cJSON_IsArray(f)) {
+    kg_bad_field(r, f, "definitions", "an array of {\"member\", \"expr\"}", "$", NULL);
+    return;
+  }
+  kg_doc *doc = r->doc;
+  doc->n_defs = (uint32_t)cJSON_GetArraySize(f);
+  doc->defs = kg_arena_alloc(r->arena, (doc->n_defs ? doc->n_defs : 1) * sizeof *doc->defs);
+  kg_named *keys = kg_xmalloc((doc->n_defs ? doc->n_defs : 1) * sizeof *keys);
+  uint32_t i = 0, n_keys = 0;
+  for (const cJSON *e = f->child; e && !r->stop; e = e->next, i++) {
+    kg_doc_def *df = &doc->defs[i];
+    df->path = kg_rd_path(r, "$", "definitions", (long)i);
+    if (!cJSON_IsObject(e)) {
+      kg_rd_err(r, KG_E_FORMAT, df->path, NULL, "a definition must be an object {\"member\", \"expr\"}, found %s",
+                kg_rd_found(r, e));
+      continue;
+    }
+    const cJSON *m = kg_req(r, e, "member", "a definition", df->path, NULL);
+    if (m) df->member = kg_rd_member(r, m, kg_rd_path(r, df->path, "member", -1), NULL, KG_MF_CALL);
+    if (df->member && df->member->key) keys[n_keys++] = (kg_named){df->member->key, i};
+    const cJSON *x = kg_req(r, e, "expr", "a definition", df->path, NULL);
+    if (x) df->expr = kg_rd_node(r, x, kg_rd_path(r, df->path, "expr", -1), NULL);
+  }
+  kg_rd_unique(r, keys, n_keys, "$.definitions", "definition of");
+  free(keys);
+}
+
+kg_doc *kg_fe_read(kg_arena *arena, const char *json, size_t len, const kg_fe_limits *lim, kg_diag *d) {
+  kg_rd r = {.arena = arena, .d = d};
+  kg_fe_limits_resolve(lim, &r.lim);
+  cJSON *root = kg_fe_json_parse(json, len, &r.lim, d);
+  if (!root) return NULL;
+  r.doc = kg_arena_alloc(arena, sizeof *r.doc);
+  if (!cJSON_IsObject(root)) {
+    kg_rd_err(&r, KG_E_FORMAT, "$", NULL, "the document must be a JSON object, found %s", kg_rd_found(&r, root));
+  } else if (kg_rd_header(&r, root)) {
+    kg_rd_files(&r, root);
+    kg_rd_vars(&r, root);
+    kg_rd_entries(&r, root);
+    kg_rd_defs(&r, root);
+  }
+  cJSON_Delete(root);
+  return r.n_errors ? NULL : r.doc;
+}

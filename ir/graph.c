@@ -1,0 +1,131 @@
+/* ir/graph.c — the typed tensor program: builder, printer, verifier.
+ *
+ * A kg_graph is a list of SSA nodes in definition order (operands always have
+ * smaller ids), the entry's parameters and captures (INPUT nodes), and its
+ * outputs. The printer is deterministic: one line per node,
+ *   %3 = MUL:float32[N,768](%1, %2)   @ $.entries[0].expr.body
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry) {
+  memset(g, 0, sizeof *g);
+  g->arena = arena;
+  g->entry = entry;
+}
+
+void kg_graph_free(kg_graph *g) {
+  for (uint32_t i = 0; i < g->fns.n; i++) kg_kernel_free(&g->fns.v[i]->body);
+  KG_VEC_FREE(g->nodes);
+  KG_VEC_FREE(g->params);
+  KG_VEC_FREE(g->outputs);
+  KG_VEC_FREE(g->syms);
+  KG_VEC_FREE(g->fns);
+}
+
+uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n) {
+  KG_VEC_PUSH(g->nodes, *n);
+  return g->nodes.n - 1;
+}
+
+bool kg_shape_equal(const kg_shape *a, const kg_shape *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->d[i].kind != b->d[i].kind || a->d[i].v != b->d[i].v) return false;
+  return true;
+}
+
+void kg_shape_print(const kg_graph *g, const kg_shape *s, kg_strbuf *o) {
+  kg_sb_putc(o, '[');
+  for (int i = 0; i < s->rank; i++) {
+    if (i) kg_sb_putc(o, ',');
+    if (s->d[i].kind == KG_DIM_STATIC) kg_sb_printf(o, "%lld", (long long)s->d[i].v);
+    else if (g && (uint64_t)s->d[i].v < g->syms.n) kg_sb_puts(o, g->syms.v[s->d[i].v]);
+    else kg_sb_printf(o, "?%lld", (long long)s->d[i].v);
+  }
+  kg_sb_putc(o, ']');
+}
+
+static void print_node(const kg_graph *g, uint32_t id, kg_strbuf *o) {
+  const kg_gnode *n = &g->nodes.v[id];
+  const kg_op_info *oi = kg_op_get((kg_op)n->op);
+  kg_sb_printf(o, "  %%%u = %s:%s", id, oi->name, kg_dtype_name((kg_dtype)n->dtype));
+  if (n->vkind == KG_V_SCALAR) kg_sb_puts(o, " scalar");
+  else kg_shape_print(g, &n->shape, o);
+  kg_sb_putc(o, '(');
+  for (int i = 0; i < n->n_in; i++) kg_sb_printf(o, "%s%%%u", i ? ", " : "", n->in[i]);
+  kg_sb_putc(o, ')');
+  if (n->op == KG_OP_CONST) {
+    if (kg_dtype_is_float((kg_dtype)n->dtype)) kg_sb_printf(o, " %.17g", n->fa[0]);
+    else kg_sb_printf(o, " %lld", (long long)n->ia[0]);
+  } else if (n->op == KG_OP_INPUT) {
+    kg_sb_printf(o, " %s%lld", n->ia[1] ? "capture " : "param ", (long long)n->ia[0]);
+  } else {
+    if (n->ia[0] || n->ia[1]) kg_sb_printf(o, " ia=[%lld,%lld]", (long long)n->ia[0], (long long)n->ia[1]);
+    if (n->fa[0] != 0 || n->fa[1] != 0 || n->fa[2] != 0 || n->fa[3] != 0)
+      kg_sb_printf(o, " fa=[%.9g,%.9g,%.9g,%.9g]", n->fa[0], n->fa[1], n->fa[2], n->fa[3]);
+    if (n->op == KG_OP_MAP) kg_sb_printf(o, " fn=%u", n->fn);
+  }
+  kg_sb_putc(o, '\n');
+}
+
+void kg_graph_print(const kg_graph *g, kg_strbuf *o) {
+  kg_sb_printf(o, "program %s(", g->entry ? g->entry : "?");
+  for (uint32_t i = 0; i < g->params.n; i++)
+    kg_sb_printf(o, "%s%s%s=%%%u", i ? ", " : "", g->params.v[i].is_capture ? "capture " : "",
+                 g->params.v[i].name, g->params.v[i].node);
+  kg_sb_puts(o, ") {\n");
+  for (uint32_t i = 0; i < g->nodes.n; i++) print_node(g, i, o);
+  kg_sb_puts(o, "  return");
+  for (uint32_t i = 0; i < g->outputs.n; i++) kg_sb_printf(o, "%s %%%u", i ? "," : "", g->outputs.v[i]);
+  kg_sb_puts(o, "\n}\n");
+  for (uint32_t f = 0; f < g->fns.n; f++) {
+    kg_sb_printf(o, "fn%u ", f);
+    kg_kernel_print(&g->fns.v[f]->body, o);
+  }
+}
+
+uint32_t *kg_graph_use_counts(const kg_graph *g) {
+  uint32_t *u = kg_xcalloc(g->nodes.n + 1, sizeof *u);
+  for (uint32_t i = 0; i < g->nodes.n; i++)
+    for (int j = 0; j < g->nodes.v[i].n_in; j++) u[g->nodes.v[i].in[j]]++;
+  for (uint32_t i = 0; i < g->outputs.n; i++) u[g->outputs.v[i]]++;
+  return u;
+}
+
+bool kg_graph_verify(const kg_graph *g, kg_diag *d) {
+#define GFAIL(...) do { kg_diag_add(d, KG_E_INTERNAL, n ? n->path : NULL, NULL, "program verifier: " __VA_ARGS__); return false; } while (0)
+  const kg_gnode *n = NULL;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    n = &g->nodes.v[i];
+    if (n->op >= KG_OP__COUNT) GFAIL("node %%%u has a bad op", i);
+    const kg_op_info *oi = kg_op_get((kg_op)n->op);
+    if (n->dtype >= KG_DT__COUNT) GFAIL("node %%%u has a bad dtype", i);
+    if (oi->arity >= 0 && n->n_in != oi->arity) GFAIL("node %%%u (%s) has %d operands, wants %d", i, oi->name, n->n_in, oi->arity);
+    if (n->n_in > 4) GFAIL("node %%%u has too many operands", i);
+    for (int j = 0; j < n->n_in; j++)
+      if (n->in[j] >= i) GFAIL("node %%%u uses %%%u, which is not defined before it", i, n->in[j]);
+    if (n->shape.rank > KG_MAX_RANK) GFAIL("node %%%u has rank %d", i, n->shape.rank);
+    if (n->vkind == KG_V_SCALAR && n->shape.rank) GFAIL("scalar node %%%u has a shape", i);
+    for (int j = 0; j < n->shape.rank; j++) {
+      const kg_dim *dm = &n->shape.d[j];
+      if (dm->kind == KG_DIM_STATIC && dm->v < 0) GFAIL("node %%%u has a negative size", i);
+      if (dm->kind == KG_DIM_SYM && (uint64_t)dm->v >= g->syms.n) GFAIL("node %%%u has an unknown symbol", i);
+    }
+    if (n->op == KG_OP_MAP && n->fn >= g->fns.n) GFAIL("map node %%%u names a missing function", i);
+    if ((oi->flags & (KG_OPF_CMP | KG_OPF_LOGIC | KG_OPF_PRED)) && n->dtype != KG_BOOL)
+      GFAIL("node %%%u (%s) must be bool", i, oi->name);
+  }
+  n = NULL;
+  for (uint32_t i = 0; i < g->outputs.n; i++)
+    if (g->outputs.v[i] >= g->nodes.n) GFAIL("output %u is out of range", i);
+  for (uint32_t i = 0; i < g->params.n; i++)
+    if (g->params.v[i].node >= g->nodes.n || g->nodes.v[g->params.v[i].node].op != KG_OP_INPUT)
+      GFAIL("parameter %u is not an INPUT node", i);
+  for (uint32_t f = 0; f < g->fns.n; f++)
+    if (!kg_kernel_verify(&g->fns.v[f]->body, d)) return false;
+  return true;
+#undef GFAIL
+}

@@ -1,0 +1,352 @@
+/* ir/kernel.c — kernel IR: builders, the textual printer and the verifier.
+ *
+ * Expressions and statements live in per-kernel tables and refer to each other
+ * by 32-bit index (style habit 4). Blocks are singly linked statement lists; a
+ * kg_kcursor appends to one block. The printer is deterministic (tests diff it);
+ * the verifier checks every index, every operand dtype that the C emitter
+ * relies on, and that variables are declared before use. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+void kg_kernel_init(kg_kernel *k, const char *name) {
+  memset(k, 0, sizeof *k);
+  k->name = name;
+  k->index_dtype = KG_I32;
+  k->body = KG_NONE;
+  k->vec = 1;
+  k->launch.block[0] = 256, k->launch.block[1] = 1, k->launch.block[2] = 1;
+  k->launch.elems_per_thread = 1;
+}
+
+void kg_kernel_free(kg_kernel *k) {
+  KG_VEC_FREE(k->params);
+  KG_VEC_FREE(k->vars);
+  KG_VEC_FREE(k->exprs);
+  KG_VEC_FREE(k->stmts);
+}
+
+static uint32_t add_x(kg_kernel *k, kg_kx x) {
+  KG_VEC_PUSH(k->exprs, x);
+  return k->exprs.n - 1;
+}
+
+uint32_t kg_kx_const_i(kg_kernel *k, kg_dtype t, int64_t v) {
+  kg_kx x = {.kind = KX_CONST, .dtype = (uint8_t)t, .a = KG_NONE, .b = KG_NONE, .c = KG_NONE, .i = v, .f = (double)v};
+  return add_x(k, x);
+}
+uint32_t kg_kx_const_f(kg_kernel *k, kg_dtype t, double v) {
+  kg_kx x = {.kind = KX_CONST, .dtype = (uint8_t)t, .a = KG_NONE, .b = KG_NONE, .c = KG_NONE, .f = v};
+  return add_x(k, x);
+}
+uint32_t kg_kx_var(kg_kernel *k, uint32_t var) {
+  KG_ASSERT(var < k->vars.n);
+  kg_kx x = {.kind = KX_VAR, .dtype = k->vars.v[var].dtype, .a = var, .b = KG_NONE, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kx_param(kg_kernel *k, uint32_t param) {
+  KG_ASSERT(param < k->params.n);
+  kg_kx x = {.kind = KX_PARAM, .dtype = k->params.v[param].dtype, .a = param, .b = KG_NONE, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kx_load(kg_kernel *k, uint32_t buf, uint32_t index) {
+  KG_ASSERT(buf < k->params.n && k->params.v[buf].kind == KP_BUFFER);
+  kg_kx x = {.kind = KX_LOAD, .dtype = k->params.v[buf].dtype, .a = buf, .b = index, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kx_op(kg_kernel *k, kg_op op, kg_dtype t, uint32_t a, uint32_t b, uint32_t c) {
+  kg_kx x = {.kind = KX_OP, .dtype = (uint8_t)t, .op = (uint16_t)op, .a = a, .b = b, .c = c};
+  return add_x(k, x);
+}
+uint32_t kg_kx_cast(kg_kernel *k, kg_dtype t, uint32_t a) {
+  kg_kx x = {.kind = KX_CAST, .dtype = (uint8_t)t, .a = a, .b = KG_NONE, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t b) {
+  kg_kx x = {.kind = KX_SELECT, .dtype = (uint8_t)t, .a = c, .b = a, .c = b};
+  return add_x(k, x);
+}
+uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t) {
+  kg_kx x = {.kind = KX_SREG, .dtype = (uint8_t)t, .a = (uint32_t)which, .b = KG_NONE, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t) {
+  kg_kvar v = {name ? name : "t", (uint8_t)t};
+  KG_VEC_PUSH(k->vars, v);
+  return k->vars.n - 1;
+}
+uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p) {
+  KG_VEC_PUSH(k->params, p);
+  return k->params.n - 1;
+}
+
+static uint32_t *block_head(kg_kernel *k, uint32_t parent, bool els) {
+  if (parent == KG_NONE) return &k->body;
+  return els ? &k->stmts.v[parent].els : &k->stmts.v[parent].body;
+}
+
+static kg_kcursor cursor_at(kg_kernel *k, uint32_t parent, bool els) {
+  kg_kcursor c = {k, parent, els, KG_NONE};
+  for (uint32_t s = *block_head(k, parent, els); s != KG_NONE; s = k->stmts.v[s].next) c.last = s;
+  return c;
+}
+kg_kcursor kg_kcursor_top(kg_kernel *k) { return cursor_at(k, KG_NONE, false); }
+kg_kcursor kg_kcursor_body(kg_kernel *k, uint32_t stmt, bool els) { return cursor_at(k, stmt, els); }
+
+uint32_t kg_ks_add(kg_kcursor *c, kg_ks s) {
+  s.next = KG_NONE;
+  KG_VEC_PUSH(c->k->stmts, s);
+  uint32_t id = c->k->stmts.n - 1;
+  if (c->last == KG_NONE) *block_head(c->k, c->parent, c->els) = id;
+  else c->k->stmts.v[c->last].next = id;
+  c->last = id;
+  return id;
+}
+
+/* ---- printer ---- */
+
+static void print_x(const kg_kernel *k, uint32_t e, kg_strbuf *o);
+
+static const char *sreg_name(uint32_t w) {
+  static const char *n[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z",
+                            "ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z"};
+  return w < KG_COUNTOF(n) ? n[w] : "?";
+}
+
+static void print_x(const kg_kernel *k, uint32_t e, kg_strbuf *o) {
+  if (e == KG_NONE) { kg_sb_puts(o, "_"); return; }
+  const kg_kx *x = &k->exprs.v[e];
+  switch ((kg_kx_kind)x->kind) {
+  case KX_CONST:
+    if (kg_dtype_is_float((kg_dtype)x->dtype)) kg_sb_printf(o, "%.17g:%s", x->f, kg_dtype_name((kg_dtype)x->dtype));
+    else kg_sb_printf(o, "%lld:%s", (long long)x->i, kg_dtype_name((kg_dtype)x->dtype));
+    break;
+  case KX_VAR: kg_sb_printf(o, "%%%s%u", k->vars.v[x->a].name, x->a); break;
+  case KX_PARAM: kg_sb_printf(o, "$%s", k->params.v[x->a].name); break;
+  case KX_LOAD:
+    kg_sb_printf(o, "%s[", k->params.v[x->a].name);
+    print_x(k, x->b, o);
+    kg_sb_putc(o, ']');
+    break;
+  case KX_OP: {
+    const kg_op_info *oi = kg_op_get((kg_op)x->op);
+    kg_sb_printf(o, "%s:%s(", oi->name, kg_dtype_name((kg_dtype)x->dtype));
+    uint32_t ops[3] = {x->a, x->b, x->c};
+    int n = oi->arity < 0 ? 0 : oi->arity;
+    for (int i = 0; i < n; i++) {
+      if (i) kg_sb_puts(o, ", ");
+      print_x(k, ops[i], o);
+    }
+    if (x->i || x->f != 0 || x->f2 != 0 || x->f3 != 0)
+      kg_sb_printf(o, " | %lld %.9g %.9g %.9g", (long long)x->i, x->f, x->f2, x->f3);
+    kg_sb_putc(o, ')');
+    break;
+  }
+  case KX_CAST:
+    kg_sb_printf(o, "(%s)", kg_dtype_name((kg_dtype)x->dtype));
+    print_x(k, x->a, o);
+    break;
+  case KX_SELECT:
+    kg_sb_puts(o, "select(");
+    print_x(k, x->a, o), kg_sb_puts(o, ", ");
+    print_x(k, x->b, o), kg_sb_puts(o, ", ");
+    print_x(k, x->c, o), kg_sb_putc(o, ')');
+    break;
+  case KX_SREG: kg_sb_puts(o, sreg_name(x->a)); break;
+  }
+}
+
+static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
+  for (; s != KG_NONE; s = k->stmts.v[s].next) {
+    const kg_ks *st = &k->stmts.v[s];
+    kg_sb_indent(o, ind);
+    switch ((kg_ks_kind)st->kind) {
+    case KS_DECL:
+      kg_sb_printf(o, "var %%%s%u: %s = ", k->vars.v[st->a].name, st->a,
+                   kg_dtype_name((kg_dtype)k->vars.v[st->a].dtype));
+      print_x(k, st->b, o);
+      kg_sb_putc(o, '\n');
+      break;
+    case KS_ASSIGN:
+      kg_sb_printf(o, "%%%s%u = ", k->vars.v[st->a].name, st->a);
+      print_x(k, st->b, o);
+      kg_sb_putc(o, '\n');
+      break;
+    case KS_STORE:
+      kg_sb_printf(o, "%s[", k->params.v[st->a].name);
+      print_x(k, st->b, o);
+      kg_sb_puts(o, "] = ");
+      print_x(k, st->c, o);
+      kg_sb_putc(o, '\n');
+      break;
+    case KS_IF:
+      kg_sb_puts(o, "if ");
+      print_x(k, st->a, o);
+      kg_sb_puts(o, " {\n");
+      print_block(k, st->body, ind + 1, o);
+      if (st->els != KG_NONE) {
+        kg_sb_indent(o, ind);
+        kg_sb_puts(o, "} else {\n");
+        print_block(k, st->els, ind + 1, o);
+      }
+      kg_sb_indent(o, ind);
+      kg_sb_puts(o, "}\n");
+      break;
+    case KS_FOR:
+      kg_sb_printf(o, "for %%%s%u = ", k->vars.v[st->a].name, st->a);
+      print_x(k, st->b, o);
+      kg_sb_puts(o, st->incl ? " to " : " until ");
+      print_x(k, st->c, o);
+      kg_sb_puts(o, " step ");
+      print_x(k, st->d, o);
+      kg_sb_puts(o, " {\n");
+      print_block(k, st->body, ind + 1, o);
+      kg_sb_indent(o, ind);
+      kg_sb_puts(o, "}\n");
+      break;
+    case KS_WHILE:
+      kg_sb_puts(o, "while ");
+      print_x(k, st->a, o);
+      kg_sb_puts(o, " {\n");
+      print_block(k, st->body, ind + 1, o);
+      kg_sb_indent(o, ind);
+      kg_sb_puts(o, "}\n");
+      break;
+    case KS_BREAK: kg_sb_puts(o, "break\n"); break;
+    case KS_BARRIER: kg_sb_puts(o, "barrier\n"); break;
+    case KS_COMMENT: kg_sb_printf(o, "// %s\n", st->text ? st->text : ""); break;
+    }
+  }
+}
+
+void kg_kernel_print(const kg_kernel *k, kg_strbuf *o) {
+  kg_sb_printf(o, "kernel %s(", k->name);
+  for (uint32_t i = 0; i < k->params.n; i++) {
+    const kg_kparam *p = &k->params.v[i];
+    if (i) kg_sb_puts(o, ", ");
+    if (p->kind == KP_BUFFER) kg_sb_printf(o, "%s%s: %s*", p->is_output ? "out " : "", p->name, kg_dtype_name((kg_dtype)p->dtype));
+    else kg_sb_printf(o, "%s: %s", p->name, kg_dtype_name((kg_dtype)p->dtype));
+  }
+  kg_sb_printf(o, ") index=%s vec=%u block=%ux%ux%u elems/thread=%u",
+               kg_dtype_name((kg_dtype)k->index_dtype), k->vec, k->launch.block[0],
+               k->launch.block[1], k->launch.block[2], k->launch.elems_per_thread);
+  if (k->schedule) kg_sb_printf(o, " schedule=%s", k->schedule);
+  kg_sb_puts(o, " {\n");
+  print_block(k, k->body, 1, o);
+  kg_sb_puts(o, "}\n");
+}
+
+/* ---- verifier ---- */
+
+typedef struct vctx {
+  const kg_kernel *k;
+  kg_diag *d;
+  bool ok;
+  uint8_t *declared; /* per var */
+  uint32_t steps;    /* guards against cycles in statement lists */
+} vctx;
+
+static void vfail(vctx *v, const char *what, uint32_t id) {
+  if (v->ok) kg_diag_add(v->d, KG_E_INTERNAL, NULL, NULL, "kernel IR verifier (%s): %s (#%u)", v->k->name, what, id);
+  v->ok = false;
+}
+
+static void vx(vctx *v, uint32_t e, int depth) {
+  const kg_kernel *k = v->k;
+  if (!v->ok) return;
+  if (e >= k->exprs.n) { vfail(v, "expression index out of range", e); return; }
+  if (depth > 10000) { vfail(v, "expression too deep (cycle?)", e); return; }
+  const kg_kx *x = &k->exprs.v[e];
+  if (x->dtype >= KG_DT__COUNT) { vfail(v, "bad dtype", e); return; }
+  switch ((kg_kx_kind)x->kind) {
+  case KX_CONST: break;
+  case KX_SREG: if (x->a > KG_SREG_NCTAID_Z) vfail(v, "bad special register", e); break;
+  case KX_VAR:
+    if (x->a >= k->vars.n) vfail(v, "variable out of range", e);
+    else if (!v->declared[x->a]) vfail(v, "variable used before its declaration", e);
+    break;
+  case KX_PARAM:
+    if (x->a >= k->params.n || k->params.v[x->a].kind != KP_SCALAR) vfail(v, "PARAM is not a scalar parameter", e);
+    break;
+  case KX_LOAD:
+    if (x->a >= k->params.n || k->params.v[x->a].kind != KP_BUFFER) { vfail(v, "LOAD from a non-buffer", e); break; }
+    vx(v, x->b, depth + 1);
+    if (v->ok && !kg_dtype_is_int((kg_dtype)k->exprs.v[x->b].dtype)) vfail(v, "LOAD index is not an integer", e);
+    break;
+  case KX_OP: {
+    if (x->op >= KG_OP__COUNT) { vfail(v, "bad op", e); break; }
+    int n = kg_op_get((kg_op)x->op)->arity;
+    if (n < 0 || n > 3) { vfail(v, "op with variable arity in a kernel", e); break; }
+    uint32_t ops[3] = {x->a, x->b, x->c};
+    for (int i = 0; i < n; i++) vx(v, ops[i], depth + 1);
+    break;
+  }
+  case KX_CAST: vx(v, x->a, depth + 1); break;
+  case KX_SELECT:
+    vx(v, x->a, depth + 1), vx(v, x->b, depth + 1), vx(v, x->c, depth + 1);
+    if (v->ok && k->exprs.v[x->a].dtype != KG_BOOL) vfail(v, "SELECT condition is not bool", e);
+    break;
+  default: vfail(v, "bad expression kind", e);
+  }
+}
+
+static void vblock(vctx *v, uint32_t s, int loop_depth) {
+  const kg_kernel *k = v->k;
+  for (; s != KG_NONE && v->ok; s = k->stmts.v[s].next) {
+    if (s >= k->stmts.n) { vfail(v, "statement index out of range", s); return; }
+    if (++v->steps > 4u * k->stmts.n + 16) { vfail(v, "statement list has a cycle", s); return; }
+    const kg_ks *st = &k->stmts.v[s];
+    switch ((kg_ks_kind)st->kind) {
+    case KS_DECL:
+      if (st->a >= k->vars.n) { vfail(v, "DECL of unknown var", s); return; }
+      if (st->b != KG_NONE) vx(v, st->b, 0);
+      v->declared[st->a] = 1;
+      break;
+    case KS_ASSIGN:
+      if (st->a >= k->vars.n || !v->declared[st->a]) { vfail(v, "ASSIGN to undeclared var", s); return; }
+      vx(v, st->b, 0);
+      break;
+    case KS_STORE:
+      if (st->a >= k->params.n || k->params.v[st->a].kind != KP_BUFFER || !k->params.v[st->a].is_output) {
+        vfail(v, "STORE to a buffer that is not an output", s);
+        return;
+      }
+      vx(v, st->b, 0), vx(v, st->c, 0);
+      break;
+    case KS_IF:
+      vx(v, st->a, 0);
+      if (v->ok && k->exprs.v[st->a].dtype != KG_BOOL) vfail(v, "IF condition is not bool", s);
+      vblock(v, st->body, loop_depth);
+      vblock(v, st->els, loop_depth);
+      break;
+    case KS_FOR:
+      if (st->a >= k->vars.n) { vfail(v, "FOR over unknown var", s); return; }
+      vx(v, st->b, 0), vx(v, st->c, 0), vx(v, st->d, 0);
+      v->declared[st->a] = 1;
+      vblock(v, st->body, loop_depth + 1);
+      break;
+    case KS_WHILE:
+      vx(v, st->a, 0);
+      if (v->ok && k->exprs.v[st->a].dtype != KG_BOOL) vfail(v, "WHILE condition is not bool", s);
+      vblock(v, st->body, loop_depth + 1);
+      break;
+    case KS_BREAK:
+      if (!loop_depth) vfail(v, "BREAK outside a loop", s);
+      break;
+    case KS_BARRIER:
+    case KS_COMMENT: break;
+    default: vfail(v, "bad statement kind", s);
+    }
+  }
+}
+
+bool kg_kernel_verify(const kg_kernel *k, kg_diag *d) {
+  vctx v = {k, d, true, kg_xcalloc(k->vars.n + 1, 1), 0};
+  if (k->index_dtype != KG_I32 && k->index_dtype != KG_I64) vfail(&v, "index dtype must be int32 or int64", 0);
+  for (uint32_t i = 0; i < k->params.n && v.ok; i++)
+    if (k->params.v[i].dtype >= KG_DT__COUNT) vfail(&v, "parameter with a bad dtype", i);
+  vblock(&v, k->body, 0);
+  free(v.declared);
+  return v.ok;
+}

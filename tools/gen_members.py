@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""tools/gen_members.py — generates frontend/members.def, the member table.
+
+The member table maps EXACT member keys of ../shared/spec/torchsharp-members.md
+(plus the F# / System.Math families of its section J) onto kgen ops. It is
+generated from the spec so that keys can never drift from it: every row's key is
+copied verbatim from a table of the spec. The mapping below says, per member
+name, which handler builds the node, which op it means and how each parameter
+is used (decided from the parameter's name and CLR type in the spec).
+
+Usage:  python3 tools/gen_members.py ../shared/spec/torchsharp-members.md > frontend/members.def
+The generated file is committed; tests/test_members.c re-checks every key
+against the spec when the spec is present.
+"""
+import re
+import sys
+
+T = "TorchSharp.torch+Tensor"
+
+# name -> (handler, op, extra). Handlers are documented in frontend/members.c.
+NAMES = {
+    # A1 operators (reached through F#'s generic Operators.op_*)
+    "op_Addition": ("H_OP", "ADD"), "op_Subtraction": ("H_OP", "SUB"),
+    "op_Multiply": ("H_OP", "MUL"), "op_Division": ("H_OP", "DIV"),
+    "op_Modulus": ("H_OP", "REM"), "op_UnaryNegation": ("H_OP", "NEG"),
+    "op_BitwiseAnd": ("H_OP", "BAND"), "op_BitwiseOr": ("H_OP", "BOR"),
+    "op_ExclusiveOr": ("H_OP", "BXOR"), "op_OnesComplement": ("H_OP", "BNOT"),
+    "op_Equality": ("H_OP", "EQ"), "op_Inequality": ("H_OP", "NE"),
+    "op_LessThan": ("H_OP", "LT"), "op_LessThanOrEqual": ("H_OP", "LE"),
+    "op_GreaterThan": ("H_OP", "GT"), "op_GreaterThanOrEqual": ("H_OP", "GE"),
+    # A4
+    "add": ("H_ALPHA", "ADD"), "sub": ("H_OP", "SUB"), "subtract": ("H_OP", "SUB"),
+    "mul": ("H_OP", "MUL"), "multiply": ("H_OP", "MUL"),
+    "div": ("H_DIVMODE", "DIV"), "divide": ("H_DIVMODE", "DIV"), "true_divide": ("H_OP", "DIV"),
+    "floor_divide": ("H_OP", "FLOORDIV"), "remainder": ("H_OP", "REM"), "fmod": ("H_OP", "FMOD"),
+    "neg": ("H_OP", "NEG"), "negative": ("H_OP", "NEG"),
+    # B
+    "eq": ("H_OP", "EQ"), "equal": ("H_OP", "EQ"), "ne": ("H_OP", "NE"), "not_equal": ("H_OP", "NE"),
+    "lt": ("H_OP", "LT"), "less": ("H_OP", "LT"), "le": ("H_OP", "LE"), "less_equal": ("H_OP", "LE"),
+    "gt": ("H_OP", "GT"), "greater": ("H_OP", "GT"), "ge": ("H_OP", "GE"), "greater_equal": ("H_OP", "GE"),
+    "logical_and": ("H_OP", "LAND"), "logical_or": ("H_OP", "LOR"), "logical_xor": ("H_OP", "LXOR"),
+    "logical_not": ("H_OP", "LNOT"), "bitwise_and": ("H_OP", "BAND"), "bitwise_or": ("H_OP", "BOR"),
+    "bitwise_xor": ("H_OP", "BXOR"), "bitwise_not": ("H_OP", "BNOT"),
+    "bitwise_left_shift": ("H_OP", "SHL"), "bitwise_right_shift": ("H_OP", "SHR"),
+    "isclose": ("H_OP", "ISCLOSE"),
+    # C1
+    "abs": ("H_OP", "ABS"), "absolute": ("H_OP", "ABS"), "exp": ("H_OP", "EXP"), "exp2": ("H_OP", "EXP2"),
+    "expm1": ("H_OP", "EXPM1"), "log": ("H_OP", "LOG"), "log1p": ("H_OP", "LOG1P"), "log2": ("H_OP", "LOG2"),
+    "log10": ("H_OP", "LOG10"), "sqrt": ("H_OP", "SQRT"), "rsqrt": ("H_OP", "RSQRT"), "square": ("H_OP", "SQUARE"),
+    "reciprocal": ("H_OP", "RECIP"), "sin": ("H_OP", "SIN"), "cos": ("H_OP", "COS"), "tan": ("H_OP", "TAN"),
+    "asin": ("H_OP", "ASIN"), "arcsin": ("H_OP", "ASIN"), "acos": ("H_OP", "ACOS"), "arccos": ("H_OP", "ACOS"),
+    "atan": ("H_OP", "ATAN"), "arctan": ("H_ATAN", "ATAN"), "sinh": ("H_OP", "SINH"), "cosh": ("H_OP", "COSH"),
+    "tanh": ("H_OP", "TANH"), "sigmoid": ("H_OP", "SIGMOID"), "expit": ("H_OP", "SIGMOID"),
+    "relu": ("H_OP", "RELU"), "relu6": ("H_OP", "RELU6"), "gelu": ("H_OP", "GELU"), "silu": ("H_OP", "SILU"),
+    "elu": ("H_OP", "ELU"), "celu": ("H_OP", "CELU"), "selu": ("H_OP", "SELU"),
+    "leaky_relu": ("H_OP", "LEAKY_RELU"), "hardtanh": ("H_OP", "HARDTANH"), "softplus": ("H_OP", "SOFTPLUS"),
+    "mish": ("H_OP", "MISH"), "logsigmoid": ("H_OP", "LOGSIGMOID"), "hardsigmoid": ("H_OP", "HARDSIGMOID"),
+    "hardswish": ("H_OP", "HARDSWISH"),
+    "erf": ("H_OP", "ERF"), "erfc": ("H_OP", "ERFC"), "floor": ("H_OP", "FLOOR"), "ceil": ("H_OP", "CEIL"),
+    "round": ("H_OP", "ROUND"), "trunc": ("H_OP", "TRUNC"), "fix": ("H_OP", "TRUNC"), "frac": ("H_OP", "FRAC"),
+    "sign": ("H_OP", "SIGN"), "sgn": ("H_OP", "SIGN"), "logit": ("H_OP", "LOGIT"),
+    "isnan": ("H_OP", "ISNAN"), "isinf": ("H_OP", "ISINF"), "isfinite": ("H_OP", "ISFINITE"),
+    "nan_to_num": ("H_OP", "NAN_TO_NUM"),
+    # C2
+    "atan2": ("H_OP", "ATAN2"), "arctan2": ("H_OP", "ATAN2"), "pow": ("H_OP", "POW"),
+    "float_power": ("H_OP", "FLOAT_POW"), "maximum": ("H_OP", "MAXIMUM"), "minimum": ("H_OP", "MINIMUM"),
+    "fmax": ("H_OP", "FMAX"), "fmin": ("H_OP", "FMIN"), "clamp": ("H_CLAMP", "CLAMP"), "clip": ("H_CLAMP", "CLAMP"),
+    "clamp_min": ("H_OP", "CLAMP_MIN"), "clamp_max": ("H_OP", "CLAMP_MAX"), "where": ("H_WHERE", "WHERE"),
+    "lerp": ("H_OP", "LERP"), "hypot": ("H_OP", "HYPOT"), "xlogy": ("H_OP", "XLOGY"),
+    # H1 / H2 / A2 / A3
+    "zeros_like": ("H_LIKE", "FULL", 1), "ones_like": ("H_LIKE", "FULL", 2), "full_like": ("H_LIKE", "FULL", 0),
+    "empty_like": ("H_LIKE", "FULL", 3), "tensor": ("H_TENSOR", "TENSOR"),
+    "ToScalar": ("H_PASS", "CONST"),
+    # I
+    "to_type": ("H_CAST", "CAST"), "to": ("H_CAST", "CAST"), "type": ("H_CAST", "CAST"), "type_as": ("H_CAST", "CAST"),
+    "float": ("H_CAST", "CAST", "F32"), "double": ("H_CAST", "CAST", "F64"), "half": ("H_CAST", "CAST", "F16"),
+    "bfloat16": ("H_CAST", "CAST", "BF16"), "long": ("H_CAST", "CAST", "I64"), "int": ("H_CAST", "CAST", "I32"),
+    "short": ("H_CAST", "CAST", "I16"), "char": ("H_CAST", "CAST", "I8"), "byte": ("H_CAST", "CAST", "U8"),
+    "bool": ("H_CAST", "CAST", "BOOL"),
+    "detach": ("H_ID", "CONST"), "clone": ("H_ID", "CONST"), "cpu": ("H_ID", "CONST"), "cuda": ("H_ID", "CONST"),
+    "contiguous": ("H_ID", "CONST"),
+    "get_dtype": ("H_GETDTYPE", "CONST"),
+}
+DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "short": "I16", "int32": "I32",
+                "int": "I32", "int64": "I64", "long": "I64", "bfloat16": "BF16", "float16": "F16", "half": "F16",
+                "float32": "F32", "float": "F32", "float64": "F64", "double": "F64",
+                "complex64": "NONE", "complex128": "NONE", "cfloat": "NONE", "cdouble": "NONE",
+                "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
+PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
+              "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "H1.", "H2.", "I.", "I2."}
+IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
+FALSE_NAMES = {"inplace", "requires_grad"}
+
+
+def split_params(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "[": depth += 1
+        if ch == "]": depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur); cur = ""
+        else:
+            cur += ch
+    if cur: out.append(cur)
+    return out
+
+
+def argspec(name, kind, params, pnames, handler):
+    """One char per operand (receiver first for instance methods)."""
+    spec = "t" if kind == "instance" else ""
+    for i, p in enumerate(params):
+        pn = pnames[i] if i < len(pnames) else ""
+        if pn in IGNORED_NAMES or p in ("TorchSharp.torch+Device", "System.String[]", "TorchSharp.DeviceType"):
+            spec += "x"
+        elif pn in FALSE_NAMES:
+            spec += "X"
+        elif p == T:
+            spec += "o" if handler == "H_CLAMP" else "t"
+        elif p == "TorchSharp.torch+RoundingMode":
+            spec += "r"
+        elif p == "TorchSharp.Modules.GELU+Approximate":
+            spec += "g"
+        elif p in ("TorchSharp.torch+ScalarType", "System.Nullable`1[TorchSharp.torch+ScalarType]"):
+            spec += "d"
+        elif p == "System.Nullable`1[System.Double]":
+            spec += "F"
+        elif p == "System.Boolean" and pn in ("nanEqual", "equal_nan"):
+            spec += "b"
+        elif handler == "H_CLAMP" and p == "TorchSharp.Scalar":
+            spec += "p"
+        elif handler == "H_ALPHA" and pn == "alpha":
+            spec += "s"
+        elif p in ("TorchSharp.Scalar",) + tuple(PRIM_DTYPE):
+            # Scalars are operands of arithmetic; parameters of activations are attributes.
+            attr_ops = ("ELU", "CELU", "LEAKY_RELU", "HARDTANH", "SOFTPLUS", "ROUND", "NAN_TO_NUM", "ISCLOSE")
+            spec += "f" if NAMES[name][1] in attr_ops else "s"
+        else:
+            return None
+    return spec
+
+
+def main():
+    text = open(sys.argv[1], encoding="utf-8").read()
+    rows, sec = [], None
+    for line in text.splitlines():
+        if line.startswith("### "):
+            sec = line.split()[1]
+            continue
+        if sec not in SECTIONS or not line.startswith("| `"):
+            continue
+        cols = line.split(" | ")
+        m = re.match(r"\| (``?)(.*?)\1$", cols[0].strip() if cols[0].endswith("`") else cols[0].strip())
+        raw = cols[0][2:].strip()
+        key = raw.strip("`").strip()
+        kind = cols[1].strip()
+        notes = cols[-1]
+        pm = re.search(r"C# params: \(([^)]*)\)", notes)
+        pnames = [s.strip() for s in pm.group(1).split(",")] if pm else []
+        if pnames and pnames[0] == "this value":
+            pnames = pnames[1:]
+        km = re.match(r"^([\w.+`\[\]]+?)::(\w+)(?:\((.*)\))?$", key)
+        if not km:
+            continue
+        decl, name, plist = km.group(1), km.group(2), km.group(3)
+        params = split_params(plist) if plist else []
+        if sec == "I2.":
+            dt = DTYPE_FIELDS.get(name)
+            if dt:
+                rows.append((key, "H_DTYPE", "CONST", "", dt, 0))
+            continue
+        if name == "op_Implicit":
+            if decl == T and len(params) == 1 and params[0] in PRIM_DTYPE:
+                rows.append((key, "H_TENSOR", "TENSOR", "s", PRIM_DTYPE[params[0]], 0))
+            elif decl == "TorchSharp.Scalar" and params[0] in PRIM_DTYPE:
+                rows.append((key, "H_PASS", "CONST", "s", "NONE", 0))
+            continue
+        if name == "ToScalar":
+            if params and params[0] in PRIM_DTYPE:
+                rows.append((key, "H_PASS", "CONST", "s", "NONE", 0))
+            continue
+        if name not in NAMES:
+            continue
+        if decl == T and name in ("zeros", "ones", "full", "empty"):
+            continue
+        if name == "where" and len(params) == 1 and kind == "static":
+            continue  # torch.where(cond) = nonzero: not pointwise
+        if name == "type" and params and params[0].startswith("System.Func"):
+            continue
+        if name == "to" and params and params[0] in ("System.String", "TorchSharp.torch+Device", "TorchSharp.DeviceType"):
+            continue  # device moves
+        ent = NAMES[name]
+        handler, op = ent[0], ent[1]
+        extra = ent[2] if len(ent) > 2 else 0
+        dt = "NONE"
+        if isinstance(extra, str):
+            dt, extra = extra, 0
+        if handler == "H_TENSOR":
+            if not params or params[0] not in PRIM_DTYPE or len([p for p in params if p in PRIM_DTYPE]) > 1:
+                continue  # complex (real, imaginary) forms
+            dt = PRIM_DTYPE[params[0]]
+        if kind.startswith("instance property"):
+            kind = "instance"
+        spec = argspec(name, "instance" if kind == "instance" else "static", params, pnames, handler)
+        if spec is None:
+            continue
+        rows.append((key, handler, op, spec, dt, extra))
+    print("/* frontend/members.def — GENERATED by tools/gen_members.py from")
+    print(" * shared/spec/torchsharp-members.md; do not edit by hand.")
+    print(" *")
+    print(" *   KG_MEMBER(key, handler, op, argspec, dtype, extra)")
+    print(" *")
+    print(" * key: the exact member key of the spec. argspec: one char per operand, the")
+    print(" * receiver first for instance members: t tensor, o optional tensor (null ok),")
+    print(" * s scalar operand, p optional scalar, f float attribute (a constant), F nullable")
+    print(" * float attribute, b bool attribute, d dtype, r RoundingMode, g GELU approximate,")
+    print(" * x ignored (device, names), X must be false (inplace, requires_grad).")
+    print(" * Handlers are documented in frontend/members.c. */")
+    for key, h, op, spec, dt, extra in rows:
+        print(f'KG_MEMBER("{key}", {h}, {op}, "{spec}", {dt}, {extra})')
+
+
+main()
