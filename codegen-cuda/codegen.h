@@ -37,6 +37,8 @@ typedef struct kg_ts_opts {
  * a Python number first. Returns false (with a diagnostic) for a program it cannot
  * express. */
 bool kg_ts_emit(const kg_graph *g, const kg_ts_opts *opts, kg_strbuf *out, kg_diag *d);
+/* The Python function name kg_ts_emit gives the entry. */
+const char *kg_ts_entry_name(const kg_graph *g, kg_arena *a);
 /* The Python identifier used for parameter i of g (sanitized, unique). */
 const char *kg_ts_param_name(const kg_graph *g, uint32_t i, kg_arena *a);
 

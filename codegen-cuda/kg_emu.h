@@ -237,14 +237,59 @@ KG_EMU_ATOMIC_FNS(double, d)
 #define __threadfence() ((void)0)
 #define __threadfence_block() ((void)0)
 
-/* ---- running threads ---- */
+/* ---- running threads: one fiber per CUDA thread ---- */
+#if defined(__SANITIZE_ADDRESS__)
+#define KG_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KG_EMU_ASAN 1
+#endif
+#endif
+#if defined(KG_EMU_ASAN) && !defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+enum { /* fiber states */
+  KG_EMU_READY, /* runnable */
+  KG_EMU_BAR,   /* waiting at a __syncthreads barrier */
+  KG_EMU_WARP,  /* waiting in a warp operation for the other lanes of its mask */
+  KG_EMU_DONE,  /* returned from the kernel */
+};
+enum { /* warp operations; the shfl modes are PTX's */
+  KG_EMU_SHFL_IDX, KG_EMU_SHFL_UP, KG_EMU_SHFL_DOWN, KG_EMU_SHFL_XOR,
+  KG_EMU_BALLOT, KG_EMU_ANY, KG_EMU_ALL, KG_EMU_SYNCWARP,
+};
+enum { KG_EMU_STACK_KB = 64 }; /* per fiber, plus a guard page ($KGEN_EMU_STACK_KB) */
+
+typedef struct kg_emu_fiber {
+  ucontext_t ctx;
+  char *stack;     /* lowest usable byte; the guard page lies just below */
+  unsigned tid;    /* linear thread index in the block (x fastest) */
+  int state;       /* KG_EMU_READY ... */
+  int line;        /* source line of the barrier / warp operation it waits in */
+  int op;          /* barrier kind (0 plain, 1 count, 2 and, 3 or) or warp operation */
+  unsigned mask;   /* warp operation member mask */
+  int b, width;    /* shfl: source lane / delta / lane mask, and segment width */
+  uint64_t val;    /* contributed: shfl value bits, or vote / barrier predicate */
+  uint64_t res;    /* result, set when the operation completes */
+  void *fake;      /* ASan fake-stack handle while switched out */
+} kg_emu_fiber;
+
 typedef struct kg_emu_run {
   void (*fn)(void **);
   void **params;
-  unsigned nthreads; /* per block */
-  int order;         /* 0 forward, 1 reverse, 2 random */
-  uint64_t rng;      /* state for order 2 */
-  unsigned *perm;    /* nthreads entries: the order of the current pass */
+  unsigned n;          /* threads per block */
+  int order;           /* 0 forward, 1 reverse, 2 random */
+  uint64_t rng;        /* state for order 2 */
+  unsigned *perm;      /* n entries: the order of the current phase */
+  kg_emu_fiber *fibers;
+  char *stacks;        /* one mapping: n x (guard page + stack) */
+  size_t stacks_len, stack_size;
+  ucontext_t sched;    /* the block scheduler (kg_emu_launch's stack) */
+  kg_emu_fiber *cur;   /* running fiber, NULL in the scheduler */
+  void *sched_fake;
+  const void *sched_bottom;
+  size_t sched_size;
   char *err;
   size_t errlen;
   int failed;
@@ -258,7 +303,7 @@ static inline uint64_t kg_emu__rand(uint64_t *s) { /* splitmix64 */
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-static void kg_emu__fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void kg_emu__fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
 static void kg_emu__fail(const char *fmt, ...) {
   kg_emu_run *r = kg_emu__run;
   if (r->failed) return; /* keep the first error */
@@ -271,9 +316,27 @@ static void kg_emu__fail(const char *fmt, ...) {
     va_end(ap);
   }
 }
-/* The order threads of a block run in, for one pass (between two barriers). */
+/* "(x,y,z)" of linear thread index t, for messages. */
+static const char *kg_emu__tname(unsigned t, char buf[40]) {
+  snprintf(buf, 40, "(%u,%u,%u)", t % blockDim.x, (t / blockDim.x) % blockDim.y,
+           t / (blockDim.x * blockDim.y));
+  return buf;
+}
+static const char *kg_emu__opname(int op) {
+  switch (op) {
+  case KG_EMU_SHFL_IDX: return "__shfl_sync";
+  case KG_EMU_SHFL_UP: return "__shfl_up_sync";
+  case KG_EMU_SHFL_DOWN: return "__shfl_down_sync";
+  case KG_EMU_SHFL_XOR: return "__shfl_xor_sync";
+  case KG_EMU_BALLOT: return "__ballot_sync";
+  case KG_EMU_ANY: return "__any_sync";
+  case KG_EMU_ALL: return "__all_sync";
+  default: return "__syncwarp";
+  }
+}
+/* The order the block's threads run in, for one phase (between two barriers). */
 static void kg_emu__order(kg_emu_run *r) {
-  unsigned n = r->nthreads;
+  unsigned n = r->n;
   for (unsigned i = 0; i < n; i++) r->perm[i] = r->order == 1 ? n - 1 - i : i;
   if (r->order == 2)
     for (unsigned i = n; i > 1; i--) {
@@ -287,25 +350,301 @@ static inline void kg_emu__set_tid(unsigned t) {
   threadIdx.z = t / (blockDim.x * blockDim.y);
 }
 
-#define __syncthreads() kg_emu__syncthreads(__LINE__)
-static void kg_emu__syncthreads(int line) {
-  (void)line; /* sequential runner: barriers are no-ops */
+/* -- context switches: the only places that swap stacks -- */
+/* Scheduler -> fiber f; returns when f waits, finishes or fails. */
+static void kg_emu__enter(kg_emu_run *r, kg_emu_fiber *f) {
+  r->cur = f;
+  kg_emu__set_tid(f->tid);
+#ifdef KG_EMU_ASAN
+  __sanitizer_start_switch_fiber(&r->sched_fake, f->stack, r->stack_size);
+#endif
+  swapcontext(&r->sched, &f->ctx);
+#ifdef KG_EMU_ASAN
+  __sanitizer_finish_switch_fiber(r->sched_fake, NULL, NULL);
+#endif
+  r->cur = NULL;
 }
-#define __syncwarp(...) ((void)0)
-#define __trap() kg_emu__trap(__LINE__)
-static void kg_emu__trap(int line) {
-  kg_emu__fail("thread (%u,%u,%u) called __trap() at line %d", threadIdx.x, threadIdx.y,
-               threadIdx.z, line);
+/* Fiber f -> scheduler; returns when the scheduler resumes f (never when `last`). */
+static void kg_emu__leave(kg_emu_run *r, kg_emu_fiber *f, int last) {
+#ifdef KG_EMU_ASAN
+  __sanitizer_start_switch_fiber(last ? NULL : &f->fake, r->sched_bottom, r->sched_size);
+#else
+  (void)last;
+#endif
+  swapcontext(&f->ctx, &r->sched);
+#ifdef KG_EMU_ASAN
+  __sanitizer_finish_switch_fiber(f->fake, &r->sched_bottom, &r->sched_size);
+#endif
+}
+static void kg_emu__entry(void) {
+  kg_emu_run *r = kg_emu__run;
+  kg_emu_fiber *f = r->cur;
+#ifdef KG_EMU_ASAN
+  __sanitizer_finish_switch_fiber(NULL, &r->sched_bottom, &r->sched_size);
+#endif
+  r->fn(r->params);
+  f->state = KG_EMU_DONE;
+  kg_emu__leave(r, f, 1);
+  abort(); /* a finished fiber is never resumed */
+}
+/* Ends the calling fiber after a failure: the launch stops. */
+static void kg_emu__abandon(void) __attribute__((noreturn, unused));
+static void kg_emu__abandon(void) {
+  kg_emu_run *r = kg_emu__run;
+  kg_emu__leave(r, r->cur, 1);
+  abort();
 }
 
+/* -- barriers -- */
+/* kind: 0 __syncthreads, 1 _count, 2 _and, 3 _or; returns how many threads had pred != 0. */
+static int kg_emu__barrier(int line, int kind, int pred) __attribute__((unused));
+static int kg_emu__barrier(int line, int kind, int pred) {
+  kg_emu_run *r = kg_emu__run;
+  kg_emu_fiber *f = r->cur;
+  f->state = KG_EMU_BAR, f->line = line, f->op = kind, f->val = pred != 0;
+  kg_emu__leave(r, f, 0);
+  return (int)f->res;
+}
+#define __syncthreads() ((void)kg_emu__barrier(__LINE__, 0, 0))
+#define __syncthreads_count(p) kg_emu__barrier(__LINE__, 1, (p))
+#define __syncthreads_and(p) (kg_emu__barrier(__LINE__, 2, (p)) == (int)kg_emu__run->n)
+#define __syncthreads_or(p) (kg_emu__barrier(__LINE__, 3, (p)) != 0)
+
+/* -- warp operations -- */
+/* Completes the warp operation f waits in when every lane of its mask that has
+ * not exited waits in the same operation with the same mask; 1 when done. */
+static int kg_emu__warp_try(kg_emu_run *r, kg_emu_fiber *f) {
+  unsigned base = f->tid & ~31u, nl = r->n - base < 32 ? r->n - base : 32, part = 0;
+  kg_emu_fiber *w = r->fibers + base;
+  for (unsigned l = 0; l < nl; l++) {
+    if (!(f->mask >> l & 1u) || w[l].state == KG_EMU_DONE) continue; /* exited: not needed */
+    if (w[l].state != KG_EMU_WARP || w[l].op != f->op || w[l].mask != f->mask) return 0;
+    part |= 1u << l;
+  }
+  uint64_t ballot = 0;
+  for (unsigned l = 0; l < nl; l++)
+    if ((part >> l & 1u) && w[l].val) ballot |= 1ull << l;
+  for (unsigned l = 0; l < nl; l++) {
+    if (!(part >> l & 1u)) continue;
+    kg_emu_fiber *g = &w[l];
+    if (g->op <= KG_EMU_SHFL_XOR) { /* PTX shfl.sync: c = ((32 - width) << 8) | (up ? 0 : 31) */
+      int seg = (32 - g->width) & 31, bv = g->b & 31, L = (int)l;
+      int minl = L & seg, maxl = minl | ((g->op == KG_EMU_SHFL_UP ? 0 : 31) & ~seg), j = L, ok = 0;
+      switch (g->op) {
+      case KG_EMU_SHFL_UP: j = L - bv, ok = j >= maxl; break;
+      case KG_EMU_SHFL_DOWN: j = L + bv, ok = j <= maxl; break;
+      case KG_EMU_SHFL_XOR: j = L ^ bv, ok = j <= maxl; break;
+      default: j = minl | (bv & ~seg), ok = j <= maxl; break;
+      }
+      if (!ok) j = L; /* out of the segment: the caller's own value */
+      /* A source lane that does not take part gives an undefined value: poison. */
+      g->res = (part >> j & 1u) ? w[j].val : ~0ull;
+    } else if (g->op == KG_EMU_BALLOT) {
+      g->res = ballot;
+    } else if (g->op == KG_EMU_ANY) {
+      g->res = ballot != 0;
+    } else if (g->op == KG_EMU_ALL) {
+      g->res = ballot == part;
+    }
+  }
+  for (unsigned l = 0; l < nl; l++)
+    if (part >> l & 1u) w[l].state = KG_EMU_READY;
+  return 1;
+}
+static uint64_t kg_emu__warp(int op, unsigned mask, uint64_t val, int b, int width, int line)
+    __attribute__((unused));
+static uint64_t kg_emu__warp(int op, unsigned mask, uint64_t val, int b, int width, int line) {
+  kg_emu_run *r = kg_emu__run;
+  kg_emu_fiber *f = r->cur;
+  char tn[40];
+  if (!(mask >> (f->tid & 31u) & 1u)) {
+    kg_emu__fail("thread %s (lane %u) calls %s at line %d with mask %#x, which leaves it out",
+                 kg_emu__tname(f->tid, tn), f->tid & 31u, kg_emu__opname(op), line, mask);
+    kg_emu__abandon();
+  }
+  if (op <= KG_EMU_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1)))) {
+    kg_emu__fail("thread %s calls %s at line %d with width %d (a power of 2 in 1..32)",
+                 kg_emu__tname(f->tid, tn), kg_emu__opname(op), line, width);
+    kg_emu__abandon();
+  }
+  f->state = KG_EMU_WARP, f->op = op, f->mask = mask, f->val = val, f->b = b;
+  f->width = width, f->line = line;
+  if (!kg_emu__warp_try(r, f)) kg_emu__leave(r, f, 0);
+  return f->res;
+}
+#define KG_EMU__SHFL_FN(T, SUF)                                                           \
+  static inline T kg_emu__shfl_##SUF(int op, unsigned m, T v, int b, int w, int line) {  \
+    uint64_t u = 0, o;                                                                    \
+    T t;                                                                                  \
+    memcpy(&u, &v, sizeof v);                                                             \
+    o = kg_emu__warp(op, m, u, b, w, line);                                               \
+    memcpy(&t, &o, sizeof t);                                                             \
+    return t;                                                                             \
+  }
+KG_EMU__SHFL_FN(int, i)
+KG_EMU__SHFL_FN(unsigned int, u)
+KG_EMU__SHFL_FN(long, l)
+KG_EMU__SHFL_FN(unsigned long, ul)
+KG_EMU__SHFL_FN(long long, ll)
+KG_EMU__SHFL_FN(unsigned long long, ull)
+KG_EMU__SHFL_FN(float, f)
+KG_EMU__SHFL_FN(double, d)
+/* An optional trailing width (default warpSize), as in CUDA. */
+#define KG_EMU__SHFL(op, m, v, b, w, ...)                                              \
+  _Generic((v), unsigned int: kg_emu__shfl_u, long: kg_emu__shfl_l,                     \
+           unsigned long: kg_emu__shfl_ul, long long: kg_emu__shfl_ll,                  \
+           unsigned long long: kg_emu__shfl_ull, float: kg_emu__shfl_f,                 \
+           double: kg_emu__shfl_d, default: kg_emu__shfl_i)((op), (m), (v), (b), (w), __LINE__)
+#define __shfl_sync(m, v, ...) KG_EMU__SHFL(KG_EMU_SHFL_IDX, m, v, __VA_ARGS__, 32, 0)
+#define __shfl_up_sync(m, v, ...) KG_EMU__SHFL(KG_EMU_SHFL_UP, m, v, __VA_ARGS__, 32, 0)
+#define __shfl_down_sync(m, v, ...) KG_EMU__SHFL(KG_EMU_SHFL_DOWN, m, v, __VA_ARGS__, 32, 0)
+#define __shfl_xor_sync(m, v, ...) KG_EMU__SHFL(KG_EMU_SHFL_XOR, m, v, __VA_ARGS__, 32, 0)
+#define __ballot_sync(m, p) ((unsigned)kg_emu__warp(KG_EMU_BALLOT, (m), (p) != 0, 0, 32, __LINE__))
+#define __any_sync(m, p) ((int)kg_emu__warp(KG_EMU_ANY, (m), (p) != 0, 0, 32, __LINE__))
+#define __all_sync(m, p) ((int)kg_emu__warp(KG_EMU_ALL, (m), (p) != 0, 0, 32, __LINE__))
+/* __syncwarp() or __syncwarp(mask); a mask of 0 means the whole warp. */
+#define __syncwarp(...) kg_emu__syncwarp((unsigned)(__VA_ARGS__ + 0), __LINE__)
+static inline void kg_emu__syncwarp(unsigned m, int line) {
+  (void)kg_emu__warp(KG_EMU_SYNCWARP, m ? m : 0xffffffffu, 0, 0, 32, line);
+}
+/* The lanes of the caller's warp that have not exited. */
+static inline unsigned __activemask(void) {
+  kg_emu_run *r = kg_emu__run;
+  unsigned base = r->cur->tid & ~31u, m = 0;
+  for (unsigned l = 0; l < 32 && base + l < r->n; l++)
+    if (r->fibers[base + l].state != KG_EMU_DONE) m |= 1u << l;
+  return m;
+}
+
+#define __trap() kg_emu__trap(__LINE__)
+static void kg_emu__trap(int line) __attribute__((noreturn, unused));
+static void kg_emu__trap(int line) {
+  char tn[40];
+  kg_emu__fail("thread %s called __trap() at line %d", kg_emu__tname(kg_emu__run->cur->tid, tn),
+               line);
+  kg_emu__abandon();
+}
+
+/* -- the block scheduler -- */
+/* Nothing is runnable: explains why the block cannot go on. */
+static void kg_emu__stuck(kg_emu_run *r) {
+  char t1[40], t2[40];
+  kg_emu_fiber *w = NULL, *b = NULL, *d = NULL;
+  for (unsigned t = 0; t < r->n; t++) {
+    kg_emu_fiber *f = &r->fibers[t];
+    if (f->state == KG_EMU_WARP && !w) w = f;
+    if (f->state == KG_EMU_BAR && !b) b = f;
+    if (f->state == KG_EMU_DONE && !d) d = f;
+  }
+  if (w) { /* name a lane of its mask that is elsewhere */
+    unsigned base = w->tid & ~31u;
+    for (unsigned l = 0; l < 32 && base + l < r->n; l++) {
+      kg_emu_fiber *g = &r->fibers[base + l];
+      if (!(w->mask >> l & 1u) || g->state == KG_EMU_DONE) continue;
+      if (g->state == KG_EMU_BAR) {
+        kg_emu__fail("thread %s waits in %s at line %d (mask %#x) while thread %s of its mask "
+                     "waits at __syncthreads() at line %d",
+                     kg_emu__tname(w->tid, t1), kg_emu__opname(w->op), w->line, w->mask,
+                     kg_emu__tname(g->tid, t2), g->line);
+        return;
+      }
+      if (g->op != w->op || g->mask != w->mask) {
+        kg_emu__fail("threads of one warp disagree: thread %s is in %s at line %d with mask %#x, "
+                     "thread %s in %s at line %d with mask %#x",
+                     kg_emu__tname(w->tid, t1), kg_emu__opname(w->op), w->line, w->mask,
+                     kg_emu__tname(g->tid, t2), kg_emu__opname(g->op), g->line, g->mask);
+        return;
+      }
+    }
+    kg_emu__fail("thread %s waits forever in %s at line %d (mask %#x)", kg_emu__tname(w->tid, t1),
+                 kg_emu__opname(w->op), w->line, w->mask);
+  } else if (b && d) {
+    kg_emu__fail("divergent __syncthreads(): thread %s waits at line %d but thread %s has exited",
+                 kg_emu__tname(b->tid, t1), b->line, kg_emu__tname(d->tid, t2));
+  }
+}
 /* Runs every thread of the current block (blockIdx set); 0 on success. */
 static int kg_emu__run_block(kg_emu_run *r) {
-  kg_emu__order(r);
-  for (unsigned i = 0; i < r->nthreads && !r->failed; i++) {
-    kg_emu__set_tid(r->perm[i]);
-    r->fn(r->params);
+  for (unsigned t = 0; t < r->n; t++) {
+    kg_emu_fiber *f = &r->fibers[t];
+    f->tid = t, f->state = KG_EMU_READY, f->res = 0;
+    makecontext(&f->ctx, kg_emu__entry, 0);
   }
-  return r->failed ? -1 : 0;
+  kg_emu__order(r);
+  for (;;) {
+    int ran = 0;
+    for (unsigned i = 0; i < r->n && !r->failed; i++) {
+      kg_emu_fiber *f = &r->fibers[r->perm[i]];
+      if (f->state == KG_EMU_READY) kg_emu__enter(r, f), ran = 1;
+    }
+    if (r->failed) return -1;
+    if (ran) continue;
+    /* Nothing runnable. Warp operations whose missing lanes have exited complete. */
+    for (unsigned t = 0; t < r->n; t++)
+      if (r->fibers[t].state == KG_EMU_WARP) ran |= kg_emu__warp_try(r, &r->fibers[t]);
+    if (ran) continue;
+    unsigned done = 0, bar = 0, count = 0;
+    kg_emu_fiber *first = NULL;
+    for (unsigned t = 0; t < r->n; t++) {
+      kg_emu_fiber *f = &r->fibers[t];
+      done += f->state == KG_EMU_DONE;
+      if (f->state != KG_EMU_BAR) continue;
+      bar++, count += f->val != 0;
+      if (!first) first = f;
+      if (f->line != first->line || f->op != first->op) {
+        char t1[40], t2[40];
+        kg_emu__fail("divergent __syncthreads(): thread %s waits at line %d, thread %s at line %d",
+                     kg_emu__tname(first->tid, t1), first->line, kg_emu__tname(f->tid, t2), f->line);
+        return -1;
+      }
+    }
+    if (done == r->n) return 0;
+    if (bar != r->n) {
+      kg_emu__stuck(r);
+      return -1;
+    }
+    /* Every thread waits at the same barrier: release it; a new phase, a new order. */
+    for (unsigned t = 0; t < r->n; t++)
+      r->fibers[t].state = KG_EMU_READY, r->fibers[t].res = count;
+    kg_emu__order(r);
+  }
+}
+
+/* getcontext "returns twice" (-Wclobbered): alone in a function of its own. The
+ * context is only ever resumed after makecontext, so it never does return twice. */
+static __attribute__((noinline)) int kg_emu__getcontext(ucontext_t *c) { return getcontext(c); }
+/* Fiber stacks: one mapping, a guard page below each stack. */
+static int kg_emu__fibers_init(kg_emu_run *r) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), kb = KG_EMU_STACK_KB;
+#ifdef KG_EMU_ASAN
+  kb *= 4; /* instrumented frames are larger */
+#endif
+  const char *env = getenv("KGEN_EMU_STACK_KB");
+  if (env && atoi(env) > 0) kb = (size_t)atoi(env);
+  r->stack_size = (kb * 1024 + page - 1) / page * page;
+  r->stacks_len = (r->stack_size + page) * r->n;
+  r->perm = (unsigned *)malloc(r->n * sizeof(unsigned));
+  r->fibers = (kg_emu_fiber *)calloc(r->n, sizeof(kg_emu_fiber));
+  void *map = mmap(NULL, r->stacks_len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) return -1;
+  r->stacks = (char *)map;
+  if (!r->perm || !r->fibers) return -1;
+  for (unsigned t = 0; t < r->n; t++) {
+    kg_emu_fiber *f = &r->fibers[t];
+    char *slot = r->stacks + (size_t)t * (r->stack_size + page);
+    f->stack = slot + page;
+    if (mprotect(slot, page, PROT_NONE) || kg_emu__getcontext(&f->ctx)) return -1;
+    f->ctx.uc_stack.ss_sp = f->stack;
+    f->ctx.uc_stack.ss_size = r->stack_size;
+    f->ctx.uc_link = NULL;
+  }
+  return 0;
+}
+static void kg_emu__fibers_free(kg_emu_run *r) {
+  if (r->stacks) munmap(r->stacks, r->stacks_len);
+  free(r->fibers);
+  free(r->perm);
 }
 
 /* Poisons __shared__ storage (the kg_emu_shared section) at each block start. */
@@ -313,7 +652,7 @@ extern char __start_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
 extern char __stop_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
 
 /* Runs thread_fn(params) once per thread of the grid, block by block. Returns 0,
- * or -1 with a message in err. */
+ * or -1 with a message in err. Not reentrant from inside a kernel. */
 __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void **),
                                                          void **params, const unsigned grid[3],
                                                          const unsigned block[3], size_t dyn_smem,
@@ -333,33 +672,31 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
                grid[1], grid[2], block[0], block[1], block[2], order);
     return -1;
   }
-  kg_emu_run run;
-  memset(&run, 0, sizeof run);
-  run.fn = thread_fn, run.params = params, run.nthreads = (unsigned)nt;
-  run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
-  run.perm = (unsigned *)malloc(nt * sizeof(unsigned));
-  if (!run.perm) {
-    if (errlen) snprintf(err, errlen, "out of memory");
+  if (kg_emu__run) {
+    if (errlen) snprintf(err, errlen, "kg_emu_launch called from inside a kernel");
     return -1;
   }
-  kg_emu_run *saved_run = kg_emu__run;
+  kg_emu_run run;
+  memset(&run, 0, sizeof run);
+  run.fn = thread_fn, run.params = params, run.n = (unsigned)nt;
+  run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
+  int rc = kg_emu__fibers_init(&run);
+  if (rc && errlen) snprintf(err, errlen, "cannot set up %llu fibers (out of memory?)", nt);
   kg_emu_idx saved_idx = kg_emu__idx;
   kg_emu__run = &run;
   blockDim = make_uint3(block[0], block[1], block[2]);
   gridDim = make_uint3(grid[0], grid[1], grid[2]);
-  int rc = 0;
+  char *sh0 = __start_kg_emu_shared, *sh1 = __stop_kg_emu_shared;
   for (unsigned z = 0; z < grid[2] && !rc; z++)
     for (unsigned y = 0; y < grid[1] && !rc; y++)
       for (unsigned x = 0; x < grid[0] && !rc; x++) {
         blockIdx = make_uint3(x, y, z);
-        if (__start_kg_emu_shared && __stop_kg_emu_shared > __start_kg_emu_shared)
-          memset(__start_kg_emu_shared, 0xff,
-                 (size_t)(__stop_kg_emu_shared - __start_kg_emu_shared));
+        if (sh0 && sh1 > sh0) memset(sh0, 0xff, (size_t)(sh1 - sh0)); /* NaN / -1 */
         rc = kg_emu__run_block(&run);
       }
-  free(run.perm);
-  kg_emu__run = saved_run;
+  kg_emu__run = NULL;
   kg_emu__idx = saved_idx;
+  kg_emu__fibers_free(&run);
   return rc;
 }
 

@@ -31,8 +31,8 @@ const char *kg_fe_quote(kg_arena *arena, const char *s);
 void kg_fe_limits_resolve(const kg_fe_limits *lim, kg_fe_limits *out);
 
 enum {
-  KG_JSON_DEPTH_CAP = 1000,   /* cJSON's CJSON_NESTING_LIMIT: never ask for more */
-  KG_QUOTE_MAX = 60,          /* bytes of a user string quoted in a message */
+  KG_JSON_DEPTH_CAP = 1000, /* cJSON's CJSON_NESTING_LIMIT: never ask for more */
+  KG_QUOTE_MAX = 60,        /* bytes of a user string quoted in a message */
 };
 /* Total bytes of node paths; only a document both very deep and very wide gets near. */
 #define KG_PATH_BUDGET ((size_t)256 << 20)
@@ -63,13 +63,15 @@ void kg_fe_limits_resolve(const kg_fe_limits *lim, kg_fe_limits *out) {
   kg_fe_limits_default(out);
   if (!lim) return;
   if (lim->max_bytes) out->max_bytes = lim->max_bytes;
-  if (lim->max_depth) out->max_depth = lim->max_depth < KG_JSON_DEPTH_CAP ? lim->max_depth : KG_JSON_DEPTH_CAP;
+  if (lim->max_depth)
+    out->max_depth = lim->max_depth < KG_JSON_DEPTH_CAP ? lim->max_depth : KG_JSON_DEPTH_CAP;
   if (lim->max_nodes) out->max_nodes = lim->max_nodes;
   if (lim->max_rank) out->max_rank = lim->max_rank < KG_MAX_RANK ? lim->max_rank : KG_MAX_RANK;
 }
 
 const char *kg_fe_srcloc(kg_arena *arena, const kg_doc *doc, const kg_ast *n) {
-  if (!n || !doc || !n->has_loc || n->loc[0] < 0 || (uint32_t)n->loc[0] >= doc->n_files) return NULL;
+  if (!n || !doc || !n->has_loc || n->loc[0] < 0 || (uint32_t)n->loc[0] >= doc->n_files)
+    return NULL;
   return kg_arena_printf(arena, "%s:%d:%d", doc->files[n->loc[0]], (int)n->loc[1], (int)n->loc[2]);
 }
 
@@ -83,9 +85,12 @@ static void kg_sb_quoted(kg_strbuf *b, const char *s, size_t max) {
       kg_sb_puts(b, "...");
       return;
     }
-    if (c == '\\' || c == '\'') kg_sb_putc(b, '\\'), kg_sb_putc(b, (char)c);
-    else if (c < 0x20 || c == 0x7f) kg_sb_printf(b, "\\x%02x", c);
-    else kg_sb_putc(b, (char)c);
+    if (c == '\\' || c == '\'')
+      kg_sb_putc(b, '\\'), kg_sb_putc(b, (char)c);
+    else if (c < 0x20 || c == 0x7f)
+      kg_sb_printf(b, "\\x%02x", c);
+    else
+      kg_sb_putc(b, (char)c);
   }
 }
 
@@ -101,7 +106,8 @@ const char *kg_fe_quote(kg_arena *arena, const char *s) {
 static bool kg_is_ident(const char *s) {
   if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return false;
   for (s++; *s; s++)
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
       return false;
   return true;
 }
@@ -124,7 +130,16 @@ static void kg_linecol(const char *s, size_t off, size_t *line, size_t *col) {
 
 /* ---- stage 1: text → cJSON ---- */
 
+/* A strict RFC 8259 validator, run before cJSON: it enforces the nesting limit
+ * before anything recurses, reports every syntax error at its exact byte with a
+ * useful message (cJSON gives only a position, sometimes one byte late), and
+ * rejects what cJSON accepts silently: leading zeros, "1.", NUL and control
+ * bytes (cJSON skips them as whitespace), "\u0000" (it would cut strings short),
+ * invalid UTF-8 and unpaired surrogates. Numbers over 63 characters are refused
+ * as cJSON cannot read them. Iterative: an explicit stack of open brackets. */
 typedef struct kg_scan {
+  const unsigned char *s;
+  size_t n, i;
   bool bad;      /* a syntax error at `off`, described by `what` */
   bool too_deep; /* the nesting limit was exceeded at `off` */
   size_t off;
@@ -145,141 +160,284 @@ static size_t kg_utf8_len(const unsigned char *p, size_t n) {
   unsigned c = p[0], lo = 0x80, hi = 0xBF;
   size_t len;
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
-  else if (c == 0xE0) len = 3, lo = 0xA0;
-  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) len = 3;
-  else if (c == 0xED) len = 3, hi = 0x9F; /* no UTF-16 surrogates */
-  else if (c == 0xF0) len = 4, lo = 0x90;
-  else if (c >= 0xF1 && c <= 0xF3) len = 4;
-  else if (c == 0xF4) len = 4, hi = 0x8F; /* ≤ U+10FFFF */
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    len = 2;
+  else if (c == 0xE0)
+    len = 3, lo = 0xA0;
+  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+    len = 3;
+  else if (c == 0xED)
+    len = 3, hi = 0x9F; /* no UTF-16 surrogates */
+  else if (c == 0xF0)
+    len = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3)
+    len = 4;
+  else if (c == 0xF4)
+    len = 4, hi = 0x8F; /* ≤ U+10FFFF */
+  else
+    return 0;
   if (n < len || p[1] < lo || p[1] > hi) return 0;
   for (size_t i = 2; i < len; i++)
     if (p[i] < 0x80 || p[i] > 0xBF) return 0;
   return len;
 }
 
-/* Scans a string starting at s[i] == '"'; returns the index after it, or n after a failure. */
-static size_t kg_scan_string(const unsigned char *s, size_t n, size_t i, kg_scan *sc) {
-  size_t start = i++;
-  while (i < n) {
-    unsigned c = s[i];
-    if (c == '"') return i + 1;
+static bool kg_is_digit(unsigned c) { return c >= '0' && c <= '9'; }
+static bool kg_is_alpha(unsigned c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool kg_is_ws(unsigned c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static bool kg_is_punct(unsigned c) { return c && strchr(",:[]{}\"", (int)c); }
+
+/* The 4 hex digits of "\uXXXX" at s[i] == '\\'; -1 if malformed. */
+static long kg_hex4(const kg_scan *sc, size_t i) {
+  if (sc->n - i < 6 || sc->s[i] != '\\' || sc->s[i + 1] != 'u') return -1;
+  long v = 0;
+  for (size_t k = i + 2; k < i + 6; k++) {
+    unsigned c = sc->s[k];
+    int dg = kg_is_digit(c)                           ? (int)(c - '0')
+             : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (int)((c | 0x20) - 'a' + 10)
+                                                      : -1;
+    if (dg < 0) return -1;
+    v = v * 16 + dg;
+  }
+  return v;
+}
+
+/* An escape sequence at s[i] == '\\'; returns its length, 0 after a failure. */
+static size_t kg_scan_escape(kg_scan *sc, size_t i) {
+  unsigned e = i + 1 < sc->n ? sc->s[i + 1] : 0;
+  if (e && strchr("\"\\/bfnrt", (int)e)) return 2;
+  if (e != 'u') {
+    if (e > 0x20 && e < 0x7f)
+      kg_scan_fail(sc, i, "invalid escape sequence '\\%c'", e);
+    else
+      kg_scan_fail(sc, i, "invalid escape sequence");
+    return 0;
+  }
+  long u = kg_hex4(sc, i);
+  if (u < 0) {
+    kg_scan_fail(sc, i, "invalid \\u escape: expected 4 hex digits");
+    return 0;
+  }
+  if (u == 0) {
+    kg_scan_fail(sc, i, "\\u0000 (NUL) is not allowed in strings");
+    return 0;
+  }
+  if (u >= 0xDC00 && u <= 0xDFFF) {
+    kg_scan_fail(sc, i, "invalid \\u escape: unpaired low surrogate \\u%04lX", (unsigned long)u);
+    return 0;
+  }
+  if (u >= 0xD800 && u <= 0xDBFF) {
+    long lo = kg_hex4(sc, i + 6);
+    if (lo < 0xDC00 || lo > 0xDFFF) {
+      kg_scan_fail(sc, i, "invalid \\u escape: high surrogate \\u%04lX without a low surrogate",
+                   (unsigned long)u);
+      return 0;
+    }
+    return 12;
+  }
+  return 6;
+}
+
+/* A string at s[i] == '"'; moves past it. */
+static void kg_scan_string(kg_scan *sc) {
+  size_t start = sc->i, i = sc->i + 1;
+  while (i < sc->n) {
+    unsigned c = sc->s[i];
+    if (c == '"') {
+      sc->i = i + 1;
+      return;
+    }
+    size_t l;
     if (c == '\\') {
-      if (n - i >= 6 && s[i + 1] == 'u' && memcmp(s + i + 2, "0000", 4) == 0) {
-        kg_scan_fail(sc, i, "\\u0000 (NUL) is not allowed in strings");
-        return n;
-      }
-      i += 2;
-      continue;
-    }
-    if (c < 0x20) {
+      l = kg_scan_escape(sc, i);
+      if (!l) return;
+    } else if (c < 0x20) {
       kg_scan_fail(sc, i, "unescaped control character 0x%02x in a string", c);
-      return n;
-    }
-    size_t l = kg_utf8_len(s + i, n - i);
-    if (!l) {
+      return;
+    } else if (!(l = kg_utf8_len(sc->s + i, sc->n - i))) {
       kg_scan_fail(sc, i, "invalid UTF-8 byte 0x%02x in a string", c);
-      return n;
+      return;
     }
     i += l;
   }
   kg_scan_fail(sc, start, "unterminated string");
-  return n;
 }
 
-static void kg_scan_close(const char *text, kg_scan *sc, size_t i, size_t open_at) {
-  size_t line, col;
-  kg_linecol(text, open_at, &line, &col);
-  kg_scan_fail(sc, i, "'%c' does not close the '%c' opened at line %zu, column %zu", text[i],
-               text[open_at], line, col);
+/* The bytes of a token starting at i, up to a delimiter (for messages). */
+static int kg_token_len(const kg_scan *sc, size_t i) {
+  size_t m = 0;
+  while (i + m < sc->n && m < 24 && !kg_is_ws(sc->s[i + m]) && !kg_is_punct(sc->s[i + m]) &&
+         sc->s[i + m] >= 0x20 && sc->s[i + m] < 0x7f)
+    m++;
+  return (int)(m ? m : 1);
 }
 
-/* Brackets outside strings, with a stack of opening offsets (bounded by max_depth). */
-static void kg_json_scan(const char *text, size_t n, uint32_t max_depth, kg_scan *sc) {
-  const unsigned char *s = (const unsigned char *)text;
-  size_t open[KG_JSON_DEPTH_CAP];
-  uint32_t depth = 0;
-  bool ended = false, blank = true;
-  memset(sc, 0, sizeof *sc);
-  for (size_t i = 0; i < n && !sc->bad;) {
-    unsigned c = s[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      i++;
-      continue;
-    }
-    if (ended) {
-      if (c > 0x20 && c < 0x7f) kg_scan_fail(sc, i, "unexpected '%c' after the end of the document", c);
-      else kg_scan_fail(sc, i, "unexpected byte 0x%02x after the end of the document", c);
-      break;
-    }
-    blank = false;
-    if (c == '"') {
-      i = kg_scan_string(s, n, i, sc);
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      if (depth >= max_depth) {
-        sc->too_deep = true, sc->off = i;
-        return;
-      }
-      open[depth++] = i;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0) {
-        kg_scan_fail(sc, i, "unexpected '%c' with no open '%c'", c, c == '}' ? '{' : '[');
-        break;
-      }
-      if (c != (s[open[depth - 1]] == '{' ? '}' : ']')) {
-        kg_scan_close(text, sc, i, open[depth - 1]);
-        break;
-      }
-      if (--depth == 0) ended = true;
-    } else if (c < 0x20 || c == 0x7f) {
-      kg_scan_fail(sc, i, "unexpected control byte 0x%02x", c);
-      break;
-    }
+static void kg_scan_number(kg_scan *sc) {
+  const unsigned char *s = sc->s;
+  size_t i = sc->i, n = sc->n;
+  bool ok = true;
+  if (s[i] == '-') i++;
+  if (i < n && s[i] == '0')
     i++;
+  else if (i < n && kg_is_digit(s[i]))
+    while (i < n && kg_is_digit(s[i])) i++;
+  else
+    ok = false;
+  if (ok && i < n && s[i] == '.') {
+    ok = ++i < n && kg_is_digit(s[i]);
+    while (i < n && kg_is_digit(s[i])) i++;
+  }
+  if (ok && i < n && (s[i] == 'e' || s[i] == 'E')) {
+    if (++i < n && (s[i] == '+' || s[i] == '-')) i++;
+    ok = i < n && kg_is_digit(s[i]);
+    while (i < n && kg_is_digit(s[i])) i++;
+  }
+  if (ok && i < n && !kg_is_ws(s[i]) && !kg_is_punct(s[i])) ok = false;
+  if (!ok) {
+    kg_scan_fail(sc, sc->i, "invalid number '%.*s'", kg_token_len(sc, sc->i),
+                 (const char *)s + sc->i);
+  } else if (i - sc->i > 63) {
+    kg_scan_fail(sc, sc->i, "number too long (%zu characters; at most 63)", i - sc->i);
+  }
+  sc->i = i;
+}
+
+static void kg_scan_literal(kg_scan *sc) {
+  static const char *const lits[] = {"true", "false", "null"};
+  for (size_t k = 0; k < KG_COUNTOF(lits); k++) {
+    size_t m = strlen(lits[k]);
+    if (sc->n - sc->i >= m && memcmp(sc->s + sc->i, lits[k], m) == 0 &&
+        (sc->n - sc->i == m || !kg_is_alpha(sc->s[sc->i + m]))) {
+      sc->i += m;
+      return;
+    }
+  }
+  kg_scan_fail(sc, sc->i, "unexpected token '%.*s'", kg_token_len(sc, sc->i),
+               (const char *)sc->s + sc->i);
+}
+
+/* "'x'" for a printable byte, "byte 0xNN" otherwise, "end of input" past the end. */
+static const char *kg_scan_what(const kg_scan *sc, size_t i, char buf[16]) {
+  if (i >= sc->n) return "the end of input";
+  unsigned c = sc->s[i];
+  if (c > 0x20 && c < 0x7f)
+    snprintf(buf, 16, "'%c'", c);
+  else
+    snprintf(buf, 16, "byte 0x%02x", c);
+  return buf;
+}
+
+typedef enum kg_scan_state {
+  KG_SS_VALUE,      /* a value (top level, after ':' or after ',' in an array) */
+  KG_SS_FIRST_ITEM, /* after '[': a value or ']' */
+  KG_SS_FIRST_KEY,  /* after '{': a key or '}' */
+  KG_SS_KEY,        /* after ',' in an object: a key */
+  KG_SS_COLON,      /* after a key */
+  KG_SS_AFTER,      /* after a value: ',' or the closing bracket (or the end at top level) */
+} kg_scan_state;
+
+static void kg_json_scan(const char *text, size_t n, uint32_t max_depth, kg_scan *sc) {
+  size_t open[KG_JSON_DEPTH_CAP]; /* offsets of the open brackets */
+  uint32_t depth = 0;
+  kg_scan_state st = KG_SS_VALUE;
+  char b[16];
+  memset(sc, 0, sizeof *sc);
+  sc->s = (const unsigned char *)text, sc->n = n;
+  if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) sc->i = 3; /* a UTF-8 BOM, as cJSON */
+  while (!sc->bad) {
+    while (sc->i < n && kg_is_ws(sc->s[sc->i])) sc->i++;
+    if (sc->i >= n) break;
+    size_t i = sc->i;
+    unsigned c = sc->s[i];
+    bool in_obj = depth && sc->s[open[depth - 1]] == '{';
+    switch (st) {
+    case KG_SS_FIRST_KEY:
+    case KG_SS_KEY:
+      if (c == '"') {
+        kg_scan_string(sc);
+        st = KG_SS_COLON;
+      } else if (c == '}' && st == KG_SS_FIRST_KEY) {
+        depth--, sc->i++, st = KG_SS_AFTER;
+      } else if (c == '}') {
+        kg_scan_fail(sc, i, "trailing comma before '}'");
+      } else {
+        kg_scan_fail(sc, i, "expected a string key%s, found %s",
+                     st == KG_SS_FIRST_KEY ? " or '}'" : "", kg_scan_what(sc, i, b));
+      }
+      break;
+    case KG_SS_COLON:
+      if (c == ':')
+        sc->i++, st = KG_SS_VALUE;
+      else
+        kg_scan_fail(sc, i, "expected ':' after an object key, found %s", kg_scan_what(sc, i, b));
+      break;
+    case KG_SS_AFTER:
+      if (depth == 0) {
+        kg_scan_fail(sc, i, "unexpected %s after the end of the document", kg_scan_what(sc, i, b));
+      } else if (c == ',') {
+        sc->i++, st = in_obj ? KG_SS_KEY : KG_SS_VALUE;
+      } else if (c == (in_obj ? '}' : ']')) {
+        depth--, sc->i++;
+      } else {
+        size_t line, col;
+        kg_linecol(text, open[depth - 1], &line, &col);
+        kg_scan_fail(
+            sc, i,
+            "expected ',' or '%c' after %s, found %s (the '%c' opened at line %zu, column %zu)",
+            in_obj ? '}' : ']', in_obj ? "an object member" : "an array item",
+            kg_scan_what(sc, i, b), in_obj ? '{' : '[', line, col);
+      }
+      break;
+    case KG_SS_VALUE:
+    case KG_SS_FIRST_ITEM: {
+      if (c == ']' && st == KG_SS_FIRST_ITEM) {
+        depth--, sc->i++, st = KG_SS_AFTER;
+        break;
+      }
+      if (c == ']' && depth && !in_obj) {
+        kg_scan_fail(sc, i, "trailing comma before ']'");
+        break;
+      }
+      bool first = st == KG_SS_FIRST_ITEM;
+      st = KG_SS_AFTER;
+      if (c == '{' || c == '[') {
+        if (depth >= max_depth) {
+          sc->too_deep = true, sc->off = i;
+          return;
+        }
+        open[depth++] = i, sc->i++;
+        st = c == '{' ? KG_SS_FIRST_KEY : KG_SS_FIRST_ITEM;
+      } else if (c == '"') {
+        kg_scan_string(sc);
+      } else if (c == '-' || kg_is_digit(c)) {
+        kg_scan_number(sc);
+      } else if (kg_is_alpha(c)) {
+        kg_scan_literal(sc);
+      } else {
+        kg_scan_fail(sc, i, "expected a value%s, found %s", first ? " or ']'" : "",
+                     kg_scan_what(sc, i, b));
+      }
+      break;
+    }
+    }
   }
   if (sc->bad) return;
-  if (blank) {
-    kg_scan_fail(sc, n, "empty document");
-  } else if (depth > 0) {
+  if (depth > 0) {
     size_t line, col;
     kg_linecol(text, open[depth - 1], &line, &col);
-    kg_scan_fail(sc, n, "unexpected end of input: the '%c' opened at line %zu, column %zu is not closed",
+    kg_scan_fail(sc, n,
+                 "unexpected end of input: the '%c' opened at line %zu, column %zu is not closed",
                  text[open[depth - 1]], line, col);
-  }
-}
-
-/* What cJSON stopped at (it reports only a position). */
-static void kg_json_describe(const char *s, size_t n, size_t q, char *buf, size_t cap) {
-  if (q >= n) {
-    snprintf(buf, cap, "unexpected end of input");
-    return;
-  }
-  unsigned char c = (unsigned char)s[q];
-  if (c == '\\') {
-    unsigned char e = q + 1 < n ? (unsigned char)s[q + 1] : 0;
-    if (e > 0x20 && e < 0x7f) snprintf(buf, cap, "invalid escape sequence '\\%c'", e);
-    else snprintf(buf, cap, "invalid escape sequence");
-  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-    size_t m = 0;
-    while (q + m < n && m < 24 &&
-           ((s[q + m] >= 'a' && s[q + m] <= 'z') || (s[q + m] >= 'A' && s[q + m] <= 'Z')))
-      m++;
-    snprintf(buf, cap, "unexpected token '%.*s'", (int)m, s + q);
-  } else if (c > 0x20 && c < 0x7f) {
-    snprintf(buf, cap, "unexpected character '%c'", c);
-  } else {
-    snprintf(buf, cap, "unexpected byte 0x%02x", c);
+  } else if (st != KG_SS_AFTER) {
+    kg_scan_fail(sc, n, "empty document");
   }
 }
 
 static void kg_json_error(kg_diag *d, const char *text, size_t off, const char *what) {
   size_t line, col;
   kg_linecol(text, off, &line, &col);
-  kg_diag_add(d, KG_E_JSON, NULL, NULL, "malformed JSON at byte %zu (line %zu, column %zu): %s", off,
-              line, col, what);
+  kg_diag_add(d, KG_E_JSON, NULL, NULL, "malformed JSON at byte %zu (line %zu, column %zu): %s",
+              off, line, col, what);
 }
 
 /* Duplicate keys, checked over the whole tree; errors carry the object's path
@@ -291,16 +449,14 @@ typedef struct kg_dupck {
   bool found;
 } kg_dupck;
 
-static bool kg_loc_valid(const cJSON *files, const cJSON *loc, const char **file) {
-  if (!cJSON_IsArray(loc) || cJSON_GetArraySize(loc) != 5 || !cJSON_IsArray(files)) return false;
-  const cJSON *e = loc->child;
-  for (; e; e = e->next)
+/* A "loc" shaped [file, startLine, startCol, endLine, endCol] (the file index is
+ * checked only when an error needs it: cJSON arrays have no O(1) indexing). */
+static bool kg_loc_shaped(const cJSON *loc) {
+  if (!cJSON_IsArray(loc) || cJSON_GetArraySize(loc) != 5) return false;
+  for (const cJSON *e = loc->child; e; e = e->next)
     if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble <= 2147483647.0) ||
         e->valuedouble != floor(e->valuedouble))
       return false;
-  const cJSON *f = cJSON_GetArrayItem(files, (int)loc->child->valuedouble);
-  if (!cJSON_IsString(f)) return false;
-  *file = f->valuestring;
   return true;
 }
 
@@ -309,12 +465,14 @@ static int kg_strptr_cmp(const void *a, const void *b) {
 }
 
 static void kg_dup_report(kg_dupck *c, const char *key, const cJSON *loc) {
-  const char *file = NULL;
+  const cJSON *file = loc && cJSON_IsArray(c->files)
+                          ? cJSON_GetArrayItem(c->files, (int)loc->child->valuedouble)
+                          : NULL;
   char *where = NULL;
-  if (loc && kg_loc_valid(c->files, loc, &file)) {
+  if (cJSON_IsString(file)) {
     kg_strbuf w;
     kg_sb_init(&w);
-    kg_sb_printf(&w, "%s:%d:%d", file, (int)loc->child->next->valuedouble,
+    kg_sb_printf(&w, "%s:%d:%d", file->valuestring, (int)loc->child->next->valuedouble,
                  (int)loc->child->next->next->valuedouble);
     where = kg_sb_take(&w);
   }
@@ -355,15 +513,16 @@ static void kg_dup_walk(kg_dupck *c, const cJSON *j, const cJSON *loc) {
   size_t mark = c->path.len;
   if (cJSON_IsObject(j)) {
     const cJSON *own = cJSON_GetObjectItemCaseSensitive(j, "loc");
-    const char *file;
-    if (own && kg_loc_valid(c->files, own, &file)) loc = own;
+    if (kg_loc_shaped(own)) loc = own;
     kg_dup_object(c, j, loc);
   }
   int i = 0;
   for (const cJSON *e = j->child; e; e = e->next, i++) {
     if (!cJSON_IsObject(e) && !cJSON_IsArray(e)) continue;
-    if (cJSON_IsObject(j)) kg_sb_path_key(&c->path, e->string);
-    else kg_sb_printf(&c->path, "[%d]", i);
+    if (cJSON_IsObject(j))
+      kg_sb_path_key(&c->path, e->string);
+    else
+      kg_sb_printf(&c->path, "[%d]", i);
     kg_dup_walk(c, e, loc);
     c->path.len = mark, c->path.s[mark] = 0;
   }
@@ -384,9 +543,14 @@ cJSON *kg_fe_json_parse(const char *text, size_t len, const kg_fe_limits *lim, k
   if (sc.too_deep) {
     size_t line, col;
     kg_linecol(text, sc.off, &line, &col);
-    kg_diag_add(d, KG_E_LIMIT, NULL, NULL,
-                "JSON nesting deeper than the limit of %u (max_depth) at byte %zu (line %zu, column %zu)",
-                l.max_depth, sc.off, line, col);
+    kg_diag_add(
+        d, KG_E_LIMIT, NULL, NULL,
+        "JSON nesting deeper than the limit of %u (max_depth) at byte %zu (line %zu, column %zu)",
+        l.max_depth, sc.off, line, col);
+    return NULL;
+  }
+  if (sc.bad) {
+    kg_json_error(d, text, sc.off, sc.what);
     return NULL;
   }
   /* cJSON wants the terminating NUL inside the length to reject trailing text. */
@@ -395,22 +559,15 @@ cJSON *kg_fe_json_parse(const char *text, size_t len, const kg_fe_limits *lim, k
   buf[len] = 0;
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-  size_t q = root || !end ? len : (size_t)(end - buf);
+  size_t q = end ? (size_t)(end - buf) : 0;
   free(buf);
-  if (!root || sc.bad) {
-    /* Report the earlier of the scanner's and cJSON's findings (the scanner's on a tie:
-     * its message says more). */
-    if (sc.bad && (root || sc.off <= q)) {
-      kg_json_error(d, text, sc.off, sc.what);
-    } else {
-      char what[96];
-      kg_json_describe(text, len, q, what, sizeof what);
-      kg_json_error(d, text, q, what);
-    }
-    cJSON_Delete(root);
+  if (!root) { /* not expected after the validator (out of memory?): say where cJSON stopped */
+    kg_json_error(d, text, q, "cJSON could not parse the document here");
     return NULL;
   }
-  kg_dupck c = {.d = d, .files = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "files") : NULL};
+  kg_dupck c = {.d = d,
+                .files =
+                    cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "files") : NULL};
   kg_sb_init(&c.path);
   kg_sb_putc(&c.path, '$');
   kg_dup_walk(&c, root, NULL);
@@ -440,10 +597,12 @@ static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_as
 static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
                       const char *fmt, ...) {
   va_list ap;
+  uint32_t max = r->d->max_errors ? r->d->max_errors : 20;
+  r->n_errors++;
+  if (r->d->n >= max) return; /* kg_diag keeps no more: skip building the location */
   va_start(ap, fmt);
   kg_diag_vadd(r->d, code, path, kg_fe_srcloc(r->arena, r->doc, at), fmt, ap);
   va_end(ap);
-  r->n_errors++;
 }
 
 /* base + ".key" (when key) + "[idx]" (when idx >= 0), in the arena. */
@@ -486,9 +645,21 @@ static const char *kg_num_text(kg_arena *a, double v) {
 /* How a found value reads in a message: the number itself, the string quoted, or its JSON type. */
 static const char *kg_rd_found(kg_rd *r, const cJSON *j) {
   if (cJSON_IsNumber(j)) return kg_num_text(r->arena, j->valuedouble);
-  if (cJSON_IsString(j)) return kg_arena_printf(r->arena, "the string '%s'", kg_fe_quote(r->arena, j->valuestring));
+  if (cJSON_IsString(j))
+    return kg_arena_printf(r->arena, "the string '%s'", kg_fe_quote(r->arena, j->valuestring));
   if (cJSON_IsBool(j)) return cJSON_IsTrue(j) ? "true" : "false";
+  if (cJSON_IsArray(j)) {
+    int n = cJSON_GetArraySize(j);
+    return kg_arena_printf(r->arena, "an array of %d item%s", n, n == 1 ? "" : "s");
+  }
   return kg_jtype(j);
+}
+
+/* A number or string value as written, for "does not fit" messages. */
+static const char *kg_rd_valtext(kg_rd *r, const cJSON *j) {
+  if (cJSON_IsString(j))
+    return kg_arena_printf(r->arena, "'%s'", kg_fe_quote(r->arena, j->valuestring));
+  return kg_rd_found(r, j);
 }
 
 /* An integer held exactly by a JSON number (|v| < 2^53). */
@@ -516,8 +687,8 @@ static const cJSON *kg_req(kg_rd *r, const cJSON *j, const char *key, const char
 
 static void kg_bad_field(kg_rd *r, const cJSON *f, const char *key, const char *want,
                          const char *path, const kg_ast *at) {
-  kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at, "field '%s' must be %s, found %s", key,
-            want, kg_rd_found(r, f));
+  kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at, "field '%s' must be %s, found %s",
+            key, want, kg_rd_found(r, f));
 }
 
 static const char *kg_req_str(kg_rd *r, const cJSON *j, const char *key, const char *what,
@@ -543,7 +714,8 @@ static bool kg_req_int(kg_rd *r, const cJSON *j, const char *key, const char *wh
   const cJSON *f = kg_req(r, j, key, what, path, at);
   if (!f) return false;
   if (!kg_jint(f, out) || *out < lo || *out > hi) {
-    const char *want = kg_arena_printf(r->arena, "an integer from %lld to %lld", (long long)lo, (long long)hi);
+    const char *want =
+        kg_arena_printf(r->arena, "an integer from %lld to %lld", (long long)lo, (long long)hi);
     kg_bad_field(r, f, key, want, path, at);
     return false;
   }
@@ -560,7 +732,9 @@ static const cJSON *kg_req_array(kg_rd *r, const cJSON *j, const char *key, cons
   return f;
 }
 
-static const char *kg_plural(uint32_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+static const char *kg_plural(uint32_t n, const char *one, const char *many) {
+  return n == 1 ? one : many;
+}
 
 /* An array of type strings at path.key (f already checked to be an array). */
 static const char **kg_rd_strings(kg_rd *r, const cJSON *f, const char *key, const char *path,
@@ -568,7 +742,8 @@ static const char **kg_rd_strings(kg_rd *r, const cJSON *f, const char *key, con
   uint32_t n = (uint32_t)cJSON_GetArraySize(f), i = 0;
   const char **v = kg_arena_alloc(r->arena, (n ? n : 1) * sizeof *v);
   for (const cJSON *e = f->child; e; e = e->next, i++) {
-    if (cJSON_IsString(e) && e->valuestring[0]) v[i] = kg_arena_strdup(r->arena, e->valuestring);
+    if (cJSON_IsString(e) && e->valuestring[0])
+      v[i] = kg_arena_strdup(r->arena, e->valuestring);
     else
       kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, (long)i), at,
                 "'%s' items must be non-empty type strings, found %s", key, kg_rd_found(r, e));
@@ -608,6 +783,7 @@ static const struct kg_prim_type {
     {"System.UInt64", KG_TY_UINT64, 0, 0},
     {"System.Single", KG_TY_SINGLE, 0, 0},
     {"System.Double", KG_TY_DOUBLE, 0, 0},
+    {"System.Half", KG_TY_DOUBLE, 0, 0}, /* not in the spec; rounded to half by its users */
     {"Microsoft.FSharp.Core.Unit", KG_TY_UNIT, 0, 0},
     {"System.String", KG_TY_STRING, 0, 0},
 };
@@ -660,29 +836,37 @@ static void kg_rd_int64(kg_rd *r, const cJSON *f, const char *tyname, bool is_si
   if (cJSON_IsNumber(f)) {
     double v = f->valuedouble;
     if (v != floor(v) || !isfinite(v)) {
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f), tyname);
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f),
+                tyname);
     } else if (!(fabs(v) < KG_TWO_53)) {
-      kg_rd_err(r, KG_E_FORMAT, path, at,
-                "%s value %s is a JSON number of magnitude 2^53 or more, which a double cannot hold "
-                "exactly: write it as a string of digits",
-                tyname, kg_rd_found(r, f));
+      kg_rd_err(
+          r, KG_E_FORMAT, path, at,
+          "%s value %s is a JSON number of magnitude 2^53 or more, which a double cannot hold "
+          "exactly: write it as a string of digits",
+          tyname, kg_rd_found(r, f));
     } else if (!kg_set_int64(out, v < 0, (uint64_t)fabs(v), is_signed)) {
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
     }
     return;
   }
   bool neg;
   uint64_t mag;
   if (!cJSON_IsString(f)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer or a string of digits, found %s",
-              tyname, kg_rd_found(r, f));
+    kg_rd_err(r, KG_E_FORMAT, path, at,
+              "a %s value must be a JSON integer or a string of digits, found %s", tyname,
+              kg_rd_found(r, f));
   } else if (!kg_parse_digits(f->valuestring, &neg, &mag)) {
     bool digits = f->valuestring[0] != 0;
-    for (const char *s = f->valuestring + (f->valuestring[0] == '-'); *s; s++) digits &= *s >= '0' && *s <= '9';
-    if (digits) kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
-    else kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value given as a string must be a string of digits, found %s", tyname, kg_rd_found(r, f));
+    for (const char *s = f->valuestring + (f->valuestring[0] == '-'); *s; s++)
+      digits &= *s >= '0' && *s <= '9';
+    if (digits)
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
+    else
+      kg_rd_err(r, KG_E_FORMAT, path, at,
+                "a %s value given as a string must be a string of digits, found %s", tyname,
+                kg_rd_found(r, f));
   } else if (!kg_set_int64(out, neg, mag, is_signed)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_found(r, f), tyname);
+    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
   }
 }
 
@@ -691,16 +875,22 @@ static void kg_rd_float(kg_rd *r, const cJSON *f, const char *tyname, bool singl
                         const kg_ast *at, kg_value *out) {
   out->kind = KG_VAL_FLOAT;
   if (cJSON_IsString(f)) {
-    if (strcmp(f->valuestring, "NaN") == 0) out->f = NAN;
-    else if (strcmp(f->valuestring, "Infinity") == 0) out->f = INFINITY;
-    else if (strcmp(f->valuestring, "-Infinity") == 0) out->f = -INFINITY;
+    if (strcmp(f->valuestring, "NaN") == 0)
+      out->f = NAN;
+    else if (strcmp(f->valuestring, "Infinity") == 0)
+      out->f = INFINITY;
+    else if (strcmp(f->valuestring, "-Infinity") == 0)
+      out->f = -INFINITY;
     else
-      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value given as a string must be \"NaN\", \"Infinity\" or \"-Infinity\", found %s",
-                tyname, kg_rd_found(r, f));
+      kg_rd_err(
+          r, KG_E_FORMAT, path, at,
+          "a %s value given as a string must be \"NaN\", \"Infinity\" or \"-Infinity\", found %s",
+          tyname, kg_rd_found(r, f));
     return;
   }
   if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON number or \"NaN\", \"Infinity\", \"-Infinity\", found %s",
+    kg_rd_err(r, KG_E_FORMAT, path, at,
+              "a %s value must be a JSON number or \"NaN\", \"Infinity\", \"-Infinity\", found %s",
               tyname, kg_rd_found(r, f));
     return;
   }
@@ -713,8 +903,8 @@ static void kg_rd_float(kg_rd *r, const cJSON *f, const char *tyname, bool singl
   out->f = single ? (double)(float)v : v;
 }
 
-static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path, const kg_ast *at,
-                        kg_value *out);
+static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path,
+                        const kg_ast *at, kg_value *out);
 
 /* The object forms: {"enum": n, "name": s}, {"array": [...]}, {"opaque": true}. */
 static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const char *path,
@@ -723,8 +913,9 @@ static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const c
   const cJSON *ar = cJSON_GetObjectItemCaseSensitive(f, "array");
   const cJSON *op = cJSON_GetObjectItemCaseSensitive(f, "opaque");
   if ((en != NULL) + (ar != NULL) + (op != NULL) != 1) {
-    kg_rd_err(r, KG_E_FORMAT, path, at,
-              "a value object must have exactly one of the fields \"enum\", \"array\" or \"opaque\"");
+    kg_rd_err(
+        r, KG_E_FORMAT, path, at,
+        "a value object must have exactly one of the fields \"enum\", \"array\" or \"opaque\"");
     return;
   }
   if (op) {
@@ -741,7 +932,8 @@ static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const c
       return;
     }
     if (n < 3 || strcmp(ty + n - 2, "[]") != 0) {
-      kg_rd_err(r, KG_E_FORMAT, path, at, "an {\"array\": [...]} value needs an array type (\"T[]\"), not '%s'",
+      kg_rd_err(r, KG_E_FORMAT, path, at,
+                "an {\"array\": [...]} value needs an array type (\"T[]\"), not '%s'",
                 kg_fe_quote(r->arena, ty));
       return;
     }
@@ -755,24 +947,27 @@ static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const c
   }
 }
 
-static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path, const kg_ast *at,
-                        kg_value *out) {
+static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path,
+                        const kg_ast *at, kg_value *out) {
   const struct kg_prim_type *p = kg_prim_type(ty);
   memset(out, 0, sizeof *out);
   switch (p ? p->cls : KG_TY_OTHER) {
   case KG_TY_BOOL:
-    if (!cJSON_IsBool(f)) kg_rd_err(r, KG_E_FORMAT, path, at, "a System.Boolean value must be true or false, found %s", kg_rd_found(r, f));
+    if (!cJSON_IsBool(f))
+      kg_rd_err(r, KG_E_FORMAT, path, at, "a System.Boolean value must be true or false, found %s",
+                kg_rd_found(r, f));
     out->kind = KG_VAL_BOOL, out->b = cJSON_IsTrue(f);
     return;
   case KG_TY_INT:
     out->kind = KG_VAL_INT;
     if (!cJSON_IsNumber(f))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer, found %s", ty, kg_rd_found(r, f));
+      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer, found %s", ty,
+                kg_rd_found(r, f));
     else if (f->valuedouble != floor(f->valuedouble) || !isfinite(f->valuedouble))
       kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f), ty);
     else if (!(f->valuedouble >= (double)p->lo && f->valuedouble <= (double)p->hi))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s (%lld to %lld)", kg_rd_found(r, f), ty,
-                (long long)p->lo, (long long)p->hi);
+      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s (%lld to %lld)",
+                kg_rd_found(r, f), ty, (long long)p->lo, (long long)p->hi);
     else
       out->i = (int64_t)f->valuedouble, out->u = (uint64_t)out->i;
     return;
@@ -781,22 +976,31 @@ static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *pa
   case KG_TY_SINGLE:
   case KG_TY_DOUBLE: kg_rd_float(r, f, ty, p->cls == KG_TY_SINGLE, path, at, out); return;
   case KG_TY_UNIT:
-    if (!cJSON_IsNull(f)) kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be null, found %s", ty, kg_rd_found(r, f));
+    if (!cJSON_IsNull(f))
+      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be null, found %s", ty,
+                kg_rd_found(r, f));
     out->kind = KG_VAL_NULL;
     return;
   case KG_TY_STRING:
-    if (cJSON_IsString(f)) out->kind = KG_VAL_STRING, out->s = kg_arena_strdup(r->arena, f->valuestring);
-    else if (cJSON_IsNull(f)) out->kind = KG_VAL_NULL;
-    else kg_rd_err(r, KG_E_FORMAT, path, at, "a System.String value must be a string or null, found %s", kg_rd_found(r, f));
-    return;
-  case KG_TY_OTHER:
-    if (cJSON_IsNull(f)) out->kind = KG_VAL_NULL;
-    else if (cJSON_IsObject(f)) kg_rd_value_object(r, f, ty, path, at, out);
+    if (cJSON_IsString(f))
+      out->kind = KG_VAL_STRING, out->s = kg_arena_strdup(r->arena, f->valuestring);
+    else if (cJSON_IsNull(f))
+      out->kind = KG_VAL_NULL;
     else
       kg_rd_err(r, KG_E_FORMAT, path, at,
-                "a value of type '%s' must be null, {\"enum\": n, \"name\": s}, {\"array\": [...]} or "
-                "{\"opaque\": true}, found %s",
-                kg_fe_quote(r->arena, ty), kg_rd_found(r, f));
+                "a System.String value must be a string or null, found %s", kg_rd_found(r, f));
+    return;
+  case KG_TY_OTHER:
+    if (cJSON_IsNull(f))
+      out->kind = KG_VAL_NULL;
+    else if (cJSON_IsObject(f))
+      kg_rd_value_object(r, f, ty, path, at, out);
+    else
+      kg_rd_err(
+          r, KG_E_FORMAT, path, at,
+          "a value of type '%s' must be null, {\"enum\": n, \"name\": s}, {\"array\": [...]} or "
+          "{\"opaque\": true}, found %s",
+          kg_fe_quote(r->arena, ty), kg_rd_found(r, f));
     return;
   }
 }
@@ -813,8 +1017,10 @@ typedef enum kg_member_form {
 static kg_member *kg_rd_member(kg_rd *r, const cJSON *m, const char *path, const kg_ast *at,
                                kg_member_form form) {
   if (!cJSON_IsObject(m)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "expected a member object {\"decl\", \"name\", \"static\", \"params\", ...}, found %s",
-              kg_rd_found(r, m));
+    kg_rd_err(
+        r, KG_E_FORMAT, path, at,
+        "expected a member object {\"decl\", \"name\", \"static\", \"params\", ...}, found %s",
+        kg_rd_found(r, m));
     return NULL;
   }
   uint32_t errs = r->n_errors;
@@ -822,20 +1028,31 @@ static kg_member *kg_rd_member(kg_rd *r, const cJSON *m, const char *path, const
   mb->decl = kg_req_str(r, m, "decl", "a member", path, at, true);
   mb->name = kg_req_str(r, m, "name", "a member", path, at, true);
   mb->is_static = kg_req_bool(r, m, "static", "a member", path, at);
-  const cJSON *ps = form == KG_MF_FIELD ? kg_opt(m, "params") : kg_req(r, m, "params", "a member", path, at);
-  if (ps && !cJSON_IsArray(ps)) kg_bad_field(r, ps, "params", "an array of type strings", path, at);
-  else if (ps) mb->params = kg_rd_strings(r, ps, "params", path, at, &mb->n_params);
+  const cJSON *ps =
+      form == KG_MF_FIELD ? kg_opt(m, "params") : kg_req(r, m, "params", "a member", path, at);
+  if (ps && !cJSON_IsArray(ps))
+    kg_bad_field(r, ps, "params", "an array of type strings", path, at);
+  else if (ps)
+    mb->params = kg_rd_strings(r, ps, "params", path, at, &mb->n_params);
   const cJSON *ret = kg_opt(m, "ret");
-  if (ret && !cJSON_IsString(ret)) kg_bad_field(r, ret, "ret", "a type string or null", path, at);
-  else if (ret) mb->ret = kg_arena_strdup(r->arena, ret->valuestring);
+  if (ret && !cJSON_IsString(ret))
+    kg_bad_field(r, ret, "ret", "a type string or null", path, at);
+  else if (ret)
+    mb->ret = kg_arena_strdup(r->arena, ret->valuestring);
   const cJSON *ga = kg_opt(m, "genericArgs");
-  if (ga && !cJSON_IsArray(ga)) kg_bad_field(r, ga, "genericArgs", "an array of type strings", path, at);
-  else if (ga) mb->generic_args = kg_rd_strings(r, ga, "genericArgs", path, at, &mb->n_generic_args);
+  if (ga && !cJSON_IsArray(ga))
+    kg_bad_field(r, ga, "genericArgs", "an array of type strings", path, at);
+  else if (ga)
+    mb->generic_args = kg_rd_strings(r, ga, "genericArgs", path, at, &mb->n_generic_args);
   if (r->n_errors != errs) return mb;
 
   kg_strbuf k;
   kg_sb_init(&k);
-  kg_sb_printf(&k, "%s::%s%s", mb->decl, form == KG_MF_GET ? "get_" : form == KG_MF_SET ? "set_" : "", mb->name);
+  kg_sb_printf(&k, "%s::%s%s", mb->decl,
+               form == KG_MF_GET   ? "get_"
+               : form == KG_MF_SET ? "set_"
+                                   : "",
+               mb->name);
   if (form != KG_MF_FIELD) {
     kg_sb_putc(&k, '(');
     for (uint32_t i = 0; i < mb->n_params; i++) {
@@ -863,14 +1080,18 @@ static const char *const kg_node_whats[KG_AST__COUNT] = {
 static const char *kg_node_what(const kg_ast *n) { return kg_node_whats[n->k]; }
 
 /* A required field of node n, or NULL after an error (the message names the kind). */
-static const cJSON *kg_nreq(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at) {
+static const cJSON *kg_nreq(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key,
+                            const kg_ast *at) {
   const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, key);
-  if (!f) kg_rd_err(r, KG_E_FORMAT, n->path, at, "%s node is missing required field '%s'", kg_ast_kind_name(n->k), key);
+  if (!f)
+    kg_rd_err(r, KG_E_FORMAT, n->path, at, "%s is missing required field '%s'", kg_node_what(n),
+              key);
   return f;
 }
 
 /* A required child node n.key. */
-static kg_ast *kg_rd_kid(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at) {
+static kg_ast *kg_rd_kid(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key,
+                         const kg_ast *at) {
   const cJSON *f = kg_nreq(r, j, n, key, at);
   return f ? kg_rd_node(r, f, kg_rd_path(r, n->path, key, -1), at) : NULL;
 }
@@ -893,8 +1114,8 @@ static kg_ast **kg_rd_node_list(kg_rd *r, const cJSON *f, const kg_ast *n, const
 }
 
 /* A required array-of-nodes field. */
-static kg_ast **kg_rd_kids(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key, const kg_ast *at,
-                           uint32_t *count) {
+static kg_ast **kg_rd_kids(kg_rd *r, const cJSON *j, const kg_ast *n, const char *key,
+                           const kg_ast *at, uint32_t *count) {
   const cJSON *f = kg_nreq(r, j, n, key, at);
   *count = 0;
   if (!f) return NULL;
@@ -915,8 +1136,8 @@ static void kg_rd_var(kg_rd *r, const cJSON *j, const char *key, const char *pat
     kg_bad_field(r, f, key, "a variable index (an integer)", path, at);
   } else if (v < 0 || v >= (int64_t)r->doc->n_vars) {
     kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at,
-              "variable index %lld is out of range (\"vars\" has %u %s)", (long long)v, r->doc->n_vars,
-              kg_plural(r->doc->n_vars, "entry", "entries"));
+              "variable index %lld is out of range (\"vars\" has %u %s)", (long long)v,
+              r->doc->n_vars, kg_plural(r->doc->n_vars, "entry", "entries"));
   } else {
     *out = (uint32_t)v;
   }
@@ -926,8 +1147,8 @@ static void kg_rd_node_var(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at
   if (kg_nreq(r, j, n, "var", at)) kg_rd_var(r, j, "var", n->path, kg_node_what(n), at, &n->var);
 }
 
-static void kg_rd_member_field(kg_rd *r, const cJSON *j, kg_ast *n, const char *key, const kg_ast *at,
-                               kg_member_form form) {
+static void kg_rd_member_field(kg_rd *r, const cJSON *j, kg_ast *n, const char *key,
+                               const kg_ast *at, kg_member_form form) {
   const cJSON *f = kg_nreq(r, j, n, key, at);
   if (f) n->member = kg_rd_member(r, f, kg_rd_path(r, n->path, key, -1), at, form);
 }
@@ -945,7 +1166,8 @@ static void kg_rd_loc(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *up) {
   const char *lp = kg_rd_path(r, n->path, "loc", -1);
   if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != 5) {
     kg_rd_err(r, KG_E_FORMAT, lp, up,
-              "field 'loc' must be an array of 5 integers [file, startLine, startCol, endLine, endCol], found %s",
+              "field 'loc' must be an array of 5 integers [file, startLine, startCol, endLine, "
+              "endCol], found %s",
               kg_rd_found(r, f));
     return;
   }
@@ -988,7 +1210,8 @@ static void kg_rd_bindings(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at
   for (const cJSON *b = f->child; b && !r->stop; b = b->next, i++) {
     const char *bp = kg_rd_path(r, n->path, "bindings", (long)i);
     if (!cJSON_IsObject(b)) {
-      kg_rd_err(r, KG_E_FORMAT, bp, at, "a binding must be an object {\"var\", \"value\"}, found %s", kg_rd_found(r, b));
+      kg_rd_err(r, KG_E_FORMAT, bp, at,
+                "a binding must be an object {\"var\", \"value\"}, found %s", kg_rd_found(r, b));
       continue;
     }
     kg_rd_var(r, b, "var", bp, "a binding", at, &n->bind_vars[i]);
@@ -1010,7 +1233,8 @@ static void kg_rd_other(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
                    n->k == KG_AST_TypeTest || n->k == KG_AST_UnionCaseTest;
   uint32_t cap = 0;
   for (const cJSON *f = j->child; f; f = f->next) {
-    if (kg_is_node_json(f)) cap++;
+    if (kg_is_node_json(f))
+      cap++;
     else if (cJSON_IsArray(f))
       for (const cJSON *e = f->child; e; e = e->next) cap += kg_is_node_json(e);
   }
@@ -1020,12 +1244,15 @@ static void kg_rd_other(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) {
     if (is_meta || (n->k == KG_AST_WithValue && !strcmp(f->string, "value"))) continue;
     if (kg_is_node_json(f)) {
       kg_ast *c = kg_rd_node(r, f, kg_rd_path(r, n->path, f->string, -1), at);
-      if (expr_in_a && !n->a && !strcmp(f->string, "expr")) n->a = c;
-      else n->kids[n->n_kids++] = c;
+      if (expr_in_a && !n->a && !strcmp(f->string, "expr"))
+        n->a = c;
+      else
+        n->kids[n->n_kids++] = c;
     } else if (cJSON_IsArray(f)) {
       long i = 0;
       for (const cJSON *e = f->child; e && !r->stop; e = e->next, i++)
-        if (kg_is_node_json(e)) n->kids[n->n_kids++] = kg_rd_node(r, e, kg_rd_path(r, n->path, f->string, i), at);
+        if (kg_is_node_json(e))
+          n->kids[n->n_kids++] = kg_rd_node(r, e, kg_rd_path(r, n->path, f->string, i), at);
     }
   }
   if (n->k == KG_AST_WithValue) kg_rd_const(r, j, n, at);
@@ -1041,12 +1268,16 @@ static void kg_rd_fields(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) 
     n->name = kg_req_str(r, j, "name", kg_node_what(n), n->path, at, false);
     break;
   case KG_AST_Lambda: kg_rd_node_var(r, j, n, at), n->a = kg_rd_kid(r, j, n, "body", at); break;
-  case KG_AST_Application: n->a = kg_rd_kid(r, j, n, "func", at), n->b = kg_rd_kid(r, j, n, "arg", at); break;
+  case KG_AST_Application:
+    n->a = kg_rd_kid(r, j, n, "func", at), n->b = kg_rd_kid(r, j, n, "arg", at);
+    break;
   case KG_AST_Let:
     kg_rd_node_var(r, j, n, at);
     n->a = kg_rd_kid(r, j, n, "value", at), n->b = kg_rd_kid(r, j, n, "body", at);
     break;
-  case KG_AST_LetRecursive: kg_rd_bindings(r, j, n, at), n->a = kg_rd_kid(r, j, n, "body", at); break;
+  case KG_AST_LetRecursive:
+    kg_rd_bindings(r, j, n, at), n->a = kg_rd_kid(r, j, n, "body", at);
+    break;
   case KG_AST_IfThenElse:
     n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "then", at);
     n->c = kg_rd_kid(r, j, n, "else", at);
@@ -1056,16 +1287,22 @@ static void kg_rd_fields(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) 
     n->a = kg_rd_kid(r, j, n, "start", at), n->b = kg_rd_kid(r, j, n, "end", at);
     n->c = kg_rd_kid(r, j, n, "body", at);
     break;
-  case KG_AST_WhileLoop: n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "body", at); break;
-  case KG_AST_Sequential: n->a = kg_rd_kid(r, j, n, "first", at), n->b = kg_rd_kid(r, j, n, "second", at); break;
+  case KG_AST_WhileLoop:
+    n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "body", at);
+    break;
+  case KG_AST_Sequential:
+    n->a = kg_rd_kid(r, j, n, "first", at), n->b = kg_rd_kid(r, j, n, "second", at);
+    break;
   case KG_AST_VarSet: kg_rd_node_var(r, j, n, at), n->a = kg_rd_kid(r, j, n, "value", at); break;
   case KG_AST_Call: {
     n->a = kg_rd_obj(r, j, n, at);
     kg_rd_member_field(r, j, n, "method", at, KG_MF_CALL);
     n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
     const cJSON *w = kg_opt(j, "witnesses");
-    if (w && !cJSON_IsArray(w)) kg_bad_field(r, w, "witnesses", "an array of nodes", n->path, at);
-    else if (w) n->wits = kg_rd_node_list(r, w, n, "witnesses", at, &n->n_wits);
+    if (w && !cJSON_IsArray(w))
+      kg_bad_field(r, w, "witnesses", "an array of nodes", n->path, at);
+    else if (w)
+      n->wits = kg_rd_node_list(r, w, n, "witnesses", at, &n->n_wits);
     break;
   }
   case KG_AST_PropertyGet:
@@ -1079,13 +1316,16 @@ static void kg_rd_fields(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) 
     n->kids = kg_rd_kids(r, j, n, "args", at, &n->n_kids);
     n->b = kg_rd_kid(r, j, n, "value", at);
     break;
-  case KG_AST_FieldGet: n->a = kg_rd_obj(r, j, n, at), kg_rd_member_field(r, j, n, "field", at, KG_MF_FIELD); break;
+  case KG_AST_FieldGet:
+    n->a = kg_rd_obj(r, j, n, at), kg_rd_member_field(r, j, n, "field", at, KG_MF_FIELD);
+    break;
   case KG_AST_NewTuple:
   case KG_AST_NewStructTuple: n->kids = kg_rd_kids(r, j, n, "items", at, &n->n_kids); break;
   case KG_AST_TupleGet: {
     int64_t ix = 0;
     n->a = kg_rd_kid(r, j, n, "tuple", at);
-    if (kg_req_int(r, j, "index", kg_node_what(n), n->path, at, 0, INT32_MAX, &ix)) n->index = (int32_t)ix;
+    if (kg_req_int(r, j, "index", kg_node_what(n), n->path, at, 0, INT32_MAX, &ix))
+      n->index = (int32_t)ix;
     break;
   }
   case KG_AST_NewArray:
@@ -1117,11 +1357,13 @@ static bool kg_kind_from_name(const char *s, kg_ast_kind *k) {
 static kg_ast *kg_rd_node(kg_rd *r, const cJSON *j, const char *path, const kg_ast *up) {
   if (r->stop) return NULL;
   if (!cJSON_IsObject(j)) {
-    kg_rd_err(r, KG_E_FORMAT, path, up, "expected a node (an object with \"k\" and \"ty\"), found %s", kg_rd_found(r, j));
+    kg_rd_err(r, KG_E_FORMAT, path, up,
+              "expected a node (an object with \"k\" and \"ty\"), found %s", kg_rd_found(r, j));
     return NULL;
   }
   if (++r->doc->n_nodes > r->lim.max_nodes) {
-    kg_rd_err(r, KG_E_LIMIT, path, up, "too many nodes: more than the limit of %u (max_nodes)", r->lim.max_nodes);
+    kg_rd_err(r, KG_E_LIMIT, path, up, "too many nodes: more than the limit of %u (max_nodes)",
+              r->lim.max_nodes);
     r->stop = true;
     return NULL;
   }
@@ -1166,8 +1408,9 @@ static void kg_rd_unique(kg_rd *r, kg_named *v, uint32_t n, const char *arr, con
       first = i;
       continue;
     }
-    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, arr, NULL, v[i].i), NULL, "duplicate %s '%s' (first at %s[%u])", what,
-              kg_fe_quote(r->arena, v[i].s), arr, v[first].i);
+    kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, arr, NULL, v[i].i), NULL,
+              "duplicate %s '%s' (first at %s[%u])", what, kg_fe_quote(r->arena, v[i].s), arr,
+              v[first].i);
   }
 }
 
@@ -1175,19 +1418,24 @@ static bool kg_rd_header(kg_rd *r, const cJSON *root) {
   uint32_t errs = r->n_errors;
   const char *fmt = kg_req_str(r, root, "format", "the document", "$", NULL, false);
   if (fmt && strcmp(fmt, "kgen-quotation") != 0)
-    kg_rd_err(r, KG_E_FORMAT, "$.format", NULL, "unknown format '%s' (expected \"kgen-quotation\")", kg_fe_quote(r->arena, fmt));
+    kg_rd_err(r, KG_E_FORMAT, "$.format", NULL, "unknown format '%s' (expected \"kgen-quotation\")",
+              kg_fe_quote(r->arena, fmt));
   int64_t ver;
   const cJSON *v = kg_req(r, root, "version", "the document", "$", NULL);
-  if (v && !kg_jint(v, &ver)) kg_bad_field(r, v, "version", "an integer", "$", NULL);
+  if (v && !kg_jint(v, &ver))
+    kg_bad_field(r, v, "version", "an integer", "$", NULL);
   else if (v && (ver > 1 || ver < 1))
-    kg_rd_err(r, KG_E_FORMAT, "$.version", NULL, "unsupported version %lld (this kgen reads version 1)", (long long)ver);
+    kg_rd_err(r, KG_E_FORMAT, "$.version", NULL,
+              "unsupported version %lld (this kgen reads version 1)", (long long)ver);
   return r->n_errors == errs;
 }
 
 static void kg_rd_files(kg_rd *r, const cJSON *root) {
   const cJSON *f = kg_opt(root, "files");
-  if (f && !cJSON_IsArray(f)) kg_bad_field(r, f, "files", "an array of file names", "$", NULL);
-  else if (f) r->doc->files = kg_rd_strings(r, f, "files", "$", NULL, &r->doc->n_files);
+  if (f && !cJSON_IsArray(f))
+    kg_bad_field(r, f, "files", "an array of file names", "$", NULL);
+  else if (f)
+    r->doc->files = kg_rd_strings(r, f, "files", "$", NULL, &r->doc->n_files);
 }
 
 static void kg_rd_vars(kg_rd *r, const cJSON *root) {
@@ -1200,7 +1448,9 @@ static void kg_rd_vars(kg_rd *r, const cJSON *root) {
   for (const cJSON *e = f->child; e; e = e->next, i++) {
     const char *p = kg_rd_path(r, "$", "vars", (long)i);
     if (!cJSON_IsObject(e)) {
-      kg_rd_err(r, KG_E_FORMAT, p, NULL, "a var must be an object {\"name\", \"type\", \"mutable\"}, found %s", kg_rd_found(r, e));
+      kg_rd_err(r, KG_E_FORMAT, p, NULL,
+                "a var must be an object {\"name\", \"type\", \"mutable\"}, found %s",
+                kg_rd_found(r, e));
       continue;
     }
     doc->vars[i].name = kg_req_str(r, e, "name", "a var", p, NULL, false);
@@ -1225,7 +1475,8 @@ static void kg_rd_entries(kg_rd *r, const cJSON *root) {
     kg_doc_entry *en = &doc->entries[i];
     en->path = kg_rd_path(r, "$", "entries", (long)i);
     if (!cJSON_IsObject(e)) {
-      kg_rd_err(r, KG_E_FORMAT, en->path, NULL, "an entry must be an object {\"name\", \"expr\", \"signature\"?}, found %s",
+      kg_rd_err(r, KG_E_FORMAT, en->path, NULL,
+                "an entry must be an object {\"name\", \"expr\", \"signature\"?}, found %s",
                 kg_rd_found(r, e));
       continue;
     }
@@ -1237,7 +1488,8 @@ static void kg_rd_entries(kg_rd *r, const cJSON *root) {
     if (s && !cJSON_IsObject(s)) {
       kg_bad_field(r, s, "signature", "an object {\"params\", \"captures\"}", en->path, NULL);
     } else if (s) {
-      en->sig = kg_fe_sig_from_json(r->arena, s, kg_rd_path(r, en->path, "signature", -1), r->lim.max_rank, r->d);
+      en->sig = kg_fe_sig_from_json(r->arena, s, kg_rd_path(r, en->path, "signature", -1),
+                                    r->lim.max_rank, r->d);
       if (!en->sig) r->n_errors++;
     }
   }
@@ -1261,7 +1513,8 @@ static void kg_rd_defs(kg_rd *r, const cJSON *root) {
     kg_doc_def *df = &doc->defs[i];
     df->path = kg_rd_path(r, "$", "definitions", (long)i);
     if (!cJSON_IsObject(e)) {
-      kg_rd_err(r, KG_E_FORMAT, df->path, NULL, "a definition must be an object {\"member\", \"expr\"}, found %s",
+      kg_rd_err(r, KG_E_FORMAT, df->path, NULL,
+                "a definition must be an object {\"member\", \"expr\"}, found %s",
                 kg_rd_found(r, e));
       continue;
     }
@@ -1275,14 +1528,16 @@ static void kg_rd_defs(kg_rd *r, const cJSON *root) {
   free(keys);
 }
 
-kg_doc *kg_fe_read(kg_arena *arena, const char *json, size_t len, const kg_fe_limits *lim, kg_diag *d) {
+kg_doc *kg_fe_read(kg_arena *arena, const char *json, size_t len, const kg_fe_limits *lim,
+                   kg_diag *d) {
   kg_rd r = {.arena = arena, .d = d};
   kg_fe_limits_resolve(lim, &r.lim);
   cJSON *root = kg_fe_json_parse(json, len, &r.lim, d);
   if (!root) return NULL;
   r.doc = kg_arena_alloc(arena, sizeof *r.doc);
   if (!cJSON_IsObject(root)) {
-    kg_rd_err(&r, KG_E_FORMAT, "$", NULL, "the document must be a JSON object, found %s", kg_rd_found(&r, root));
+    kg_rd_err(&r, KG_E_FORMAT, "$", NULL, "the document must be a JSON object, found %s",
+              kg_rd_found(&r, root));
   } else if (kg_rd_header(&r, root)) {
     kg_rd_files(&r, root);
     kg_rd_vars(&r, root);

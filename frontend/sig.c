@@ -58,7 +58,8 @@ static bool kg_sig_ident(const char *p, size_t n) {
 
 static const char *kg_sig_found(kg_sigrd *s, const cJSON *j) {
   if (cJSON_IsNumber(j)) return kg_arena_printf(s->arena, "%.17g", j->valuedouble);
-  if (cJSON_IsString(j)) return kg_arena_printf(s->arena, "'%s'", kg_fe_quote(s->arena, j->valuestring));
+  if (cJSON_IsString(j))
+    return kg_arena_printf(s->arena, "'%s'", kg_fe_quote(s->arena, j->valuestring));
   if (cJSON_IsObject(j)) return "an object";
   if (cJSON_IsArray(j)) return "an array";
   if (cJSON_IsBool(j)) return cJSON_IsTrue(j) ? "true" : "false";
@@ -68,13 +69,14 @@ static const char *kg_sig_found(kg_sigrd *s, const cJSON *j) {
 static kg_dtype kg_sig_dtype(kg_sigrd *s, const char *name, const char *path) {
   kg_dtype t = kg_dtype_from_name(name);
   if (t == KG_DT_NONE)
-    kg_sig_err(s, KG_E_TYPE, path, "unknown dtype '%s' (expected one of %s)", kg_fe_quote(s->arena, name),
-               KG_DTYPE_LIST);
+    kg_sig_err(s, KG_E_TYPE, path, "unknown dtype '%s' (expected one of %s)",
+               kg_fe_quote(s->arena, name), KG_DTYPE_LIST);
   return t;
 }
 
 static void kg_sig_rank_error(kg_sigrd *s, const char *path, size_t rank) {
-  kg_sig_err(s, KG_E_LIMIT, path, "tensor rank %zu is above the limit of %u (max_rank)", rank, s->max_rank);
+  kg_sig_err(s, KG_E_LIMIT, path, "tensor rank %zu is above the limit of %u (max_rank)", rank,
+             s->max_rank);
 }
 
 /* ---- the JSON form ---- */
@@ -84,7 +86,8 @@ static void kg_sig_json_dim(kg_sigrd *s, const cJSON *e, const char *path, kg_si
     dim->kind = KG_DIM_ANY;
   } else if (cJSON_IsString(e)) {
     if (!kg_sig_ident(e->valuestring, strlen(e->valuestring)))
-      kg_sig_err(s, KG_E_FORMAT, path, "a symbolic size must be an identifier, found %s", kg_sig_found(s, e));
+      kg_sig_err(s, KG_E_FORMAT, path, "a symbolic size must be an identifier, found %s",
+                 kg_sig_found(s, e));
     dim->kind = KG_DIM_SYM, dim->sym = kg_arena_strdup(s->arena, e->valuestring);
   } else if (cJSON_IsNumber(e) && e->valuedouble == floor(e->valuedouble) && e->valuedouble < 0) {
     kg_sig_err(s, KG_E_SHAPE, path, "negative size %s", kg_sig_found(s, e));
@@ -93,23 +96,26 @@ static void kg_sig_json_dim(kg_sigrd *s, const cJSON *e, const char *path, kg_si
     dim->kind = KG_DIM_STATIC, dim->size = (int64_t)e->valuedouble;
   } else {
     kg_sig_err(s, KG_E_FORMAT, path,
-               "a size must be an integer from 0 to 2^53, an identifier or null, found %s", kg_sig_found(s, e));
+               "a size must be an integer from 0 to 2^53, an identifier or null, found %s",
+               kg_sig_found(s, e));
   }
 }
 
 /* {"dtype": "float32", "shape": [...]} or {"scalar": "float32"}. */
 static void kg_sig_json_param(kg_sigrd *s, const cJSON *j, const char *path, kg_sig_param *p) {
   if (!cJSON_IsObject(j)) {
-    kg_sig_err(s, KG_E_FORMAT, path,
-               "a parameter must be {\"dtype\": ..., \"shape\": [...]} or {\"scalar\": ...}, found %s",
-               kg_sig_found(s, j));
+    kg_sig_err(
+        s, KG_E_FORMAT, path,
+        "a parameter must be {\"dtype\": ..., \"shape\": [...]} or {\"scalar\": ...}, found %s",
+        kg_sig_found(s, j));
     return;
   }
   const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "scalar");
   const cJSON *dt = cJSON_GetObjectItemCaseSensitive(j, "dtype");
   const cJSON *sh = cJSON_GetObjectItemCaseSensitive(j, "shape");
   if (sc && (dt || sh)) {
-    kg_sig_err(s, KG_E_FORMAT, path, "a parameter has either \"scalar\" or \"dtype\" and \"shape\", not both");
+    kg_sig_err(s, KG_E_FORMAT, path,
+               "a parameter has either \"scalar\" or \"dtype\" and \"shape\", not both");
     return;
   }
   p->is_scalar = sc != NULL;
@@ -125,11 +131,13 @@ static void kg_sig_json_param(kg_sigrd *s, const cJSON *j, const char *path, kg_
   if (sc) return;
   const char *spath = kg_arena_printf(s->arena, "%s.shape", path);
   if (!sh) {
-    kg_sig_err(s, KG_E_FORMAT, path, "a tensor parameter is missing required field 'shape' ([] for 0-dim)");
+    kg_sig_err(s, KG_E_FORMAT, path,
+               "a tensor parameter is missing required field 'shape' ([] for 0-dim)");
     return;
   }
   if (!cJSON_IsArray(sh)) {
-    kg_sig_err(s, KG_E_FORMAT, spath, "field 'shape' must be an array, found %s", kg_sig_found(s, sh));
+    kg_sig_err(s, KG_E_FORMAT, spath, "field 'shape' must be an array, found %s",
+               kg_sig_found(s, sh));
     return;
   }
   size_t rank = (size_t)cJSON_GetArraySize(sh);
@@ -148,7 +156,8 @@ kg_sig *kg_fe_sig_from_json(kg_arena *arena, const cJSON *j, const char *path, u
   kg_sigrd s = {arena, d, max_rank && max_rank < KG_MAX_RANK ? max_rank : KG_MAX_RANK, 0};
   kg_sig *sig = kg_arena_alloc(arena, sizeof *sig);
   if (!cJSON_IsObject(j)) {
-    kg_sig_err(&s, KG_E_FORMAT, path, "a signature must be an object {\"params\", \"captures\"}, found %s",
+    kg_sig_err(&s, KG_E_FORMAT, path,
+               "a signature must be an object {\"params\", \"captures\"}, found %s",
                kg_sig_found(&s, j));
     return NULL;
   }
@@ -166,7 +175,8 @@ kg_sig *kg_fe_sig_from_json(kg_arena *arena, const cJSON *j, const char *path, u
   const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "captures");
   if (cs && !cJSON_IsNull(cs) && !cJSON_IsObject(cs)) {
     kg_sig_err(&s, KG_E_FORMAT, kg_arena_printf(arena, "%s.captures", path),
-               "field 'captures' must be an object {name: parameter}, found %s", kg_sig_found(&s, cs));
+               "field 'captures' must be an object {name: parameter}, found %s",
+               kg_sig_found(&s, cs));
   } else if (cs && cJSON_IsObject(cs)) {
     uint32_t n = (uint32_t)cJSON_GetArraySize(cs), i = 0;
     sig->n_captures = n;
@@ -174,9 +184,10 @@ kg_sig *kg_fe_sig_from_json(kg_arena *arena, const cJSON *j, const char *path, u
     sig->capture_names = kg_arena_alloc(arena, (n ? n : 1) * sizeof *sig->capture_names);
     for (const cJSON *e = cs->child; e; e = e->next, i++) {
       sig->capture_names[i] = kg_arena_strdup(arena, e->string);
-      const char *cp = kg_sig_ident(e->string, strlen(e->string))
-                           ? kg_arena_printf(arena, "%s.captures.%s", path, e->string)
-                           : kg_arena_printf(arena, "%s.captures['%s']", path, kg_fe_quote(arena, e->string));
+      const char *cp =
+          kg_sig_ident(e->string, strlen(e->string))
+              ? kg_arena_printf(arena, "%s.captures.%s", path, e->string)
+              : kg_arena_printf(arena, "%s.captures['%s']", path, kg_fe_quote(arena, e->string));
       if (!e->string[0]) kg_sig_err(&s, KG_E_FORMAT, cp, "a capture name must not be empty");
       kg_sig_json_param(&s, e, cp, &sig->captures[i]);
     }
@@ -197,8 +208,8 @@ static void kg_skip_ws(kg_sigtok *t) {
 
 static size_t kg_ident_len(const char *p) {
   size_t n = 0;
-  while ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
-         p[n] == '_')
+  while ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') ||
+         (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
     n++;
   return n;
 }
@@ -207,7 +218,8 @@ static size_t kg_ident_len(const char *p) {
 static const char *kg_tok_desc(kg_sigrd *s, const char *p) {
   if (!*p) return "the end of the signature";
   size_t n = kg_ident_len(p);
-  return kg_arena_printf(s->arena, "'%s'", kg_fe_quote(s->arena, kg_arena_strndup(s->arena, p, n ? n : 1)));
+  return kg_arena_printf(s->arena, "'%s'",
+                         kg_fe_quote(s->arena, kg_arena_strndup(s->arena, p, n ? n : 1)));
 }
 
 /* One dim: integer, identifier or '?'. */
@@ -222,13 +234,19 @@ static bool kg_sig_text_dim(kg_sigrd *s, kg_sigtok *t, kg_sig_dim *dim) {
     size_t n = (*p == '-') + kg_ident_len(p + (*p == '-'));
     const char *text = kg_fe_quote(s->arena, kg_arena_strndup(s->arena, p, n));
     int64_t v = 0;
-    bool ok = n > (*p == '-');
+    bool ok = n > (*p == '-'), big = false;
     for (size_t i = *p == '-'; i < n && ok; i++) {
-      ok = p[i] >= '0' && p[i] <= '9' && v <= (INT64_MAX - 9) / 10;
-      v = v * 10 + (p[i] - '0');
+      ok = p[i] >= '0' && p[i] <= '9';
+      big |= v > (INT64_MAX - 9) / 10;
+      if (ok && !big) v = v * 10 + (p[i] - '0');
+    }
+    if (ok && big) {
+      kg_sig_err(s, KG_E_SHAPE, t->path, "size '%s' is too large", text);
+      return false;
     }
     if (!ok) {
-      kg_sig_err(s, KG_E_FORMAT, t->path, "bad size '%s' (expected an integer, an identifier or '?')", text);
+      kg_sig_err(s, KG_E_FORMAT, t->path,
+                 "bad size '%s' (expected an integer, an identifier or '?')", text);
       return false;
     }
     if (*p == '-') {
@@ -240,8 +258,8 @@ static bool kg_sig_text_dim(kg_sigrd *s, kg_sigtok *t, kg_sig_dim *dim) {
   }
   size_t n = kg_ident_len(p);
   if (!kg_sig_ident(p, n)) {
-    kg_sig_err(s, KG_E_FORMAT, t->path, "expected a size (an integer, an identifier or '?'), found %s",
-               kg_tok_desc(s, p));
+    kg_sig_err(s, KG_E_FORMAT, t->path,
+               "expected a size (an integer, an identifier or '?'), found %s", kg_tok_desc(s, p));
     return false;
   }
   dim->kind = KG_DIM_SYM, dim->sym = kg_arena_strndup(s->arena, p, n), t->p += n;
@@ -272,7 +290,8 @@ static bool kg_sig_text_shape(kg_sigrd *s, kg_sigtok *t, kg_sig_param *p) {
       return true;
     }
     if (*t->p != ',') {
-      kg_sig_err(s, KG_E_FORMAT, t->path, "expected ',' or ']' in a shape, found %s", kg_tok_desc(s, t->p));
+      kg_sig_err(s, KG_E_FORMAT, t->path, "expected ',' or ']' in a shape, found %s",
+                 kg_tok_desc(s, t->p));
       return false;
     }
     t->p++;
@@ -287,7 +306,8 @@ static bool kg_sig_text_item(kg_sigrd *s, kg_sigtok *t, const char **cap_name, k
   while (*q == ' ' || *q == '\t') q++;
   if (n && *q == '=') {
     if (!kg_sig_ident(t->p, n)) {
-      kg_sig_err(s, KG_E_FORMAT, t->path, "a capture name must be an identifier, found %s", kg_tok_desc(s, t->p));
+      kg_sig_err(s, KG_E_FORMAT, t->path, "a capture name must be an identifier, found %s",
+                 kg_tok_desc(s, t->p));
       return false;
     }
     *cap_name = kg_arena_strndup(s->arena, t->p, n);
@@ -332,7 +352,8 @@ static kg_sig *kg_sig_parse_text(kg_sigrd *s, const char *text) {
     kg_skip_ws(&t);
     if (!*t.p) break;
     if (*t.p != ',') {
-      kg_sig_err(s, KG_E_FORMAT, t.path, "expected ',' between items, found %s", kg_tok_desc(s, t.p));
+      kg_sig_err(s, KG_E_FORMAT, t.path, "expected ',' between items, found %s",
+                 kg_tok_desc(s, t.p));
       return NULL;
     }
     t.p++;
@@ -349,8 +370,8 @@ static kg_sig *kg_sig_parse_text(kg_sigrd *s, const char *text) {
     }
     for (uint32_t k = 0; k < sig->n_captures; k++)
       if (strcmp(sig->capture_names[k], names[i]) == 0)
-        kg_sig_err(s, KG_E_FORMAT, kg_arena_printf(s->arena, "--sig item %u", i + 1), "capture '%s' is given twice",
-                   names[i]);
+        kg_sig_err(s, KG_E_FORMAT, kg_arena_printf(s->arena, "--sig item %u", i + 1),
+                   "capture '%s' is given twice", names[i]);
     sig->capture_names[sig->n_captures] = names[i];
     sig->captures[sig->n_captures++] = items[i];
   }
@@ -370,7 +391,8 @@ kg_sig *kg_fe_parse_sig(kg_arena *arena, const char *text, kg_diag *d) {
     return sig;
   }
   if (!*p) {
-    kg_sig_err(&s, KG_E_FORMAT, "--sig", "empty signature (expected e.g. \"float32[B,1024], float32\")");
+    kg_sig_err(&s, KG_E_FORMAT, "--sig",
+               "empty signature (expected e.g. \"float32[B,1024], float32\")");
     return NULL;
   }
   return kg_sig_parse_text(&s, p);

@@ -130,8 +130,10 @@ kg_dtype kg_result_type(const kg_dtype *dt, const kg_operand_class *cls, int n) 
     case KG_CLS_ZERODIM: zero = kg_promote_skip_none(zero, t); break;
     case KG_CLS_SCALAR:
       /* A wrapped number has its category's default dtype (Python int → int64, float → float32). */
-      if (kg_dtype_is_float(t)) t = KG_F32;
-      else if (kg_dtype_is_int(t)) t = KG_I64;
+      if (kg_dtype_is_float(t))
+        t = KG_F32;
+      else if (kg_dtype_is_int(t))
+        t = KG_I64;
       wrapped = kg_promote_skip_none(wrapped, t);
       break;
     default: return KG_DT_NONE;

@@ -183,6 +183,9 @@ typedef enum kg_ks_kind {
   KS_WHILE,   /* while (expr a) body */
   KS_BREAK,   /* leave the innermost FOR / WHILE */
   KS_BARRIER, /* __syncthreads() */
+  KS_VLOAD,   /* vector load: vars c .. c+vec-1 = buffer param a [index b .. b+vec-1] (one
+                 aligned vec*size-byte access; vec from the kernel) */
+  KS_VSTORE,  /* vector store: buffer param a [index b .. b+vec-1] = vars c .. c+vec-1 */
   KS_COMMENT, /* text: a comment naming where code came from */
 } kg_ks_kind;
 

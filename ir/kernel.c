@@ -213,6 +213,16 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
       kg_sb_indent(o, ind);
       kg_sb_puts(o, "}\n");
       break;
+    case KS_VLOAD:
+      kg_sb_printf(o, "%%%s%u..+%u = vload %s[", k->vars.v[st->c].name, st->c, k->vec, k->params.v[st->a].name);
+      print_x(k, st->b, o);
+      kg_sb_puts(o, "]\n");
+      break;
+    case KS_VSTORE:
+      kg_sb_printf(o, "vstore %s[", k->params.v[st->a].name);
+      print_x(k, st->b, o);
+      kg_sb_printf(o, "] = %%%s%u..+%u\n", k->vars.v[st->c].name, st->c, k->vec);
+      break;
     case KS_BREAK: kg_sb_puts(o, "break\n"); break;
     case KS_BARRIER: kg_sb_puts(o, "barrier\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "// %s\n", st->text ? st->text : ""); break;
@@ -330,6 +340,18 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
       vx(v, st->a, 0);
       if (v->ok && k->exprs.v[st->a].dtype != KG_BOOL) vfail(v, "WHILE condition is not bool", s);
       vblock(v, st->body, loop_depth + 1);
+      break;
+    case KS_VLOAD:
+    case KS_VSTORE:
+      if (st->a >= k->params.n || k->params.v[st->a].kind != KP_BUFFER) { vfail(v, "vector access to a non-buffer", s); return; }
+      if (st->c + k->vec > k->vars.n) { vfail(v, "vector access past the last variable", s); return; }
+      if (st->kind == KS_VSTORE && !k->params.v[st->a].is_output) { vfail(v, "VSTORE to an input", s); return; }
+      vx(v, st->b, 0);
+      for (uint32_t j = 0; j < k->vec && v->ok; j++) {
+        if (k->vars.v[st->c + j].dtype != k->params.v[st->a].dtype) vfail(v, "vector lane dtype differs from the buffer's", s);
+        if (st->kind == KS_VLOAD) v->declared[st->c + j] = 1;
+        else if (!v->declared[st->c + j]) vfail(v, "VSTORE of an undeclared variable", s);
+      }
       break;
     case KS_BREAK:
       if (!loop_depth) vfail(v, "BREAK outside a loop", s);

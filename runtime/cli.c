@@ -1,3 +1,368 @@
-/* runtime/cli.c — the `kgen` command line (placeholder while the library lands). */
+/* runtime/cli.c — the `kgen` command line: a thin client of kgen.h.
+ *
+ *   kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90]
+ *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
+ *   kgen run     FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR
+ *                [--device auto|cuda|emu]
+ *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
+ *   kgen explain FILE [--entry NAME] [--sig SIG]
+ *
+ * Exit status: 0 success, 1 bad input (diagnostics on stderr), 2 internal error
+ * (including a result that does not match PyTorch in `check`).
+ * `check` lives in cli_check.c.
+ */
+#include <errno.h>
 #include <stdio.h>
-int main(void) { return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "kgen %s — F# quotations (JSON) to fused CUDA kernels\n\n"
+          "usage:\n"
+          "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
+          "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
+          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu]\n"
+          "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
+          "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
+          "  kgen version\n\n"
+          "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
+          "exit status: 0 success, 1 bad input, 2 internal error (or a mismatch in check)\n",
+          KGEN_VERSION_STRING);
+}
+
+int kg_cli_status(kg_context *ctx, kg_status s) {
+  if (s == KG_OK) return 0;
+  fputs(kg_last_error(ctx), stderr);
+  return s == KG_ERR_INPUT ? 1 : 2;
+}
+
+int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
+  memset(a, 0, sizeof *a);
+  a->device = KG_DEVICE_AUTO;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+#define NEXT()                                                            \
+  do {                                                                    \
+    if (i + 1 >= argc) {                                                  \
+      fprintf(stderr, "kgen: %s needs a value\n", s);                     \
+      return -1;                                                          \
+    }                                                                     \
+  } while (0)
+    if (!strcmp(s, "--entry")) { NEXT(); a->entry = argv[++i]; }
+    else if (!strcmp(s, "--sig")) { NEXT(); a->sig = argv[++i]; }
+    else if (!strcmp(s, "--arch")) { NEXT(); a->arch = argv[++i]; }
+    else if (!strcmp(s, "--emit")) { NEXT(); a->emit = argv[++i]; }
+    else if (!strcmp(s, "-o") || !strcmp(s, "--out")) { NEXT(); a->out = argv[++i]; }
+    else if (!strcmp(s, "--keep")) { NEXT(); a->keep = argv[++i]; }
+    else if (!strcmp(s, "--seed")) { NEXT(); a->seed = strtoull(argv[++i], NULL, 10); }
+    else if (!strcmp(s, "--in")) {
+      NEXT();
+      if (a->n_in == KG_CLI_MAX) return fprintf(stderr, "kgen: too many --in\n"), -1;
+      a->in[a->n_in++] = argv[++i];
+    } else if (!strcmp(s, "--capture")) {
+      NEXT();
+      if (a->n_cap == KG_CLI_MAX) return fprintf(stderr, "kgen: too many --capture\n"), -1;
+      char *eq = strchr(argv[++i], '=');
+      if (!eq) return fprintf(stderr, "kgen: --capture wants NAME=FILE.npy\n"), -1;
+      *eq = 0;
+      a->cap_name[a->n_cap] = argv[i];
+      a->cap[a->n_cap++] = eq + 1;
+    } else if (!strcmp(s, "--size")) {
+      NEXT();
+      if (a->n_size == KG_CLI_MAX) return fprintf(stderr, "kgen: too many --size\n"), -1;
+      char *eq = strchr(argv[++i], '=');
+      if (!eq) return fprintf(stderr, "kgen: --size wants SYMBOL=N\n"), -1;
+      *eq = 0;
+      a->size_name[a->n_size] = argv[i];
+      a->size_val[a->n_size++] = strtoll(eq + 1, NULL, 10);
+    } else if (!strcmp(s, "--device")) {
+      NEXT();
+      const char *d = argv[++i];
+      if (!strcmp(d, "auto")) a->device = KG_DEVICE_AUTO;
+      else if (!strcmp(d, "cuda")) a->device = KG_DEVICE_CUDA;
+      else if (!strcmp(d, "emu")) a->device = KG_DEVICE_EMU;
+      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu)\n", d), -1;
+    } else if (s[0] == '-') {
+      fprintf(stderr, "kgen: unknown option %s\n", s);
+      return -1;
+    } else if (!a->file) {
+      a->file = s;
+    } else {
+      fprintf(stderr, "kgen: unexpected argument %s\n", s);
+      return -1;
+    }
+#undef NEXT
+  }
+  if (!a->file) {
+    fprintf(stderr, "kgen: missing FILE\n");
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- npy ↔ DLTensor ---- */
+
+void kg_cli_npy_view(kg_npy *a, DLTensor *t) {
+  memset(t, 0, sizeof *t);
+  t->data = a->data;
+  t->device.device_type = kDLCPU;
+  t->ndim = a->rank;
+  t->shape = a->shape;
+  kg_dtype d = (kg_dtype)a->dtype;
+  t->dtype.lanes = 1;
+  t->dtype.bits = (uint8_t)(kg_dtype_get(d)->size * 8);
+  t->dtype.code = d == KG_BOOL ? kDLBool : d == KG_U8 ? kDLUInt : d == KG_BF16 ? kDLBfloat : kg_dtype_is_float(d) ? kDLFloat : kDLInt;
+}
+
+static kg_dtype dl_dtype(DLDataType t) {
+  switch (t.code) {
+  case kDLBool: return KG_BOOL;
+  case kDLUInt: return KG_U8;
+  case kDLBfloat: return KG_BF16;
+  case kDLFloat: return t.bits == 16 ? KG_F16 : t.bits == 32 ? KG_F32 : KG_F64;
+  default: return t.bits == 8 ? KG_I8 : t.bits == 16 ? KG_I16 : t.bits == 32 ? KG_I32 : KG_I64;
+  }
+}
+
+/* Allocates host outputs with the shapes the compiled entry reports. */
+void kg_cli_alloc_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs) {
+  int n = kg_compiled_n_outputs(c);
+  for (int i = 0; i < n; i++) {
+    DLDataType dt;
+    int nd;
+    int64_t shape[8];
+    kg_compiled_output(c, i, &dt, &nd, shape);
+    memset(&outs[i], 0, sizeof outs[i]);
+    outs[i].dtype = dl_dtype(dt);
+    outs[i].rank = nd;
+    size_t numel = 1;
+    for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d], numel *= (size_t)shape[d];
+    outs[i].nbytes = numel * kg_dtype_get((kg_dtype)outs[i].dtype)->size;
+    outs[i].data = kg_xcalloc(outs[i].nbytes + 64, 1);
+    kg_cli_npy_view(&outs[i], &views[i]);
+    ptrs[i] = &views[i];
+  }
+}
+
+/* ---- compile ---- */
+
+static int write_artifact(kg_context *ctx, kg_compiled *c, kg_artifact kind, int arch, const char *path) {
+  char *data;
+  size_t len;
+  kg_status s = kg_emit(c, kind, arch, &data, &len);
+  if (s != KG_OK) return kg_cli_status(ctx, s);
+  if (kg_write_file(path, data, len) != 0) {
+    fprintf(stderr, "kgen: cannot write %s: %s\n", path, strerror(errno));
+    free(data);
+    return 1;
+  }
+  printf("  wrote %s (%zu bytes)\n", path, len);
+  free(data);
+  return 0;
+}
+
+static bool has_kind(const char *list, const char *k) {
+  size_t n = strlen(k);
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    if (l == n && strncmp(p, k, n) == 0) return true;
+    p = e ? e + 1 : NULL;
+  }
+  return false;
+}
+
+static int cmd_compile(kg_context *ctx, kg_cli_args *a) {
+  if (!a->out) return fprintf(stderr, "kgen compile: -o DIR is required\n"), 1;
+  const char *emit = a->emit ? a->emit : "cuda,ptx,torchscript,python,ir";
+  static const char *known[] = {"cuda", "ptx", "cubin", "torchscript", "python", "ir"};
+  for (const char *p = emit; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    bool ok = false;
+    for (size_t i = 0; i < KG_COUNTOF(known); i++) ok |= strlen(known[i]) == l && !strncmp(known[i], p, l);
+    if (!ok) return fprintf(stderr, "kgen compile: unknown --emit kind '%.*s'\n", (int)l, p), 1;
+    p = e ? e + 1 : NULL;
+  }
+  int archs[16], n_arch = 0;
+  const char *al = a->arch ? a->arch : "sm_80";
+  for (const char *p = al; p && *p && n_arch < 16;) {
+    int v;
+    if (sscanf(p, "sm_%d", &v) != 1 && sscanf(p, "%d", &v) != 1) return fprintf(stderr, "kgen compile: bad --arch '%s'\n", p), 1;
+    if (v < 75 || v > 121) return fprintf(stderr, "kgen compile: arch sm_%d outside sm_75 … sm_121\n", v), 1;
+    archs[n_arch++] = v;
+    const char *e = strchr(p, ',');
+    p = e ? e + 1 : NULL;
+  }
+  kg_module *m;
+  kg_status s = kg_module_load_file(ctx, a->file, &m);
+  if (s) return kg_cli_status(ctx, s);
+  kg_compiled *c;
+  s = kg_specialize(m, a->entry, a->sig, &c);
+  if (s) {
+    int r = kg_cli_status(ctx, s);
+    kg_module_free(m);
+    return r;
+  }
+  if (kg_mkdirs(a->out) != 0) {
+    fprintf(stderr, "kgen compile: cannot create %s: %s\n", a->out, strerror(errno));
+    kg_compiled_free(c), kg_module_free(m);
+    return 1;
+  }
+  const char *entry = a->entry ? a->entry : kg_module_entry_name(m, 0);
+  char path[4096];
+  int rc = 0;
+  printf("kgen compile %s: entry %s, %d kernel(s)\n", a->file, entry, kg_compiled_n_kernels(c));
+  if (!rc && has_kind(emit, "cuda")) snprintf(path, sizeof path, "%s/%s.cu", a->out, entry), rc = write_artifact(ctx, c, KG_ART_CUDA, 0, path);
+  if (!rc && has_kind(emit, "torchscript")) snprintf(path, sizeof path, "%s/%s.ts.py", a->out, entry), rc = write_artifact(ctx, c, KG_ART_TORCHSCRIPT, 0, path);
+  if (!rc && has_kind(emit, "python")) snprintf(path, sizeof path, "%s/%s.eager.py", a->out, entry), rc = write_artifact(ctx, c, KG_ART_PYTHON, 0, path);
+  if (!rc && has_kind(emit, "ir")) snprintf(path, sizeof path, "%s/%s.ir", a->out, entry), rc = write_artifact(ctx, c, KG_ART_IR, 0, path);
+  for (int i = 0; i < n_arch && !rc; i++) {
+    if (has_kind(emit, "ptx")) snprintf(path, sizeof path, "%s/%s.sm_%d.ptx", a->out, entry, archs[i]), rc = write_artifact(ctx, c, KG_ART_PTX, archs[i], path);
+    if (!rc && has_kind(emit, "cubin")) {
+      snprintf(path, sizeof path, "%s/%s.sm_%d.cubin", a->out, entry, archs[i]);
+      rc = write_artifact(ctx, c, KG_ART_CUBIN, archs[i], path);
+      for (int k = 0; k < kg_compiled_n_kernels(c) && !rc; k++) {
+        kg_kernel_stats ks;
+        if (kg_kernel_stats_get(c, archs[i], k, &ks) == KG_OK)
+          printf("  sm_%d %s: %d registers, %d bytes spill stores, %d bytes spill loads, %d bytes smem\n", archs[i], ks.name, ks.regs,
+                 ks.spill_stores, ks.spill_loads, ks.smem);
+      }
+    }
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  return rc;
+}
+
+/* ---- run ---- */
+
+static int cmd_run(kg_context *ctx, kg_cli_args *a) {
+  if (!a->out) return fprintf(stderr, "kgen run: --out DIR is required\n"), 1;
+  kg_module *m;
+  kg_status s = kg_module_load_file(ctx, a->file, &m);
+  if (s) return kg_cli_status(ctx, s);
+  kg_diag d;
+  kg_diag_init(&d);
+  int n = a->n_in + a->n_cap, rc = 0;
+  kg_npy *arr = kg_xcalloc((size_t)n + 1, sizeof *arr);
+  DLTensor *views = kg_xcalloc((size_t)n + 1, sizeof *views);
+  const DLTensor **ins = kg_xcalloc((size_t)a->n_in + 1, sizeof *ins);
+  kg_named_tensor *caps = kg_xcalloc((size_t)a->n_cap + 1, sizeof *caps);
+  int loaded = 0;
+  for (int i = 0; i < n && !rc; i++, loaded++) {
+    const char *path = i < a->n_in ? a->in[i] : a->cap[i - a->n_in];
+    if (kg_npy_read(path, &arr[i], &d) != 0) {
+      char *t = kg_diag_format(&d);
+      fputs(t, stderr);
+      free(t);
+      rc = 1;
+      break;
+    }
+    kg_cli_npy_view(&arr[i], &views[i]);
+    if (i < a->n_in) ins[i] = &views[i];
+    else caps[i - a->n_in].name = a->cap_name[i - a->n_in], caps[i - a->n_in].t = &views[i];
+  }
+  kg_compiled *c = NULL;
+  if (!rc) {
+    s = kg_specialize_for(m, a->entry, ins, a->n_in, caps, a->n_cap, &c);
+    if (s) rc = kg_cli_status(ctx, s);
+  }
+  if (!rc) {
+    int no = kg_compiled_n_outputs(c);
+    kg_npy *outs = kg_xcalloc((size_t)no + 1, sizeof *outs);
+    DLTensor *ov = kg_xcalloc((size_t)no + 1, sizeof *ov);
+    DLTensor **op = kg_xcalloc((size_t)no + 1, sizeof *op);
+    kg_cli_alloc_outputs(c, outs, ov, op);
+    s = kg_cli_run_host(ctx, c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
+    if (s) rc = kg_cli_status(ctx, s);
+    if (!rc && kg_mkdirs(a->out) != 0) rc = (fprintf(stderr, "kgen run: cannot create %s\n", a->out), 1);
+    for (int i = 0; i < no && !rc; i++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/out%d.npy", a->out, i);
+      if (kg_npy_write(path, &outs[i], &d) != 0) {
+        char *t = kg_diag_format(&d);
+        fputs(t, stderr);
+        free(t);
+        rc = 1;
+      }
+    }
+    for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
+    free(outs), free(ov), free(op);
+  }
+  for (int i = 0; i < loaded; i++) kg_npy_free(&arr[i]);
+  free(arr), free(views), free(ins), free(caps);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_diag_free(&d);
+  return rc;
+}
+
+/* Runs with host tensors on any device: the emulator uses them directly; for
+ * CUDA they are copied to device memory and back. */
+kg_status kg_cli_run_host(kg_context *ctx, kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in,
+                          const kg_named_tensor *caps, int n_cap, DLTensor **outs, int n_out) {
+  if (dev == KG_DEVICE_AUTO) dev = kg_default_device(ctx);
+  if (dev == KG_DEVICE_EMU)
+    return kg_run(c, KG_DEVICE_EMU, ins, n_in, caps, n_cap, outs, n_out, NULL);
+  return kg_cli_run_cuda(ctx, c, ins, n_in, caps, n_cap, outs, n_out);
+}
+
+/* ---- explain ---- */
+
+static int cmd_explain(kg_context *ctx, kg_cli_args *a) {
+  kg_module *m;
+  kg_status s = kg_module_load_file(ctx, a->file, &m);
+  if (s) return kg_cli_status(ctx, s);
+  kg_compiled *c;
+  s = kg_specialize(m, a->entry, a->sig, &c);
+  int rc = 0;
+  if (s) rc = kg_cli_status(ctx, s);
+  else {
+    char *t;
+    size_t len;
+    if (kg_emit(c, KG_ART_EXPLAIN, 0, &t, &len) == KG_OK) {
+      fputs(t, stdout);
+      free(t);
+    }
+    kg_compiled_free(c);
+  }
+  kg_module_free(m);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+    printf("kgen %s\n", KGEN_VERSION_STRING);
+    return 0;
+  }
+  const char *cmd = argv[1];
+  kg_cli_args a;
+  if (kg_cli_parse(argc, argv, &a) != 0) return 1;
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  const char *ord = getenv("KGEN_EMU_ORDER");
+  if (ord) o.emu_thread_order = atoi(ord);
+  kg_context *ctx = kg_context_new(&o);
+  int rc;
+  if (!strcmp(cmd, "compile")) rc = cmd_compile(ctx, &a);
+  else if (!strcmp(cmd, "run")) rc = cmd_run(ctx, &a);
+  else if (!strcmp(cmd, "check")) rc = kg_cli_check(ctx, &a);
+  else if (!strcmp(cmd, "explain")) rc = cmd_explain(ctx, &a);
+  else {
+    fprintf(stderr, "kgen: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    rc = 1;
+  }
+  kg_context_free(ctx);
+  return rc;
+}

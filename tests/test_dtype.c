@@ -87,10 +87,14 @@ Test(dtype, table_and_names) {
 }
 
 Test(dtype, scalartype_codes) {
-  static const struct { int64_t code; kg_dtype t; } cases[] = {
-      {0, KG_U8}, {1, KG_I8}, {2, KG_I16}, {3, KG_I32}, {4, KG_I64}, {5, KG_F16},
-      {6, KG_F32}, {7, KG_F64}, {11, KG_BOOL}, {15, KG_BF16}, {8, KG_DT_NONE},
-      {9, KG_DT_NONE}, {10, KG_DT_NONE}, {12, KG_DT_NONE}, {-1, KG_DT_NONE}, {1LL << 40, KG_DT_NONE},
+  static const struct {
+    int64_t code;
+    kg_dtype t;
+  } cases[] = {
+      {0, KG_U8},       {1, KG_I8},       {2, KG_I16},      {3, KG_I32},
+      {4, KG_I64},      {5, KG_F16},      {6, KG_F32},      {7, KG_F64},
+      {11, KG_BOOL},    {15, KG_BF16},    {8, KG_DT_NONE},  {9, KG_DT_NONE},
+      {10, KG_DT_NONE}, {12, KG_DT_NONE}, {-1, KG_DT_NONE}, {1LL << 40, KG_DT_NONE},
   };
   for (size_t i = 0; i < KG_COUNTOF(cases); i++)
     cr_assert_eq(kg_dtype_from_scalartype(cases[i].code), cases[i].t, "code %lld",
@@ -126,8 +130,8 @@ Test(dtype, result_type_all_pairs) {
         kg_dtype want = dt_of(kg_rt_tables[k].table[a * 10 + b]);
         kg_dtype got = kg_result_type(dt, cls, 2);
         cr_assert_eq(got, want, "result_type(%s cls %d, %s cls %d) = %s, torch says %s",
-                     kg_dtype_name(dt[0]), cls[0], kg_dtype_name(dt[1]), cls[1],
-                     kg_dtype_name(got), kg_dtype_name(want));
+                     kg_dtype_name(dt[0]), cls[0], kg_dtype_name(dt[1]), cls[1], kg_dtype_name(got),
+                     kg_dtype_name(want));
       }
   }
 }

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,3 +447,364 @@ Test(rt_emu, half_and_bfloat16_conversions) {
   dv->vt->destroy(dv);
   kg_diag_free(&d);
 }
+
+/* ---- fibers: barriers, shared memory, warp operations ---- */
+
+/* Loads `cu` (kernel `k`, trampoline text `tr`), launches it with one
+ * configuration in `order`; returns the launch's result code (diagnostics in d). */
+static int run_kernel(int order, const char *name, const char *cu, const char *tr, uint32_t gx,
+                      uint32_t bx, void **params, kg_diag *d) {
+  kg_device *dv = new_emu(order, 4242u + (unsigned)order, NULL, d);
+  kg_rt_module *m = load_ok(dv, name, cu, tr, d);
+  uint32_t g[3] = {gx, 1, 1}, b[3] = {bx, 1, 1};
+  int rc = dv->vt->launch(dv, m, name, g, b, 0, params, NULL, d);
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
+  return rc;
+}
+
+static const char rev_cu[] = PRELUDE
+    "KG_KERNEL void rev(float *out, const float *in, float *probe) {\n"
+    "  __shared__ float s[256];\n"
+    "  __shared__ float first[1];\n"
+    "  unsigned t = threadIdx.x, base = blockIdx.x * 256;\n"
+    "  if (t == 0) probe[blockIdx.x] = first[0]; /* poisoned at every block start */\n"
+    "  s[t] = in[base + t];\n"
+    "  __syncthreads();\n"
+    "  if (t == 0) first[0] = 1.0f;\n"
+    "  out[base + t] = s[255 - t];\n"
+    "}\n";
+static const char rev_tr[] =
+    "void rev__kg_thread(void **p) { rev(*(float **)p[0], *(const float **)p[1], *(float **)p[2]); }\n";
+
+Test(rt_emu, shared_memory_and_barrier_in_every_order) {
+  enum { NB = 3, N = NB * 256 };
+  for (int order = 0; order < 3; order++) {
+    float in[N], out[N], probe[NB];
+    for (int i = 0; i < N; i++) in[i] = (float)i;
+    float *pi = in, *po = out, *pp = probe;
+    void *params[] = {&po, &pi, &pp};
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "rev", rev_cu, rev_tr, NB, 256, params, &d), &d);
+    for (int b = 0; b < NB; b++) {
+      cr_assert(isnan(probe[b]), "order %d block %d: shared memory not poisoned", order, b);
+      for (int t = 0; t < 256; t++) cr_assert_eq(out[b * 256 + t], (float)(b * 256 + 255 - t));
+    }
+    kg_diag_free(&d);
+  }
+}
+
+/* Without the barrier the same kernel reads poison: the thread orders expose it. */
+Test(rt_emu, missing_barrier_is_exposed) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void nobar(float *out, const float *in) {\n"
+      "  __shared__ float s[64];\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  s[t] = in[t];\n"
+      "  out[t] = s[63 - t];\n"
+      "}\n";
+  static const char tr[] =
+      "void nobar__kg_thread(void **p) { nobar(*(float **)p[0], *(const float **)p[1]); }\n";
+  for (int order = 0; order < 3; order++) {
+    float in[64], out[64];
+    for (int i = 0; i < 64; i++) in[i] = (float)i;
+    float *pi = in, *po = out;
+    void *params[] = {&po, &pi};
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "nobar", cu, tr, 1, 64, params, &d), &d);
+    int bad = 0;
+    for (int t = 0; t < 64; t++) bad += out[t] != (float)(63 - t);
+    cr_assert_gt(bad, 0, "order %d hides the missing barrier", order);
+    kg_diag_free(&d);
+  }
+}
+
+static void expect_launch_error(const char *name, const char *cu, const char *tr, uint32_t bx,
+                                void **params, const char *what) {
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert_neq(run_kernel(0, name, cu, tr, 1, bx, params, &d), 0);
+  cr_assert_eq(d.n, 1);
+  cr_assert_eq(d.items[0].code, KG_E_INTERNAL);
+  cr_assert_not_null(strstr(d.items[0].msg, what), "%s", d.items[0].msg);
+  cr_assert_not_null(strstr(d.items[0].msg, name), "%s", d.items[0].msg);
+  kg_diag_free(&d);
+}
+
+Test(rt_emu, divergent_barrier_sites) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void div1(float *out) {\n"
+      "  if (threadIdx.x < 16) {\n"
+      "    __syncthreads();\n"
+      "  } else {\n"
+      "    __syncthreads();\n"
+      "  }\n"
+      "  out[threadIdx.x] = 1.0f;\n"
+      "}\n";
+  float out[64];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("div1", cu, "void div1__kg_thread(void **p) { div1(*(float **)p[0]); }\n",
+                      64, params, "at line 10, thread (16,0,0) at line 12");
+}
+
+Test(rt_emu, barrier_after_exit) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void div2(float *out) {\n"
+      "  if (threadIdx.x == 5) return;\n"
+      "  __syncthreads();\n"
+      "  out[threadIdx.x] = 1.0f;\n"
+      "}\n";
+  float out[64];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("div2", cu, "void div2__kg_thread(void **p) { div2(*(float **)p[0]); }\n",
+                      64, params, "thread (5,0,0) has exited");
+}
+
+Test(rt_emu, trap_fails_the_launch) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void trapper(float *out) {\n"
+      "  if (threadIdx.x == 7) __trap();\n"
+      "  out[threadIdx.x] = 1.0f;\n"
+      "}\n";
+  float out[32];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("trapper", cu,
+                      "void trapper__kg_thread(void **p) { trapper(*(float **)p[0]); }\n", 32,
+                      params, "thread (7,0,0) called __trap() at line 9");
+}
+
+Test(rt_emu, syncthreads_count_and_or) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void votes(int *out) {\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  out[0 * 96 + t] = __syncthreads_count(t % 3 == 0);\n"
+      "  out[1 * 96 + t] = __syncthreads_and(t < 96);\n"
+      "  out[2 * 96 + t] = __syncthreads_and(t != 40);\n"
+      "  out[3 * 96 + t] = __syncthreads_or(t == 95);\n"
+      "  out[4 * 96 + t] = __syncthreads_or(0);\n"
+      "}\n";
+  static const char tr[] = "void votes__kg_thread(void **p) { votes(*(int **)p[0]); }\n";
+  for (int order = 0; order < 3; order++) {
+    int out[5 * 96];
+    int *po = out;
+    void *params[] = {&po};
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "votes", cu, tr, 1, 96, params, &d), &d);
+    for (int t = 0; t < 96; t++) {
+      cr_assert_eq(out[t], 32);
+      cr_assert_eq(out[96 + t], 1);
+      cr_assert_eq(out[192 + t], 0);
+      cr_assert_eq(out[288 + t], 1);
+      cr_assert_eq(out[384 + t], 0);
+    }
+    kg_diag_free(&d);
+  }
+}
+
+/* Shuffles against a host model written from the CUDA programming guide:
+ * width-segments, out-of-segment sources give the caller's own value, an idx
+ * source lane is taken modulo width. Two warps per block; float, int and double. */
+static const char shfl_cu[] = PRELUDE
+    "KG_KERNEL void shfl(float *of, int *oi, double *od, const int *args, int nargs) {\n"
+    "  unsigned t = threadIdx.x;\n"
+    "  float vf = 100.0f + (float)t;\n"
+    "  int vi = -1000 - (int)t;\n"
+    "  double vd = 0.5 + (double)t * 1e10;\n"
+    "  for (int k = 0; k < nargs; k++) {\n"
+    "    int op = args[3 * k], b = args[3 * k + 1], w = args[3 * k + 2];\n"
+    "    float rf; int ri; double rd;\n"
+    "    if (op == 0) { rf = __shfl_sync(0xffffffffu, vf, b, w); ri = __shfl_sync(0xffffffffu, vi, b, w); rd = __shfl_sync(0xffffffffu, vd, b, w); }\n"
+    "    else if (op == 1) { rf = __shfl_up_sync(0xffffffffu, vf, (unsigned)b, w); ri = __shfl_up_sync(0xffffffffu, vi, (unsigned)b, w); rd = __shfl_up_sync(0xffffffffu, vd, (unsigned)b, w); }\n"
+    "    else if (op == 2) { rf = __shfl_down_sync(0xffffffffu, vf, (unsigned)b, w); ri = __shfl_down_sync(0xffffffffu, vi, (unsigned)b, w); rd = __shfl_down_sync(0xffffffffu, vd, (unsigned)b, w); }\n"
+    "    else { rf = __shfl_xor_sync(0xffffffffu, vf, b, w); ri = __shfl_xor_sync(0xffffffffu, vi, b, w); rd = __shfl_xor_sync(0xffffffffu, vd, b, w); }\n"
+    "    of[k * 64 + t] = rf; oi[k * 64 + t] = ri; od[k * 64 + t] = rd;\n"
+    "  }\n"
+    "  /* the default width */\n"
+    "  of[nargs * 64 + t] = __shfl_down_sync(0xffffffffu, vf, 1);\n"
+    "}\n";
+static const char shfl_tr[] =
+    "void shfl__kg_thread(void **p) { shfl(*(float **)p[0], *(int **)p[1], *(double **)p[2],\n"
+    "  *(const int **)p[3], *(int *)p[4]); }\n";
+
+static int shfl_model(int op, int lane, int b, int w) { /* the source lane (within a warp) */
+  int seg = lane / w * w, li = lane % w;
+  switch (op) {
+  case 0: return seg + (((b % w) + w) % w);
+  case 1: return li >= b ? lane - b : lane;
+  case 2: return li + b < w ? lane + b : lane;
+  default: {
+    int j = lane ^ b;
+    return j < seg + w ? j : lane; /* later segments: own value; earlier ones are readable */
+  }
+  }
+}
+
+Test(rt_emu, shuffles_exact_semantics) {
+  int args[][3] = {
+      {0, 0, 32},  {0, 5, 32},  {0, 37, 32}, {0, -1, 32}, {0, 3, 8},   {0, 9, 8},  {0, 1, 1},
+      {1, 1, 32},  {1, 3, 32},  {1, 0, 32},  {1, 2, 8},   {1, 7, 8},   {1, 31, 32}, {1, 1, 2},
+      {2, 1, 32},  {2, 16, 32}, {2, 3, 16},  {2, 5, 4},   {2, 31, 32}, {2, 0, 16},
+      {3, 1, 32},  {3, 16, 32}, {3, 31, 32}, {3, 4, 8},   {3, 8, 8},   {3, 16, 8}, {3, 12, 4},
+  };
+  enum { NA = sizeof args / sizeof args[0] };
+  float *of = malloc((NA + 1) * 64 * sizeof(float));
+  int *oi = malloc(NA * 64 * sizeof(int));
+  double *od = malloc(NA * 64 * sizeof(double));
+  int nargs = NA;
+  int *pa = &args[0][0];
+  void *params[] = {&of, &oi, &od, &pa, &nargs};
+  for (int order = 0; order < 3; order++) {
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "shfl", shfl_cu, shfl_tr, 1, 64, params, &d), &d);
+    for (int k = 0; k < NA; k++)
+      for (int t = 0; t < 64; t++) {
+        int warp = t / 32 * 32, src = warp + shfl_model(args[k][0], t % 32, args[k][1], args[k][2]);
+        cr_assert_eq(of[k * 64 + t], 100.0f + (float)src, "order %d op %d b %d w %d thread %d",
+                     order, args[k][0], args[k][1], args[k][2], t);
+        cr_assert_eq(oi[k * 64 + t], -1000 - src);
+        cr_assert_eq(od[k * 64 + t], 0.5 + (double)src * 1e10);
+      }
+    for (int t = 0; t < 64; t++)
+      cr_assert_eq(of[NA * 64 + t], 100.0f + (float)(t % 32 == 31 ? t : t + 1));
+    kg_diag_free(&d);
+  }
+  free(of), free(oi), free(od);
+}
+
+/* A warp reduction in a block of 8 warps, and the votes. */
+Test(rt_emu, warp_reduce_and_votes) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void wred(float *sum, unsigned *bal, int *anyall, const float *in) {\n"
+      "  unsigned t = threadIdx.x, lane = t & 31, w = t >> 5;\n"
+      "  float v = in[t];\n"
+      "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
+      "  if (lane == 0) sum[w] = v;\n"
+      "  unsigned b = __ballot_sync(0xffffffffu, (t % 5) == 0);\n"
+      "  if (lane == 0) bal[w] = b;\n"
+      "  __syncwarp();\n"
+      "  int a1 = __any_sync(0xffffffffu, t == 70), a2 = __all_sync(0xffffffffu, t != 70);\n"
+      "  if (lane == 0) { anyall[2 * w] = a1; anyall[2 * w + 1] = a2; }\n"
+      "  if (lane < 16) { unsigned h = __ballot_sync(0x0000ffffu, 1); if (lane == 0) bal[8 + w] = h; }\n"
+      "  if (!(__activemask() >> lane & 1u)) sum[0] = -1.0f; /* only its own lane is certain */\n"
+      "}\n";
+  static const char tr[] =
+      "void wred__kg_thread(void **p) { wred(*(float **)p[0], *(unsigned **)p[1], *(int **)p[2],\n"
+      "  *(const float **)p[3]); }\n";
+  float in[256], sum[8];
+  unsigned bal[16];
+  int anyall[16];
+  for (int i = 0; i < 256; i++) in[i] = (float)(i % 7);
+  float *pi = in, *ps = sum;
+  unsigned *pb = bal;
+  int *pa = anyall;
+  void *params[] = {&ps, &pb, &pa, &pi};
+  for (int order = 0; order < 3; order++) {
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "wred", cu, tr, 1, 256, params, &d), &d);
+    for (int w = 0; w < 8; w++) {
+      float want = 0;
+      unsigned wb = 0;
+      for (int l = 0; l < 32; l++) {
+        want += (float)((w * 32 + l) % 7);
+        if ((w * 32 + l) % 5 == 0) wb |= 1u << l;
+      }
+      cr_assert_eq(sum[w], want, "warp %d: %g vs %g", w, sum[w], want);
+      cr_assert_eq(bal[w], wb, "warp %d", w);
+      cr_assert_eq(bal[8 + w], 0xffffu);
+      cr_assert_eq(anyall[2 * w], w == 2);
+      cr_assert_eq(anyall[2 * w + 1], w != 2);
+    }
+    kg_diag_free(&d);
+  }
+}
+
+/* Lanes that have exited do not block a shuffle; reading one gives poison. */
+Test(rt_emu, shuffle_with_exited_lanes) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void half_warp(float *out) {\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  if (t >= 16) return;\n"
+      "  out[t] = __shfl_down_sync(0xffffffffu, (float)t, 1);\n"
+      "}\n";
+  static const char tr[] = "void half_warp__kg_thread(void **p) { half_warp(*(float **)p[0]); }\n";
+  for (int order = 0; order < 3; order++) {
+    float out[16];
+    float *po = out;
+    void *params[] = {&po};
+    kg_diag d;
+    kg_diag_init(&d);
+    expect_ok(run_kernel(order, "half_warp", cu, tr, 1, 32, params, &d), &d);
+    for (int t = 0; t < 15; t++) cr_assert_eq(out[t], (float)(t + 1));
+    cr_assert(isnan(out[15]), "lane 16 exited: undefined, poisoned");
+    kg_diag_free(&d);
+  }
+}
+
+Test(rt_emu, shuffle_lane_not_in_mask) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void badmask(float *out) {\n"
+      "  out[threadIdx.x] = __shfl_xor_sync(0x0000fffeu, 1.0f, 1);\n"
+      "}\n";
+  float out[32];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("badmask", cu,
+                      "void badmask__kg_thread(void **p) { badmask(*(float **)p[0]); }\n", 32,
+                      params, "lane 0) calls __shfl_xor_sync at line 9 with mask 0xfffe");
+}
+
+Test(rt_emu, shuffle_against_barrier_deadlock) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void dead(float *out) {\n"
+      "  float v = 1.0f;\n"
+      "  if (threadIdx.x == 0) v = __shfl_xor_sync(0xffffffffu, v, 1);\n"
+      "  else __syncthreads();\n"
+      "  out[threadIdx.x] = v;\n"
+      "}\n";
+  float out[32];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("dead", cu, "void dead__kg_thread(void **p) { dead(*(float **)p[0]); }\n", 32,
+                      params, "waits at __syncthreads() at line 11");
+}
+
+Test(rt_emu, shuffle_bad_width) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void badw(float *out) {\n"
+      "  out[threadIdx.x] = __shfl_sync(0xffffffffu, 1.0f, 0, 12);\n"
+      "}\n";
+  float out[32];
+  float *po = out;
+  void *params[] = {&po};
+  expect_launch_error("badw", cu, "void badw__kg_thread(void **p) { badw(*(float **)p[0]); }\n", 32,
+                      params, "width 12");
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* A thread that overruns its fiber stack hits the guard page (not another stack). */
+Test(rt_emu, stack_overflow_hits_guard_page, .signal = SIGSEGV) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void deep(float *out, int n) {\n"
+      "  volatile float big[65536];\n"
+      "  for (int i = 0; i < n; i++) big[i] = (float)i;\n"
+      "  out[threadIdx.x] = big[n - 1];\n"
+      "}\n";
+  float out[2];
+  float *po = out;
+  int n = 65536;
+  void *params[] = {&po, &n};
+  kg_diag d;
+  kg_diag_init(&d);
+  run_kernel(0, "deep", cu, "void deep__kg_thread(void **p) { deep(*(float **)p[0], *(int *)p[1]); }\n",
+             1, 2, params, &d);
+  kg_diag_free(&d);
+}
+#endif

@@ -667,9 +667,9 @@ class Ambiguous(Exception):
 def convert(arg, pty):
     """(node, cost) for passing arg where pty is expected, or None."""
     if not isinstance(arg, N):
-        if pty in PRIMS:
-            return lit(arg, pty), 0
-        base = lit(arg)
+        base = lit(arg)          # an F# literal has its own type (2.0 is a double)
+        if base._ty == pty:
+            return base, 0
         if pty == SCALAR:
             return scalar_implicit(base), 1
         if pty == nullable_t(base._ty):
@@ -924,3 +924,3331 @@ def defn(fsname, params, body_fn, tupled=False):
         return N("Call", ret, {"obj": None, "method": copy.deepcopy(m), "args": args},
                  {"kind": "tupledapp" if tupled else "fnapp", "name": fsname})
     return call
+
+
+# ----------------------------------------------------------------------------------------
+# F# pretty-printer: writes NAME.fs from the tree and records every node's location
+# ----------------------------------------------------------------------------------------
+FS_KEYWORDS = set("""abstract and as assert base begin class default delegate do done downcast
+downto elif else end exception extern false finally fixed for fun function global if in
+inherit inline interface internal lazy let match member module mutable namespace new null of
+open or override private public rec return select sig static struct then to true try type
+upcast use val void when while with yield const atomic break checked component constraint
+constructor continue eager event external functor include method mixin object parallel
+process protected pure sealed tailcall trait virtual volatile""".split())
+
+
+def fs_ident(name):
+    return "``%s``" % name if name in FS_KEYWORDS else name
+
+
+def fs_type(t):
+    if t in FS_TYPE:
+        return FS_TYPE[t]
+    fp = fn_parts(t)
+    if fp:
+        return "(%s -> %s)" % (fs_type(fp[0]), fs_type(fp[1]))
+    it = tuple_items(t)
+    if it:
+        return "(%s)" % " * ".join(fs_type(x) for x in it)
+    return t
+
+
+def fs_literal(n):
+    v, t = n._f["value"], n._ty
+    if isinstance(v, dict) and "enum" in v:
+        path = {STYPE: "torch.ScalarType", RMODE: "torch.RoundingMode",
+                GELU_APPROX: "GELU.Approximate"}[t]
+        return "%s.%s" % (path, v["name"])
+    if t == BOOL:
+        return "true" if v else "false"
+    if t == SINGLE:
+        if v != v:
+            return "nanf"
+        if v in (float("inf"), float("-inf")):
+            return "infinityf" if v > 0 else "-infinityf"
+        s = repr(float(v))
+        return s + "f"
+    if t == DOUBLE:
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "infinity" if v > 0 else "-infinity"
+        return repr(float(v))
+    if t in INTS:
+        return str(v) + {INT32: "", INT64: "L", INT16: "s", SBYTE: "y", BYTE: "uy"}[t]
+    if t == UNIT:
+        return "()"
+    raise ValueError("literal of %s" % t)
+
+
+def is_neg_literal(n):
+    return (n._k == "Value" and isinstance(n._f["value"], (int, float))
+            and not isinstance(n._f["value"], bool) and n._f["value"] < 0)
+
+
+def visible_args(n):
+    return [a for a in n._f["args"] if not a._pr.get("default")]
+
+
+def nprec(n):
+    k, pr = n._k, n._pr
+    if k == "Call":
+        kind = pr.get("kind")
+        if kind == "infix":
+            return INFIX[n._f["method"]["name"]][1]
+        if kind == "prefix":
+            return 9
+        if kind in ("fnapp", "tupledapp"):
+            return 8
+        if kind == "hidden":
+            return nprec(n._f["args"][0])
+        return 10
+    if k in ("NewObject", "Coerce") and pr.get("kind") == "hidden":
+        return nprec(n._f["args"][0] if k == "NewObject" else n._f["expr"])
+    if k == "Value":
+        return 9 if is_neg_literal(n) else 10
+    if k == "IfThenElse":
+        return {"and": 2, "or": 1}.get(pr.get("kind"), 0)
+    if k == "Application":
+        return 8
+    if k in ("Lambda", "VarSet"):
+        return 0
+    if k in ("Let", "Sequential", "ForIntegerRangeLoop", "WhileLoop"):
+        return -1
+    return 10
+
+
+def is_block(n):
+    k = n._k
+    if k in ("Let", "Sequential", "ForIntegerRangeLoop", "WhileLoop"):
+        return True
+    return any(is_block(c) for c in n._children())
+
+
+class Printer:
+    def __init__(self):
+        self.lines, self.cur, self.indent = [], "", 0
+        self.dry = False
+
+    def pos(self):
+        return (len(self.lines) + 1, len(self.cur))
+
+    def put(self, s):
+        self.cur += s
+
+    def nl(self, indent):
+        self.lines.append(self.cur.rstrip())
+        self.cur = " " * indent
+        self.indent = indent
+
+    def text(self):
+        return "\n".join(self.lines + [self.cur.rstrip()]) + "\n"
+
+    def _mark(self, n, start):
+        end = self.pos()
+        n.__dict__["_loc"] = [start[0], start[1], end[0], end[1]]
+
+    # -- expressions --
+    def expr(self, n, minprec=0):
+        if nprec(n) < minprec and not (n._k == "Lambda" and False):
+            self.put("(")
+            self.expr(n, 0)
+            self.put(")")
+            return
+        start = self.pos()
+        k, pr = n._k, n._pr
+        if k == "Var":
+            self.put(fs_ident(pr["varobj"].name))
+        elif k == "Value":
+            self.put(fs_literal(n))
+        elif k == "ValueWithName":
+            self.put(n._f["name"])
+        elif k == "FieldGet":
+            self.put("torch." + fs_ident(n._f["field"]["name"]))
+        elif k == "PropertyGet":
+            self.expr(n._f["obj"], 10)
+            self.put("." + n._f["property"]["name"])
+        elif k == "NewObject" or k == "Coerce":
+            inner = n._f["args"][0] if k == "NewObject" else n._f["expr"]
+            self.expr(inner, minprec)
+            n.__dict__["_loc"] = inner._loc
+            return
+        elif k == "Call":
+            self.call(n, minprec)
+            if pr.get("kind") == "hidden":
+                n.__dict__["_loc"] = n._f["args"][0]._loc
+                return
+        elif k == "Lambda":
+            self.lam(n)
+        elif k == "Application":
+            self.expr(n._f["func"], 8)
+            self.put(" ")
+            self.expr(n._f["arg"], 10)
+        elif k == "IfThenElse":
+            kind = pr.get("kind")
+            if kind in ("and", "or"):
+                p = 2 if kind == "and" else 1
+                self.expr(n._f["cond"], p)
+                self.put(" && " if kind == "and" else " || ")
+                self.expr(n._f["then"] if kind == "and" else n._f["else"], p + 1)
+            else:
+                if is_block(n):
+                    self.block(n, self.indent)
+                else:
+                    self.put("if ")
+                    self.expr(n._f["cond"], 0)
+                    self.put(" then ")
+                    self.expr(n._f["then"], 0)
+                    if not n._f["else"]._pr.get("implicit"):
+                        self.put(" else ")
+                        self.expr(n._f["else"], 0)
+        elif k == "NewTuple":
+            multi = self.long_tuple(n)
+            self.put("(")
+            col = self.pos()[1]
+            for i, it in enumerate(n._f["items"]):
+                if i:
+                    self.put(",")
+                    if multi:
+                        self.nl(col)
+                    else:
+                        self.put(" ")
+                self.expr(it, 0)
+            self.put(")")
+        elif k == "VarSet":
+            self.put(fs_ident(pr["varobj"].name) + " <- ")
+            self.expr(n._f["value"], 0)
+        elif k in ("Let", "Sequential", "ForIntegerRangeLoop", "WhileLoop"):
+            self.block(n, self.indent)
+        else:
+            raise ValueError("cannot print " + k)
+        self._mark(n, start)
+
+    def args(self, args):
+        self.put("(")
+        for i, a in enumerate(args):
+            if i:
+                self.put(", ")
+            if a._pr.get("argname"):
+                self.put(a._pr["argname"] + " = ")
+            self.expr(a, 0)
+        self.put(")")
+
+    def call(self, n, minprec):
+        pr, m, args = n._pr, n._f["method"], n._f["args"]
+        kind = pr.get("kind")
+        if kind == "infix":
+            op = m["name"]
+            sym, p = INFIX[op]
+            right = op in RIGHT_ASSOC
+
+            def need(c, base):
+                # clarity: a different bitwise / comparison operator inside one gets parentheses
+                if p in (3, 4) and c._k == "Call" and c._pr.get("kind") == "infix" and \
+                        c._f["method"]["name"] != op and INFIX[c._f["method"]["name"]][1] in (3, 4):
+                    return 11
+                return base
+            self.expr(args[0], need(args[0], p + 1 if right else p))
+            self.put(" %s " % sym)
+            self.expr(args[1], need(args[1], p if right else p + 1))
+        elif kind == "prefix":
+            self.put("-" if m["name"] == "op_UnaryNegation" else "+")
+            a = args[0]
+            self.expr(a, 10 if (is_neg_literal(a) or a._pr.get("kind") == "prefix") else 9)
+        elif kind == "fnapp":
+            self.put(pr["name"])
+            for a in args:
+                self.put(" ")
+                self.expr(a, 10)
+        elif kind == "tupledapp":
+            self.put(pr["name"] + " ")
+            self.args(args)
+        elif kind == "method":
+            self.expr(n._f["obj"], 10)
+            self.put("." + fs_ident(m["name"]))
+            self.args(visible_args(n))
+        elif kind == "static":
+            self.put(pr["path"] + "." + fs_ident(m["name"]))
+            self.args(visible_args(n))
+        elif kind == "ext":
+            a = args[0]
+            need = a._k == "Value" and a._ty in INTS and a._ty == INT32
+            self.expr(a, 11 if need else 10)
+            self.put("." + pr["name"] + "()")
+        elif kind == "hidden":
+            self.expr(args[0], minprec)
+        else:
+            raise ValueError("call print kind %r" % kind)
+
+    def lam_params(self, n):
+        """Prints '(a: A) (b: B)' or '(a: A, b: B)'; returns the body node."""
+        chain = [n]
+        body = n._f["body"]
+        tup = n._pr.get("tupled")
+        if tup:
+            self.put("(" + ", ".join("%s: %s" % (fs_ident(v.name), fs_type(v.ty)) for v in tup) + ")")
+            while body._k == "Let" and body._pr.get("kind") == "tuplelet":
+                body = body._f["body"]
+            return chain, body
+        self.put("(%s: %s)" % (fs_ident(n._pr["varobj"].name), fs_type(n._pr["varobj"].ty)))
+        while body._k == "Lambda" and not body._pr.get("tupled"):
+            chain.append(body)
+            self.put(" ")
+            body.__dict__["_start"] = self.pos()
+            self.put("(%s: %s)" % (fs_ident(body._pr["varobj"].name), fs_type(body._pr["varobj"].ty)))
+            body = body._f["body"]
+        return chain, body
+
+    def long_tuple(self, n):
+        if self.dry or n._k != "NewTuple" or is_block(n):
+            return False
+        p = Printer()
+        p.dry = True
+        p.expr(n, 0)
+        return len(p.text().strip()) + self.pos()[1] > 100
+
+    def lam(self, n):
+        self.put("fun ")
+        chain, body = self.lam_params(n)
+        self.put(" ->")
+        if self.long_tuple(body):
+            base = self.indent
+            self.nl(base + 4)
+            self.expr(body, 0)
+            self.indent = base
+        elif is_block(body):
+            base = self.indent
+            self.nl(base + 4)
+            self.block(body, base + 4)
+            self.indent = base
+        else:
+            self.put(" ")
+            self.expr(body, 0)
+        self._close_chain(chain)
+
+    def _close_chain(self, chain):
+        end = self.pos()
+        for inner in chain[1:]:
+            s = inner.__dict__.pop("_start")
+            inner.__dict__["_loc"] = [s[0], s[1], end[0], end[1]]
+        for c in chain:
+            if c._pr.get("tupled"):
+                pass
+
+    # -- statements --
+    def block(self, n, indent):
+        self.indent = indent
+        start = self.pos()
+        k = n._k
+        if k == "Let":
+            v = n._pr["varobj"]
+            self.put("let " + ("mutable " if v.mutable else "") + fs_ident(v.name) + " = ")
+            val = n._f["value"]
+            if is_block(val) and val._k != "Lambda":
+                self.nl(indent + 4)
+                self.block(val, indent + 4)
+            else:
+                self.expr(val, 0)
+            self.nl(indent)
+            self.block(n._f["body"], indent)
+        elif k == "Sequential":
+            self.block(n._f["first"], indent)
+            self.nl(indent)
+            self.block(n._f["second"], indent)
+        elif k == "ForIntegerRangeLoop":
+            self.put("for %s in " % fs_ident(n._pr["varobj"].name))
+            self.expr(n._f["start"], 0)
+            self.put(" .. ")
+            self.expr(n._f["end"], 0)
+            self.put(" do")
+            self.nl(indent + 4)
+            self.block(n._f["body"], indent + 4)
+        elif k == "WhileLoop":
+            self.put("while ")
+            self.expr(n._f["cond"], 0)
+            self.put(" do")
+            self.nl(indent + 4)
+            self.block(n._f["body"], indent + 4)
+        elif k == "IfThenElse" and not n._pr.get("kind") and is_block(n):
+            self.put("if ")
+            self.expr(n._f["cond"], 0)
+            self.put(" then")
+            self.nl(indent + 4)
+            self.block(n._f["then"], indent + 4)
+            if not n._f["else"]._pr.get("implicit"):
+                self.nl(indent)
+                self.put("else")
+                self.nl(indent + 4)
+                self.block(n._f["else"], indent + 4)
+        else:
+            self.expr(n, 0)
+            self.indent = indent
+            return
+        self.indent = indent
+        self._mark(n, start)
+
+
+# ----------------------------------------------------------------------------------------
+# Serialization
+# ----------------------------------------------------------------------------------------
+NO_LOC = ("Var", "Value", "DefaultValue")
+
+
+def ser(n):
+    if isinstance(n, list):
+        return [ser(x) for x in n]
+    if not isinstance(n, N):
+        return n
+    o = {"k": n._k, "ty": n._ty}
+    for fname in FIELD_ORDER[n._k]:
+        o[fname] = ser(n._f[fname])
+    if n._loc and n._k not in NO_LOC:
+        o["loc"] = [0] + list(n._loc)
+    return o
+
+
+# ----------------------------------------------------------------------------------------
+# Validation of a written document (the JSON, not the DSL tree)
+# ----------------------------------------------------------------------------------------
+ARITH3 = {"op_Addition", "op_Subtraction", "op_Multiply", "op_Division", "op_Modulus"}
+ONEG = {"op_UnaryNegation", "op_UnaryPlus", "op_BitwiseAnd", "op_BitwiseOr", "op_ExclusiveOr",
+        "op_LeftShift", "op_RightShift", "op_Equality", "op_Inequality", "op_LessThan",
+        "op_LessThanOrEqual", "op_GreaterThan", "op_GreaterThanOrEqual", "op_LogicalNot"}
+UNSUPPORTED_KINDS = {"NewRecord", "NewUnionCase", "UnionCaseTest", "TypeTest", "TryWith",
+                     "TryFinally", "AddressOf", "AddressSet", "FieldSet", "NewDelegate", "Quote",
+                     "WithValue", "LetRecursive", "PropertySet", "NewStructTuple"}
+
+
+def member_key(m, kind):
+    if kind == "FieldGet":
+        return "%s::%s" % (m["decl"], m["name"])
+    if kind == "PropertyGet":
+        return "%s::get_%s(%s)" % (m["decl"], m["name"], ",".join(m["params"]))
+    return "%s::%s(%s)" % (m["decl"], m["name"], ",".join(m["params"]))
+
+
+def check_member(m, kind, defs, E):
+    for fld in ("decl", "name", "static", "params", "ret", "genericArgs"):
+        if fld not in m:
+            E("member lacks %r" % fld)
+            return
+    decl, name, params, gargs, ret = m["decl"], m["name"], m["params"], m["genericArgs"], m["ret"]
+    sp = spec()
+    if kind in ("FieldGet", "PropertyGet") or decl.startswith("TorchSharp."):
+        key = member_key(m, kind)
+        r = sp.lookup(key, ret)
+        if r is None:
+            E("member key %s is not in torchsharp-members.md" % key)
+            return
+        if r.ret != ret:
+            E("%s: ret %s, spec says %s" % (key, ret, r.ret))
+        if kind == "Call" and r.static != m["static"]:
+            E("%s: static=%s, spec says %s" % (key, m["static"], r.kindcol))
+        if gargs:
+            E("%s: unexpected genericArgs" % key)
+        return
+    if decl == KOPS:
+        n = {"map": 1, "map2": 2, "map3": 3}.get(name)
+        if n is None or len(params) != n + 1 or any(p != TENSOR for p in params[1:]):
+            E("bad Kgen.Ops member %s" % member_key(m, kind))
+            return
+        t, tys = params[0], []
+        for _ in range(n):
+            fp = fn_parts(t)
+            if not fp:
+                E("Kgen.Ops.%s: %s is not a curried function of %d args" % (name, params[0], n))
+                return
+            tys.append(fp[0])
+            t = fp[1]
+        if gargs != tys + [t] or ret != TENSOR or not m["static"]:
+            E("Kgen.Ops.%s: genericArgs %s, expected %s" % (name, gargs, tys + [t]))
+        return
+    if decl.startswith("System.Nullable`1["):
+        inner = decl[len("System.Nullable`1["):-1]
+        if name != ".ctor" or params != [inner] or ret != decl:
+            E("bad Nullable ctor %s" % member_key(m, kind))
+        return
+    if (decl, name) in defs:
+        dm = defs[(decl, name)]
+        if dm["params"] != params or dm["ret"] != ret:
+            E("call to %s does not match its definition" % name)
+        return
+    if (decl, name) not in sp.jnames:
+        E("member %s::%s is not named in section J/J2/J3" % (decl, name))
+        return
+    if not m["static"]:
+        E("%s::%s must be static" % (decl, name))
+    if decl == OPS:
+        if name in ARITH3:
+            if len(gargs) != 3 or gargs[:2] != params or gargs[2] != ret:
+                E("%s: genericArgs must be [T1,T2,T3] = params + ret" % name)
+        elif name in ONEG:
+            if len(gargs) != 1 or gargs[0] != params[0]:
+                E("%s: genericArgs must be [T]" % name)
+        elif name == "op_Exponentiation":
+            if gargs != params or ret != params[0]:
+                E("op_Exponentiation: genericArgs must be [T,U]")
+        elif name in FS_FUNS:
+            _, ng, rr = FS_FUNS[name]
+            exp_ret = params[0] if rr == "same" else rr
+            exp_g = {0: [], 1: [params[0]], 2: [params[0], exp_ret]}[ng]
+            if gargs != exp_g or ret != exp_ret:
+                E("%s: genericArgs %s ret %s, expected %s %s" % (name, gargs, ret, exp_g, exp_ret))
+    elif decl == "System.MathF":
+        if any(p not in (SINGLE, INT32) for p in params):
+            E("MathF.%s takes System.Single" % name)
+    elif decl == "System.Math":
+        if any(p not in (DOUBLE, INT32) for p in params) and name not in ("Abs", "Max", "Min", "Sign"):
+            E("Math.%s takes System.Double" % name)
+
+
+def check_value(v, ty, E):
+    if ty in (SINGLE, DOUBLE):
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool)) and v not in ("NaN", "Infinity", "-Infinity"):
+            E("bad float value %r" % (v,))
+        if ty == SINGLE and isinstance(v, float) and f32_shortest(v) != v:
+            E("single %r is not the shortest round-trip spelling" % v)
+    elif ty in INTS:
+        bits, signed = INTS[ty]
+        if isinstance(v, str):
+            if ty != INT64 or not re.match(r"^-?\d+$", v) or abs(int(v)) < 2 ** 53:
+                E("bad integer string %r" % v)
+            return
+        if not isinstance(v, int) or isinstance(v, bool):
+            E("bad integer value %r" % (v,))
+            return
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        if not lo <= v <= hi:
+            E("integer %d out of range for %s" % (v, ty))
+        if ty == INT64 and abs(v) >= 2 ** 53:
+            E("Int64 %d must be a string (magnitude >= 2^53)" % v)
+    elif ty == BOOL:
+        if not isinstance(v, bool):
+            E("bad bool %r" % (v,))
+    elif ty in ENUMS:
+        if not (isinstance(v, dict) and ENUMS[ty].get(v.get("name")) == v.get("enum")):
+            E("bad enum %r for %s" % (v, ty))
+    elif v is not None and not (isinstance(v, dict) and v.get("opaque")):
+        E("bad value %r for %s" % (v, ty))
+
+
+def loc_text(lines, loc):
+    _, l1, c1, l2, c2 = loc
+    if l1 == l2:
+        return lines[l1 - 1][c1:c2]
+    return "\n".join([lines[l1 - 1][c1:]] + lines[l1:l2 - 1] + [lines[l2 - 1][:c2]])
+
+
+def loc_token(n):
+    """A piece of F# text the located node must contain."""
+    k = n.get("k")
+    if k == "Call":
+        m = n["method"]
+        if m["decl"] == OPS:
+            if m["name"] in INFIX:
+                return " %s " % INFIX[m["name"]][0]
+            if m["name"] == "op_UnaryNegation":
+                return "-"
+            return FS_FUNS[m["name"]][0] if m["name"] in FS_FUNS else None
+        if m["decl"] in (SCALAR,) or m["name"] == "op_Implicit":
+            return None
+        if m["decl"] == KOPS:
+            return "Ops." + m["name"]
+        return m["name"]
+    return {"Lambda": None, "Let": "let", "ForIntegerRangeLoop": "for", "WhileLoop": "while",
+            "VarSet": "<-", "FieldGet": n.get("field", {}).get("name"),
+            "PropertyGet": n.get("property", {}).get("name")}.get(k)
+
+
+def validate_doc(doc, fs_lines=None):
+    errs = []
+    for fld in ("format", "version", "vars", "entries"):
+        if fld not in doc:
+            errs.append("$: missing %r" % fld)
+    if errs:
+        return errs
+    vars_ = doc["vars"]
+    files = doc.get("files", [])
+    defs = {(dd["member"]["decl"], dd["member"]["name"]): dd["member"]
+            for dd in doc.get("definitions", [])}
+    captured = set()
+
+    def walk(n, scope, path):
+        def E(msg):
+            errs.append("%s: %s" % (path, msg))
+        k, ty = n.get("k"), n.get("ty")
+        if k not in FIELD_ORDER:
+            E("kind %r" % k)
+            return
+        if not isinstance(ty, str):
+            E("missing ty")
+            return
+        for fld in FIELD_ORDER[k]:
+            if fld not in n:
+                E("missing field %r" % fld)
+                return
+        if "loc" in n:
+            loc = n["loc"]
+            if not (isinstance(loc, list) and len(loc) == 5 and all(isinstance(x, int) for x in loc)):
+                E("bad loc")
+            elif not 0 <= loc[0] < len(files):
+                E("loc file index %d out of range" % loc[0])
+            elif (loc[1], loc[2]) > (loc[3], loc[4]) or loc[1] < 1:
+                E("loc range reversed")
+            elif fs_lines is not None:
+                if loc[3] > len(fs_lines) or loc[4] > len(fs_lines[loc[3] - 1]) or loc[2] > len(fs_lines[loc[1] - 1]):
+                    E("loc %s outside the .fs text" % loc)
+                else:
+                    want = loc_token(n)
+                    txt = loc_text(fs_lines, loc)
+                    if want is not None and want not in txt:
+                        E("loc %s text %r does not show %r" % (loc, txt[:60], want))
+        kids = []
+
+        def var_ok(i, bind=False):
+            if not isinstance(i, int) or not 0 <= i < len(vars_):
+                E("var %r out of range" % (i,))
+                return False
+            if not bind and i not in scope:
+                E("var %d (%s) used outside its scope" % (i, vars_[i]["name"]))
+            return True
+        if k == "Var":
+            if var_ok(n["var"]) and vars_[n["var"]]["type"] != ty:
+                E("Var ty %s != var type %s" % (ty, vars_[n["var"]]["type"]))
+        elif k == "Value":
+            check_value(n["value"], ty, E)
+        elif k == "ValueWithName":
+            if ty != TENSOR or n["value"] != {"opaque": True}:
+                E("only opaque tensor captures are used here")
+            captured.add(n["name"])
+        elif k == "Lambda":
+            if var_ok(n["var"], True):
+                if ty != func_t(vars_[n["var"]]["type"], n["body"].get("ty")):
+                    E("Lambda ty %s" % ty)
+                walk(n["body"], scope | {n["var"]}, path + ".body")
+            return
+        elif k == "Let":
+            if var_ok(n["var"], True):
+                if vars_[n["var"]]["type"] != n["value"].get("ty"):
+                    E("Let var type %s != value ty %s" % (vars_[n["var"]]["type"], n["value"].get("ty")))
+                if ty != n["body"].get("ty"):
+                    E("Let ty != body ty")
+                walk(n["value"], scope, path + ".value")
+                walk(n["body"], scope | {n["var"]}, path + ".body")
+            return
+        elif k == "ForIntegerRangeLoop":
+            if var_ok(n["var"], True):
+                if vars_[n["var"]]["type"] != INT32 or n["start"]["ty"] != INT32 or n["end"]["ty"] != INT32:
+                    E("for loop must be over System.Int32")
+                if ty != UNIT or n["body"]["ty"] != UNIT:
+                    E("for loop ty must be unit")
+                walk(n["start"], scope, path + ".start")
+                walk(n["end"], scope, path + ".end")
+                walk(n["body"], scope | {n["var"]}, path + ".body")
+            return
+        elif k == "VarSet":
+            if var_ok(n["var"]):
+                if not vars_[n["var"]]["mutable"]:
+                    E("VarSet on immutable var")
+                if vars_[n["var"]]["type"] != n["value"]["ty"] or ty != UNIT:
+                    E("VarSet types")
+            kids = [("value", n["value"])]
+        elif k == "Application":
+            fp = fn_parts(n["func"]["ty"])
+            if not fp or fp != (n["arg"]["ty"], ty):
+                E("Application types")
+            kids = [("func", n["func"]), ("arg", n["arg"])]
+        elif k == "IfThenElse":
+            if n["cond"]["ty"] != BOOL or n["then"]["ty"] != ty or n["else"]["ty"] != ty:
+                E("IfThenElse types")
+            kids = [("cond", n["cond"]), ("then", n["then"]), ("else", n["else"])]
+        elif k == "WhileLoop":
+            if n["cond"]["ty"] != BOOL or n["body"]["ty"] != UNIT or ty != UNIT:
+                E("WhileLoop types")
+            kids = [("cond", n["cond"]), ("body", n["body"])]
+        elif k == "Sequential":
+            if ty != n["second"]["ty"]:
+                E("Sequential ty")
+            kids = [("first", n["first"]), ("second", n["second"])]
+        elif k in ("Call", "PropertyGet", "FieldGet", "NewObject"):
+            mf = {"Call": "method", "PropertyGet": "property", "FieldGet": "field", "NewObject": "ctor"}[k]
+            m = n[mf]
+            check_member(m, k, defs, E)
+            if m.get("ret") != ty:
+                E("%s ty %s != member ret %s" % (k, ty, m.get("ret")))
+            args = n.get("args", [])
+            if k != "FieldGet" and [a.get("ty") for a in args] != m.get("params"):
+                E("argument types %s != params %s" % ([a.get("ty") for a in args], m.get("params")))
+            obj = n.get("obj")
+            if k != "NewObject":
+                if m.get("static") and obj is not None:
+                    E("static member with a receiver")
+                if not m.get("static") and (obj is None or obj.get("ty") != m.get("decl")):
+                    E("instance member needs a receiver of type %s" % m.get("decl"))
+                if obj is not None:
+                    kids.append(("obj", obj))
+            kids += [("args[%d]" % i, a) for i, a in enumerate(args)]
+        elif k == "NewTuple":
+            if ty != tuple_t([x["ty"] for x in n["items"]]):
+                E("NewTuple ty")
+            kids = [("items[%d]" % i, x) for i, x in enumerate(n["items"])]
+        elif k == "TupleGet":
+            it = tuple_items(n["tuple"]["ty"])
+            if not it or not 0 <= n["index"] < len(it) or it[n["index"]] != ty:
+                E("TupleGet ty")
+            kids = [("tuple", n["tuple"])]
+        elif k == "Coerce":
+            kids = [("expr", n["expr"])]
+        for name, c in kids:
+            walk(c, scope, path + "." + name)
+
+    for i, e in enumerate(doc["entries"]):
+        p = "$.entries[%d]" % i
+        walk(e["expr"], set(), p + ".expr")
+        ps = entry_params(doc, e["expr"])
+        sig = e.get("signature")
+        if sig is None:
+            continue
+        if len(sig.get("params", [])) != len(ps):
+            errs.append("%s.signature: %d params for %d lambda parameters" % (p, len(sig["params"]), len(ps)))
+            continue
+        for j, (sp_, vt) in enumerate(zip(sig["params"], ps)):
+            if "scalar" in sp_:
+                if DT_CLR.get(sp_["scalar"]) != vt:
+                    errs.append("%s.signature.params[%d]: scalar %s vs %s" % (p, j, sp_["scalar"], vt))
+            else:
+                if vt != TENSOR or sp_.get("dtype") not in DTYPES:
+                    errs.append("%s.signature.params[%d]: tensor vs %s" % (p, j, vt))
+                for dim in sp_.get("shape", []):
+                    if not (dim is None or isinstance(dim, str) or (isinstance(dim, int) and dim >= 0)):
+                        errs.append("%s.signature.params[%d]: bad dim %r" % (p, j, dim))
+        caps = set(sig.get("captures", {}))
+        if caps != captured:
+            errs.append("%s.signature.captures %s != captured names %s" % (p, sorted(caps), sorted(captured)))
+    for i, dd in enumerate(doc.get("definitions", [])):
+        p = "$.definitions[%d]" % i
+        walk(dd["expr"], set(), p + ".expr")
+        ps = entry_params(doc, dd["expr"])
+        t = dd["expr"]["ty"]
+        while fn_parts(t):
+            t = fn_parts(t)[1]
+        if ps != dd["member"]["params"] or t != dd["member"]["ret"]:
+            errs.append("%s: member params/ret do not match its lambda" % p)
+    return errs
+
+
+def entry_params(doc, e):
+    """Parameter types of an entry lambda chain (tuple items for a tupled lambda)."""
+    out = []
+    n = e
+    while n.get("k") == "Lambda":
+        vt = doc["vars"][n["var"]]["type"]
+        items = tuple_items(vt)
+        if items and doc["vars"][n["var"]]["name"] == "tupledArg":
+            out += items
+            break
+        out.append(vt)
+        n = n["body"]
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Examples: registry, build, output
+# ----------------------------------------------------------------------------------------
+def ten(dtype, *shape, nonzero=False):
+    s = {"dtype": dtype, "shape": list(shape)}
+    if nonzero:
+        s["nonzero"] = True
+    return s
+
+
+def scal(dtype):
+    return {"scalar": dtype}
+
+
+class Example:
+    def __init__(self, name, covers, params, fn, captures=None, ref=None, expect=None,
+                 style="quote", tupled=False, tol=None, bad=None, mutate=None, sizes=None, note=None):
+        self.name, self.covers, self.params, self.fn = name, covers, params, fn
+        self.captures = captures or {}
+        self.ref, self.expect, self.style, self.tupled = ref, expect, style, tupled
+        self.tol, self.bad, self.mutate, self.sizes = tol, bad, mutate, sizes or {}
+        self.note = note
+
+
+EXAMPLES = []
+BAD = []
+
+
+def example(name, covers, params, **kw):
+    def deco(fn):
+        EXAMPLES.append(Example(name, covers, params, fn, **kw))
+        return fn
+    return deco
+
+
+def bad(name, rule, params, **kw):
+    def deco(fn):
+        BAD.append(Example(name, rule, params, fn, bad=rule, **kw))
+        return fn
+    return deco
+
+
+def camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def param_type(sig):
+    return DT_CLR[sig["scalar"]] if "scalar" in sig else TENSOR
+
+
+def build(ex, idx, module_prefix="Examples"):
+    """Builds one example: returns (doc dict, F# text, one-line F# of the entry)."""
+    global DOC
+    DOC = DocState("%s.%s" % (module_prefix, camel(ex.name)),
+                   "DefaultValue" if idx % 2 == 0 else "Value")
+    if ex.tupled:
+        vs = [Var(n, param_type(s)) for n, s in ex.params]
+        body = lit(ex.fn(*[var_node(v) for v in vs]))
+        tv = Var("tupledArg", tuple_t([v.ty for v in vs]))
+        for j in reversed(range(len(vs))):
+            tg = N("TupleGet", vs[j].ty, {"tuple": var_node(tv), "index": j}, {"kind": "hidden"})
+            body = N("Let", body._ty, {"var": vs[j].index, "value": tg, "body": body},
+                     {"varobj": vs[j], "kind": "tuplelet"})
+        expr = N("Lambda", func_t(tv.ty, body._ty), {"var": tv.index, "body": body},
+                 {"kind": "lambda", "varobj": tv, "tupled": vs})
+    else:
+        expr = fun([(n, param_type(s)) for n, s in ex.params], ex.fn)
+
+    P = Printer()
+    P.put("// %s: %s" % (ex.name, ex.covers.replace("\n", " ")))
+    P.nl(0)
+    P.put("module " + DOC.module)
+    P.nl(0)
+    P.nl(0)
+    if "system" in DOC.uses:
+        P.put("open System")
+        P.nl(0)
+    P.put("open TorchSharp")
+    P.nl(0)
+    if "modules" in DOC.uses:
+        P.put("open TorchSharp.Modules")
+        P.nl(0)
+    if "map" in DOC.uses:
+        P.put("open Kgen")
+        P.nl(0)
+    P.nl(0)
+
+    def print_def(fsname, lam):
+        P.put("[<ReflectedDefinition>]")
+        P.nl(0)
+        start = P.pos()
+        P.put("let %s " % fsname)
+        chain, body = P.lam_params(lam)
+        P.put(" =")
+        P.nl(4)
+        P.block(body, 4)
+        P._close_chain(chain)
+        P._mark(lam, start)
+        P.nl(0)
+        P.nl(0)
+
+    for m, lam, fsname, tupled in DOC.defs:
+        print_def(fsname, lam)
+    if ex.style == "reflected":
+        start_line = P.pos()[0]
+        print_def(ex.name, expr)
+        src_lines = P.text().split("\n")[start_line:]
+        one = " ".join(x.strip() for x in src_lines if x.strip())
+    else:
+        caps = "".join(" (%s: torch.Tensor)" % c for c in ex.captures)
+        P.put("let %s%s =" % (ex.name, caps))
+        P.nl(4)
+        P.put("<@ ")
+        s = P.pos()
+        P.indent = 4
+        P.expr(expr, 0)
+        e = P.pos()
+        P.put(" @>")
+        P.nl(0)
+        lines = P.text().split("\n")
+        seg = lines[s[0] - 1:e[0]]
+        seg[-1] = seg[-1][:e[1]] if len(seg) > 1 else seg[-1][s[1]:e[1]]
+        if len(seg) > 1:
+            seg[0] = seg[0][s[1]:]
+        one = " ".join(x.strip() for x in seg if x.strip())
+    text = P.text().rstrip("\n") + "\n"
+    if ex.mutate:
+        text += "\n// NOTE: the JSON document was edited after serialization to break one rule:\n//   %s\n" % ex.bad
+        if ex.note:
+            text += "// The F# it stands for:\n" + "".join("//   %s\n" % ln for ln in ex.note.split("\n"))
+
+    sig = {"params": [dict(s) for _, s in ex.params]}
+    if ex.captures:
+        sig["captures"] = {k: dict(v) for k, v in ex.captures.items()}
+    doc = {"format": "kgen-quotation", "version": 1, "files": [ex.name + ".fs"],
+           "vars": [{"name": v.name, "type": v.ty, "mutable": v.mutable} for v in DOC.vars],
+           "entries": [{"name": ex.name, "signature": sig, "expr": ser(expr)}]}
+    if DOC.defs:
+        doc["definitions"] = [{"member": m, "expr": ser(lam)} for m, lam, _, _ in DOC.defs]
+    if ex.mutate:
+        ex.mutate(doc)
+    return doc, text, one
+
+
+def _fmt(o, ind):
+    one = json.dumps(o, ensure_ascii=False, separators=(", ", ": "))
+    nodes = one.count('"k": ')
+    small = nodes == 0 or (isinstance(o, dict) and nodes == 1)
+    if not isinstance(o, (dict, list)) or (small and len(one) + ind <= 110) or \
+            (isinstance(o, dict) and "decl" in o and "name" in o):
+        return one
+    pad = " " * (ind + 1)
+    if isinstance(o, list):
+        if not o:
+            return "[]"
+        return "[\n" + ",\n".join(pad + _fmt(x, ind + 1) for x in o) + "\n" + " " * ind + "]"
+    items = []
+    for k, v in o.items():
+        items.append(pad + json.dumps(k) + ": " + _fmt(v, ind + 1))
+    return "{\n" + ",\n".join(items) + "\n" + " " * ind + "}"
+
+
+def dump(doc):
+    """Pretty-printed, deterministic: nodes expanded, members / locs / shapes on one line."""
+    return _fmt(doc, 0) + "\n"
+
+
+def md_escape(s):
+    return s.replace("|", "\\|")
+
+
+def write_outputs(out_root, only=None):
+    exdir = os.path.join(out_root, "examples")
+    baddir = os.path.join(out_root, "tests", "bad")
+    os.makedirs(exdir, exist_ok=True)
+    os.makedirs(baddir, exist_ok=True)
+    names = set()
+    failures = 0
+    index_rows = []
+    for idx, ex in enumerate(EXAMPLES):
+        if ex.name in names:
+            sys.exit("duplicate example " + ex.name)
+        names.add(ex.name)
+        if only and ex.name not in only:
+            continue
+        doc, text, one = build(ex, idx)
+        errs = validate_doc(doc, text.split("\n"))
+        if not any("loc" in json.dumps(n) for n in [doc["entries"][0]["expr"]]) or "loc" not in doc["entries"][0]["expr"]:
+            errs.append("entry top node has no loc")
+        if errs:
+            failures += 1
+            print("INVALID %s:\n  %s" % (ex.name, "\n  ".join(errs[:20])))
+        with open(os.path.join(exdir, ex.name + ".json"), "w") as fh:
+            fh.write(dump(doc))
+        with open(os.path.join(exdir, ex.name + ".fs"), "w") as fh:
+            fh.write(text)
+        index_rows.append((ex, one))
+    if not only:
+        write_index(exdir, index_rows)
+    bad_rows = []
+    for idx, ex in enumerate(BAD):
+        if only and ex.name not in only:
+            continue
+        doc, text, one = build(ex, idx, "Bad")
+        with open(os.path.join(baddir, ex.name + ".json"), "w") as fh:
+            fh.write(dump(doc))
+        with open(os.path.join(baddir, ex.name + ".fs"), "w") as fh:
+            fh.write(text)
+        bad_rows.append((ex, one))
+    if not only:
+        write_bad_index(baddir, bad_rows)
+    # every written file must load
+    for dd in (exdir, baddir):
+        for fn_ in sorted(os.listdir(dd)):
+            if fn_.endswith(".json"):
+                with open(os.path.join(dd, fn_)) as fh:
+                    json.load(fh)
+    return failures
+
+
+INDEX_HEAD = """# kgen examples
+
+Each example is one F# quotation over TorchSharp, serialized exactly as a `kgen-quotation`
+serializer would write it (see `shared/spec/quotation-json.md`):
+
+- `NAME.fs` is the F# source the quotation came from; `NAME.json` is the document.
+  Every `Call` node and the entry's top node carry `loc` = `[fileIndex, startLine,
+  startCol, endLine, endCol]` into `NAME.fs` (lines 1-based, columns 0-based, end column
+  exclusive: F# range conventions).
+- Each entry has a `signature`, so it runs without extra arguments. Sizes are static except
+  in the examples that use symbols (`"N"`, `"B"`: the runner picks them).
+- **Non-standard signature field `"nonzero": true`** on a tensor parameter: the runner must
+  generate that input without zeros (integer divisors of `/`, `%`, `div`, `fmod`, ...).
+  It is optional; an implementation that ignores it may divide by zero.
+- Inputs are expected in PyTorch `make_tensor` ranges (floats in [-9, 9], signed integers
+  in [-9, 10), uint8 in [0, 10), bool {0, 1}); the examples are written so that every
+  result is well defined for such inputs (no float->int casts out of range, shift counts
+  in [0, 8), integer divisors marked `nonzero`, bounded loops).
+- Scalar parameters are `{"scalar": "float32"}` entries (an F# `(s: float32)` parameter).
+- Captured tensors (`ValueWithName`, value `{"opaque": true}`) are listed under
+  `signature.captures`.
+
+TorchSharp semantics worth knowing when writing the reference (checked in
+`tools/mkexamples.py --check`):
+
+- `Scalar - Tensor` is `right.negative().add(left)` and `Scalar / Tensor` is
+  `right.reciprocal().mul(left)` (TorchSharp's operators), not `torch.sub/div(scalar, t)`.
+- A tensor's `%` is `remainder` (floored, sign of the divisor); `/` is true division
+  (integers promote to float32).
+- `torch.tensor(2.5)` (a .NET `double`) is a **float64** 0-dim tensor, unlike Python's
+  `torch.tensor(2.5)`; `torch.tensor(2.5f)` is float32.
+- A `float32` literal (`0.1f`) passed as a Scalar is the single `0.1f` widened to double
+  (0.100000001490116...), also when it scales a float64 tensor.
+- `x.where(cond, y)` is `torch.where(cond, x, y)`: the receiver is `x`.
+- Inside `Kgen.Ops.map` lambdas scalar code has .NET semantics: integer `/` truncates, `%`
+  is the truncated remainder, `int32` arithmetic wraps, `float32` stays single precision,
+  `int` of a float truncates, `round` rounds half to even.
+
+Optional arguments left out arrive filled in: `Value null` (reference types), and for
+`Nullable` parameters `DefaultValue` in even-numbered examples and `Value null` in odd ones,
+so both forms are exercised. Overloads taking either a `Tensor` or a `Scalar` are called
+with an explicit `.ToScalar()` (a bare `0.5f` would be ambiguous in F#: both `Tensor` and
+`Scalar` have `op_Implicit(float32)`); parameters that only take a `Scalar` get the implicit
+`Scalar.op_Implicit` conversion.
+
+Regenerate with `python3 tools/mkexamples.py` (standard library only); check against PyTorch
+with `python3 tools/mkexamples.py --check` (needs torch).
+
+| # | example | covers | F# |
+|---|---|---|---|
+"""
+
+
+def write_index(exdir, rows):
+    out = [INDEX_HEAD]
+    for i, (ex, one) in enumerate(rows, 1):
+        if len(one) > 160:
+            one = one[:157] + "..."
+        out.append("| %d | [%s](%s.fs) | %s | `%s` |\n" % (i, ex.name, ex.name, md_escape(ex.covers),
+                                                        md_escape(one).replace("`", "'")))
+    with open(os.path.join(exdir, "INDEX.md"), "w") as fh:
+        fh.write("".join(out))
+
+
+BAD_HEAD = """# Bad inputs
+
+Documents that are valid JSON but break a rule of the `kgen-quotation` contract or of
+kgen's supported subset. kgen must reject each with a clear error naming the JSON path (and
+the F# location where the node has `loc`), never crash. Each `NAME.fs` shows the F# the
+document claims to come from (for hand-broken documents, the closest F#). Expected-error
+golden files are produced separately.
+
+| document | rule it breaks |
+|---|---|
+"""
+
+
+def write_bad_index(baddir, rows):
+    out = [BAD_HEAD]
+    for ex, one in rows:
+        out.append("| [%s](%s.json) | %s |\n" % (ex.name, ex.name, md_escape(ex.bad)))
+    with open(os.path.join(baddir, "INDEX.md"), "w") as fh:
+        fh.write("".join(out))
+
+
+# ----------------------------------------------------------------------------------------
+# --check: evaluate each written document with PyTorch and compare with its reference
+# ----------------------------------------------------------------------------------------
+TH = None
+
+
+class Closure:
+    def __init__(self, var, body, env):
+        self.var, self.body, self.env = var, body, env
+
+
+def wrap_int(v, ty):
+    bits, signed = INTS[ty]
+    v &= (1 << bits) - 1
+    if signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def norm(v, ty):
+    if ty == SINGLE:
+        return f32_round(float(v))
+    if ty == DOUBLE:
+        return float(v)
+    if ty in INTS:
+        return wrap_int(int(v), ty)
+    if ty == BOOL:
+        return bool(v)
+    return v
+
+
+def fdiv(a, b_):
+    try:
+        return a / b_
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return float("nan")
+        return math.copysign(float("inf"), a) * math.copysign(1.0, b_)
+
+
+def safe(fn, *a):
+    try:
+        return fn(*a)
+    except OverflowError:
+        return float("inf")
+    except ValueError:
+        if fn is math.log and a[0] == 0:
+            return float("-inf")
+        return float("nan")
+
+
+def trunc_div(a, b_):
+    q = abs(a) // abs(b_)
+    return q if (a < 0) == (b_ < 0) else -q
+
+
+def trunc_rem(a, b_):
+    r = abs(a) % abs(b_)
+    return -r if a < 0 else r
+
+
+MATHFN = {"Exp": math.exp, "Log": math.log, "Log10": math.log10, "Log2": math.log2,
+          "Sqrt": math.sqrt, "Sin": math.sin, "Cos": math.cos, "Tan": math.tan,
+          "Asin": math.asin, "Acos": math.acos, "Atan": math.atan, "Sinh": math.sinh,
+          "Cosh": math.cosh, "Tanh": math.tanh, "Floor": math.floor, "Ceiling": math.ceil,
+          "Truncate": math.trunc, "Cbrt": lambda x: math.copysign(abs(x) ** (1.0 / 3), x)}
+
+
+def scalar_op(name, m, a):
+    params, ret = m["params"], m["ret"]
+    t = params[0] if params else ret
+    isf = t in FLOATS
+    if name == "op_Addition":
+        return norm(a[0] + a[1], ret)
+    if name == "op_Subtraction":
+        return norm(a[0] - a[1], ret)
+    if name == "op_Multiply":
+        return norm(a[0] * a[1], ret)
+    if name == "op_Division":
+        return norm(fdiv(a[0], a[1]) if isf else trunc_div(a[0], a[1]), ret)
+    if name == "op_Modulus":
+        if isf:
+            return norm(safe(math.fmod, a[0], a[1]), ret)
+        return norm(trunc_rem(a[0], a[1]), ret)
+    if name == "op_UnaryNegation":
+        return norm(-a[0], ret)
+    if name == "op_UnaryPlus":
+        return a[0]
+    if name in ("op_BitwiseAnd", "op_BitwiseOr", "op_ExclusiveOr"):
+        if t == BOOL:
+            return {"op_BitwiseAnd": a[0] and a[1], "op_BitwiseOr": a[0] or a[1],
+                    "op_ExclusiveOr": a[0] != a[1]}[name]
+        return norm({"op_BitwiseAnd": a[0] & a[1], "op_BitwiseOr": a[0] | a[1],
+                     "op_ExclusiveOr": a[0] ^ a[1]}[name], ret)
+    if name in ("op_LeftShift", "op_RightShift"):
+        bits = INTS[t][0]
+        cnt = a[1] & (31 if bits <= 32 else 63)
+        return norm(a[0] << cnt if name == "op_LeftShift" else a[0] >> cnt, ret)
+    if name == "op_Equality":
+        return a[0] == a[1]
+    if name == "op_Inequality":
+        return a[0] != a[1]
+    if name == "op_LessThan":
+        return a[0] < a[1]
+    if name == "op_LessThanOrEqual":
+        return a[0] <= a[1]
+    if name == "op_GreaterThan":
+        return a[0] > a[1]
+    if name == "op_GreaterThanOrEqual":
+        return a[0] >= a[1]
+    if name == "op_Exponentiation":
+        return norm(safe(math.pow, a[0], a[1]), ret)
+    if name == "Not":
+        return not a[0]
+    if name == "Abs":
+        return norm(abs(a[0]), ret)
+    if name == "Sign":
+        return 0 if a[0] == 0 else (1 if a[0] > 0 else -1)
+    if name in ("Max", "Min"):
+        if isf and (a[0] != a[0] or a[1] != a[1]):
+            return float("nan")
+        return max(a[0], a[1]) if name == "Max" else min(a[0], a[1])
+    if name == "Round":
+        if len(a) == 2:
+            return norm(round(a[0], a[1]), ret)
+        return norm(float(round(a[0])) if a[0] == a[0] and abs(a[0]) != float("inf") else a[0], ret)
+    if name == "PowInteger":
+        return norm(safe(math.pow, a[0], a[1]) if isf else a[0] ** a[1], ret)
+    if name in ("Atan2",):
+        return norm(math.atan2(a[0], a[1]), ret)
+    if name == "Pow":
+        return norm(safe(math.pow, a[0], a[1]), ret)
+    if name == "FusedMultiplyAdd":
+        return norm(a[0] * a[1] + a[2], ret)
+    if name == "Clamp":
+        return norm(min(max(a[0], a[1]), a[2]), ret)
+    if name in ("ToSingle", "ToDouble"):
+        return norm(float(a[0]), ret)
+    if name in ("ToInt32", "ToInt64", "ToInt16", "ToSByte", "ToByte"):
+        v = a[0]
+        if isinstance(v, float):
+            v = math.trunc(v)
+        return norm(int(v), ret)
+    if name == "Log" and len(a) == 2:
+        return norm(safe(math.log, a[0]) / math.log(a[1]), ret)
+    if name in MATHFN:
+        r = safe(MATHFN[name], a[0]) if a[0] == a[0] else float("nan")
+        return norm(r, ret)
+    raise NotImplementedError("scalar op " + name)
+
+
+def load_value(n):
+    v, ty = n["value"], n["ty"]
+    th = TH
+    if isinstance(v, str) and ty in FLOATS:
+        v = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[v]
+    if isinstance(v, str) and ty in INTS:
+        v = int(v)
+    if ty == SINGLE:
+        return f32_round(float(v))
+    if ty == DOUBLE:
+        return float(v)
+    if ty == STYPE:
+        return TH_ST[v["enum"]]
+    if ty == RMODE:
+        return {0: None, 1: "trunc", 2: "floor"}[v["enum"]]
+    if ty == GELU_APPROX:
+        return v["name"]
+    return v
+
+
+def th_dtype_of_clr(t):
+    th = TH
+    return {SINGLE: th.float32, DOUBLE: th.float64, INT32: th.int32, INT64: th.int64,
+            INT16: th.int16, SBYTE: th.int8, BYTE: th.uint8, BOOL: th.bool}[t]
+
+
+def torch_call(fn, o, a):
+    th = TH
+    try:
+        return fn(o, a)
+    except RuntimeError as e:
+        if "Half" not in str(e):
+            raise
+    vals = [o] + list(a)
+    had32 = any(isinstance(v, th.Tensor) and v.dtype in (th.float32, th.float64) for v in vals)
+
+    def up(v):
+        return v.float() if isinstance(v, th.Tensor) and v.dtype == th.float16 else v
+    r = fn(up(o), [up(x) for x in a])
+    FALLBACKS.append(1)
+    return r.half() if (isinstance(r, th.Tensor) and r.dtype == th.float32 and not had32) else r
+
+
+FALLBACKS = []
+
+
+def tensor_table():
+    th = TH
+    F = th.nn.functional
+    t = {}
+
+    def one(name, f_):
+        t[name] = lambda o, a: f_(o)
+    for nm in ("abs absolute exp exp2 expm1 log log1p log2 log10 sqrt rsqrt square reciprocal sin "
+               "cos tan asin arcsin acos arccos atan sinh cosh tanh sigmoid erf erfc floor ceil "
+               "trunc fix frac sign sgn isnan isinf isfinite relu neg negative logical_not "
+               "bitwise_not").split():
+        one(nm, getattr(th, nm))
+    for nm in ("eq ne lt le gt ge logical_and logical_or logical_xor bitwise_and bitwise_or "
+               "bitwise_xor bitwise_left_shift bitwise_right_shift atan2 arctan2 pow float_power "
+               "maximum minimum fmax fmin hypot xlogy true_divide floor_divide remainder fmod "
+               "sub subtract mul multiply").split():
+        t[nm] = (lambda f_: lambda o, a: f_(o, a[0]))(getattr(th, nm))
+    for al, nm in (("equal", "eq"), ("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"),
+                   ("greater", "gt"), ("greater_equal", "ge")):
+        t[al] = t[nm]
+    t["add"] = lambda o, a: th.add(o, a[0], alpha=a[1]) if len(a) > 1 else th.add(o, a[0])
+    t["div"] = t["divide"] = lambda o, a: th.div(o, a[0], rounding_mode=a[1] if len(a) > 1 else None)
+    t["arctan"] = lambda o, a: th.atan2(o, a[0]) if a else th.atan(o)
+    t["relu6"] = lambda o, a: F.relu6(o)
+    t["gelu"] = lambda o, a: F.gelu(o, approximate=a[0]) if a and isinstance(a[0], str) else F.gelu(o)
+    t["silu"] = lambda o, a: F.silu(o)
+    t["selu"] = lambda o, a: F.selu(o)
+    t["celu"] = lambda o, a: F.celu(o, a[0]) if a else F.celu(o)
+    t["elu"] = lambda o, a: (F.elu(o, a[0]) if len(a) < 3 else th._C._nn.elu(o, a[0], a[1], a[2]))
+    t["leaky_relu"] = lambda o, a: F.leaky_relu(o, a[0] if a else 0.01)
+    t["hardtanh"] = lambda o, a: F.hardtanh(o, a[0], a[1]) if a else F.hardtanh(o)
+    t["softplus"] = lambda o, a: F.softplus(o, beta=a[0], threshold=a[1]) if a else F.softplus(o)
+    t["mish"] = lambda o, a: F.mish(o)
+    t["round"] = lambda o, a: th.round(o, decimals=a[0]) if a and a[0] else th.round(o)
+    t["logit"] = lambda o, a: th.logit(o, eps=a[0]) if a and a[0] is not None else th.logit(o)
+    t["nan_to_num"] = lambda o, a: th.nan_to_num(o, nan=a[0], posinf=a[1], neginf=a[2])
+    t["clamp"] = t["clip"] = lambda o, a: th.clamp(o, min=a[0], max=a[1])
+    t["clamp_min"] = lambda o, a: th.clamp_min(o, a[0])
+    t["clamp_max"] = lambda o, a: th.clamp_max(o, a[0])
+    t["where"] = lambda o, a: th.where(a[0], o, a[1])
+    t["lerp"] = lambda o, a: th.lerp(o, a[0], a[1])
+    t["to_type"] = t["to"] = t["type"] = lambda o, a: o.to(a[0])
+    for nm in ("float double half bfloat16 long int short char byte bool".split()):
+        t[nm] = (lambda nm_: lambda o, a: getattr(o, nm_)())(nm)
+    t["zeros_like"] = lambda o, a: th.zeros_like(o, dtype=a[0] if a else None)
+    t["ones_like"] = lambda o, a: th.ones_like(o, dtype=a[0] if a else None)
+    t["empty_like"] = lambda o, a: th.empty_like(o, dtype=a[0] if a else None)
+    t["full_like"] = lambda o, a: th.full_like(o, a[0], dtype=a[1] if len(a) > 1 else None)
+    return t
+
+
+TT = None
+TH_ST = None
+
+
+def eval_call(n, env, ctx):
+    th = TH
+    m = n["method"]
+    decl, name = m["decl"], m["name"]
+    if decl == KOPS:
+        return eval_map(n, env, ctx)
+    obj = ev(n["obj"], env, ctx) if n.get("obj") is not None else None
+    args = [ev(a, env, ctx) for a in n["args"]]
+    if decl == OPS or decl == XOPS:
+        if any(isinstance(x, th.Tensor) for x in args):
+            return tensor_operator(name, args)
+        return scalar_op(name, m, args)
+    if decl in ("System.Math", "System.MathF"):
+        return scalar_op(name, m, args)
+    if decl in (SCALAR, "TorchSharp.ScalarExtensionMethods"):
+        return args[0]
+    if decl == TENSOR and name == "op_Implicit":
+        return th.tensor(args[0], dtype=th_dtype_of_clr(m["params"][0]))
+    if (decl, name) in ctx["defs"]:
+        c = ctx["defs"][(decl, name)]
+        tup = tuple_items(ctx["vars"][c.var]["type"]) if ctx["vars"][c.var]["name"] == "tupledArg" else None
+        if tup:
+            return apply(c, tuple(args), ctx)
+        r = c
+        for x in args:
+            r = apply(r, x, ctx)
+        return r
+    if decl == "TorchSharp.torch" and name == "where" and len(args) == 3:
+        return torch_call(lambda o, a: th.where(o, a[0], a[1]), args[0], args[1:])
+    if decl == "TorchSharp.torch" and name == "tensor":
+        dt = th_dtype_of_clr(m["params"][0])
+        if len(args) > 3 and args[1] is not None:
+            dt = args[1]
+        return th.tensor(args[0], dtype=dt)
+    if decl == "TorchSharp.torch+special":
+        name = {"expit": "sigmoid"}.get(name, name)
+    if decl == "TorchSharp.torch+nn+functional":
+        x = args[0]
+        if name in ("relu", "relu6", "silu", "selu", "tanh", "sigmoid", "mish", "hardsigmoid", "hardswish", "logsigmoid"):
+            return torch_call(lambda o, a: getattr(th.nn.functional, name)(o), x, [])
+        if name == "gelu":
+            ap = args[1] if len(args) > 2 else "none"
+            return torch_call(lambda o, a: th.nn.functional.gelu(o, approximate=ap), x, [])
+        if name == "softplus":
+            return torch_call(lambda o, a: th.nn.functional.softplus(o, beta=a[0], threshold=a[1]), x, args[1:])
+        if name == "leaky_relu":
+            return torch_call(lambda o, a: th.nn.functional.leaky_relu(o, a[0]), x, args[1:])
+        if name in ("elu", "celu"):
+            return torch_call(lambda o, a: getattr(th.nn.functional, name)(o, a[0]), x, args[1:])
+        if name == "hardtanh":
+            return torch_call(lambda o, a: th.nn.functional.hardtanh(o, a[0], a[1]), x, args[1:])
+        raise NotImplementedError("functional " + name)
+    if name == "get_dtype" or (n["k"] == "PropertyGet" and name == "dtype"):
+        return obj.dtype
+    if obj is None:
+        obj, args = args[0], args[1:]
+    if name not in TT:
+        raise NotImplementedError("%s::%s" % (decl, name))
+    return torch_call(TT[name], obj, args)
+
+
+def tensor_operator(name, a):
+    th = TH
+    x, y = (a + [None])[:2]
+    scalar_left = not isinstance(x, th.Tensor)
+    f_ = {"op_Addition": lambda o, r: (r[0] + o) if scalar_left else th.add(o, r[0]),
+          "op_Subtraction": lambda o, r: (th.neg(r[0]) + o) if scalar_left else th.sub(o, r[0]),
+          "op_Multiply": lambda o, r: (r[0] * o) if scalar_left else th.mul(o, r[0]),
+          "op_Division": lambda o, r: (th.reciprocal(r[0]) * o) if scalar_left else th.div(o, r[0]),
+          "op_Modulus": lambda o, r: th.remainder(o, r[0]),
+          "op_UnaryNegation": lambda o, r: th.neg(o),
+          "op_BitwiseAnd": lambda o, r: th.bitwise_and(o, r[0]),
+          "op_BitwiseOr": lambda o, r: th.bitwise_or(o, r[0]),
+          "op_ExclusiveOr": lambda o, r: th.bitwise_xor(o, r[0])}[name]
+    return torch_call(f_, x, [y] if y is not None else [])
+
+
+def apply(c, v, ctx):
+    env = dict(c.env)
+    env[c.var] = v
+    return ev(c.body, env, ctx)
+
+
+def eval_map(n, env, ctx):
+    th = TH
+    m = n["method"]
+    fnc = ev(n["args"][0], env, ctx)
+    ts = [ev(a, env, ctx) for a in n["args"][1:]]
+    tys, rty = m["genericArgs"][:-1], m["genericArgs"][-1]
+    ts = th.broadcast_tensors(*ts)
+    shape = ts[0].shape
+    cols = [t.reshape(-1).tolist() for t in ts]
+    out = []
+    for i in range(len(cols[0]) if cols else 0):
+        r = fnc
+        for col, ty in zip(cols, tys):
+            r = apply(r, norm(col[i], ty), ctx)
+        out.append(r)
+    return th.tensor(out, dtype=th_dtype_of_clr(rty)).reshape(shape)
+
+
+def ev(n, env, ctx):
+    k = n["k"]
+    if k == "Var":
+        return env[n["var"]]
+    if k == "Value":
+        return load_value(n)
+    if k == "ValueWithName":
+        return ctx["captures"][n["name"]]
+    if k == "Call" or k == "PropertyGet":
+        if k == "PropertyGet":
+            return ev(n["obj"], env, ctx).dtype if n["property"]["name"] == "dtype" else None
+        return eval_call(n, env, ctx)
+    if k == "Lambda":
+        return Closure(n["var"], n["body"], env)
+    if k == "Let":
+        env[n["var"]] = ev(n["value"], env, ctx)
+        return ev(n["body"], env, ctx)
+    if k == "Application":
+        return apply(ev(n["func"], env, ctx), ev(n["arg"], env, ctx), ctx)
+    if k == "IfThenElse":
+        return ev(n["then"] if ev(n["cond"], env, ctx) else n["else"], env, ctx)
+    if k == "ForIntegerRangeLoop":
+        s, e = ev(n["start"], env, ctx), ev(n["end"], env, ctx)
+        for i in range(s, e + 1):
+            env[n["var"]] = i
+            ev(n["body"], env, ctx)
+        return None
+    if k == "WhileLoop":
+        guard = 0
+        while ev(n["cond"], env, ctx):
+            ev(n["body"], env, ctx)
+            guard += 1
+            if guard > 10 ** 6:
+                raise RuntimeError("runaway while loop")
+        return None
+    if k == "Sequential":
+        ev(n["first"], env, ctx)
+        return ev(n["second"], env, ctx)
+    if k == "VarSet":
+        env[n["var"]] = ev(n["value"], env, ctx)
+        return None
+    if k == "NewTuple":
+        return tuple(ev(x, env, ctx) for x in n["items"])
+    if k == "TupleGet":
+        return ev(n["tuple"], env, ctx)[n["index"]]
+    if k == "NewObject":
+        return ev(n["args"][0], env, ctx)
+    if k == "DefaultValue":
+        return None
+    if k == "FieldGet":
+        return TH_ST[SCALARTYPE[DTYPE_FIELDS[n["field"]["name"]]]]
+    if k == "Coerce":
+        return ev(n["expr"], env, ctx)
+    raise NotImplementedError(k)
+
+
+def gen_input(sig, rng, gen, sizes):
+    th = TH
+    if "scalar" in sig:
+        dt = sig["scalar"]
+        if dt in ("float32", "float64"):
+            v = rng.uniform(-9, 9)
+            return f32_round(v) if dt == "float32" else v
+        if dt == "bool":
+            return rng.random() < 0.5
+        lo = 0 if dt == "uint8" else -9
+        v = rng.randrange(lo, 10)
+        return v if not (sig.get("nonzero") and v == 0) else 1
+    shape = [sizes.setdefault(dd, 6) if isinstance(dd, str) else (5 if dd is None else dd)
+             for dd in sig["shape"]]
+    dt = getattr(th, sig["dtype"])
+    if sig["dtype"] in ("float32", "float64", "float16", "bfloat16"):
+        x = (th.rand(shape, generator=gen, dtype=th.float64) * 18 - 9).to(dt)
+        if sig.get("nonzero"):
+            x = th.where(x == 0, th.ones_like(x), x)
+        return x
+    if sig["dtype"] == "bool":
+        return th.randint(0, 2, shape, generator=gen).bool()
+    lo = 0 if sig["dtype"] == "uint8" else -9
+    x = th.randint(lo, 10, shape, generator=gen).to(dt)
+    if sig.get("nonzero"):
+        x = th.where(x == 0, th.ones_like(x), x)
+    return x
+
+
+def as_list(r):
+    return list(r) if isinstance(r, tuple) else [r]
+
+
+def compare(a, b_, tol, th):
+    if tuple(a.shape) != tuple(b_.shape):
+        return "shape %s vs %s" % (tuple(a.shape), tuple(b_.shape))
+    if a.dtype.is_floating_point or b_.dtype.is_floating_point:
+        x, y = a.double(), b_.double()
+        nx, ny = th.isnan(x), th.isnan(y)
+        if not th.equal(nx, ny):
+            return "NaN positions differ"
+        x, y = th.where(nx, th.zeros_like(x), x), th.where(ny, th.zeros_like(y), y)
+        if not th.allclose(x, y, rtol=tol[0], atol=tol[1]):
+            diff = (x - y).abs().max().item()
+            return "values differ (max abs diff %g)" % diff
+        return None
+    if not th.equal(a.to(th.int64), b_.to(th.int64)):
+        return "values differ"
+    return None
+
+
+def default_tol(dtypes):
+    if "bfloat16" in dtypes:
+        return (3e-2, 3e-2)
+    if "float16" in dtypes:
+        return (1e-2, 1e-2)
+    return (2e-5, 1e-5)
+
+
+def torch_check(out_root, only=None):
+    global TH, TT, TH_ST
+    try:
+        import torch as th
+    except ImportError:
+        sys.exit("--check needs PyTorch (try /usr/bin/python3)")
+    TH = th
+    TT = tensor_table()
+    TH_ST = {0: th.uint8, 1: th.int8, 2: th.int16, 3: th.int32, 4: th.int64, 5: th.float16,
+             6: th.float32, 7: th.float64, 9: th.complex64, 10: th.complex128, 11: th.bool,
+             15: th.bfloat16}
+    import warnings
+    warnings.filterwarnings("ignore")
+    bad_count = 0
+    for idx, ex in enumerate(EXAMPLES):
+        if only and ex.name not in only:
+            continue
+        with open(os.path.join(out_root, "examples", ex.name + ".json")) as fh:
+            doc = json.load(fh)
+        rng = random.Random(idx * 7919 + 1)
+        gen = th.Generator().manual_seed(idx)
+        sizes = dict(ex.sizes)
+        e = doc["entries"][0]
+        sig = e["signature"]
+        inputs = [gen_input(s, rng, gen, sizes) for s in sig["params"]]
+        caps = {k: gen_input(v, rng, gen, sizes) for k, v in sig.get("captures", {}).items()}
+        ctx = {"vars": doc["vars"], "captures": caps, "defs": {}}
+        for dd in doc.get("definitions", []):
+            ctx["defs"][(dd["member"]["decl"], dd["member"]["name"])] = ev(dd["expr"], {}, ctx)
+        del FALLBACKS[:]
+        problems = []
+        try:
+            fnc = ev(e["expr"], {}, ctx)
+            if ex.tupled:
+                got = apply(fnc, tuple(inputs), ctx)
+            else:
+                got = fnc
+                for x in inputs:
+                    got = apply(got, x, ctx)
+        except Exception as exc:  # noqa
+            print("FAIL %s: evaluation raised %s: %s" % (ex.name, type(exc).__name__, exc))
+            bad_count += 1
+            continue
+        fb = bool(FALLBACKS)
+        outs = as_list(got)
+        in_dtypes = [s.get("dtype", s.get("scalar")) for s in sig["params"]] + \
+                    [v["dtype"] for v in sig.get("captures", {}).values()]
+        out_dtypes = [str(o.dtype).replace("torch.", "") for o in outs]
+        tol = ex.tol or default_tol(in_dtypes + out_dtypes)
+        if ex.expect is not None and out_dtypes != ex.expect:
+            problems.append("output dtypes %s, expected %s" % (out_dtypes, ex.expect))
+        for j, o in enumerate(outs):
+            if o.dtype.is_floating_point and o.numel() > 0:
+                frac = th.isnan(o.double()).double().mean().item()
+                if frac > 0.5:
+                    problems.append("output %d is %.0f%% NaN" % (j, frac * 100))
+        if ex.ref is not None:
+            ref_in = list(inputs)
+            ref_caps = dict(caps)
+            try:
+                want = ex.ref(th, *ref_in, **ref_caps)
+            except RuntimeError as exc:
+                if "Half" not in str(exc):
+                    raise
+                up = [x.float() if isinstance(x, th.Tensor) and x.dtype == th.float16 else x for x in ref_in]
+                upc = {k: (v.float() if v.dtype == th.float16 else v) for k, v in ref_caps.items()}
+                want = ex.ref(th, *up, **upc)
+                want = tuple(w.to(o.dtype) for w, o in zip(as_list(want), outs)) if isinstance(want, tuple) \
+                    else want.to(outs[0].dtype)
+                fb = True
+            wl = as_list(want)
+            if len(wl) != len(outs):
+                problems.append("%d outputs, reference has %d" % (len(outs), len(wl)))
+            for j, (o, w) in enumerate(zip(outs, wl)):
+                if not isinstance(w, th.Tensor):
+                    w = th.tensor(w)
+                if o.dtype != w.dtype and not fb:
+                    problems.append("output %d dtype %s, reference %s" % (j, o.dtype, w.dtype))
+                msg = compare(o, w.to(o.dtype) if fb else w, tol, th)
+                if msg:
+                    problems.append("output %d: %s" % (j, msg))
+        status = "ok  " if not problems else "FAIL"
+        shapes = ", ".join("%s%s" % (dt, list(o.shape)) for dt, o in zip(out_dtypes, outs))
+        print("%s %-34s -> %s%s%s" % (status, ex.name, shapes, "  [f16 upcast]" if fb else "",
+                                      "" if ex.ref else "  (no reference)"))
+        for p in problems:
+            print("       " + p)
+        if problems:
+            bad_count += 1
+    print("%d examples checked, %d failed" % (sum(1 for ex in EXAMPLES if not only or ex.name in only), bad_count))
+    return bad_count
+
+
+def main(argv):
+    out_root = ROOT
+    only = None
+    if "--out" in argv:
+        out_root = argv[argv.index("--out") + 1]
+    if "--only" in argv:
+        only = set(argv[argv.index("--only") + 1].split(","))
+    if "--list" in argv:
+        for ex in EXAMPLES:
+            print("%-36s %s" % (ex.name, ex.covers))
+        return 0
+    failures = write_outputs(out_root, only)
+    n = len(EXAMPLES) if not only else len([e for e in EXAMPLES if e.name in only])
+    print("wrote %d examples, %d bad inputs; %d invalid" % (n, len(BAD), failures))
+    if failures:
+        return 1
+    if "--check" in argv:
+        return 1 if torch_check(out_root, only) else 0
+    return 0
+
+
+# ========================================================================================
+# THE EXAMPLES
+# ========================================================================================
+F32, F64, F16, BF16 = "float32", "float64", "float16", "bfloat16"
+I8, U8, I16, I32_, I64_, BOOL_ = "int8", "uint8", "int16", "int32", "int64", "bool"
+
+
+nnf = None  # set lazily: torch.nn.functional
+
+
+def F():
+    return torch.nn.functional
+
+
+RM = None
+
+
+def rmode(name):
+    return getattr(torch.RoundingMode, name)
+
+
+# ---- A1: F# operators on tensors ---------------------------------------------------------
+@example("pw_add_tt_f32", "Tensor + Tensor: Operators.op_Addition<Tensor,Tensor,Tensor>",
+         [("x", ten(F32, 257, 67)), ("y", ten(F32, 257, 67))],
+         ref=lambda th, x, y: x + y)
+def _(x, y):
+    return x + y
+
+
+@example("pw_sub_tt_f64", "Tensor - Tensor on float64, odd size 457",
+         [("x", ten(F64, 457)), ("y", ten(F64, 457))],
+         ref=lambda th, x, y: x - y)
+def _(x, y):
+    return x - y
+
+
+@example("pw_mul_tt_i32", "Tensor * Tensor on int32",
+         [("x", ten(I32_, 64, 33)), ("y", ten(I32_, 64, 33))],
+         ref=lambda th, x, y: x * y, expect=["int32"])
+def _(x, y):
+    return x * y
+
+
+@example("pw_div_tt_f32", "Tensor / Tensor (true division), size 1023",
+         [("x", ten(F32, 1023)), ("y", ten(F32, 1023, nonzero=True))],
+         ref=lambda th, x, y: x / y)
+def _(x, y):
+    return x / y
+
+
+@example("pw_div_int_true_i64", "int64 / int64 is true division: result float32",
+         [("x", ten(I64_, 7, 13)), ("y", ten(I64_, 7, 13, nonzero=True))],
+         ref=lambda th, x, y: x / y, expect=["float32"])
+def _(x, y):
+    return x / y
+
+
+@example("pw_mod_tt_i32", "Tensor % Tensor is remainder (floored, sign of divisor) on int32",
+         [("x", ten(I32_, 67)), ("y", ten(I32_, 67, nonzero=True))],
+         ref=lambda th, x, y: th.remainder(x, y), expect=["int32"])
+def _(x, y):
+    return x % y
+
+
+@example("pw_neg_f32", "unary minus: Operators.op_UnaryNegation<Tensor>, rank 3",
+         [("x", ten(F32, 3, 5, 7))], ref=lambda th, x: -x)
+def _(x):
+    return -x
+
+
+@example("pw_neg_i8", "unary minus on int8", [("x", ten(I8, 100))],
+         ref=lambda th, x: -x, expect=["int8"])
+def _(x):
+    return -x
+
+
+@example("pw_scalar_right_f32",
+         "Tensor op primitive on the right: + Int32, * Int64, - Single, / Double",
+         [("x", ten(F32, 32, 32))],
+         ref=lambda th, x: ((x + 1) * 2 - 0.5) / 4.0, expect=["float32"])
+def _(x):
+    return ((x + 1) * L(2) - f(0.5)) / 4.0
+
+
+@example("pw_scalar_left_f64",
+         "primitive op Tensor on the left: Int32 +, Int64 *, Single - (negative().add), Double / (reciprocal().mul)",
+         [("x", ten(F64, 50))],
+         ref=lambda th, x: (1 + x, 2 * x, th.neg(x) + 0.5, th.reciprocal(x.abs() + 1) * 4.0),
+         expect=["float64"] * 4)
+def _(x):
+    return tuple_(1 + x, L(2) * x, f(0.5) - x, 4.0 / (x.abs() + 1))
+
+
+@example("pw_mod_scalar_f32", "Tensor % Single and Tensor % Double: remainder with a scalar",
+         [("x", ten(F32, 300))],
+         ref=lambda th, x: (th.remainder(x, 2.5), th.remainder(x, -3.0)))
+def _(x):
+    return tuple_(x % f(2.5), x % -3.0)
+
+
+@example("pw_mod_scalar_i16", "Tensor % Int32 and % Int64 on int16 (floored remainder, dtype kept)",
+         [("x", ten(I16, 120))],
+         ref=lambda th, x: (th.remainder(x, 4), th.remainder(x, -3)), expect=["int16", "int16"])
+def _(x):
+    return tuple_(x % 4, x % L(-3))
+
+
+@example("pw_bitops_i32", "&&& ||| ^^^ on int32 tensors (Operators.op_BitwiseAnd<Tensor> ...)",
+         [("a", ten(I32_, 128)), ("b", ten(I32_, 128)), ("c", ten(I32_, 128))],
+         ref=lambda th, a, b, c: (a & b) ^ (a | c), expect=["int32"])
+def _(a, b_, c):
+    return (a & b_) ^ (a | c)
+
+
+@example("pw_bitops_bool", "&&& ||| ^^^ on bool tensors",
+         [("p", ten(BOOL_, 9, 9)), ("q", ten(BOOL_, 9, 9)), ("r", ten(BOOL_, 9, 9))],
+         ref=lambda th, p, q, r: (p ^ (q & r)) | q, expect=["bool"])
+def _(p, q, r):
+    return (p ^ (q & r)) | q
+
+
+@example("pw_int_scalar_keeps_dtype", "int32 tensor * Int32 + Int64 scalar stays int32 (scalars do not promote)",
+         [("x", ten(I32_, 10, 10))],
+         ref=lambda th, x: x * 3 + 7, expect=["int32"])
+def _(x):
+    return x * 3 + L(7)
+
+
+@example("pw_u8_sub_wrap", "uint8 arithmetic wraps: u - 3 and 5 - u (= u.negative().add(5))",
+         [("u", ten(U8, 40))],
+         ref=lambda th, u: (u - 3, th.neg(u) + 5), expect=["uint8", "uint8"])
+def _(u):
+    return tuple_(u - 3, 5 - u)
+
+
+@example("pw_i8_mul_wrap", "int8 multiplication wraps (x * 20)", [("x", ten(I8, 64))],
+         ref=lambda th, x: x * 20, expect=["int8"])
+def _(x):
+    return x * 20
+
+
+# ---- A4: arithmetic methods --------------------------------------------------------------
+@example("add_alpha_f32", "x.add(y, alpha) with alpha via Scalar.op_Implicit(Single)",
+         [("x", ten(F32, 64, 100)), ("y", ten(F32, 64, 100))],
+         ref=lambda th, x, y: th.add(x, y, alpha=0.5))
+def _(x, y):
+    return x.add(y, f(0.5))
+
+
+@example("add_static_scalar_alpha", "torch.add(Tensor, Scalar, Scalar) and torch.add(Tensor, Tensor) on float64",
+         [("x", ten(F64, 20, 30)), ("y", ten(F64, 30))],
+         ref=lambda th, x, y: (th.add(x, 2.0, alpha=3.0), th.add(x, y)))
+def _(x, y):
+    return tuple_(torch.add(x, f(2.0).ToScalar(), f(3.0).ToScalar()), torch.add(x, y))
+
+
+@example("sub_subtract_f32", "sub / subtract: instance, static, Tensor and Scalar forms",
+         [("x", ten(F32, 100)), ("y", ten(F32, 100))],
+         ref=lambda th, x, y: (x - y - 1.5, x - y, x - y, x - 2))
+def _(x, y):
+    return tuple_(torch.subtract(x.sub(y), f(1.5).ToScalar()), torch.sub(x, y), x.subtract(y),
+                  x.sub(i32(2).ToScalar()))
+
+
+@example("mul_multiply_f64", "mul / multiply: instance, static, Tensor and Scalar forms",
+         [("x", ten(F64, 10, 11)), ("y", ten(F64, 10, 11))],
+         ref=lambda th, x, y: (x * y, x * 0.25, x * y, x * y))
+def _(x, y):
+    return tuple_(x.mul(y), torch.multiply(x, d(0.25).ToScalar()), x.multiply(y), torch.mul(x, y))
+
+
+@example("div_rounding_none_f32", "div with the default RoundingMode.None filled in (enum Value), divide with a Scalar",
+         [("x", ten(F32, 200)), ("y", ten(F32, 200, nonzero=True))],
+         ref=lambda th, x, y: (x / y, x / y, x / 2.0))
+def _(x, y):
+    return tuple_(x.div(y), torch.div(x, y), torch.divide(x, d(2.0).ToScalar()))
+
+
+@example("div_rounding_trunc_i32", "div(..., RoundingMode.trunc) on int32 (tensor and Scalar divisor)",
+         [("x", ten(I32_, 150)), ("y", ten(I32_, 150, nonzero=True))],
+         ref=lambda th, x, y: (th.div(x, y, rounding_mode="trunc"), th.div(x, 2.5, rounding_mode="trunc")),
+         expect=["int32", "float32"])
+def _(x, y):
+    return tuple_(torch.div(x, y, rmode("trunc")),
+                  x.div(f(2.5).ToScalar(), rounding_mode=rmode("trunc")))
+
+
+@example("div_rounding_floor", "div(..., RoundingMode.floor) on float32 (named argument) and divide on int64",
+         [("x", ten(F32, 90)), ("y", ten(F32, 90, nonzero=True)), ("n", ten(I64_, 90))],
+         ref=lambda th, x, y, n: (th.div(x, y, rounding_mode="floor"), th.div(n, 3, rounding_mode="floor")),
+         expect=["float32", "int64"])
+def _(x, y, n):
+    return tuple_(x.div(y, rounding_mode=rmode("floor")),
+                  torch.divide(n, i32(3).ToScalar(), rmode("floor")))
+
+
+@example("true_divide_i16", "true_divide on int16 gives float32 (instance, static, Scalar)",
+         [("x", ten(I16, 77)), ("y", ten(I16, 77, nonzero=True))],
+         ref=lambda th, x, y: (th.true_divide(x, y), th.true_divide(x, y), th.true_divide(x, 2)),
+         expect=["float32"] * 3)
+def _(x, y):
+    return tuple_(x.true_divide(y), torch.true_divide(x, y), x.true_divide(i32(2).ToScalar()))
+
+
+@example("floor_divide_i32", "floor_divide: int32 tensors (floors toward -inf) and float32 / Scalar",
+         [("x", ten(I32_, 120)), ("y", ten(I32_, 120, nonzero=True)), ("z", ten(F32, 120))],
+         ref=lambda th, x, y, z: (th.floor_divide(x, y), th.floor_divide(x, y), th.floor_divide(z, 2.5)),
+         expect=["int32", "int32", "float32"])
+def _(x, y, z):
+    return tuple_(torch.floor_divide(x, y), x.floor_divide(y), z.floor_divide(f(2.5).ToScalar()))
+
+
+@example("remainder_fmod_i32", "remainder (floored) vs fmod (truncated) on int32, static and instance",
+         [("x", ten(I32_, 200)), ("y", ten(I32_, 200, nonzero=True))],
+         ref=lambda th, x, y: (th.remainder(x, y), th.fmod(x, y), th.remainder(x, y), th.fmod(x, y)),
+         expect=["int32"] * 4)
+def _(x, y):
+    return tuple_(torch.remainder(x, y), torch.fmod(x, y), x.remainder(y), x.fmod(y))
+
+
+@example("remainder_fmod_scalar_f32", "remainder / fmod with Scalar divisors of both signs",
+         [("x", ten(F32, 16, 16))],
+         ref=lambda th, x: (th.remainder(x, 2.5), th.fmod(x, -2.5), th.remainder(x, 3), th.fmod(x, 3)))
+def _(x):
+    return tuple_(x.remainder(f(2.5).ToScalar()), x.fmod(f(-2.5).ToScalar()),
+                  torch.remainder(x, i32(3).ToScalar()), torch.fmod(x, i32(3).ToScalar()))
+
+
+@example("neg_aliases_i64", "neg / negative, static and instance, on int64",
+         [("x", ten(I64_, 31))],
+         ref=lambda th, x: (-x, -x, x), expect=["int64"] * 3)
+def _(x):
+    return tuple_(torch.neg(x), x.negative(), torch.negative(x).neg())
+
+
+# ---- B: comparisons, logical, bitwise ----------------------------------------------------
+@example("cmp_tensor_i32", "eq ne lt le gt ge, instance Tensor forms, on int32 (ties are common)",
+         [("x", ten(I32_, 40, 25)), ("y", ten(I32_, 40, 25))],
+         ref=lambda th, x, y: (x == y, x != y, x < y, x <= y, x > y, x >= y), expect=["bool"] * 6)
+def _(x, y):
+    return tuple_(x.eq(y), x.ne(y), x.lt(y), x.le(y), x.gt(y), x.ge(y))
+
+
+@example("cmp_static_bcast_f32", "torch.eq/ne/lt/le/gt/ge static forms with broadcasting [40,25] vs [1,25]",
+         [("x", ten(F32, 40, 25)), ("y", ten(F32, 1, 25))],
+         ref=lambda th, x, y: (x == y, x != y, x < y, x <= y, x > y, x >= y), expect=["bool"] * 6)
+def _(x, y):
+    return tuple_(torch.eq(x, y), torch.ne(x, y), torch.lt(x, y), torch.le(x, y), torch.gt(x, y),
+                  torch.ge(x, y))
+
+
+@example("cmp_scalar", "comparisons with a Scalar (.ToScalar()) on float32 and int16",
+         [("x", ten(F32, 128)), ("n", ten(I16, 128))],
+         ref=lambda th, x, n: ((x > 0.5) & (x <= 4.0), n == 3, n != -2, x < -1, x >= 2),
+         expect=["bool"] * 5)
+def _(x, n):
+    return tuple_(x.gt(f(0.5).ToScalar()).logical_and(x.le(d(4.0).ToScalar())),
+                  n.eq(i32(3).ToScalar()), n.ne(i32(-2).ToScalar()), x.lt(f(-1.0).ToScalar()),
+                  x.ge(L(2).ToScalar()))
+
+
+@example("cmp_aliases_i16", "equal (a Tensor, not bool), not_equal, less, greater, less_equal, greater_equal",
+         [("a", ten(I16, 60)), ("b", ten(I16, 60))],
+         ref=lambda th, a, b: (a == b, a != b, a < b, a > b, a <= b, a >= b, a == b),
+         expect=["bool"] * 7)
+def _(a, b_):
+    return tuple_(torch.equal(a, b_), a.not_equal(b_), torch.less(a, b_), a.greater(b_),
+                  torch.less_equal(a, b_), a.greater_equal(b_), a.equal(b_))
+
+
+@example("logical_bool", "logical_and / or / xor / not on bool tensors",
+         [("p", ten(BOOL_, 50)), ("q", ten(BOOL_, 50)), ("r", ten(BOOL_, 50))],
+         ref=lambda th, p, q, r: ((p & q) ^ ~r) | (p & r), expect=["bool"])
+def _(p, q, r):
+    return torch.logical_xor(p.logical_and(q), r.logical_not()).logical_or(torch.logical_and(p, r))
+
+
+@example("logical_on_numbers", "logical ops on float32 / int8 operands (truthiness)",
+         [("x", ten(F32, 70)), ("n", ten(I8, 70))],
+         ref=lambda th, x, n: (th.logical_and(x.relu(), n), th.logical_or(x.relu(), n),
+                               th.logical_not(n), th.logical_xor(x.relu(), n)),
+         expect=["bool"] * 4)
+def _(x, n):
+    r = x.relu()
+    return tuple_(torch.logical_and(r, n), r.logical_or(n), torch.logical_not(n), torch.logical_xor(r, n))
+
+
+@example("bitwise_methods_i64", "bitwise_and / or / xor / not methods on int64",
+         [("a", ten(I64_, 99)), ("b", ten(I64_, 99))],
+         ref=lambda th, a, b: ~((a & b) ^ (a | b)), expect=["int64"])
+def _(a, b_):
+    return torch.bitwise_xor(a.bitwise_and(b_), torch.bitwise_or(a, b_)).bitwise_not()
+
+
+@example("bitwise_bool_u8", "bitwise_not on bool (logical not) and uint8; bitwise_and / or on uint8",
+         [("p", ten(BOOL_, 33)), ("u", ten(U8, 33)), ("v", ten(U8, 33))],
+         ref=lambda th, p, u, v: (~p, ~u, u & v, u | v), expect=["bool", "uint8", "uint8", "uint8"])
+def _(p, u, v):
+    return tuple_(p.bitwise_not(), torch.bitwise_not(u), u.bitwise_and(v), torch.bitwise_or(u, v))
+
+
+@example("shift_i32", "bitwise_left_shift / right_shift on int32, counts s % 8 in [0, 8)",
+         [("x", ten(I32_, 257)), ("s", ten(I32_, 257))],
+         ref=lambda th, x, s: (x << th.remainder(s, 8), x >> th.remainder(s, 8)), expect=["int32"] * 2)
+def _(x, s):
+    return tuple_(x.bitwise_left_shift(s % 8), torch.bitwise_right_shift(x, s % 8))
+
+
+@example("shift_u8", "shifts on uint8 (left shift wraps in 8 bits), counts % 8",
+         [("u", ten(U8, 3, 41)), ("v", ten(U8, 3, 41)), ("w", ten(U8, 3, 41))],
+         ref=lambda th, u, v, w: (u << th.remainder(v, 8)) >> th.remainder(w, 8), expect=["uint8"])
+def _(u, v, w):
+    return torch.bitwise_left_shift(u, v % 8).bitwise_right_shift(w % 8)
+
+
+@example("shift_i8_by_i16", "int8 << int16 counts: promotes to int16; arithmetic right shift of negatives",
+         [("x", ten(I8, 80)), ("s", ten(I16, 80))],
+         ref=lambda th, x, s: ((x << th.remainder(s, 8)), x >> th.remainder(s, 8)),
+         expect=["int16", "int16"])
+def _(x, s):
+    return tuple_(x.bitwise_left_shift(s % 8), x.bitwise_right_shift(s % 8))
+
+
+# ---- C1: pointwise unary -----------------------------------------------------------------
+@example("un_exp_family_f32", "exp, exp2, expm1 (torch, Tensor and torch.special forms)",
+         [("x", ten(F32, 500))],
+         ref=lambda th, x: (x.exp(), th.exp2(x), x.expm1(), th.exp2(x), th.expm1(x)))
+def _(x):
+    return tuple_(x.exp(), torch.exp2(x), x.expm1(), torch.special.exp2(x), torch.special.expm1(x))
+
+
+@example("un_log_family_f32", "log, log1p, log2, log10 of a positive tensor bound with let",
+         [("x", ten(F32, 40, 40))],
+         ref=lambda th, x: tuple(f_(x.abs() + 0.5) for f_ in (th.log, th.log1p, th.log2, th.log10)))
+def _(x):
+    return let_("p", x.abs() + f(0.5),
+                lambda p: tuple_(p.log(), torch.log1p(p), p.log2(), torch.log10(p)))
+
+
+@example("un_sqrt_rsqrt_f64", "sqrt, rsqrt on float64",
+         [("x", ten(F64, 333))],
+         ref=lambda th, x: (th.sqrt(x.abs() + 1e-3), th.rsqrt(x.abs() + 1e-3), (x * x).sqrt()))
+def _(x):
+    return let_("p", x.abs() + 1e-3, lambda p: tuple_(torch.sqrt(p), p.rsqrt(), (x * x).sqrt()))
+
+
+@example("un_square_reciprocal_i32", "square keeps int32; reciprocal of int32 is float32",
+         [("x", ten(I32_, 77))],
+         ref=lambda th, x: (x * x, th.square(x), th.reciprocal(x + 10)),
+         expect=["int32", "int32", "float32"])
+def _(x):
+    return tuple_(x.square(), torch.square(x), (x + 10).reciprocal())
+
+
+@example("un_trig_f32", "sin, cos, tan in one expression",
+         [("x", ten(F32, 8, 128))],
+         ref=lambda th, x: th.sin(x) + x.cos() * th.tan(x * 0.1))
+def _(x):
+    return torch.sin(x) + x.cos() * torch.tan(x * f(0.1))
+
+
+@example("un_invtrig_f32", "asin/arcsin, acos/arccos, atan/arctan (inputs squashed into (-1, 1) by tanh)",
+         [("x", ten(F32, 257))],
+         ref=lambda th, x: (th.asin(x.tanh()), th.acos(x.tanh()), th.atan(x), th.asin(x.tanh()),
+                            th.acos(x.tanh()), th.atan(x), th.atan(x)))
+def _(x):
+    return let_("t", x.tanh(), lambda t: tuple_(torch.asin(t), t.acos(), torch.atan(x), torch.arcsin(t),
+                                                t.arccos(), x.arctan(), torch.arctan(x)))
+
+
+@example("un_hyperbolic_f64", "sinh, cosh, tanh on float64",
+         [("x", ten(F64, 6, 50))],
+         ref=lambda th, x: (x.sinh(), x.cosh(), x.tanh(), x.tanh()))
+def _(x):
+    return tuple_(x.sinh(), torch.cosh(x), x.tanh(), torch.tanh(x))
+
+
+@example("un_sigmoid_erf_f32", "sigmoid, erf, erfc (torch, Tensor, torch.special incl. expit)",
+         [("x", ten(F32, 1000))],
+         ref=lambda th, x: (x.sigmoid(), x.erf(), x.erfc(), x.sigmoid(), x.sigmoid(), x.erf(), x.erfc()))
+def _(x):
+    return tuple_(torch.sigmoid(x), x.erf(), torch.erfc(x), torch.special.expit(x), x.sigmoid(),
+                  torch.special.erf(x), torch.special.erfc(x))
+
+
+@example("un_rounding_f32", "floor, ceil, round (decimals=0L filled in), trunc, frac, fix",
+         [("x", ten(F32, 21, 21))],
+         ref=lambda th, x: (x.floor(), x.ceil(), x.round(), x.trunc(), x.frac(), x.trunc(), x.trunc()))
+def _(x):
+    return tuple_(x.floor(), torch.ceil(x), x.round(), torch.trunc(x), x.frac(), torch.fix(x), x.fix())
+
+
+@example("un_round_half_even", "round of exact halves rounds half to even (built as round(2x) * 0.5)",
+         [("x", ten(F32, 200))],
+         ref=lambda th, x: (th.round(th.round(x * 2.0) * 0.5), th.round(th.round(x * 2.0) * 0.5)))
+def _(x):
+    return let_("h", (x * f(2.0)).round() * f(0.5), lambda h: tuple_(h.round(), torch.round(h)))
+
+
+@example("un_round_decimals_f64", "round with decimals 2, 1 and -1 (Int64 argument)",
+         [("x", ten(F64, 150))],
+         ref=lambda th, x: (th.round(x, decimals=2), th.round(x, decimals=1), th.round(x * 10.0, decimals=-1)))
+def _(x):
+    return tuple_(x.round(L(2)), torch.round(x, L(1)), (x * 10.0).round(L(-1)))
+
+
+@example("un_sign_abs_i8", "sign, sgn, abs, absolute on int8",
+         [("x", ten(I8, 99))],
+         ref=lambda th, x: (x.sign(), x.abs(), x.abs(), th.sgn(x), x.abs()), expect=["int8"] * 5)
+def _(x):
+    return tuple_(x.sign(), torch.abs(x), x.absolute(), torch.sgn(x), torch.absolute(x))
+
+
+@example("un_logit", "logit without eps (DefaultValue / Value null Nullable<double>) and with eps (Nullable ctor)",
+         [("x", ten(F32, 300))],
+         ref=lambda th, x: (th.logit(x.sigmoid()), th.logit(x.sigmoid(), eps=1e-3),
+                            th.special.logit(x.sigmoid()), th.logit(x, eps=0.25)))
+def _(x):
+    return let_("p", x.sigmoid(), lambda p: tuple_(p.logit(), torch.logit(p, 1e-3),
+                                                   torch.special.logit(p), x.logit(0.25)))
+
+
+@example("un_isnan_isinf_isfinite", "isnan, isinf, isfinite on a tensor with inf (x * 1e38f) and NaN (inf - inf)",
+         [("x", ten(F32, 400))],
+         ref=lambda th, x: ((x * 1e38).isinf(), (x * 1e38).isfinite(), ((x * 1e38) - (x * 1e38)).isnan(),
+                            (x * 1e38).isnan(), x.isfinite()),
+         expect=["bool"] * 5)
+def _(x):
+    return let_("y", x * f(1e38), lambda y: tuple_(y.isinf(), torch.isfinite(y), (y - y).isnan(),
+                                                   torch.isnan(y), x.isfinite()))
+
+
+@example("un_nan_to_num_default", "nan_to_num with defaults (nan=0, posinf/neginf = dtype max/lowest)",
+         [("x", ten(F32, 500))],
+         ref=lambda th, x: (th.nan_to_num(th.log(x) * th.exp(x * 100.0)), th.nan_to_num(th.log(x) * th.exp(x * 100.0))))
+def _(x):
+    return let_("y", x.log() * (x * f(100.0)).exp(), lambda y: tuple_(y.nan_to_num(), torch.nan_to_num(y)))
+
+
+@example("un_nan_to_num_custom", "nan_to_num with posinf / neginf given (Nullable<double> ctor) and only neginf named",
+         [("x", ten(F64, 500))],
+         ref=lambda th, x: (th.nan_to_num(th.log(x) * th.exp(x * 1000.0), 1.0, 100.0, -100.0),
+                            th.nan_to_num(th.log(x) * th.exp(x * 1000.0), 0.0, neginf=-1.0)))
+def _(x):
+    return let_("y", x.log() * (x * 1000.0).exp(),
+                lambda y: tuple_(y.nan_to_num(1.0, 100.0, -100.0), torch.nan_to_num(y, 0.0, neginf=-1.0)))
+
+
+@example("un_f16_ops", "float16 tensor: abs * 2f, unary minus, exp (result float16)",
+         [("x", ten(F16, 1000))],
+         ref=lambda th, x: (x.abs() * 2.0, -x, x.exp()), expect=["float16"] * 3)
+def _(x):
+    return tuple_(x.abs() * f(2.0), -x, x.exp())
+
+
+@example("un_bf16_ops", "bfloat16 tensor: tanh + sigmoid * 2.0 stays bfloat16",
+         [("x", ten(BF16, 16, 64))],
+         ref=lambda th, x: x.tanh() + x.sigmoid() * 2.0, expect=["bfloat16"])
+def _(x):
+    return x.tanh() + x.sigmoid() * 2.0
+
+
+# ---- C2: pointwise binary / ternary ------------------------------------------------------
+@example("bin_atan2_f32", "atan2 / arctan2 / two-argument arctan, static and instance",
+         [("y", ten(F32, 100)), ("x", ten(F32, 100))],
+         ref=lambda th, y, x: tuple([th.atan2(y, x)] * 6))
+def _(y, x):
+    return tuple_(torch.atan2(y, x), y.arctan2(x), torch.arctan2(y, x), y.atan2(x), torch.arctan(y, x),
+                  y.arctan(x))
+
+
+@example("bin_pow_tensor_f32", "pow with a tensor exponent (static and instance)",
+         [("x", ten(F32, 300)), ("y", ten(F32, 300))],
+         ref=lambda th, x, y: (th.pow(x.abs() + 0.5, y * 0.25), (x.abs() + 1).pow(y.abs() * 0.1)))
+def _(x, y):
+    return tuple_(torch.pow(x.abs() + f(0.5), y * f(0.25)), (x.abs() + 1).pow(y.abs() * 0.1))
+
+
+@example("bin_pow_scalar", "pow with a Scalar exponent: float32 ^ 2f, int32 ^ 3 stays int32, sqrt via ^ 0.5",
+         [("x", ten(F32, 128)), ("n", ten(I32_, 128))],
+         ref=lambda th, x, n: (x ** 2.0, n ** 3, n ** 2, x.abs() ** 0.5),
+         expect=["float32", "int32", "int32", "float32"])
+def _(x, n):
+    return tuple_(x.pow(f(2.0).ToScalar()), torch.pow(n, i32(3).ToScalar()), n.pow(i32(2).ToScalar()),
+                  x.abs().pow(d(0.5).ToScalar()))
+
+
+@example("bin_float_power", "float_power computes in float64 (float32 and int32 inputs)",
+         [("x", ten(F32, 64)), ("y", ten(F32, 64)), ("n", ten(I32_, 64)), ("m", ten(I32_, 64))],
+         ref=lambda th, x, y, n, m: (th.float_power(x.abs(), y), (n.abs() + 1).float_power(m)),
+         expect=["float64", "float64"])
+def _(x, y, n, m):
+    return tuple_(torch.float_power(x.abs(), y), (n.abs() + 1).float_power(m))
+
+
+@example("bin_max_min_nan", "maximum / minimum propagate NaN, fmax / fmin ignore it (log(x + 6) is NaN for x < -6)",
+         [("x", ten(F32, 500)), ("y", ten(F32, 500))],
+         ref=lambda th, x, y: (th.maximum(th.log(x + 6), y), th.minimum(th.log(x + 6), y),
+                               th.fmax(th.log(x + 6), y), th.fmin(th.log(x + 6), y)))
+def _(x, y):
+    return let_("xn", (x + 6).log(), lambda xn: tuple_(torch.maximum(xn, y), xn.minimum(y),
+                                                       torch.fmax(xn, y), xn.fmin(y)))
+
+
+@example("clamp_scalar_f32", "clamp with Scalar bounds (instance and static)",
+         [("x", ten(F32, 48, 48))],
+         ref=lambda th, x: (x.clamp(-1.0, 1.0), x.clamp(-2.0, 2.0)))
+def _(x):
+    return tuple_(x.clamp(f(-1.0).ToScalar(), f(1.0).ToScalar()),
+                  torch.clamp(x, d(-2.0).ToScalar(), d(2.0).ToScalar()))
+
+
+@example("clamp_tensor_f32", "clamp with Tensor bounds that broadcast ([8,64] between [1,64] and [8,1])",
+         [("x", ten(F32, 8, 64)), ("lo", ten(F32, 1, 64)), ("hi", ten(F32, 8, 1))],
+         ref=lambda th, x, lo, hi: (th.clamp(x, lo, hi), th.clamp(x, lo, hi)))
+def _(x, lo, hi):
+    return tuple_(x.clamp(lo, hi), torch.clamp(x, lo, hi))
+
+
+@example("clamp_one_sided", "one-sided clamp via named arguments: the other bound arrives as Value null",
+         [("x", ten(F32, 200)), ("hi", ten(F32, 200))],
+         ref=lambda th, x, hi: (x.clamp(min=0.5), th.clamp(x, max=hi), x.clamp(max=-1.0)))
+def _(x, hi):
+    return tuple_(x.clamp(min=f(0.5).ToScalar()), x.clamp(max=hi), torch.clamp(x, max=d(-1.0).ToScalar()))
+
+
+@example("clamp_min_max_clip", "clamp_min / clamp_max / clip (Scalar-only parameters: implicit Scalar conversion)",
+         [("x", ten(F32, 120))],
+         ref=lambda th, x: (x.clamp_min(-2.0), x.clamp_max(3.0), th.clamp_min(x, 0), x.clamp(-1, 1),
+                            x.clamp(-0.5, 0.5)))
+def _(x):
+    return tuple_(x.clamp_min(f(-2.0)), x.clamp_max(3.0), torch.clamp_min(x, 0),
+                  torch.clip(x, -1, 1), x.clip(f(-0.5), f(0.5)))
+
+
+@example("where_static_f32", "torch.where(cond, x, y) with the condition from gt",
+         [("x", ten(F32, 30, 30)), ("y", ten(F32, 30, 30))],
+         ref=lambda th, x, y: th.where(x > y, x, y * 2.0))
+def _(x, y):
+    return torch.where(x.gt(y), x, y * f(2.0))
+
+
+@example("where_method_receiver", "x.where(cond, y) == torch.where(cond, x, y): the receiver is x, not the condition",
+         [("c", ten(BOOL_, 100)), ("x", ten(F32, 100)), ("y", ten(F32, 100))],
+         ref=lambda th, c, x, y: (th.where(c, x, y), th.where(c, y, x)))
+def _(c, x, y):
+    return tuple_(x.where(c, y), torch.where(c, y, x))
+
+
+@example("lerp_f32", "lerp with a tensor weight (static and instance; weights outside [0,1] extrapolate)",
+         [("a", ten(F32, 256)), ("b", ten(F32, 256)), ("w", ten(F32, 256))],
+         ref=lambda th, a, b, w: (th.lerp(a, b, w * 0.1), th.lerp(a, b, w.sigmoid())))
+def _(a, b_, w):
+    return tuple_(torch.lerp(a, b_, w * f(0.1)), a.lerp(b_, w.sigmoid()))
+
+
+@example("hypot_xlogy", "hypot and xlogy (xlogy(0, y) = 0), Tensor and Scalar forms",
+         [("x", ten(F32, 180)), ("y", ten(F32, 180))],
+         ref=lambda th, x, y: (th.hypot(x, y), th.hypot(x, y), th.xlogy(x.relu(), y.abs()),
+                               th.xlogy(x.relu(), 2.0), th.xlogy(x, 3.0)))
+def _(x, y):
+    return tuple_(torch.hypot(x, y), x.hypot(y), torch.xlogy(x.relu(), y.abs()),
+                  x.relu().xlogy(f(2.0).ToScalar()), torch.xlogy(x, d(3.0).ToScalar()))
+
+
+# ---- D: activations ------------------------------------------------------------------------
+@example("act_relu", "relu / relu6: Tensor methods and torch.nn.functional (inplace=false filled in)",
+         [("x", ten(F32, 4, 250))],
+         ref=lambda th, x: (x.relu(), x.relu(), th.nn.functional.relu6(x), th.nn.functional.relu6(x * 0.8)))
+def _(x):
+    return tuple_(x.relu(), F().relu(x), x.relu6(), F().relu6(x * f(0.8)))
+
+
+@example("act_gelu_exact", "exact (erf) GELU: functional.gelu(Tensor) and Tensor.gelu()",
+         [("x", ten(F32, 1024))],
+         ref=lambda th, x: (th.nn.functional.gelu(x), th.nn.functional.gelu(x)))
+def _(x):
+    return tuple_(F().gelu(x), x.gelu())
+
+
+@example("act_gelu_tanh", "tanh-approximate GELU: GELU.Approximate enum (Tensor and functional), and Approximate.none",
+         [("x", ten(F32, 1024))],
+         ref=lambda th, x: (th.nn.functional.gelu(x, approximate="tanh"),
+                            th.nn.functional.gelu(x, approximate="tanh"), th.nn.functional.gelu(x)))
+def _(x):
+    return tuple_(x.gelu(GELU.Approximate.tanh), F().gelu(x, GELU.Approximate.tanh),
+                  x.gelu(GELU.Approximate.none))
+
+
+@example("act_silu_sigmoid_tanh", "silu (functional and Tensor), functional sigmoid and tanh",
+         [("x", ten(F32, 600))],
+         ref=lambda th, x: (th.nn.functional.silu(x), th.nn.functional.silu(x), x.sigmoid(), x.tanh()))
+def _(x):
+    return tuple_(F().silu(x), x.silu(), F().sigmoid(x), F().tanh(x))
+
+
+@example("act_softplus_default", "softplus with beta=1, threshold=20 filled in (x * 3 reaches the threshold)",
+         [("x", ten(F32, 500))],
+         ref=lambda th, x: (th.nn.functional.softplus(x * 3.0), th.nn.functional.softplus(x * 3.0)))
+def _(x):
+    return let_("z", x * 3.0, lambda z: tuple_(z.softplus(), F().softplus(z)))
+
+
+@example("act_softplus_beta", "softplus with custom beta / threshold (positional and named)",
+         [("x", ten(F32, 500))],
+         ref=lambda th, x: (th.nn.functional.softplus(x, 2.0, 5.0), th.nn.functional.softplus(x, beta=0.5),
+                            th.nn.functional.softplus(x, 1.5, 4.0)))
+def _(x):
+    return tuple_(x.softplus(2.0, 5.0), F().softplus(x, beta=0.5), F().softplus(x, 1.5, 4.0))
+
+
+@example("act_leaky_relu", "leaky_relu: Tensor (Scalar slope) and functional (default 0.01 and 0.3)",
+         [("x", ten(F32, 333))],
+         ref=lambda th, x: (th.nn.functional.leaky_relu(x, 0.2), th.nn.functional.leaky_relu(x),
+                            th.nn.functional.leaky_relu(x, 0.3)))
+def _(x):
+    return tuple_(x.leaky_relu(0.2), F().leaky_relu(x), F().leaky_relu(x, 0.3))
+
+
+@example("act_elu_family", "elu (default alpha, functional alpha, alpha/scale/input_scale), celu, selu",
+         [("x", ten(F32, 400))],
+         ref=lambda th, x: (th.nn.functional.elu(x), th.nn.functional.elu(x, 0.5),
+                            th._C._nn.elu(x, 1.0, 2.0, 0.5), th.nn.functional.celu(x),
+                            th.nn.functional.selu(x)))
+def _(x):
+    return tuple_(x.elu(), F().elu(x, 0.5), x.elu(f(1.0).ToScalar(), f(2.0).ToScalar(), f(0.5).ToScalar()),
+                  x.celu(), F().selu(x))
+
+
+@example("act_hardtanh", "hardtanh: Tensor (Scalar bounds) and functional (defaults -1, 1 and custom)",
+         [("x", ten(F32, 300))],
+         ref=lambda th, x: (x.clamp(-2.0, 2.0), x.clamp(-1.0, 1.0), x.clamp(-0.5, 0.5)))
+def _(x):
+    return tuple_(x.hardtanh(f(-2.0), f(2.0)), F().hardtanh(x), F().hardtanh(x, -0.5, 0.5))
+
+
+@example("act_mish_hard_logsigmoid", "mish, hardsigmoid, hardswish, logsigmoid (torch.nn.functional)",
+         [("x", ten(F32, 300))],
+         ref=lambda th, x: (th.nn.functional.mish(x), th.nn.functional.hardsigmoid(x),
+                            th.nn.functional.hardswish(x), th.nn.functional.logsigmoid(x)))
+def _(x):
+    return tuple_(F().mish(x), F().hardsigmoid(x), F().hardswish(x), F().logsigmoid(x))
+
+
+# ---- I: casts ------------------------------------------------------------------------------
+@example("cast_to_type_f32", "to_type(torch.int32 / int8 / float16): float -> int truncates toward zero",
+         [("x", ten(F32, 256))],
+         ref=lambda th, x: (x.to(th.int32), x.to(th.int8), x.to(th.float16)),
+         expect=["int32", "int8", "float16"])
+def _(x):
+    return tuple_(x.to_type(torch.int32), x.to_type(torch.int8), x.to_type(torch.float16))
+
+
+@example("cast_to_scalartype_i16", "Tensor.to(ScalarType.Float64 / Int8): enum Value arguments",
+         [("x", ten(I16, 100))],
+         ref=lambda th, x: (x.to(th.float64), x.to(th.int8)), expect=["float64", "int8"])
+def _(x):
+    return tuple_(x.to(torch.ScalarType.Float64), x.to(torch.ScalarType.Int8))
+
+
+@example("cast_float_methods_i32", "float(), double(), half(), bfloat16() from int32",
+         [("x", ten(I32_, 100))],
+         ref=lambda th, x: (x.float(), x.double(), x.half(), x.bfloat16()),
+         expect=["float32", "float64", "float16", "bfloat16"])
+def _(x):
+    return tuple_(x.float(), x.double(), x.half(), x.bfloat16())
+
+
+@example("cast_int_methods_f32", "long(), int(), short(), char() (int8), byte() of |x|, bool() (non-zero)",
+         [("x", ten(F32, 100))],
+         ref=lambda th, x: (x.long(), x.int(), x.short(), x.char(), x.abs().byte(), x.bool()),
+         expect=["int64", "int32", "int16", "int8", "uint8", "bool"])
+def _(x):
+    return tuple_(x.long(), x.int(), x.short(), x.char(), x.abs().byte(), x.bool())
+
+
+@example("cast_type_method_f64", "Tensor.type(ScalarType) (an F# keyword: x.``type``(...))",
+         [("x", ten(F64, 60))],
+         ref=lambda th, x: (x.to(th.int64), x.to(th.float32)), expect=["int64", "float32"])
+def _(x):
+    return tuple_(x.type(torch.ScalarType.Int64), x.type(torch.ScalarType.Float32))
+
+
+@example("cast_dtype_aliases", "to_type with the alias fields torch.double / long / half / float / short / int",
+         [("x", ten(F32, 64))],
+         ref=lambda th, x: (x.double(), x.long(), x.half(), x.float(), x.short(), x.int()),
+         expect=["float64", "int64", "float16", "float32", "int16", "int32"])
+def _(x):
+    return tuple_(x.to_type(torch.double), x.to_type(torch.long), x.to_type(torch.half),
+                  x.to_type(torch.float), x.to_type(torch.short), x.to_type(torch.int))
+
+
+@example("cast_bool_mask_mul", "bool mask cast to float32 (to_type(torch.float32)) times a tensor",
+         [("p", ten(BOOL_, 16, 16)), ("x", ten(F32, 16, 16))],
+         ref=lambda th, p, x: x * p.float(), expect=["float32"])
+def _(p, x):
+    return x * p.to_type(torch.float32)
+
+
+@example("cast_to_dtype_of_other", "y.to_type(x.dtype): the dtype property (PropertyGet get_dtype)",
+         [("x", ten(F16, 50)), ("y", ten(I32_, 50))],
+         ref=lambda th, x, y: y.to(th.float16) + x, expect=["float16"])
+def _(x, y):
+    return y.to_type(x.dtype) + x
+
+
+# ---- H: *_like creators and scalar tensors -------------------------------------------------
+@example("like_zeros_ones", "zeros_like / ones_like, static and instance, with and without a dtype",
+         [("x", ten(F32, 7, 9))],
+         ref=lambda th, x: (th.zeros_like(x), th.ones_like(x), th.ones_like(x, dtype=th.int32),
+                            th.zeros_like(x, dtype=th.float64)),
+         expect=["float32", "float32", "int32", "float64"])
+def _(x):
+    return tuple_(torch.zeros_like(x), x.ones_like(), torch.ones_like(x, torch.ScalarType.Int32),
+                  x.zeros_like(torch.float64))
+
+
+@example("like_full", "full_like with an implicit Scalar (Double), a ToScalar Int32 with dtype int64, and used in arithmetic",
+         [("x", ten(F32, 5, 6))],
+         ref=lambda th, x: (th.full_like(x, 3.0), th.full_like(x, 2, dtype=th.int64), th.full_like(x, -1.5) + x),
+         expect=["float32", "int64", "float32"])
+def _(x):
+    return tuple_(torch.full_like(x, 3.0), x.full_like(i32(2).ToScalar(), torch.int64),
+                  torch.full_like(x, f(-1.5)) + x)
+
+
+@example("like_empty_shape_only", "empty_like used only for its shape / dtype (its content is never read)",
+         [("x", ten(F32, 12, 5))],
+         ref=lambda th, x: (x + 1.0, th.zeros(12, 5, dtype=th.int16)), expect=["float32", "int16"])
+def _(x):
+    return tuple_(torch.ones_like(torch.empty_like(x)) + x,
+                  torch.zeros_like(x.empty_like(torch.ScalarType.Int16)))
+
+
+@example("tensor_scalar_0dim", "torch.tensor(2.5) is a float64 0-dim tensor (does not promote float32), tensor(2f), tensor(3L, Int32)",
+         [("x", ten(F32, 4, 6))],
+         ref=lambda th, x: (x * th.tensor(2.5, dtype=th.float64), x + th.tensor(2.0), x.int() + th.tensor(3, dtype=th.int32)),
+         expect=["float32", "float32", "int32"])
+def _(x):
+    return tuple_(x * torch.tensor(2.5), x + torch.tensor(f(2.0)),
+                  x.to_type(torch.int32) + torch.tensor(L(3), torch.ScalarType.Int32))
+
+
+# ---- shapes: 0-dim, size 0, size 1, odd and large sizes, broadcasting ---------------------
+@example("zero_dim_inputs", "0-dim tensors (shape []) in and out", [("x", ten(F32)), ("y", ten(F32))],
+         ref=lambda th, x, y: x * y + x.exp())
+def _(x, y):
+    return x * y + x.exp()
+
+
+@example("zero_dim_scalar_param", "0-dim float64 tensor times an F# float32 parameter plus an int literal",
+         [("x", ten(F64)), ("s", scal(F32))],
+         ref=lambda th, x, s: x * s + 1, expect=["float64"])
+def _(x, s):
+    return x * s + 1
+
+
+@example("size0_relu", "a size-0 dimension ([0, 5]): empty output, no kernel work",
+         [("x", ten(F32, 0, 5))], ref=lambda th, x: x.relu())
+def _(x):
+    return x.relu()
+
+
+@example("size0_bcast", "[0,5] + [5] -> [0,5]; second output of another shape [5]",
+         [("x", ten(F32, 0, 5)), ("b", ten(F32, 5))],
+         ref=lambda th, x, b: (x + b, b * 2.0))
+def _(x, b_):
+    return tuple_(x + b_, b_ * f(2.0))
+
+
+@example("size1_dims", "size-1 dims broadcast: [1,1,7] * [3,1,1] - [1] -> [3,1,7]",
+         [("x", ten(F32, 1, 1, 7)), ("y", ten(F32, 3, 1, 1)), ("z", ten(F32, 1))],
+         ref=lambda th, x, y, z: x * y - z)
+def _(x, y, z):
+    return x * y - z
+
+
+@example("odd_size_1023_chain", "an odd size (1023): sqrt(|x - y|) * 2",
+         [("x", ten(F32, 1023)), ("y", ten(F32, 1023))],
+         ref=lambda th, x, y: (x - y).abs().sqrt() * 2.0)
+def _(x, y):
+    return (x - y).abs().sqrt() * 2.0
+
+
+@example("large_2d_bias_tanh", "64 x 1000 with a [1000] bias: tanh(x * 2.0 + b)",
+         [("x", ten(F32, 64, 1000)), ("b", ten(F32, 1000))],
+         ref=lambda th, x, b: th.tanh(x * 2.0 + b))
+def _(x, b_):
+    return (x * 2.0 + b_).tanh()
+
+
+@example("bcast_bias_gelu", "[<ReflectedDefinition>] entry: gelu(x + b) with x [N,768] (symbolic N) and b [768]",
+         [("x", ten(F32, "N", 768)), ("b", ten(F32, 768))], style="reflected",
+         ref=lambda th, x, b: th.nn.functional.gelu(x + b))
+def _(x, b_):
+    return (x + b_).gelu()
+
+
+@example("bcast_outer_4x1x5_3x1", "[4,1,5] * [3,1] -> [4,3,5]",
+         [("a", ten(F32, 4, 1, 5)), ("b", ten(F32, 3, 1))],
+         ref=lambda th, a, b: a * b)
+def _(a, b_):
+    return a * b_
+
+
+@example("bcast_scalar_like_1", "[6,10] with [1] and [1,1] tensors: (x - m) * s",
+         [("x", ten(F32, 6, 10)), ("m", ten(F32, 1)), ("s", ten(F32, 1, 1))],
+         ref=lambda th, x, m, s: (x - m) * s)
+def _(x, m, s):
+    return (x - m) * s
+
+
+@example("bcast_where_3way", "where(c [5,1,1], a [1,7,1] f32, b [1,1,9] f16) -> [5,7,9] float32",
+         [("c", ten(BOOL_, 5, 1, 1)), ("a", ten(F32, 1, 7, 1)), ("b", ten(F16, 1, 1, 9))],
+         ref=lambda th, c, a, b: th.where(c, a, b.float()), expect=["float32"])
+def _(c, a, b_):
+    return torch.where(c, a, b_)
+
+
+@example("bcast_lerp_3way", "lerp(a [8,1], b [1,8], w [1]) -> [8,8]",
+         [("a", ten(F32, 8, 1)), ("b", ten(F32, 1, 8)), ("w", ten(F32, 1))],
+         ref=lambda th, a, b, w: th.lerp(a, b, w.sigmoid()))
+def _(a, b_, w):
+    return torch.lerp(a, b_, w.sigmoid())
+
+
+@example("bcast_symbolic", "symbolic sizes: x [B,N] * y [N] - y (one kernel for every B, N)",
+         [("x", ten(F32, "B", "N")), ("y", ten(F32, "N"))], sizes={"B": 3, "N": 17},
+         ref=lambda th, x, y: x * y - y)
+def _(x, y):
+    return x * y - y
+
+
+@example("bcast_unknown_dim", "a null (any) size in the signature: x [null, 4] + 1",
+         [("x", ten(F64, None, 4))], ref=lambda th, x: x + 1)
+def _(x):
+    return x + 1
+
+
+# ---- type promotion ------------------------------------------------------------------------
+@example("promo_int_plus_float_scalar", "int32 tensor + 2.5f -> float32", [("x", ten(I32_, 100))],
+         ref=lambda th, x: x + 2.5, expect=["float32"])
+def _(x):
+    return x + f(2.5)
+
+
+@example("promo_f16_plus_f64_0dim", "float16 [33] + float64 0-dim -> float16 (0-dim does not promote)",
+         [("x", ten(F16, 33)), ("y", ten(F64))],
+         ref=lambda th, x, y: x + y, expect=["float16"])
+def _(x, y):
+    return x + y
+
+
+@example("promo_i8_plus_i64_0dim", "int8 [50] + int64 0-dim -> int8", [("x", ten(I8, 50)), ("y", ten(I64_))],
+         ref=lambda th, x, y: x + y, expect=["int8"])
+def _(x, y):
+    return x + y
+
+
+@example("promo_bool_plus_int", "bool + 1 -> int64; bool + int32 tensor -> int32",
+         [("p", ten(BOOL_, 40)), ("n", ten(I32_, 40))],
+         ref=lambda th, p, n: (p + 1, p + n), expect=["int64", "int32"])
+def _(p, n):
+    return tuple_(p + 1, p + n)
+
+
+@example("promo_u8_i8", "uint8 + int8 -> int16", [("u", ten(U8, 60)), ("s", ten(I8, 60))],
+         ref=lambda th, u, s: u + s, expect=["int16"])
+def _(u, s):
+    return u + s
+
+
+@example("promo_mixed_float_tensors", "int32 * float16 -> float16; float16 + bfloat16 -> float32; float32 + float64 -> float64",
+         [("n", ten(I32_, 24)), ("h", ten(F16, 24)), ("g", ten(BF16, 24)), ("x", ten(F32, 24)), ("y", ten(F64, 24))],
+         ref=lambda th, n, h, g, x, y: (n * h, h + g, x + y), expect=["float16", "float32", "float64"])
+def _(n, h, g, x, y):
+    return tuple_(n * h, h + g, x + y)
+
+
+@example("promo_int_true_div_scalar", "int16 / 2 and int16 * 2.5 give float32",
+         [("x", ten(I16, 70))],
+         ref=lambda th, x: (x / 2, x * 2.5), expect=["float32", "float32"])
+def _(x):
+    return tuple_(x / 2, x * 2.5)
+
+
+# ---- scalar parameters -----------------------------------------------------------------------
+@example("scalar_param_f32", "an F# float32 parameter used twice: x * s + s",
+         [("x", ten(F32, 100)), ("s", scal(F32))], ref=lambda th, x, s: x * s + s)
+def _(x, s):
+    return x * s + s
+
+
+@example("scalar_param_int_double", "int and float parameters: (x + k) * d on an int32 tensor -> float32",
+         [("x", ten(I32_, 50)), ("k", scal(I32_)), ("d", scal(F64))],
+         ref=lambda th, x, k, d: (x + k) * d, expect=["float32"])
+def _(x, k, d_):
+    return (x + k) * d_
+
+
+@example("scalar_param_alpha", "a float32 parameter passed as Scalar: x.add(y, s) (Scalar.op_Implicit(Var s))",
+         [("x", ten(F32, 10, 10)), ("y", ten(F32, 10, 10)), ("s", scal(F32))],
+         ref=lambda th, x, y, s: th.add(x, y, alpha=s))
+def _(x, y, s):
+    return x.add(y, s)
+
+
+@example("scalar_param_if_bool", "a bool parameter selecting the tensor expression: if flag then relu x else -x",
+         [("x", ten(F32, 64)), ("flag", scal(BOOL_))],
+         ref=lambda th, x, flag: x.relu() if flag else -x)
+def _(x, flag):
+    return if_(flag, x.relu(), -x)
+
+
+@example("scalar_param_int64_clamp", "an int64 parameter as a clamp bound: x.clamp_max(k) on int64",
+         [("x", ten(I64_, 80)), ("k", scal(I64_))],
+         ref=lambda th, x, k: x.clamp_max(k), expect=["int64"])
+def _(x, k):
+    return x.clamp_max(k)
+
+
+# ---- multiple outputs, captures ------------------------------------------------------------
+@example("multi_out_3tuple_shapes", "a 3-tuple of outputs with different shapes and dtypes",
+         [("x", ten(F32, 4, 8)), ("b", ten(F32, 8))],
+         ref=lambda th, x, b: (x + b, b.exp(), x > 0), expect=["float32", "float32", "bool"])
+def _(x, b_):
+    return tuple_(x + b_, b_.exp(), x.gt(d(0.0).ToScalar()))
+
+
+@example("capture_weight_mul", "a captured tensor w (ValueWithName, opaque) used as an input",
+         [("x", ten(F32, 16, 768))], captures={"w": ten(F32, 768)},
+         ref=lambda th, x, w: x * w)
+def _(x):
+    return x * capture("w")
+
+
+@example("capture_scale_shift_f16", "two captured float16 tensors: x * scale + shift",
+         [("x", ten(F16, 8, 256))], captures={"scale": ten(F16, 256), "shift": ten(F16, 256)},
+         ref=lambda th, x, scale, shift: x * scale + shift, expect=["float16"])
+def _(x):
+    return x * capture("scale") + capture("shift")
+
+
+@example("capture_layer_scale_residual", "res + gamma * gelu_tanh(x + b) with a captured gamma",
+         [("x", ten(F32, 16, 512)), ("b", ten(F32, 512)), ("res", ten(F32, 16, 512))],
+         captures={"gamma": ten(F32, 512)},
+         ref=lambda th, x, b, res, gamma: res + gamma * th.nn.functional.gelu(x + b, approximate="tanh"))
+def _(x, b_, res):
+    return res + capture("gamma") * (x + b_).gelu(GELU.Approximate.tanh)
+
+
+# ---- structure: tupled entry, reflected helpers, let-bound lambda, shadowing ----------------
+@example("tupled_entry", "fun (a, b) -> ...: one Lambda over tupledArg, then Lets of TupleGet",
+         [("a", ten(F32, 30)), ("b", ten(F32, 30))], tupled=True,
+         ref=lambda th, a, b: a * b + a)
+def _(a, b_):
+    return a * b_ + a
+
+
+def _gelu_tanh_helper():
+    return defn("geluTanh", [("x", TENSOR)],
+                lambda x: f(0.5) * x * (f(1.0) + torch.tanh(f(0.7978845608) * (x + f(0.044715) * x * x * x))))
+
+
+@example("reflected_helper_gelu", "a [<ReflectedDefinition>] helper (tanh GELU written out) called from the entry",
+         [("x", ten(F32, 32, 128)), ("b", ten(F32, 128))],
+         ref=lambda th, x, b: th.nn.functional.gelu(x + b, approximate="tanh"), tol=(1e-4, 1e-5))
+def _(x, b_):
+    g = _gelu_tanh_helper()
+    return g(x + b_)
+
+
+@example("reflected_helpers_tupled_curried", "two helpers: a tupled one (scaled (x, s)) and a curried one (shifted x c)",
+         [("x", ten(F32, 100)), ("c", ten(F32, 100))],
+         ref=lambda th, x, c: (x * 2.0 - c).relu())
+def _(x, c):
+    scaled = defn("scaled", [("t", TENSOR), ("s", SINGLE)], lambda t, s: t * s, tupled=True)
+    shifted = defn("shifted", [("t", TENSOR), ("u", TENSOR)], lambda t, u: (t - u).relu())
+    return shifted(scaled(x, f(2.0)), c)
+
+
+@example("let_bound_lambda", "let act = fun t -> ... applied twice with Application",
+         [("x", ten(F32, 64)), ("y", ten(F32, 64))],
+         ref=lambda th, x, y: x * x.sigmoid() + (y * 2.0) * (y * 2.0).sigmoid())
+def _(x, y):
+    return let_("act", fun(("t", TENSOR), lambda t: t * t.sigmoid()),
+                lambda act: app(act, x) + app(act, y * f(2.0)))
+
+
+@example("let_shadowing", "let y = x + 1 in let y = y * y in y - x: two distinct vars named y",
+         [("x", ten(F32, 64))], ref=lambda th, x: (x + 1) * (x + 1) - x)
+def _(x):
+    return let_("y", x + f(1.0), lambda y: let_("y", y * y, lambda y2: y2 - x))
+
+
+# ---- longer realistic chains -------------------------------------------------------------
+@example("chain_swiglu", "[<ReflectedDefinition>] swish-GLU block: silu(xg + bg) * (xu + bu) * 0.5",
+         [("xg", ten(F32, 32, 256)), ("bg", ten(F32, 256)), ("xu", ten(F32, 32, 256)), ("bu", ten(F32, 256))],
+         style="reflected",
+         ref=lambda th, xg, bg, xu, bu: th.nn.functional.silu(xg + bg) * (xu + bu) * 0.5)
+def _(xg, bg, xu, bu):
+    return let_("g", (xg + bg).silu(), lambda g: let_("u", xu + bu, lambda u: g * u * f(0.5)))
+
+
+@example("chain_clamp_nan_cleanup", "cleanup chain: nan_to_num, where(isfinite), clamp, clip",
+         [("x", ten(F32, 40, 50)), ("s", ten(F32, 50))],
+         ref=lambda th, x, s: th.where(th.isfinite(th.nan_to_num(th.log(x) * s, 0.0, 10.0, -10.0)),
+                                       th.nan_to_num(th.log(x) * s, 0.0, 10.0, -10.0).clamp(-5.0, 5.0),
+                                       th.zeros_like(x)).clamp(-4.0, 4.0))
+def _(x, s):
+    return let_("y", (x.log() * s).nan_to_num(0.0, 10.0, -10.0),
+                lambda y: torch.where(y.isfinite(), y.clamp(f(-5.0).ToScalar(), f(5.0).ToScalar()),
+                                      torch.zeros_like(y)).clip(f(-4.0), f(4.0)))
+
+
+@example("chain_mish_manual", "mish written out: x * tanh(softplus(x))",
+         [("x", ten(F32, 700))], ref=lambda th, x: th.nn.functional.mish(x), tol=(1e-5, 1e-6))
+def _(x):
+    return x * torch.tanh(F().softplus(x))
+
+
+@example("chain_f16_swiglu", "float16 swish-GLU: silu(xg) * xu",
+         [("xg", ten(F16, 32, 128)), ("xu", ten(F16, 32, 128))],
+         ref=lambda th, xg, xu: th.nn.functional.silu(xg) * xu, expect=["float16"])
+def _(xg, xu):
+    return xg.silu() * xu
+
+
+@example("chain_bf16_bias_gelu_cast", "bfloat16 bias + gelu * 0.5 then cast to float32",
+         [("x", ten(BF16, 16, 96)), ("b", ten(BF16, 96))],
+         ref=lambda th, x, b: (th.nn.functional.gelu(x + b) * 0.5).to(th.float32), expect=["float32"])
+def _(x, b_):
+    return ((x + b_).gelu() * 0.5).to_type(torch.float32)
+
+
+@example("chain_norm_affine", "normalization epilogue: (x - mean) * rstd * w + b with per-row mean / rstd [R,1]",
+         [("x", ten(F32, 24, 384)), ("mean", ten(F32, 24, 1)), ("rstd", ten(F32, 24, 1)),
+          ("w", ten(F32, 384)), ("b", ten(F32, 384))],
+         ref=lambda th, x, mean, rstd, w, b: (x - mean) * rstd * w + b)
+def _(x, mean, rstd, w, b_):
+    return (x - mean) * rstd * w + b_
+
+
+@example("chain_quant_dequant", "fake quantization: round(x / s).clamp(-128, 127) to int8, back to float32 * s",
+         [("x", ten(F32, 64, 64)), ("s", scal(F32))],
+         ref=lambda th, x, s: (th.round(x / s).clamp(-128, 127).to(th.int8).to(th.float32) * s,
+                               th.round(x / s).clamp(-128, 127).to(th.int8)),
+         expect=["float32", "int8"])
+def _(x, s):
+    return let_("q", (x / s).round().clamp(i32(-128).ToScalar(), i32(127).ToScalar()).to_type(torch.int8),
+                lambda q: tuple_(q.to_type(torch.float32) * s, q))
+
+
+# ---- Kgen.Ops.map: scalar F# code per element ----------------------------------------------
+def _per_elem(th, fn, *ts, dtype):
+    """Reference helper: applies a Python function (written with .NET semantics) elementwise."""
+    ts = th.broadcast_tensors(*ts)
+    cols = [t.reshape(-1).tolist() for t in ts]
+    out = [fn(*vals) for vals in zip(*cols)]
+    return th.tensor(out, dtype=dtype).reshape(ts[0].shape)
+
+
+def _f32(v):
+    return f32_round(v)
+
+
+def _i32(v):
+    return wrap_int(v, INT32)
+
+
+@example("map_affine_f32", "Kgen.Ops.map (fun v -> v * 2.0f + 1.0f): single-precision scalar arithmetic",
+         [("x", ten(F32, 40, 50))], ref=lambda th, x: x * 2.0 + 1.0, expect=["float32"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: v * 2.0 + 1.0), x)
+
+
+@example("map_if_expr_leaky", "if/then/else as an expression: a leaky relu",
+         [("x", ten(F32, 1000))], ref=lambda th, x: th.where(x > 0, x, x * 0.1))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: if_(gt(v, 0.0), v, f(0.1) * v)), x)
+
+
+@example("map_if_stmt_unit_else", "let mutable + if/then with a unit else (statement) + VarSet: abs",
+         [("x", ten(F32, 300))], ref=lambda th, x: x.abs())
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("r", v, lambda r: seq(
+        if_(lt(r, 0.0), r.set(-r)), r))), x)
+
+
+@example("map_and_or", "&& and || (IfThenElse(a, b, false) / IfThenElse(a, true, b)) in a condition",
+         [("x", ten(F32, 500))],
+         ref=lambda th, x: (((x > -1.0) & (x < 1.0)) | (x > 5.0)).float())
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: if_(or_(and_(gt(v, -1.0), lt(v, 1.0)), gt(v, 5.0)),
+                                                    f(1.0), f(0.0))), x)
+
+
+@example("map_for_const", "for i in 1 .. 4 do (inclusive end) accumulating v / float32 i",
+         [("x", ten(F32, 256))],
+         ref=lambda th, x: _per_elem(th, lambda v: _map_for_const_ref(v), x, dtype=th.float32))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("acc", f(0.0), lambda acc: seq(
+        for_("i", 1, 4, lambda i: acc.set(acc + v / float32_(i))), acc))), x)
+
+
+def _map_for_const_ref(v):
+    acc = 0.0
+    for i in range(1, 5):
+        acc = _f32(acc + _f32(v / float(i)))
+    return acc
+
+
+@example("map_for_dynamic_bound", "a for loop whose bound comes from the element: for i in 0 .. int (abs v) (int result)",
+         [("x", ten(F32, 20, 20))],
+         ref=lambda th, x: _per_elem(th, lambda v: sum(i * i for i in range(0, int(abs(v)) + 1)), x,
+                                     dtype=th.int32),
+         expect=["int32"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("s", 0, lambda s: seq(
+        for_("i", 0, int_(abs_(v)), lambda i: s.set(s + i * i)), s))), x)
+
+
+def _collatz_ref(v):
+    n, steps = abs(v) * 7 + 1, 0
+    while n != 1 and steps < 1000:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+@example("map_while_collatz", "while with a data-dependent trip count (Collatz steps of |v| * 7 + 1, capped) on int32",
+         [("x", ten(I32_, 16, 32))],
+         ref=lambda th, x: _per_elem(th, _collatz_ref, x, dtype=th.int32), expect=["int32"])
+def _(x):
+    def body(v):
+        return letm("n", abs_(v) * 7 + 1, lambda n: letm("steps", 0, lambda steps: seq(
+            while_(and_(ne(n, 1), lt(steps, 1000)), seq(
+                if_(eq(n % 2, 0), n.set(n / 2), n.set(3 * n + 1)),
+                steps.set(steps + 1))),
+            steps)))
+    return Ops.map(fun(("v", INT32), body), x)
+
+
+def _newton_ref(v):
+    a = _f32(abs(v) + 1.0)
+    x, it = a, 0
+    while abs(_f32(_f32(x * x) - a)) > _f32(_f32(1e-4) * a) and it < 50:
+        x = _f32(_f32(0.5) * _f32(x + _f32(a / x)))
+        it += 1
+    return x
+
+
+@example("map_while_newton", "Newton iterations for sqrt until |x*x - a| <= 1e-4 a, with an iteration cap",
+         [("x", ten(F32, 512))],
+         ref=lambda th, x: _per_elem(th, _newton_ref, x, dtype=th.float32), tol=(1e-4, 1e-5))
+def _(x):
+    def body(v):
+        return let_("a", abs_(v) + 1.0, lambda a: letm("g", a, lambda xx: letm("it", 0, lambda it: seq(
+            while_(and_(gt(abs_(xx * xx - a), f(1e-4) * a), lt(it, 50)), seq(
+                xx.set(f(0.5) * (xx + a / xx)),
+                it.set(it + 1))),
+            xx))))
+    return Ops.map(fun(("v", SINGLE), body), x)
+
+
+def _nested_ref(v):
+    s = 0.0
+    for i in range(1, 4):
+        for j in range(i, 4):
+            s = _f32(s + _f32(v * float(i * j)))
+    return s
+
+
+@example("map_nested_loops", "nested for loops, the inner range starting at the outer counter",
+         [("x", ten(F32, 128))],
+         ref=lambda th, x: _per_elem(th, _nested_ref, x, dtype=th.float32))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("s", f(0.0), lambda s: seq(
+        for_("i", 1, 3, lambda i: for_("j", i, 3, lambda j: s.set(s + v * float32_(i * j)))), s))), x)
+
+
+@example("map_int_trunc_div_rem", ".NET integer / truncates and % is the truncated remainder (unlike a tensor's %)",
+         [("x", ten(I32_, 200))],
+         ref=lambda th, x: th.div(x, 4, rounding_mode="trunc") * 10 + th.fmod(x, 4), expect=["int32"])
+def _(x):
+    return Ops.map(fun(("v", INT32), lambda v: v / 4 * 10 + v % 4), x)
+
+
+def _hash_ref(v):
+    h = v
+    for i in range(0, 4):
+        h = _i32((h ^ i) * 16777619)
+    return h
+
+
+@example("map_int_wrap_hash", "int32 multiplication wraps (.NET unchecked): an FNV-like hash loop",
+         [("x", ten(I32_, 300))],
+         ref=lambda th, x: _per_elem(th, _hash_ref, x, dtype=th.int32), expect=["int32"])
+def _(x):
+    return Ops.map(fun(("v", INT32), lambda v: letm("h", v, lambda h: seq(
+        for_("i", 0, 3, lambda i: h.set((h ^ i) * 16777619)), h))), x)
+
+
+@example("map_mathf", "System.MathF functions: Exp, Tanh, Sqrt, Abs, Floor, Round (half to even), Pow",
+         [("x", ten(F32, 400))],
+         ref=lambda th, x: th.exp(-x * x) + th.tanh(x) * th.sqrt(x.abs()) + th.floor(x) - th.round(x)
+         + th.pow(x.abs(), 0.5), tol=(1e-5, 1e-5))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v:
+                       MathF.Exp(-v * v) + MathF.Tanh(v) * MathF.Sqrt(MathF.Abs(v)) + MathF.Floor(v)
+                       - MathF.Round(v) + MathF.Pow(MathF.Abs(v), f(0.5))), x)
+
+
+@example("map_math_double", "System.Math on float64 elements: a normal density plus log1p(|v|)",
+         [("x", ten(F64, 300))],
+         ref=lambda th, x: th.exp(-x * x / 2.0) / math.sqrt(2.0 * 3.141592653589793) + th.log(x.abs() + 1.0),
+         expect=["float64"])
+def _(x):
+    return Ops.map(fun(("v", DOUBLE), lambda v: Math.Exp(-v * v / 2.0) / Math.Sqrt(2.0 * 3.141592653589793)
+                       + Math.Log(Math.Abs(v) + 1.0)), x)
+
+
+@example("map_fsharp_math", "F# Operators math: exp log sqrt abs sin cos tanh floor ceil round truncate max min pown ** atan2",
+         [("x", ten(F32, 256)), ("y", ten(F32, 256))],
+         ref=lambda th, x, y: (th.exp(x * 0.1) + th.log(x.abs() + 1) + th.sqrt(y.abs()) + th.sin(x) * th.cos(y)
+                               + th.tanh(x), th.floor(x) + th.ceil(y) + th.round(x) + th.trunc(y),
+                               th.maximum(x, y) - th.minimum(x, y) + (x * 0.5) ** 3 + y.abs() ** 0.5
+                               + th.atan2(y, x)),
+         tol=(1e-5, 2e-5))
+def _(x, y):
+    a = Ops.map2(fun([("a", SINGLE), ("b", SINGLE)], lambda a, b_:
+                     exp_(a * 0.1) + log_(abs_(a) + 1.0) + sqrt_(abs_(b_)) + sin_(a) * cos_(b_) + tanh_(a)), x, y)
+    r = Ops.map2(fun([("a", SINGLE), ("b", SINGLE)], lambda a, b_:
+                     floor_(a) + ceil_(b_) + round_(a) + truncate_(b_)), x, y)
+    m = Ops.map2(fun([("a", SINGLE), ("b", SINGLE)], lambda a, b_:
+                     max_(a, b_) - min_(a, b_) + pown_(a * 0.5, 3) + abs_(b_) ** 0.5 + atan2_(b_, a)), x, y)
+    return tuple_(a, r, m)
+
+
+@example("map_conversions", "int (v * 2.5f) truncates; float / float32 / int64 conversions; a float result gives float64",
+         [("x", ten(F32, 300))],
+         ref=lambda th, x: th.trunc(x * 2.5).double() + x.double() * 0.5 + (x.to(th.int64) * 3).double(),
+         expect=["float64"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: float_(int_(v * 2.5)) + float_(v) * 0.5
+                       + float_(int64_(v) * L(3))), x)
+
+
+@example("map_returns_bool", "a lambda returning bool gives a bool tensor (&& inside)",
+         [("x", ten(F32, 333))], ref=lambda th, x: (x > 0.5) & (x < 4.0), expect=["bool"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: and_(gt(v, 0.5), lt(v, 4.0))), x)
+
+
+@example("map2_mixed_f32_i32", "Kgen.Ops.map2 over float32 and int32 tensors (curried lambda)",
+         [("x", ten(F32, 128)), ("n", ten(I32_, 128))],
+         ref=lambda th, x, n: th.where(n > 0, x * n.float(), x - 1.0), expect=["float32"])
+def _(x, n):
+    return Ops.map2(fun([("a", SINGLE), ("k", INT32)], lambda a, k: if_(gt(k, 0), a * float32_(k), a - 1.0)), x, n)
+
+
+@example("map2_broadcast", "map2 broadcasts its inputs: [4,1] with [1,6] -> [4,6]",
+         [("x", ten(F32, 4, 1)), ("y", ten(F32, 1, 6))],
+         ref=lambda th, x, y: (x - y).abs())
+def _(x, y):
+    return Ops.map2(fun([("a", SINGLE), ("b", SINGLE)], lambda a, b_: max_(a, b_) - min_(a, b_)), x, y)
+
+
+@example("map3_select_lerp", "Kgen.Ops.map3 over bool, float32 and float32 tensors",
+         [("c", ten(BOOL_, 200)), ("x", ten(F32, 200)), ("w", ten(F32, 200))],
+         ref=lambda th, c, x, w: th.where(c, x + w * (1.0 - x), x))
+def _(c, x, w):
+    return Ops.map3(fun([("c", BOOL), ("a", SINGLE), ("w", SINGLE)],
+                        lambda c_, a, w_: if_(c_, a + w_ * (f(1.0) - a), a)), c, x, w)
+
+
+@example("map_in_chain", "a map result used by tensor ops: relu(map (v*v - 1) x) + y",
+         [("x", ten(F32, 64, 64)), ("y", ten(F32, 64, 64))],
+         ref=lambda th, x, y: (x * x - 1.0).relu() + y)
+def _(x, y):
+    return Ops.map(fun(("v", SINGLE), lambda v: v * v - 1.0), x).relu() + y
+
+
+@example("map_closure_scalar_param", "a map lambda closing over the entry's float32 parameter s",
+         [("x", ten(F32, 100)), ("s", scal(F32))],
+         ref=lambda th, x, s: th.where(x > s, x - s, th.zeros_like(x)))
+def _(x, s):
+    return Ops.map(fun(("v", SINGLE), lambda v: if_(gt(v, s), v - s, f(0.0))), x)
+
+
+@example("map_f16_input", "map over a float16 tensor with a float32 lambda: elements widen, result float32",
+         [("x", ten(F16, 500))],
+         ref=lambda th, x: x.float() * x.float() * 0.5, expect=["float32"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: v * v * f(0.5)), x)
+
+
+@example("map_int8_input_int_lambda", "map over int8 with an int lambda: result int32 (v * v * v)",
+         [("x", ten(I8, 90))],
+         ref=lambda th, x: x.int() * x.int() * x.int(), expect=["int32"])
+def _(x):
+    return Ops.map(fun(("v", INT32), lambda v: v * v * v), x)
+
+
+@example("map_let_shadow_sequential", "shadowed lets and a mutable updated in a sequence inside a lambda",
+         [("x", ten(F32, 150))],
+         ref=lambda th, x: _per_elem(th, _shadow_ref, x, dtype=th.float32))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: let_("a", v * 2.0, lambda a: let_("a", a + 1.0, lambda a2: letm(
+        "r", a2, lambda r: seq(r.set(r * r), r.set(r - a2), r))))), x)
+
+
+def _shadow_ref(v):
+    a = _f32(_f32(v * 2.0) + 1.0)
+    r = _f32(a * a)
+    return _f32(r - a)
+
+
+@example("map_not_sign", "not (...) and sign (int result, converted back with float32)",
+         [("x", ten(F32, 200))],
+         ref=lambda th, x: th.where(x > 0, x, th.sign(x)))
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: if_(not_(gt(v, 0.0)), float32_(sign_(v)), v)), x)
+
+
+@example("map_int_bitwise_shift", "<<< >>> ^^^ &&& on int (.NET shifts), masked with 0xFF",
+         [("x", ten(I32_, 256))],
+         ref=lambda th, x: ((x << 3) ^ (x >> 1)) & 255, expect=["int32"])
+def _(x):
+    return Ops.map(fun(("v", INT32), lambda v: ((v << 3) ^ (v >> 1)) & 255), x)
+
+
+@example("map_bool_input", "map over a bool tensor: if b then 1.0f else -1.0f",
+         [("p", ten(BOOL_, 77))],
+         ref=lambda th, p: p.float() * 2.0 - 1.0, expect=["float32"])
+def _(p):
+    return Ops.map(fun(("b", BOOL), lambda b_: if_(b_, f(1.0), f(-1.0))), p)
+
+
+@example("map_int64_lambda", "an int64 lambda: v * 1000000007L % 97L (truncated remainder)",
+         [("x", ten(I64_, 100))],
+         ref=lambda th, x: th.fmod(x * 1000000007, 97), expect=["int64"])
+def _(x):
+    return Ops.map(fun(("v", INT64), lambda v: v * L(1000000007) % L(97)), x)
+
+
+@example("map_double_lambda_on_f32", "a float (double) lambda over a float32 tensor: elements widen, result float64",
+         [("x", ten(F32, 100))],
+         ref=lambda th, x: x.double().abs().sqrt(), expect=["float64"])
+def _(x):
+    return Ops.map(fun(("v", DOUBLE), lambda v: Math.Sqrt(Math.Abs(v))), x)
+
+
+def _bisect_ref(v):
+    target = _f32(abs(v) + 1.0)
+    lo, hi = _f32(0.0), _f32(target + 1.0)
+    it = 0
+    while _f32(hi - lo) > _f32(1e-3) and it < 40:
+        mid = _f32(_f32(lo + hi) * _f32(0.5))
+        if _f32(_f32(mid * mid) * mid) < target:
+            lo = mid
+        else:
+            hi = mid
+        it += 1
+    return lo
+
+
+@example("map_while_bisection", "cube root by bisection: while with && and an if statement updating two mutables",
+         [("x", ten(F32, 256))],
+         ref=lambda th, x: _per_elem(th, _bisect_ref, x, dtype=th.float32))
+def _(x):
+    def body(v):
+        return let_("t", abs_(v) + 1.0, lambda t: letm("lo", f(0.0), lambda lo: letm("hi", t + 1.0, lambda hi: letm(
+            "it", 0, lambda it: seq(
+                while_(and_(gt(hi - lo, f(1e-3)), lt(it, 40)), let_("mid", (lo + hi) * f(0.5), lambda mid: seq(
+                    if_(lt(mid * mid * mid, t), lo.set(mid), hi.set(mid)),
+                    it.set(it + 1)))),
+                lo)))))
+    return Ops.map(fun(("v", SINGLE), body), x)
+
+
+# ========================================================================================
+# BAD INPUTS (tests/bad): valid JSON, each breaking one rule
+# ========================================================================================
+def raw_call(decl, name, params, ret, args, obj=None, path=None):
+    m = mk_member(decl, name, params, ret, obj is None)
+    pr = {"kind": "method"} if obj is not None else {"kind": "static", "path": path or decl.split(".")[-1]}
+    if decl.startswith("System"):
+        DOC.uses.add("system")
+    return N("Call", ret, {"obj": obj, "method": m, "args": list(args)}, pr)
+
+
+def walk_json(n, fn, path="$"):
+    if isinstance(n, dict):
+        fn(n, path)
+        for k, v in n.items():
+            walk_json(v, fn, path + "." + k)
+    elif isinstance(n, list):
+        for i, v in enumerate(n):
+            walk_json(v, fn, "%s[%d]" % (path, i))
+
+
+def find_nodes(doc, pred):
+    out = []
+    walk_json(doc, lambda n, p: out.append(n) if "k" in n and pred(n) else None)
+    return out
+
+
+def body_of_entry(doc, depth=1):
+    e = doc["entries"][0]["expr"]
+    for _ in range(depth):
+        e = e["body"]
+    return e
+
+
+@bad("unknown_member_key", "a Call to a member key that is not in the member table (Tensor::frobnicate())",
+     [("x", ten(F32, 10))])
+def _(x):
+    return raw_call(TENSOR, "frobnicate", [], TENSOR, [], obj=x)
+
+
+def _wrap_trywith(doc):
+    b = body_of_entry(doc)
+    nv = len(doc["vars"])
+    doc["vars"] += [{"name": "exn", "type": "System.Exception", "mutable": False}]
+    doc["entries"][0]["expr"]["body"] = {
+        "k": "TryWith", "ty": TENSOR, "body": b, "filterVar": nv,
+        "filterBody": {"k": "Value", "ty": "System.Int32", "value": 1},
+        "catchVar": nv, "catchBody": {"k": "Var", "ty": TENSOR, "var": 0}, "loc": b.get("loc")}
+
+
+@bad("unsupported_trywith", "TryWith (try ... with) is parsed but not supported: must be rejected naming the construct",
+     [("x", ten(F32, 10))], mutate=_wrap_trywith,
+     note="<@ fun (x: torch.Tensor) -> try x.tanh() with _ -> x @>")
+def _(x):
+    return x.tanh()
+
+
+@bad("unsupported_newrecord", "NewRecord ({ A = x; B = y }) is parsed but not supported",
+     [("x", ten(F32, 10)), ("y", ten(F32, 10))], mutate=lambda d: _newrecord2(d),
+     note="type Pair = { A: torch.Tensor; B: torch.Tensor }\n<@ fun (x: torch.Tensor) (y: torch.Tensor) -> { A = x; B = y } @>")
+def _(x, y):
+    return tuple_(x, y)
+
+
+def _newrecord2(doc):
+    b = body_of_entry(doc, 2)
+    pair = "Bad.UnsupportedNewrecord+Pair"
+    doc["entries"][0]["expr"]["body"]["body"] = {"k": "NewRecord", "ty": pair, "args": b["items"], "loc": b.get("loc")}
+    doc["entries"][0]["expr"]["body"]["ty"] = func_t(TENSOR, pair)
+    doc["entries"][0]["expr"]["ty"] = func_t(TENSOR, func_t(TENSOR, pair))
+
+
+def _quote(doc):
+    b = body_of_entry(doc)
+    doc["entries"][0]["expr"]["body"] = {
+        "k": "Quote", "ty": "Microsoft.FSharp.Quotations.FSharpExpr`1[TorchSharp.torch+Tensor]", "expr": b,
+        "loc": b.get("loc")}
+    doc["entries"][0]["expr"]["ty"] = func_t(TENSOR, "Microsoft.FSharp.Quotations.FSharpExpr`1[TorchSharp.torch+Tensor]")
+
+
+@bad("unsupported_quote", "a nested quotation (Quote: <@ x.exp() @> inside the quotation) is not supported",
+     [("x", ten(F32, 10))], mutate=_quote,
+     note="<@ fun (x: torch.Tensor) -> <@ x.exp() @> @>")
+def _(x):
+    return x.exp()
+
+
+def _letrec(doc):
+    lam = find_nodes(doc, lambda n: n["k"] == "Lambda" and n["ty"] == func_t(SINGLE, SINGLE))[0]
+    body = lam["body"]
+    nv = len(doc["vars"])
+    ft = func_t(INT32, INT32)
+    doc["vars"] += [{"name": "fact", "type": ft, "mutable": False}, {"name": "n", "type": INT32, "mutable": False}]
+    n_var = {"k": "Var", "ty": INT32, "var": nv + 1}
+    rec = {"k": "Lambda", "ty": ft, "var": nv + 1, "body": {
+        "k": "IfThenElse", "ty": INT32,
+        "cond": {"k": "Call", "ty": BOOL, "obj": None,
+                 "method": mk_member(OPS, "op_LessThanOrEqual", [INT32, INT32], BOOL, True, [INT32]),
+                 "args": [n_var, {"k": "Value", "ty": INT32, "value": 1}]},
+        "then": {"k": "Value", "ty": INT32, "value": 1},
+        "else": {"k": "Call", "ty": INT32, "obj": None,
+                 "method": mk_member(OPS, "op_Multiply", [INT32, INT32], INT32, True, [INT32] * 3),
+                 "args": [n_var, {"k": "Application", "ty": INT32, "func": {"k": "Var", "ty": ft, "var": nv},
+                                  "arg": {"k": "Call", "ty": INT32, "obj": None,
+                                          "method": mk_member(OPS, "op_Subtraction", [INT32, INT32], INT32, True, [INT32] * 3),
+                                          "args": [n_var, {"k": "Value", "ty": INT32, "value": 1}]}}]}}}
+    lam["body"] = {"k": "LetRecursive", "ty": SINGLE, "bindings": [{"var": nv, "value": rec}], "body": body}
+
+
+@bad("letrec_unsupported", "let rec inside a map lambda (LetRecursive) is not supported",
+     [("x", ten(F32, 10))], mutate=_letrec,
+     note="<@ fun (x: torch.Tensor) ->\n    Ops.map (fun (v: float32) ->\n        let rec fact n = if n <= 1 then 1 else n * fact (n - 1)\n        v * 2.0) x @>")
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: v * 2.0), x)
+
+
+@bad("bcast_shape_mismatch", "shapes [3,4] and [5] do not broadcast", [("x", ten(F32, 3, 4)), ("y", ten(F32, 5))])
+def _(x, y):
+    return x + y
+
+
+@bad("where_cond_not_bool", "where() needs a bool condition (TorchSharp / LibTorch 2.x reject float32 and uint8; PyTorch 1.13 only warned for uint8)",
+     [("c", ten(F32, 8)), ("x", ten(F32, 8)), ("y", ten(F32, 8))])
+def _(c, x, y):
+    return torch.where(c, x, y)
+
+
+@bad("where_cond_uint8", "where() with a uint8 condition: rejected by TorchSharp (Tensor.where throws unless Bool)",
+     [("c", ten(U8, 8)), ("x", ten(F32, 8)), ("y", ten(F32, 8))])
+def _(c, x, y):
+    return x.where(c, y)
+
+
+@bad("bitwise_on_float", "&&& on float32 tensors (bitwise ops need integer or bool dtypes)",
+     [("x", ten(F32, 16)), ("y", ten(F32, 16))])
+def _(x, y):
+    return x & y
+
+
+@bad("shift_on_float", "bitwise_left_shift on float32 tensors",
+     [("x", ten(F32, 16)), ("y", ten(F32, 16))])
+def _(x, y):
+    return x.bitwise_left_shift(y)
+
+
+@bad("map_unsupported_call", "a map lambda calling a member kgen cannot compile (System.Console.WriteLine)",
+     [("x", ten(F32, 16))])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: seq(
+        raw_call("System.Console", "WriteLine", [SINGLE], UNIT, [v]), v * 2.0)), x)
+
+
+def _immutable(doc):
+    for v in doc["vars"]:
+        if v["name"] == "r":
+            v["mutable"] = False
+
+
+@bad("varset_immutable", "VarSet on a variable that is not mutable (vars[].mutable = false)",
+     [("x", ten(F32, 16))], mutate=_immutable)
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("r", v, lambda r: seq(r.set(r * r), r))), x)
+
+
+def _sig_count(doc):
+    doc["entries"][0]["signature"]["params"] = doc["entries"][0]["signature"]["params"][:1]
+
+
+@bad("signature_param_count", "the signature has 1 parameter, the entry lambda 2",
+     [("x", ten(F32, 16)), ("y", ten(F32, 16))], mutate=_sig_count)
+def _(x, y):
+    return x * y
+
+
+def _no_capture(doc):
+    del doc["entries"][0]["signature"]["captures"]
+
+
+@bad("capture_missing_in_signature", "a captured tensor (ValueWithName \"w\") that the signature does not describe",
+     [("x", ten(F32, 16))], captures={"w": ten(F32, 16)}, mutate=_no_capture)
+def _(x):
+    return x * capture("w")
+
+
+def _free_var(doc):
+    e = doc["entries"][0]
+    e["expr"] = e["expr"]["body"]
+    e["signature"]["params"] = []
+
+
+@bad("free_var_entry", "an entry that is not a lambda and uses a free variable x",
+     [("x", ten(F32, 16))], mutate=_free_var)
+def _(x):
+    return x + x
+
+
+@bad("dtype_complex64", "a cast to an unsupported dtype: x.to_type(torch.complex64)", [("x", ten(F32, 16))])
+def _(x):
+    return x.to_type(torch.complex64)
+
+
+def _big_int(doc):
+    for n in find_nodes(doc, lambda n: n["k"] == "Value" and n["ty"] == INT64):
+        n["value"] = 9007199254740993
+
+
+@bad("int64_bare_big_number", "an Int64 of magnitude >= 2^53 written as a bare JSON number (must be a digit string)",
+     [("x", ten(I64_, 16))], mutate=_big_int)
+def _(x):
+    return x + L(1)
+
+
+def _loc_oob(doc):
+    doc["entries"][0]["expr"]["body"]["loc"][0] = 3
+
+
+@bad("loc_file_index_out_of_range", "a loc whose file index (3) is outside \"files\" (1 entry)",
+     [("x", ten(F32, 16))], mutate=_loc_oob)
+def _(x):
+    return x.sigmoid()
+
+
+def _unknown_kind(doc):
+    doc["entries"][0]["expr"]["body"]["k"] = "Frobnicate"
+
+
+@bad("unknown_node_kind", "a node kind that is not a Patterns case (\"k\": \"Frobnicate\")",
+     [("x", ten(F32, 16))], mutate=_unknown_kind)
+def _(x):
+    return x.sigmoid()
+
+
+def _var_oob(doc):
+    find_nodes(doc, lambda n: n["k"] == "Var")[0]["var"] = 17
+
+
+@bad("var_index_out_of_range", "a Var whose index (17) is outside the vars table",
+     [("x", ten(F32, 16))], mutate=_var_oob)
+def _(x):
+    return x.exp()
+
+
+def _version(doc):
+    doc["version"] = 2
+
+
+@bad("version_too_new", "\"version\": 2 (above the supported version 1)", [("x", ten(F32, 16))], mutate=_version)
+def _(x):
+    return x.exp()
+
+
+def _format(doc):
+    doc["format"] = "kgen-quote"
+
+
+@bad("unknown_format", "an unknown \"format\" string", [("x", ten(F32, 16))], mutate=_format)
+def _(x):
+    return x.exp()
+
+
+def _argcount(doc):
+    body_of_entry(doc, 2)["args"].pop()
+
+
+@bad("call_arg_count_mismatch", "a Call with fewer args than its member's params (op_Addition with 1 argument)",
+     [("x", ten(F32, 16)), ("y", ten(F32, 16))], mutate=_argcount)
+def _(x, y):
+    return x + y
+
+
+def _map_arity(doc):
+    c = body_of_entry(doc)
+    inner = c["args"][0]
+    nv = len(doc["vars"])
+    doc["vars"].append({"name": "w", "type": SINGLE, "mutable": False})
+    c["args"][0] = {"k": "Lambda", "ty": func_t(SINGLE, inner["ty"]), "var": nv, "body": inner}
+    c["method"]["params"][0] = func_t(SINGLE, inner["ty"])
+    c["method"]["genericArgs"] = [SINGLE, inner["ty"]]
+
+
+@bad("map_lambda_arity", "Kgen.Ops.map given a curried two-argument lambda (its result would be a function)",
+     [("x", ten(F32, 16))], mutate=_map_arity,
+     note="<@ fun (x: torch.Tensor) -> Ops.map (fun (w: float32) (v: float32) -> v + 1.0f) x @>")
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: v + 1.0), x)
+
+
+def _sig_dtype(doc):
+    doc["entries"][0]["signature"]["params"][0]["dtype"] = "complex64"
+
+
+@bad("signature_bad_dtype", "a signature dtype kgen does not support (\"complex64\")", [("x", ten(F32, 16))],
+     mutate=_sig_dtype)
+def _(x):
+    return x.exp()
+
+
+def _sig_scalar(doc):
+    doc["entries"][0]["signature"]["params"][0] = {"scalar": "float32"}
+
+
+@bad("signature_scalar_for_tensor", "the signature says scalar float32 for a Tensor parameter", [("x", ten(F32, 16))],
+     mutate=_sig_scalar)
+def _(x):
+    return x.exp()
+
+
+def _missing_ty(doc):
+    del body_of_entry(doc)["ty"]
+
+
+@bad("node_missing_ty", "a node without its required \"ty\"", [("x", ten(F32, 16))], mutate=_missing_ty)
+def _(x):
+    return x.exp()
+
+
+def _call_ty(doc):
+    body_of_entry(doc)["ty"] = "System.Single"
+    doc["entries"][0]["expr"]["ty"] = func_t(TENSOR, SINGLE)
+
+
+@bad("call_ty_mismatch", "a Call whose ty (System.Single) differs from its member's ret (Tensor)",
+     [("x", ten(F32, 16))], mutate=_call_ty)
+def _(x):
+    return x.exp()
+
+
+@bad("shape_rank_limit", "a signature rank above kgen's maximum rank (9 dims)",
+     [("x", ten(F32, 1, 1, 1, 1, 1, 1, 1, 1, 2))])
+def _(x):
+    return x.exp()

@@ -1,0 +1,97 @@
+/* codegen-cuda/prelude.h — the helper prelude every emitted translation unit
+ * starts with (as text: KG_CUDA_PRELUDE). Written once, in the common subset of
+ * C11 and CUDA C++, so the same text compiles under NVRTC and, after
+ * kg_emu.h, under the host C compiler. Only __CUDACC__-guarded lines differ:
+ * half conversions use PTX cvt on the GPU and the emulator's exact software
+ * conversion on the CPU (both round to nearest even).
+ *
+ * Semantics the kernels rely on (ir/ir.h, ir/eval.c agree):
+ *   integer ops wrap; x/0 and x%0 give 0 and MIN/-1 gives MIN (no traps);
+ *   float→int conversion truncates, saturates, and maps NaN to 0;
+ *   max/min/clamp propagate NaN (unlike fmaxf); shifts out of range give 0 / -1.
+ */
+#ifndef KG_PRELUDE_H
+#define KG_PRELUDE_H
+
+#define KG_CUDA_PRELUDE_1 \
+"#ifdef __CUDACC__\n" \
+"#define KG_KERNEL extern \"C\" __global__\n" \
+"#define KG_DEV static __device__ __forceinline__ __attribute__((unused))\n" \
+"KG_DEV float kg_h2f(unsigned short h) { float f; asm(\"{ cvt.f32.f16 %0, %1; }\" : \"=f\"(f) : \"h\"(h)); return f; }\n" \
+"KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm(\"{ cvt.rn.f16.f32 %0, %1; }\" : \"=h\"(h) : \"f\"(f)); return h; }\n" \
+"#else\n" \
+"#define KG_KERNEL\n" \
+"#define KG_DEV static inline __attribute__((unused))\n" \
+"KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }\n" \
+"KG_DEV unsigned short kg_f2h(float f) { return kg_emu_f2h(f); }\n" \
+"#endif\n" \
+"#define KG_INF_F __int_as_float(0x7f800000)\n" \
+"#define KG_NAN_F __int_as_float(0x7fffffff)\n" \
+"#define KG_INF_D __longlong_as_double(0x7ff0000000000000LL)\n" \
+"#define KG_NAN_D __longlong_as_double(0x7fffffffffffffffLL)\n" \
+"KG_DEV float kg_bf2f(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }\n" \
+"KG_DEV unsigned short kg_f2bf(float f) {\n" \
+"  unsigned int x = __float_as_uint(f);\n" \
+"  if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);\n" \
+"  x += 0x7fffu + ((x >> 16) & 1u);\n" \
+"  return (unsigned short)(x >> 16);\n" \
+"}\n" \
+"KG_DEV float kg_rh(float x) { return kg_h2f(kg_f2h(x)); }\n" \
+"KG_DEV float kg_rbf(float x) { return kg_bf2f(kg_f2bf(x)); }\n" \
+""
+#define KG_CUDA_PRELUDE_2 \
+"KG_DEV float kg_maxf(float a, float b) { return (a != a || b != b) ? KG_NAN_F : (a > b ? a : b); }\n" \
+"KG_DEV float kg_minf(float a, float b) { return (a != a || b != b) ? KG_NAN_F : (a < b ? a : b); }\n" \
+"KG_DEV double kg_maxd(double a, double b) { return (a != a || b != b) ? KG_NAN_D : (a > b ? a : b); }\n" \
+"KG_DEV double kg_mind(double a, double b) { return (a != a || b != b) ? KG_NAN_D : (a < b ? a : b); }\n" \
+"KG_DEV float kg_remf(float a, float b) { float r = fmodf(a, b); if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b; return r; }\n" \
+"KG_DEV double kg_remd(double a, double b) { double r = fmod(a, b); if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b; return r; }\n" \
+"KG_DEV float kg_signf(float a) { return a != a ? a : (float)((a > 0.0f) - (a < 0.0f)); }\n" \
+"KG_DEV double kg_signd(double a) { return a != a ? a : (double)((a > 0.0) - (a < 0.0)); }\n" \
+"KG_DEV float kg_lerpf(float a, float b, float w) { return w < 0.5f ? a + w * (b - a) : b - (b - a) * (1.0f - w); }\n" \
+"KG_DEV double kg_lerpd(double a, double b, double w) { return w < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w); }\n" \
+"KG_DEV float kg_xlogyf(float a, float b) { return b != b ? b : (a == 0.0f ? 0.0f : a * logf(b)); }\n" \
+"KG_DEV double kg_xlogyd(double a, double b) { return b != b ? b : (a == 0.0 ? 0.0 : a * log(b)); }\n" \
+""
+#define KG_CUDA_PRELUDE_3 \
+"KG_DEV int kg_isclosed(double a, double b, double rtol, double atol, int eqnan) {\n" \
+"  if (a == b) return 1;\n" \
+"  if (a != a || b != b) return eqnan && a != a && b != b;\n" \
+"  if (isinf(a) || isinf(b)) return 0;\n" \
+"  return fabs(a - b) <= atol + rtol * fabs(b);\n" \
+"}\n" \
+"KG_DEV float kg_softplusf(float a, float beta, float th) { return a * beta > th ? a : log1pf(expf(a * beta)) / beta; }\n" \
+"KG_DEV double kg_softplusd(double a, double beta, double th) { return a * beta > th ? a : log1p(exp(a * beta)) / beta; }\n" \
+"KG_DEV float kg_logsigmoidf(float a) { return (a < 0.0f ? a : 0.0f) - log1pf(expf(-fabsf(a))); }\n" \
+"KG_DEV double kg_logsigmoidd(double a) { return (a < 0.0 ? a : 0.0) - log1p(exp(-fabs(a))); }\n" \
+"KG_DEV float kg_nan2numf(float a, float n, float p, float m) { return a != a ? n : (a == KG_INF_F ? p : (a == -KG_INF_F ? m : a)); }\n" \
+"KG_DEV double kg_nan2numd(double a, double n, double p, double m) { return a != a ? n : (a == KG_INF_D ? p : (a == -KG_INF_D ? m : a)); }\n" \
+""
+#define KG_CUDA_PRELUDE_4 \
+"#define KG_INT_HELPERS(S, T, U, MIN, MAX, BITS)                                            \\\n" \
+"KG_DEV T kg_idiv_##S(T a, T b) { return b == 0 ? (T)0 : (b == -1 ? (T)(0u - (U)a) : (T)(a / b)); } \\\n" \
+"KG_DEV T kg_imod_##S(T a, T b) { return (b == 0 || b == -1) ? (T)0 : (T)(a % b); }          \\\n" \
+"KG_DEV T kg_fdiv_##S(T a, T b) {                                                          \\\n" \
+"  if (b == 0) return (T)0; if (b == -1) return (T)(0u - (U)a);                             \\\n" \
+"  T q = (T)(a / b); if ((a % b != 0) && ((a < 0) != (b < 0))) q = (T)(q - 1); return q; }  \\\n" \
+"KG_DEV T kg_frem_##S(T a, T b) {                                                          \\\n" \
+"  if (b == 0 || b == -1) return (T)0;                                                     \\\n" \
+"  T r = (T)(a % b); if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b); return r; }        \\\n" \
+"KG_DEV T kg_ipow_##S(T a, T e) {                                                          \\\n" \
+"  if (e < 0) return a == 1 ? (T)1 : (a == -1 ? ((e & 1) ? (T)-1 : (T)1) : (T)0);         \\\n" \
+"  U r = 1u, x = (U)a; while (e) { if (e & 1) r *= x; x *= x; e = (T)(e >> 1); } return (T)r; } \\\n" \
+"KG_DEV T kg_f2i_##S(double f) { return f != f ? (T)0 : (f <= (double)(MIN) ? (T)(MIN) : (f >= (double)(MAX) ? (T)(MAX) : (T)f)); } \\\n" \
+"KG_DEV T kg_shl_##S(T a, T b) { return (b < 0 || b >= BITS) ? (T)0 : (T)((U)a << b); }     \\\n" \
+"KG_DEV T kg_shr_##S(T a, T b) { return (b < 0 || b >= BITS) ? (T)(a < 0 ? -1 : 0) : (T)(a >> b); } \\\n" \
+"KG_DEV T kg_nshl_##S(T a, int b) { return (T)((U)a << (b & (BITS - 1))); }                \\\n" \
+"KG_DEV T kg_nshr_##S(T a, int b) { return (T)(a >> (b & (BITS - 1))); }\n" \
+""
+#define KG_CUDA_PRELUDE_5 \
+"KG_INT_HELPERS(i8, signed char, unsigned int, -128, 127, 8)\n" \
+"KG_INT_HELPERS(u8, unsigned char, unsigned int, 0, 255, 8)\n" \
+"KG_INT_HELPERS(i16, short, unsigned int, -32768, 32767, 16)\n" \
+"KG_INT_HELPERS(i32, int, unsigned int, (-2147483647 - 1), 2147483647, 32)\n" \
+"KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1), 9223372036854775807LL, 64)\n" \
+""
+
+#endif

@@ -1,0 +1,1108 @@
+/* codegen-cuda/torchscript.c — the PyTorch twin of a typed tensor program.
+ *
+ * Emits one Python function per entry, either as TorchScript source (for
+ * torch.jit.CompilationUnit) or as a plain eager-Python module. The twin makes
+ * ONE torch call per op with the op's own PyTorch spelling and never inserts a
+ * cast the program does not have: PyTorch applies its own type promotion, so a
+ * disagreement with kgen's type inference shows up as a dtype mismatch in the
+ * cross-check (architecture.md: "two independent semantics meet").
+ *
+ *   def bias_tanh(x: torch.Tensor, b: torch.Tensor, s: torch.Tensor):
+ *       t2 = float(s)  # %2 $.entries[0]...
+ *       t3 = torch.add(x, b)  # %3 $.entries[0].expr.body.body.args[0]
+ *       t4 = torch.mul(torch.tanh(t3), t2) ...
+ *       return t4
+ *
+ * Names: a node's value is t<id>; a tensor parameter keeps its sanitized F#
+ * name (kg_ts_param_name); CONST nodes are inlined as Python literals (wrapped
+ * numbers, as TorchSharp passes them); locals of a map node N are t<N>_<x><k>.
+ * Every line that comes from a node ends with "# %<id> <json path>".
+ *
+ * .NET scalars (vkind KG_V_SCALAR) are Python numbers, which is how a Scalar
+ * takes part in PyTorch's type promotion. An op on scalars is computed on 0-dim
+ * tensors of its dtype and converted back (float()/int()/bool()): int32 wraps,
+ * float32 rounds to single, x/0.0 is inf and sqrt(-1) is NaN exactly as in .NET,
+ * where Python numbers would use bignums, doubles and exceptions instead.
+ *
+ * Map lambdas (MAP nodes) are vectorized with the "kernel" expression emitter:
+ * every local becomes a full-shape tensor, each statement runs under a bool
+ * mask (if → two masks, while/for → a Python loop that runs while any lane is
+ * active, break → clears lanes from the loop's masks), and integer division,
+ * remainder, shifts, pow and float→int casts get the guards that kernels have
+ * (x/0 = 0, no traps, saturating casts) through small helper functions that
+ * are emitted before the entry function when used.
+ *
+ * upcast_half (CPU reference mode): float16/bfloat16 values are carried as
+ * float32 and rounded back to their dtype after every op that yields them, so
+ * the values equal op-by-op half-precision PyTorch on a GPU (which computes
+ * half ops in float32 and rounds once).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+/* ---- helper functions the emitted code may call (emitted only when used) ---- */
+
+enum { H_IDIV, H_FLOORDIV, H_IMOD, H_SHL, H_SHR, H_IPOW, H_CBRT,
+       H_SAT_U8, H_SAT_I8, H_SAT_I16, H_SAT_I32, H_SAT_I64, H__COUNT };
+
+static const char *const helper_src[H__COUNT] = {
+  [H_IDIV] =
+    "def _kg_idiv(a: torch.Tensor, b: torch.Tensor, signed: bool) -> torch.Tensor:\n"
+    "    # integer a / b truncated toward zero (.NET /); x / 0 = 0 and MIN / -1 = MIN, no trap\n"
+    "    z = b == 0\n"
+    "    if signed:\n"
+    "        n = b == -1\n"
+    "    else:\n"
+    "        n = torch.zeros_like(z)\n"
+    "    q = torch.div(a, torch.where(torch.logical_or(z, n), torch.ones_like(b), b), rounding_mode='trunc')\n"
+    "    q = torch.where(n, torch.neg(a), q)\n"
+    "    return torch.where(z, torch.zeros_like(q), q)\n",
+  [H_FLOORDIV] =
+    "def _kg_floordiv(a: torch.Tensor, b: torch.Tensor, signed: bool) -> torch.Tensor:\n"
+    "    # integer floor(a / b); x / 0 = 0 and MIN / -1 = MIN, no trap\n"
+    "    z = b == 0\n"
+    "    if signed:\n"
+    "        n = b == -1\n"
+    "    else:\n"
+    "        n = torch.zeros_like(z)\n"
+    "    q = torch.div(a, torch.where(torch.logical_or(z, n), torch.ones_like(b), b), rounding_mode='floor')\n"
+    "    q = torch.where(n, torch.neg(a), q)\n"
+    "    return torch.where(z, torch.zeros_like(q), q)\n",
+  [H_IMOD] =
+    "def _kg_imod(a: torch.Tensor, b: torch.Tensor, signed: bool, floored: bool) -> torch.Tensor:\n"
+    "    # integer remainder (floored: Python %, else truncated: .NET %); x % 0 = 0, no trap on MIN % -1\n"
+    "    bad = b == 0\n"
+    "    if signed:\n"
+    "        bad = torch.logical_or(bad, b == -1)\n"
+    "    s = torch.where(bad, torch.ones_like(b), b)\n"
+    "    if floored:\n"
+    "        r = torch.remainder(a, s)\n"
+    "    else:\n"
+    "        r = torch.fmod(a, s)\n"
+    "    return r\n",
+  [H_SHL] =
+    "def _kg_shl(a: torch.Tensor, b: torch.Tensor, bits: int) -> torch.Tensor:\n"
+    "    # a << b; a count outside [0, bits) gives 0\n"
+    "    ok = torch.logical_and(b >= 0, b < bits)\n"
+    "    r = torch.bitwise_left_shift(a, torch.where(ok, b, torch.zeros_like(b)))\n"
+    "    return torch.where(ok, r, torch.zeros_like(r))\n",
+  [H_SHR] =
+    "def _kg_shr(a: torch.Tensor, b: torch.Tensor, bits: int, signed: bool) -> torch.Tensor:\n"
+    "    # a >> b (arithmetic when signed); a count outside [0, bits) fills with the sign\n"
+    "    ok = torch.logical_and(b >= 0, b < bits)\n"
+    "    r = torch.bitwise_right_shift(a, torch.where(ok, b, torch.zeros_like(b)))\n"
+    "    if signed:\n"
+    "        fill = torch.where(a < 0, torch.full_like(r, -1), torch.zeros_like(r))\n"
+    "    else:\n"
+    "        fill = torch.zeros_like(r)\n"
+    "    return torch.where(ok, r, fill)\n",
+  [H_IPOW] =
+    "def _kg_ipow(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:\n"
+    "    # integer a ** b (wraps); a negative exponent gives 0 unless |a| = 1\n"
+    "    neg = b < 0\n"
+    "    p = torch.pow(a, torch.where(neg, torch.zeros_like(b), b))\n"
+    "    one = torch.ones_like(p)\n"
+    "    q = torch.where(a == 1, one, torch.zeros_like(p))\n"
+    "    q = torch.where(a == -1, torch.where(torch.bitwise_and(b, 1) != 0, torch.neg(one), one), q)\n"
+    "    return torch.where(neg, q, p)\n",
+  [H_CBRT] =
+    "def _kg_cbrt(a: torch.Tensor) -> torch.Tensor:\n"
+    "    # cube root with the sign of a (PyTorch has no cbrt; not correctly rounded)\n"
+    "    return torch.sign(a) * torch.pow(torch.abs(a), 1.0 / 3.0)\n",
+  [H_SAT_U8] =
+    "def _kg_sat_uint8(v: torch.Tensor) -> torch.Tensor:\n"
+    "    # float -> uint8 as kernels convert: truncate, saturate, NaN -> 0\n"
+    "    return torch.clamp(torch.nan_to_num(v.to(torch.float64), nan=0.0), 0.0, 255.0).to(torch.uint8)\n",
+  [H_SAT_I8] =
+    "def _kg_sat_int8(v: torch.Tensor) -> torch.Tensor:\n"
+    "    # float -> int8 as kernels convert: truncate, saturate, NaN -> 0\n"
+    "    return torch.clamp(torch.nan_to_num(v.to(torch.float64), nan=0.0), -128.0, 127.0).to(torch.int8)\n",
+  [H_SAT_I16] =
+    "def _kg_sat_int16(v: torch.Tensor) -> torch.Tensor:\n"
+    "    # float -> int16 as kernels convert: truncate, saturate, NaN -> 0\n"
+    "    return torch.clamp(torch.nan_to_num(v.to(torch.float64), nan=0.0), -32768.0, 32767.0).to(torch.int16)\n",
+  [H_SAT_I32] =
+    "def _kg_sat_int32(v: torch.Tensor) -> torch.Tensor:\n"
+    "    # float -> int32 as kernels convert: truncate, saturate, NaN -> 0\n"
+    "    return torch.clamp(torch.nan_to_num(v.to(torch.float64), nan=0.0), -2147483648.0, 2147483647.0).to(torch.int32)\n",
+  [H_SAT_I64] =
+    "def _kg_sat_int64(v: torch.Tensor) -> torch.Tensor:\n"
+    "    # float -> int64 as kernels convert: truncate, saturate, NaN -> 0 (2^63 is not a double below MAX)\n"
+    "    d = torch.nan_to_num(v.to(torch.float64), nan=0.0)\n"
+    "    r = torch.clamp(d, -9.2233720368547758e18, 9.2233720368547748e18).to(torch.int64)\n"
+    "    return torch.where(d >= 9.2233720368547758e18, torch.full_like(r, 9223372036854775807), r)\n",
+};
+
+/* ---- context ---- */
+
+#define TS_MAX_NEST 64
+
+typedef struct ts_ctx {
+  const kg_graph *g;
+  const kg_ts_opts *o;
+  kg_diag *d;
+  kg_arena *a;       /* scratch: expression strings, names */
+  kg_strbuf *body;   /* the entry function's body */
+  const char **name; /* per node: Python name of its value (NULL: CONST, inlined) */
+  bool helper[H__COUNT];
+  bool ok;
+  int ind;           /* indentation level (4 spaces each) */
+  /* expression context */
+  bool up;           /* carry float16/bfloat16 as float32, rounding after each op */
+  const char *like;  /* map code: a full-shape tensor that tensorized literals copy; NULL: 0-dim */
+  /* map state */
+  uint32_t node;     /* the MAP node being emitted */
+  const kg_sfunc *fn;
+  unsigned n_mask, n_loop, n_cond;
+  const char *mask[TS_MAX_NEST]; /* mask of each enclosing block, innermost last */
+  bool mloop[TS_MAX_NEST];       /* that block is a loop body */
+  int n_stack;
+} ts_ctx;
+
+/* A value in an expression being built. */
+typedef struct vval {
+  const char *s; /* Python expression; NULL for a literal (rendered from i / f on use) */
+  uint8_t dt;    /* kgen dtype; a tensor holds carry(dt) */
+  bool num;      /* a Python number (literal or scalar variable), not a tensor */
+  bool full;     /* map code: a full-shape tensor (else 0-dim, or a number) */
+  int64_t i;     /* literal value (integers, bool) */
+  double f;      /* literal value (floats) */
+} vval;
+
+static const char *fmt(ts_ctx *c, const char *f, ...) KG_PRINTF(2, 3);
+static const char *fmt(ts_ctx *c, const char *f, ...) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  va_list ap;
+  va_start(ap, f);
+  kg_sb_vprintf(&b, f, ap);
+  va_end(ap);
+  char *r = kg_arena_strdup(c->a, kg_sb_cstr(&b));
+  kg_sb_free(&b);
+  return r;
+}
+
+static void fail(ts_ctx *c, uint32_t node, const char *f, ...) KG_PRINTF(3, 4);
+static void fail(ts_ctx *c, uint32_t node, const char *f, ...) {
+  const kg_gnode *n = node < c->g->nodes.n ? &c->g->nodes.v[node] : NULL;
+  if (c->ok) {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    kg_sb_puts(&b, "TorchScript twin: ");
+    va_list ap;
+    va_start(ap, f);
+    kg_sb_vprintf(&b, f, ap);
+    va_end(ap);
+    kg_diag_add(c->d, KG_E_UNSUPPORTED, n ? n->path : NULL, n ? n->srcloc : NULL, "%s", kg_sb_cstr(&b));
+    kg_sb_free(&b);
+  }
+  c->ok = false;
+}
+
+static bool is_half(kg_dtype t) { return t == KG_F16 || t == KG_BF16; }
+static kg_dtype carry(const ts_ctx *c, kg_dtype t) { return c->up && is_half(t) ? KG_F32 : t; }
+static const char *tdt(ts_ctx *c, kg_dtype t) { return fmt(c, "torch.%s", kg_dtype_name(t)); }
+static int dt_bits(kg_dtype t) { return 8 * kg_dtype_get(t)->size; }
+
+/* ---- output lines ---- */
+
+static void pad(ts_ctx *c) {
+  for (int i = 0; i < c->ind; i++) kg_sb_puts(c->body, "    ");
+}
+
+/* "  # %<id> <path>" for a line that comes from node id. */
+static void node_comment(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  kg_sb_printf(c->body, "  # %%%u", id);
+  if (n->path) {
+    kg_sb_putc(c->body, ' ');
+    for (const char *p = n->path; *p; p++) kg_sb_putc(c->body, *p == '\n' || *p == '\r' ? ' ' : *p);
+  }
+}
+
+static void line(ts_ctx *c, uint32_t node, const char *f, ...) KG_PRINTF(3, 4);
+static void line(ts_ctx *c, uint32_t node, const char *f, ...) {
+  pad(c);
+  va_list ap;
+  va_start(ap, f);
+  kg_sb_vprintf(c->body, f, ap);
+  va_end(ap);
+  if (node != KG_NONE) node_comment(c, node);
+  kg_sb_putc(c->body, '\n');
+}
+
+/* ---- literals ---- */
+
+/* A float literal that reads back as exactly v: the shortest %.Ng that round-trips. */
+static const char *float_lit(ts_ctx *c, double v) {
+  if (isnan(v)) return "float('nan')";
+  if (isinf(v)) return v > 0 ? "float('inf')" : "float('-inf')";
+  char buf[40];
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  return kg_arena_strdup(c->a, buf);
+}
+
+static const char *lit_text(ts_ctx *c, kg_dtype dt, int64_t i, double f) {
+  if (dt == KG_BOOL) return i ? "True" : "False";
+  if (kg_dtype_is_float(dt)) return float_lit(c, f);
+  if (i == INT64_MIN) return "(-9223372036854775807 - 1)"; /* TorchScript cannot negate 2^63 */
+  return fmt(c, "%lld", (long long)i);
+}
+
+static const char *text(ts_ctx *c, vval v) { return v.s ? v.s : lit_text(c, (kg_dtype)v.dt, v.i, v.f); }
+
+static vval vlit(kg_dtype dt, int64_t i, double f) {
+  vval v = {NULL, (uint8_t)dt, true, false, i, f};
+  return v;
+}
+static vval vtens(const char *s, kg_dtype dt, bool full) {
+  vval v = {s, (uint8_t)dt, false, full, 0, 0};
+  return v;
+}
+
+/* A literal converted at emit time as a kernel converts it (C conversions;
+ * float -> int saturates, NaN -> 0; int -> narrower int wraps). Not for half. */
+static vval lit_convert(vval v, kg_dtype to) {
+  bool from_f = kg_dtype_is_float((kg_dtype)v.dt);
+  double fv = from_f ? v.f : (double)v.i;
+  vval r = vlit(to, 0, 0);
+  if (to == KG_BOOL) {
+    r.i = from_f ? (v.f != 0) : (v.i != 0);
+  } else if (kg_dtype_is_int(to)) {
+    int64_t x;
+    if (from_f) {
+      static const double lo[] = {[KG_U8] = 0, [KG_I8] = -128, [KG_I16] = -32768, [KG_I32] = -2147483648.0,
+                                  [KG_I64] = -9223372036854775808.0};
+      static const double hi[] = {[KG_U8] = 255, [KG_I8] = 127, [KG_I16] = 32767, [KG_I32] = 2147483647.0,
+                                  [KG_I64] = 9223372036854775808.0};
+      if (isnan(fv)) x = 0;
+      else if (fv <= lo[to]) x = to == KG_I64 ? INT64_MIN : (int64_t)lo[to];
+      else if (fv >= hi[to]) x = to == KG_I64 ? INT64_MAX : (int64_t)hi[to];
+      else x = (int64_t)fv;
+    } else {
+      x = v.i;
+    }
+    switch (to) {
+    case KG_U8: x = (int64_t)(uint8_t)x; break;
+    case KG_I8: x = (int64_t)(int8_t)x; break;
+    case KG_I16: x = (int64_t)(int16_t)x; break;
+    case KG_I32: x = (int64_t)(int32_t)x; break;
+    default: break;
+    }
+    r.i = x;
+  } else {
+    r.f = to == KG_F32 ? (double)(float)fv : fv;
+  }
+  return r;
+}
+
+/* Makes a literal a tensor of its dtype: full-shape in map code, else 0-dim.
+ * Half literals are created in their dtype so that the value is rounded. */
+static vval vtensor(ts_ctx *c, vval v) {
+  if (!v.num) return v;
+  kg_dtype dt = (kg_dtype)v.dt;
+  bool rnd = c->up && is_half(dt);
+  const char *mk = tdt(c, rnd ? dt : carry(c, dt));
+  const char *s, *val = text(c, v);
+  if (c->like && dt == KG_BOOL) val = v.s ? fmt(c, "int(%s)", v.s) : v.i ? "1" : "0"; /* TorchScript: a bool is no Scalar */
+  if (c->like) s = fmt(c, "torch.full_like(%s, %s, dtype=%s)", c->like, val, mk);
+  else s = fmt(c, "torch.tensor(%s, dtype=%s)", val, mk);
+  if (rnd) s = fmt(c, "%s.float()", s);
+  return vtens(s, dt, c->like != NULL);
+}
+
+/* ---- kernel-semantics conversions ---- */
+
+static int sat_helper(kg_dtype t) {
+  switch (t) {
+  case KG_U8: return H_SAT_U8;
+  case KG_I8: return H_SAT_I8;
+  case KG_I16: return H_SAT_I16;
+  case KG_I32: return H_SAT_I32;
+  default: return H_SAT_I64;
+  }
+}
+
+/* v converted to dtype `to` as kernels convert (CAST, map arguments). */
+static vval vcast(ts_ctx *c, vval v, kg_dtype to) {
+  if (v.dt == to) return v;
+  if (v.num && !v.s) {
+    if (!is_half(to)) return lit_convert(v, to);
+    vval r = vlit(to, 0, kg_dtype_is_float((kg_dtype)v.dt) ? v.f : (double)v.i);
+    return vtensor(c, r);
+  }
+  if (v.num) v = vtensor(c, v);
+  const char *s = v.s;
+  if (kg_dtype_is_float((kg_dtype)v.dt) && kg_dtype_is_int(to)) {
+    int h = sat_helper(to);
+    c->helper[h] = true;
+    s = fmt(c, "_kg_sat_%s(%s)", kg_dtype_name(to), s);
+  } else if (c->up && is_half(to)) {
+    s = fmt(c, "%s.to(%s).float()", s, tdt(c, to));
+  } else if (carry(c, (kg_dtype)v.dt) != carry(c, to)) {
+    s = fmt(c, "%s.to(%s)", s, tdt(c, carry(c, to)));
+  }
+  v.s = s;
+  v.dt = (uint8_t)to;
+  return v;
+}
+
+/* ---- one torch call per op ---- */
+
+static bool is_cmp(kg_op op) { return op >= KG_OP_EQ && op <= KG_OP_GE; }
+
+/* a OP b == b MIRROR(OP) a */
+static kg_op cmp_mirror(kg_op op) {
+  switch (op) {
+  case KG_OP_LT: return KG_OP_GT;
+  case KG_OP_GT: return KG_OP_LT;
+  case KG_OP_LE: return KG_OP_GE;
+  case KG_OP_GE: return KG_OP_LE;
+  default: return op;
+  }
+}
+
+/* Does the torch call for op accept a Python number as operand i (eager and
+ * TorchScript, torch 1.13)? `helper`: the op goes through a _kg_ helper. */
+static bool accepts_num(kg_op op, int i, bool helper) {
+  if (helper) return false;
+  switch (op) {
+  case KG_OP_ADD: case KG_OP_SUB: case KG_OP_MUL: case KG_OP_DIV: case KG_OP_REM: case KG_OP_POW:
+  case KG_OP_FLOAT_POW: case KG_OP_XLOGY: case KG_OP_BAND: case KG_OP_BOR: case KG_OP_BXOR:
+  case KG_OP_SHL: case KG_OP_SHR: case KG_OP_NET_SHL: case KG_OP_NET_SHR:
+    return true;
+  case KG_OP_TRUNCDIV: case KG_OP_FLOORDIV: case KG_OP_FMOD: case KG_OP_CLAMP: case KG_OP_CLAMP_MIN:
+  case KG_OP_CLAMP_MAX: case KG_OP_WHERE:
+  case KG_OP_EQ: case KG_OP_NE: case KG_OP_LT: case KG_OP_LE: case KG_OP_GT: case KG_OP_GE:
+    return i >= 1;
+  case KG_OP_LERP: return i == 2;
+  case KG_OP_POS: return true;
+  default: return false;
+  }
+}
+
+/* Does op (with compute dtype cd) go through a helper in kernel semantics? */
+static bool uses_helper(kg_op op, kg_dtype cd, bool kernel) {
+  bool icd = kg_dtype_is_int(cd);
+  switch (op) {
+  case KG_OP_IDIV: return icd;
+  case KG_OP_TRUNCDIV: case KG_OP_FLOORDIV: case KG_OP_REM: case KG_OP_FMOD: case KG_OP_POW:
+    return kernel && icd;
+  case KG_OP_SHL: case KG_OP_SHR: return kernel;
+  case KG_OP_CBRT: return true;
+  default: return false;
+  }
+}
+
+static const char *attr_f(ts_ctx *c, double v) { return float_lit(c, v); }
+
+/* The text of the torch call for op over operands a[0..n). kernel: kgen's
+ * kernel / .NET semantics (guarded integer division, shifts, pow); else the
+ * PyTorch op as is. cd: compute dtype (kernel) or result dtype (tensor level). */
+static const char *op_call(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const double *fa, const vval *a, int n,
+                           bool kernel, kg_dtype cd) {
+  const kg_op_info *oi = kg_op_get(op);
+  const char *A = n > 0 ? text(c, a[0]) : "", *B = n > 1 ? text(c, a[1]) : "", *C = n > 2 ? text(c, a[2]) : "";
+  bool icd = cd < KG_DT__COUNT && kg_dtype_is_int(cd);
+  bool sgn = cd < KG_DT__COUNT && kg_dtype_get(cd)->is_signed;
+  bool ikern = kernel && icd;
+  const char *T = sgn ? "True" : "False";
+  switch (op) {
+  case KG_OP_IDIV:
+    if (!icd) return fmt(c, "torch.div(%s, %s, rounding_mode='trunc')", A, B);
+    c->helper[H_IDIV] = true;
+    return fmt(c, "_kg_idiv(%s, %s, %s)", A, B, T);
+  case KG_OP_TRUNCDIV:
+    if (ikern) return c->helper[H_IDIV] = true, fmt(c, "_kg_idiv(%s, %s, %s)", A, B, T);
+    return fmt(c, "torch.div(%s, %s, rounding_mode='trunc')", A, B);
+  case KG_OP_FLOORDIV:
+    if (ikern) return c->helper[H_FLOORDIV] = true, fmt(c, "_kg_floordiv(%s, %s, %s)", A, B, T);
+    return fmt(c, "torch.div(%s, %s, rounding_mode='floor')", A, B);
+  case KG_OP_REM:
+    if (ikern) return c->helper[H_IMOD] = true, fmt(c, "_kg_imod(%s, %s, %s, True)", A, B, T);
+    return fmt(c, "torch.remainder(%s, %s)", A, B);
+  case KG_OP_FMOD:
+    if (ikern) return c->helper[H_IMOD] = true, fmt(c, "_kg_imod(%s, %s, %s, False)", A, B, T);
+    return fmt(c, "torch.fmod(%s, %s)", A, B);
+  case KG_OP_POW:
+    if (ikern) return c->helper[H_IPOW] = true, fmt(c, "_kg_ipow(%s, %s)", A, B);
+    return fmt(c, "torch.pow(%s, %s)", A, B);
+  case KG_OP_POS: return A;
+  case KG_OP_CBRT: c->helper[H_CBRT] = true; return fmt(c, "_kg_cbrt(%s)", A);
+  case KG_OP_SHL:
+    if (kernel) return c->helper[H_SHL] = true, fmt(c, "_kg_shl(%s, %s, %d)", A, B, dt_bits(cd));
+    return fmt(c, "torch.bitwise_left_shift(%s, %s)", A, B);
+  case KG_OP_SHR:
+    if (kernel) return c->helper[H_SHR] = true, fmt(c, "_kg_shr(%s, %s, %d, %s)", A, B, dt_bits(cd), T);
+    return fmt(c, "torch.bitwise_right_shift(%s, %s)", A, B);
+  case KG_OP_NET_SHL:
+  case KG_OP_NET_SHR: {
+    /* .NET masks the count to the operand width */
+    int m = (icd ? dt_bits(cd) : 32) - 1;
+    const char *cnt;
+    if (a[1].num && !a[1].s) cnt = fmt(c, "%lld", (long long)(a[1].i & m));
+    else if (a[1].num) cnt = fmt(c, "(%s & %d)", B, m);
+    else cnt = fmt(c, "torch.bitwise_and(%s, %d)", B, m);
+    return fmt(c, "torch.bitwise_%s_shift(%s, %s)", op == KG_OP_NET_SHL ? "left" : "right", A, cnt);
+  }
+  case KG_OP_CLAMP: return fmt(c, "torch.clamp(%s, min=%s, max=%s)", A, B, C);
+  case KG_OP_CLAMP_MIN: return fmt(c, "torch.clamp(%s, min=%s)", A, B);
+  case KG_OP_CLAMP_MAX: return fmt(c, "torch.clamp(%s, max=%s)", A, B);
+  case KG_OP_FLOOR: case KG_OP_CEIL: case KG_OP_TRUNC:
+    if (ikern) return A;
+    break;
+  case KG_OP_ROUND:
+    if (ikern) return A;
+    if (ia) return fmt(c, "torch.round(%s, decimals=%lld)", A, (long long)ia);
+    return fmt(c, "torch.round(%s)", A);
+  case KG_OP_LOGIT:
+    if (ia) return fmt(c, "torch.logit(%s, eps=%s)", A, attr_f(c, fa[0]));
+    return fmt(c, "torch.logit(%s)", A);
+  case KG_OP_NAN_TO_NUM: {
+    const char *s = fmt(c, "torch.nan_to_num(%s, nan=%s", A, attr_f(c, fa[0]));
+    /* in upcast mode the dtype's own max is not float32's */
+    double big = cd == KG_F16 ? 65504.0 : 3.3895313892515355e38;
+    bool half_default = c->up && is_half(cd);
+    if (ia & 1) s = fmt(c, "%s, posinf=%s", s, attr_f(c, fa[1]));
+    else if (half_default) s = fmt(c, "%s, posinf=%s", s, attr_f(c, big));
+    if (ia & 2) s = fmt(c, "%s, neginf=%s", s, attr_f(c, fa[2]));
+    else if (half_default) s = fmt(c, "%s, neginf=%s", s, attr_f(c, -big));
+    return fmt(c, "%s)", s);
+  }
+  case KG_OP_GELU:
+    if (ia) return fmt(c, "torch.nn.functional.gelu(%s, approximate='tanh')", A);
+    return fmt(c, "torch.nn.functional.gelu(%s)", A);
+  case KG_OP_SOFTPLUS:
+    return fmt(c, "torch.nn.functional.softplus(%s, beta=%s, threshold=%s)", A, attr_f(c, fa[0]), attr_f(c, fa[1]));
+  case KG_OP_LEAKY_RELU:
+    return fmt(c, "torch.nn.functional.leaky_relu(%s, negative_slope=%s)", A, attr_f(c, fa[0]));
+  case KG_OP_ELU: {
+    /* TorchSharp's elu(alpha, scale, input_scale); 0 = not given = 1 */
+    double sc = fa[1] == 0 ? 1 : fa[1], isc = fa[2] == 0 ? 1 : fa[2];
+    if (sc == 1 && isc == 1) return fmt(c, "torch.nn.functional.elu(%s, alpha=%s)", A, attr_f(c, fa[0]));
+    return fmt(c, "torch.ops.aten.elu(%s, %s, %s, %s)", A, attr_f(c, fa[0]), attr_f(c, sc), attr_f(c, isc));
+  }
+  case KG_OP_CELU: return fmt(c, "torch.celu(%s, alpha=%s)", A, attr_f(c, fa[0]));
+  case KG_OP_HARDTANH:
+    return fmt(c, "torch.nn.functional.hardtanh(%s, min_val=%s, max_val=%s)", A, attr_f(c, fa[0]), attr_f(c, fa[1]));
+  default: break;
+  }
+  if (!*oi->torch || oi->arity < 0 || (oi->flags & (KG_OPF_LEAF | KG_OPF_CREATE | KG_OPF_CAST))) {
+    fail(c, node, "op %s has no direct torch spelling here", oi->name);
+    return "None";
+  }
+  if (n == 1) return fmt(c, "%s(%s)", oi->torch, A);
+  if (n == 2) return fmt(c, "%s(%s, %s)", oi->torch, A, B);
+  return fmt(c, "%s(%s, %s, %s)", oi->torch, A, B, C);
+}
+
+/* ---- kernel-semantics expressions (map code, .NET scalar ops) ---- */
+
+/* Applies op with kernel semantics to in[0..n); `want` is the kernel-IR dtype. */
+static vval vop(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const double *fa, vval *in, int n, kg_dtype want) {
+  const kg_op_info *oi = kg_op_get(op);
+  unsigned fl = oi->flags;
+  int first = op == KG_OP_WHERE ? 1 : 0;
+  /* 1. the compute dtype: operands are converted to it, so torch's result is predictable */
+  kg_dtype cd = want;
+  if (fl & (KG_OPF_CMP | KG_OPF_PRED | KG_OPF_FLOAT | KG_OPF_FLOATRES | KG_OPF_F64RES)) {
+    cd = (kg_dtype)in[0].dt;
+    for (int i = 1; i < n; i++) cd = kg_dtype_promote(cd, (kg_dtype)in[i].dt);
+    if ((fl & (KG_OPF_FLOAT | KG_OPF_FLOATRES)) && !kg_dtype_is_float(cd))
+      cd = kg_dtype_is_float(want) ? want : KG_F32;
+  } else if (fl & KG_OPF_LOGIC) {
+    cd = KG_DT_NONE;
+  } else if (op == KG_OP_NET_SHL || op == KG_OP_NET_SHR) {
+    /* the count keeps its own dtype (masking happens first) */
+    in[0] = vcast(c, in[0], want);
+    first = n;
+  }
+  if (cd != KG_DT_NONE)
+    for (int i = first; i < n; i++) in[i] = vcast(c, in[i], cd);
+  if (op == KG_OP_WHERE && in[0].dt != KG_BOOL) in[0] = vcast(c, in[0], KG_BOOL);
+  /* 2. literals where torch wants tensors */
+  if (is_cmp(op) && in[0].num && !in[1].num) {
+    vval t = in[0];
+    in[0] = in[1], in[1] = t;
+    op = cmp_mirror(op);
+  }
+  bool helper = uses_helper(op, cd, true);
+  bool any_t = false;
+  for (int i = 0; i < n; i++) any_t |= !in[i].num;
+  if (!any_t && n) in[0] = vtensor(c, in[0]);
+  bool clamp_mixed = op == KG_OP_CLAMP && in[1].num != in[2].num;
+  for (int i = 0; i < n; i++)
+    if (in[i].num && (in[i].dt == KG_BOOL || !accepts_num(op, i, helper) || clamp_mixed)) in[i] = vtensor(c, in[i]);
+  /* 3. the call and the dtype torch gives it */
+  const char *s = op_call(c, node, op, ia, fa, in, n, true, cd);
+  kg_dtype rt;
+  if (fl & (KG_OPF_CMP | KG_OPF_LOGIC | KG_OPF_PRED)) rt = KG_BOOL;
+  else if (fl & KG_OPF_F64RES) rt = KG_F64;
+  else if (op == KG_OP_SQUARE && cd == KG_BOOL) rt = KG_I64;
+  else rt = cd;
+  vval r = vtens(s, want, false);
+  for (int i = 0; i < n; i++) r.full |= in[i].full;
+  if (c->up && is_half(want)) r.s = fmt(c, "%s.to(%s).float()", s, tdt(c, want));
+  else if (carry(c, rt) != carry(c, want)) r.s = fmt(c, "%s.to(%s)", s, tdt(c, carry(c, want)));
+  return r;
+}
+
+static vval vx(ts_ctx *c, uint32_t e) {
+  const kg_kernel *k = &c->fn->body;
+  if (e >= k->exprs.n) {
+    fail(c, c->node, "map function: expression #%u out of range", e);
+    return vlit(KG_I32, 0, 0);
+  }
+  const kg_kx *x = &k->exprs.v[e];
+  switch ((kg_kx_kind)x->kind) {
+  case KX_CONST: return vlit((kg_dtype)x->dtype, x->i, x->f);
+  case KX_VAR: return vtens(fmt(c, "t%u_v%u", c->node, x->a), (kg_dtype)k->vars.v[x->a].dtype, true);
+  case KX_PARAM: return vtens(fmt(c, "t%u_a%u", c->node, x->a), (kg_dtype)k->params.v[x->a].dtype, true);
+  case KX_OP: {
+    const kg_op_info *oi = kg_op_get((kg_op)x->op);
+    int n = oi->arity;
+    if (n < 0 || n > 3 || (oi->flags & (KG_OPF_LEAF | KG_OPF_CREATE | KG_OPF_MAP))) {
+      fail(c, c->node, "map function: op %s cannot appear in scalar code", oi->name);
+      return vlit((kg_dtype)x->dtype, 0, 0);
+    }
+    uint32_t ops[3] = {x->a, x->b, x->c};
+    vval in[3];
+    for (int i = 0; i < n; i++) in[i] = vx(c, ops[i]);
+    double fa[3] = {x->f, x->f2, x->f3};
+    if (x->op == KG_OP_CAST) return vcast(c, in[0], (kg_dtype)x->dtype);
+    return vop(c, c->node, (kg_op)x->op, x->i, fa, in, n, (kg_dtype)x->dtype);
+  }
+  case KX_CAST: return vcast(c, vx(c, x->a), (kg_dtype)x->dtype);
+  case KX_SELECT: {
+    vval in[3] = {vx(c, x->a), vx(c, x->b), vx(c, x->c)};
+    double fa[3] = {0, 0, 0};
+    return vop(c, c->node, KG_OP_WHERE, 0, fa, in, 3, (kg_dtype)x->dtype);
+  }
+  default:
+    fail(c, c->node, "map function: loads and thread registers cannot appear in scalar code");
+    return vlit((kg_dtype)x->dtype, 0, 0);
+  }
+}
+
+/* ---- map statements under masks ---- */
+
+static const char *cur_mask(ts_ctx *c) { return c->mask[c->n_stack - 1]; }
+
+static bool push_mask(ts_ctx *c, const char *m, bool loop) {
+  if (c->n_stack == TS_MAX_NEST) {
+    fail(c, c->node, "map function nests blocks deeper than %d", TS_MAX_NEST);
+    return false;
+  }
+  c->mask[c->n_stack] = m, c->mloop[c->n_stack] = loop, c->n_stack++;
+  return true;
+}
+
+/* var = value on the lanes of the current mask */
+static void masked_assign(ts_ctx *c, uint32_t var, vval v) {
+  kg_dtype dt = (kg_dtype)c->fn->body.vars.v[var].dtype;
+  v = vcast(c, v, dt);
+  if (v.num && dt == KG_BOOL) v = vtensor(c, v); /* TorchScript: a bool is no Scalar */
+  const char *name = fmt(c, "t%u_v%u", c->node, var);
+  if (c->n_stack == 1 && v.full) line(c, KG_NONE, "%s = %s", name, text(c, v));
+  else line(c, KG_NONE, "%s = torch.where(%s, %s, %s)", name, cur_mask(c), text(c, v), name);
+}
+
+/* A bool tensor for a condition (literals become tensors). */
+static const char *cond_text(ts_ctx *c, uint32_t e) {
+  vval v = vx(c, e);
+  if (v.dt != KG_BOOL) v = vcast(c, v, KG_BOOL);
+  return text(c, vtensor(c, v));
+}
+
+static void emit_block(ts_ctx *c, uint32_t s);
+
+
+/* BREAK: the lanes of the current mask leave the innermost loop, so they are
+ * cleared from every mask between that loop's body and here. */
+static void emit_break(ts_ctx *c) {
+  int l = c->n_stack - 1;
+  while (l >= 0 && !c->mloop[l]) l--;
+  if (l < 0) {
+    fail(c, c->node, "map function: break outside a loop");
+    return;
+  }
+  const char *cur = cur_mask(c);
+  for (int j = l; j < c->n_stack - 1; j++)
+    line(c, KG_NONE, "%s = torch.logical_and(%s, torch.logical_not(%s))", c->mask[j], c->mask[j], cur);
+  line(c, KG_NONE, "%s = torch.zeros_like(%s)", cur, cur);
+}
+
+/* WHILE and FOR: a Python loop that runs while any lane is active.
+ *   l = mask                       lanes still in the loop
+ *   while True:
+ *       m = l & cond               lanes running this iteration
+ *       if not bool(m.any()): break
+ *       <body under m>             (break clears lanes from m)
+ *       [for: var += step under m]
+ *       l = m
+ * The FOR bound and step are evaluated every iteration, as in the kernel's C loop. */
+static void emit_loop(ts_ctx *c, const kg_ks *st) {
+  const kg_kernel *k = &c->fn->body;
+  double fa0[3] = {0, 0, 0};
+  vval var = vlit(KG_I32, 0, 0);
+  const char *vname = NULL;
+  if (st->kind == KS_FOR) {
+    if (st->a >= k->vars.n) {
+      fail(c, c->node, "map function: for loop over an unknown variable");
+      return;
+    }
+    vname = fmt(c, "t%u_v%u", c->node, st->a);
+    var = vtens(vname, (kg_dtype)k->vars.v[st->a].dtype, true);
+    masked_assign(c, st->a, vx(c, st->b));
+  }
+  const char *l = fmt(c, "t%u_l%u", c->node, c->n_loop++);
+  const char *m = fmt(c, "t%u_m%u", c->node, c->n_mask++);
+  line(c, KG_NONE, "%s = %s", l, cur_mask(c));
+  line(c, KG_NONE, "while True:");
+  c->ind++;
+  const char *cnd;
+  if (st->kind == KS_WHILE) {
+    cnd = cond_text(c, st->a);
+  } else {
+    vval in[2] = {var, vx(c, st->c)};
+    cnd = text(c, vtensor(c, vop(c, c->node, st->incl ? KG_OP_LE : KG_OP_LT, 0, fa0, in, 2, KG_BOOL)));
+  }
+  line(c, KG_NONE, "%s = torch.logical_and(%s, %s)", m, l, cnd);
+  line(c, KG_NONE, "if not bool(%s.any()):", m);
+  c->ind++;
+  line(c, KG_NONE, "break");
+  c->ind--;
+  if (push_mask(c, m, true)) {
+    emit_block(c, st->body);
+    c->n_stack--;
+  }
+  if (st->kind == KS_FOR) {
+    vval in[2] = {var, vx(c, st->d)};
+    vval nx = vop(c, c->node, KG_OP_ADD, 0, fa0, in, 2, (kg_dtype)var.dt);
+    line(c, KG_NONE, "%s = torch.where(%s, %s, %s)", vname, m, text(c, nx), vname);
+  }
+  line(c, KG_NONE, "%s = %s", l, m);
+  c->ind--;
+}
+
+static const char *new_mask(ts_ctx *c) { return fmt(c, "t%u_m%u", c->node, c->n_mask++); }
+
+static void emit_block(ts_ctx *c, uint32_t s) {
+  const kg_kernel *k = &c->fn->body;
+  uint32_t steps = 0;
+  for (; s != KG_NONE && c->ok; s = k->stmts.v[s].next) {
+    if (s >= k->stmts.n || ++steps > k->stmts.n) {
+      fail(c, c->node, "map function: malformed statement list");
+      return;
+    }
+    const kg_ks *st = &k->stmts.v[s];
+    switch ((kg_ks_kind)st->kind) {
+    case KS_DECL:
+    case KS_ASSIGN:
+      if (st->a >= k->vars.n) {
+        fail(c, c->node, "map function: assignment to an unknown variable");
+        return;
+      }
+      if (st->b == KG_NONE) masked_assign(c, st->a, vlit((kg_dtype)k->vars.v[st->a].dtype, 0, 0));
+      else masked_assign(c, st->a, vx(c, st->b));
+      break;
+    case KS_IF: {
+      const char *cv = fmt(c, "t%u_c%u", c->node, c->n_cond++);
+      line(c, KG_NONE, "%s = %s", cv, cond_text(c, st->a));
+      const char *mt = NULL, *me = NULL;
+      if (st->body != KG_NONE) {
+        mt = new_mask(c);
+        line(c, KG_NONE, "%s = torch.logical_and(%s, %s)", mt, cur_mask(c), cv);
+      }
+      if (st->els != KG_NONE) {
+        me = new_mask(c);
+        line(c, KG_NONE, "%s = torch.logical_and(%s, torch.logical_not(%s))", me, cur_mask(c), cv);
+      }
+      if (mt && push_mask(c, mt, false)) {
+        emit_block(c, st->body);
+        c->n_stack--;
+      }
+      if (me && push_mask(c, me, false)) {
+        emit_block(c, st->els);
+        c->n_stack--;
+      }
+      break;
+    }
+    case KS_WHILE:
+    case KS_FOR: emit_loop(c, st); break;
+    case KS_BREAK: emit_break(c); break;
+    case KS_COMMENT: {
+      pad(c);
+      kg_sb_puts(c->body, "# ");
+      for (const char *p = st->text ? st->text : ""; *p; p++) kg_sb_putc(c->body, *p == '\n' || *p == '\r' ? ' ' : *p);
+      kg_sb_putc(c->body, '\n');
+      break;
+    }
+    default: fail(c, c->node, "map function: stores and barriers cannot appear in scalar code"); return;
+    }
+  }
+}
+
+/* ---- graph nodes ---- */
+
+/* The value of node id as an operand: CONST → literal, .NET scalar → Python
+ * number variable, else a tensor. */
+static vval node_val(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  kg_dtype dt = (kg_dtype)n->dtype;
+  if (n->op == KG_OP_CONST) return kg_dtype_is_float(dt) ? vlit(dt, 0, n->fa[0]) : vlit(dt, n->ia[0], 0);
+  vval v = vtens(c->name[id] ? c->name[id] : "None", dt, false);
+  v.num = n->vkind == KG_V_SCALAR;
+  return v;
+}
+
+static const char *py_conv(kg_dtype t) { return t == KG_BOOL ? "bool" : kg_dtype_is_int(t) ? "int" : "float"; }
+
+/* A Python number where torch wants a tensor: a 0-dim tensor whose dtype makes
+ * PyTorch promote as it does for a wrapped number next to a tensor of dtype
+ * `other` (same or lower category: other's dtype; higher: the default dtype). */
+static vval wrap_num(ts_ctx *c, vval v, kg_dtype other) {
+  int cs = kg_dtype_get((kg_dtype)v.dt)->category;
+  kg_dtype w;
+  if (other != KG_DT_NONE && cs <= kg_dtype_get(other)->category) w = other;
+  else w = cs == 2 ? KG_F32 : cs == 1 ? KG_I64 : KG_BOOL;
+  const char *s = fmt(c, "torch.tensor(%s, dtype=%s)", text(c, v), tdt(c, w));
+  if (c->up && is_half(w)) s = fmt(c, "%s.float()", s);
+  return vtens(s, w, false);
+}
+
+/* A .NET scalar op: computed on 0-dim tensors (kernel semantics), converted
+ * back to a Python number. */
+static void emit_scalar(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  const kg_op_info *oi = kg_op_get((kg_op)n->op);
+  kg_dtype dt = (kg_dtype)n->dtype;
+  c->up = true; /* .NET Half arithmetic is float arithmetic rounded to half */
+  c->like = NULL;
+  if ((oi->flags & (KG_OPF_LEAF | KG_OPF_CREATE | KG_OPF_MAP)) || n->n_in != oi->arity || n->n_in > 3) {
+    fail(c, id, "op %s cannot yield a .NET scalar", oi->name);
+    return;
+  }
+  vval in[3];
+  for (int j = 0; j < n->n_in; j++) {
+    const kg_gnode *m = &c->g->nodes.v[n->in[j]];
+    kg_dtype mt = (kg_dtype)m->dtype;
+    if (m->op == KG_OP_CONST) in[j] = node_val(c, n->in[j]);
+    else if (m->vkind == KG_V_SCALAR)
+      in[j] = vtens(fmt(c, "torch.tensor(%s, dtype=%s)", c->name[n->in[j]], tdt(c, carry(c, mt))), mt, false);
+    else {
+      fail(c, id, "a .NET scalar computed from a tensor (%%%u)", n->in[j]);
+      return;
+    }
+  }
+  vval r = n->op == KG_OP_CAST ? vcast(c, in[0], dt) : vop(c, id, (kg_op)n->op, n->ia[0], n->fa, in, n->n_in, dt);
+  line(c, id, "%s = %s(%s)", c->name[id], py_conv(dt), text(c, r));
+}
+
+/* A MAP node: the scalar function vectorized over the broadcast inputs. */
+static void emit_map(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  if (n->fn >= c->g->fns.n) {
+    fail(c, id, "map names a missing function");
+    return;
+  }
+  const kg_sfunc *fn = c->g->fns.v[n->fn];
+  if (n->n_in == 0 || n->n_in > 3 || n->n_in != fn->n_args) {
+    fail(c, id, "map over %d inputs of a function of %u arguments", n->n_in, fn->n_args);
+    return;
+  }
+  c->node = id, c->fn = fn;
+  c->n_mask = 1, c->n_loop = 0, c->n_cond = 0, c->n_stack = 0;
+  c->up = c->o->upcast_half;
+  c->like = NULL;
+  /* a comment naming the function and its inputs */
+  pad(c);
+  kg_sb_printf(c->body, "# map fn%u over (", n->fn);
+  for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%s%%%u", j ? ", " : "", n->in[j]);
+  kg_sb_puts(c->body, ")");
+  node_comment(c, id);
+  kg_sb_putc(c->body, '\n');
+  /* inputs, converted to the argument dtypes, broadcast */
+  const char *dev = NULL;
+  for (int j = 0; j < n->n_in && !dev; j++)
+    if (!node_val(c, n->in[j]).num) dev = c->name[n->in[j]];
+  const char *args[3];
+  for (int j = 0; j < n->n_in; j++) {
+    vval v = node_val(c, n->in[j]);
+    if (v.num) {
+      kg_dtype vt = (kg_dtype)v.dt;
+      const char *s = fmt(c, "torch.tensor(%s, dtype=%s%s%s)", text(c, v), tdt(c, carry(c, vt)),
+                          dev ? ", device=" : "", dev ? fmt(c, "%s.device", dev) : "");
+      v = vtens(s, vt, false);
+    }
+    args[j] = text(c, vcast(c, v, (kg_dtype)fn->arg_dtypes[j]));
+  }
+  pad(c);
+  for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%st%u_a%d", j ? ", " : "", id, j);
+  if (n->n_in == 1) {
+    kg_sb_printf(c->body, " = %s\n", args[0]);
+  } else {
+    kg_sb_puts(c->body, " = torch.broadcast_tensors(");
+    for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%s%s", j ? ", " : "", args[j]);
+    kg_sb_puts(c->body, ")\n");
+  }
+  const char *m0 = fmt(c, "t%u_m0", id);
+  line(c, KG_NONE, "%s = torch.ones_like(t%u_a0, dtype=torch.bool)", m0, id);
+  c->like = m0;
+  const kg_kernel *k = &fn->body;
+  for (uint32_t v = 0; v < k->vars.n; v++) {
+    pad(c);
+    kg_sb_printf(c->body, "t%u_v%u = torch.zeros_like(%s, dtype=%s)  # ", id, v, m0,
+                 tdt(c, carry(c, (kg_dtype)k->vars.v[v].dtype)));
+    for (const char *p = k->vars.v[v].name ? k->vars.v[v].name : ""; *p; p++)
+      kg_sb_putc(c->body, (unsigned char)*p < ' ' ? ' ' : *p);
+    kg_sb_printf(c->body, ": %s\n", kg_dtype_name((kg_dtype)k->vars.v[v].dtype));
+  }
+  push_mask(c, m0, false);
+  emit_block(c, k->body);
+  if (c->ok) {
+    vval r = vcast(c, vx(c, fn->result), (kg_dtype)fn->ret_dtype);
+    r = vtensor(c, r);
+    const char *s = r.full ? text(c, r) : fmt(c, "%s.expand_as(%s)", text(c, r), m0);
+    line(c, id, "%s = %s", c->name[id], s);
+  }
+  c->n_stack = 0;
+  c->like = NULL;
+  c->fn = NULL;
+}
+
+/* A tensor-level op: one torch call, PyTorch semantics and promotion. */
+static void emit_tensor_op(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  kg_op op = (kg_op)n->op;
+  const kg_op_info *oi = kg_op_get(op);
+  kg_dtype dt = (kg_dtype)n->dtype;
+  bool rnd = c->up && is_half(dt);
+  if (oi->arity >= 0 && n->n_in != oi->arity) {
+    fail(c, id, "op %s with %d operands", oi->name, n->n_in);
+    return;
+  }
+  vval a[4];
+  for (int j = 0; j < n->n_in; j++) a[j] = node_val(c, n->in[j]);
+  const char *s;
+  if (op == KG_OP_CAST) {
+    if (a[0].num) s = fmt(c, "torch.tensor(%s, dtype=%s)", text(c, a[0]), tdt(c, dt));
+    else s = fmt(c, "%s.to(%s)", text(c, a[0]), tdt(c, dt));
+    if (rnd) s = fmt(c, "%s.float()", s);
+  } else if (op == KG_OP_FULL || op == KG_OP_TENSOR) {
+    kg_dtype vt = (kg_dtype)a[0].dt;
+    const char *v = a[0].num ? text(c, a[0]) : fmt(c, "%s(%s)", py_conv(vt), text(c, a[0]));
+    if (vt == KG_BOOL && op == KG_OP_FULL) /* TorchScript: a bool is no Scalar */
+      v = a[0].num && !a[0].s ? (a[0].i ? "1" : "0") : fmt(c, "int(%s)", text(c, a[0]));
+    if (op == KG_OP_TENSOR) {
+      s = fmt(c, "torch.tensor(%s, dtype=%s)", v, tdt(c, dt));
+    } else if (a[1].num) {
+      fail(c, id, "full_like of a scalar");
+      return;
+    } else if (n->ia[0] == 0) {
+      s = fmt(c, "torch.full_like(%s, %s, dtype=%s)", text(c, a[1]), v, tdt(c, dt));
+    } else {
+      /* ones_like; zeros_like; empty_like, which kgen fills with zeros */
+      s = fmt(c, "torch.%s_like(%s, dtype=%s)", n->ia[0] == 2 ? "ones" : "zeros", text(c, a[1]), tdt(c, dt));
+    }
+    if (rnd) s = fmt(c, "%s.float()", s);
+  } else {
+    unsigned fl = oi->flags;
+    int first = op == KG_OP_WHERE ? 1 : 0;
+    /* upcast: an operand a half-precision op casts to its dtype (a wider 0-dim
+     * tensor, an integer) is rounded to that dtype first, as on the GPU */
+    if (rnd && (fl & (KG_OPF_ARITH | KG_OPF_FLOAT | KG_OPF_FLOATRES | KG_OPF_ROUND | KG_OPF_SELECT)))
+      for (int j = first; j < n->n_in; j++)
+        if (!a[j].num && a[j].dt != dt) a[j] = vtens(fmt(c, "%s.to(%s).float()", text(c, a[j]), tdt(c, dt)), dt, false);
+    if (is_cmp(op) && a[0].num && !a[1].num) {
+      vval t = a[0];
+      a[0] = a[1], a[1] = t;
+      op = cmp_mirror(op);
+    }
+    kg_dtype other = KG_DT_NONE;
+    for (int j = first; j < n->n_in && other == KG_DT_NONE; j++)
+      if (!a[j].num) other = (kg_dtype)a[j].dt;
+    bool helper = uses_helper(op, dt, false);
+    bool any_t = false;
+    for (int j = 0; j < n->n_in; j++) any_t |= !a[j].num;
+    if (!any_t && n->n_in) a[0] = wrap_num(c, a[0], KG_DT_NONE);
+    bool clamp_mixed = op == KG_OP_CLAMP && a[1].num != a[2].num;
+    for (int j = 0; j < n->n_in; j++)
+      if (a[j].num && (a[j].dt == KG_BOOL || !accepts_num(op, j, helper) || clamp_mixed))
+        a[j] = wrap_num(c, a[j], other); /* TorchScript: a bool is no Scalar */
+    s = op_call(c, id, op, n->ia[0], n->fa, a, n->n_in, false, dt);
+    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  }
+  line(c, id, "%s = %s", c->name[id], s);
+}
+
+static void emit_node(ts_ctx *c, uint32_t id) {
+  const kg_gnode *n = &c->g->nodes.v[id];
+  if (n->op >= KG_OP__COUNT || n->dtype >= KG_DT__COUNT || n->n_in > 4) {
+    fail(c, id, "malformed node %%%u", id);
+    return;
+  }
+  for (int j = 0; j < n->n_in; j++)
+    if (n->in[j] >= id) {
+      fail(c, id, "node %%%u uses %%%u before its definition", id, n->in[j]);
+      return;
+    }
+  if (n->op == KG_OP_INPUT) {
+    if (!c->name[id]) fail(c, id, "INPUT node %%%u is not a parameter", id);
+    return;
+  }
+  if (n->op == KG_OP_CONST) return; /* inlined as a literal */
+  c->name[id] = fmt(c, "t%u", id);
+  c->up = c->o->upcast_half;
+  c->like = NULL;
+  if (n->op == KG_OP_MAP) emit_map(c, id);
+  else if (n->vkind == KG_V_SCALAR) emit_scalar(c, id);
+  else emit_tensor_op(c, id);
+}
+
+/* ---- names ---- */
+
+static const char *const reserved_words[] = {
+  /* Python keywords */
+  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+  "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+  "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+  /* names the emitted code or TorchScript relies on */
+  "torch", "math", "float", "int", "bool", "str", "complex", "range", "len", "print", "list", "tuple", "dict",
+  "min", "max", "abs", "sum", "any", "all", "round", "divmod", "isinstance", "annotate", "unchecked_cast",
+  "Tensor", "List", "Tuple", "Dict", "Optional", "Union", "Any", "Final", "self", "super", "object", "type",
+};
+
+static bool is_reserved(const char *s) {
+  for (size_t i = 0; i < KG_COUNTOF(reserved_words); i++)
+    if (!strcmp(s, reserved_words[i])) return true;
+  if (!strncmp(s, "_kg", 3)) return true;                    /* helper functions */
+  if (s[0] == 't' && s[1] >= '0' && s[1] <= '9') return true; /* t<id> values */
+  return false;
+}
+
+static bool is_ident_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* name as a Python identifier that is no keyword and no name the emitter uses */
+static char *sanitize(kg_arena *a, const char *name) {
+  if (!name || !*name) name = "p";
+  size_t n = strlen(name);
+  char *b = kg_arena_alloc(a, n + 3);
+  size_t k = 0;
+  if (name[0] >= '0' && name[0] <= '9') b[k++] = 'p';
+  for (size_t i = 0; i < n; i++) b[k++] = is_ident_char(name[i]) ? name[i] : '_';
+  b[k] = 0;
+  if (is_reserved(b)) b[k++] = '_', b[k] = 0;
+  return b;
+}
+
+/* Python names of all parameters: sanitized, then made unique with _1, _2, … */
+static const char **param_names(const kg_graph *g, kg_arena *a) {
+  const char **names = kg_arena_alloc(a, (g->params.n + 1) * sizeof *names);
+  for (uint32_t i = 0; i < g->params.n; i++) {
+    const char *base = sanitize(a, g->params.v[i].name);
+    const char *cand = base;
+    for (unsigned k = 1;; k++) {
+      bool used = false;
+      for (uint32_t j = 0; j < i && !used; j++) used = !strcmp(names[j], cand);
+      if (!used) break;
+      cand = kg_arena_printf(a, "%s_%u", base, k);
+    }
+    names[i] = cand;
+  }
+  return names;
+}
+
+const char *kg_ts_param_name(const kg_graph *g, uint32_t i, kg_arena *a) {
+  KG_ASSERT(i < g->params.n);
+  return param_names(g, a)[i];
+}
+
+/* ---- the entry ---- */
+
+bool kg_ts_emit(const kg_graph *g, const kg_ts_opts *opts, kg_strbuf *out, kg_diag *d) {
+  static const kg_ts_opts defaults = {false, false};
+  if (!opts) opts = &defaults;
+  kg_arena arena;
+  kg_arena_init(&arena);
+  kg_strbuf body;
+  kg_sb_init(&body);
+  ts_ctx c;
+  memset(&c, 0, sizeof c);
+  c.g = g, c.o = opts, c.d = d, c.a = &arena, c.body = &body, c.ok = true, c.ind = 1;
+  c.up = opts->upcast_half;
+  c.name = kg_arena_alloc(&arena, (g->nodes.n + 1) * sizeof *c.name);
+  const char **pn = param_names(g, &arena);
+  const char *entry = sanitize(&arena, g->entry ? g->entry : "entry");
+
+  /* parameters: scalars become Python numbers, half tensors float32 (upcast) */
+  for (uint32_t i = 0; i < g->params.n && c.ok; i++) {
+    uint32_t id = g->params.v[i].node;
+    if (id >= g->nodes.n || g->nodes.v[id].op != KG_OP_INPUT) {
+      fail(&c, KG_NONE, "parameter %u is not an INPUT node", i);
+      break;
+    }
+    const kg_gnode *n = &g->nodes.v[id];
+    if (n->vkind == KG_V_SCALAR) {
+      c.name[id] = fmt(&c, "t%u", id);
+      line(&c, id, "%s = %s(%s)", c.name[id], py_conv((kg_dtype)n->dtype), pn[i]);
+    } else if (opts->upcast_half && is_half((kg_dtype)n->dtype)) {
+      c.name[id] = fmt(&c, "t%u", id);
+      line(&c, id, "%s = %s.float()", c.name[id], pn[i]);
+    } else {
+      c.name[id] = pn[i];
+    }
+  }
+  for (uint32_t id = 0; id < g->nodes.n && c.ok; id++) emit_node(&c, id);
+
+  /* outputs, back in their own dtypes */
+  if (c.ok) {
+    c.up = opts->upcast_half;
+    pad(&c);
+    kg_sb_puts(&body, "return ");
+    if (!g->outputs.n) kg_sb_puts(&body, "None");
+    for (uint32_t i = 0; i < g->outputs.n; i++) {
+      uint32_t id = g->outputs.v[i];
+      if (id >= g->nodes.n) {
+        fail(&c, KG_NONE, "output %u is out of range", i);
+        break;
+      }
+      vval v = node_val(&c, id);
+      const char *s = text(&c, v);
+      if (v.num) s = fmt(&c, "torch.tensor(%s, dtype=%s)", s, tdt(&c, (kg_dtype)v.dt));
+      else if (opts->upcast_half && is_half((kg_dtype)v.dt)) s = fmt(&c, "%s.to(%s)", s, tdt(&c, (kg_dtype)v.dt));
+      kg_sb_printf(&body, "%s%s", i ? ", " : "", s);
+    }
+    kg_sb_putc(&body, '\n');
+  }
+
+  if (c.ok) {
+    if (opts->eager_python) kg_sb_puts(out, "import math\nimport torch\n\n");
+    kg_sb_printf(out, "# kgen: %s twin of entry '%s' (generated: one torch call per op)\n",
+                 opts->eager_python ? "eager-Python" : "TorchScript", entry);
+    if (opts->upcast_half)
+      kg_sb_puts(out, "# reference mode: float16/bfloat16 values are carried as float32 and rounded after every op\n");
+    for (int h = 0; h < H__COUNT; h++)
+      if (c.helper[h]) kg_sb_printf(out, "\n%s", helper_src[h]);
+    kg_sb_printf(out, "\n\ndef %s(", entry);
+    for (uint32_t i = 0; i < g->params.n; i++) kg_sb_printf(out, "%s%s: torch.Tensor", i ? ", " : "", pn[i]);
+    kg_sb_puts(out, "):\n");
+    kg_sb_puts(out, kg_sb_cstr(&body));
+  }
+  kg_sb_free(&body);
+  kg_arena_free(&arena);
+  return c.ok;
+}
+
+const char *kg_ts_entry_name(const kg_graph *g, kg_arena *a) { return sanitize(a, g->entry ? g->entry : "entry"); }

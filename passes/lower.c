@@ -1,0 +1,434 @@
+/* passes/lower.c — the pointwise schedule: one fusion group → one kernel.
+ *
+ * Each thread owns a flattened index of the group's iteration space (int32 when
+ * every extent and offset fits, else int64). For every output it evaluates the
+ * producer DAG inline: loads of inputs, one local per node (in node order, so
+ * shared subexpressions are computed once), then stores. Two layouts:
+ *
+ *   LINEAR  every operand is contiguous with the space's shape, so its offset is
+ *           the index itself. With vec > 1 a thread owns vec consecutive
+ *           elements and moves them with one aligned vector access per operand
+ *           (16 bytes for the widest dtype: float4-class loads on the GPU); the
+ *           ragged end of the array falls back to a scalar loop.
+ *   STRIDED the index is split into coordinates (div/mod by the sizes) and each
+ *           operand's offset is Σ coord·stride; a broadcast dim has stride 0 —
+ *           statically omitted when the shapes say so, else passed by the host.
+ *
+ * Map functions are inlined (their statements copied with fresh locals).
+ *
+ *   y = tanh(x + b), x:[N,768], b:[768] (STRIDED):
+ *     i = ctaid.x*ntid.x + tid.x; if (i < n) { c1 = i % size1; c0 = i / size1;
+ *       t0 = x[c0*s_x0 + c1*s_x1]; t1 = b[c1*s_b1]; t2 = ADD(t0, t1); t3 = TANH(t2);
+ *       out0[c0*s_o0 + c1*s_o1] = t3 }
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+typedef struct lctx {
+  const kg_graph *g;
+  const kg_group *grp;
+  const kg_variant *v;
+  kg_kernel *k;
+  kg_pass_ctx *c;
+  kg_dtype ix;          /* index dtype */
+  uint8_t *needed;      /* per node */
+  uint32_t *param_of;   /* per node: graph param index of an INPUT node */
+  uint32_t *memo;       /* per node: expr id for the current lane, or KG_NONE */
+  uint32_t *pparam;     /* per graph param: kernel param, or KG_NONE */
+  uint32_t *poff;       /* per graph param: offset expr (current element) */
+  uint32_t *plane;      /* per graph param: first VLOAD var (vector lanes) */
+  uint32_t *oparam;     /* per group output j: kernel buffer param */
+  uint32_t *ooff;       /* per group output j: offset expr */
+  int lane;             /* current vector lane, -1 when scalar */
+  kg_kcursor cur;
+} lctx;
+
+static uint32_t cvt(lctx *L, uint32_t e, kg_dtype t) {
+  if (e == KG_NONE) return e;
+  if (L->k->exprs.v[e].dtype == t) return e;
+  return kg_kx_cast(L->k, t, e);
+}
+
+static uint32_t decl(lctx *L, const char *name, kg_dtype t, uint32_t init) {
+  uint32_t var = kg_kvar_new(L->k, name, t);
+  kg_ks s = kg_ks_make(KS_DECL);
+  s.a = var, s.b = init;
+  kg_ks_add(&L->cur, s);
+  return kg_kx_var(L->k, var);
+}
+
+/* ---- map function inlining ---- */
+
+typedef struct fcopy {
+  lctx *L;
+  const kg_kernel *src;
+  const uint32_t *args; /* per function param: argument expr (already of the param dtype) */
+  uint32_t *vmap;       /* src var → new var */
+  uint32_t *xmap;       /* src expr → new expr */
+} fcopy;
+
+static uint32_t copy_x(fcopy *F, uint32_t e) {
+  if (e == KG_NONE) return KG_NONE;
+  if (F->xmap[e] != KG_NONE) return F->xmap[e];
+  const kg_kx *x = &F->src->exprs.v[e];
+  kg_kernel *k = F->L->k;
+  uint32_t r;
+  switch ((kg_kx_kind)x->kind) {
+  case KX_CONST: {
+    kg_kx c = *x;
+    KG_VEC_PUSH(k->exprs, c);
+    r = k->exprs.n - 1;
+    break;
+  }
+  case KX_VAR: r = kg_kx_var(k, F->vmap[x->a]); break;
+  case KX_PARAM: r = F->args[x->a]; break;
+  case KX_OP: {
+    uint32_t a = copy_x(F, x->a), b = copy_x(F, x->b), c = copy_x(F, x->c);
+    r = kg_kx_op(k, (kg_op)x->op, (kg_dtype)x->dtype, a, b, c);
+    k->exprs.v[r].i = x->i, k->exprs.v[r].f = x->f, k->exprs.v[r].f2 = x->f2, k->exprs.v[r].f3 = x->f3;
+    break;
+  }
+  case KX_CAST: r = kg_kx_cast(k, (kg_dtype)x->dtype, copy_x(F, x->a)); break;
+  case KX_SELECT: {
+    uint32_t c = copy_x(F, x->a), a = copy_x(F, x->b), b = copy_x(F, x->c);
+    r = kg_kx_select(k, (kg_dtype)x->dtype, c, a, b);
+    break;
+  }
+  default: KG_UNREACHABLE();
+  }
+  F->xmap[e] = r;
+  return r;
+}
+
+static void copy_block(fcopy *F, uint32_t s, kg_kcursor *cur) {
+  kg_kernel *k = F->L->k;
+  for (; s != KG_NONE; s = F->src->stmts.v[s].next) {
+    const kg_ks *st = &F->src->stmts.v[s];
+    kg_ks n = kg_ks_make((kg_ks_kind)st->kind);
+    n.incl = st->incl;
+    n.text = st->text;
+    switch ((kg_ks_kind)st->kind) {
+    case KS_DECL: n.a = F->vmap[st->a], n.b = copy_x(F, st->b); break;
+    case KS_ASSIGN: n.a = F->vmap[st->a], n.b = copy_x(F, st->b); break;
+    case KS_IF:
+    case KS_WHILE: n.a = copy_x(F, st->a); break;
+    case KS_FOR: n.a = F->vmap[st->a], n.b = copy_x(F, st->b), n.c = copy_x(F, st->c), n.d = copy_x(F, st->d); break;
+    case KS_BREAK:
+    case KS_COMMENT: break;
+    default: KG_UNREACHABLE(); /* map functions have no memory access or barriers */
+    }
+    uint32_t id = kg_ks_add(cur, n);
+    if (st->body != KG_NONE) {
+      kg_kcursor bc = kg_kcursor_body(k, id, false);
+      copy_block(F, st->body, &bc);
+    }
+    if (st->els != KG_NONE) {
+      kg_kcursor ec = kg_kcursor_body(k, id, true);
+      copy_block(F, st->els, &ec);
+    }
+  }
+}
+
+static uint32_t inline_fn(lctx *L, const kg_sfunc *fn, const uint32_t *args) {
+  const kg_kernel *src = &fn->body;
+  fcopy F = {L, src, args, kg_xmalloc((src->vars.n + 1) * sizeof(uint32_t)),
+             kg_xmalloc((src->exprs.n + 1) * sizeof(uint32_t))};
+  for (uint32_t i = 0; i < src->vars.n; i++) F.vmap[i] = kg_kvar_new(L->k, src->vars.v[i].name, (kg_dtype)src->vars.v[i].dtype);
+  for (uint32_t i = 0; i < src->exprs.n; i++) F.xmap[i] = KG_NONE;
+  kg_ks c = kg_ks_make(KS_COMMENT);
+  c.text = "map function";
+  kg_ks_add(&L->cur, c);
+  copy_block(&F, src->body, &L->cur);
+  uint32_t r = copy_x(&F, fn->result);
+  free(F.vmap);
+  free(F.xmap);
+  return r;
+}
+
+/* ---- node values ---- */
+
+static uint32_t val(lctx *L, uint32_t id);
+
+static uint32_t input_val(lctx *L, uint32_t id) {
+  const kg_gnode *n = &L->g->nodes.v[id];
+  uint32_t p = L->param_of[id];
+  uint32_t kp = L->pparam[p];
+  if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
+  if (L->lane >= 0) return kg_kx_var(L->k, L->plane[p] + (uint32_t)L->lane);
+  return decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(L->k, kp, L->poff[p]));
+}
+
+static uint32_t val(lctx *L, uint32_t id) {
+  if (L->memo[id] != KG_NONE) return L->memo[id];
+  const kg_gnode *n = &L->g->nodes.v[id];
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype, cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : dt;
+  const kg_op_info *oi = kg_op_get((kg_op)n->op);
+  uint32_t r;
+  switch (n->op) {
+  case KG_OP_INPUT: r = input_val(L, id); break;
+  case KG_OP_CONST:
+    r = kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, n->fa[0]) : kg_kx_const_i(k, dt, n->ia[0]);
+    break;
+  case KG_OP_CAST:
+  case KG_OP_FULL:
+  case KG_OP_TENSOR: r = decl(L, "t", dt, cvt(L, val(L, n->in[0]), dt)); break;
+  case KG_OP_MAP: {
+    const kg_sfunc *fn = L->g->fns.v[n->fn];
+    uint32_t args[3];
+    for (int i = 0; i < n->n_in; i++) args[i] = cvt(L, val(L, n->in[i]), (kg_dtype)fn->arg_dtypes[i]);
+    r = cvt(L, inline_fn(L, fn, args), dt);
+    break;
+  }
+  case KG_OP_WHERE: {
+    uint32_t c = cvt(L, val(L, n->in[0]), KG_BOOL), a = cvt(L, val(L, n->in[1]), dt), b = cvt(L, val(L, n->in[2]), dt);
+    r = decl(L, "t", dt, kg_kx_select(k, dt, c, a, b));
+    break;
+  }
+  default: {
+    uint32_t x[3] = {KG_NONE, KG_NONE, KG_NONE};
+    for (int i = 0; i < n->n_in && i < 3; i++) {
+      kg_dtype want = cdt;
+      if (oi->flags & KG_OPF_LOGIC) want = KG_BOOL;
+      if ((n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) && i == 1) want = KG_I32;
+      x[i] = cvt(L, val(L, n->in[i]), want);
+    }
+    uint32_t e = kg_kx_op(k, (kg_op)n->op, dt, x[0], x[1], x[2]);
+    k->exprs.v[e].i = n->ia[0];
+    k->exprs.v[e].f = n->fa[0], k->exprs.v[e].f2 = n->fa[1], k->exprs.v[e].f3 = n->fa[2];
+    r = decl(L, "t", dt, e);
+    break;
+  }
+  }
+  L->memo[id] = r;
+  return r;
+}
+
+static void mark_needed(lctx *L) {
+  for (uint32_t j = 0; j < L->grp->outs.n; j++) L->needed[L->g->outputs.v[L->grp->outs.v[j]]] = 1;
+  for (uint32_t i = L->g->nodes.n; i-- > 0;) {
+    if (!L->needed[i]) continue;
+    const kg_gnode *n = &L->g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++) L->needed[n->in[j]] = 1;
+  }
+}
+
+static bool dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
+
+uint32_t kg_group_max_vec(const kg_graph *g, const kg_group *grp) {
+  uint32_t maxsz = 1;
+  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) {
+    uint32_t o = g->outputs.v[grp->outs.v[j]];
+    need[o] = 1;
+    uint32_t s = kg_dtype_get((kg_dtype)g->nodes.v[o].dtype)->size;
+    if (s > maxsz) maxsz = s;
+  }
+  for (uint32_t i = g->nodes.n; i-- > 0;) {
+    if (!need[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
+    if (n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) {
+      uint32_t s = kg_dtype_get((kg_dtype)n->dtype)->size;
+      if (s > maxsz) maxsz = s;
+    }
+  }
+  free(need);
+  uint32_t v = 16 / maxsz;
+  return v > 8 ? 8 : v;
+}
+
+/* Emits the computation and stores of every output for the current element. */
+static void emit_element(lctx *L, uint32_t nnodes) {
+  for (uint32_t i = 0; i < nnodes; i++) L->memo[i] = KG_NONE;
+  for (uint32_t j = 0; j < L->grp->outs.n; j++) {
+    uint32_t node = L->g->outputs.v[L->grp->outs.v[j]];
+    uint32_t x = cvt(L, val(L, node), (kg_dtype)L->g->nodes.v[node].dtype);
+    kg_ks s = kg_ks_make(KS_STORE);
+    s.a = L->oparam[j], s.b = L->ooff[j], s.c = x;
+    kg_ks_add(&L->cur, s);
+  }
+}
+
+static kg_kparam mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *name, uint8_t role, uint32_t r0, uint32_t r1) {
+  kg_kparam p;
+  memset(&p, 0, sizeof p);
+  p.kind = kind, p.dtype = (uint8_t)dt, p.is_output = out, p.name = name, p.role = role, p.r0 = r0, p.r1 = r1;
+  return p;
+}
+
+bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v, const char *name, kg_kernel *k,
+                    kg_pass_ctx *c) {
+  kg_kernel_init(k, name);
+  kg_arena *A = c->arena;
+  lctx L;
+  memset(&L, 0, sizeof L);
+  L.g = g, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
+  L.ix = v->index_dtype == KG_I64 ? KG_I64 : KG_I32;
+  k->index_dtype = (uint8_t)L.ix;
+  uint32_t nn = g->nodes.n, np = g->params.n, no = grp->outs.n, r = grp->space.rank;
+  L.needed = kg_xcalloc(nn + 1, 1);
+  L.memo = kg_xmalloc((nn + 1) * sizeof *L.memo);
+  L.pparam = kg_xmalloc((np + 1) * sizeof *L.pparam);
+  L.poff = kg_xmalloc((np + 1) * sizeof *L.poff);
+  L.plane = kg_xmalloc((np + 1) * sizeof *L.plane);
+  L.oparam = kg_xmalloc((no + 1) * sizeof *L.oparam);
+  L.ooff = kg_xmalloc((no + 1) * sizeof *L.ooff);
+  L.param_of = kg_xmalloc((nn + 1) * sizeof *L.param_of);
+  for (uint32_t p = 0; p < np; p++) L.param_of[g->params.v[p].node] = p;
+  mark_needed(&L);
+  bool linear = v->layout == KG_LAYOUT_LINEAR;
+  uint32_t vec = linear && v->vec > 1 ? v->vec : 1;
+  k->vec = vec;
+  k->launch.elems_per_thread = vec;
+  k->schedule = linear ? (vec > 1 ? kg_arena_printf(A, "pointwise.linear.vec%u", vec) : "pointwise.linear") : "pointwise.strided";
+
+  /* parameters: inputs, outputs, numel, sizes, strides */
+  for (uint32_t p = 0; p < np; p++) {
+    L.pparam[p] = KG_NONE;
+    uint32_t node = g->params.v[p].node;
+    if (!L.needed[node]) continue;
+    const kg_gnode *n = &g->nodes.v[node];
+    bool sc = n->vkind == KG_V_SCALAR;
+    L.pparam[p] = kg_kparam_add(k, mkparam(sc ? KP_SCALAR : KP_BUFFER, (kg_dtype)n->dtype, false,
+                                           kg_arena_printf(A, "%s%u", sc ? "s" : "in", p), sc ? KPR_SCALAR : KPR_TENSOR, 0, p));
+  }
+  for (uint32_t j = 0; j < no; j++) {
+    uint32_t o = grp->outs.v[j];
+    L.oparam[j] = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true,
+                                           kg_arena_printf(A, "out%u", o), KPR_TENSOR, 1, o));
+  }
+  uint32_t numel = kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, "n", KPR_NUMEL, 0, 0));
+  uint32_t size_p[KG_MAX_RANK];
+  uint32_t *in_stride = kg_xmalloc(((size_t)np * KG_MAX_RANK + 1) * sizeof *in_stride);
+  uint32_t *out_stride = kg_xmalloc(((size_t)no * KG_MAX_RANK + 1) * sizeof *out_stride);
+  for (size_t i = 0; i < (size_t)np * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
+  for (size_t i = 0; i < (size_t)no * KG_MAX_RANK; i++) out_stride[i] = KG_NONE;
+  if (!linear) {
+    for (uint32_t d = 0; d < r; d++)
+      size_p[d] = dim_is_one(&grp->space.d[d]) ? KG_NONE
+                                               : kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+    for (uint32_t p = 0; p < np; p++) {
+      if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
+      const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
+      for (uint32_t d = 0; d < r; d++) {
+        int j = (int)d - (int)(r - n->shape.rank);
+        if (j < 0 || dim_is_one(&grp->space.d[d]) || dim_is_one(&n->shape.d[j])) continue;
+        in_stride[p * KG_MAX_RANK + d] =
+            kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "st%u_%u", p, d), KPR_STRIDE, p, d));
+      }
+    }
+    for (uint32_t j = 0; j < no; j++)
+      for (uint32_t d = 0; d < r; d++)
+        if (!dim_is_one(&grp->space.d[d]))
+          out_stride[j * KG_MAX_RANK + d] = kg_kparam_add(
+              k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "so%u_%u", grp->outs.v[j], d), KPR_STRIDE, 0x80000000u | grp->outs.v[j], d));
+  }
+
+  /* body */
+  L.cur = kg_kcursor_top(k);
+  uint32_t bid = cvt(&L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L.ix);
+  uint32_t bdim = cvt(&L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L.ix);
+  uint32_t tid = cvt(&L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L.ix);
+  uint32_t gidx = decl(&L, "i", L.ix, kg_kx_op(k, KG_OP_ADD, L.ix, kg_kx_op(k, KG_OP_MUL, L.ix, bid, bdim, KG_NONE), tid, KG_NONE));
+  uint32_t n_x = kg_kx_param(k, numel);
+  if (linear && vec > 1) {
+    uint32_t base = decl(&L, "base", L.ix, kg_kx_op(k, KG_OP_MUL, L.ix, gidx, kg_kx_const_i(k, L.ix, vec), KG_NONE));
+    kg_ks ifs = kg_ks_make(KS_IF);
+    ifs.a = kg_kx_op(k, KG_OP_LE, KG_BOOL, kg_kx_op(k, KG_OP_ADD, L.ix, base, kg_kx_const_i(k, L.ix, vec), KG_NONE), n_x, KG_NONE);
+    uint32_t st = kg_ks_add(&L.cur, ifs);
+    kg_kcursor outer = L.cur;
+    /* full vector */
+    L.cur = kg_kcursor_body(k, st, false);
+    for (uint32_t p = 0; p < np; p++) {
+      if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
+      kg_dtype dt = (kg_dtype)k->params.v[L.pparam[p]].dtype;
+      L.plane[p] = k->vars.n;
+      for (uint32_t j = 0; j < vec; j++) kg_kvar_new(k, "v", dt);
+      kg_ks vl = kg_ks_make(KS_VLOAD);
+      vl.a = L.pparam[p], vl.b = base, vl.c = L.plane[p];
+      kg_ks_add(&L.cur, vl);
+    }
+    uint32_t *lane_out = kg_xmalloc((size_t)(no + 1) * vec * sizeof *lane_out);
+    for (uint32_t lane = 0; lane < vec; lane++) {
+      L.lane = (int)lane;
+      for (uint32_t i = 0; i < nn; i++) L.memo[i] = KG_NONE;
+      for (uint32_t j = 0; j < no; j++) {
+        uint32_t node = g->outputs.v[grp->outs.v[j]];
+        lane_out[j * vec + lane] = cvt(&L, val(&L, node), (kg_dtype)g->nodes.v[node].dtype);
+      }
+    }
+    L.lane = -1;
+    for (uint32_t j = 0; j < no; j++) {
+      kg_dtype dt = (kg_dtype)k->params.v[L.oparam[j]].dtype;
+      uint32_t first = k->vars.n;
+      for (uint32_t lane = 0; lane < vec; lane++) kg_kvar_new(k, "o", dt);
+      for (uint32_t lane = 0; lane < vec; lane++) {
+        kg_ks s = kg_ks_make(KS_DECL);
+        s.a = first + lane, s.b = lane_out[j * vec + lane];
+        kg_ks_add(&L.cur, s);
+      }
+      kg_ks vs = kg_ks_make(KS_VSTORE);
+      vs.a = L.oparam[j], vs.b = base, vs.c = first;
+      kg_ks_add(&L.cur, vs);
+    }
+    free(lane_out);
+    /* ragged end: scalar loop */
+    L.cur = kg_kcursor_body(k, st, true);
+    uint32_t jv = kg_kvar_new(k, "j", L.ix);
+    kg_ks f = kg_ks_make(KS_FOR);
+    f.a = jv, f.b = base, f.c = n_x, f.d = kg_kx_const_i(k, L.ix, 1);
+    uint32_t fs = kg_ks_add(&L.cur, f);
+    L.cur = kg_kcursor_body(k, fs, false);
+    uint32_t jx = kg_kx_var(k, jv);
+    for (uint32_t p = 0; p < np; p++) L.poff[p] = jx;
+    for (uint32_t j = 0; j < no; j++) L.ooff[j] = jx;
+    emit_element(&L, nn);
+    L.cur = outer;
+  } else {
+    kg_ks ifs = kg_ks_make(KS_IF);
+    ifs.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, gidx, n_x, KG_NONE);
+    uint32_t st = kg_ks_add(&L.cur, ifs);
+    L.cur = kg_kcursor_body(k, st, false);
+    if (linear) {
+      for (uint32_t p = 0; p < np; p++) L.poff[p] = gidx;
+      for (uint32_t j = 0; j < no; j++) L.ooff[j] = gidx;
+    } else {
+      /* coordinates, innermost first */
+      uint32_t coord[KG_MAX_RANK];
+      uint32_t rem = gidx;
+      for (uint32_t dd = r; dd-- > 0;) {
+        if (size_p[dd] == KG_NONE) { coord[dd] = KG_NONE; continue; }
+        bool outermost = true;
+        for (uint32_t e = 0; e < dd; e++) outermost &= size_p[e] == KG_NONE;
+        if (outermost) { coord[dd] = rem; break; }
+        uint32_t sz = kg_kx_param(k, size_p[dd]);
+        coord[dd] = decl(&L, "c", L.ix, kg_kx_op(k, KG_OP_IDX_MOD, L.ix, rem, sz, KG_NONE));
+        rem = decl(&L, "r", L.ix, kg_kx_op(k, KG_OP_IDX_DIV, L.ix, rem, sz, KG_NONE));
+      }
+      for (uint32_t p = 0; p < np + no; p++) {
+        bool is_out = p >= np;
+        uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
+        if (!is_out && (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER)) continue;
+        uint32_t off = KG_NONE;
+        for (uint32_t d = 0; d < r; d++) {
+          if (strides[d] == KG_NONE || coord[d] == KG_NONE) continue;
+          uint32_t t = kg_kx_op(k, KG_OP_MUL, L.ix, coord[d], kg_kx_param(k, strides[d]), KG_NONE);
+          off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_ADD, L.ix, off, t, KG_NONE);
+        }
+        off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : decl(&L, "off", L.ix, off);
+        if (is_out) L.ooff[p - np] = off;
+        else L.poff[p] = off;
+      }
+    }
+    emit_element(&L, nn);
+  }
+  k->launch.block[0] = 256;
+  free(in_stride);
+  free(out_stride);
+  free(L.needed), free(L.param_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
+  if (c->verify && !kg_kernel_verify(k, c->d)) return false;
+  return true;
+}

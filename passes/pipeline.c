@@ -1,0 +1,72 @@
+/* passes/pipeline.c — the pass pipeline in one function (QBE's func()).
+ *
+ * fold → cse → dce, repeated until nothing changes (at most 8 rounds), the
+ * verifier after every pass, then fusion. With a log (kgen explain) the program
+ * is printed after each pass, or "(unchanged)"; KG_DUMP=fold,cse prints the
+ * named passes to stderr. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "passes.h"
+
+typedef bool (*graph_pass)(kg_graph *g, kg_pass_ctx *c);
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static bool wants_dump(const char *list, const char *name) {
+  if (!list) return false;
+  size_t n = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+    if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return true;
+  return strcmp(list, "all") == 0;
+}
+
+static bool run_one(kg_graph *g, kg_pass_ctx *c, const char *name, graph_pass fn, bool *changed) {
+  double t0 = now_us();
+  bool ch = fn(g, c);
+  double t1 = now_us();
+  *changed |= ch;
+  if (c->log) {
+    kg_sb_printf(c->log, "== after %s (%.1f us)%s\n", name, t1 - t0, ch ? "" : " (unchanged)");
+    if (ch) kg_graph_print(g, c->log);
+  }
+  if (wants_dump(c->dump, name)) {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    kg_graph_print(g, &b);
+    fprintf(stderr, "== after %s\n%s", name, kg_sb_cstr(&b));
+    kg_sb_free(&b);
+  }
+  if (c->verify && !kg_graph_verify(g, c->d)) {
+    kg_diag_add(c->d, KG_E_INTERNAL, NULL, NULL, "the program verifier failed after pass '%s'", name);
+    return false;
+  }
+  return true;
+}
+
+bool kg_pipeline_run(kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
+  if (c->log) {
+    kg_sb_puts(c->log, "== elaborated program\n");
+    kg_graph_print(g, c->log);
+  }
+  if (c->verify && !kg_graph_verify(g, c->d)) return false;
+  static const struct { const char *name; graph_pass fn; } passes[] = {
+      {"fold", kg_pass_fold}, {"cse", kg_pass_cse}, {"dce", kg_pass_dce}};
+  for (int round = 0; round < 8; round++) {
+    bool changed = false;
+    for (size_t i = 0; i < KG_COUNTOF(passes); i++)
+      if (!run_one(g, c, passes[i].name, passes[i].fn, &changed)) return false;
+    if (!changed) break;
+  }
+  kg_pass_fuse(g, f, c);
+  if (c->log) {
+    kg_sb_puts(c->log, "== fusion groups\n");
+    kg_fusion_print(g, f, c->log);
+  }
+  return true;
+}

@@ -1,0 +1,464 @@
+/* runtime/api.c — the public API: contexts, modules, specialization, artifacts.
+ *
+ * kgen is a library first (style habits 1–2): the CLI, the TorchSharp binding
+ * and offline packages all go through these calls. Each call clears the
+ * context's diagnostics, and on failure formats them into kg_last_error().
+ * Specialization runs the whole front half of the pipeline once:
+ *   JSON → AST (frontend/json.c) → typed program (elab.c) → passes (fold, cse,
+ *   dce, fuse) → one kernel per fusion group (lower.c) → CUDA C (cuda.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api_int.h"
+
+/* ---- context ---- */
+
+kg_context *kg_context_new(const kg_options *opts) {
+  kg_context *ctx = kg_xcalloc(1, sizeof *ctx);
+  if (opts) ctx->opts = *opts;
+  else ctx->opts.verify_ir = 1;
+  kg_diag_init(&ctx->diag);
+  ctx->rtcfg.cache_dir = ctx->opts.cache_dir;
+  ctx->rtcfg.cc = ctx->opts.cc;
+  ctx->rtcfg.emu.order = ctx->opts.emu_thread_order;
+  ctx->rtcfg.emu.seed = ctx->opts.emu_seed;
+  ctx->last_error = kg_xstrdup("");
+  return ctx;
+}
+
+void kg_context_free(kg_context *ctx) {
+  if (!ctx) return;
+  if (ctx->emu) ctx->emu->vt->destroy(ctx->emu);
+  if (ctx->cuda) ctx->cuda->vt->destroy(ctx->cuda);
+  if (ctx->nvrtc) kg_nvrtc_close(ctx->nvrtc);
+  kg_diag_free(&ctx->diag);
+  free(ctx->last_error);
+  free(ctx);
+}
+
+const char *kg_last_error(kg_context *ctx) { return ctx->last_error; }
+
+void kg_call_begin(kg_context *ctx) { kg_diag_clear(&ctx->diag); }
+
+kg_status kg_fail(kg_context *ctx) {
+  free(ctx->last_error);
+  ctx->last_error = kg_diag_format(&ctx->diag);
+  bool internal = false;
+  for (uint32_t i = 0; i < ctx->diag.n; i++)
+    internal |= ctx->diag.items[i].code == KG_E_INTERNAL || ctx->diag.items[i].code == KG_E_DEVICE;
+  return internal ? KG_ERR_INTERNAL : KG_ERR_INPUT;
+}
+
+kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx) {
+  if (!ctx->nvrtc_probed) {
+    ctx->nvrtc_probed = true;
+    ctx->nvrtc = kg_nvrtc_open(&ctx->diag);
+  } else if (!ctx->nvrtc) {
+    kg_diag_add(&ctx->diag, KG_E_DEVICE, NULL, NULL, "NVRTC (libnvrtc.so) could not be loaded; set KGEN_NVRTC_LIB");
+  }
+  return ctx->nvrtc;
+}
+
+/* ---- modules ---- */
+
+kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_module **out) {
+  kg_call_begin(ctx);
+  *out = NULL;
+  kg_module *m = kg_xcalloc(1, sizeof *m);
+  m->ctx = ctx;
+  kg_arena_init(&m->arena);
+  kg_fe_limits lim;
+  kg_fe_limits_default(&lim);
+  m->doc = kg_fe_read(&m->arena, json, len, &lim, &ctx->diag);
+  if (!m->doc) {
+    kg_module_free(m);
+    return kg_fail(ctx);
+  }
+  *out = m;
+  return KG_OK;
+}
+
+kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out) {
+  kg_call_begin(ctx);
+  size_t len;
+  char *text = kg_read_file(path, &len);
+  if (!text) {
+    kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot read %s", path);
+    *out = NULL;
+    return kg_fail(ctx);
+  }
+  kg_status s = kg_module_load(ctx, text, len, out);
+  free(text);
+  return s;
+}
+
+void kg_module_free(kg_module *m) {
+  if (!m) return;
+  kg_arena_free(&m->arena);
+  free(m->json);
+  free(m);
+}
+
+int kg_module_n_entries(const kg_module *m) { return (int)m->doc->n_entries; }
+const char *kg_module_entry_name(const kg_module *m, int i) {
+  return i >= 0 && (uint32_t)i < m->doc->n_entries ? m->doc->entries[i].name : NULL;
+}
+
+const char *kg_entry_cname(kg_arena *a, const char *entry) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  if (!(entry[0] >= 'a' && entry[0] <= 'z') && !(entry[0] >= 'A' && entry[0] <= 'Z')) kg_sb_puts(&b, "k_");
+  for (const char *p = entry; *p && b.len < 48; p++) {
+    char ch = *p;
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    kg_sb_putc(&b, ok ? ch : '_');
+  }
+  const char *r = kg_arena_strdup(a, kg_sb_cstr(&b));
+  kg_sb_free(&b);
+  return r;
+}
+
+/* ---- specialization ---- */
+
+static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
+  if (!entry) { *idx = 0; return true; }
+  for (uint32_t i = 0; i < m->doc->n_entries; i++)
+    if (strcmp(m->doc->entries[i].name, entry) == 0) { *idx = i; return true; }
+  kg_strbuf b;
+  kg_sb_init(&b);
+  for (uint32_t i = 0; i < m->doc->n_entries; i++) kg_sb_printf(&b, "%s%s", i ? ", " : "", m->doc->entries[i].name);
+  kg_diag_add(&m->ctx->diag, KG_E_ARG, "$.entries", NULL, "no entry named '%s' (entries: %s)", entry, kg_sb_cstr(&b));
+  kg_sb_free(&b);
+  return false;
+}
+
+/* The default variant of a group, from the program's shapes alone: LINEAR with
+ * the widest vector when every tensor input has the space's shape, else STRIDED;
+ * int32 indices unless a static size says otherwise. */
+static kg_variant default_variant(const kg_graph *g, const kg_group *grp) {
+  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32};
+  int64_t numel = 1;
+  bool sym = false;
+  for (int d = 0; d < grp->space.rank; d++) {
+    if (grp->space.d[d].kind == KG_DIM_STATIC) numel *= grp->space.d[d].v;
+    else sym = true;
+  }
+  if (!sym && numel > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
+  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
+  for (uint32_t i = g->nodes.n; i-- > 0;) {
+    if (!need[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
+    if (n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR && !kg_shape_equal(&n->shape, &grp->space)) v.layout = KG_LAYOUT_STRIDED;
+  }
+  free(need);
+  if (v.layout == KG_LAYOUT_LINEAR) v.vec = (uint8_t)kg_group_max_vec(g, grp);
+  return v;
+}
+
+static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, kg_compiled **out) {
+  kg_context *ctx = m->ctx;
+  *out = NULL;
+  uint32_t ei;
+  if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
+  kg_compiled *c = kg_xcalloc(1, sizeof *c);
+  c->m = m, c->entry = ei;
+  kg_arena_init(&c->arena);
+  const char *ename = m->doc->entries[ei].name;
+  kg_graph_init(&c->g, &c->arena, ename);
+  if (!sig && !m->doc->entries[ei].sig) {
+    /* an entry without signature can still be compiled if it only takes scalars */
+  }
+  if (!kg_elaborate(&c->arena, m->doc, ei, sig, &c->g, &ctx->diag)) {
+    kg_compiled_free(c);
+    return kg_fail(ctx);
+  }
+  kg_strbuf log;
+  kg_sb_init(&log);
+  kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
+  if (!kg_pipeline_run(&c->g, &c->fusion, &pc)) {
+    kg_sb_free(&log);
+    kg_compiled_free(c);
+    return kg_fail(ctx);
+  }
+  c->n_kernels = c->fusion.groups.n;
+  c->kernels = kg_xcalloc(c->n_kernels + 1, sizeof *c->kernels);
+  c->variants = kg_xcalloc(c->n_kernels + 1, sizeof *c->variants);
+  const char *base = kg_entry_cname(&c->arena, ename);
+  const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
+  for (uint32_t i = 0; i < c->n_kernels; i++) {
+    c->variants[i] = default_variant(&c->g, &c->fusion.groups.v[i]);
+    const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
+    if (!kg_lower_group(&c->g, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
+      free(kp);
+      kg_sb_free(&log);
+      kg_compiled_free(c);
+      return kg_fail(ctx);
+    }
+    kp[i] = &c->kernels[i];
+    kg_sb_printf(&log, "== kernel %u (group %u)\n", i, i);
+    kg_kernel_print(&c->kernels[i], &log);
+    kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
+                 c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);
+  }
+  kg_strbuf cu;
+  kg_sb_init(&cu);
+  kg_cuda_emit(kp, c->n_kernels, ename, &cu);
+  c->cuda = kg_sb_take(&cu);
+  free(kp);
+  c->explain = kg_sb_take(&log);
+  *out = c;
+  return KG_OK;
+}
+
+kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
+  kg_call_begin(m->ctx);
+  kg_sig *s = NULL;
+  if (sig) {
+    s = kg_fe_parse_sig(&m->arena, sig, &m->ctx->diag);
+    if (!s) { *out = NULL; return kg_fail(m->ctx); }
+  }
+  return specialize(m, entry, s, out);
+}
+
+static kg_dtype dl_to_dtype(DLDataType t) {
+  if (t.lanes != 1) return KG_DT_NONE;
+  switch (t.code) {
+  case kDLBool: return t.bits == 8 ? KG_BOOL : KG_DT_NONE;
+  case kDLUInt: return t.bits == 8 ? KG_U8 : (t.bits == 1 ? KG_BOOL : KG_DT_NONE);
+  case kDLInt: return t.bits == 8 ? KG_I8 : t.bits == 16 ? KG_I16 : t.bits == 32 ? KG_I32 : t.bits == 64 ? KG_I64 : KG_DT_NONE;
+  case kDLFloat: return t.bits == 16 ? KG_F16 : t.bits == 32 ? KG_F32 : t.bits == 64 ? KG_F64 : KG_DT_NONE;
+  case kDLBfloat: return t.bits == 16 ? KG_BF16 : KG_DT_NONE;
+  default: return KG_DT_NONE;
+  }
+}
+
+/* Which entry parameters are .NET scalars (walks the Lambda chain's var types). */
+static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, int max) {
+  const kg_ast *b = m->doc->entries[ei].expr;
+  int n = 0;
+  kg_arena tmp;
+  kg_arena_init(&tmp);
+  while (b->k == KG_AST_Lambda) {
+    const char *ty = m->doc->vars[b->var].type;
+    const char *tys[16];
+    int nt = 1;
+    tys[0] = ty;
+    if (kg_clr_is_tuple(ty)) nt = kg_clr_generic_args(&tmp, ty, tys, 16);
+    for (int i = 0; i < nt; i++) {
+      if (kg_clr_is_unit(tys[i])) continue;
+      if (n < max) is_scalar[n] = !kg_clr_is_tensor(tys[i]);
+      n++;
+    }
+    b = b->a;
+  }
+  kg_arena_free(&tmp);
+  return n;
+}
+
+kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                            const kg_named_tensor *captures, int n_captures, kg_compiled **out) {
+  kg_context *ctx = m->ctx;
+  kg_call_begin(ctx);
+  *out = NULL;
+  uint32_t ei;
+  if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
+  bool sc[64];
+  int np = entry_param_kinds(m, ei, sc, 64);
+  if (np != n_inputs) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "entry '%s' takes %d parameter(s), %d input(s) given", m->doc->entries[ei].name, np, n_inputs);
+    return kg_fail(ctx);
+  }
+  kg_sig *s = kg_arena_alloc(&m->arena, sizeof *s);
+  s->n_params = (uint32_t)n_inputs;
+  s->params = kg_arena_alloc(&m->arena, ((size_t)n_inputs + 1) * sizeof *s->params);
+  s->n_captures = (uint32_t)n_captures;
+  s->captures = kg_arena_alloc(&m->arena, ((size_t)n_captures + 1) * sizeof *s->captures);
+  s->capture_names = kg_arena_alloc(&m->arena, ((size_t)n_captures + 1) * sizeof *s->capture_names);
+  for (int i = 0; i < n_inputs + n_captures; i++) {
+    bool cap = i >= n_inputs;
+    const DLTensor *t = cap ? captures[i - n_inputs].t : inputs[i];
+    kg_sig_param *p = cap ? &s->captures[i - n_inputs] : &s->params[i];
+    const char *what = cap ? captures[i - n_inputs].name : NULL;
+    if (!t) {
+      kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "input %d is NULL", i + 1);
+      return kg_fail(ctx);
+    }
+    p->dtype = dl_to_dtype(t->dtype);
+    if (p->dtype == KG_DT_NONE) {
+      kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "%s%s%d has an unsupported dtype (code %u, %u bits, %u lanes)",
+                  cap ? "capture " : "input ", cap ? what : "", cap ? 0 : i + 1, t->dtype.code, t->dtype.bits, t->dtype.lanes);
+      return kg_fail(ctx);
+    }
+    if (t->ndim < 0 || t->ndim > KG_MAX_RANK) {
+      kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "input %d has rank %d; kgen supports up to %d", i + 1, t->ndim, KG_MAX_RANK);
+      return kg_fail(ctx);
+    }
+    p->is_scalar = !cap && sc[i];
+    if (p->is_scalar && t->ndim != 0) {
+      kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "parameter %d is a scalar: pass it as a 0-dim tensor (got rank %d)", i + 1, t->ndim);
+      return kg_fail(ctx);
+    }
+    p->rank = (uint8_t)t->ndim;
+    for (int d = 0; d < t->ndim; d++) {
+      if (t->shape[d] < 0) {
+        kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "input %d has a negative size", i + 1);
+        return kg_fail(ctx);
+      }
+      p->dims[d].kind = KG_DIM_STATIC, p->dims[d].size = t->shape[d];
+    }
+    if (cap) s->capture_names[i - n_inputs] = kg_arena_strdup(&m->arena, what);
+  }
+  return specialize(m, entry, s, out);
+}
+
+void kg_compiled_free(kg_compiled *c) {
+  if (!c) return;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    kg_kvariant *kv = c->runtime.v[i];
+    for (int d = 0; d < 2; d++) {
+      kg_device *dev = d == 0 ? c->m->ctx->emu : c->m->ctx->cuda;
+      if (kv->mod[d] && dev) dev->vt->unload(dev, kv->mod[d]);
+    }
+    kg_kernel_free(&kv->k);
+    free(kv->cuda), free(kv->trampolines), free(kv);
+  }
+  KG_VEC_FREE(c->runtime);
+  for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_free(&c->kernels[i]);
+  free(c->kernels), free(c->variants), free(c->cuda), free(c->explain);
+  kg_fusion_free(&c->fusion);
+  kg_graph_free(&c->g);
+  kg_arena_free(&c->arena);
+  free(c);
+}
+
+int kg_compiled_n_outputs(const kg_compiled *c) { return (int)c->g.outputs.n; }
+int kg_compiled_n_kernels(const kg_compiled *c) { return (int)c->n_kernels; }
+
+static DLDataType dtype_to_dl(kg_dtype t) {
+  DLDataType r = {kDLFloat, 32, 1};
+  switch (t) {
+  case KG_BOOL: r.code = kDLBool, r.bits = 8; break;
+  case KG_U8: r.code = kDLUInt, r.bits = 8; break;
+  case KG_I8: r.code = kDLInt, r.bits = 8; break;
+  case KG_I16: r.code = kDLInt, r.bits = 16; break;
+  case KG_I32: r.code = kDLInt, r.bits = 32; break;
+  case KG_I64: r.code = kDLInt, r.bits = 64; break;
+  case KG_F16: r.code = kDLFloat, r.bits = 16; break;
+  case KG_BF16: r.code = kDLBfloat, r.bits = 16; break;
+  case KG_F32: r.code = kDLFloat, r.bits = 32; break;
+  case KG_F64: r.code = kDLFloat, r.bits = 64; break;
+  default: break;
+  }
+  return r;
+}
+
+kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim, int64_t shape[8]) {
+  if (i < 0 || (uint32_t)i >= c->g.outputs.n) return KG_ERR_INPUT;
+  const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
+  *dtype = dtype_to_dl((kg_dtype)n->dtype);
+  *ndim = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+  for (int d = 0; d < *ndim; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : -1;
+  return KG_OK;
+}
+
+/* ---- artifacts ---- */
+
+static char *text_ir(kg_compiled *c) {
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_graph_print(&c->g, &b);
+  kg_fusion_print(&c->g, &c->fusion, &b);
+  for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_print(&c->kernels[i], &b);
+  return kg_sb_take(&b);
+}
+
+kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len) {
+  kg_context *ctx = c->m->ctx;
+  kg_call_begin(ctx);
+  *data = NULL, *len = 0;
+  switch (kind) {
+  case KG_ART_CUDA: *data = kg_xstrdup(c->cuda); break;
+  case KG_ART_IR: *data = text_ir(c); break;
+  case KG_ART_EXPLAIN: *data = kg_xstrdup(c->explain); break;
+  case KG_ART_TORCHSCRIPT:
+  case KG_ART_PYTHON: {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    kg_ts_opts o = {kind == KG_ART_PYTHON, false};
+    if (!kg_ts_emit(&c->g, &o, &b, &ctx->diag)) {
+      kg_sb_free(&b);
+      return kg_fail(ctx);
+    }
+    *data = kg_sb_take(&b);
+    break;
+  }
+  case KG_ART_PTX:
+  case KG_ART_CUBIN: {
+    if (arch < 75 || arch > 121) {
+      kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch);
+      return kg_fail(ctx);
+    }
+    kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+    if (!nv) return kg_fail(ctx);
+    kg_nvrtc_out o;
+    memset(&o, 0, sizeof o);
+    const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
+    if (kg_nvrtc_compile(nv, pname, c->cuda, arch, kind == KG_ART_CUBIN, NULL, &o, &ctx->diag) != 0) {
+      kg_nvrtc_out_free(&o);
+      return kg_fail(ctx);
+    }
+    if (kind == KG_ART_PTX) {
+      *data = o.ptx, *len = o.ptx_len;
+      o.ptx = NULL;
+    } else {
+      *data = o.cubin, *len = o.cubin_len;
+      o.cubin = NULL;
+    }
+    kg_nvrtc_out_free(&o);
+    return KG_OK;
+  }
+  default:
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "unknown artifact kind %d", (int)kind);
+    return kg_fail(ctx);
+  }
+  *len = strlen(*data);
+  return KG_OK;
+}
+
+kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *out) {
+  kg_context *ctx = c->m->ctx;
+  kg_call_begin(ctx);
+  memset(out, 0, sizeof *out);
+  if (i < 0 || (uint32_t)i >= c->n_kernels) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kernel index %d out of range", i);
+    return kg_fail(ctx);
+  }
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  if (!nv) return kg_fail(ctx);
+  kg_nvrtc_out o;
+  memset(&o, 0, sizeof o);
+  const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
+  if (kg_nvrtc_compile(nv, pname, c->cuda, arch, true, NULL, &o, &ctx->diag) != 0) {
+    kg_nvrtc_out_free(&o);
+    return kg_fail(ctx);
+  }
+  bool found = false;
+  for (uint32_t j = 0; j < o.n_stats; j++) {
+    if (strcmp(o.stats[j].name, c->kernels[i].name) != 0) continue;
+    snprintf(out->name, sizeof out->name, "%s", o.stats[j].name);
+    out->regs = o.stats[j].regs, out->spill_stores = o.stats[j].spill_stores;
+    out->spill_loads = o.stats[j].spill_loads, out->smem = o.stats[j].smem;
+    found = true;
+  }
+  kg_nvrtc_out_free(&o);
+  if (!found) {
+    kg_diag_add(&ctx->diag, KG_E_INTERNAL, NULL, NULL, "ptxas reported no statistics for kernel %s", c->kernels[i].name);
+    return kg_fail(ctx);
+  }
+  return KG_OK;
+}

@@ -1,0 +1,68 @@
+/* runtime/api_int.h — the structures behind the public handles (kgen.h), shared
+ * by api.c (contexts, modules, specialization, artifacts) and exec.c (running:
+ * layout classification, kernel variants, parameter marshalling, launches). */
+#ifndef KG_API_INT_H
+#define KG_API_INT_H
+
+#include "../codegen-cuda/codegen.h"
+#include "../frontend/frontend.h"
+#include "../passes/passes.h"
+#include "kgen.h"
+#include "rt.h"
+
+struct kg_context {
+  kg_options opts;
+  kg_diag diag;          /* diagnostics of the current / last call */
+  char *last_error;      /* formatted diag of the last failing call */
+  kg_rt_config rtcfg;
+  kg_device *emu;        /* created on first use */
+  kg_device *cuda;       /* created on first use */
+  bool cuda_probed;
+  kg_nvrtc *nvrtc;       /* loaded on first use */
+  bool nvrtc_probed;
+};
+
+struct kg_module {
+  kg_context *ctx;
+  kg_arena arena;
+  kg_doc *doc;
+  char *json;            /* the document text (the AST points into the arena, not here) */
+};
+
+/* One kernel variant built on demand for a run: the group it computes, the
+ * variant, its kernel IR, source text and the module loaded on each device. */
+typedef struct kg_kvariant {
+  uint32_t group;
+  kg_variant v;
+  kg_kernel k;
+  char *cuda;            /* the CUDA C translation unit (this kernel alone) */
+  char *trampolines;
+  kg_rt_module *mod[2];  /* [0] emu, [1] cuda */
+} kg_kvariant;
+
+struct kg_compiled {
+  kg_module *m;
+  uint32_t entry;
+  kg_arena arena;
+  kg_graph g;
+  kg_fusion fusion;
+  char *explain;         /* pass log (kgen explain) */
+  kg_kernel *kernels;    /* one per group: the default variant (what `compile` emits) */
+  kg_variant *variants;
+  uint32_t n_kernels;
+  char *cuda;            /* all default kernels as one translation unit */
+  KG_VEC(kg_kvariant *) runtime; /* variants built for runs */
+};
+
+/* api.c */
+kg_status kg_fail(kg_context *ctx);            /* formats ctx->diag into last_error; returns status */
+void kg_call_begin(kg_context *ctx);
+kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx);       /* NULL (+diag) when NVRTC is missing */
+const char *kg_entry_cname(kg_arena *a, const char *entry); /* C-identifier form of an entry name */
+
+/* exec.c */
+kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
+/* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
+kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
+
+#endif

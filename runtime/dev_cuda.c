@@ -1,0 +1,479 @@
+/* runtime/dev_cuda.c — the CUDA device through the Driver API, loaded with dlopen.
+ *
+ * Main idea: kgen links against nothing from CUDA. libcuda.so.1 ($KGEN_CUDA_LIB
+ * overrides, e.g. for a stand-in driver in tests) is opened when a device is
+ * created; kernels are compiled by NVRTC (nvrtc.c) into a cubin for the device's
+ * own compute capability, cached in the kg_cache (cache.c) under a key of
+ * (source, NVRTC version, arch, options), and loaded with cuModuleLoadDataEx.
+ * Every CUresult goes through one checker (CU_TRY) that records the call, the
+ * error name and the kernel. Sticky errors (illegal address, launch timeout or
+ * failure, assert, misaligned address, hardware stack error, illegal
+ * instruction …) poison the device: the first is kept, every later call fails
+ * fast with it, nothing is retried in-process. Launch configurations are checked
+ * against the device's limits before cuLaunchKernel so that a bad one gets a
+ * message instead of CUDA_ERROR_INVALID_VALUE. The primary context is retained
+ * and made current before each call, so any thread may drive the device (one at
+ * a time).
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The few Driver API types used, as declared by cuda.h (stable ABI). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef int CUjit_option;
+
+enum {
+  CU_OK = 0,
+  CU_ERROR_NO_DEVICE = 100,
+  CU_DEV_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEV_MAX_BLOCK_DIM_X = 2, /* Y = 3, Z = 4 */
+  CU_DEV_MAX_GRID_DIM_X = 5,  /* Y = 6, Z = 7 */
+  CU_DEV_MAX_SHARED_PER_BLOCK = 8,
+  CU_DEV_CC_MAJOR = 75,
+  CU_DEV_CC_MINOR = 76,
+  CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN = 97,
+  CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_NUM_REGS = 4,
+  CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+#define CU_CACHE_ABI "kgen-cuda 1" /* part of every cubin cache key */
+
+typedef struct cuda_dev {
+  kg_device base;
+  void *lib;
+  /* Driver entry points (dlsym'd by their versioned names where cuda.h maps them). */
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, CUjit_option *, void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+
+  int ordinal;
+  CUdevice dev;
+  CUcontext ctx;      /* the retained primary context (NULL until retained) */
+  int arch;           /* compute capability, major * 10 + minor */
+  char name[128];     /* "NVIDIA H100 80GB HBM3" */
+  int max_threads;    /* per block */
+  int max_block[3], max_grid[3];
+  int smem_default;   /* shared memory per block without opt-in, bytes */
+  int smem_optin;     /* with opt-in */
+  kg_nvrtc *nvrtc;
+  int own_nvrtc;      /* opened here, closed at destroy */
+  kg_cache *cache;
+  int poisoned;       /* a sticky error happened: fail fast */
+  char *poison;       /* its message */
+} cuda_dev;
+
+typedef struct cuda_module {
+  CUmodule mod;
+  char *name;
+} cuda_module;
+
+/* ---- error checking ---- */
+static int is_sticky(CUresult r) {
+  switch (r) {
+  case 700: /* ILLEGAL_ADDRESS */
+  case 702: /* LAUNCH_TIMEOUT */
+  case 710: /* ASSERT */
+  case 714: /* HARDWARE_STACK_ERROR */
+  case 715: /* ILLEGAL_INSTRUCTION */
+  case 716: /* MISALIGNED_ADDRESS */
+  case 717: /* INVALID_ADDRESS_SPACE */
+  case 718: /* INVALID_PC */
+  case 719: /* LAUNCH_FAILED */
+    return 1;
+  default:
+    return 0;
+  }
+}
+static const char *cu_name(cuda_dev *c, CUresult r) {
+  const char *s = NULL;
+  if (c->cuGetErrorName && c->cuGetErrorName(r, &s) != CU_OK) s = NULL;
+  return s ? s : "CUDA_ERROR_UNKNOWN_CODE";
+}
+/* Records a failed call; `extra` (may be NULL) is appended (e.g. a JIT log). */
+static int cu_fail(cuda_dev *c, kg_diag *d, const char *call, const char *kernel, CUresult r,
+                   const char *extra) {
+  const char *desc = NULL;
+  if (c->cuGetErrorString && c->cuGetErrorString(r, &desc) != CU_OK) desc = NULL;
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_sb_printf(&b, "CUDA %s failed: %s (%d)", call, cu_name(c, r), (int)r);
+  if (desc) kg_sb_printf(&b, ": %s", desc);
+  kg_sb_printf(&b, " [device %d", c->ordinal);
+  if (kernel) kg_sb_printf(&b, ", kernel %s", kernel);
+  kg_sb_puts(&b, "]");
+  if (extra && *extra) kg_sb_printf(&b, "\n%s", extra);
+  if (is_sticky(r)) {
+    kg_sb_puts(&b, "\n  this error is sticky: the device is unusable until the process restarts");
+    if (!c->poisoned) {
+      c->poisoned = 1;
+      c->poison = kg_xstrdup(b.s);
+    }
+  }
+  kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "%s", b.s);
+  kg_sb_free(&b);
+  return -1;
+}
+static int cu_poisoned(cuda_dev *c, kg_diag *d, const char *call) {
+  kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "CUDA %s not attempted: an earlier error poisoned the device:\n%s",
+              call, c->poison);
+  return -1;
+}
+/* The one way every Driver API call is made: fail fast on a poisoned device,
+ * record any error with the call, its name and the kernel. */
+#define CU_TRY(c, d, kernel, fn, args)                                                   \
+  ((c)->poisoned ? cu_poisoned((c), (d), #fn)                                             \
+                 : cu_result((c), (d), #fn, (kernel), (c)->fn args))
+static int cu_result(cuda_dev *c, kg_diag *d, const char *call, const char *kernel, CUresult r) {
+  return r == CU_OK ? 0 : cu_fail(c, d, call, kernel, r, NULL);
+}
+static int make_current(cuda_dev *c, kg_diag *d) {
+  return CU_TRY(c, d, NULL, cuCtxSetCurrent, (c->ctx));
+}
+
+/* ---- memory ---- */
+static int cuda_alloc(kg_device *dv, size_t bytes, void **ptr, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  CUdeviceptr p = 0;
+  *ptr = NULL;
+  if (make_current(c, d) || CU_TRY(c, d, NULL, cuMemAlloc, (&p, bytes ? bytes : 1))) return -1;
+  *ptr = (void *)(uintptr_t)p;
+  return 0;
+}
+static void cuda_free(kg_device *dv, void *ptr) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (!ptr || c->poisoned) return; /* a poisoned context frees everything at exit */
+  if (c->cuCtxSetCurrent(c->ctx) == CU_OK) (void)c->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+}
+static int cuda_h2d(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (!n) return 0;
+  return make_current(c, d) ||
+                 CU_TRY(c, d, NULL, cuMemcpyHtoD, ((CUdeviceptr)(uintptr_t)dst, src, n))
+             ? -1
+             : 0;
+}
+static int cuda_d2h(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (!n) return 0;
+  return make_current(c, d) ||
+                 CU_TRY(c, d, NULL, cuMemcpyDtoH, (dst, (CUdeviceptr)(uintptr_t)src, n))
+             ? -1
+             : 0;
+}
+
+/* ---- modules ---- */
+static int cuda_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  *mod = NULL;
+  if (!src || !src->cuda) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "cuda: load without CUDA source");
+    return -1;
+  }
+  const char *name = src->name && *src->name ? src->name : "kernel";
+  if (c->poisoned) return cu_poisoned(c, d, "module load");
+  kg_strbuf prog, key;
+  kg_sb_init(&prog);
+  kg_sb_init(&key);
+  kg_sb_printf(&prog, "%s.cu", name);
+  kg_sb_printf(&key, "%s\nnvrtc %s\nsm_%d --fmad=true -default-device\n%s\n", CU_CACHE_ABI,
+               kg_nvrtc_version(c->nvrtc), c->arch, prog.s);
+  kg_sb_puts(&key, src->cuda);
+  size_t n = 0;
+  void *cubin = kg_cache_get(c->cache, "cubin", key.s, key.len, &n);
+  int rc = 0;
+  if (!cubin) {
+    kg_nvrtc_out out;
+    rc = kg_nvrtc_compile(c->nvrtc, prog.s, src->cuda, c->arch, true, NULL, &out, d);
+    if (!rc) {
+      cubin = out.cubin, n = out.cubin_len;
+      out.cubin = NULL;
+      kg_cache_put(c->cache, "cubin", key.s, key.len, cubin, n);
+      kg_nvrtc_out_free(&out);
+    }
+  }
+  CUmodule m = NULL;
+  if (!rc) {
+    char log[8192] = "";
+    CUjit_option opt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *val[2] = {log, (void *)(uintptr_t)sizeof log};
+    rc = make_current(c, d);
+    if (!rc) {
+      CUresult r = c->cuModuleLoadDataEx(&m, cubin, 2, opt, val);
+      if (r != CU_OK) rc = cu_fail(c, d, "cuModuleLoadDataEx", prog.s, r, log);
+    }
+  }
+  free(cubin);
+  kg_sb_free(&key);
+  if (rc) {
+    kg_sb_free(&prog);
+    return -1;
+  }
+  cuda_module *cm = kg_xcalloc(1, sizeof *cm);
+  cm->mod = m;
+  cm->name = kg_sb_take(&prog);
+  *mod = (kg_rt_module *)cm;
+  return 0;
+}
+static void cuda_unload(kg_device *dv, kg_rt_module *mod) {
+  cuda_dev *c = (cuda_dev *)dv;
+  cuda_module *m = (cuda_module *)mod;
+  if (!m) return;
+  if (!c->poisoned && c->cuCtxSetCurrent(c->ctx) == CU_OK) (void)c->cuModuleUnload(m->mod);
+  free(m->name);
+  free(m);
+}
+
+/* ---- launching ---- */
+static int limit(kg_diag *d, const char *kernel, const uint32_t g[3], const uint32_t b[3],
+                 uint32_t smem, const char *fmt, ...) KG_PRINTF(6, 7);
+static int limit(kg_diag *d, const char *kernel, const uint32_t g[3], const uint32_t b[3],
+                 uint32_t smem, const char *fmt, ...) {
+  char why[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  kg_diag_add(d, KG_E_LIMIT, NULL, NULL,
+              "invalid launch of kernel '%s': grid (%u,%u,%u), block (%u,%u,%u), %u bytes "
+              "dynamic shared memory: %s",
+              kernel, g[0], g[1], g[2], b[0], b[1], b[2], smem, why);
+  return -1;
+}
+static int cuda_launch(kg_device *dv, kg_rt_module *mod, const char *kernel, const uint32_t g[3],
+                       const uint32_t b[3], uint32_t smem, void **params, void *stream,
+                       kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  cuda_module *m = (cuda_module *)mod;
+  if (!m || !kernel) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "cuda: launch without a module or kernel name");
+    return -1;
+  }
+  if (c->poisoned) return cu_poisoned(c, d, "cuLaunchKernel");
+  long long nt = (long long)b[0] * b[1] * b[2];
+  for (int i = 0; i < 3; i++) {
+    if (!g[i] || !b[i]) return limit(d, kernel, g, b, smem, "a dimension is 0");
+    if (b[i] > (uint32_t)c->max_block[i])
+      return limit(d, kernel, g, b, smem, "block dimension %u exceeds the device's %d", b[i],
+                   c->max_block[i]);
+    if (g[i] > (uint32_t)c->max_grid[i])
+      return limit(d, kernel, g, b, smem, "grid dimension %u exceeds the device's %d", g[i],
+                   c->max_grid[i]);
+  }
+  if (nt > c->max_threads)
+    return limit(d, kernel, g, b, smem, "%lld threads per block; the device allows %d", nt,
+                 c->max_threads);
+  CUfunction f = NULL;
+  int fmax = 0, fsmem = 0, fregs = 0;
+  if (make_current(c, d) || CU_TRY(c, d, kernel, cuModuleGetFunction, (&f, m->mod, kernel)) ||
+      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fmax, CU_FUNC_MAX_THREADS_PER_BLOCK, f)) ||
+      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fsmem, CU_FUNC_SHARED_SIZE_BYTES, f)) ||
+      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fregs, CU_FUNC_NUM_REGS, f)))
+    return -1;
+  if (nt > fmax)
+    return limit(d, kernel, g, b, smem,
+                 "%lld threads per block; with its %d registers per thread this kernel allows %d",
+                 nt, fregs, fmax);
+  if ((long long)fsmem + smem > c->smem_optin)
+    return limit(d, kernel, g, b, smem,
+                 "%lld bytes of shared memory in all; the device allows %d per block",
+                 (long long)fsmem + smem, c->smem_optin);
+  /* Above the default (48 KiB) dynamic shared memory needs the opt-in attribute. */
+  if ((long long)fsmem + smem > c->smem_default &&
+      CU_TRY(c, d, kernel, cuFuncSetAttribute, (f, CU_FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem)))
+    return -1;
+  return CU_TRY(c, d, kernel, cuLaunchKernel,
+                (f, g[0], g[1], g[2], b[0], b[1], b[2], smem, (CUstream)stream, params, NULL));
+}
+static int cuda_sync(kg_device *dv, void *stream, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (make_current(c, d)) return -1;
+  return stream ? CU_TRY(c, d, NULL, cuStreamSynchronize, ((CUstream)stream))
+                : CU_TRY(c, d, NULL, cuCtxSynchronize, ());
+}
+
+static void cuda_destroy(kg_device *dv) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (!c) return;
+  if (c->ctx && c->cuDevicePrimaryCtxRelease) (void)c->cuDevicePrimaryCtxRelease(c->dev);
+  if (c->own_nvrtc) kg_nvrtc_close(c->nvrtc);
+  kg_cache_close(c->cache);
+  free(c->poison);
+  /* libcuda stays loaded: unloading the driver library after cuInit is not
+   * supported by it (its threads and atexit handlers outlive dlclose). */
+  free(c);
+}
+
+static const kg_device_vt cuda_vt = {
+    .name = "cuda",
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .h2d = cuda_h2d,
+    .d2h = cuda_d2h,
+    .load = cuda_load,
+    .unload = cuda_unload,
+    .launch = cuda_launch,
+    .sync = cuda_sync,
+    .destroy = cuda_destroy,
+};
+
+/* ---- opening ---- */
+static const char *driver_path(void) {
+  const char *e = getenv("KGEN_CUDA_LIB");
+  return e && *e ? e : "libcuda.so.1";
+}
+/* Resolves every entry point; returns the first missing name or NULL. */
+static const char *resolve(cuda_dev *c) {
+  static const struct {
+    const char *sym;
+    size_t off;
+  } tab[] = {
+#define CU_SYM(field, symbol) {symbol, offsetof(cuda_dev, field)}
+      CU_SYM(cuInit, "cuInit"),
+      CU_SYM(cuDriverGetVersion, "cuDriverGetVersion"),
+      CU_SYM(cuDeviceGetCount, "cuDeviceGetCount"),
+      CU_SYM(cuDeviceGet, "cuDeviceGet"),
+      CU_SYM(cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+      CU_SYM(cuDeviceGetName, "cuDeviceGetName"),
+      CU_SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+      CU_SYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+      CU_SYM(cuCtxSetCurrent, "cuCtxSetCurrent"),
+      CU_SYM(cuCtxSynchronize, "cuCtxSynchronize"),
+      CU_SYM(cuStreamSynchronize, "cuStreamSynchronize"),
+      CU_SYM(cuModuleLoadDataEx, "cuModuleLoadDataEx"),
+      CU_SYM(cuModuleUnload, "cuModuleUnload"),
+      CU_SYM(cuModuleGetFunction, "cuModuleGetFunction"),
+      CU_SYM(cuFuncGetAttribute, "cuFuncGetAttribute"),
+      CU_SYM(cuFuncSetAttribute, "cuFuncSetAttribute"),
+      CU_SYM(cuLaunchKernel, "cuLaunchKernel"),
+      CU_SYM(cuMemAlloc, "cuMemAlloc_v2"),
+      CU_SYM(cuMemFree, "cuMemFree_v2"),
+      CU_SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
+      CU_SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
+      CU_SYM(cuGetErrorName, "cuGetErrorName"),
+      CU_SYM(cuGetErrorString, "cuGetErrorString"),
+#undef CU_SYM
+  };
+  for (size_t i = 0; i < KG_COUNTOF(tab); i++) {
+    void *s = dlsym(c->lib, tab[i].sym);
+    if (!s) return tab[i].sym;
+    /* Function pointers all have one size and representation here (POSIX dlsym). */
+    memcpy((char *)c + tab[i].off, &s, sizeof s);
+  }
+  return NULL;
+}
+
+kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d) {
+  const char *path = driver_path();
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "no CUDA driver (%s not found: %s)", path, dlerror());
+    return NULL;
+  }
+  cuda_dev *c = kg_xcalloc(1, sizeof *c);
+  c->base.vt = &cuda_vt;
+  c->lib = lib;
+  c->ordinal = cfg ? cfg->cuda_ordinal : 0;
+  const char *missing = resolve(c);
+  if (missing) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "CUDA driver %s lacks %s (too old a driver?)", path,
+                missing);
+    cuda_destroy(&c->base);
+    return NULL;
+  }
+  CUresult r = c->cuInit(0);
+  if (r != CU_OK) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "%s (cuInit: %s (%d))",
+                r == CU_ERROR_NO_DEVICE ? "no CUDA device" : "the CUDA driver failed to start",
+                cu_name(c, r), (int)r);
+    cuda_destroy(&c->base);
+    return NULL;
+  }
+  int count = 0;
+  if (CU_TRY(c, d, NULL, cuDeviceGetCount, (&count))) goto fail;
+  if (count <= 0) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "no CUDA device (the driver reports none)");
+    goto fail;
+  }
+  if (c->ordinal < 0 || c->ordinal >= count) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "no CUDA device %d (there are %d)", c->ordinal, count);
+    goto fail;
+  }
+  int major = 0, minor = 0;
+  if (CU_TRY(c, d, NULL, cuDeviceGet, (&c->dev, c->ordinal)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetName, (c->name, (int)sizeof c->name, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&major, CU_DEV_CC_MAJOR, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&minor, CU_DEV_CC_MINOR, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_threads, CU_DEV_MAX_THREADS_PER_BLOCK, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_default, CU_DEV_MAX_SHARED_PER_BLOCK, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_optin, CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN, c->dev)))
+    goto fail;
+  for (int i = 0; i < 3; i++)
+    if (CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_block[i], CU_DEV_MAX_BLOCK_DIM_X + i, c->dev)) ||
+        CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_grid[i], CU_DEV_MAX_GRID_DIM_X + i, c->dev)))
+      goto fail;
+  c->name[sizeof c->name - 1] = 0;
+  c->arch = major * 10 + minor;
+  if (c->smem_optin < c->smem_default) c->smem_optin = c->smem_default;
+  if (CU_TRY(c, d, NULL, cuDevicePrimaryCtxRetain, (&c->ctx, c->dev))) goto fail;
+  if (make_current(c, d)) goto fail;
+  c->nvrtc = nvrtc;
+  if (!c->nvrtc) {
+    c->nvrtc = kg_nvrtc_open(d);
+    if (!c->nvrtc) goto fail;
+    c->own_nvrtc = 1;
+  }
+  c->cache = kg_cache_open(cfg ? cfg->cache_dir : NULL);
+  return &c->base;
+fail:
+  cuda_destroy(&c->base);
+  return NULL;
+}
+
+bool kg_dev_cuda_available(void) {
+  void *lib = dlopen(driver_path(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return false;
+  CUresult (*init)(unsigned) = NULL;
+  CUresult (*count)(int *) = NULL;
+  void *s1 = dlsym(lib, "cuInit"), *s2 = dlsym(lib, "cuDeviceGetCount");
+  memcpy(&init, &s1, sizeof s1);
+  memcpy(&count, &s2, sizeof s2);
+  int n = 0;
+  bool ok = init && count && init(0) == CU_OK && count(&n) == CU_OK && n > 0;
+  /* Left loaded once initialised (see cuda_destroy); closed when it never was. */
+  if (!init) dlclose(lib);
+  return ok;
+}

@@ -1,0 +1,328 @@
+/* runtime/exec.c — running a compiled entry on a device.
+ *
+ * For each fusion group: bind the program's symbolic sizes to the actual
+ * tensors (checking every static size, symbol and broadcast), choose the
+ * kernel variant the actual layout allows —
+ *   LINEAR + vector width: every operand C-contiguous with the iteration
+ *     space's shape and aligned to the vector access (16 bytes for the widest
+ *     dtype); narrower vectors are tried when alignment is smaller;
+ *   STRIDED otherwise (broadcast, transposed or sliced operands: strides are
+ *     kernel arguments, 0 on broadcast dims);
+ *   int32 indices when the element count and every reachable offset fit, else int64 —
+ * build it on first use (kernel IR → CUDA C → device module, cached), marshal
+ * the parameters as cuLaunchKernel expects, and launch with
+ * grid.x = ceil(numel / (block.x · elements per thread)). Size-0 spaces launch
+ * nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+
+kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
+  if (kind == KG_DEVICE_AUTO) kind = kg_default_device(ctx);
+  if (kind == KG_DEVICE_EMU) {
+    if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
+    return ctx->emu;
+  }
+  if (!ctx->cuda) {
+    kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+    if (!nv) return NULL;
+    ctx->cuda = kg_dev_cuda_new(&ctx->rtcfg, nv, d);
+  }
+  return ctx->cuda;
+}
+
+kg_device_kind kg_default_device(kg_context *ctx) {
+  if (!ctx->cuda_probed) {
+    ctx->cuda_probed = true;
+    if (kg_dev_cuda_available()) return KG_DEVICE_CUDA;
+  }
+  return ctx->cuda ? KG_DEVICE_CUDA : (kg_dev_cuda_available() ? KG_DEVICE_CUDA : KG_DEVICE_EMU);
+}
+
+kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d) {
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    kg_kvariant *kv = c->runtime.v[i];
+    if (kv->group == group && memcmp(&kv->v, v, sizeof *v) == 0) return kv;
+  }
+  kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
+  kv->group = group;
+  kv->v = *v;
+  const char *name = kg_arena_printf(&c->arena, "%s_k%u_%s%u%s", kg_entry_cname(&c->arena, c->g.entry), group,
+                                     v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->layout == KG_LAYOUT_LINEAR ? v->vec : 0,
+                                     v->index_dtype == KG_I64 ? "_i64" : "");
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
+  if (!kg_lower_group(&c->g, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
+    kg_kernel_free(&kv->k);
+    free(kv);
+    return NULL;
+  }
+  const kg_kernel *kp = &kv->k;
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_cuda_emit(&kp, 1, c->g.entry, &b);
+  kv->cuda = kg_sb_take(&b);
+  kg_cuda_emit_trampolines(&kp, 1, &b);
+  kv->trampolines = kg_sb_take(&b);
+  KG_VEC_PUSH(c->runtime, kv);
+  return kv;
+}
+
+/* ---- binding sizes ---- */
+
+typedef struct binding {
+  int64_t *sym;    /* per symbol: bound size or -1 */
+  uint8_t *bound;
+} binding;
+
+static const char *dtn(kg_dtype t) { return kg_dtype_name(t); }
+
+static bool bind_tensor(kg_context *ctx, const kg_graph *g, binding *B, const kg_gnode *n, const DLTensor *t,
+                        const char *what) {
+  kg_diag *d = &ctx->diag;
+  if (!t) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s is missing", what);
+    return false;
+  }
+  DLDataType want;
+  int nd;
+  (void)want, (void)nd;
+  int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+  if (t->ndim != rank) {
+    kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has rank %d; the compiled program expects rank %d", what, t->ndim, rank);
+    return false;
+  }
+  kg_dtype dt = KG_DT_NONE;
+  switch (t->dtype.code) {
+  case kDLBool: dt = KG_BOOL; break;
+  case kDLUInt: dt = t->dtype.bits == 8 ? KG_U8 : KG_DT_NONE; break;
+  case kDLInt: dt = t->dtype.bits == 8 ? KG_I8 : t->dtype.bits == 16 ? KG_I16 : t->dtype.bits == 32 ? KG_I32 : t->dtype.bits == 64 ? KG_I64 : KG_DT_NONE; break;
+  case kDLFloat: dt = t->dtype.bits == 16 ? KG_F16 : t->dtype.bits == 32 ? KG_F32 : t->dtype.bits == 64 ? KG_F64 : KG_DT_NONE; break;
+  case kDLBfloat: dt = t->dtype.bits == 16 ? KG_BF16 : KG_DT_NONE; break;
+  default: break;
+  }
+  if (dt != n->dtype) {
+    kg_diag_add(d, KG_E_TYPE, NULL, NULL, "%s has dtype %s; the compiled program expects %s", what,
+                dt == KG_DT_NONE ? "(unsupported)" : dtn(dt), dtn((kg_dtype)n->dtype));
+    return false;
+  }
+  for (int i = 0; i < rank; i++) {
+    const kg_dim *dm = &n->shape.d[i];
+    int64_t s = t->shape[i];
+    if (dm->kind == KG_DIM_STATIC) {
+      if (s != dm->v) {
+        kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has size %lld at dim %d; the compiled program expects %lld", what, (long long)s, i, (long long)dm->v);
+        return false;
+      }
+    } else if (B->bound[dm->v] && B->sym[dm->v] != s) {
+      kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has size %lld at dim %d, but symbol %s is already %lld", what, (long long)s, i,
+                  g->syms.v[dm->v], (long long)B->sym[dm->v]);
+      return false;
+    } else {
+      B->sym[dm->v] = s, B->bound[dm->v] = 1;
+    }
+  }
+  return true;
+}
+
+static int64_t dim_size(const binding *B, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : B->sym[d->v]; }
+
+/* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
+static int64_t stride_of(const DLTensor *t, int i) {
+  if (t->strides) return t->strides[i];
+  int64_t s = 1;
+  for (int j = t->ndim - 1; j > i; j--) s *= t->shape[j];
+  return s;
+}
+
+static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
+  if (t->ndim != r) return false;
+  for (int i = 0; i < r; i++)
+    if (t->shape[i] != space[i]) return false;
+  int64_t s = 1;
+  for (int i = r - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && stride_of(t, i) != s) return false;
+    s *= t->shape[i];
+  }
+  return true;
+}
+
+static int64_t max_offset(const DLTensor *t) {
+  int64_t m = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t s = stride_of(t, i);
+    if (t->shape[i] > 0) m += (t->shape[i] - 1) * (s < 0 ? -s : s);
+  }
+  return m;
+}
+
+static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
+
+/* a scalar parameter's value, read from a host 0-dim tensor, in the kernel's value type */
+typedef union pval { int8_t i8; uint8_t u8; int16_t i16; int32_t i32; int64_t i64; float f32; double f64; void *p; } pval;
+
+static double read_scalar(const DLTensor *t, kg_dtype dt, int64_t *iv) {
+  const void *p = data_ptr(t);
+  double f = 0;
+  int64_t i = 0;
+  switch (dt) {
+  case KG_BOOL: case KG_U8: i = *(const uint8_t *)p; break;
+  case KG_I8: i = *(const int8_t *)p; break;
+  case KG_I16: i = *(const int16_t *)p; break;
+  case KG_I32: i = *(const int32_t *)p; break;
+  case KG_I64: i = *(const int64_t *)p; break;
+  case KG_F16: f = kg_f16_to_f32(*(const uint16_t *)p); break;
+  case KG_BF16: f = kg_bf16_to_f32(*(const uint16_t *)p); break;
+  case KG_F32: f = *(const float *)p; break;
+  case KG_F64: f = *(const double *)p; break;
+  default: break;
+  }
+  if (!kg_dtype_is_float(dt)) f = (double)i;
+  *iv = kg_dtype_is_float(dt) ? (int64_t)f : i;
+  return f;
+}
+
+static pval scalar_pval(kg_dtype dt, double f, int64_t i) {
+  pval v;
+  memset(&v, 0, sizeof v);
+  switch (dt) {
+  case KG_BOOL: case KG_U8: v.u8 = (uint8_t)i; break;
+  case KG_I8: v.i8 = (int8_t)i; break;
+  case KG_I16: v.i16 = (int16_t)i; break;
+  case KG_I32: v.i32 = (int32_t)i; break;
+  case KG_I64: v.i64 = i; break;
+  case KG_F64: v.f64 = f; break;
+  default: v.f32 = (float)f; break;
+  }
+  return v;
+}
+
+kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                 const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
+  kg_context *ctx = c->m->ctx;
+  kg_call_begin(ctx);
+  kg_diag *d = &ctx->diag;
+  const kg_graph *g = &c->g;
+  if ((uint32_t)n_inputs != g->n_entry_params) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' takes %u input(s), %d given", g->entry, g->n_entry_params, n_inputs);
+    return kg_fail(ctx);
+  }
+  if ((uint32_t)n_outputs != g->outputs.n) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' has %u output(s), %d given", g->entry, g->outputs.n, n_outputs);
+    return kg_fail(ctx);
+  }
+  binding B;
+  B.sym = kg_xcalloc(g->syms.n + 1, sizeof *B.sym);
+  B.bound = kg_xcalloc(g->syms.n + 1, 1);
+  const DLTensor **pt = kg_xcalloc(g->params.n + 1, sizeof *pt);
+  kg_status st = KG_OK;
+  char what[200];
+  for (uint32_t p = 0; p < g->params.n && st == KG_OK; p++) {
+    const kg_gparam *gp = &g->params.v[p];
+    if (!gp->is_capture) {
+      pt[p] = inputs[p];
+      snprintf(what, sizeof what, "input %u ('%s')", p + 1, gp->name);
+    } else {
+      for (int j = 0; j < n_captures; j++)
+        if (captures[j].name && strcmp(captures[j].name, gp->name) == 0) pt[p] = captures[j].t;
+      snprintf(what, sizeof what, "capture '%s'", gp->name);
+    }
+    if (!bind_tensor(ctx, g, &B, &g->nodes.v[gp->node], pt[p], what)) st = KG_ERR_INPUT;
+  }
+  for (uint32_t o = 0; o < g->outputs.n && st == KG_OK; o++) {
+    snprintf(what, sizeof what, "output %u", o);
+    if (!bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[o]], outputs[o], what)) st = KG_ERR_INPUT;
+  }
+  kg_device *dev = NULL;
+  if (st == KG_OK) {
+    dev = kg_ctx_device(ctx, devk, d);
+    if (!dev) st = KG_ERR_INTERNAL;
+  }
+  int slot = dev && strcmp(dev->vt->name, "emu") == 0 ? 0 : 1;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
+    const kg_group *grp = &c->fusion.groups.v[gi];
+    int r = grp->space.rank;
+    int64_t space[KG_MAX_RANK], numel = 1;
+    for (int i = 0; i < r; i++) space[i] = dim_size(&B, &grp->space.d[i]), numel *= space[i];
+    if (numel == 0) continue;
+    /* which params this group reads: lower the default kernel's params */
+    const kg_kernel *dk = &c->kernels[gi];
+    bool linear = true;
+    int64_t maxoff = numel;
+    uintptr_t align = 64;
+    uint32_t maxsz = 1;
+    for (uint32_t j = 0; j < dk->params.n; j++) {
+      const kg_kparam *kp = &dk->params.v[j];
+      if (kp->role != KPR_TENSOR) continue;
+      const DLTensor *t = kp->r0 ? outputs[kp->r1] : pt[kp->r1];
+      if (!contiguous_as(t, space, r)) linear = false;
+      int64_t mo = max_offset(t);
+      if (mo > maxoff) maxoff = mo;
+      uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
+      if (sz > maxsz) maxsz = sz;
+      uintptr_t a = (uintptr_t)data_ptr(t);
+      uintptr_t al = a ? (a & (~a + 1)) : 64;
+      if (al < align) align = al;
+    }
+    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32};
+    if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
+    if (linear) {
+      uint32_t vec = kg_group_max_vec(g, grp);
+      while (vec > 1 && (uintptr_t)(vec * maxsz) > align) vec /= 2;
+      /* every operand must be aligned to vec * its own size: the widest decides */
+      v.vec = (uint8_t)vec;
+    }
+    kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
+    if (!kv) { st = KG_ERR_INTERNAL; break; }
+    if (!kv->mod[slot]) {
+      kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
+      if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    }
+    const kg_kernel *k = &kv->k;
+    pval *vals = kg_xcalloc(k->params.n + 1, sizeof *vals);
+    void **params = kg_xcalloc(k->params.n + 1, sizeof *params);
+    kg_dtype ix = (kg_dtype)k->index_dtype;
+    for (uint32_t j = 0; j < k->params.n; j++) {
+      const kg_kparam *kp = &k->params.v[j];
+      switch (kp->role) {
+      case KPR_TENSOR: vals[j].p = data_ptr(kp->r0 ? outputs[kp->r1] : pt[kp->r1]); break;
+      case KPR_NUMEL: vals[j] = scalar_pval(ix, 0, numel); break;
+      case KPR_SIZE: vals[j] = scalar_pval(ix, 0, space[kp->r1]); break;
+      case KPR_STRIDE: {
+        bool out = (kp->r0 & 0x80000000u) != 0;
+        uint32_t idx = kp->r0 & 0x7fffffffu;
+        const DLTensor *t = out ? outputs[idx] : pt[idx];
+        int jd = (int)kp->r1 - (r - t->ndim);
+        int64_t s = 0;
+        if (jd >= 0 && !(t->shape[jd] == 1 && space[kp->r1] != 1)) s = stride_of(t, jd);
+        vals[j] = scalar_pval(ix, 0, s);
+        break;
+      }
+      case KPR_SCALAR: {
+        int64_t iv;
+        double f = read_scalar(pt[kp->r1], (kg_dtype)kp->dtype, &iv);
+        vals[j] = scalar_pval((kg_dtype)kp->dtype, f, iv);
+        break;
+      }
+      }
+      params[j] = &vals[j];
+    }
+    uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
+    uint64_t gx = ((uint64_t)numel + per_block - 1) / per_block;
+    if (gx > 0x7fffffffu) {
+      kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)numel, (unsigned long long)gx);
+      st = KG_ERR_INPUT;
+    } else {
+      uint32_t grid[3] = {(uint32_t)gx, 1, 1};
+      if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, k->launch.block, 0, params, stream, d) != 0) st = KG_ERR_INTERNAL;
+    }
+    free(vals);
+    free(params);
+  }
+  if (st == KG_OK && dev && dev->vt->sync && dev->vt->sync(dev, stream, d) != 0) st = KG_ERR_INTERNAL;
+  free(B.sym), free(B.bound), free(pt);
+  if (st != KG_OK || d->n) return kg_fail(ctx);
+  return KG_OK;
+}
