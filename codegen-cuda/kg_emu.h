@@ -249,6 +249,45 @@ KG_EMU_ATOMIC_FNS(double, d)
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+/* The context switch. x86-64: a hand-written swap of the callee-saved registers,
+ * MXCSR and the x87 control word (~10 ns; swapcontext makes a sigprocmask
+ * system call each way, ~215 ns a switch measured here, which made a barrier
+ * cost ~2 us per thread). Elsewhere, or with -DKG_EMU_UCONTEXT: ucontext. */
+#if defined(__x86_64__) && !defined(KG_EMU_UCONTEXT)
+#define KG_EMU_ASM_SWITCH 1
+/* kg_emu__swap(&save_sp, to_sp): saves the caller's context on its stack and
+ * its stack pointer in *save_sp, then resumes the context saved at to_sp. */
+void kg_emu__swap(void **save_sp, void *to_sp) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".globl kg_emu__swap\n"
+        ".hidden kg_emu__swap\n"
+        ".type kg_emu__swap, @function\n"
+        ".p2align 4\n"
+        "kg_emu__swap:\n"
+        "  pushq %rbp\n"
+        "  pushq %rbx\n"
+        "  pushq %r12\n"
+        "  pushq %r13\n"
+        "  pushq %r14\n"
+        "  pushq %r15\n"
+        "  subq $8, %rsp\n"
+        "  stmxcsr (%rsp)\n"
+        "  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n"
+        "  fldcw 4(%rsp)\n"
+        "  addq $8, %rsp\n"
+        "  popq %r15\n"
+        "  popq %r14\n"
+        "  popq %r13\n"
+        "  popq %r12\n"
+        "  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        ".size kg_emu__swap, .-kg_emu__swap\n");
+#endif
+
 enum { /* fiber states */
   KG_EMU_READY, /* runnable */
   KG_EMU_BAR,   /* waiting at a __syncthreads barrier */
@@ -262,9 +301,14 @@ enum { /* warp operations; the shfl modes are PTX's */
 enum { KG_EMU_STACK_KB = 64 }; /* per fiber, plus a guard page ($KGEN_EMU_STACK_KB) */
 
 typedef struct kg_emu_fiber {
+#ifdef KG_EMU_ASM_SWITCH
+  void *sp;        /* saved stack pointer while switched out */
+#else
   ucontext_t ctx;
+#endif
   char *stack;     /* lowest usable byte; the guard page lies just below */
   unsigned tid;    /* linear thread index in the block (x fastest) */
+  uint3 idx;       /* the same as threadIdx */
   int state;       /* KG_EMU_READY ... */
   int line;        /* source line of the barrier / warp operation it waits in */
   int op;          /* barrier kind (0 plain, 1 count, 2 and, 3 or) or warp operation */
@@ -285,7 +329,11 @@ typedef struct kg_emu_run {
   kg_emu_fiber *fibers;
   char *stacks;        /* one mapping: n x (guard page + stack) */
   size_t stacks_len, stack_size;
-  ucontext_t sched;    /* the block scheduler (kg_emu_launch's stack) */
+#ifdef KG_EMU_ASM_SWITCH
+  void *sched_sp;      /* the block scheduler (kg_emu_launch's stack) */
+#else
+  ucontext_t sched;
+#endif
   kg_emu_fiber *cur;   /* running fiber, NULL in the scheduler */
   void *sched_fake;
   const void *sched_bottom;
@@ -344,21 +392,20 @@ static void kg_emu__order(kg_emu_run *r) {
       r->perm[i - 1] = r->perm[j], r->perm[j] = t;
     }
 }
-static inline void kg_emu__set_tid(unsigned t) {
-  threadIdx.x = t % blockDim.x;
-  threadIdx.y = (t / blockDim.x) % blockDim.y;
-  threadIdx.z = t / (blockDim.x * blockDim.y);
-}
 
 /* -- context switches: the only places that swap stacks -- */
 /* Scheduler -> fiber f; returns when f waits, finishes or fails. */
 static void kg_emu__enter(kg_emu_run *r, kg_emu_fiber *f) {
   r->cur = f;
-  kg_emu__set_tid(f->tid);
+  threadIdx = f->idx;
 #ifdef KG_EMU_ASAN
   __sanitizer_start_switch_fiber(&r->sched_fake, f->stack, r->stack_size);
 #endif
+#ifdef KG_EMU_ASM_SWITCH
+  kg_emu__swap(&r->sched_sp, f->sp);
+#else
   swapcontext(&r->sched, &f->ctx);
+#endif
 #ifdef KG_EMU_ASAN
   __sanitizer_finish_switch_fiber(r->sched_fake, NULL, NULL);
 #endif
@@ -371,7 +418,11 @@ static void kg_emu__leave(kg_emu_run *r, kg_emu_fiber *f, int last) {
 #else
   (void)last;
 #endif
+#ifdef KG_EMU_ASM_SWITCH
+  kg_emu__swap(&f->sp, r->sched_sp);
+#else
   swapcontext(&f->ctx, &r->sched);
+#endif
 #ifdef KG_EMU_ASAN
   __sanitizer_finish_switch_fiber(f->fake, &r->sched_bottom, &r->sched_size);
 #endif
@@ -393,6 +444,25 @@ static void kg_emu__abandon(void) {
   kg_emu_run *r = kg_emu__run;
   kg_emu__leave(r, r->cur, 1);
   abort();
+}
+
+/* Makes f start at kg_emu__entry on its own stack when next entered. */
+static void kg_emu__prepare(kg_emu_run *r, kg_emu_fiber *f) {
+#ifdef KG_EMU_ASM_SWITCH
+  /* The frame kg_emu__swap pops: control words, r15..r12, rbx, rbp, then the
+   * "return address" kg_emu__entry, entered with rsp = 8 mod 16 as after a call. */
+  uintptr_t top = ((uintptr_t)f->stack + r->stack_size) & ~(uintptr_t)15;
+  uint64_t *sp = (uint64_t *)(top - 72);
+  uint32_t csr[2];
+  __asm__ volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(csr[0]), "=m"(csr[1]));
+  memcpy(&sp[0], csr, 8);
+  for (int i = 1; i <= 6; i++) sp[i] = 0;            /* r15 r14 r13 r12 rbx rbp */
+  sp[7] = (uint64_t)(uintptr_t)&kg_emu__entry;       /* at top - 16 */
+  sp[8] = 0;                                         /* a null return address ends backtraces */
+  f->sp = sp;
+#else
+  makecontext(&f->ctx, kg_emu__entry, 0);
+#endif
 }
 
 /* -- barriers -- */
@@ -567,8 +637,8 @@ static void kg_emu__stuck(kg_emu_run *r) {
 static int kg_emu__run_block(kg_emu_run *r) {
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
-    f->tid = t, f->state = KG_EMU_READY, f->res = 0;
-    makecontext(&f->ctx, kg_emu__entry, 0);
+    f->state = KG_EMU_READY, f->res = 0;
+    kg_emu__prepare(r, f);
   }
   kg_emu__order(r);
   for (;;) {
@@ -610,11 +680,13 @@ static int kg_emu__run_block(kg_emu_run *r) {
   }
 }
 
+#ifndef KG_EMU_ASM_SWITCH
 /* getcontext "returns twice" (-Wclobbered): alone in a function of its own. The
  * context is only ever resumed after makecontext, so it never does return twice. */
 static __attribute__((noinline)) int kg_emu__getcontext(ucontext_t *c) { return getcontext(c); }
+#endif
 /* Fiber stacks: one mapping, a guard page below each stack. */
-static int kg_emu__fibers_init(kg_emu_run *r) {
+static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE), kb = KG_EMU_STACK_KB;
 #ifdef KG_EMU_ASAN
   kb *= 4; /* instrumented frames are larger */
@@ -634,10 +706,15 @@ static int kg_emu__fibers_init(kg_emu_run *r) {
     kg_emu_fiber *f = &r->fibers[t];
     char *slot = r->stacks + (size_t)t * (r->stack_size + page);
     f->stack = slot + page;
-    if (mprotect(slot, page, PROT_NONE) || kg_emu__getcontext(&f->ctx)) return -1;
+    f->tid = t;
+    f->idx = make_uint3(t % block[0], t / block[0] % block[1], t / (block[0] * block[1]));
+    if (mprotect(slot, page, PROT_NONE)) return -1;
+#ifndef KG_EMU_ASM_SWITCH
+    if (kg_emu__getcontext(&f->ctx)) return -1;
     f->ctx.uc_stack.ss_sp = f->stack;
     f->ctx.uc_stack.ss_size = r->stack_size;
     f->ctx.uc_link = NULL;
+#endif
   }
   return 0;
 }
@@ -680,7 +757,7 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
   memset(&run, 0, sizeof run);
   run.fn = thread_fn, run.params = params, run.n = (unsigned)nt;
   run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
-  int rc = kg_emu__fibers_init(&run);
+  int rc = kg_emu__fibers_init(&run, block);
   if (rc && errlen) snprintf(err, errlen, "cannot set up %llu fibers (out of memory?)", nt);
   kg_emu_idx saved_idx = kg_emu__idx;
   kg_emu__run = &run;

@@ -242,12 +242,18 @@ static void line(ts_ctx *c, uint32_t node, const char *f, ...) {
 static const char *float_lit(ts_ctx *c, double v) {
   if (isnan(v)) return "float('nan')";
   if (isinf(v)) return v > 0 ? "float('inf')" : "float('-inf')";
-  char buf[40];
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, sizeof buf, "%.*g", p, v);
+  /* like Python's repr: the shortest digits, fixed notation for exponents in [-4, 16) */
+  char buf[64];
+  int p = 1;
+  for (; p < 17; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, v);
     if (strtod(buf, NULL) == v) break;
   }
-  if (!strpbrk(buf, ".e")) strcat(buf, ".0");
+  int e = atoi(strchr(buf, 'e') + 1);
+  if (e >= -4 && e < 16) {
+    snprintf(buf, sizeof buf, "%.*f", p - 1 - e > 0 ? p - 1 - e : 0, v);
+    if (!strchr(buf, '.')) strcat(buf, ".0");
+  }
   return kg_arena_strdup(c->a, buf);
 }
 
@@ -259,6 +265,20 @@ static const char *lit_text(ts_ctx *c, kg_dtype dt, int64_t i, double f) {
 }
 
 static const char *text(ts_ctx *c, vval v) { return v.s ? v.s : lit_text(c, (kg_dtype)v.dt, v.i, v.f); }
+
+/* A Python number as a Scalar argument: TorchScript takes no bool there. */
+static const char *scalar_arg(ts_ctx *c, vval v) {
+  if (v.dt != KG_BOOL) return text(c, v);
+  if (v.s) return fmt(c, "int(%s)", v.s);
+  return v.i ? "1" : "0";
+}
+
+/* A 0-dim tensor holding a Python number. Not torch.tensor(v, dtype=...):
+ * TorchScript builds that through float32 (1e-300 becomes 0.0 in float64). */
+static const char *zero_dim(ts_ctx *c, const char *val, kg_dtype dt, const char *device) {
+  if (device) return fmt(c, "torch.full([], %s, dtype=%s, device=%s.device)", val, tdt(c, dt), device);
+  return fmt(c, "torch.full([], %s, dtype=%s)", val, tdt(c, dt));
+}
 
 static vval vlit(kg_dtype dt, int64_t i, double f) {
   vval v = {NULL, (uint8_t)dt, true, false, i, f};
@@ -312,10 +332,9 @@ static vval vtensor(ts_ctx *c, vval v) {
   kg_dtype dt = (kg_dtype)v.dt;
   bool rnd = c->up && is_half(dt);
   const char *mk = tdt(c, rnd ? dt : carry(c, dt));
-  const char *s, *val = text(c, v);
-  if (c->like && dt == KG_BOOL) val = v.s ? fmt(c, "int(%s)", v.s) : v.i ? "1" : "0"; /* TorchScript: a bool is no Scalar */
-  if (c->like) s = fmt(c, "torch.full_like(%s, %s, dtype=%s)", c->like, val, mk);
-  else s = fmt(c, "torch.tensor(%s, dtype=%s)", val, mk);
+  const char *s;
+  if (c->like) s = fmt(c, "torch.full_like(%s, %s, dtype=%s)", c->like, scalar_arg(c, v), mk);
+  else s = fmt(c, "torch.full([], %s, dtype=%s)", scalar_arg(c, v), mk);
   if (rnd) s = fmt(c, "%s.float()", s);
   return vtens(s, dt, c->like != NULL);
 }
@@ -775,7 +794,7 @@ static vval wrap_num(ts_ctx *c, vval v, kg_dtype other) {
   kg_dtype w;
   if (other != KG_DT_NONE && cs <= kg_dtype_get(other)->category) w = other;
   else w = cs == 2 ? KG_F32 : cs == 1 ? KG_I64 : KG_BOOL;
-  const char *s = fmt(c, "torch.tensor(%s, dtype=%s)", text(c, v), tdt(c, w));
+  const char *s = zero_dim(c, scalar_arg(c, v), w, NULL);
   if (c->up && is_half(w)) s = fmt(c, "%s.float()", s);
   return vtens(s, w, false);
 }
@@ -798,7 +817,7 @@ static void emit_scalar(ts_ctx *c, uint32_t id) {
     kg_dtype mt = (kg_dtype)m->dtype;
     if (m->op == KG_OP_CONST) in[j] = node_val(c, n->in[j]);
     else if (m->vkind == KG_V_SCALAR)
-      in[j] = vtens(fmt(c, "torch.tensor(%s, dtype=%s)", c->name[n->in[j]], tdt(c, carry(c, mt))), mt, false);
+      in[j] = vtens(zero_dim(c, scalar_arg(c, node_val(c, n->in[j])), carry(c, mt), NULL), mt, false);
     else {
       fail(c, id, "a .NET scalar computed from a tensor (%%%u)", n->in[j]);
       return;
@@ -840,9 +859,7 @@ static void emit_map(ts_ctx *c, uint32_t id) {
     vval v = node_val(c, n->in[j]);
     if (v.num) {
       kg_dtype vt = (kg_dtype)v.dt;
-      const char *s = fmt(c, "torch.tensor(%s, dtype=%s%s%s)", text(c, v), tdt(c, carry(c, vt)),
-                          dev ? ", device=" : "", dev ? fmt(c, "%s.device", dev) : "");
-      v = vtens(s, vt, false);
+      v = vtens(zero_dim(c, scalar_arg(c, v), carry(c, vt), dev), vt, false);
     }
     args[j] = text(c, vcast(c, v, (kg_dtype)fn->arg_dtypes[j]));
   }
@@ -895,16 +912,15 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   for (int j = 0; j < n->n_in; j++) a[j] = node_val(c, n->in[j]);
   const char *s;
   if (op == KG_OP_CAST) {
-    if (a[0].num) s = fmt(c, "torch.tensor(%s, dtype=%s)", text(c, a[0]), tdt(c, dt));
+    if (a[0].num) s = zero_dim(c, scalar_arg(c, a[0]), dt, NULL);
     else s = fmt(c, "%s.to(%s)", text(c, a[0]), tdt(c, dt));
     if (rnd) s = fmt(c, "%s.float()", s);
   } else if (op == KG_OP_FULL || op == KG_OP_TENSOR) {
     kg_dtype vt = (kg_dtype)a[0].dt;
-    const char *v = a[0].num ? text(c, a[0]) : fmt(c, "%s(%s)", py_conv(vt), text(c, a[0]));
-    if (vt == KG_BOOL && op == KG_OP_FULL) /* TorchScript: a bool is no Scalar */
-      v = a[0].num && !a[0].s ? (a[0].i ? "1" : "0") : fmt(c, "int(%s)", text(c, a[0]));
+    const char *v = a[0].num ? scalar_arg(c, a[0])
+                  : fmt(c, "%s(%s)", vt == KG_BOOL ? "int" : py_conv(vt), text(c, a[0]));
     if (op == KG_OP_TENSOR) {
-      s = fmt(c, "torch.tensor(%s, dtype=%s)", v, tdt(c, dt));
+      s = zero_dim(c, v, dt, NULL);
     } else if (a[1].num) {
       fail(c, id, "full_like of a scalar");
       return;
@@ -1080,7 +1096,7 @@ bool kg_ts_emit(const kg_graph *g, const kg_ts_opts *opts, kg_strbuf *out, kg_di
       }
       vval v = node_val(&c, id);
       const char *s = text(&c, v);
-      if (v.num) s = fmt(&c, "torch.tensor(%s, dtype=%s)", s, tdt(&c, (kg_dtype)v.dt));
+      if (v.num) s = zero_dim(&c, scalar_arg(&c, v), (kg_dtype)v.dt, NULL);
       else if (opts->upcast_half && is_half((kg_dtype)v.dt)) s = fmt(&c, "%s.to(%s)", s, tdt(&c, (kg_dtype)v.dt));
       kg_sb_printf(&body, "%s%s", i ? ", " : "", s);
     }

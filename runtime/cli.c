@@ -104,50 +104,6 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
   return 0;
 }
 
-/* ---- npy ↔ DLTensor ---- */
-
-void kg_cli_npy_view(kg_npy *a, DLTensor *t) {
-  memset(t, 0, sizeof *t);
-  t->data = a->data;
-  t->device.device_type = kDLCPU;
-  t->ndim = a->rank;
-  t->shape = a->shape;
-  kg_dtype d = (kg_dtype)a->dtype;
-  t->dtype.lanes = 1;
-  t->dtype.bits = (uint8_t)(kg_dtype_get(d)->size * 8);
-  t->dtype.code = d == KG_BOOL ? kDLBool : d == KG_U8 ? kDLUInt : d == KG_BF16 ? kDLBfloat : kg_dtype_is_float(d) ? kDLFloat : kDLInt;
-}
-
-static kg_dtype dl_dtype(DLDataType t) {
-  switch (t.code) {
-  case kDLBool: return KG_BOOL;
-  case kDLUInt: return KG_U8;
-  case kDLBfloat: return KG_BF16;
-  case kDLFloat: return t.bits == 16 ? KG_F16 : t.bits == 32 ? KG_F32 : KG_F64;
-  default: return t.bits == 8 ? KG_I8 : t.bits == 16 ? KG_I16 : t.bits == 32 ? KG_I32 : KG_I64;
-  }
-}
-
-/* Allocates host outputs with the shapes the compiled entry reports. */
-void kg_cli_alloc_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs) {
-  int n = kg_compiled_n_outputs(c);
-  for (int i = 0; i < n; i++) {
-    DLDataType dt;
-    int nd;
-    int64_t shape[8];
-    kg_compiled_output(c, i, &dt, &nd, shape);
-    memset(&outs[i], 0, sizeof outs[i]);
-    outs[i].dtype = dl_dtype(dt);
-    outs[i].rank = nd;
-    size_t numel = 1;
-    for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d], numel *= (size_t)shape[d];
-    outs[i].nbytes = numel * kg_dtype_get((kg_dtype)outs[i].dtype)->size;
-    outs[i].data = kg_xcalloc(outs[i].nbytes + 64, 1);
-    kg_cli_npy_view(&outs[i], &views[i]);
-    ptrs[i] = &views[i];
-  }
-}
-
 /* ---- compile ---- */
 
 static int write_artifact(kg_context *ctx, kg_compiled *c, kg_artifact kind, int arch, const char *path) {
@@ -263,7 +219,7 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
       rc = 1;
       break;
     }
-    kg_cli_npy_view(&arr[i], &views[i]);
+    kg_npy_dlview(&arr[i], &views[i]);
     if (i < a->n_in) ins[i] = &views[i];
     else caps[i - a->n_in].name = a->cap_name[i - a->n_in], caps[i - a->n_in].t = &views[i];
   }
@@ -277,8 +233,8 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
     kg_npy *outs = kg_xcalloc((size_t)no + 1, sizeof *outs);
     DLTensor *ov = kg_xcalloc((size_t)no + 1, sizeof *ov);
     DLTensor **op = kg_xcalloc((size_t)no + 1, sizeof *op);
-    kg_cli_alloc_outputs(c, outs, ov, op);
-    s = kg_cli_run_host(ctx, c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
+    kg_alloc_host_outputs(c, outs, ov, op);
+    s = kg_run_host(c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
     if (s) rc = kg_cli_status(ctx, s);
     if (!rc && kg_mkdirs(a->out) != 0) rc = (fprintf(stderr, "kgen run: cannot create %s\n", a->out), 1);
     for (int i = 0; i < no && !rc; i++) {
@@ -300,16 +256,6 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
   kg_module_free(m);
   kg_diag_free(&d);
   return rc;
-}
-
-/* Runs with host tensors on any device: the emulator uses them directly; for
- * CUDA they are copied to device memory and back. */
-kg_status kg_cli_run_host(kg_context *ctx, kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in,
-                          const kg_named_tensor *caps, int n_cap, DLTensor **outs, int n_out) {
-  if (dev == KG_DEVICE_AUTO) dev = kg_default_device(ctx);
-  if (dev == KG_DEVICE_EMU)
-    return kg_run(c, KG_DEVICE_EMU, ins, n_in, caps, n_cap, outs, n_out, NULL);
-  return kg_cli_run_cuda(ctx, c, ins, n_in, caps, n_cap, outs, n_out);
 }
 
 /* ---- explain ---- */

@@ -21,12 +21,6 @@ typedef struct kg_cli_args {
 
 int kg_cli_parse(int argc, char **argv, kg_cli_args *a);
 int kg_cli_status(kg_context *ctx, kg_status s);
-void kg_cli_npy_view(kg_npy *a, DLTensor *t);
-void kg_cli_alloc_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);
-kg_status kg_cli_run_host(kg_context *ctx, kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in,
-                          const kg_named_tensor *caps, int n_cap, DLTensor **outs, int n_out);
-kg_status kg_cli_run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins, int n_in, const kg_named_tensor *caps,
-                          int n_cap, DLTensor **outs, int n_out);
 int kg_cli_check(kg_context *ctx, kg_cli_args *a);
 
 #endif

@@ -450,6 +450,10 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d) {
                                       "-fno-fast-math", "-fno-strict-aliasing", "-D_GNU_SOURCE",
                                       "-w"};
   for (size_t i = 0; i < KG_COUNTOF(fixed); i++) KG_VEC_PUSH(e->cc, kg_xstrdup(fixed[i]));
+#if defined(__x86_64__)
+  /* kg_emu.h switches fibers with its own code, which a CET shadow stack would refuse. */
+  KG_VEC_PUSH(e->cc, kg_xstrdup("-fcf-protection=none"));
+#endif
   split_words(&e->cc, getenv("KGEN_EMU_CFLAGS"));
   kg_strbuf line;
   kg_sb_init(&line);

@@ -326,3 +326,48 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   if (st != KG_OK || d->n) return kg_fail(ctx);
   return KG_OK;
 }
+
+/* ---- host tensors (.npy arrays) as DLTensor views ---- */
+
+void kg_npy_dlview(kg_npy *a, DLTensor *t) {
+  memset(t, 0, sizeof *t);
+  t->data = a->data;
+  t->device.device_type = kDLCPU;
+  t->ndim = a->rank;
+  t->shape = a->shape;
+  kg_dtype d = (kg_dtype)a->dtype;
+  t->dtype.lanes = 1;
+  t->dtype.bits = (uint8_t)(kg_dtype_get(d)->size * 8);
+  t->dtype.code = d == KG_BOOL ? kDLBool : d == KG_U8 ? kDLUInt : d == KG_BF16 ? kDLBfloat : kg_dtype_is_float(d) ? kDLFloat : kDLInt;
+}
+
+static kg_dtype dl_dtype(DLDataType t) {
+  switch (t.code) {
+  case kDLBool: return KG_BOOL;
+  case kDLUInt: return KG_U8;
+  case kDLBfloat: return KG_BF16;
+  case kDLFloat: return t.bits == 16 ? KG_F16 : t.bits == 32 ? KG_F32 : KG_F64;
+  default: return t.bits == 8 ? KG_I8 : t.bits == 16 ? KG_I16 : t.bits == 32 ? KG_I32 : KG_I64;
+  }
+}
+
+/* Allocates host outputs with the shapes the compiled entry reports. */
+void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs) {
+  int n = kg_compiled_n_outputs(c);
+  for (int i = 0; i < n; i++) {
+    DLDataType dt;
+    int nd;
+    int64_t shape[8];
+    kg_compiled_output(c, i, &dt, &nd, shape);
+    memset(&outs[i], 0, sizeof outs[i]);
+    outs[i].dtype = dl_dtype(dt);
+    outs[i].rank = nd;
+    size_t numel = 1;
+    for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d], numel *= (size_t)shape[d];
+    outs[i].nbytes = numel * kg_dtype_get((kg_dtype)outs[i].dtype)->size;
+    outs[i].data = kg_xcalloc(outs[i].nbytes + 64, 1);
+    kg_npy_dlview(&outs[i], &views[i]);
+    ptrs[i] = &views[i];
+  }
+}
+

@@ -1200,19 +1200,19 @@ class Printer:
             body = body._f["body"]
         return chain, body
 
-    def long_tuple(self, n):
+    def long_tuple(self, n, extra=0):
         if self.dry or n._k != "NewTuple" or is_block(n):
             return False
         p = Printer()
         p.dry = True
         p.expr(n, 0)
-        return len(p.text().strip()) + self.pos()[1] > 100
+        return len(p.text().strip()) + self.pos()[1] + extra > 100
 
     def lam(self, n):
         self.put("fun ")
         chain, body = self.lam_params(n)
         self.put(" ->")
-        if self.long_tuple(body):
+        if self.long_tuple(body, 1):
             base = self.indent
             self.nl(base + 4)
             self.expr(body, 0)
@@ -1451,6 +1451,8 @@ def loc_token(n):
             if m["name"] == "op_UnaryNegation":
                 return "-"
             return FS_FUNS[m["name"]][0] if m["name"] in FS_FUNS else None
+        if m["decl"] == XOPS:
+            return {"ToSingle": "single", "ToDouble": "double"}.get(m["name"])
         if m["decl"] in (SCALAR,) or m["name"] == "op_Implicit":
             return None
         if m["decl"] == KOPS:
@@ -1792,9 +1794,51 @@ def build(ex, idx, module_prefix="Examples"):
            "entries": [{"name": ex.name, "signature": sig, "expr": ser(expr)}]}
     if DOC.defs:
         doc["definitions"] = [{"member": m, "expr": ser(lam)} for m, lam, _, _ in DOC.defs]
+    renumber_vars(doc)
     if ex.mutate:
         ex.mutate(doc)
     return doc, text, one
+
+
+def renumber_vars(doc):
+    """Var indices in order of first appearance in a pre-order walk (entries, then definitions),
+    as a serializer walking the Expr would assign them."""
+    order = []
+
+    def visit(n):
+        if isinstance(n, dict):
+            if "k" in n:
+                if "var" in n and n["var"] not in order:
+                    order.append(n["var"])
+                for fld in FIELD_ORDER.get(n["k"], []):
+                    visit(n.get(fld))
+            else:
+                for v in n.values():
+                    visit(v)
+        elif isinstance(n, list):
+            for v in n:
+                visit(v)
+    for e in doc["entries"]:
+        visit(e["expr"])
+    for dd in doc.get("definitions", []):
+        visit(dd["expr"])
+    order += [i for i in range(len(doc["vars"])) if i not in order]
+    remap = {old: new for new, old in enumerate(order)}
+
+    def fix(n):
+        if isinstance(n, dict):
+            if "k" in n and "var" in n:
+                n["var"] = remap[n["var"]]
+            for v in n.values():
+                fix(v)
+        elif isinstance(n, list):
+            for v in n:
+                fix(v)
+    for e in doc["entries"]:
+        fix(e["expr"])
+    for dd in doc.get("definitions", []):
+        fix(dd["expr"])
+    doc["vars"] = [doc["vars"][i] for i in order]
 
 
 def _fmt(o, ind):
@@ -1926,13 +1970,48 @@ with `python3 tools/mkexamples.py --check` (needs torch).
 """
 
 
+GROUPS = [
+    ("A1: F# operators on tensors (generic Operators.op_* at Tensor / primitive types)", ("pw_",)),
+    ("A4: arithmetic methods and aliases", ("add_", "sub_", "mul_", "div_", "true_", "floor_", "remainder_", "neg_")),
+    ("B: comparisons, logical, bitwise, shifts", ("cmp_", "logical_", "bitwise_", "shift_")),
+    ("C1: pointwise unary", ("un_",)),
+    ("C2: pointwise binary / ternary", ("bin_", "clamp_", "where_", "lerp_", "hypot_")),
+    ("D: activations", ("act_",)),
+    ("I: casts and dtypes", ("cast_",)),
+    ("H: creators (*_like, torch.tensor)", ("like_", "tensor_")),
+    ("Shapes: 0-dim, size 0, size 1, odd / large sizes, broadcasting, symbolic sizes",
+     ("zero_", "size", "odd_", "large_", "bcast_")),
+    ("Type promotion", ("promo_",)),
+    ("Scalar parameters, multiple outputs, captured tensors", ("scalar_param", "multi_out", "capture_")),
+    ("Structure: tupled entry, [<ReflectedDefinition>] helpers, let-bound lambdas, shadowing",
+     ("tupled_", "reflected_", "let_")),
+    ("Longer realistic chains", ("chain_",)),
+    ("Kgen.Ops.map / map2 / map3: scalar F# per element (.NET semantics)", ("map",)),
+]
+
+
+def group_of(name):
+    for i, (_, prefixes) in enumerate(GROUPS):
+        if any(name.startswith(p) for p in prefixes):
+            return i
+    return len(GROUPS)
+
+
 def write_index(exdir, rows):
-    out = [INDEX_HEAD]
-    for i, (ex, one) in enumerate(rows, 1):
-        if len(one) > 160:
-            one = one[:157] + "..."
-        out.append("| %d | [%s](%s.fs) | %s | `%s` |\n" % (i, ex.name, ex.name, md_escape(ex.covers),
-                                                        md_escape(one).replace("`", "'")))
+    out = [INDEX_HEAD.rsplit("| # |", 1)[0]]
+    out.append("%d examples.\n" % len(rows))
+    i = 0
+    for g, (title, _) in enumerate(GROUPS + [("Other", ())]):
+        grp = [r for r in rows if group_of(r[0].name) == g]
+        if not grp:
+            continue
+        out.append("\n## %s\n\n| # | example | covers | F# |\n|---|---|---|---|\n" % title)
+        for ex, one in grp:
+            i += 1
+            if len(one) > 160:
+                one = one[:157] + "..."
+            out.append("| %d | [%s](%s.fs) | %s | `%s` |\n" % (i, ex.name, ex.name, md_escape(ex.covers),
+                                                            md_escape(one).replace("`", "'")))
     with open(os.path.join(exdir, "INDEX.md"), "w") as fh:
         fh.write("".join(out))
 
@@ -4032,7 +4111,7 @@ def _letrec(doc):
 
 @bad("letrec_unsupported", "let rec inside a map lambda (LetRecursive) is not supported",
      [("x", ten(F32, 10))], mutate=_letrec,
-     note="<@ fun (x: torch.Tensor) ->\n    Ops.map (fun (v: float32) ->\n        let rec fact n = if n <= 1 then 1 else n * fact (n - 1)\n        v * 2.0) x @>")
+     note="<@ fun (x: torch.Tensor) ->\n    Ops.map (fun (v: float32) ->\n        let rec fact n = if n <= 1 then 1 else n * fact (n - 1)\n        v * 2.0f) x @>")
 def _(x):
     return Ops.map(fun(("v", SINGLE), lambda v: v * 2.0), x)
 
@@ -4252,3 +4331,88 @@ def _(x):
      [("x", ten(F32, 1, 1, 1, 1, 1, 1, 1, 1, 2))])
 def _(x):
     return x.exp()
+
+
+# ---- more coverage: every primitive operator overload on both sides, bfloat16, small ints ----
+# (registered after the bad inputs in this file, but listed with the A1 examples in INDEX.md)
+@example("pw_add_overloads_all", "+ with Int32 / Int64 / Single / Double on both sides of a float32 tensor",
+         [("x", ten(F32, 96))],
+         ref=lambda th, x: (1 + x + 2) + (3 + x + 0.5) + (0.25 + x + 1.5) + (2.0 + x + 4))
+def _(x):
+    return (1 + x + L(2)) + (L(3) + x + f(0.5)) + (f(0.25) + x + 1.5) + (2.0 + x + 4)
+
+
+@example("pw_sub_overloads_all", "- with Int32 / Int64 / Single / Double on both sides of a float64 tensor",
+         [("x", ten(F64, 96))],
+         ref=lambda th, x: ((-x + 1) - 2) - ((-x + 3) - 0.5) + ((-x + 0.25) - 1.5) + ((-x + 2.0) - 4))
+def _(x):
+    return (1 - x - L(2)) - (L(3) - x - f(0.5)) + (f(0.25) - x - 1.5) + (2.0 - x - 4)
+
+
+@example("pw_mul_overloads_all", "* with Int32 / Int64 / Single / Double on both sides of an int64 tensor (float scalars -> float32)",
+         [("x", ten(I64_, 96))],
+         ref=lambda th, x: (x * 2 * 3) + (x * 2 * 0.5) + (x * 0.25 * 1.5) + (x * 2.0 * 4), expect=["float32"])
+def _(x):
+    return (2 * x * L(3)) + (L(2) * x * f(0.5)) + (f(0.25) * x * 1.5) + (2.0 * x * 4)
+
+
+@example("pw_div_overloads_all", "/ with Int32 / Int64 / Single / Double on both sides (scalar / tensor = reciprocal().mul)",
+         [("y", ten(F32, 96, nonzero=True))],
+         ref=lambda th, y: (th.reciprocal(y) * 2 / 3) + (th.reciprocal(y) * 2 / 0.5)
+         + (th.reciprocal(y) * 0.25 / 1.5) + (th.reciprocal(y) * 2.0 / 4),
+         tol=(1e-5, 1e-5))
+def _(y):
+    return (2 / y / L(3)) + (L(2) / y / f(0.5)) + (f(0.25) / y / 1.5) + (2.0 / y / 4)
+
+
+@example("pw_bf16_arith_cmp", "bfloat16 tensors: x * y + 1, and where(x > y, x, y)",
+         [("x", ten(BF16, 40, 40)), ("y", ten(BF16, 40, 40))],
+         ref=lambda th, x, y: (x * y + 1, th.where(x > y, x, y)), expect=["bfloat16", "bfloat16"])
+def _(x, y):
+    return tuple_(x * y + 1, torch.where(x.gt(y), x, y))
+
+
+@example("cast_bf16_f16_roundtrip", "bfloat16 -> float16 -> float32 casts and a float32 -> bfloat16 cast",
+         [("g", ten(BF16, 64)), ("x", ten(F32, 64))],
+         ref=lambda th, g, x: (g.half().float(), x.bfloat16()), expect=["float32", "bfloat16"])
+def _(g, x):
+    return tuple_(g.to_type(torch.float16).float(), x.to_type(torch.bfloat16))
+
+
+@example("map_small_int_results", "byte / int16 / sbyte conversions wrap (unchecked): uint8, int16 and int8 results",
+         [("x", ten(I32_, 128))],
+         ref=lambda th, x: ((x * 37).to(th.uint8), (x * 5000).to(th.int16), (x * 20).to(th.int8)),
+         expect=["uint8", "int16", "int8"])
+def _(x):
+    return tuple_(Ops.map(fun(("v", INT32), lambda v: fsfun("ToByte", v * 37)), x),
+                  Ops.map(fun(("v", INT32), lambda v: fsfun("ToInt16", v * 5000)), x),
+                  Ops.map(fun(("v", INT32), lambda v: fsfun("ToSByte", v * 20)), x))
+
+
+@example("map_extra_conversions", "single / double (ExtraTopLevelOperators) next to float32 / float (Operators)",
+         [("x", ten(I32_, 100))],
+         ref=lambda th, x: x.double() * 0.5 + x.double() * 2.0, expect=["float64"])
+def _(x):
+    return Ops.map(fun(("v", INT32), lambda v: xconv("ToDouble", xconv("ToSingle", v)) * 0.5 + float_(v) * 2.0), x)
+
+
+def xconv(name, x):
+    """ExtraTopLevelOperators.ToSingle / ToDouble (F# `single x` / `double x`)."""
+    ret = SINGLE if name == "ToSingle" else DOUBLE
+    m = mk_member(XOPS, name, [x._ty], ret, True, [x._ty])
+    return N("Call", ret, {"obj": None, "method": m, "args": [x]},
+             {"kind": "fnapp", "name": "single" if name == "ToSingle" else "double"})
+
+
+def coerce(x, ty):
+    """An upcast (F# :>) node; kgen treats it as the identity on the value."""
+    return N("Coerce", ty, {"expr": x}, {"kind": "hidden"})
+
+
+def new_array(elem_ty, items):
+    items = [lit(x, elem_ty) for x in items]
+    return N("NewArray", elem_ty + "[]", {"elemType": elem_ty, "items": items}, {"kind": "array"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -9,7 +9,7 @@ def attrs(x: torch.Tensor, y: torch.Tensor, s: torch.Tensor):
     t2 = float(s)  # %2
     t3 = torch.nn.functional.gelu(x, approximate='tanh')  # %3
     t4 = torch.nn.functional.gelu(x)  # %4
-    t5 = torch.nn.functional.softplus(x, beta=2.0, threshold=1e+01)  # %5
+    t5 = torch.nn.functional.softplus(x, beta=2.0, threshold=10.0)  # %5
     t6 = torch.nn.functional.leaky_relu(x, negative_slope=0.1)  # %6
     t7 = torch.nn.functional.elu(x, alpha=1.0)  # %7
     t8 = torch.ops.aten.elu(x, 1.5, 2.0, 0.5)  # %8
@@ -27,8 +27,8 @@ def attrs(x: torch.Tensor, y: torch.Tensor, s: torch.Tensor):
     t20 = torch.round(x)  # %20
     t21 = torch.logit(x, eps=0.1)  # %21
     t22 = torch.logit(x)  # %22
-    t23 = torch.nan_to_num(x, nan=-1.0, posinf=1e+02)  # %23
-    t24 = torch.nan_to_num(x, nan=0.0, posinf=1e+02, neginf=-1e+02)  # %24
+    t23 = torch.nan_to_num(x, nan=-1.0, posinf=100.0)  # %23
+    t24 = torch.nan_to_num(x, nan=0.0, posinf=100.0, neginf=-100.0)  # %24
     t25 = torch.div(x, y, rounding_mode='trunc')  # %25
     t26 = torch.div(x, y, rounding_mode='floor')  # %26
     t27 = torch.div(x, y)  # %27
@@ -37,7 +37,7 @@ def attrs(x: torch.Tensor, y: torch.Tensor, s: torch.Tensor):
     t32 = torch.clamp(x, min=-0.5, max=0.5)  # %32
     t34 = torch.add(y, 1.0)  # %34
     t35 = torch.clamp(x, min=y, max=t34)  # %35
-    t37 = torch.clamp(x, min=y, max=torch.tensor(1.0, dtype=torch.float32))  # %37
+    t37 = torch.clamp(x, min=y, max=torch.full([], 1.0, dtype=torch.float32))  # %37
     t39 = torch.clamp(x, min=0.25)  # %39
     t40 = torch.clamp(x, max=y)  # %40
     t41 = torch.gt(x, y)  # %41
@@ -50,7 +50,7 @@ def attrs(x: torch.Tensor, y: torch.Tensor, s: torch.Tensor):
     t52 = torch.hypot(x, y)  # %52
     t53 = torch.atan2(x, y)  # %53
     t54 = torch.maximum(x, y)  # %54
-    t56 = torch.minimum(x, torch.tensor(0.0, dtype=torch.float32))  # %56
+    t56 = torch.minimum(x, torch.full([], 0.0, dtype=torch.float32))  # %56
     t57 = torch.fmax(x, y)  # %57
     t58 = torch.fmin(x, y)  # %58
     t60 = torch.sub(2.0, x)  # %60

@@ -40,7 +40,7 @@ def _kg_sat_int32(v: torch.Tensor) -> torch.Tensor:
 def semantics(a: torch.Tensor, b: torch.Tensor, s: torch.Tensor):
     t2 = int(s)  # %2
     # map fn0 over (%0, %1, %2)  # %3
-    t3_a0, t3_a1, t3_a2 = torch.broadcast_tensors(a.to(torch.float32), b, torch.tensor(t2, dtype=torch.int32, device=a.device))
+    t3_a0, t3_a1, t3_a2 = torch.broadcast_tensors(a.to(torch.float32), b, torch.full([], t2, dtype=torch.int32, device=a.device))
     t3_m0 = torch.ones_like(t3_a0, dtype=torch.bool)
     t3_v0 = torch.zeros_like(t3_m0, dtype=torch.int32)  # v: int32
     t3_v1 = torch.zeros_like(t3_m0, dtype=torch.int32)  # w: int32

@@ -1,0 +1,7 @@
+// act_gelu_exact: exact (erf) GELU: functional.gelu(Tensor) and Tensor.gelu()
+module Examples.ActGeluExact
+
+open TorchSharp
+
+let act_gelu_exact =
+    <@ fun (x: torch.Tensor) -> (torch.nn.functional.gelu(x), x.gelu()) @>

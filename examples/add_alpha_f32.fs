@@ -1,0 +1,7 @@
+// add_alpha_f32: x.add(y, alpha) with alpha via Scalar.op_Implicit(Single)
+module Examples.AddAlphaF32
+
+open TorchSharp
+
+let add_alpha_f32 =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x.add(y, 0.5f) @>

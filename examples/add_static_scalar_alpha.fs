@@ -1,0 +1,8 @@
+// add_static_scalar_alpha: torch.add(Tensor, Scalar, Scalar) and torch.add(Tensor, Tensor) on float64
+module Examples.AddStaticScalarAlpha
+
+open TorchSharp
+
+let add_static_scalar_alpha =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
+        (torch.add(x, 2.0f.ToScalar(), 3.0f.ToScalar()), torch.add(x, y)) @>

@@ -1,0 +1,7 @@
+// bcast_lerp_3way: lerp(a [8,1], b [1,8], w [1]) -> [8,8]
+module Examples.BcastLerp3way
+
+open TorchSharp
+
+let bcast_lerp_3way =
+    <@ fun (a: torch.Tensor) (b: torch.Tensor) (w: torch.Tensor) -> torch.lerp(a, b, w.sigmoid()) @>

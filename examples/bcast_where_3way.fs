@@ -1,0 +1,7 @@
+// bcast_where_3way: where(c [5,1,1], a [1,7,1] f32, b [1,1,9] f16) -> [5,7,9] float32
+module Examples.BcastWhere3way
+
+open TorchSharp
+
+let bcast_where_3way =
+    <@ fun (c: torch.Tensor) (a: torch.Tensor) (b: torch.Tensor) -> torch.where(c, a, b) @>

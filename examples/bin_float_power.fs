@@ -1,0 +1,8 @@
+// bin_float_power: float_power computes in float64 (float32 and int32 inputs)
+module Examples.BinFloatPower
+
+open TorchSharp
+
+let bin_float_power =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) (n: torch.Tensor) (m: torch.Tensor) ->
+        (torch.float_power(x.abs(), y), (n.abs() + 1).float_power(m)) @>

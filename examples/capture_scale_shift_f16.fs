@@ -1,0 +1,7 @@
+// capture_scale_shift_f16: two captured float16 tensors: x * scale + shift
+module Examples.CaptureScaleShiftF16
+
+open TorchSharp
+
+let capture_scale_shift_f16 (scale: torch.Tensor) (shift: torch.Tensor) =
+    <@ fun (x: torch.Tensor) -> x * scale + shift @>

@@ -1,0 +1,7 @@
+// capture_weight_mul: a captured tensor w (ValueWithName, opaque) used as an input
+module Examples.CaptureWeightMul
+
+open TorchSharp
+
+let capture_weight_mul (w: torch.Tensor) =
+    <@ fun (x: torch.Tensor) -> x * w @>

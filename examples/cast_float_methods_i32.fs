@@ -1,0 +1,7 @@
+// cast_float_methods_i32: float(), double(), half(), bfloat16() from int32
+module Examples.CastFloatMethodsI32
+
+open TorchSharp
+
+let cast_float_methods_i32 =
+    <@ fun (x: torch.Tensor) -> (x.float(), x.double(), x.half(), x.bfloat16()) @>

@@ -1,0 +1,8 @@
+// cast_to_scalartype_i16: Tensor.to(ScalarType.Float64 / Int8): enum Value arguments
+module Examples.CastToScalartypeI16
+
+open TorchSharp
+
+let cast_to_scalartype_i16 =
+    <@ fun (x: torch.Tensor) ->
+        (x.``to``(torch.ScalarType.Float64), x.``to``(torch.ScalarType.Int8)) @>

@@ -1,0 +1,7 @@
+// chain_mish_manual: mish written out: x * tanh(softplus(x))
+module Examples.ChainMishManual
+
+open TorchSharp
+
+let chain_mish_manual =
+    <@ fun (x: torch.Tensor) -> x * torch.tanh(torch.nn.functional.softplus(x)) @>

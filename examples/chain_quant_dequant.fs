@@ -1,0 +1,9 @@
+// chain_quant_dequant: fake quantization: round(x / s).clamp(-128, 127) to int8, back to float32 * s
+module Examples.ChainQuantDequant
+
+open TorchSharp
+
+let chain_quant_dequant =
+    <@ fun (x: torch.Tensor) (s: float32) ->
+        let q = (x / s).round().clamp((-128).ToScalar(), (127).ToScalar()).to_type(torch.int8)
+        (q.to_type(torch.float32) * s, q) @>

@@ -1,0 +1,9 @@
+// clamp_scalar_f32: clamp with Scalar bounds (instance and static)
+module Examples.ClampScalarF32
+
+open TorchSharp
+
+let clamp_scalar_f32 =
+    <@ fun (x: torch.Tensor) ->
+        (x.clamp((-1.0f).ToScalar(), 1.0f.ToScalar()),
+         torch.clamp(x, (-2.0).ToScalar(), 2.0.ToScalar())) @>

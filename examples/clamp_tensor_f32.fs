@@ -1,0 +1,8 @@
+// clamp_tensor_f32: clamp with Tensor bounds that broadcast ([8,64] between [1,64] and [8,1])
+module Examples.ClampTensorF32
+
+open TorchSharp
+
+let clamp_tensor_f32 =
+    <@ fun (x: torch.Tensor) (lo: torch.Tensor) (hi: torch.Tensor) ->
+        (x.clamp(lo, hi), torch.clamp(x, lo, hi)) @>

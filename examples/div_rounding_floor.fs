@@ -1,0 +1,9 @@
+// div_rounding_floor: div(..., RoundingMode.floor) on float32 (named argument) and divide on int64
+module Examples.DivRoundingFloor
+
+open TorchSharp
+
+let div_rounding_floor =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) (n: torch.Tensor) ->
+        (x.div(y, rounding_mode = torch.RoundingMode.floor),
+         torch.divide(n, (3).ToScalar(), torch.RoundingMode.floor)) @>

@@ -1,0 +1,9 @@
+// div_rounding_trunc_i32: div(..., RoundingMode.trunc) on int32 (tensor and Scalar divisor)
+module Examples.DivRoundingTruncI32
+
+open TorchSharp
+
+let div_rounding_trunc_i32 =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
+        (torch.div(x, y, torch.RoundingMode.trunc),
+         x.div(2.5f.ToScalar(), rounding_mode = torch.RoundingMode.trunc)) @>

@@ -1,0 +1,10 @@
+// let_shadowing: let y = x + 1 in let y = y * y in y - x: two distinct vars named y
+module Examples.LetShadowing
+
+open TorchSharp
+
+let let_shadowing =
+    <@ fun (x: torch.Tensor) ->
+        let y = x + 1.0f
+        let y = y * y
+        y - x @>

@@ -1,0 +1,8 @@
+// map_affine_f32: Kgen.Ops.map (fun v -> v * 2.0f + 1.0f): single-precision scalar arithmetic
+module Examples.MapAffineF32
+
+open TorchSharp
+open Kgen
+
+let map_affine_f32 =
+    <@ fun (x: torch.Tensor) -> Ops.map (fun (v: float32) -> v * 2.0f + 1.0f) x @>

@@ -1,0 +1,12 @@
+// map_if_stmt_unit_else: let mutable + if/then with a unit else (statement) + VarSet: abs
+module Examples.MapIfStmtUnitElse
+
+open TorchSharp
+open Kgen
+
+let map_if_stmt_unit_else =
+    <@ fun (x: torch.Tensor) ->
+        Ops.map (fun (v: float32) ->
+            let mutable r = v
+            if r < 0.0f then r <- -r
+            r) x @>

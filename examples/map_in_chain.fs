@@ -1,0 +1,8 @@
+// map_in_chain: a map result used by tensor ops: relu(map (v*v - 1) x) + y
+module Examples.MapInChain
+
+open TorchSharp
+open Kgen
+
+let map_in_chain =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> (Ops.map (fun (v: float32) -> v * v - 1.0f) x).relu() + y @>

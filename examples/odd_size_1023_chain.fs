@@ -1,0 +1,7 @@
+// odd_size_1023_chain: an odd size (1023): sqrt(|x - y|) * 2
+module Examples.OddSize1023Chain
+
+open TorchSharp
+
+let odd_size_1023_chain =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> (x - y).abs().sqrt() * 2.0 @>

@@ -1,0 +1,7 @@
+// promo_i8_plus_i64_0dim: int8 [50] + int64 0-dim -> int8
+module Examples.PromoI8PlusI640dim
+
+open TorchSharp
+
+let promo_i8_plus_i64_0dim =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x + y @>

@@ -1,0 +1,7 @@
+// promo_int_plus_float_scalar: int32 tensor + 2.5f -> float32
+module Examples.PromoIntPlusFloatScalar
+
+open TorchSharp
+
+let promo_int_plus_float_scalar =
+    <@ fun (x: torch.Tensor) -> x + 2.5f @>

@@ -1,0 +1,7 @@
+// pw_div_tt_f32: Tensor / Tensor (true division), size 1023
+module Examples.PwDivTtF32
+
+open TorchSharp
+
+let pw_div_tt_f32 =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x / y @>

@@ -1,0 +1,7 @@
+// pw_mod_scalar_i16: Tensor % Int32 and % Int64 on int16 (floored remainder, dtype kept)
+module Examples.PwModScalarI16
+
+open TorchSharp
+
+let pw_mod_scalar_i16 =
+    <@ fun (x: torch.Tensor) -> (x % 4, x % -3L) @>

@@ -1,0 +1,7 @@
+// pw_mul_tt_i32: Tensor * Tensor on int32
+module Examples.PwMulTtI32
+
+open TorchSharp
+
+let pw_mul_tt_i32 =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x * y @>

@@ -1,0 +1,7 @@
+// tupled_entry: fun (a, b) -> ...: one Lambda over tupledArg, then Lets of TupleGet
+module Examples.TupledEntry
+
+open TorchSharp
+
+let tupled_entry =
+    <@ fun (a: torch.Tensor, b: torch.Tensor) -> a * b + a @>

@@ -1,0 +1,7 @@
+// un_bf16_ops: bfloat16 tensor: tanh + sigmoid * 2.0 stays bfloat16
+module Examples.UnBf16Ops
+
+open TorchSharp
+
+let un_bf16_ops =
+    <@ fun (x: torch.Tensor) -> x.tanh() + x.sigmoid() * 2.0 @>

@@ -1,0 +1,7 @@
+// un_hyperbolic_f64: sinh, cosh, tanh on float64
+module Examples.UnHyperbolicF64
+
+open TorchSharp
+
+let un_hyperbolic_f64 =
+    <@ fun (x: torch.Tensor) -> (x.sinh(), torch.cosh(x), x.tanh(), torch.tanh(x)) @>

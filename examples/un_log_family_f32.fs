@@ -1,0 +1,9 @@
+// un_log_family_f32: log, log1p, log2, log10 of a positive tensor bound with let
+module Examples.UnLogFamilyF32
+
+open TorchSharp
+
+let un_log_family_f32 =
+    <@ fun (x: torch.Tensor) ->
+        let p = x.abs() + 0.5f
+        (p.log(), torch.log1p(p), p.log2(), torch.log10(p)) @>

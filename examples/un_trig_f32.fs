@@ -1,0 +1,7 @@
+// un_trig_f32: sin, cos, tan in one expression
+module Examples.UnTrigF32
+
+open TorchSharp
+
+let un_trig_f32 =
+    <@ fun (x: torch.Tensor) -> torch.sin(x) + x.cos() * torch.tan(x * 0.1f) @>

@@ -1,0 +1,7 @@
+// zero_dim_inputs: 0-dim tensors (shape []) in and out
+module Examples.ZeroDimInputs
+
+open TorchSharp
+
+let zero_dim_inputs =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x * y + x.exp() @>

@@ -1,0 +1,257 @@
+/* runtime/check.c — the cross-check driver: our kernels against PyTorch.
+ *
+ * kg_check_module specializes an entry from its signature, gives every symbolic
+ * size a value (caller's, else odd defaults 13, 17, 21, …), makes random inputs
+ * in PyTorch's make_tensor ranges (inputs that reach an integer divisor are never
+ * zero; inputs that reach a shift count lie in [0, 8)), runs our kernels on the
+ * device, emits the TorchScript twin from the typed program (float16/bfloat16 in
+ * CPU-reference mode: float32 rounded after every op, as PyTorch's CUDA kernels
+ * compute them), and asks the long-lived PyTorch oracle to compare every output
+ * (tolerances of reliability.md). The `kgen check` command and the test suite
+ * both call it; the suite shares one oracle process across all examples.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_int.h"
+
+enum { IN_PLAIN = 0, IN_NONZERO = 1, IN_SHIFT = 2 };
+
+/* Marks the INPUT nodes that flow into operand `which` of n. */
+static void mark_from(const kg_graph *g, uint32_t node, uint8_t *mark, uint8_t flag) {
+  const kg_gnode *n = &g->nodes.v[node];
+  if (n->op == KG_OP_INPUT) { mark[node] |= flag; return; }
+  for (int i = 0; i < n->n_in; i++) mark_from(g, n->in[i], mark, flag);
+}
+
+static bool fn_has_int_division(const kg_sfunc *fn) {
+  for (uint32_t i = 0; i < fn->body.exprs.n; i++) {
+    const kg_kx *x = &fn->body.exprs.v[i];
+    if (x->kind != KX_OP) continue;
+    kg_op op = (kg_op)x->op;
+    if ((op == KG_OP_IDIV || op == KG_OP_FMOD || op == KG_OP_REM || op == KG_OP_FLOORDIV || op == KG_OP_TRUNCDIV) &&
+        !kg_dtype_is_float((kg_dtype)x->dtype))
+      return true;
+  }
+  return false;
+}
+
+static void input_constraints(const kg_graph *g, uint8_t *mark) {
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    bool intdiv = (n->op == KG_OP_IDIV || n->op == KG_OP_TRUNCDIV || n->op == KG_OP_FLOORDIV || n->op == KG_OP_REM ||
+                   n->op == KG_OP_FMOD) && !kg_dtype_is_float((kg_dtype)n->cdtype);
+    if (intdiv) mark_from(g, n->in[1], mark, IN_NONZERO);
+    if (n->op == KG_OP_SHL || n->op == KG_OP_SHR || n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) mark_from(g, n->in[1], mark, IN_SHIFT);
+    if (n->op == KG_OP_MAP && fn_has_int_division(g->fns.v[n->fn]))
+      for (int j = 0; j < n->n_in; j++) mark_from(g, n->in[j], mark, IN_NONZERO);
+  }
+}
+
+static bool graph_has_half(const kg_graph *g) {
+  for (uint32_t i = 0; i < g->nodes.n; i++)
+    if (g->nodes.v[i].dtype == KG_F16 || g->nodes.v[i].dtype == KG_BF16) return true;
+  return false;
+}
+
+static int64_t sym_size(const kg_check_opts *o, const char *name, uint32_t idx) {
+  for (int i = 0; i < o->n_sizes; i++)
+    if (!strcmp(o->size_names[i], name)) return o->size_vals[i];
+  return 13 + 4 * (int64_t)idx;
+}
+
+void kg_check_result_free(kg_check_result *r) {
+  free(r->rows);
+  memset(r, 0, sizeof *r);
+}
+
+kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *opt, kg_check_result *res) {
+  memset(res, 0, sizeof *res);
+  kg_compiled *c0;
+  kg_status s = kg_specialize(m, opt->entry, opt->sig, &c0);
+  if (s) return s;
+  const kg_graph *g0 = &c0->g;
+  uint32_t np = g0->params.n;
+  uint8_t *mark = kg_xcalloc(g0->nodes.n + 1, 1);
+  input_constraints(g0, mark);
+  char dir[4096];
+  if (opt->keep_dir) {
+    snprintf(dir, sizeof dir, "%s", opt->keep_dir);
+    kg_mkdirs(dir);
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/kgen-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+      kg_compiled_free(c0), free(mark);
+      kg_call_begin(ctx);
+      kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot create a temporary directory under %s", tmp && *tmp ? tmp : "/tmp");
+      return kg_fail(ctx);
+    }
+  }
+  snprintf(res->dir, sizeof res->dir, "%s", dir);
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_npy *arr = kg_xcalloc(np + 1, sizeof *arr);
+  DLTensor *views = kg_xcalloc(np + 1, sizeof *views);
+  const DLTensor **ins = kg_xcalloc(np + 1, sizeof *ins);
+  kg_named_tensor *caps = kg_xcalloc(np + 1, sizeof *caps);
+  const char **in_paths = kg_xcalloc(np + 1, sizeof *in_paths);
+  const char **cap_paths = kg_xcalloc(np + 1, sizeof *cap_paths);
+  const char **cap_names = kg_xcalloc(np + 1, sizeof *cap_names);
+  int n_in = 0, n_cap = 0;
+  kg_status st = KG_OK;
+  kg_arena A;
+  kg_arena_init(&A);
+  for (uint32_t p = 0; p < np; p++) {
+    const kg_gparam *gp = &g0->params.v[p];
+    const kg_gnode *n = &g0->nodes.v[gp->node];
+    int64_t shape[KG_MAX_RANK];
+    int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+    for (int i = 0; i < rank; i++)
+      shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : sym_size(opt, g0->syms.v[n->shape.d[i].v], (uint32_t)n->shape.d[i].v);
+    kg_npy_random(&arr[p], n->dtype, rank, shape, opt->seed * 1000003u + p + 1, (mark[gp->node] & IN_NONZERO) != 0);
+    if (mark[gp->node] & IN_SHIFT) { /* shift counts in [0, 8): defined in every dtype */
+      size_t cnt = arr[p].nbytes / kg_dtype_get((kg_dtype)n->dtype)->size;
+      for (size_t i = 0; i < cnt; i++) {
+        switch ((kg_dtype)n->dtype) {
+        case KG_I8: case KG_U8: { uint8_t *q = (uint8_t *)arr[p].data + i; *q = (uint8_t)((*q & 0x7f) % 8); break; }
+        case KG_I16: { int16_t *q = (int16_t *)arr[p].data + i; *q = (int16_t)((*q < 0 ? -*q : *q) % 8); break; }
+        case KG_I32: { int32_t *q = (int32_t *)arr[p].data + i; *q = (*q < 0 ? -*q : *q) % 8; break; }
+        case KG_I64: { int64_t *q = (int64_t *)arr[p].data + i; *q = (*q < 0 ? -*q : *q) % 8; break; }
+        default: break;
+        }
+      }
+    }
+    kg_npy_dlview(&arr[p], &views[p]);
+    const char *path = kg_arena_printf(&A, "%s/%s%u.npy", dir, gp->is_capture ? "cap" : "in", p);
+    if (kg_npy_write(path, &arr[p], &d) != 0) st = KG_ERR_INTERNAL;
+    if (!gp->is_capture) ins[n_in] = &views[p], in_paths[n_in++] = path;
+    else caps[n_cap].name = gp->name, caps[n_cap].t = &views[p], cap_paths[n_cap] = path, cap_names[n_cap++] = gp->name;
+  }
+  kg_compiled *c = NULL;
+  if (st == KG_OK) st = kg_specialize_for(m, opt->entry, ins, n_in, caps, n_cap, &c);
+  int no = c ? kg_compiled_n_outputs(c) : 0;
+  res->n_outputs = no;
+  res->n_kernels = c ? kg_compiled_n_kernels(c) : 0;
+  kg_npy *outs = kg_xcalloc((size_t)no + 1, sizeof *outs);
+  DLTensor *ov = kg_xcalloc((size_t)no + 1, sizeof *ov);
+  DLTensor **op = kg_xcalloc((size_t)no + 1, sizeof *op);
+  const char **out_paths = kg_xcalloc((size_t)no + 1, sizeof *out_paths);
+  const char **dtypes = kg_xcalloc((size_t)no + 1, sizeof *dtypes);
+  if (st == KG_OK) {
+    kg_alloc_host_outputs(c, outs, ov, op);
+    st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, no);
+  }
+  for (int i = 0; i < no && st == KG_OK; i++) {
+    out_paths[i] = kg_arena_printf(&A, "%s/out%d.npy", dir, i);
+    dtypes[i] = kg_dtype_name((kg_dtype)outs[i].dtype);
+    if (kg_npy_write(out_paths[i], &outs[i], &d) != 0) st = KG_ERR_INTERNAL;
+  }
+  const char *script = kg_arena_printf(&A, "%s/%s.ts.py", dir, kg_entry_cname(&A, g0->entry));
+  if (st == KG_OK) {
+    kg_strbuf ts;
+    kg_sb_init(&ts);
+    kg_ts_opts o = {opt->eager_python, graph_has_half(&c->g)};
+    if (!kg_ts_emit(&c->g, &o, &ts, &d) || kg_write_file(script, ts.s ? ts.s : "", ts.len) != 0) st = KG_ERR_INTERNAL;
+    kg_sb_free(&ts);
+  }
+  if (st == KG_OK) {
+    kg_oracle_job job;
+    memset(&job, 0, sizeof job);
+    job.script = script;
+    job.fn = kg_ts_entry_name(&c->g, &A);
+    job.torchscript = !opt->eager_python;
+    job.inputs = in_paths, job.n_inputs = n_in;
+    job.capture_names = cap_names, job.captures = cap_paths, job.n_captures = n_cap;
+    job.ours = out_paths, job.n_outputs = no;
+    job.expect_dtypes = dtypes;
+    job.tol_scale = opt->tol_scale > 0 ? opt->tol_scale : 1;
+    res->rows = kg_xcalloc((size_t)no + 1, sizeof *res->rows);
+    if (kg_oracle_check(orc, &job, res->rows, &d) != 0) st = KG_ERR_INTERNAL;
+    else {
+      res->all_ok = true;
+      for (int i = 0; i < no; i++) res->all_ok &= res->rows[i].ok;
+    }
+  }
+  if (st == KG_OK && res->all_ok && !opt->keep_dir) {
+    for (int i = 0; i < n_in; i++) unlink(in_paths[i]);
+    for (int i = 0; i < n_cap; i++) unlink(cap_paths[i]);
+    for (int i = 0; i < no; i++) unlink(out_paths[i]);
+    unlink(script);
+    rmdir(dir);
+    res->dir[0] = 0;
+  }
+  for (uint32_t p = 0; p < np; p++) kg_npy_free(&arr[p]);
+  for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
+  free(outs), free(ov), free(op), free(out_paths), free(dtypes);
+  free(arr), free(views), free(ins), free(caps), free(in_paths), free(cap_paths), free(cap_names), free(mark);
+  kg_arena_free(&A);
+  kg_compiled_free(c);
+  kg_compiled_free(c0);
+  if (d.n) {
+    /* diagnostics of the oracle / npy layer become the context's last error */
+    kg_call_begin(ctx);
+    for (uint32_t i = 0; i < d.n; i++) kg_diag_add(&ctx->diag, d.items[i].code, d.items[i].path, d.items[i].srcloc, "%s", d.items[i].msg);
+    kg_diag_free(&d);
+    return kg_fail(ctx);
+  }
+  kg_diag_free(&d);
+  if (st != KG_OK) return st;
+  return KG_OK;
+}
+
+/* ---- CUDA staging ---- */
+
+static kg_status run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins, int n_in, const kg_named_tensor *caps,
+                          int n_cap, DLTensor **outs, int n_out) {
+  kg_call_begin(ctx);
+  kg_device *dev = kg_ctx_device(ctx, KG_DEVICE_CUDA, &ctx->diag);
+  if (!dev) return kg_fail(ctx);
+  int n = n_in + n_cap + n_out;
+  DLTensor *dt = kg_xcalloc((size_t)n + 1, sizeof *dt);
+  void **bufs = kg_xcalloc((size_t)n + 1, sizeof *bufs);
+  const DLTensor **di = kg_xcalloc((size_t)n_in + 1, sizeof *di);
+  kg_named_tensor *dc = kg_xcalloc((size_t)n_cap + 1, sizeof *dc);
+  DLTensor **dout = kg_xcalloc((size_t)n_out + 1, sizeof *dout);
+  kg_status st = KG_OK;
+  for (int i = 0; i < n && st == KG_OK; i++) {
+    const DLTensor *h = i < n_in ? ins[i] : i < n_in + n_cap ? caps[i - n_in].t : outs[i - n_in - n_cap];
+    size_t numel = 1;
+    for (int k = 0; k < h->ndim; k++) numel *= (size_t)h->shape[k];
+    size_t bytes = numel * h->dtype.bits / 8;
+    dt[i] = *h;
+    dt[i].device.device_type = kDLCUDA;
+    bool scalar_param = i < n_in && h->ndim == 0;
+    if (scalar_param) continue; /* scalar parameters are read on the host */
+    if (dev->vt->alloc(dev, bytes ? bytes : 1, &bufs[i], &ctx->diag) != 0) { st = KG_ERR_INTERNAL; break; }
+    dt[i].data = bufs[i];
+    dt[i].byte_offset = 0;
+    if (i < n_in + n_cap && bytes && dev->vt->h2d(dev, bufs[i], (const char *)h->data + h->byte_offset, bytes, &ctx->diag) != 0)
+      st = KG_ERR_INTERNAL;
+  }
+  for (int i = 0; i < n_in; i++) di[i] = &dt[i];
+  for (int i = 0; i < n_cap; i++) dc[i].name = caps[i].name, dc[i].t = &dt[n_in + i];
+  for (int i = 0; i < n_out; i++) dout[i] = &dt[n_in + n_cap + i];
+  if (st == KG_OK) st = kg_run(c, KG_DEVICE_CUDA, di, n_in, dc, n_cap, dout, n_out, NULL);
+  for (int i = 0; i < n_out && st == KG_OK; i++) {
+    size_t numel = 1;
+    for (int k = 0; k < outs[i]->ndim; k++) numel *= (size_t)outs[i]->shape[k];
+    size_t bytes = numel * outs[i]->dtype.bits / 8;
+    if (bytes && dev->vt->d2h(dev, outs[i]->data, bufs[n_in + n_cap + i], bytes, &ctx->diag) != 0) st = kg_fail(ctx);
+  }
+  for (int i = 0; i < n; i++)
+    if (bufs[i]) dev->vt->free(dev, bufs[i]);
+  free(dt), free(bufs), free(di), free(dc), free(dout);
+  if (st != KG_OK && ctx->diag.n) return kg_fail(ctx);
+  return st;
+}
+
+kg_status kg_run_host(kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in, const kg_named_tensor *caps, int n_cap,
+                      DLTensor **outs, int n_out) {
+  kg_context *ctx = c->m->ctx;
+  if (dev == KG_DEVICE_AUTO) dev = kg_default_device(ctx);
+  if (dev == KG_DEVICE_EMU) return kg_run(c, KG_DEVICE_EMU, ins, n_in, caps, n_cap, outs, n_out, NULL);
+  return run_cuda(ctx, c, ins, n_in, caps, n_cap, outs, n_out);
+}

@@ -1,0 +1,7 @@
+// bitwise_on_float: &&& on float32 tensors (bitwise ops need integer or bool dtypes)
+module Bad.BitwiseOnFloat
+
+open TorchSharp
+
+let bitwise_on_float =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x &&& y @>

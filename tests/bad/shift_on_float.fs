@@ -1,0 +1,7 @@
+// shift_on_float: bitwise_left_shift on float32 tensors
+module Bad.ShiftOnFloat
+
+open TorchSharp
+
+let shift_on_float =
+    <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x.bitwise_left_shift(y) @>

@@ -1,0 +1,201 @@
+/* tests/test_examples.c — every program in examples/ run end to end.
+ *
+ *  numeric:    specialize from the document's signature, random inputs, run our
+ *              kernels on the CPU emulator, compare with PyTorch running the
+ *              emitted TorchScript (and, in a second pass, the eager-Python twin)
+ *              — one long-lived oracle per test process.
+ *  structure:  a pointwise program is one kernel per distinct output shape.
+ *  nvrtc:      every kernel compiles with NVRTC for sm_80 and sm_90 with zero
+ *              spills (skipped when NVRTC is not installed).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/api_int.h"
+
+typedef struct names {
+  char **v;
+  int n;
+} names;
+
+static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static names list_examples(void) {
+  names r = {NULL, 0};
+  DIR *d = opendir(KG_SOURCE_DIR "/examples");
+  if (!d) return r;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+    r.v = realloc(r.v, (size_t)(r.n + 1) * sizeof *r.v);
+    r.v[r.n] = malloc(strlen(KG_SOURCE_DIR) + l + 16);
+    sprintf(r.v[r.n++], "%s/examples/%s", KG_SOURCE_DIR, e->d_name);
+  }
+  closedir(d);
+  qsort(r.v, (size_t)r.n, sizeof *r.v, cmp);
+  return r;
+}
+
+static void free_names(names *n) {
+  for (int i = 0; i < n->n; i++) free(n->v[i]);
+  free(n->v);
+}
+
+/* Runs the numeric check over the examples with index % parts == part. */
+static void numeric(int part, int parts, bool eager, int order) {
+  names ex = list_examples();
+  cr_assert(ex.n >= 60, "expected at least 60 example programs, found %d", ex.n);
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_oracle *orc = kg_oracle_start(&d);
+  if (!orc) {
+    kg_diag_free(&d);
+    free_names(&ex);
+    cr_skip_test("PyTorch oracle unavailable");
+  }
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  o.emu_thread_order = order;
+  o.emu_seed = 7;
+  int failed = 0, ran = 0;
+  for (int i = part; i < ex.n; i += parts) {
+    kg_context *ctx = kg_context_new(&o);
+    kg_module *m;
+    kg_status s = kg_module_load_file(ctx, ex.v[i], &m);
+    if (s != KG_OK) {
+      cr_log_error("%s: does not load:\n%s", ex.v[i], kg_last_error(ctx));
+      failed++;
+      kg_context_free(ctx);
+      continue;
+    }
+    for (int e = 0; e < kg_module_n_entries(m); e++) {
+      kg_check_opts co;
+      memset(&co, 0, sizeof co);
+      co.entry = kg_module_entry_name(m, e);
+      co.device = KG_DEVICE_EMU;
+      co.eager_python = eager;
+      co.seed = 1;
+      kg_check_result r;
+      s = kg_check_module(ctx, orc, m, &co, &r);
+      ran++;
+      if (s != KG_OK) {
+        cr_log_error("%s [%s]: check failed:\n%s", ex.v[i], co.entry, kg_last_error(ctx));
+        failed++;
+      } else if (!r.all_ok) {
+        for (int k = 0; k < r.n_outputs; k++)
+          if (!r.rows[k].ok) cr_log_error("%s [%s] out%d %s %s: %s (files in %s)", ex.v[i], co.entry, k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict, r.dir);
+        failed++;
+      }
+      kg_check_result_free(&r);
+    }
+    kg_module_free(m);
+    kg_context_free(ctx);
+  }
+  kg_oracle_stop(orc);
+  kg_diag_free(&d);
+  free_names(&ex);
+  cr_log_info("%d entries checked against PyTorch (%s), %d failed", ran, eager ? "eager Python" : "TorchScript", failed);
+  cr_assert_eq(failed, 0, "%d of %d example entries do not match PyTorch (see the log above)", failed, ran);
+}
+
+Test(examples, numeric_torchscript_part0, .timeout = 1200) { numeric(0, 2, false, 0); }
+Test(examples, numeric_torchscript_part1, .timeout = 1200) { numeric(1, 2, false, 1); }
+Test(examples, numeric_eager_python, .timeout = 1200) { numeric(0, 1, true, 2); }
+
+Test(examples, structure_one_kernel_per_output_shape) {
+  names ex = list_examples();
+  int bad = 0;
+  for (int i = 0; i < ex.n; i++) {
+    kg_context *ctx = kg_context_new(NULL);
+    kg_module *m;
+    if (kg_module_load_file(ctx, ex.v[i], &m) != KG_OK) {
+      cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
+      bad++;
+      kg_context_free(ctx);
+      continue;
+    }
+    for (int e = 0; e < kg_module_n_entries(m); e++) {
+      kg_compiled *c;
+      if (kg_specialize(m, kg_module_entry_name(m, e), NULL, &c) != KG_OK) {
+        cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
+        bad++;
+        continue;
+      }
+      /* distinct output shapes */
+      int shapes = 0;
+      for (uint32_t a = 0; a < c->g.outputs.n; a++) {
+        const kg_gnode *na = &c->g.nodes.v[c->g.outputs.v[a]];
+        bool seen = false;
+        for (uint32_t b = 0; b < a && !seen; b++) {
+          const kg_gnode *nb = &c->g.nodes.v[c->g.outputs.v[b]];
+          kg_shape sa = na->shape, sb = nb->shape;
+          if (na->vkind == KG_V_SCALAR) sa.rank = 0;
+          if (nb->vkind == KG_V_SCALAR) sb.rank = 0;
+          seen = kg_shape_equal(&sa, &sb);
+        }
+        shapes += !seen;
+      }
+      if (kg_compiled_n_kernels(c) != shapes) {
+        cr_log_error("%s [%s]: %d kernels for %d distinct output shapes", ex.v[i], kg_module_entry_name(m, e), kg_compiled_n_kernels(c), shapes);
+        bad++;
+      }
+      kg_compiled_free(c);
+    }
+    kg_module_free(m);
+    kg_context_free(ctx);
+  }
+  free_names(&ex);
+  cr_assert_eq(bad, 0, "%d example entries are not fused as expected", bad);
+}
+
+Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_free(&d);
+  if (!nv) cr_skip_test("NVRTC not installed");
+  kg_nvrtc_close(nv);
+  names ex = list_examples();
+  int bad = 0, kernels = 0;
+  for (int i = 0; i < ex.n; i++) {
+    kg_context *ctx = kg_context_new(NULL);
+    kg_module *m;
+    if (kg_module_load_file(ctx, ex.v[i], &m) != KG_OK) {
+      bad++;
+      kg_context_free(ctx);
+      continue;
+    }
+    kg_compiled *c;
+    if (kg_specialize(m, NULL, NULL, &c) != KG_OK) {
+      cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
+      bad++;
+    } else {
+      int archs[2] = {80, 90};
+      for (int a = 0; a < 2; a++)
+        for (int k = 0; k < kg_compiled_n_kernels(c); k++) {
+          kg_kernel_stats st;
+          if (kg_kernel_stats_get(c, archs[a], k, &st) != KG_OK) {
+            cr_log_error("%s sm_%d: %s", ex.v[i], archs[a], kg_last_error(ctx));
+            bad++;
+            continue;
+          }
+          kernels++;
+          if (st.spill_stores || st.spill_loads) {
+            cr_log_error("%s sm_%d %s: %d/%d bytes spilled", ex.v[i], archs[a], st.name, st.spill_stores, st.spill_loads);
+            bad++;
+          }
+        }
+      kg_compiled_free(c);
+    }
+    kg_module_free(m);
+    kg_context_free(ctx);
+  }
+  free_names(&ex);
+  cr_log_info("%d kernel compilations checked", kernels);
+  cr_assert_eq(bad, 0, "%d NVRTC problems", bad);
+}
