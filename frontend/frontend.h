@@ -214,6 +214,9 @@ const kg_member_row *kg_member_lookup_key(const char *key);
 /* Every exact row (for docs and tests). */
 const kg_member_row *kg_member_rows(uint32_t *n);
 const kg_member_row *kg_member_family_rows(uint32_t *n);
+/* The supported-ops table (docs/ops.md) generated from the member table and the
+ * op table: every op, its semantics, and every member key that reaches it. */
+void kg_member_doc(kg_strbuf *out);
 
 /* ---- elab.c ---- */
 /* Specializes entry `entry` of `doc` for signature `sig` (NULL: the entry's own)

@@ -127,3 +127,65 @@ const kg_member_row *kg_member_lookup(const kg_member *m) {
   }
   return NULL;
 }
+
+static const char *handler_note(kg_mhandler h) {
+  switch (h) {
+  case H_ALPHA: return " (alpha: x + alpha·y)";
+  case H_DIVMODE: return " (rounding_mode selects TRUNCDIV / FLOORDIV)";
+  case H_CLAMP: return " (a null bound selects CLAMP_MIN / CLAMP_MAX)";
+  case H_WHERE: return " (x.where(c, y) = where(c, x, y))";
+  case H_LIKE: return " (fill per creator; dtype optional)";
+  default: return "";
+  }
+}
+
+void kg_member_doc(kg_strbuf *o) {
+  kg_sb_puts(o, "# Supported operations\n\n"
+                "Generated from the op table (`ir/ops.def`) and the member table (`frontend/members.def`,\n"
+                "itself generated from `shared/spec/torchsharp-members.md`); `tests/test_docs.c` fails when\n"
+                "this file is stale (regenerate with `KG_UPDATE_GOLDEN=1` or `kgen ops > docs/ops.md`).\n\n"
+                "Every tensor op below is pointwise and fuses. Dtypes: bool, uint8, int8, int16, int32,\n"
+                "int64, float16, bfloat16, float32, float64 (result dtypes follow PyTorch's promotion).\n"
+                "F# operators (`+ - * / %`, unary `-`, `&&& ||| ^^^`) on tensors resolve to the\n"
+                "`Tensor::op_*` rows for their operand types; on scalars they have .NET semantics.\n\n");
+  kg_sb_puts(o, "| op | semantics | member keys |\n|---|---|---|\n");
+  for (int op = 0; op < KG_OP__COUNT; op++) {
+    const kg_op_info *oi = kg_op_get((kg_op)op);
+    kg_strbuf keys;
+    kg_sb_init(&keys);
+    int n = 0;
+    for (size_t i = 0; i < KG_COUNTOF(exact_rows); i++) {
+      const kg_member_row *r = &exact_rows[i];
+      bool divmode = r->handler == H_DIVMODE && (op == KG_OP_TRUNCDIV || op == KG_OP_FLOORDIV);
+      bool clamp1 = r->handler == H_CLAMP && (op == KG_OP_CLAMP_MIN || op == KG_OP_CLAMP_MAX);
+      if (divmode || clamp1) {
+        kg_sb_printf(&keys, "%s`%s`%s", n++ ? "<br>" : "", r->key, handler_note(r->handler));
+        continue;
+      }
+      if (r->op != (kg_op)op || r->handler == H_PASS || r->handler == H_ID || r->handler == H_DTYPE || r->handler == H_GETDTYPE) continue;
+      kg_sb_printf(&keys, "%s`%s`%s", n++ ? "<br>" : "", r->key, handler_note(r->handler));
+    }
+    for (size_t i = 0; i < KG_COUNTOF(family_rows); i++) {
+      const kg_member_row *r = &family_rows[i];
+      if (r->op != (kg_op)op) continue;
+      kg_sb_printf(&keys, "%s`%s(…)`%s", n++ ? "<br>" : "", r->key, r->handler == H_MAP ? "" : " (scalar, .NET semantics)");
+    }
+    kg_sb_printf(o, "| %s | ", oi->name);
+    for (const char *p = oi->sem; *p; p++) { /* a '|' would end the table cell */
+      if (*p == '|') kg_sb_putc(o, '\\');
+      kg_sb_putc(o, *p);
+    }
+    kg_sb_printf(o, " | %s |\n", n ? kg_sb_cstr(&keys) : "(internal: produced by other ops' lowering)");
+    kg_sb_free(&keys);
+  }
+  kg_sb_puts(o, "\n## Members that pass values through\n\n| key | meaning |\n|---|---|\n");
+  for (size_t i = 0; i < KG_COUNTOF(exact_rows); i++) {
+    const kg_member_row *r = &exact_rows[i];
+    const char *what = r->handler == H_PASS ? "Scalar wrapper: the number itself"
+                       : r->handler == H_ID ? "no-op on a value (detach / clone / contiguous / device moves)"
+                       : r->handler == H_DTYPE ? "a dtype constant"
+                       : r->handler == H_GETDTYPE ? "the tensor's dtype"
+                                                  : NULL;
+    if (what) kg_sb_printf(o, "| `%s` | %s%s |\n", r->key, what, r->handler == H_DTYPE && r->dtype == KG_DT_NONE ? " (rejected: kgen does not support this dtype)" : "");
+  }
+}

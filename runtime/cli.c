@@ -28,6 +28,7 @@ static void usage(FILE *f) {
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
+          "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
           "exit status: 0 success, 1 bad input, 2 internal error (or a mismatch in check)\n",
@@ -285,6 +286,14 @@ int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 1 : 0;
+  }
+  if (!strcmp(argv[1], "ops")) { /* the supported-ops table (docs/ops.md) */
+    kg_strbuf b;
+    kg_sb_init(&b);
+    kg_member_doc(&b);
+    fputs(kg_sb_cstr(&b), stdout);
+    kg_sb_free(&b);
+    return 0;
   }
   if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
     printf("kgen %s\n", KGEN_VERSION_STRING);

@@ -873,6 +873,153 @@ Test(ts_emit, map_half_upcast) {
   tp_free(&t);
 }
 
+/* a map whose function is one op over its two arguments */
+static uint32_t op_map(kg_graph *g, kg_op op, kg_dtype ta, kg_dtype tb, kg_dtype ret, uint32_t a, uint32_t b) {
+  kg_dtype args[] = {ta, tb};
+  kg_sfunc *f = sfunc(g, kg_op_name(op), 2, args, ret);
+  f->result = kop(&f->body, op, ret, kg_kx_param(&f->body, 0), kg_kx_param(&f->body, 1));
+  return map_node(g, g->fns.n - 1, ret, "8", a, b, NO);
+}
+
+/* integer and bit ops: PyTorch's at tensor level, guarded kernel ones in maps */
+static void build_bits(tprog *t) {
+  tp_init(t, "bits");
+  kg_graph *g = &t->g;
+  uint32_t a = input(g, "a", KG_I32, "8", false, false);
+  uint32_t b = input(g, "b", KG_I32, "8", false, false);
+  uint32_t u = input(g, "u", KG_U8, "8", false, false);
+  uint32_t c = input(g, "c", KG_U8, "8", false, false);
+  out(g, nd(g, KG_OP_BAND, KG_I32, "8", a, b, NO));
+  out(g, nd(g, KG_OP_BOR, KG_I32, "8", a, ci(g, KG_I32, 3), NO));
+  out(g, nd(g, KG_OP_BXOR, KG_I32, "8", a, b, NO));
+  out(g, nd(g, KG_OP_BNOT, KG_I32, "8", a, NO, NO));
+  out(g, nd(g, KG_OP_SHL, KG_I32, "8", a, ci(g, KG_I32, 2), NO));
+  out(g, nd(g, KG_OP_NET_SHL, KG_I32, "8", a, b, NO));
+  out(g, nd(g, KG_OP_NET_SHR, KG_U8, "8", u, ci(g, KG_I32, 9), NO));
+  out(g, nd(g, KG_OP_IDIV, KG_I32, "8", a, b, NO));
+  out(g, op_map(g, KG_OP_SHL, KG_I32, KG_I32, KG_I32, a, b));
+  out(g, op_map(g, KG_OP_SHR, KG_I32, KG_I32, KG_I32, a, b));
+  out(g, op_map(g, KG_OP_FLOORDIV, KG_I32, KG_I32, KG_I32, a, b));
+  out(g, op_map(g, KG_OP_REM, KG_I32, KG_I32, KG_I32, a, b));
+  out(g, op_map(g, KG_OP_TRUNCDIV, KG_I32, KG_I32, KG_I32, a, b));
+  out(g, op_map(g, KG_OP_SHR, KG_U8, KG_U8, KG_U8, u, c));
+  out(g, op_map(g, KG_OP_IDIV, KG_U8, KG_U8, KG_U8, u, c));
+  out(g, op_map(g, KG_OP_NET_SHR, KG_I32, KG_I32, KG_I32, a, b));
+  check_valid(g);
+}
+
+Test(ts_emit, bits) {
+  tprog t;
+  build_bits(&t);
+  char *ts = emit(&t.g, false, false);
+  golden("bits.ts", ts);
+  cr_assert_not_null(strstr(ts, "torch.bitwise_left_shift(a, torch.bitwise_and(b, 31))"));
+  cr_assert_not_null(strstr(ts, "torch.bitwise_right_shift(u, 1)"));
+  cr_assert_not_null(strstr(ts, "_kg_shr(t"));
+  cr_assert_not_null(strstr(ts, ", 8, False)"), "uint8 shifts are logical");
+  free(ts);
+  run_torch(&t.g, false,
+            "def wrap(v):\n"
+            "    return (v + 2**31) % 2**32 - 2**31\n"
+            "def idiv(a, b):\n"
+            "    if b == 0: return 0\n"
+            "    q = abs(a) // abs(b)\n"
+            "    return wrap(q if (a < 0) == (b < 0) else -q)\n"
+            "A = [-2**31, -7, 7, 100, -100, 5, 1, -1]\n"
+            "B = [-1, 2, -2, 33, 31, 0, 5, 40]\n"
+            "U = [255, 128, 7, 0, 1, 200, 9, 64]\n"
+            "C = [0, 7, 8, 1, 3, 9, 200, 2]\n"
+            "I = lambda v: torch.tensor(v, dtype=torch.int32)\n"
+            "U8 = lambda v: torch.tensor(v, dtype=torch.uint8)\n"
+            "r = run(I(A), I(B), U8(U), U8(C))\n"
+            "z = list(zip(A, B))\n"
+            "expect(r[0], [x & y for x, y in z], what='and')\n"
+            "expect(r[1], [x | 3 for x in A], what='or')\n"
+            "expect(r[3], [~x for x in A], what='not')\n"
+            "expect(r[5], [wrap(x << (y & 31)) for x, y in z], what='.NET <<<')\n"
+            "expect(r[6], [x >> 1 for x in U], what='.NET >>> on uint8 masks 9 to 1')\n"
+            "expect(r[7], [idiv(x, y) for x, y in z], what='tensor .NET /')\n"
+            "expect(r[8], [0 if y < 0 or y >= 32 else wrap(x << y) for x, y in z], what='kernel <<')\n"
+            "expect(r[9], [(-1 if x < 0 else 0) if y < 0 or y >= 32 else x >> y for x, y in z], what='kernel >>')\n"
+            "expect(r[10], [0 if y == 0 else wrap(x // y) for x, y in z], what='floor division')\n"
+            "expect(r[11], [0 if y in (0, -1) else x % y for x, y in z], what='remainder')\n"
+            "expect(r[12], [idiv(x, y) for x, y in z], what='trunc division')\n"
+            "expect(r[13], [0 if y >= 8 else x >> y for x, y in zip(U, C)], what='uint8 >>')\n"
+            "expect(r[14], [0 if y == 0 else x // y for x, y in zip(U, C)], what='uint8 / (255 is no -1)')\n"
+            "expect(r[15], [x >> (y & 31) for x, y in z], what='.NET >>>')\n");
+  tp_free(&t);
+}
+
+/* nested loops: a `while true` with breaks inside a for loop that a bool local
+ * breaks out of; the inner breaks must not leave the outer loop */
+static void build_loops(tprog *t) {
+  tp_init(t, "loops");
+  kg_graph *g = &t->g;
+  uint32_t x = input(g, "x", KG_I32, "N", false, false);
+  kg_dtype args[] = {KG_I32};
+  kg_sfunc *f = sfunc(g, "nested", 1, args, KG_I32);
+  kg_kernel *k = &f->body;
+  uint32_t vt = kg_kvar_new(k, "total", KG_I32), vi = kg_kvar_new(k, "i", KG_I32);
+  uint32_t vj = kg_kvar_new(k, "j", KG_I32), vf = kg_kvar_new(k, "flag", KG_BOOL);
+  kg_kcursor top = kg_kcursor_top(k);
+  st_set(&top, KS_DECL, vt, NO);
+  kg_ks fr = kg_ks_make(KS_FOR);
+  fr.a = vi, fr.b = k32(k, 0), fr.c = kg_kx_param(k, 0), fr.d = k32(k, 1);
+  uint32_t fid = kg_ks_add(&top, fr);
+  kg_kcursor fb = kg_kcursor_body(k, fid, false);
+  st_set(&fb, KS_DECL, vj, k32(k, 0));
+  kg_ks w = kg_ks_make(KS_WHILE);
+  w.a = kg_kx_const_i(k, KG_BOOL, 1);
+  uint32_t wid = kg_ks_add(&fb, w);
+  kg_kcursor wb = kg_kcursor_body(k, wid, false);
+  kg_ks i1 = kg_ks_make(KS_IF);
+  i1.a = kop(k, KG_OP_GE, KG_BOOL, kvar(k, vj), kvar(k, vi));
+  uint32_t i1id = kg_ks_add(&wb, i1);
+  kg_kcursor i1b = kg_kcursor_body(k, i1id, false);
+  kg_ks_add(&i1b, kg_ks_make(KS_BREAK));
+  kg_ks i2 = kg_ks_make(KS_IF);
+  uint32_t sum = kop(k, KG_OP_ADD, KG_I32, kvar(k, vi), kvar(k, vj));
+  i2.a = kop(k, KG_OP_EQ, KG_BOOL, kop(k, KG_OP_FMOD, KG_I32, sum, k32(k, 3)), k32(k, 0));
+  uint32_t i2id = kg_ks_add(&wb, i2);
+  kg_kcursor i2b = kg_kcursor_body(k, i2id, false);
+  kg_ks_add(&i2b, kg_ks_make(KS_BREAK));
+  st_set(&wb, KS_ASSIGN, vt, kop(k, KG_OP_ADD, KG_I32, kvar(k, vt), k32(k, 1)));
+  st_set(&wb, KS_ASSIGN, vj, kop(k, KG_OP_ADD, KG_I32, kvar(k, vj), k32(k, 1)));
+  st_set(&fb, KS_DECL, vf, kop(k, KG_OP_GT, KG_BOOL, kvar(k, vt), k32(k, 10)));
+  kg_ks i3 = kg_ks_make(KS_IF);
+  i3.a = kvar(k, vf);
+  uint32_t i3id = kg_ks_add(&fb, i3);
+  kg_kcursor i3b = kg_kcursor_body(k, i3id, false);
+  kg_ks_add(&i3b, kg_ks_make(KS_BREAK));
+  f->result = kvar(k, vt);
+  out(g, map_node(g, 0, KG_I32, "N", x, NO, NO));
+  check_valid(g);
+}
+
+Test(ts_emit, map_nested_loops) {
+  tprog t;
+  build_loops(&t);
+  char *ts = emit(&t.g, false, false);
+  golden("map_nested_loops.ts", ts);
+  free(ts);
+  run_torch(&t.g, false,
+            "def ref(n):\n"
+            "    total = 0\n"
+            "    for i in range(0, n):\n"
+            "        j = 0\n"
+            "        while True:\n"
+            "            if j >= i: break\n"
+            "            if (i + j) % 3 == 0: break\n"
+            "            total += 1\n"
+            "            j += 1\n"
+            "        if total > 10: break\n"
+            "    return total\n"
+            "x = torch.tensor([-3, 0, 1, 2, 4, 7, 12, 40], dtype=torch.int32)\n"
+            "r = run(x)\n"
+            "expect(r[0], [ref(int(n)) for n in x], what='nested loops')\n");
+  tp_free(&t);
+}
+
 /* what the twin cannot express is reported with the node's JSON path */
 Test(ts_emit, errors) {
   tprog t;
