@@ -495,12 +495,12 @@ static void vload(const emit *E, const kg_ks *st, int ind) {
       else kg_sb_puts(o, "(int)"), word(o, bytes, w);
       break;
     case 2:
-      kg_sb_puts(o, t == KG_F16 ? "kg_h2f((unsigned short)(" : t == KG_BF16 ? "kg_bf2f((unsigned short)(" : "(short)(unsigned short)((");
+      kg_sb_puts(o, t == KG_F16 ? "kg_h2f((unsigned short)((" : t == KG_BF16 ? "kg_bf2f((unsigned short)((" : "(short)(unsigned short)((");
       word(o, bytes, w), kg_sb_printf(o, " >> %u) & 0xffffu)", sh);
       if (t == KG_F16 || t == KG_BF16) kg_sb_putc(o, ')');
       break;
     default:
-      kg_sb_puts(o, t == KG_BOOL ? "(int)((((" : t == KG_I8 ? "(signed char)(unsigned char)((" : "(unsigned char)((");
+      kg_sb_puts(o, t == KG_BOOL ? "(int)(((" : t == KG_I8 ? "(signed char)(unsigned char)((" : "(unsigned char)((");
       word(o, bytes, w), kg_sb_printf(o, " >> %u) & 0xffu)", sh);
       if (t == KG_BOOL) kg_sb_puts(o, " != 0)");
       break;

@@ -7,14 +7,20 @@
  * with `cc -std=c11 -O1 -fPIC -shared -D_GNU_SOURCE` into a shared object, dlopens
  * it, and calls kg_emu_launch (defined below) to run a grid.
  *
- * Main idea: every CUDA thread runs on its own fiber (ucontext, 64 KiB stack with
- * a guard page). A block's fibers are run one at a time in forward, reverse or
- * seeded-random order; __syncthreads() and the warp operations switch back to the
- * block scheduler, which releases a barrier only when every live thread of the
- * block waits at the same call site, and fails the launch (message in `err`)
- * when they diverge. Blocks run one after another on the calling OS thread, so
- * atomics are plain read-modify-writes and `static` storage is a correct stand-in
- * for __shared__ (poisoned with 0xFF bytes = NaN at every block start).
+ * Main idea: every CUDA thread runs on its own fiber (64 KiB stack, or
+ * $KGEN_EMU_STACK_KB, with a guard page below it; switched by a few lines of
+ * x86-64 assembly, by ucontext elsewhere). A block's fibers run one at a time in
+ * forward, reverse or seeded-random order, reshuffled at every barrier.
+ * __syncthreads() parks its fiber; the block scheduler releases the barrier only
+ * when every thread of the block waits at the same call site (source line), and
+ * fails the launch, with a message in `err`, when threads wait at different
+ * barriers or some wait while others have exited. Warp operations (shuffles with
+ * PTX's exact semantics, votes, __syncwarp) complete when every lane of the mask
+ * that has not exited has arrived with the same mask, never through a block-wide
+ * barrier; mismatches and deadlocks fail the launch. Blocks run one after another
+ * on the calling OS thread, so atomics are plain read-modify-writes and `static`
+ * storage is a correct stand-in for __shared__ (poisoned with 0xFF bytes, which
+ * read as NaN or -1, at every block start).
  *
  * What the kernel text may use (the "common subset" of C99 and CUDA C++):
  *   qualifiers  __global__ __device__ __host__ __forceinline__ __noinline__
@@ -27,17 +33,23 @@
  *   math        <math.h>, rsqrtf rsqrt __fdividef __saturatef __fmaf_rn
  *   integer     __popc __popcll __clz __clzll __ffs __ffsll __brev __umulhi __mulhi
  *               __umul64hi __mul64hi
- *   sync        __syncthreads __syncwarp __threadfence __threadfence_block
+ *   sync        __syncthreads __syncthreads_count/_and/_or __syncwarp
+ *               __threadfence __threadfence_block
  *   warp        __shfl_sync __shfl_xor_sync __shfl_down_sync __shfl_up_sync
  *               (optional width), __ballot_sync __any_sync __all_sync __activemask
  *   atomics     atomicAdd atomicSub atomicMax atomicMin atomicExch atomicCAS
  *   memory      __ldg
  *   fp16/bf16   kg_emu_f2h kg_emu_h2f kg_emu_f2bf kg_emu_bf2f (round to nearest even)
  *   misc        __trap (fails the launch), printf
+ *   dynamic shared memory: C cannot say `extern __shared__ T s[];`, so kernel text
+ *               writes `#ifdef __CUDACC__ extern __shared__ T s[]; #else T *s =
+ *               (T *)kg_emu_dyn_smem(); #endif` (the launch's dyn_smem bytes,
+ *               64-byte aligned, poisoned at every block start like __shared__).
  *
- * Limits of the emulation: no dynamic (extern) shared memory yet; float
- * arithmetic follows the host (no FMA contraction, no flush-to-zero, libm
- * transcendentals) so results match NVRTC's only to within tolerances.
+ * Limits of the emulation: float arithmetic follows the host (no FMA
+ * contraction, no flush-to-zero, libm transcendentals), so results match
+ * NVRTC's only to within tolerances; __activemask() reports the lanes that have
+ * not exited (threads run one at a time, so "converged" has no meaning here).
  */
 #ifndef KG_EMU_H
 #define KG_EMU_H
@@ -115,8 +127,11 @@ static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; 
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
 static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+/* C23 libms may declare rsqrt/rsqrtf: ours go by other names. */
+static inline float kg_emu__rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double kg_emu__rsqrt(double x) { return 1.0 / sqrt(x); }
+#define rsqrtf kg_emu__rsqrtf
+#define rsqrt kg_emu__rsqrt
 static inline float __fdividef(float a, float b) { return a / b; }
 static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 static inline float __saturatef(float x) { return x > 1.0f ? 1.0f : (x >= 0.0f ? x : 0.0f); }
@@ -210,19 +225,20 @@ static _Thread_local kg_emu_idx kg_emu__idx;
 #define gridDim (kg_emu__idx.gdim)
 
 /* ---- atomics: blocks and threads never run concurrently, so plain RMW ---- */
-#define KG_EMU_ATOMIC_FNS(T, SUF)                                                      \
-  static inline T kg_emu__atomic_add_##SUF(T *p, T v) { T o = *p; *p = o + v; return o; } \
-  static inline T kg_emu__atomic_sub_##SUF(T *p, T v) { T o = *p; *p = o - v; return o; } \
+/* U: the type the arithmetic is done in (unsigned for integers: CUDA wraps). */
+#define KG_EMU_ATOMIC_FNS(T, U, SUF)                                                    \
+  static inline T kg_emu__atomic_add_##SUF(T *p, T v) { T o = *p; *p = (T)((U)o + (U)v); return o; } \
+  static inline T kg_emu__atomic_sub_##SUF(T *p, T v) { T o = *p; *p = (T)((U)o - (U)v); return o; } \
   static inline T kg_emu__atomic_max_##SUF(T *p, T v) { T o = *p; if (v > o) *p = v; return o; } \
   static inline T kg_emu__atomic_min_##SUF(T *p, T v) { T o = *p; if (v < o) *p = v; return o; } \
   static inline T kg_emu__atomic_exch_##SUF(T *p, T v) { T o = *p; *p = v; return o; }  \
   static inline T kg_emu__atomic_cas_##SUF(T *p, T c, T v) { T o = *p; if (o == c) *p = v; return o; }
-KG_EMU_ATOMIC_FNS(int, i)
-KG_EMU_ATOMIC_FNS(unsigned int, u)
-KG_EMU_ATOMIC_FNS(long long, ll)
-KG_EMU_ATOMIC_FNS(unsigned long long, ull)
-KG_EMU_ATOMIC_FNS(float, f)
-KG_EMU_ATOMIC_FNS(double, d)
+KG_EMU_ATOMIC_FNS(int, unsigned int, i)
+KG_EMU_ATOMIC_FNS(unsigned int, unsigned int, u)
+KG_EMU_ATOMIC_FNS(long long, unsigned long long, ll)
+KG_EMU_ATOMIC_FNS(unsigned long long, unsigned long long, ull)
+KG_EMU_ATOMIC_FNS(float, float, f)
+KG_EMU_ATOMIC_FNS(double, double, d)
 #define KG_EMU__ATOMIC_SEL(op, p)                                               \
   _Generic((p), int *: kg_emu__atomic_##op##_i, unsigned int *: kg_emu__atomic_##op##_u, \
            long long *: kg_emu__atomic_##op##_ll,                               \
@@ -256,9 +272,10 @@ KG_EMU_ATOMIC_FNS(double, d)
 #if defined(__x86_64__) && !defined(KG_EMU_UCONTEXT)
 #define KG_EMU_ASM_SWITCH 1
 /* kg_emu__swap(&save_sp, to_sp): saves the caller's context on its stack and
- * its stack pointer in *save_sp, then resumes the context saved at to_sp. */
+ * its stack pointer in *save_sp, then resumes the context saved at to_sp.
+ * (A hidden symbol: include this header in one translation unit per object.) */
 void kg_emu__swap(void **save_sp, void *to_sp) __attribute__((visibility("hidden")));
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
         ".globl kg_emu__swap\n"
         ".hidden kg_emu__swap\n"
         ".type kg_emu__swap, @function\n"
@@ -285,7 +302,8 @@ __asm__(".text\n"
         "  popq %rbx\n"
         "  popq %rbp\n"
         "  ret\n"
-        ".size kg_emu__swap, .-kg_emu__swap\n");
+        ".size kg_emu__swap, .-kg_emu__swap\n"
+        ".popsection\n");
 #endif
 
 enum { /* fiber states */
@@ -328,6 +346,8 @@ typedef struct kg_emu_run {
   unsigned *perm;      /* n entries: the order of the current phase */
   kg_emu_fiber *fibers;
   char *stacks;        /* one mapping: n x (guard page + stack) */
+  char *dyn;           /* dynamic shared memory of the block (NULL when none) */
+  size_t dyn_len;
   size_t stacks_len, stack_size;
 #ifdef KG_EMU_ASM_SWITCH
   void *sched_sp;      /* the block scheduler (kg_emu_launch's stack) */
@@ -586,6 +606,9 @@ static inline unsigned __activemask(void) {
   return m;
 }
 
+/* The block's dynamic shared memory (the launch's dyn_smem bytes). */
+static inline void *kg_emu_dyn_smem(void) { return kg_emu__run ? kg_emu__run->dyn : NULL; }
+
 #define __trap() kg_emu__trap(__LINE__)
 static void kg_emu__trap(int line) __attribute__((noreturn, unused));
 static void kg_emu__trap(int line) {
@@ -720,6 +743,7 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
 }
 static void kg_emu__fibers_free(kg_emu_run *r) {
   if (r->stacks) munmap(r->stacks, r->stacks_len);
+  free(r->dyn);
   free(r->fibers);
   free(r->perm);
 }
@@ -740,7 +764,6 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
                                                          const unsigned block[3], size_t dyn_smem,
                                                          int order, unsigned seed, char *err,
                                                          size_t errlen) {
-  (void)dyn_smem;
   if (errlen) err[0] = 0;
   unsigned long long nt = (unsigned long long)block[0] * block[1] * block[2];
   if (!grid[0] || !grid[1] || !grid[2] || !nt || nt > 1024 || order < 0 || order > 2) {
@@ -758,6 +781,11 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
   run.fn = thread_fn, run.params = params, run.n = (unsigned)nt;
   run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
   int rc = kg_emu__fibers_init(&run, block);
+  if (!rc && dyn_smem) {
+    run.dyn_len = (dyn_smem + 63) / 64 * 64;
+    run.dyn = (char *)aligned_alloc(64, run.dyn_len);
+    rc = run.dyn ? 0 : -1;
+  }
   if (rc && errlen) snprintf(err, errlen, "cannot set up %llu fibers (out of memory?)", nt);
   kg_emu_idx saved_idx = kg_emu__idx;
   kg_emu__run = &run;
@@ -769,6 +797,7 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
       for (unsigned x = 0; x < grid[0] && !rc; x++) {
         blockIdx = make_uint3(x, y, z);
         if (sh0 && sh1 > sh0) memset(sh0, 0xff, (size_t)(sh1 - sh0)); /* NaN / -1 */
+        if (run.dyn) memset(run.dyn, 0xff, run.dyn_len);
         rc = kg_emu__run_block(&run);
       }
   kg_emu__run = NULL;

@@ -245,9 +245,9 @@ static const char *float_lit(ts_ctx *c, double v) {
   /* like Python's repr: the shortest digits, fixed notation for exponents in [-4, 16) */
   char buf[64];
   int p = 1;
-  for (; p < 17; p++) {
+  for (;; p++) {
     snprintf(buf, sizeof buf, "%.*e", p - 1, v);
-    if (strtod(buf, NULL) == v) break;
+    if (p == 17 || strtod(buf, NULL) == v) break;
   }
   int e = atoi(strchr(buf, 'e') + 1);
   if (e >= -4 && e < 16) {
@@ -835,7 +835,7 @@ static void emit_map(ts_ctx *c, uint32_t id) {
     return;
   }
   const kg_sfunc *fn = c->g->fns.v[n->fn];
-  if (n->n_in == 0 || n->n_in > 3 || n->n_in != fn->n_args) {
+  if (n->n_in == 0 || n->n_in > 8 || n->n_in != fn->n_args) {
     fail(c, id, "map over %d inputs of a function of %u arguments", n->n_in, fn->n_args);
     return;
   }
@@ -854,7 +854,7 @@ static void emit_map(ts_ctx *c, uint32_t id) {
   const char *dev = NULL;
   for (int j = 0; j < n->n_in && !dev; j++)
     if (!node_val(c, n->in[j]).num) dev = c->name[n->in[j]];
-  const char *args[3];
+  const char *args[8];
   for (int j = 0; j < n->n_in; j++) {
     vval v = node_val(c, n->in[j]);
     if (v.num) {
@@ -954,7 +954,7 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
     bool clamp_mixed = op == KG_OP_CLAMP && a[1].num != a[2].num;
     for (int j = 0; j < n->n_in; j++)
       if (a[j].num && (a[j].dt == KG_BOOL || !accepts_num(op, j, helper) || clamp_mixed))
-        a[j] = wrap_num(c, a[j], other); /* TorchScript: a bool is no Scalar */
+        a[j] = wrap_num(c, a[j], op == KG_OP_WHERE && j == 0 ? KG_DT_NONE : other); /* TorchScript: a bool is no Scalar */
     s = op_call(c, id, op, n->ia[0], n->fa, a, n->n_in, false, dt);
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
   }
@@ -963,7 +963,7 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
 
 static void emit_node(ts_ctx *c, uint32_t id) {
   const kg_gnode *n = &c->g->nodes.v[id];
-  if (n->op >= KG_OP__COUNT || n->dtype >= KG_DT__COUNT || n->n_in > 4) {
+  if (n->op >= KG_OP__COUNT || n->dtype >= KG_DT__COUNT || n->n_in > 8) {
     fail(c, id, "malformed node %%%u", id);
     return;
   }

@@ -583,9 +583,12 @@ static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
       if (!ev_is_tensor(el, av[i])) return kg_elab_error(el, at, KG_E_TYPE, "argument %d of %s must be a tensor", i + 1, m->name);
     uint32_t fi;
     if (!kg_elab_map_fn(el, at, av[0], k, args, ret, &fi)) return kg_ev_err();
-    uint32_t in[3];
+    uint32_t in[8];
     for (int i = 0; i < k; i++) in[i] = av[i + 1].id;
-    kg_ev r = tensor_op(el, at, KG_OP_MAP, in, k, NULL, NULL, ret);
+    const kg_sfunc *fn = el->g->fns.v[fi];
+    int nin = k;
+    for (uint32_t i = 0; i < fn->n_args - fn->n_lambda_args; i++) in[nin++] = fn->cap_nodes[i];
+    kg_ev r = tensor_op(el, at, KG_OP_MAP, in, nin, NULL, NULL, ret);
     if (r.kind == EV_NODE) el->g->nodes.v[r.id].fn = fi;
     return r;
   }
@@ -721,6 +724,10 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   for (int i = 0; i < na; i++)
     if (av[i].kind == EV_ERR) return kg_ev_err();
   const kg_member *m = n->member;
+  if (n->k == KG_AST_Call && m->n_params != n->n_kids)
+    return kg_elab_error(el, n, KG_E_FORMAT, "call passes %u argument(s), but %s has %u parameter(s)", n->n_kids, m->key, m->n_params);
+  if (n->k == KG_AST_Call && m->ret && n->ty && strcmp(m->ret, n->ty) != 0)
+    return kg_elab_error(el, n, KG_E_FORMAT, "node type %s differs from the return type %s of %s", n->ty, m->ret, m->key);
   const kg_doc_def *def = find_def(el, m);
   if (def) return inline_def(el, n, def, av, na);
   const kg_member_row *row = kg_member_lookup(m);
@@ -774,6 +781,43 @@ static kg_ev eval_while_unrolled(kg_elab *el, const kg_ast *n) {
     kg_ev r = kg_elab_eval(el, n->b);
     if (r.kind == EV_ERR) return r;
   }
+}
+
+/* Does evaluating n assign variables or loop? (Such branches cannot be selects.) */
+static bool has_effects(const kg_ast *n) {
+  if (!n) return false;
+  if (n->k == KG_AST_VarSet || n->k == KG_AST_WhileLoop || n->k == KG_AST_ForIntegerRangeLoop) return true;
+  if (has_effects(n->a) || has_effects(n->b) || has_effects(n->c)) return true;
+  for (uint32_t i = 0; i < n->n_kids; i++)
+    if (has_effects(n->kids[i])) return true;
+  return false;
+}
+
+/* `if c then a else b` on a run-time bool at entry level, with pure branches of
+ * one dtype and shape: both branches are computed and selected element-wise
+ * (no read back to the host). Other run-time branches are host control flow. */
+static kg_ev runtime_select(kg_elab *el, const kg_ast *n, kg_ev cond) {
+  if (has_effects(n->b) || has_effects(n->c))
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED,
+                         "if/then/else on a run-time value whose branches assign variables or loop is host control flow, which kgen does not compile yet");
+  kg_ev a = kg_elab_eval(el, n->b);
+  if (a.kind == EV_ERR) return a;
+  kg_ev b = kg_elab_eval(el, n->c);
+  if (b.kind == EV_ERR) return b;
+  uint32_t ia, ib;
+  if (!as_node(el, n->b, a, &ia) || !as_node(el, n->c, b, &ib)) return kg_ev_err();
+  const kg_gnode *na = gnode(el, ia), *nb = gnode(el, ib);
+  if (na->dtype != nb->dtype || na->vkind != nb->vkind || !kg_shape_equal(&na->shape, &nb->shape))
+    return kg_elab_error(el, n, KG_E_UNSUPPORTED,
+                         "the branches of an if on a run-time value differ in dtype or shape (%s%s vs %s%s): only a select of like values is compiled; host control flow is a later issue",
+                         dtn((kg_dtype)na->dtype), shape_str(el, &na->shape), dtn((kg_dtype)nb->dtype), shape_str(el, &nb->shape));
+  uint32_t in[3] = {cond.id, ia, ib};
+  if (na->vkind == KG_V_TENSOR) return tensor_op(el, n, KG_OP_WHERE, in, 3, NULL, NULL, KG_DT_NONE);
+  kg_gnode g;
+  memset(&g, 0, sizeof g);
+  g.op = KG_OP_WHERE, g.dtype = g.cdtype = na->dtype, g.vkind = KG_V_SCALAR, g.n_in = 3;
+  memcpy(g.in, in, sizeof in);
+  return ev_node(add_node(el, n, &g));
 }
 
 /* ---- the evaluator ---- */
@@ -840,8 +884,11 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
   }
   case KG_AST_IfThenElse: {
     if (el->fn) return kg_elab_scalar_if(el, n);
+    kg_ev cv = kg_elab_eval(el, n->a);
+    if (cv.kind == EV_NODE && gnode(el, cv.id)->vkind == KG_V_SCALAR && gnode(el, cv.id)->dtype == KG_BOOL)
+      return runtime_select(el, n, cv);
     bool c;
-    if (!const_cond(el, n->a, kg_elab_eval(el, n->a), &c, "if/then/else")) return kg_ev_err();
+    if (!const_cond(el, n->a, cv, &c, "if/then/else")) return kg_ev_err();
     return kg_elab_eval(el, c ? n->b : n->c);
   }
   case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : eval_for_unrolled(el, n);

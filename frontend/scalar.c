@@ -55,6 +55,29 @@ uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t) {
   }
   case EV_SX: x = v.id; break;
   case EV_MVAR: x = read_mvar(el, v.id); break;
+  case EV_NODE: { /* an entry-level scalar captured by the lambda: an extra argument */
+    const kg_gnode *gn = &el->g->nodes.v[v.id];
+    if (gn->vkind != KG_V_SCALAR) return KG_NONE;
+    kg_sfunc *fn = el->fn;
+    uint32_t ci = KG_NONE;
+    for (uint32_t i = 0; i < fn->n_args - fn->n_lambda_args; i++)
+      if (fn->cap_nodes[i] == v.id) ci = i;
+    if (ci == KG_NONE) {
+      if (fn->n_args >= 8) return KG_NONE;
+      ci = fn->n_args - fn->n_lambda_args;
+      fn->cap_nodes[ci] = v.id;
+      fn->arg_dtypes[fn->n_args] = gn->dtype;
+      kg_kparam p;
+      memset(&p, 0, sizeof p);
+      p.kind = KP_SCALAR;
+      p.dtype = gn->dtype;
+      p.name = kg_arena_printf(el->arena, "cap%u", ci);
+      kg_kparam_add(k, p);
+      fn->n_args++;
+    }
+    x = kg_kx_param(k, fn->n_lambda_args + ci);
+    break;
+  }
   default: return KG_NONE;
   }
   if (k->exprs.v[x].dtype != t) x = kg_kx_cast(k, t, x);
@@ -64,7 +87,7 @@ uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t) {
 static bool scalar_ok(kg_elab *el, const kg_ast *at, kg_ev v) {
   if (v.kind == EV_ERR) return false;
   if (v.kind == EV_CONST || v.kind == EV_SX || v.kind == EV_MVAR) return true;
-  if (v.kind == EV_NODE && el->g->nodes.v[v.id].vkind == KG_V_SCALAR) return true;
+  if (v.kind == EV_NODE && el->g->nodes.v[v.id].vkind == KG_V_SCALAR) return true; /* captured in maps */
   kg_elab_error(el, at, KG_E_TYPE, "expected a number here");
   return false;
 }
@@ -340,7 +363,7 @@ bool kg_elab_map_fn(kg_elab *el, const kg_ast *at, kg_ev fnv, int nargs, const k
   }
   kg_sfunc *fn = kg_arena_alloc(el->arena, sizeof *fn);
   kg_kernel_init(&fn->body, kg_arena_printf(el->arena, "fn%u", el->g->fns.n));
-  fn->n_args = (uint32_t)nargs;
+  fn->n_args = fn->n_lambda_args = (uint32_t)nargs;
   fn->ret_dtype = (uint8_t)ret;
   KG_VEC_PUSH(el->g->fns, fn); /* owned by the graph from here on (freed with it) */
   uint32_t index = el->g->fns.n - 1;

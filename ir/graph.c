@@ -104,7 +104,7 @@ bool kg_graph_verify(const kg_graph *g, kg_diag *d) {
     const kg_op_info *oi = kg_op_get((kg_op)n->op);
     if (n->dtype >= KG_DT__COUNT) GFAIL("node %%%u has a bad dtype", i);
     if (oi->arity >= 0 && n->n_in != oi->arity) GFAIL("node %%%u (%s) has %d operands, wants %d", i, oi->name, n->n_in, oi->arity);
-    if (n->n_in > 4) GFAIL("node %%%u has too many operands", i);
+    if (n->n_in > 8) GFAIL("node %%%u has too many operands", i);
     for (int j = 0; j < n->n_in; j++)
       if (n->in[j] >= i) GFAIL("node %%%u uses %%%u, which is not defined before it", i, n->in[j]);
     if (n->shape.rank > KG_MAX_RANK) GFAIL("node %%%u has rank %d", i, n->shape.rank);

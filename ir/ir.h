@@ -281,8 +281,10 @@ bool kg_kernel_verify(const kg_kernel *k, kg_diag *d);
  * is the expr holding the return value after the statements ran). */
 typedef struct kg_sfunc {
   kg_kernel body;
-  uint32_t n_args;
-  uint8_t arg_dtypes[3];
+  uint32_t n_args;       /* the lambda's arguments, then captured entry-level scalars */
+  uint32_t n_lambda_args;/* 1..3: map / map2 / map3 */
+  uint8_t arg_dtypes[8];
+  uint32_t cap_nodes[5]; /* graph nodes of captured scalars (args n_lambda_args ..) */
   uint8_t ret_dtype;
   uint32_t result; /* expr id in body.exprs */
 } kg_sfunc;
@@ -308,7 +310,7 @@ typedef struct kg_gnode {
   uint8_t n_in;
   uint8_t cdtype;    /* compute dtype: operands are converted to it (comparisons: the promoted
                         operand dtype; most ops: == dtype). KG_DT_NONE when not meaningful. */
-  uint32_t in[4];    /* operand node ids */
+  uint32_t in[8];    /* operand node ids (MAP: tensors, then captured scalars) */
   kg_shape shape;    /* rank 0 for scalars */
   int64_t ia[2];     /* integer attributes (meaning per op, ops.def) */
   double fa[4];      /* float attributes */

@@ -177,8 +177,8 @@ static uint32_t val(lctx *L, uint32_t id) {
   case KG_OP_TENSOR: r = decl(L, "t", dt, cvt(L, val(L, n->in[0]), dt)); break;
   case KG_OP_MAP: {
     const kg_sfunc *fn = L->g->fns.v[n->fn];
-    uint32_t args[3];
-    for (int i = 0; i < n->n_in; i++) args[i] = cvt(L, val(L, n->in[i]), (kg_dtype)fn->arg_dtypes[i]);
+    uint32_t args[8];
+    for (int i = 0; i < n->n_in && i < 8; i++) args[i] = cvt(L, val(L, n->in[i]), (kg_dtype)fn->arg_dtypes[i]);
     r = cvt(L, inline_fn(L, fn, args), dt);
     break;
   }

@@ -155,6 +155,22 @@ static char *cache_root(const kg_rt_config *cfg) {
   if (e && *e) return str_printf("%s/.cache/kgen", e);
   return NULL;
 }
+/* Writes a private, throw-away file (no fsync: it lives as long as the module). */
+static int write_private(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return -1;
+  const char *p = data;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      close(fd);
+      return -1;
+    }
+    p += w, n -= (size_t)w;
+  }
+  return close(fd);
+}
 /* Makes sure <dir>/<hdr_name> holds exactly the embedded header; 0 on success. */
 static int ensure_header(emu_dev *e, const char *dir) {
   char *path = str_printf("%s/%s", dir, e->hdr_name);
@@ -327,7 +343,7 @@ static int emu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
   void *bytes = kg_cache_get(e->cache, "emu-so", key.s, key.len, &n);
   if (bytes) { /* hit: load a private copy of the checked bytes */
     char *so = str_printf("%s/%s-%s-%u.so", e->work, name, hex, e->seq++);
-    if (!kg_write_file(so, bytes, n)) m = open_so(name, so, d, 1);
+    if (!write_private(so, bytes, n)) m = open_so(name, so, d, 1);
     if (!m) unlink(so), free(so); /* fall through to a fresh compile */
     free(bytes);
   }

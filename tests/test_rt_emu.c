@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
@@ -789,22 +790,77 @@ Test(rt_emu, shuffle_bad_width) {
 }
 
 #if !defined(__SANITIZE_ADDRESS__)
-/* A thread that overruns its fiber stack hits the guard page (not another stack). */
-Test(rt_emu, stack_overflow_hits_guard_page, .signal = SIGSEGV) {
+/* A thread that overruns its fiber stack hits the guard page (not another
+ * stack): the process dies of SIGSEGV. Run in a child so this one cleans up. */
+Test(rt_emu, stack_overflow_hits_guard_page) {
   static const char cu[] = PRELUDE
       "KG_KERNEL void deep(float *out, int n) {\n"
       "  volatile float big[65536];\n"
       "  for (int i = 0; i < n; i++) big[i] = (float)i;\n"
       "  out[threadIdx.x] = big[n - 1];\n"
       "}\n";
-  float out[2];
-  float *po = out;
-  int n = 65536;
-  void *params[] = {&po, &n};
   kg_diag d;
   kg_diag_init(&d);
-  run_kernel(0, "deep", cu, "void deep__kg_thread(void **p) { deep(*(float **)p[0], *(int *)p[1]); }\n",
-             1, 2, params, &d);
+  kg_device *dv = new_emu(0, 0, NULL, &d);
+  kg_rt_module *m = load_ok(dv, "deep", cu,
+                            "void deep__kg_thread(void **p) { deep(*(float **)p[0], *(int *)p[1]); }\n",
+                            &d);
+  pid_t kid = fork();
+  cr_assert_neq(kid, -1);
+  if (!kid) {
+    float out[2];
+    float *po = out;
+    int n = 65536;
+    void *params[] = {&po, &n};
+    uint32_t g[3] = {1, 1, 1}, b[3] = {2, 1, 1};
+    dv->vt->launch(dv, m, "deep", g, b, 0, params, NULL, &d);
+    _exit(0);
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(kid, &st, 0), kid);
+  cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "status %#x", st);
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
   kg_diag_free(&d);
 }
 #endif
+
+/* Dynamic shared memory: per block, the launch's size, poisoned at block start. */
+Test(rt_emu, dynamic_shared_memory) {
+  static const char cu[] = PRELUDE
+      "KG_KERNEL void dyn(float *out, float *probe, int n) {\n"
+      "#ifdef __CUDACC__\n"
+      "  extern __shared__ float s[];\n"
+      "#else\n"
+      "  float *s = (float *)kg_emu_dyn_smem();\n"
+      "#endif\n"
+      "  unsigned t = threadIdx.x;\n"
+      "  if (t == 0) probe[blockIdx.x] = s[n - 1];\n"
+      "  __syncthreads();\n"
+      "  for (int i = (int)t; i < n; i += (int)blockDim.x) s[i] = (float)(i + 1000 * (int)blockIdx.x);\n"
+      "  __syncthreads();\n"
+      "  for (int i = (int)t; i < n; i += (int)blockDim.x) out[blockIdx.x * n + i] = s[n - 1 - i];\n"
+      "}\n";
+  static const char tr[] =
+      "void dyn__kg_thread(void **p) { dyn(*(float **)p[0], *(float **)p[1], *(int *)p[2]); }\n";
+  enum { N = 3000, NB = 3 };
+  float *out = malloc(NB * N * sizeof(float)), probe[NB];
+  int n = N;
+  void *params[] = {&out, &probe, &n};
+  float *pp = probe;
+  params[1] = &pp;
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_device *dv = new_emu(2, 5, NULL, &d);
+  kg_rt_module *m = load_ok(dv, "dyn", cu, tr, &d);
+  uint32_t g[3] = {NB, 1, 1}, b[3] = {128, 1, 1};
+  expect_ok(dv->vt->launch(dv, m, "dyn", g, b, N * sizeof(float), params, NULL, &d), &d);
+  for (int blk = 0; blk < NB; blk++) {
+    cr_assert(isnan(probe[blk]), "block %d: dynamic shared memory not poisoned", blk);
+    for (int i = 0; i < N; i++) cr_assert_eq(out[blk * N + i], (float)(N - 1 - i + 1000 * blk));
+  }
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
+  free(out);
+  kg_diag_free(&d);
+}

@@ -1,7 +1,10 @@
 /* tests/test_rt_nvrtc.c — NVRTC offline compilation (runtime/nvrtc.c) and the
- * CUDA device's failure path on machines without a driver (runtime/dev_cuda.c).
+ * CUDA device (runtime/dev_cuda.c): its failure without a driver, and its whole
+ * path against a stand-in driver library.
  * Tests that need libnvrtc skip, never fail, when it cannot be loaded. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,5 +207,207 @@ Test(rt_cuda, no_driver_fails_cleanly) {
   cr_assert_eq(d.items[0].code, KG_E_DEVICE);
   const char *msg = d.items[0].msg;
   cr_assert(strstr(msg, "no CUDA driver") || strstr(msg, "no CUDA device"), "%s", msg);
+  kg_diag_free(&d);
+}
+
+/* ---- the CUDA device against a stand-in driver ----
+ * A tiny libcuda look-alike (compiled here with the host C compiler, selected
+ * with $KGEN_CUDA_LIB) that keeps "device" memory on the host, checks that it
+ * is handed real cubins, runs add1 itself and can fail on demand. It exercises
+ * dev_cuda.c's own logic: error checking, sticky-error poisoning, launch
+ * validation, the opt-in for large dynamic shared memory and the cubin cache. */
+static const char fake_driver[] =
+    "#define _DEFAULT_SOURCE\n#include <stdlib.h>\n#include <string.h>\n#include <sys/mman.h>\n"
+    "typedef int R;\n"
+    "struct fake_stats { int loads, launches, smem_optin, sync_fail; } fake_stats;\n"
+    "static const char *name(R r) { switch (r) { case 0: return \"CUDA_SUCCESS\";\n"
+    "  case 100: return \"CUDA_ERROR_NO_DEVICE\"; case 200: return \"CUDA_ERROR_INVALID_IMAGE\";\n"
+    "  case 500: return \"CUDA_ERROR_NOT_FOUND\"; case 700: return \"CUDA_ERROR_ILLEGAL_ADDRESS\";\n"
+    "  default: return 0; } }\n"
+    "R cuGetErrorName(R r, const char **s) { *s = name(r); return *s ? 0 : 1; }\n"
+    "R cuGetErrorString(R r, const char **s) { *s = r == 700 ? \"an illegal memory access was encountered\" : name(r); return *s ? 0 : 1; }\n"
+    "R cuInit(unsigned f) { const char *e = getenv(\"FAKE_CUDA_INIT\"); return e ? atoi(e) : 0; }\n"
+    "R cuDriverGetVersion(int *v) { *v = 13000; return 0; }\n"
+    "R cuDeviceGetCount(int *n) { *n = 1; return 0; }\n"
+    "R cuDeviceGet(int *d, int i) { *d = i; return 0; }\n"
+    "R cuDeviceGetName(char *s, int n, int d) { strncpy(s, \"Fake GPU\", (size_t)n); return 0; }\n"
+    "R cuDeviceGetAttribute(int *v, int a, int d) { switch (a) {\n"
+    "  case 75: *v = 8; break; case 76: *v = 0; break; case 1: case 2: case 3: *v = 1024; break;\n"
+    "  case 4: *v = 64; break; case 5: *v = 2147483647; break; case 6: case 7: *v = 65535; break;\n"
+    "  case 8: *v = 49152; break; case 97: *v = 166912; break; default: return 1; } return 0; }\n"
+    "R cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)16; return 0; }\n"
+    "R cuDevicePrimaryCtxRelease_v2(int d) { return 0; }\n"
+    "R cuCtxSetCurrent(void *c) { return c == (void *)16 ? 0 : 201; }\n"
+    "R cuCtxSynchronize(void) { if (fake_stats.sync_fail) return 700; return 0; }\n"
+    "R cuStreamSynchronize(void *s) { return cuCtxSynchronize(); }\n"
+    "R cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o, void **v) {\n"
+    "  if (memcmp(img, \"\\177ELF\", 4)) { for (unsigned i = 0; i < n; i++) if (o[i] == 5) strcpy(v[i], \"not a cubin\"); return 200; }\n"
+    "  fake_stats.loads++; *m = (void *)32; return 0; }\n"
+    "R cuModuleUnload(void *m) { return 0; }\n"
+    "R cuModuleGetFunction(void **f, void *m, const char *k) { if (strcmp(k, \"add1\")) return 500; *f = (void *)48; return 0; }\n"
+    "R cuFuncGetAttribute(int *v, int a, void *f) { *v = a == 0 ? 512 : a == 1 ? 0 : a == 4 ? 10 : 0; return 0; }\n"
+    "R cuFuncSetAttribute(void *f, int a, int v) { if (a == 8) fake_stats.smem_optin = v; return 0; }\n"
+    "R cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n"
+    "                 unsigned smem, void *st, void **p, void **x) {\n"
+    "  fake_stats.launches++; if (gx == 13) { fake_stats.sync_fail = 1; return 0; }\n"
+    "  float *out = *(float **)p[0]; const float *in = *(const float **)p[1]; int n = *(int *)p[2];\n"
+    "  for (long i = 0; i < (long)gx * bx && i < n; i++) out[i] = in[i] + 1.0f; return 0; }\n"
+    "/* device memory: mmap, not the host heap (a poisoned device never frees it) */\n"
+    "R cuMemAlloc_v2(unsigned long long *p, size_t n) {\n"
+    "  char *m = mmap(0, n + 64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+    "  if (m == MAP_FAILED) return 2; memcpy(m, &n, sizeof n); *p = (unsigned long long)(size_t)(m + 64); return 0; }\n"
+    "R cuMemFree_v2(unsigned long long p) { char *m = (char *)(size_t)p - 64; size_t n; memcpy(&n, m, sizeof n);\n"
+    "  munmap(m, n + 64); return 0; }\n"
+    "R cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) { memcpy((void *)(size_t)d, s, n); return 0; }\n"
+    "R cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { memcpy(d, (void *)(size_t)s, n); return 0; }\n";
+
+struct fake_stats {
+  int loads, launches, smem_optin, sync_fail;
+};
+static char fake_dir[64];
+
+static void fake_setup(void) {
+  strcpy(fake_dir, "/tmp/kgen-test-cuda-XXXXXX");
+  cr_assert_not_null(mkdtemp(fake_dir));
+  char src[128], lib[128], cmd[512], cache[128];
+  snprintf(src, sizeof src, "%s/fake_cuda.c", fake_dir);
+  snprintf(lib, sizeof lib, "%s/libcuda_fake.so", fake_dir);
+  snprintf(cache, sizeof cache, "%s/cache", fake_dir);
+  FILE *f = fopen(src, "w");
+  cr_assert_not_null(f);
+  fputs(fake_driver, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cc -std=c11 -shared -fPIC -w -o %s %s", lib, src);
+  if (system(cmd) != 0) cr_skip_test("no host C compiler to build the stand-in driver");
+  setenv("KGEN_CUDA_LIB", lib, 1);
+  setenv("KGEN_CACHE_DIR", cache, 1);
+}
+static void fake_teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", fake_dir);
+  if (system(cmd)) cr_log_warn("could not remove %s", fake_dir);
+}
+static struct fake_stats *fake_stats(void) {
+  void *h = dlopen(getenv("KGEN_CUDA_LIB"), RTLD_NOW | RTLD_NOLOAD);
+  cr_assert_not_null(h);
+  struct fake_stats *s = dlsym(h, "fake_stats");
+  cr_assert_not_null(s);
+  dlclose(h);
+  return s;
+}
+static void show(kg_diag *d) {
+  char *t = kg_diag_format(d);
+  cr_log_error("%s", t);
+  free(t);
+}
+
+Test(rt_cuda, stand_in_driver_full_path, .init = fake_setup, .fini = fake_teardown) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  if (!nv) cr_skip_test("libnvrtc cannot be loaded");
+  cr_assert(kg_dev_cuda_available());
+  kg_rt_config cfg = {0};
+  kg_device *dv = kg_dev_cuda_new(&cfg, nv, &d);
+  if (!dv) show(&d);
+  cr_assert_not_null(dv);
+  cr_assert_str_eq(dv->vt->name, "cuda");
+  struct fake_stats *st = fake_stats();
+  /* Memory, a module (NVRTC -> cubin for sm_80), a launch. */
+  enum { N = 1000 };
+  float h[N], *din, *dout;
+  for (int i = 0; i < N; i++) h[i] = (float)i;
+  cr_assert_eq(dv->vt->alloc(dv, sizeof h, (void **)&din, &d), 0);
+  cr_assert_eq(dv->vt->alloc(dv, sizeof h, (void **)&dout, &d), 0);
+  cr_assert_eq(dv->vt->h2d(dv, din, h, sizeof h, &d), 0);
+  kg_rt_source src = {"add1", add1_cu, NULL};
+  kg_rt_module *m = NULL;
+  if (dv->vt->load(dv, &src, &m, &d)) show(&d);
+  cr_assert_not_null(m);
+  cr_assert_eq(st->loads, 1);
+  int n = N;
+  void *params[] = {&dout, &din, &n};
+  uint32_t g[3] = {8, 1, 1}, b[3] = {128, 1, 1};
+  cr_assert_eq(dv->vt->launch(dv, m, "add1", g, b, 0, params, NULL, &d), 0);
+  cr_assert_eq(dv->vt->sync(dv, NULL, &d), 0);
+  cr_assert_eq(dv->vt->d2h(dv, h, dout, sizeof h, &d), 0);
+  for (int i = 0; i < N; i++) cr_assert_eq(h[i], (float)i + 1.0f);
+  /* The second load of the same source comes from the cubin cache. */
+  kg_rt_module *m2 = NULL;
+  cr_assert_eq(dv->vt->load(dv, &src, &m2, &d), 0);
+  cr_assert_eq(st->loads, 2);
+  dv->vt->unload(dv, m2);
+  char objdir[128];
+  snprintf(objdir, sizeof objdir, "%s/cache/objects", fake_dir);
+  DIR *od = opendir(objdir);
+  cr_assert_not_null(od);
+  int cubins = 0;
+  for (struct dirent *e; (e = readdir(od));) cubins += !strncmp(e->d_name, "cubin-", 6);
+  closedir(od);
+  cr_assert_eq(cubins, 1);
+  cr_assert_eq(d.n, 0);
+
+  /* Limits: the kernel's own thread limit, shared memory opt-in and its cap. */
+  uint32_t b1024[3] = {1024, 1, 1};
+  cr_assert_neq(dv->vt->launch(dv, m, "add1", g, b1024, 0, params, NULL, &d), 0);
+  cr_assert_eq(d.items[0].code, KG_E_LIMIT);
+  cr_assert_not_null(strstr(d.items[0].msg, "10 registers per thread this kernel allows 512"),
+                     "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  cr_assert_eq(dv->vt->launch(dv, m, "add1", g, b, 60000, params, NULL, &d), 0);
+  cr_assert_eq(st->smem_optin, 60000);
+  cr_assert_neq(dv->vt->launch(dv, m, "add1", g, b, 200000, params, NULL, &d), 0);
+  cr_assert_not_null(strstr(d.items[0].msg, "166912"), "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  uint32_t gbad[3] = {1, 70000, 1};
+  cr_assert_neq(dv->vt->launch(dv, m, "add1", gbad, b, 0, params, NULL, &d), 0);
+  cr_assert_not_null(strstr(d.items[0].msg, "65535"), "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  /* A driver error names the call, the error and the kernel; it is not sticky. */
+  cr_assert_neq(dv->vt->launch(dv, m, "nope", g, b, 0, params, NULL, &d), 0);
+  cr_assert_eq(d.items[0].code, KG_E_DEVICE);
+  cr_assert_not_null(strstr(d.items[0].msg, "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (500)"),
+                     "%s", d.items[0].msg);
+  cr_assert_not_null(strstr(d.items[0].msg, "kernel nope"), "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  cr_assert_eq(dv->vt->launch(dv, m, "add1", g, b, 0, params, NULL, &d), 0);
+
+  /* A sticky error (reported at the next sync) poisons the device. */
+  uint32_t g13[3] = {13, 1, 1};
+  int launches = st->launches;
+  cr_assert_eq(dv->vt->launch(dv, m, "add1", g13, b, 0, params, NULL, &d), 0);
+  cr_assert_neq(dv->vt->sync(dv, NULL, &d), 0);
+  cr_assert_not_null(strstr(d.items[0].msg, "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS"),
+                     "%s", d.items[0].msg);
+  cr_assert_not_null(strstr(d.items[0].msg, "sticky"), "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  st->sync_fail = 0; /* the driver recovers; kgen must not retry anyway */
+  void *p = NULL;
+  cr_assert_neq(dv->vt->alloc(dv, 16, &p, &d), 0);
+  cr_assert_not_null(strstr(d.items[0].msg, "poisoned"), "%s", d.items[0].msg);
+  cr_assert_not_null(strstr(d.items[0].msg, "CUDA_ERROR_ILLEGAL_ADDRESS"), "%s", d.items[0].msg);
+  kg_diag_clear(&d);
+  cr_assert_neq(dv->vt->launch(dv, m, "add1", g, b, 0, params, NULL, &d), 0);
+  cr_assert_eq(st->launches, launches + 1, "no launch reached the driver after the error");
+  kg_diag_clear(&d);
+  cr_assert_neq(dv->vt->load(dv, &src, &m2, &d), 0);
+  dv->vt->unload(dv, m);
+  dv->vt->free(dv, din);
+  dv->vt->free(dv, dout);
+  dv->vt->destroy(dv);
+  kg_nvrtc_close(nv);
+  kg_diag_free(&d);
+}
+
+Test(rt_cuda, stand_in_driver_without_devices, .init = fake_setup, .fini = fake_teardown) {
+  setenv("FAKE_CUDA_INIT", "100", 1);
+  cr_assert_not(kg_dev_cuda_available());
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert_null(kg_dev_cuda_new(NULL, NULL, &d));
+  cr_assert_eq(d.n, 1);
+  cr_assert_eq(d.items[0].code, KG_E_DEVICE);
+  cr_assert_not_null(strstr(d.items[0].msg, "no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE (100))"),
+                     "%s", d.items[0].msg);
   kg_diag_free(&d);
 }

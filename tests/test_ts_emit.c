@@ -463,6 +463,7 @@ static void build_create(tprog *t) {
   at(g, e)->ia[0] = 3, out(g, e);
   out(g, nd(g, KG_OP_TENSOR, KG_I64, "", s, NO, NO));
   out(g, nd(g, KG_OP_TENSOR, KG_F64, "", cf(g, KG_F64, 1e-300), NO, NO));
+  out(g, nd(g, KG_OP_TENSOR, KG_F64, "", cf(g, KG_F64, 1.2345678901234567e-300), NO, NO));
   out(g, nd(g, KG_OP_ADD, KG_F32, "4", x, cf(g, KG_F64, NAN), NO));
   out(g, nd(g, KG_OP_MUL, KG_F32, "4", x, cf(g, KG_F64, -INFINITY), NO));
   out(g, nd(g, KG_OP_ADD, KG_F32, "4", x, cf(g, KG_F64, -0.0), NO));
@@ -481,7 +482,7 @@ Test(ts_emit, create_golden) {
     "x.to(torch.int32)", "torch.full_like(x, 0.10000000149011612, dtype=torch.float32)",
     "torch.zeros_like(x, dtype=torch.int32)", "torch.ones_like(x, dtype=torch.bool)",
     "torch.zeros_like(x, dtype=torch.float64)", "torch.full([], t1, dtype=torch.int64)", "1e-300",
-    "float('nan')", "float('-inf')", "-0.0", "(-9223372036854775807 - 1)", "torch.mul(x, torch.full([], 1, dtype=torch.float32))",
+    "float('nan')", "float('-inf')", "-0.0", "1.2345678901234568e-300", "(-9223372036854775807 - 1)", "torch.mul(x, torch.full([], 1, dtype=torch.float32))",
   };
   for (size_t i = 0; i < KG_COUNTOF(want); i++) cr_assert_not_null(strstr(ts, want[i]), "missing %s", want[i]);
   free(ts);
@@ -497,8 +498,9 @@ Test(ts_emit, create_run) {
             "expect(r[0], [-2, 0, 3, 65519], what='cast')\n"
             "expect(r[1], x.half().double(), what='via half')\n"
             "expect(r[6], -5, what='tensor of scalar')\n"
-            "expect(r[11], -2**63, what='int64 min')\n"
-            "expect(r[13], x - 5, what='scalar int64 + float tensor')\n");
+            "expect(r[8], 1.2345678901234567e-300, what='17 digits')\n"
+            "expect(r[12], -2**63, what='int64 min')\n"
+            "expect(r[14], x - 5, what='scalar int64 + float tensor')\n");
   tp_free(&t);
 }
 

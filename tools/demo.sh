@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target kgen_cli
-example=${KGEN_EXAMPLE:-examples/demo_bias_gelu.json}
+example=${KGEN_EXAMPLE:-examples/bcast_bias_gelu.json}
 ./build/kgen explain "$example" | sed -n '/== fusion groups/,$p'
 ./build/kgen check "$example" "$@"

@@ -196,7 +196,7 @@ def main():
         if isinstance(extra, str):
             dt, extra = extra, 0
         if handler == "H_TENSOR":
-            if not params or params[0] not in PRIM_DTYPE or len([p for p in params if p in PRIM_DTYPE]) > 1:
+            if not params or params[0] not in PRIM_DTYPE or (len(params) > 1 and params[1] in ("System.Single", "System.Double")):
                 continue  # complex (real, imaginary) forms
             dt = PRIM_DTYPE[params[0]]
         if kind.startswith("instance property"):

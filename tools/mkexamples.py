@@ -1116,6 +1116,13 @@ class Printer:
                         self.put(" ")
                 self.expr(it, 0)
             self.put(")")
+        elif k == "NewArray":
+            self.put("[| ")
+            for i, it in enumerate(n._f["items"]):
+                if i:
+                    self.put("; ")
+                self.expr(it, 0)
+            self.put(" |]")
         elif k == "VarSet":
             self.put(fs_ident(pr["varobj"].name) + " <- ")
             self.expr(n._f["value"], 0)
@@ -1931,6 +1938,7 @@ serializer would write it (see `shared/spec/quotation-json.md`):
 - **Non-standard signature field `"nonzero": true`** on a tensor parameter: the runner must
   generate that input without zeros (integer divisors of `/`, `%`, `div`, `fmod`, ...).
   It is optional; an implementation that ignores it may divide by zero.
+- A `null` size (`bcast_unknown_dim`) means any size: the runner picks one, as for symbols.
 - Inputs are expected in PyTorch `make_tensor` ranges (floats in [-9, 9], signed integers
   in [-9, 10), uint8 in [0, 10), bool {0, 1}); the examples are written so that every
   result is well defined for such inputs (no float->int casts out of range, shift counts
@@ -1956,11 +1964,15 @@ TorchSharp semantics worth knowing when writing the reference (checked in
   `int` of a float truncates, `round` rounds half to even.
 
 Optional arguments left out arrive filled in: `Value null` (reference types), and for
-`Nullable` parameters `DefaultValue` in even-numbered examples and `Value null` in odd ones,
+`Nullable` parameters `DefaultValue` in every other example (definition order in the script) and `Value null` in the rest,
 so both forms are exercised. Overloads taking either a `Tensor` or a `Scalar` are called
 with an explicit `.ToScalar()` (a bare `0.5f` would be ambiguous in F#: both `Tensor` and
 `Scalar` have `op_Implicit(float32)`); parameters that only take a `Scalar` get the implicit
 `Scalar.op_Implicit` conversion.
+
+Examples that are valid F# but need more than plain pointwise kernels: `scalar_param_if_bool`
+(an `if` on a bool parameter choosing between two tensor expressions: host control flow) and
+`like_empty_shape_only` (`empty_like` whose content must never be read).
 
 Regenerate with `python3 tools/mkexamples.py` (standard library only); check against PyTorch
 with `python3 tools/mkexamples.py --check` (needs torch).
@@ -2626,14 +2638,9 @@ F32, F64, F16, BF16 = "float32", "float64", "float16", "bfloat16"
 I8, U8, I16, I32_, I64_, BOOL_ = "int8", "uint8", "int16", "int32", "int64", "bool"
 
 
-nnf = None  # set lazily: torch.nn.functional
-
-
 def F():
+    """torch.nn.functional"""
     return torch.nn.functional
-
-
-RM = None
 
 
 def rmode(name):

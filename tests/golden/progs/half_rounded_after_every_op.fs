@@ -1,0 +1,7 @@
+// chain_f16_swiglu: float16 swish-GLU: silu(xg) * xu
+module Examples.ChainF16Swiglu
+
+open TorchSharp
+
+let chain_f16_swiglu =
+    <@ fun (xg: torch.Tensor) (xu: torch.Tensor) -> xg.silu() * xu @>

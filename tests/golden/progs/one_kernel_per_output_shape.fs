@@ -1,0 +1,7 @@
+// multi_out_3tuple_shapes: a 3-tuple of outputs with different shapes and dtypes
+module Examples.MultiOut3tupleShapes
+
+open TorchSharp
+
+let multi_out_3tuple_shapes =
+    <@ fun (x: torch.Tensor) (b: torch.Tensor) -> (x + b, b.exp(), x.gt(0.0.ToScalar())) @>

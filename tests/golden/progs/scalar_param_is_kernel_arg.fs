@@ -1,0 +1,7 @@
+// scalar_param_f32: an F# float32 parameter used twice: x * s + s
+module Examples.ScalarParamF32
+
+open TorchSharp
+
+let scalar_param_f32 =
+    <@ fun (x: torch.Tensor) (s: float32) -> x * s + s @>
