@@ -302,6 +302,8 @@ static void int_op(const emit *E, const kg_kx *x, kg_dtype t) {
   case KG_OP_FLOORDIV: kg_sb_printf(o, "kg_fdiv_%s", s), call2(E, "", a, b); return;
   case KG_OP_REM: kg_sb_printf(o, "kg_frem_%s", s), call2(E, "", a, b); return;
   case KG_OP_POW: kg_sb_printf(o, "kg_ipow_%s", s), call2(E, "", a, b); return;
+  case KG_OP_IDX_ADD: bin(E, "+", a, b); return;
+  case KG_OP_IDX_MUL: bin(E, "*", a, b); return;
   case KG_OP_IDX_DIV: bin(E, "/", a, b); return;
   case KG_OP_IDX_MOD: bin(E, "%", a, b); return;
   case KG_OP_MAXIMUM: case KG_OP_FMAX: case KG_OP_CLAMP_MIN:

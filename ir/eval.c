@@ -133,8 +133,10 @@ bool kg_eval_op(kg_op op, kg_dtype out, kg_dtype cdt, const kg_cval *a, int n, c
   int64_t p = n > 0 ? a[0].i : 0, q = n > 1 ? a[1].i : 0;
   uint64_t up = (uint64_t)p, uq = (uint64_t)q;
   switch (op) {
+  case KG_OP_IDX_ADD:
   case KG_OP_ADD: *res = fl ? kg_cval_float(out, x + y) : kg_cval_int(out, (int64_t)(up + uq)); return true;
   case KG_OP_SUB: *res = fl ? kg_cval_float(out, x - y) : kg_cval_int(out, (int64_t)(up - uq)); return true;
+  case KG_OP_IDX_MUL:
   case KG_OP_MUL: *res = fl ? kg_cval_float(out, x * y) : kg_cval_int(out, (int64_t)(up * uq)); return true;
   case KG_OP_NEG: *res = fl ? kg_cval_float(out, -x) : kg_cval_int(out, (int64_t)(0 - up)); return true;
   case KG_OP_POS: *res = fl ? kg_cval_float(out, x) : kg_cval_int(out, p); return true;

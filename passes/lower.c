@@ -26,6 +26,8 @@
 
 #include "passes.h"
 
+#define KG_OUTER (KG_NONE - 1) /* size_p marker: the outermost non-1 dim */
+
 typedef struct lctx {
   const kg_graph *g;
   const kg_group *grp;
@@ -307,9 +309,14 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
   for (size_t i = 0; i < (size_t)np * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
   for (size_t i = 0; i < (size_t)no * KG_MAX_RANK; i++) out_stride[i] = KG_NONE;
   if (!linear) {
-    for (uint32_t d = 0; d < r; d++)
-      size_p[d] = dim_is_one(&grp->space.d[d]) ? KG_NONE
-                                               : kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+    /* the outermost dim needs no size: its coordinate is what remains of the index */
+    bool outer = true;
+    for (uint32_t d = 0; d < r; d++) {
+      size_p[d] = KG_NONE;
+      if (dim_is_one(&grp->space.d[d])) continue;
+      if (outer) { outer = false; size_p[d] = KG_OUTER; continue; }
+      size_p[d] = kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+    }
     for (uint32_t p = 0; p < np; p++) {
       if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
       const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
@@ -332,12 +339,12 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
   uint32_t bid = cvt(&L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L.ix);
   uint32_t bdim = cvt(&L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L.ix);
   uint32_t tid = cvt(&L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L.ix);
-  uint32_t gidx = decl(&L, "i", L.ix, kg_kx_op(k, KG_OP_ADD, L.ix, kg_kx_op(k, KG_OP_MUL, L.ix, bid, bdim, KG_NONE), tid, KG_NONE));
+  uint32_t gidx = decl(&L, "i", L.ix, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, bid, bdim, KG_NONE), tid, KG_NONE));
   uint32_t n_x = kg_kx_param(k, numel);
   if (linear && vec > 1) {
-    uint32_t base = decl(&L, "base", L.ix, kg_kx_op(k, KG_OP_MUL, L.ix, gidx, kg_kx_const_i(k, L.ix, vec), KG_NONE));
+    uint32_t base = decl(&L, "base", L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, gidx, kg_kx_const_i(k, L.ix, vec), KG_NONE));
     kg_ks ifs = kg_ks_make(KS_IF);
-    ifs.a = kg_kx_op(k, KG_OP_LE, KG_BOOL, kg_kx_op(k, KG_OP_ADD, L.ix, base, kg_kx_const_i(k, L.ix, vec), KG_NONE), n_x, KG_NONE);
+    ifs.a = kg_kx_op(k, KG_OP_LE, KG_BOOL, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, base, kg_kx_const_i(k, L.ix, vec), KG_NONE), n_x, KG_NONE);
     uint32_t st = kg_ks_add(&L.cur, ifs);
     kg_kcursor outer = L.cur;
     /* full vector */
@@ -399,11 +406,10 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
       /* coordinates, innermost first */
       uint32_t coord[KG_MAX_RANK];
       uint32_t rem = gidx;
+      for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
       for (uint32_t dd = r; dd-- > 0;) {
-        if (size_p[dd] == KG_NONE) { coord[dd] = KG_NONE; continue; }
-        bool outermost = true;
-        for (uint32_t e = 0; e < dd; e++) outermost &= size_p[e] == KG_NONE;
-        if (outermost) { coord[dd] = rem; break; }
+        if (size_p[dd] == KG_NONE) continue;
+        if (size_p[dd] == KG_OUTER) { coord[dd] = rem; break; }
         uint32_t sz = kg_kx_param(k, size_p[dd]);
         coord[dd] = decl(&L, "c", L.ix, kg_kx_op(k, KG_OP_IDX_MOD, L.ix, rem, sz, KG_NONE));
         rem = decl(&L, "r", L.ix, kg_kx_op(k, KG_OP_IDX_DIV, L.ix, rem, sz, KG_NONE));
@@ -415,8 +421,8 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
         uint32_t off = KG_NONE;
         for (uint32_t d = 0; d < r; d++) {
           if (strides[d] == KG_NONE || coord[d] == KG_NONE) continue;
-          uint32_t t = kg_kx_op(k, KG_OP_MUL, L.ix, coord[d], kg_kx_param(k, strides[d]), KG_NONE);
-          off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_ADD, L.ix, off, t, KG_NONE);
+          uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L.ix, coord[d], kg_kx_param(k, strides[d]), KG_NONE);
+          off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L.ix, off, t, KG_NONE);
         }
         off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : decl(&L, "off", L.ix, off);
         if (is_out) L.ooff[p - np] = off;

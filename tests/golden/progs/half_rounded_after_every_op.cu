@@ -72,9 +72,9 @@ KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1),
 
 /* chain_f16_swiglu_k0: schedule pointwise.linear.vec8, index int32, block 256, 8 elements per thread */
 KG_KERNEL void chain_f16_swiglu_k0(const unsigned short *in0, const unsigned short *in1, unsigned short *out0, int n) {
-  int v0_i = ((int)((unsigned int)((int)((unsigned int)(int)blockIdx.x * (unsigned int)(int)blockDim.x)) + (unsigned int)(int)threadIdx.x));
-  int v1_base = ((int)((unsigned int)v0_i * (unsigned int)8));
-  if ((((int)((unsigned int)v1_base + (unsigned int)8)) <= n)) {
+  int v0_i = (((int)blockIdx.x * (int)blockDim.x) + (int)threadIdx.x);
+  int v1_base = (v0_i * 8);
+  if (((v1_base + 8) <= n)) {
     float v2_v, v3_v, v4_v, v5_v, v6_v, v7_v, v8_v, v9_v;
     { const uint4 r = *(const uint4 *)(in0 + v1_base);
       v2_v = kg_h2f((unsigned short)((r.x >> 0) & 0xffffu));

@@ -72,9 +72,9 @@ KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1),
 
 /* map_while_collatz_k0: schedule pointwise.linear.vec4, index int32, block 256, 4 elements per thread */
 KG_KERNEL void map_while_collatz_k0(const int *in0, int *out0, int n) {
-  int v0_i = ((int)((unsigned int)((int)((unsigned int)(int)blockIdx.x * (unsigned int)(int)blockDim.x)) + (unsigned int)(int)threadIdx.x));
-  int v1_base = ((int)((unsigned int)v0_i * (unsigned int)4));
-  if ((((int)((unsigned int)v1_base + (unsigned int)4)) <= n)) {
+  int v0_i = (((int)blockIdx.x * (int)blockDim.x) + (int)threadIdx.x);
+  int v1_base = (v0_i * 4);
+  if (((v1_base + 4) <= n)) {
     int v2_v, v3_v, v4_v, v5_v;
     { const uint4 r = *(const uint4 *)(in0 + v1_base);
       v2_v = (int)r.x;

@@ -71,15 +71,15 @@ KG_INT_HELPERS(i32, int, unsigned int, (-2147483647 - 1), 2147483647, 32)
 KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1), 9223372036854775807LL, 64)
 
 /* multi_out_3tuple_shapes_k0: schedule pointwise.strided, index int32, block 256, 1 element per thread */
-KG_KERNEL void multi_out_3tuple_shapes_k0(const float *in0, const float *in1, float *out0, unsigned char *out2, int n, int size0, int size1, int st0_0, int st0_1, int st1_1, int so0_0, int so0_1, int so2_0, int so2_1) {
-  int v0_i = ((int)((unsigned int)((int)((unsigned int)(int)blockIdx.x * (unsigned int)(int)blockDim.x)) + (unsigned int)(int)threadIdx.x));
+KG_KERNEL void multi_out_3tuple_shapes_k0(const float *in0, const float *in1, float *out0, unsigned char *out2, int n, int size1, int st0_0, int st0_1, int st1_1, int so0_0, int so0_1, int so2_0, int so2_1) {
+  int v0_i = (((int)blockIdx.x * (int)blockDim.x) + (int)threadIdx.x);
   if ((v0_i < n)) {
     int v1_c = (v0_i % size1);
     int v2_r = (v0_i / size1);
-    int v3_off = ((int)((unsigned int)((int)((unsigned int)v2_r * (unsigned int)st0_0)) + (unsigned int)((int)((unsigned int)v1_c * (unsigned int)st0_1))));
-    int v4_off = ((int)((unsigned int)v1_c * (unsigned int)st1_1));
-    int v5_off = ((int)((unsigned int)((int)((unsigned int)v2_r * (unsigned int)so0_0)) + (unsigned int)((int)((unsigned int)v1_c * (unsigned int)so0_1))));
-    int v6_off = ((int)((unsigned int)((int)((unsigned int)v2_r * (unsigned int)so2_0)) + (unsigned int)((int)((unsigned int)v1_c * (unsigned int)so2_1))));
+    int v3_off = ((v2_r * st0_0) + (v1_c * st0_1));
+    int v4_off = (v1_c * st1_1);
+    int v5_off = ((v2_r * so0_0) + (v1_c * so0_1));
+    int v6_off = ((v2_r * so2_0) + (v1_c * so2_1));
     float v7_ld = (in0[v3_off]);
     float v8_ld = (in1[v4_off]);
     float v9_t = ((v7_ld + v8_ld));
@@ -91,9 +91,9 @@ KG_KERNEL void multi_out_3tuple_shapes_k0(const float *in0, const float *in1, fl
 
 /* multi_out_3tuple_shapes_k1: schedule pointwise.linear.vec4, index int32, block 256, 4 elements per thread */
 KG_KERNEL void multi_out_3tuple_shapes_k1(const float *in1, float *out1, int n) {
-  int v0_i = ((int)((unsigned int)((int)((unsigned int)(int)blockIdx.x * (unsigned int)(int)blockDim.x)) + (unsigned int)(int)threadIdx.x));
-  int v1_base = ((int)((unsigned int)v0_i * (unsigned int)4));
-  if ((((int)((unsigned int)v1_base + (unsigned int)4)) <= n)) {
+  int v0_i = (((int)blockIdx.x * (int)blockDim.x) + (int)threadIdx.x);
+  int v1_base = (v0_i * 4);
+  if (((v1_base + 4) <= n)) {
     float v2_v, v3_v, v4_v, v5_v;
     { const uint4 r = *(const uint4 *)(in1 + v1_base);
       v2_v = __uint_as_float(r.x);
