@@ -225,7 +225,7 @@ kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_com
   return specialize(m, entry, s, out);
 }
 
-static kg_dtype dl_to_dtype(DLDataType t) {
+kg_dtype kg_dtype_from_dl(DLDataType t) {
   if (t.lanes != 1) return KG_DT_NONE;
   switch (t.code) {
   case kDLBool: return t.bits == 8 ? KG_BOOL : KG_DT_NONE;
@@ -288,7 +288,7 @@ kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *con
       kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "input %d is NULL", i + 1);
       return kg_fail(ctx);
     }
-    p->dtype = dl_to_dtype(t->dtype);
+    p->dtype = kg_dtype_from_dl(t->dtype);
     if (p->dtype == KG_DT_NONE) {
       kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "%s%s%d has an unsupported dtype (code %u, %u bits, %u lanes)",
                   cap ? "capture " : "input ", cap ? what : "", cap ? 0 : i + 1, t->dtype.code, t->dtype.bits, t->dtype.lanes);
@@ -339,7 +339,7 @@ void kg_compiled_free(kg_compiled *c) {
 int kg_compiled_n_outputs(const kg_compiled *c) { return (int)c->g.outputs.n; }
 int kg_compiled_n_kernels(const kg_compiled *c) { return (int)c->n_kernels; }
 
-static DLDataType dtype_to_dl(kg_dtype t) {
+DLDataType kg_dtype_to_dl(kg_dtype t) {
   DLDataType r = {kDLFloat, 32, 1};
   switch (t) {
   case KG_BOOL: r.code = kDLBool, r.bits = 8; break;
@@ -360,13 +360,31 @@ static DLDataType dtype_to_dl(kg_dtype t) {
 kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim, int64_t shape[8]) {
   if (i < 0 || (uint32_t)i >= c->g.outputs.n) return KG_ERR_INPUT;
   const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
-  *dtype = dtype_to_dl((kg_dtype)n->dtype);
+  *dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   *ndim = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
   for (int d = 0; d < *ndim; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : -1;
   return KG_OK;
 }
 
 /* ---- artifacts ---- */
+
+/* Compiles the entry's CUDA C with NVRTC for sm_<arch> (cubin too when asked). */
+static kg_status nvrtc_build(kg_compiled *c, int arch, bool cubin, kg_nvrtc_out *o) {
+  kg_context *ctx = c->m->ctx;
+  memset(o, 0, sizeof *o);
+  if (arch < 75 || arch > 121) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch);
+    return kg_fail(ctx);
+  }
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  if (!nv) return kg_fail(ctx);
+  const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
+  if (kg_nvrtc_compile(nv, pname, c->cuda, arch, cubin, NULL, o, &ctx->diag) != 0) {
+    kg_nvrtc_out_free(o);
+    return kg_fail(ctx);
+  }
+  return KG_OK;
+}
 
 static char *text_ir(kg_compiled *c) {
   kg_strbuf b;
@@ -399,19 +417,9 @@ kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_
   }
   case KG_ART_PTX:
   case KG_ART_CUBIN: {
-    if (arch < 75 || arch > 121) {
-      kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch);
-      return kg_fail(ctx);
-    }
-    kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
-    if (!nv) return kg_fail(ctx);
     kg_nvrtc_out o;
-    memset(&o, 0, sizeof o);
-    const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
-    if (kg_nvrtc_compile(nv, pname, c->cuda, arch, kind == KG_ART_CUBIN, NULL, &o, &ctx->diag) != 0) {
-      kg_nvrtc_out_free(&o);
-      return kg_fail(ctx);
-    }
+    kg_status st = nvrtc_build(c, arch, kind == KG_ART_CUBIN, &o);
+    if (st != KG_OK) return st;
     if (kind == KG_ART_PTX) {
       *data = o.ptx, *len = o.ptx_len;
       o.ptx = NULL;
@@ -438,15 +446,9 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
     kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kernel index %d out of range", i);
     return kg_fail(ctx);
   }
-  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
-  if (!nv) return kg_fail(ctx);
   kg_nvrtc_out o;
-  memset(&o, 0, sizeof o);
-  const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
-  if (kg_nvrtc_compile(nv, pname, c->cuda, arch, true, NULL, &o, &ctx->diag) != 0) {
-    kg_nvrtc_out_free(&o);
-    return kg_fail(ctx);
-  }
+  kg_status st = nvrtc_build(c, arch, true, &o);
+  if (st != KG_OK) return st;
   bool found = false;
   for (uint32_t j = 0; j < o.n_stats; j++) {
     if (strcmp(o.stats[j].name, c->kernels[i].name) != 0) continue;

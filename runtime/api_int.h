@@ -65,6 +65,10 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
 
+/* api.c: DLPack dtypes (KG_DT_NONE when kgen has no such dtype) */
+kg_dtype kg_dtype_from_dl(DLDataType t);
+DLDataType kg_dtype_to_dl(kg_dtype t);
+
 /* exec.c: host arrays */
 void kg_npy_dlview(kg_npy *a, DLTensor *t);
 void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);

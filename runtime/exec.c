@@ -86,23 +86,12 @@ static bool bind_tensor(kg_context *ctx, const kg_graph *g, binding *B, const kg
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s is missing", what);
     return false;
   }
-  DLDataType want;
-  int nd;
-  (void)want, (void)nd;
   int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
   if (t->ndim != rank) {
     kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has rank %d; the compiled program expects rank %d", what, t->ndim, rank);
     return false;
   }
-  kg_dtype dt = KG_DT_NONE;
-  switch (t->dtype.code) {
-  case kDLBool: dt = KG_BOOL; break;
-  case kDLUInt: dt = t->dtype.bits == 8 ? KG_U8 : KG_DT_NONE; break;
-  case kDLInt: dt = t->dtype.bits == 8 ? KG_I8 : t->dtype.bits == 16 ? KG_I16 : t->dtype.bits == 32 ? KG_I32 : t->dtype.bits == 64 ? KG_I64 : KG_DT_NONE; break;
-  case kDLFloat: dt = t->dtype.bits == 16 ? KG_F16 : t->dtype.bits == 32 ? KG_F32 : t->dtype.bits == 64 ? KG_F64 : KG_DT_NONE; break;
-  case kDLBfloat: dt = t->dtype.bits == 16 ? KG_BF16 : KG_DT_NONE; break;
-  default: break;
-  }
+  kg_dtype dt = kg_dtype_from_dl(t->dtype);
   if (dt != n->dtype) {
     kg_diag_add(d, KG_E_TYPE, NULL, NULL, "%s has dtype %s; the compiled program expects %s", what,
                 dt == KG_DT_NONE ? "(unsupported)" : dtn(dt), dtn((kg_dtype)n->dtype));
@@ -335,20 +324,7 @@ void kg_npy_dlview(kg_npy *a, DLTensor *t) {
   t->device.device_type = kDLCPU;
   t->ndim = a->rank;
   t->shape = a->shape;
-  kg_dtype d = (kg_dtype)a->dtype;
-  t->dtype.lanes = 1;
-  t->dtype.bits = (uint8_t)(kg_dtype_get(d)->size * 8);
-  t->dtype.code = d == KG_BOOL ? kDLBool : d == KG_U8 ? kDLUInt : d == KG_BF16 ? kDLBfloat : kg_dtype_is_float(d) ? kDLFloat : kDLInt;
-}
-
-static kg_dtype dl_dtype(DLDataType t) {
-  switch (t.code) {
-  case kDLBool: return KG_BOOL;
-  case kDLUInt: return KG_U8;
-  case kDLBfloat: return KG_BF16;
-  case kDLFloat: return t.bits == 16 ? KG_F16 : t.bits == 32 ? KG_F32 : KG_F64;
-  default: return t.bits == 8 ? KG_I8 : t.bits == 16 ? KG_I16 : t.bits == 32 ? KG_I32 : KG_I64;
-  }
+  t->dtype = kg_dtype_to_dl((kg_dtype)a->dtype);
 }
 
 /* Allocates host outputs with the shapes the compiled entry reports. */
@@ -360,7 +336,7 @@ void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTens
     int64_t shape[8];
     kg_compiled_output(c, i, &dt, &nd, shape);
     memset(&outs[i], 0, sizeof outs[i]);
-    outs[i].dtype = dl_dtype(dt);
+    outs[i].dtype = kg_dtype_from_dl(dt);
     outs[i].rank = nd;
     size_t numel = 1;
     for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d], numel *= (size_t)shape[d];
