@@ -18,6 +18,7 @@ struct kg_context {
   kg_device *emu;        /* created on first use */
   kg_device *cuda;       /* created on first use */
   bool cuda_probed;
+  bool cuda_ok;          /* the probe found a driver and a GPU */
   kg_nvrtc *nvrtc;       /* loaded on first use */
   bool nvrtc_probed;
 };

@@ -222,9 +222,9 @@ static kg_status run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins,
     for (int k = 0; k < h->ndim; k++) numel *= (size_t)h->shape[k];
     size_t bytes = numel * h->dtype.bits / 8;
     dt[i] = *h;
-    dt[i].device.device_type = kDLCUDA;
-    bool scalar_param = i < n_in && h->ndim == 0;
+    bool scalar_param = i < n_in && h->ndim == 0 && c->g.nodes.v[c->g.params.v[i].node].vkind == KG_V_SCALAR;
     if (scalar_param) continue; /* scalar parameters are read on the host */
+    dt[i].device.device_type = kDLCUDA;
     if (dev->vt->alloc(dev, bytes ? bytes : 1, &bufs[i], &ctx->diag) != 0) { st = KG_ERR_INTERNAL; break; }
     dt[i].data = bufs[i];
     dt[i].byte_offset = 0;

@@ -37,9 +37,9 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
 kg_device_kind kg_default_device(kg_context *ctx) {
   if (!ctx->cuda_probed) {
     ctx->cuda_probed = true;
-    if (kg_dev_cuda_available()) return KG_DEVICE_CUDA;
+    ctx->cuda_ok = kg_dev_cuda_available();
   }
-  return ctx->cuda ? KG_DEVICE_CUDA : (kg_dev_cuda_available() ? KG_DEVICE_CUDA : KG_DEVICE_EMU);
+  return ctx->cuda_ok ? KG_DEVICE_CUDA : KG_DEVICE_EMU;
 }
 
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d) {
@@ -230,6 +230,26 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     if (!dev) st = KG_ERR_INTERNAL;
   }
   int slot = dev && strcmp(dev->vt->name, "emu") == 0 ? 0 : 1;
+  /* placement: the emulator reads host memory; CUDA reads device memory, except
+   * scalar parameters, whose value is read on the host at launch */
+  for (uint32_t p = 0; p < g->params.n + g->outputs.n && st == KG_OK && dev; p++) {
+    bool is_out = p >= g->params.n;
+    const DLTensor *t = is_out ? outputs[p - g->params.n] : pt[p];
+    bool scalar = !is_out && g->nodes.v[g->params.v[p].node].vkind == KG_V_SCALAR;
+    int dt = t->device.device_type;
+    bool on_gpu = dt == kDLCUDA || dt == kDLCUDAManaged;
+    const char *nm = is_out ? "an output" : g->params.v[p].name;
+    if (scalar && dt == kDLCUDA) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory (it is read at launch)", nm);
+      st = KG_ERR_INPUT;
+    } else if (!scalar && slot == 0 && dt == kDLCUDA) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", is_out ? "" : "'", nm, is_out ? "" : "'");
+      st = KG_ERR_INPUT;
+    } else if (!scalar && slot == 1 && !on_gpu && dt != kDLCUDAHost) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in host memory, but this run is on the CUDA device (pass device pointers)", is_out ? "" : "'", nm, is_out ? "" : "'");
+      st = KG_ERR_INPUT;
+    }
+  }
   for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     int r = grp->space.rank;

@@ -112,7 +112,10 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
 /* ---- running ---- */
 /* Runs a compiled entry on a device. inputs in parameter order, captures by name,
  * outputs preallocated by the caller with the shapes kg_compiled_output reports.
- * Pointers are device pointers for CUDA, host pointers for the emulator.
+ * Pointers are device pointers for CUDA (DLTensor.device kDLCUDA), host pointers
+ * for the emulator (kDLCPU). A scalar parameter is a 0-dim tensor in host memory
+ * on either device. Any strides (in elements) are accepted; outputs may alias
+ * inputs element for element (in-place pointwise updates).
  * stream: a CUstream or NULL (legacy default stream). */
 kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,

@@ -1,0 +1,166 @@
+/* tests/test_cli.c — the `kgen` command's contract: artifact file names (with the
+ * arch in .ptx/.cubin names), run with inputs, captures and scalar parameters
+ * (.npy in, out0.npy … out), explain, ops, and exit statuses (0 success, 1 bad
+ * input with diagnostics on stderr, 2 internal error). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/api_int.h"
+
+static char tmp[256];
+
+static void mk_tmp(void) {
+  strcpy(tmp, "/tmp/kgen-cli-test-XXXXXX");
+  cr_assert_not_null(mkdtemp(tmp));
+}
+static void rm_tmp(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd)) cr_log_warn("could not remove %s", tmp);
+}
+
+/* Runs kgen with args; returns its exit status; stdout+stderr into *out (malloc'd). */
+static int kgen(char **out, const char *fmt, ...) {
+  char args[2048], cmd[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s/log' 2>&1", KG_SOURCE_DIR, KG_CLI_PATH, args, tmp);
+  int st = system(cmd);
+  char lp[512];
+  snprintf(lp, sizeof lp, "%s/log", tmp);
+  size_t len;
+  *out = kg_read_file(lp, &len);
+  if (!*out) *out = strdup("");
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool exists(const char *dir, const char *name) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  struct stat s;
+  return stat(p, &s) == 0 && s.st_size > 0;
+}
+
+Test(cli, compile_writes_every_artifact, .init = mk_tmp, .fini = rm_tmp) {
+  char *out;
+  int rc = kgen(&out, "compile examples/bcast_bias_gelu.json --arch sm_80,sm_90 --emit cuda,ptx,cubin,torchscript,python,ir -o %s/art", tmp);
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/art", tmp);
+  bool nvrtc = strstr(out, "NVRTC") == NULL;
+  cr_assert_eq(rc, nvrtc ? 0 : 2, "%s", out);
+  cr_expect(exists(dir, "bcast_bias_gelu.cu"));
+  cr_expect(exists(dir, "bcast_bias_gelu.ts.py"));
+  cr_expect(exists(dir, "bcast_bias_gelu.eager.py"));
+  cr_expect(exists(dir, "bcast_bias_gelu.ir"));
+  if (nvrtc) {
+    cr_expect(exists(dir, "bcast_bias_gelu.sm_80.ptx"));
+    cr_expect(exists(dir, "bcast_bias_gelu.sm_90.ptx"));
+    cr_expect(exists(dir, "bcast_bias_gelu.sm_80.cubin"));
+    cr_expect(exists(dir, "bcast_bias_gelu.sm_90.cubin"));
+    cr_expect(strstr(out, "registers") != NULL, "%s", out);
+    cr_expect(strstr(out, "0 bytes spill stores") != NULL, "%s", out);
+  }
+  free(out);
+}
+
+static void write_npy_f32(const char *path, int rank, const int64_t *shape, float base) {
+  kg_npy a;
+  memset(&a, 0, sizeof a);
+  a.dtype = KG_F32, a.rank = rank;
+  size_t n = 1;
+  for (int i = 0; i < rank; i++) a.shape[i] = shape[i], n *= (size_t)shape[i];
+  a.nbytes = n * 4;
+  a.data = calloc(n + 1, 4);
+  for (size_t i = 0; i < n; i++) ((float *)a.data)[i] = base + (float)i;
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert_eq(kg_npy_write(path, &a, &d), 0);
+  kg_diag_free(&d);
+  kg_npy_free(&a);
+}
+
+Test(cli, run_with_inputs_captures_and_outputs, .init = mk_tmp, .fini = rm_tmp) {
+  /* capture_weight_mul: fun x -> x * w (w captured) */
+  char x[512], w[512], o[512];
+  snprintf(x, sizeof x, "%s/x.npy", tmp), snprintf(w, sizeof w, "%s/w.npy", tmp), snprintf(o, sizeof o, "%s/out", tmp);
+  /* the shapes come from the example's signature */
+  kg_context *ctx = kg_context_new(NULL);
+  kg_module *m;
+  cr_assert_eq(kg_module_load_file(ctx, KG_SOURCE_DIR "/examples/capture_weight_mul.json", &m), KG_OK, "%s", kg_last_error(ctx));
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(c->g.n_entry_params, 1);
+  cr_assert_eq(c->g.params.n, 2);
+  const kg_gnode *nx = &c->g.nodes.v[c->g.params.v[0].node], *nw = &c->g.nodes.v[c->g.params.v[1].node];
+  int64_t sx[8], sw[8];
+  for (int i = 0; i < nx->shape.rank; i++) sx[i] = nx->shape.d[i].kind == KG_DIM_STATIC ? nx->shape.d[i].v : 5;
+  for (int i = 0; i < nw->shape.rank; i++) sw[i] = nw->shape.d[i].kind == KG_DIM_STATIC ? nw->shape.d[i].v : 5;
+  cr_assert_eq(nx->dtype, KG_F32);
+  cr_assert_eq(nw->dtype, KG_F32);
+  write_npy_f32(x, nx->shape.rank, sx, 1);
+  write_npy_f32(w, nw->shape.rank, sw, 0.5f);
+  char *out;
+  int rc = kgen(&out, "run examples/capture_weight_mul.json --in %s --capture %s=%s --out %s --device emu", x, c->g.params.v[1].name, w, o);
+  cr_assert_eq(rc, 0, "%s", out);
+  free(out);
+  char op[600];
+  snprintf(op, sizeof op, "%s/out0.npy", o);
+  kg_npy r;
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert_eq(kg_npy_read(op, &r, &d), 0);
+  cr_expect_eq(r.dtype, KG_F32);
+  kg_npy_free(&r);
+  /* wrong number of inputs: bad input */
+  rc = kgen(&out, "run examples/capture_weight_mul.json --out %s --device emu", o);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "error") != NULL, "%s", out);
+  free(out);
+  kg_diag_free(&d);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
+  char *out;
+  cr_expect_eq(kgen(&out, "explain examples/multi_out_3tuple_shapes.json"), 0);
+  cr_expect(strstr(out, "== after fold") != NULL, "%s", out);
+  cr_expect(strstr(out, "== fusion groups") != NULL);
+  cr_expect(strstr(out, "launch: block (256,1,1)") != NULL);
+  free(out);
+  cr_expect_eq(kgen(&out, "ops"), 0);
+  cr_expect(strstr(out, "| GELU |") != NULL);
+  free(out);
+  cr_expect_eq(kgen(&out, "compile tests/bad/bcast_shape_mismatch.json -o %s/x", tmp), 1);
+  cr_expect(strstr(out, "error[shape]") != NULL && strstr(out, "$.entries[0]") != NULL, "%s", out);
+  free(out);
+  cr_expect_eq(kgen(&out, "check /nonexistent.json"), 1);
+  cr_expect(strstr(out, "cannot read") != NULL, "%s", out);
+  free(out);
+  cr_expect_eq(kgen(&out, "frobnicate x.json"), 1);
+  free(out);
+  cr_expect_eq(kgen(&out, "compile examples/bcast_bias_gelu.json --arch sm_70 -o %s/y", tmp), 1);
+  free(out);
+  /* an explicit signature overrides the document's */
+  cr_expect_eq(kgen(&out, "explain examples/bcast_bias_gelu.json --sig 'float16[B,64], float16[64]'"), 0, "%s", out);
+  cr_expect(strstr(out, "float16[B,64]") != NULL, "%s", out);
+  free(out);
+}
+
+Test(cli, check_passes_and_reports_rows, .init = mk_tmp, .fini = rm_tmp, .timeout = 120) {
+  char *out;
+  int rc = kgen(&out, "check examples/chain_swiglu.json --seed 3 --device emu");
+  if (strstr(out, "PyTorch oracle unavailable")) {
+    free(out);
+    cr_skip_test("PyTorch oracle unavailable");
+  }
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "out0") != NULL && strstr(out, "match PyTorch") != NULL, "%s", out);
+  free(out);
+}
