@@ -283,6 +283,12 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       /* every operand must be aligned to vec * its own size: the widest decides */
       v.vec = (uint8_t)vec;
     }
+    switch (ctx->opts.force_variant) {
+    case 1: v.layout = KG_LAYOUT_STRIDED, v.vec = 1; break;
+    case 2: v.layout = KG_LAYOUT_STRIDED, v.vec = 1, v.index_dtype = KG_I64; break;
+    case 3: v.vec = 1; break;
+    default: break;
+    }
     kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
     if (!kv) { st = KG_ERR_INTERNAL; break; }
     if (!kv->mod[slot]) {

@@ -61,6 +61,8 @@ typedef struct kg_options {
   int emu_thread_order;   /* 0 forward, 1 reverse, 2 random */
   unsigned emu_seed;
   int verify_ir;          /* run the IR verifiers after every pass (default on in tests) */
+  int force_variant;      /* testing: 0 = choose by layout; 1 = always strided; 2 = strided with
+                             64-bit indices; 3 = linear without vector access when contiguous */
 } kg_options;
 
 /* ---- context ---- */

@@ -46,7 +46,7 @@ static void free_names(names *n) {
 }
 
 /* Runs the numeric check over the examples with index % parts == part. */
-static void numeric(int part, int parts, bool eager, int order) {
+static void numeric(int part, int parts, bool eager, int order, int force_variant) {
   names ex = list_examples();
   cr_assert(ex.n >= 60, "expected at least 60 example programs, found %d", ex.n);
   kg_diag d;
@@ -62,6 +62,7 @@ static void numeric(int part, int parts, bool eager, int order) {
   o.verify_ir = 1;
   o.emu_thread_order = order;
   o.emu_seed = 7;
+  o.force_variant = force_variant;
   int failed = 0, ran = 0;
   for (int i = part; i < ex.n; i += parts) {
     kg_context *ctx = kg_context_new(&o);
@@ -103,9 +104,12 @@ static void numeric(int part, int parts, bool eager, int order) {
   cr_assert_eq(failed, 0, "%d of %d example entries do not match PyTorch (see the log above)", failed, ran);
 }
 
-Test(examples, numeric_torchscript_part0, .timeout = 1200) { numeric(0, 2, false, 0); }
-Test(examples, numeric_torchscript_part1, .timeout = 1200) { numeric(1, 2, false, 1); }
-Test(examples, numeric_eager_python, .timeout = 1200) { numeric(0, 1, true, 2); }
+/* layouts chosen by the data (vectorized where possible), forward and reverse thread order */
+Test(examples, numeric_torchscript_part0, .timeout = 1200) { numeric(0, 2, false, 0, 0); }
+Test(examples, numeric_torchscript_part1, .timeout = 1200) { numeric(1, 2, false, 1, 0); }
+/* the eager twin, with every kernel forced to the strided layout and 64-bit indices,
+ * in random thread order: every schedule variant meets PyTorch on every example */
+Test(examples, numeric_eager_python_strided_i64, .timeout = 1200) { numeric(0, 1, true, 2, 2); }
 
 Test(examples, structure_one_kernel_per_output_shape) {
   names ex = list_examples();
@@ -175,6 +179,25 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
       cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
       bad++;
     } else {
+      /* the run-time variants compile too: strided with 64-bit indices, linear scalar */
+      kg_variant vs[2] = {{KG_LAYOUT_STRIDED, 1, KG_I64}, {KG_LAYOUT_LINEAR, 1, KG_I32}};
+      for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++)
+        for (int vi = 0; vi < 2; vi++) {
+          kg_diag vd;
+          kg_diag_init(&vd);
+          kg_kvariant *kv = kg_compiled_variant(c, gi, &vs[vi], &vd);
+          kg_nvrtc *nv2 = kv ? kg_ctx_nvrtc(ctx) : NULL;
+          kg_nvrtc_out no;
+          memset(&no, 0, sizeof no);
+          if (!kv || !nv2 || kg_nvrtc_compile(nv2, "variant.cu", kv->cuda, 80, false, NULL, &no, &vd) != 0) {
+            char *t = kg_diag_format(&vd);
+            cr_log_error("%s: variant %d of group %u does not compile:\n%s", ex.v[i], vi, gi, t);
+            free(t);
+            bad++;
+          }
+          kg_nvrtc_out_free(&no);
+          kg_diag_free(&vd);
+        }
       int archs[2] = {80, 90};
       for (int a = 0; a < 2; a++)
         for (int k = 0; k < kg_compiled_n_kernels(c); k++) {
