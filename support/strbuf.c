@@ -90,11 +90,14 @@ int kg_mkdirs(const char *path) {
 }
 
 int kg_write_file(const char *path, const void *data, size_t len) {
-  size_t n = strlen(path) + 32;
+  /* a unique temp name beside the target (mkstemp: safe across threads and
+   * processes writing the same file), then rename over it */
+  size_t n = strlen(path) + 16;
   char *tmp = kg_xmalloc(n);
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
   if (fd < 0) { free(tmp); return -1; }
+  if (fchmod(fd, 0644) != 0) { close(fd), unlink(tmp), free(tmp); return -1; }
   const char *p = data;
   size_t left = len;
   while (left) {
