@@ -213,7 +213,9 @@ static void mark_needed(lctx *L) {
   for (uint32_t i = L->g->nodes.n; i-- > 0;) {
     if (!L->needed[i]) continue;
     const kg_gnode *n = &L->g->nodes.v[i];
-    for (int j = 0; j < n->n_in; j++) L->needed[n->in[j]] = 1;
+    /* FULL's second operand only gives the shape: its values are never read */
+    int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
+    for (int j = 0; j < nin; j++) L->needed[n->in[j]] = 1;
   }
 }
 
@@ -231,7 +233,7 @@ uint32_t kg_group_max_vec(const kg_graph *g, const kg_group *grp) {
   for (uint32_t i = g->nodes.n; i-- > 0;) {
     if (!need[i]) continue;
     const kg_gnode *n = &g->nodes.v[i];
-    for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
+    for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
     if (n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) {
       uint32_t s = kg_dtype_get((kg_dtype)n->dtype)->size;
       if (s > maxsz) maxsz = s;
