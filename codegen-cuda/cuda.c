@@ -404,6 +404,14 @@ static void ex(const emit *E, uint32_t e) {
   }
   const kg_op_info *oi = kg_op_get((kg_op)x->op);
   kg_dtype at = x->a != KG_NONE ? (kg_dtype)E->k->exprs.v[x->a].dtype : t;
+  if (oi->flags & KG_OPF_REDUCE) { /* block-wide collective */
+    const char *comb = x->op == KG_OP_RPROD ? "prod" : x->op == KG_OP_RAMAX ? "max" : x->op == KG_OP_RAMIN ? "min" : "sum";
+    const char *sfx = t == KG_F64 ? "d" : t == KG_I64 ? "ll" : kg_dtype_is_float(t) ? "f" : "i";
+    kg_sb_printf(o, "kg_bred_%s_%s(", comb, sfx);
+    ex(E, x->a);
+    kg_sb_putc(o, ')');
+    return;
+  }
   /* comparisons and predicates: operands have the compute dtype, result is bool */
   if (oi->flags & (KG_OPF_CMP | KG_OPF_LOGIC | KG_OPF_PRED)) {
     switch ((kg_op)x->op) {
@@ -681,6 +689,14 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   kg_sb_puts(o, KG_CUDA_PRELUDE_3);
   kg_sb_puts(o, KG_CUDA_PRELUDE_4);
   kg_sb_puts(o, KG_CUDA_PRELUDE_5);
+  bool reduces = false;
+  for (uint32_t i = 0; i < n && !reduces; i++)
+    for (uint32_t e = 0; e < ks[i]->exprs.n && !reduces; e++)
+      reduces = ks[i]->exprs.v[e].kind == KX_OP && (kg_op_get((kg_op)ks[i]->exprs.v[e].op)->flags & KG_OPF_REDUCE);
+  if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
+    kg_sb_puts(o, KG_CUDA_PRELUDE_6);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_7);
+  }
   for (uint32_t i = 0; i < n; i++) {
     const kg_kernel *k = ks[i];
     emit E = {k, o};

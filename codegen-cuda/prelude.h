@@ -94,4 +94,53 @@
 "KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1), 9223372036854775807LL, 64)\n" \
 ""
 
+/* Block-wide reductions (one per accumulator type and combiner): shuffles within
+ * each warp, one partial per warp through shared memory, shuffles again in warp
+ * 0. The tree is fixed, so results are bit-identical run to run. Every thread of
+ * the block must call it (blockDim.x a multiple of 32); thread 0 gets the result. */
+#define KG_CUDA_PRELUDE_6 \
+"KG_DEV float kg_addf(float a, float b) { return a + b; }\n" \
+"KG_DEV float kg_mulf(float a, float b) { return a * b; }\n" \
+"KG_DEV double kg_addd(double a, double b) { return a + b; }\n" \
+"KG_DEV double kg_muld(double a, double b) { return a * b; }\n" \
+"KG_DEV int kg_addi(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }\n" \
+"KG_DEV int kg_muli(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }\n" \
+"KG_DEV int kg_maxi(int a, int b) { return a > b ? a : b; }\n" \
+"KG_DEV int kg_mini(int a, int b) { return a < b ? a : b; }\n" \
+"KG_DEV long long kg_addll(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }\n" \
+"KG_DEV long long kg_mulll(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }\n" \
+"KG_DEV long long kg_maxll(long long a, long long b) { return a > b ? a : b; }\n" \
+"KG_DEV long long kg_minll(long long a, long long b) { return a < b ? a : b; }\n" \
+"#define KG_BRED(NAME, T, ID, COMB)                                                  \\\n" \
+"KG_DEV T NAME(T v) {                                                                \\\n" \
+"  __shared__ T kg_sm[32];                                                           \\\n" \
+"  int o, lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;                   \\\n" \
+"  for (o = 16; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(0xffffffffu, v, o));    \\\n" \
+"  if (lane == 0) kg_sm[w] = v;                                                      \\\n" \
+"  __syncthreads();                                                                  \\\n" \
+"  v = (int)threadIdx.x < (((int)blockDim.x + 31) >> 5) ? kg_sm[lane] : (ID);        \\\n" \
+"  if (w == 0)                                                                       \\\n" \
+"    for (o = 16; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(0xffffffffu, v, o));  \\\n" \
+"  __syncthreads();                                                                  \\\n" \
+"  return v;                                                                         \\\n" \
+"}\n" \
+""
+#define KG_CUDA_PRELUDE_7 \
+"KG_BRED(kg_bred_sum_f, float, 0.0f, kg_addf)\n" \
+"KG_BRED(kg_bred_prod_f, float, 1.0f, kg_mulf)\n" \
+"KG_BRED(kg_bred_max_f, float, (-KG_INF_F), kg_maxf)\n" \
+"KG_BRED(kg_bred_min_f, float, KG_INF_F, kg_minf)\n" \
+"KG_BRED(kg_bred_sum_d, double, 0.0, kg_addd)\n" \
+"KG_BRED(kg_bred_prod_d, double, 1.0, kg_muld)\n" \
+"KG_BRED(kg_bred_max_d, double, (-KG_INF_D), kg_maxd)\n" \
+"KG_BRED(kg_bred_min_d, double, KG_INF_D, kg_mind)\n" \
+"KG_BRED(kg_bred_sum_i, int, 0, kg_addi)\n" \
+"KG_BRED(kg_bred_prod_i, int, 1, kg_muli)\n" \
+"KG_BRED(kg_bred_max_i, int, (-2147483647 - 1), kg_maxi)\n" \
+"KG_BRED(kg_bred_min_i, int, 2147483647, kg_mini)\n" \
+"KG_BRED(kg_bred_sum_ll, long long, 0LL, kg_addll)\n" \
+"KG_BRED(kg_bred_prod_ll, long long, 1LL, kg_mulll)\n" \
+"KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)\n" \
+"KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)\n"
+
 #endif

@@ -911,7 +911,34 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   vval a[4];
   for (int j = 0; j < n->n_in; j++) a[j] = node_val(c, n->in[j]);
   const char *s;
-  if (op == KG_OP_CAST) {
+  if (oi->flags & KG_OPF_REDUCE) {
+    /* reductions: torch.<op>(x, dim=[...], keepdim=K); all dims without keepdim: torch.<op>(x) */
+    const kg_gnode *xn = &c->g->nodes.v[n->in[0]];
+    int r = xn->shape.rank;
+    int64_t mask = n->ia[0];
+    bool all = r == 0 || mask == (((int64_t)1 << r) - 1);
+    const char *fn = op == KG_OP_RAMAX ? "amax" : op == KG_OP_RAMIN ? "amin" : oi->torch + 6;
+    if (a[0].num) {
+      fail(c, id, "reduction of a number");
+      return;
+    }
+    if (all && !n->ia[1]) {
+      if (op == KG_OP_RAMAX || op == KG_OP_RAMIN) s = fmt(c, "torch.%s(%s)", op == KG_OP_RAMAX ? "max" : "min", text(c, a[0]));
+      else s = fmt(c, "torch.%s(%s)", fn, text(c, a[0]));
+    } else if (op == KG_OP_RPROD) {
+      int d = 0;
+      while (d < r && !(mask & ((int64_t)1 << d))) d++;
+      s = fmt(c, "torch.prod(%s, dim=%d, keepdim=%s)", text(c, a[0]), d, n->ia[1] ? "True" : "False");
+    } else {
+      kg_strbuf dl;
+      kg_sb_init(&dl);
+      for (int d = 0; d < r; d++)
+        if (mask & ((int64_t)1 << d)) kg_sb_printf(&dl, "%s%d", dl.len ? ", " : "", d);
+      s = fmt(c, "torch.%s(%s, dim=[%s], keepdim=%s)", fn, text(c, a[0]), kg_sb_cstr(&dl), n->ia[1] ? "True" : "False");
+      kg_sb_free(&dl);
+    }
+    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (op == KG_OP_CAST) {
     if (a[0].num) s = zero_dim(c, scalar_arg(c, a[0]), dt, NULL);
     else s = fmt(c, "%s.to(%s)", text(c, a[0]), tdt(c, dt));
     if (rnd) s = fmt(c, "%s.float()", s);

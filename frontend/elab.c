@@ -371,6 +371,10 @@ typedef struct margs {
   int64_t rmode;  /* r */
   int64_t gelu;   /* g */
   bool flag;      /* b */
+  int64_t dims[KG_MAX_RANK + 1]; /* D: reduction dims as written */
+  int n_dims;
+  bool has_dims;
+  bool keepdim;   /* k */
 } margs;
 
 static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n, margs *m) {
@@ -439,10 +443,36 @@ static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
       else m->gelu = v.c.i;
       break;
     case 'X':
-      if ((v.kind == EV_CONST && kg_cval_truthy(v.c))) {
+      if ((v.kind == EV_CONST && kg_cval_truthy(v.c)) || v.kind == EV_NODE) {
         kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be false: in-place updates and autograd are not supported", i + 1, row->key);
         return false;
       }
+      break;
+    case 'D':
+      m->has_dims = true;
+      if (v.kind == EV_CONST && !kg_dtype_is_float(v.c.dt) && v.c.dt != KG_BOOL) {
+        if (m->n_dims > KG_MAX_RANK) { kg_elab_error(el, an, KG_E_ARG, "too many reduction dims"); return false; }
+        m->dims[m->n_dims++] = v.c.i;
+      } else if (v.kind == EV_ARRAY) {
+        for (uint32_t j = 0; j < v.n; j++) {
+          if (v.items[j].kind != EV_CONST || kg_dtype_is_float(v.items[j].c.dt)) {
+            kg_elab_error(el, an, KG_E_UNSUPPORTED, "reduction dims must be integer constants");
+            return false;
+          }
+          if (m->n_dims > KG_MAX_RANK) { kg_elab_error(el, an, KG_E_ARG, "too many reduction dims"); return false; }
+          m->dims[m->n_dims++] = v.items[j].c.i;
+        }
+      } else {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s (a reduction dim) must be a compile-time integer constant", i + 1, row->key);
+        return false;
+      }
+      break;
+    case 'k':
+      if (v.kind != EV_CONST) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "keepdim (argument %d of %s) must be a constant bool", i + 1, row->key);
+        return false;
+      }
+      m->keepdim = kg_cval_truthy(v.c);
       break;
     case 'x': break;
     default: KG_UNREACHABLE();
@@ -490,6 +520,62 @@ static void op_attrs(kg_op op, const margs *m, int64_t ia[2], double fa[4]) {
 }
 
 static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+
+/* Reductions: dims (negative counted from the end; none or an empty array = all),
+ * keepdim, and PyTorch's result dtypes — integer and bool sums and products give
+ * int64, mean needs a floating dtype, amax/amin keep the input's. A dtype
+ * argument converts the input first (as PyTorch does). */
+static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) {
+  kg_ev x = m->ops[0];
+  if (!ev_is_tensor(el, x)) return kg_elab_error(el, at, KG_E_TYPE, "%s needs a tensor", kg_op_get(op)->torch);
+  const kg_gnode *xn = gnode(el, x.id);
+  int r = xn->shape.rank;
+  int64_t mask = 0;
+  const char *what = kg_op_get(op)->torch + 6; /* "sum", "amax", ... */
+  for (int i = 0; i < m->n_dims; i++) {
+    int64_t d = m->dims[i];
+    int lo = r ? -r : -1, hi = r ? r - 1 : 0;
+    if (d < lo || d > hi)
+      return kg_elab_error(el, at, KG_E_ARG, "%s: dimension out of range (expected to be in range of [%d, %d], but got %lld)", what, lo, hi, (long long)d);
+    if (d < 0) d += r ? r : 1;
+    if (r == 0) continue;
+    if (mask & ((int64_t)1 << d)) return kg_elab_error(el, at, KG_E_ARG, "%s: dim %lld appears multiple times in the list of dims", what, (long long)d);
+    mask |= (int64_t)1 << d;
+  }
+  if (m->n_dims == 0) mask = r ? (((int64_t)1 << r) - 1) : 0;
+  kg_dtype in = (kg_dtype)xn->dtype, out;
+  if (m->dtype != KG_DT_NONE && m->dtype != in) {
+    x = cast_tensor(el, at, x, m->dtype);
+    if (x.kind == EV_ERR) return x;
+    xn = gnode(el, x.id);
+    in = m->dtype;
+  }
+  switch (op) {
+  case KG_OP_RSUM:
+  case KG_OP_RNANSUM:
+  case KG_OP_RPROD: out = kg_dtype_is_float(in) ? in : KG_I64; break;
+  case KG_OP_RMEAN:
+    if (!kg_dtype_is_float(in))
+      return kg_elab_error(el, at, KG_E_TYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", dtn(in));
+    out = in;
+    break;
+  default: out = in; break;
+  }
+  if (op == KG_OP_RNANSUM && !kg_dtype_is_float(in)) op = KG_OP_RSUM;
+  kg_dtype acc = kg_dtype_is_float(out) ? (out == KG_F64 ? KG_F64 : KG_F32) : (out == KG_I64 ? KG_I64 : KG_I32);
+  kg_gnode g;
+  memset(&g, 0, sizeof g);
+  g.op = (uint16_t)op, g.dtype = (uint8_t)out, g.cdtype = (uint8_t)acc, g.vkind = KG_V_TENSOR, g.n_in = 1;
+  g.in[0] = x.id;
+  g.ia[0] = mask, g.ia[1] = m->keepdim;
+  for (int d = 0; d < r; d++) {
+    if (!(mask & ((int64_t)1 << d))) g.shape.d[g.shape.rank++] = xn->shape.d[d];
+    else if (m->keepdim) g.shape.d[g.shape.rank++] = (kg_dim){KG_DIM_STATIC, 1};
+    if ((mask & ((int64_t)1 << d)) && (op == KG_OP_RAMAX || op == KG_OP_RAMIN) && xn->shape.d[d].kind == KG_DIM_STATIC && xn->shape.d[d].v == 0)
+      return kg_elab_error(el, at, KG_E_SHAPE, "%s(): Expected reduction dim %d to have non-zero size.", what, d);
+  }
+  return ev_node(add_node(el, at, &g));
+}
 
 /* F# generic operators: tensors go to the exact Tensor::op_* row of the operand
  * types; scalars get .NET semantics. */
@@ -651,6 +737,7 @@ static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
     else q[0] = m.ops[1], q[1] = m.ops[0], q[2] = m.ops[2];
     return tensor_op_ev(el, at, KG_OP_WHERE, q, 3, NULL, NULL, KG_DT_NONE);
   }
+  case H_REDUCE: return reduce_op(el, at, row->op, &m);
   case H_OP:
     op_attrs(row->op, &m, ia, fa);
     if (kg_op_get(row->op)->arity >= 0 && m.n_ops != kg_op_get(row->op)->arity)

@@ -181,6 +181,7 @@ int kg_clr_generic_args(kg_arena *a, const char *ty, const char **out, int max);
 /* ---- members.c ---- */
 typedef enum kg_mhandler {
   H_OP,        /* node op(operands), attributes from f/F/b/g chars */
+  H_REDUCE,    /* sum / mean / prod / amax / amin / max() / min(): dims (D), keepdim (k), dtype (d) */
   H_ALPHA,     /* add(x, y[, alpha]) = x + alpha * y */
   H_DIVMODE,   /* div(x, y, rounding_mode) */
   H_ATAN,      /* arctan(x) or arctan(y, x) */

@@ -135,6 +135,7 @@ static const char *handler_note(kg_mhandler h) {
   case H_CLAMP: return " (a null bound selects CLAMP_MIN / CLAMP_MAX)";
   case H_WHERE: return " (x.where(c, y) = where(c, x, y))";
   case H_LIKE: return " (fill per creator; dtype optional)";
+  case H_REDUCE: return " (dims: constants, negative from the end, none = all; keepdim; dtype converts the input first)";
   default: return "";
   }
 }
@@ -144,7 +145,8 @@ void kg_member_doc(kg_strbuf *o) {
                 "Generated from the op table (`ir/ops.def`) and the member table (`frontend/members.def`,\n"
                 "itself generated from `shared/spec/torchsharp-members.md`); `tests/test_docs.c` fails when\n"
                 "this file is stale (regenerate with `KG_UPDATE_GOLDEN=1` or `kgen ops > docs/ops.md`).\n\n"
-                "Every tensor op below is pointwise and fuses. Dtypes: bool, uint8, int8, int16, int32,\n"
+                "Pointwise ops fuse into one kernel per output shape; a reduction (RSUM … RAMIN) is one\n"
+                "kernel with its pointwise prologue fused, its result read by later kernels. Dtypes: bool, uint8, int8, int16, int32,\n"
                 "int64, float16, bfloat16, float32, float64 (result dtypes follow PyTorch's promotion).\n"
                 "F# operators (`+ - * / %`, unary `-`, `&&& ||| ^^^`) on tensors resolve to the\n"
                 "`Tensor::op_*` rows for their operand types; on scalars they have .NET semantics.\n\n");

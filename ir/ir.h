@@ -128,6 +128,7 @@ enum {
   KG_OPF_CAST = 1 << 11,    /* result = node dtype */
   KG_OPF_CREATE = 1 << 12,  /* creates a tensor from a scalar */
   KG_OPF_MAP = 1 << 13,     /* applies a scalar function */
+  KG_OPF_REDUCE = 1 << 14,  /* reduction over the dims in ia[0] (block collective in kernels) */
 };
 
 typedef enum kg_op {
@@ -227,10 +228,11 @@ typedef struct kg_kparam {
   uint32_t r0, r1;
 } kg_kparam;
 
-enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR };
+enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N };
 
 /* Launch configuration chosen by the scheduler; grid is computed at run time. */
 typedef struct kg_launch {
+  uint8_t per_output;        /* 1: one block per output element (grid.x = numel), reductions */
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */

@@ -21,6 +21,7 @@
  *       t0 = x[c0*s_x0 + c1*s_x1]; t1 = b[c1*s_b1]; t2 = ADD(t0, t1); t3 = TANH(t2);
  *       out0[c0*s_o0 + c1*s_o1] = t3 }
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,17 +31,20 @@
 
 typedef struct lctx {
   const kg_graph *g;
+  const kg_fusion *f;
   const kg_group *grp;
   const kg_variant *v;
   kg_kernel *k;
   kg_pass_ctx *c;
   kg_dtype ix;          /* index dtype */
   uint8_t *needed;      /* per node */
-  uint32_t *param_of;   /* per node: graph param index of an INPUT node */
+  uint32_t *src_of;     /* per node: source slot (values read from memory), or KG_NONE */
+  uint32_t self;        /* the node this kernel produces (a reduction), or KG_NONE */
+  uint32_t nsrc;        /* source slots: graph params, then materialized nodes */
   uint32_t *memo;       /* per node: expr id for the current lane, or KG_NONE */
-  uint32_t *pparam;     /* per graph param: kernel param, or KG_NONE */
-  uint32_t *poff;       /* per graph param: offset expr (current element) */
-  uint32_t *plane;      /* per graph param: first VLOAD var (vector lanes) */
+  uint32_t *pparam;     /* per source: kernel param, or KG_NONE */
+  uint32_t *poff;       /* per source: offset expr (current element) */
+  uint32_t *plane;      /* per source: first VLOAD var (vector lanes) */
   uint32_t *oparam;     /* per group output j: kernel buffer param */
   uint32_t *ooff;       /* per group output j: offset expr */
   int lane;             /* current vector lane, -1 when scalar */
@@ -155,7 +159,7 @@ static uint32_t val(lctx *L, uint32_t id);
 
 static uint32_t input_val(lctx *L, uint32_t id) {
   const kg_gnode *n = &L->g->nodes.v[id];
-  uint32_t p = L->param_of[id];
+  uint32_t p = L->src_of[id];
   uint32_t kp = L->pparam[p];
   if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
   if (L->lane >= 0) return kg_kx_var(L->k, L->plane[p] + (uint32_t)L->lane);
@@ -169,6 +173,11 @@ static uint32_t val(lctx *L, uint32_t id) {
   kg_dtype dt = (kg_dtype)n->dtype, cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : dt;
   const kg_op_info *oi = kg_op_get((kg_op)n->op);
   uint32_t r;
+  if (L->src_of[id] != KG_NONE && id != L->self) {
+    r = input_val(L, id); /* an input, or a value an earlier kernel materialized */
+    L->memo[id] = r;
+    return r;
+  }
   switch (n->op) {
   case KG_OP_INPUT: r = input_val(L, id); break;
   case KG_OP_CONST:
@@ -209,9 +218,11 @@ static uint32_t val(lctx *L, uint32_t id) {
 }
 
 static void mark_needed(lctx *L) {
+  if (L->grp->kind == KG_GROUP_REDUCE) L->needed[L->grp->red] = 1;
   for (uint32_t j = 0; j < L->grp->outs.n; j++) L->needed[L->g->outputs.v[L->grp->outs.v[j]]] = 1;
   for (uint32_t i = L->g->nodes.n; i-- > 0;) {
     if (!L->needed[i]) continue;
+    if (L->src_of[i] != KG_NONE && i != L->self) continue; /* read from memory: its producers are not needed */
     const kg_gnode *n = &L->g->nodes.v[i];
     /* FULL's second operand only gives the shape: its values are never read */
     int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
@@ -221,7 +232,7 @@ static void mark_needed(lctx *L) {
 
 static bool dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
 
-uint32_t kg_group_max_vec(const kg_graph *g, const kg_group *grp) {
+uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   uint32_t maxsz = 1;
   uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
   for (uint32_t j = 0; j < grp->outs.n; j++) {
@@ -233,8 +244,10 @@ uint32_t kg_group_max_vec(const kg_graph *g, const kg_group *grp) {
   for (uint32_t i = g->nodes.n; i-- > 0;) {
     if (!need[i]) continue;
     const kg_gnode *n = &g->nodes.v[i];
-    for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
-    if (n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) {
+    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
+    if (!mat)
+      for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
+    if ((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) {
       uint32_t s = kg_dtype_get((kg_dtype)n->dtype)->size;
       if (s > maxsz) maxsz = s;
     }
@@ -263,16 +276,65 @@ static kg_kparam mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char 
   return p;
 }
 
-bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v, const char *name, kg_kernel *k,
-                    kg_pass_ctx *c) {
+/* Encodings of a source slot in parameter roles (passes.h). */
+static void source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0) {
+  uint32_t ngp = L->g->params.n;
+  if (s < ngp) {
+    *tensor_r0 = 0, *tensor_r1 = s, *stride_r0 = s;
+    return;
+  }
+  kg_bufref b = L->f->mat_buf.v[s - ngp];
+  *tensor_r0 = b.kind, *tensor_r1 = b.index;
+  *stride_r0 = (b.kind == 1 ? 0x80000000u : 0x40000000u) | b.index;
+}
+
+static void add_source_params(lctx *L, kg_arena *A) {
+  kg_kernel *k = L->k;
+  for (uint32_t s = 0; s < L->nsrc; s++) {
+    L->pparam[s] = KG_NONE;
+    uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    if (!L->needed[node] || node == L->self) continue;
+    const kg_gnode *n = &L->g->nodes.v[node];
+    bool sc = n->vkind == KG_V_SCALAR;
+    uint32_t r0, r1, sr0;
+    source_role(L, s, &r0, &r1, &sr0);
+    const char *nm = sc ? kg_arena_printf(A, "s%u", s) : r0 == 2 ? kg_arena_printf(A, "tmp%u", r1) : kg_arena_printf(A, "in%u", s);
+    L->pparam[s] = kg_kparam_add(k, mkparam(sc ? KP_SCALAR : KP_BUFFER, (kg_dtype)n->dtype, false, nm, sc ? KPR_SCALAR : KPR_TENSOR, r0, r1));
+  }
+}
+
+static void add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride) {
+  kg_kernel *k = L->k;
+  uint32_t r = L->grp->space.rank;
+  for (uint32_t s = 0; s < L->nsrc; s++) {
+    if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
+    uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    const kg_gnode *n = &L->g->nodes.v[node];
+    uint32_t r0, r1, sr0;
+    source_role(L, s, &r0, &r1, &sr0);
+    for (uint32_t d = 0; d < r; d++) {
+      int j = (int)d - (int)(r - n->shape.rank);
+      if (j < 0 || dim_is_one(&L->grp->space.d[d]) || dim_is_one(&n->shape.d[j])) continue;
+      in_stride[s * KG_MAX_RANK + d] =
+          kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "st%u_%u", s, d), KPR_STRIDE, sr0, d));
+    }
+  }
+}
+
+static bool lower_reduce(lctx *L, const char *name);
+
+bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, const kg_variant *v, const char *name,
+                    kg_kernel *k, kg_pass_ctx *c) {
   kg_kernel_init(k, name);
   kg_arena *A = c->arena;
   lctx L;
   memset(&L, 0, sizeof L);
-  L.g = g, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
+  L.g = g, L.f = f, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
+  L.self = grp->kind == KG_GROUP_REDUCE ? grp->red : KG_NONE;
   L.ix = v->index_dtype == KG_I64 ? KG_I64 : KG_I32;
   k->index_dtype = (uint8_t)L.ix;
-  uint32_t nn = g->nodes.n, np = g->params.n, no = grp->outs.n, r = grp->space.rank;
+  uint32_t nn = g->nodes.n, np = g->params.n + f->mat.n, no = grp->outs.n, r = grp->space.rank;
+  uint32_t ngp = g->params.n;
   L.needed = kg_xcalloc(nn + 1, 1);
   L.memo = kg_xmalloc((nn + 1) * sizeof *L.memo);
   L.pparam = kg_xmalloc((np + 1) * sizeof *L.pparam);
@@ -280,9 +342,13 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
   L.plane = kg_xmalloc((np + 1) * sizeof *L.plane);
   L.oparam = kg_xmalloc((no + 1) * sizeof *L.oparam);
   L.ooff = kg_xmalloc((no + 1) * sizeof *L.ooff);
-  L.param_of = kg_xmalloc((nn + 1) * sizeof *L.param_of);
-  for (uint32_t p = 0; p < np; p++) L.param_of[g->params.v[p].node] = p;
+  L.nsrc = np;
+  L.src_of = kg_xmalloc((nn + 1) * sizeof *L.src_of);
+  for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
+  for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;
+  for (uint32_t i = 0; i < f->mat.n; i++) L.src_of[f->mat.v[i]] = ngp + i;
   mark_needed(&L);
+  if (grp->kind == KG_GROUP_REDUCE) return lower_reduce(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;
   uint32_t vec = linear && v->vec > 1 ? v->vec : 1;
   k->vec = vec;
@@ -290,15 +356,7 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
   k->schedule = linear ? (vec > 1 ? kg_arena_printf(A, "pointwise.linear.vec%u", vec) : "pointwise.linear") : "pointwise.strided";
 
   /* parameters: inputs, outputs, numel, sizes, strides */
-  for (uint32_t p = 0; p < np; p++) {
-    L.pparam[p] = KG_NONE;
-    uint32_t node = g->params.v[p].node;
-    if (!L.needed[node]) continue;
-    const kg_gnode *n = &g->nodes.v[node];
-    bool sc = n->vkind == KG_V_SCALAR;
-    L.pparam[p] = kg_kparam_add(k, mkparam(sc ? KP_SCALAR : KP_BUFFER, (kg_dtype)n->dtype, false,
-                                           kg_arena_printf(A, "%s%u", sc ? "s" : "in", p), sc ? KPR_SCALAR : KPR_TENSOR, 0, p));
-  }
+  add_source_params(&L, A);
   for (uint32_t j = 0; j < no; j++) {
     uint32_t o = grp->outs.v[j];
     L.oparam[j] = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true,
@@ -319,16 +377,7 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
       if (outer) { outer = false; size_p[d] = KG_OUTER; continue; }
       size_p[d] = kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
     }
-    for (uint32_t p = 0; p < np; p++) {
-      if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
-      const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
-      for (uint32_t d = 0; d < r; d++) {
-        int j = (int)d - (int)(r - n->shape.rank);
-        if (j < 0 || dim_is_one(&grp->space.d[d]) || dim_is_one(&n->shape.d[j])) continue;
-        in_stride[p * KG_MAX_RANK + d] =
-            kg_kparam_add(k, mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "st%u_%u", p, d), KPR_STRIDE, p, d));
-      }
-    }
+    add_source_strides(&L, A, in_stride);
     for (uint32_t j = 0; j < no; j++)
       for (uint32_t d = 0; d < r; d++)
         if (!dim_is_one(&grp->space.d[d]))
@@ -387,9 +436,9 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
     /* ragged end: scalar loop */
     L.cur = kg_kcursor_body(k, st, true);
     uint32_t jv = kg_kvar_new(k, "j", L.ix);
-    kg_ks f = kg_ks_make(KS_FOR);
-    f.a = jv, f.b = base, f.c = n_x, f.d = kg_kx_const_i(k, L.ix, 1);
-    uint32_t fs = kg_ks_add(&L.cur, f);
+    kg_ks fr = kg_ks_make(KS_FOR);
+    fr.a = jv, fr.b = base, fr.c = n_x, fr.d = kg_kx_const_i(k, L.ix, 1);
+    uint32_t fs = kg_ks_add(&L.cur, fr);
     L.cur = kg_kcursor_body(k, fs, false);
     uint32_t jx = kg_kx_var(k, jv);
     for (uint32_t p = 0; p < np; p++) L.poff[p] = jx;
@@ -436,7 +485,154 @@ bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v,
   k->launch.block[0] = 256;
   free(in_stride);
   free(out_stride);
-  free(L.needed), free(L.param_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
+  free(L.needed), free(L.src_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
   if (c->verify && !kg_kernel_verify(k, c->d)) return false;
+  return true;
+}
+
+/* ---- the reduction schedule ----
+ * One block per output element: thread t accumulates the reduced elements
+ * t, t + blockDim.x, … (its prologue evaluated inline at each), in the
+ * accumulator dtype; a block-wide collective (warp shuffles, then shared memory
+ * across warps, a fixed tree: bit-identical on every run, no atomics) combines
+ * the partials; thread 0 finishes (mean divides by the count) and stores. Works
+ * for any set of reduced dims and any operand strides. */
+
+static uint32_t combine_op(kg_op red) {
+  switch (red) {
+  case KG_OP_RPROD: return KG_OP_MUL;
+  case KG_OP_RAMAX: return KG_OP_MAXIMUM;
+  case KG_OP_RAMIN: return KG_OP_MINIMUM;
+  default: return KG_OP_ADD;
+  }
+}
+
+static uint32_t identity(kg_kernel *k, kg_op red, kg_dtype acc) {
+  bool fl = kg_dtype_is_float(acc);
+  switch (red) {
+  case KG_OP_RPROD: return fl ? kg_kx_const_f(k, acc, 1) : kg_kx_const_i(k, acc, 1);
+  case KG_OP_RAMAX: return fl ? kg_kx_const_f(k, acc, -INFINITY) : kg_kx_const_i(k, acc, acc == KG_I64 ? INT64_MIN : INT32_MIN);
+  case KG_OP_RAMIN: return fl ? kg_kx_const_f(k, acc, INFINITY) : kg_kx_const_i(k, acc, acc == KG_I64 ? INT64_MAX : INT32_MAX);
+  default: return fl ? kg_kx_const_f(k, acc, 0) : kg_kx_const_i(k, acc, 0);
+  }
+}
+
+/* Decomposes `idx` over the dims of `space` selected by `want(d)` (innermost
+ * first); the outermost selected dim takes the remaining quotient. */
+static void decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask, bool reduced, uint32_t *coord) {
+  kg_kernel *k = L->k;
+  uint32_t r = L->grp->space.rank, rem = idx;
+  int outer = -1;
+  for (uint32_t d = 0; d < r && outer < 0; d++)
+    if (((mask >> d) & 1) == reduced && size_p[d] != KG_NONE) outer = (int)d;
+  for (uint32_t dd = r; dd-- > 0;) {
+    if (((mask >> dd) & 1) != reduced || size_p[dd] == KG_NONE) continue;
+    if ((int)dd == outer) { coord[dd] = rem; break; }
+    uint32_t sz = kg_kx_param(k, size_p[dd]);
+    coord[dd] = decl(L, reduced ? "rc" : "c", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, rem, sz, KG_NONE));
+    rem = decl(L, "r", L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, rem, sz, KG_NONE));
+  }
+}
+
+static bool lower_reduce(lctx *L, const char *name) {
+  (void)name;
+  kg_kernel *k = L->k;
+  const kg_graph *g = L->g;
+  kg_arena *A = L->c->arena;
+  const kg_gnode *R = &g->nodes.v[L->grp->red];
+  kg_op red = (kg_op)R->op;
+  kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
+  uint32_t r = L->grp->space.rank;
+  int64_t mask = R->ia[0];
+  k->schedule = "reduce.block_per_output";
+  k->launch.per_output = 1;
+  k->launch.block[0] = 256;
+  k->launch.elems_per_thread = 1;
+  k->vec = 1;
+  /* parameters */
+  add_source_params(L, A);
+  uint32_t mi = kg_fusion_mat_index(L->f, L->grp->red);
+  kg_bufref ob = L->f->mat_buf.v[mi];
+  uint32_t out_enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
+  uint32_t outp = kg_kparam_add(k, mkparam(KP_BUFFER, odt, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
+                                           KPR_TENSOR, ob.kind, ob.index));
+  uint32_t numel = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
+  uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
+  (void)numel;
+  uint32_t size_p[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++)
+    size_p[d] = dim_is_one(&L->grp->space.d[d]) ? KG_NONE
+                                                : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+  uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
+  for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
+  add_source_strides(L, A, in_stride);
+  /* the output's own dims: kept dims (and, with keepdim, the size-1 reduced ones) */
+  uint32_t out_stride[KG_MAX_RANK];
+  uint32_t j = 0;
+  for (uint32_t d = 0; d < r; d++) {
+    out_stride[d] = KG_NONE;
+    bool reduced = (mask >> d) & 1;
+    if (reduced && !R->ia[1]) continue;
+    if (!reduced && !dim_is_one(&L->grp->space.d[d]))
+      out_stride[d] = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so_%u", j), KPR_STRIDE, out_enc | 0x20000000u, j));
+    j++;
+  }
+  /* body */
+  L->cur = kg_kcursor_top(k);
+  uint32_t o = decl(L, "o", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix));
+  uint32_t tid = decl(L, "tid", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
+  uint32_t nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
+  uint32_t coord[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
+  decompose(L, o, size_p, mask, false, coord);
+  uint32_t accv = kg_kvar_new(k, "acc", acc);
+  kg_ks dcl = kg_ks_make(KS_DECL);
+  dcl.a = accv, dcl.b = identity(k, red, acc);
+  kg_ks_add(&L->cur, dcl);
+  uint32_t jv = kg_kvar_new(k, "j", L->ix);
+  kg_ks f = kg_ks_make(KS_FOR);
+  f.a = jv, f.b = tid, f.c = kg_kx_param(k, rn), f.d = nt;
+  uint32_t fs = kg_ks_add(&L->cur, f);
+  kg_kcursor outer = L->cur;
+  L->cur = kg_kcursor_body(k, fs, false);
+  decompose(L, kg_kx_var(k, jv), size_p, mask, true, coord);
+  for (uint32_t s = 0; s < L->nsrc; s++) {
+    if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
+    uint32_t off = KG_NONE;
+    for (uint32_t d = 0; d < r; d++) {
+      if (in_stride[s * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
+      uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, in_stride[s * KG_MAX_RANK + d]), KG_NONE);
+      off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
+    }
+    L->poff[s] = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : decl(L, "off", L->ix, off);
+  }
+  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE;
+  uint32_t v = cvt(L, val(L, R->in[0]), acc);
+  if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
+    v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
+  kg_ks as = kg_ks_make(KS_ASSIGN);
+  as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(red), acc, kg_kx_var(k, accv), v, KG_NONE);
+  kg_ks_add(&L->cur, as);
+  L->cur = outer;
+  /* block-wide combination (every thread takes part), then thread 0 finishes */
+  uint32_t tot = decl(L, "tot", acc, kg_kx_op(k, red, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE));
+  kg_ks ifs = kg_ks_make(KS_IF);
+  ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, kg_kx_const_i(k, L->ix, 0), KG_NONE);
+  uint32_t is = kg_ks_add(&L->cur, ifs);
+  L->cur = kg_kcursor_body(k, is, false);
+  uint32_t res = tot;
+  if (red == KG_OP_RMEAN) res = kg_kx_op(k, KG_OP_DIV, acc, tot, cvt(L, kg_kx_param(k, rn), acc), KG_NONE);
+  uint32_t ooff = KG_NONE;
+  for (uint32_t d = 0; d < r; d++) {
+    if (out_stride[d] == KG_NONE || coord[d] == KG_NONE) continue;
+    uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, out_stride[d]), KG_NONE);
+    ooff = ooff == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, ooff, t, KG_NONE);
+  }
+  kg_ks st = kg_ks_make(KS_STORE);
+  st.a = outp, st.b = ooff == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : ooff, st.c = cvt(L, res, odt);
+  kg_ks_add(&L->cur, st);
+  free(in_stride);
+  free(L->needed), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+  if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;
 }

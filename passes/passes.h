@@ -35,14 +35,33 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
 
 /* ---- fuse.c ---- */
+typedef enum kg_group_kind {
+  KG_GROUP_POINTWISE = 0, /* outputs of one shape, every producer inline */
+  KG_GROUP_REDUCE = 1,    /* one reduction (its pointwise prologue inline), a block per output element */
+} kg_group_kind;
+
 typedef struct kg_group {
-  kg_shape space;          /* iteration space (the outputs' common shape) */
-  KG_VEC(uint32_t) outs;   /* indices into g->outputs */
+  uint8_t kind;            /* kg_group_kind */
+  kg_shape space;          /* POINTWISE: the outputs' shape; REDUCE: the reduction's input shape */
+  KG_VEC(uint32_t) outs;   /* POINTWISE: indices into g->outputs */
+  uint32_t red;            /* REDUCE: the reduction node */
 } kg_group;
 
+/* Where a materialized value lives: an entry output or a temporary buffer. */
+typedef struct kg_bufref {
+  uint8_t kind;   /* 1 output, 2 temporary */
+  uint32_t index; /* output index or temporary index */
+} kg_bufref;
+
 typedef struct kg_fusion {
-  KG_VEC(kg_group) groups;
+  KG_VEC(kg_group) groups;     /* in execution order */
+  KG_VEC(uint32_t) mat;        /* materialized nodes (reductions), in node order */
+  KG_VEC(kg_bufref) mat_buf;   /* their buffers, parallel to mat */
+  KG_VEC(uint32_t) temps;      /* nodes held in temporary buffers (index = temporary index) */
 } kg_fusion;
+
+/* Index into f->mat of a materialized node, or KG_NONE. */
+uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node);
 
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c);
 void kg_fusion_free(kg_fusion *f);
@@ -61,10 +80,15 @@ typedef struct kg_variant {
 } kg_variant;
 
 /* The widest vector (elements) for a group: 16 bytes over its widest operand, at most 8. */
-uint32_t kg_group_max_vec(const kg_graph *g, const kg_group *grp);
-/* Builds the kernel for group `grp` in variant `v`. */
-bool kg_lower_group(const kg_graph *g, const kg_group *grp, const kg_variant *v, const char *name,
-                    kg_kernel *k, kg_pass_ctx *c);
+uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
+/* Builds the kernel for group `grp` in variant `v` (REDUCE groups ignore the layout:
+ * their operands are always addressed by strides). Kernel parameter roles:
+ *   KPR_TENSOR r0 = 0 entry parameter r1 | 1 output r1 | 2 temporary r1
+ *   KPR_STRIDE r0 = parameter p | 0x80000000 | output o | 0x40000000 | temporary t, r1 = dim
+ *   KPR_NUMEL (pointwise: elements; reduce: output elements), KPR_RED_N (elements reduced
+ *   per output), KPR_SIZE r1 = dim of the group's space. */
+bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, const kg_variant *v,
+                    const char *name, kg_kernel *k, kg_pass_ctx *c);
 
 /* ---- pipeline.c ---- */
 /* Runs the graph passes to a fixed point, then fusion. */

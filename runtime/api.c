@@ -138,8 +138,9 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
 /* The default variant of a group, from the program's shapes alone: LINEAR with
  * the widest vector when every tensor input has the space's shape, else STRIDED;
  * int32 indices unless a static size says otherwise. */
-static kg_variant default_variant(const kg_graph *g, const kg_group *grp) {
+static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32};
+  if (grp->kind == KG_GROUP_REDUCE) v.layout = KG_LAYOUT_STRIDED;
   int64_t numel = 1;
   bool sym = false;
   for (int d = 0; d < grp->space.rank; d++) {
@@ -152,11 +153,14 @@ static kg_variant default_variant(const kg_graph *g, const kg_group *grp) {
   for (uint32_t i = g->nodes.n; i-- > 0;) {
     if (!need[i]) continue;
     const kg_gnode *n = &g->nodes.v[i];
-    for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
-    if (n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR && !kg_shape_equal(&n->shape, &grp->space)) v.layout = KG_LAYOUT_STRIDED;
+    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
+    if (!mat)
+      for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
+    if (((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) && !kg_shape_equal(&n->shape, &grp->space))
+      v.layout = KG_LAYOUT_STRIDED;
   }
   free(need);
-  if (v.layout == KG_LAYOUT_LINEAR) v.vec = (uint8_t)kg_group_max_vec(g, grp);
+  if (v.layout == KG_LAYOUT_LINEAR) v.vec = (uint8_t)kg_group_max_vec(g, f, grp);
   return v;
 }
 
@@ -191,9 +195,9 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   const char *base = kg_entry_cname(&c->arena, ename);
   const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
   for (uint32_t i = 0; i < c->n_kernels; i++) {
-    c->variants[i] = default_variant(&c->g, &c->fusion.groups.v[i]);
+    c->variants[i] = default_variant(&c->g, &c->fusion, &c->fusion.groups.v[i]);
     const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
-    if (!kg_lower_group(&c->g, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
+    if (!kg_lower_group(&c->g, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
       free(kp);
       kg_sb_free(&log);
       kg_compiled_free(c);
@@ -202,8 +206,11 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
     kp[i] = &c->kernels[i];
     kg_sb_printf(&log, "== kernel %u (group %u)\n", i, i);
     kg_kernel_print(&c->kernels[i], &log);
-    kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
-                 c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);
+    if (c->kernels[i].launch.per_output)
+      kg_sb_printf(&log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
+    else
+      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
+                   c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);
   }
   kg_strbuf cu;
   kg_sb_init(&cu);

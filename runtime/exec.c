@@ -54,7 +54,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->layout == KG_LAYOUT_LINEAR ? v->vec : 0,
                                      v->index_dtype == KG_I64 ? "_i64" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
-  if (!kg_lower_group(&c->g, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
+  if (!kg_lower_group(&c->g, &c->fusion, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
     return NULL;
@@ -250,22 +250,57 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       st = KG_ERR_INPUT;
     }
   }
+  /* temporaries: reductions later kernels read, C-contiguous, allocated per run */
+  uint32_t nt = c->fusion.temps.n;
+  void **tbuf = kg_xcalloc(nt + 1, sizeof *tbuf);
+  DLTensor *tview = kg_xcalloc(nt + 1, sizeof *tview);
+  int64_t *tshape = kg_xcalloc(((size_t)nt + 1) * KG_MAX_RANK, sizeof *tshape);
+  for (uint32_t t = 0; t < nt && st == KG_OK; t++) {
+    const kg_gnode *n = &g->nodes.v[c->fusion.temps.v[t]];
+    size_t cnt = 1;
+    for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]), cnt *= (size_t)tshape[t * KG_MAX_RANK + i];
+    size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
+    if (dev->vt->alloc(dev, bytes ? bytes : 1, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    tview[t].data = tbuf[t];
+    tview[t].device.device_type = slot == 0 ? kDLCPU : kDLCUDA;
+    tview[t].ndim = n->shape.rank;
+    tview[t].shape = &tshape[t * KG_MAX_RANK];
+    tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
+  }
+#define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&tview[r1] : (r0) == 1 ? (const DLTensor *)outputs[r1] : pt[r1])
   for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
+    bool reduce = grp->kind == KG_GROUP_REDUCE;
     int r = grp->space.rank;
-    int64_t space[KG_MAX_RANK], numel = 1;
-    for (int i = 0; i < r; i++) space[i] = dim_size(&B, &grp->space.d[i]), numel *= space[i];
-    if (numel == 0) continue;
-    /* which params this group reads: lower the default kernel's params */
+    int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
+    for (int i = 0; i < r; i++) {
+      space[i] = dim_size(&B, &grp->space.d[i]), numel *= space[i];
+      if (reduce && ((g->nodes.v[grp->red].ia[0] >> i) & 1)) nred *= space[i];
+      else nout *= space[i];
+    }
+    if (reduce) {
+      kg_op rop = (kg_op)g->nodes.v[grp->red].op;
+      if (nout == 0) continue;
+      if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN)) {
+        kg_diag_add(d, KG_E_SHAPE, g->nodes.v[grp->red].path, g->nodes.v[grp->red].srcloc,
+                    "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)", rop == KG_OP_RAMAX ? "amax" : "amin",
+                    (long long)numel);
+        st = KG_ERR_INPUT;
+        break;
+      }
+    } else if (numel == 0) {
+      continue;
+    }
+    /* which tensors this group reads and writes: the default kernel's params */
     const kg_kernel *dk = &c->kernels[gi];
-    bool linear = true;
+    bool linear = !reduce;
     int64_t maxoff = numel;
     uintptr_t align = 64;
     uint32_t maxsz = 1;
     for (uint32_t j = 0; j < dk->params.n; j++) {
       const kg_kparam *kp = &dk->params.v[j];
       if (kp->role != KPR_TENSOR) continue;
-      const DLTensor *t = kp->r0 ? outputs[kp->r1] : pt[kp->r1];
+      const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
       if (!contiguous_as(t, space, r)) linear = false;
       int64_t mo = max_offset(t);
       if (mo > maxoff) maxoff = mo;
@@ -278,7 +313,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32};
     if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
     if (linear) {
-      uint32_t vec = kg_group_max_vec(g, grp);
+      uint32_t vec = kg_group_max_vec(g, &c->fusion, grp);
       while (vec > 1 && (uintptr_t)(vec * maxsz) > align) vec /= 2;
       /* every operand must be aligned to vec * its own size: the widest decides */
       v.vec = (uint8_t)vec;
@@ -289,6 +324,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     case 3: v.vec = 1; break;
     default: break;
     }
+    if (reduce) v.layout = KG_LAYOUT_STRIDED, v.vec = 1;
     kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
     if (!kv) { st = KG_ERR_INTERNAL; break; }
     if (!kv->mod[slot]) {
@@ -302,16 +338,22 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     for (uint32_t j = 0; j < k->params.n; j++) {
       const kg_kparam *kp = &k->params.v[j];
       switch (kp->role) {
-      case KPR_TENSOR: vals[j].p = data_ptr(kp->r0 ? outputs[kp->r1] : pt[kp->r1]); break;
-      case KPR_NUMEL: vals[j] = scalar_pval(ix, 0, numel); break;
+      case KPR_TENSOR: vals[j].p = data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
+      case KPR_NUMEL: vals[j] = scalar_pval(ix, 0, reduce ? nout : numel); break;
+      case KPR_RED_N: vals[j] = scalar_pval(ix, 0, nred); break;
       case KPR_SIZE: vals[j] = scalar_pval(ix, 0, space[kp->r1]); break;
       case KPR_STRIDE: {
-        bool out = (kp->r0 & 0x80000000u) != 0;
-        uint32_t idx = kp->r0 & 0x7fffffffu;
-        const DLTensor *t = out ? outputs[idx] : pt[idx];
-        int jd = (int)kp->r1 - (r - t->ndim);
+        /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
+         * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
+        uint32_t idx = kp->r0 & 0x1fffffffu;
+        const DLTensor *t = (kp->r0 & 0x80000000u) ? outputs[idx] : (kp->r0 & 0x40000000u) ? &tview[idx] : pt[idx];
         int64_t s = 0;
-        if (jd >= 0 && !(t->shape[jd] == 1 && space[kp->r1] != 1)) s = stride_of(t, jd);
+        if (kp->r0 & 0x20000000u) {
+          if ((int)kp->r1 < t->ndim) s = stride_of(t, (int)kp->r1);
+        } else {
+          int jd = (int)kp->r1 - (r - t->ndim);
+          if (jd >= 0 && !(t->shape[jd] == 1 && space[kp->r1] != 1)) s = stride_of(t, jd);
+        }
         vals[j] = scalar_pval(ix, 0, s);
         break;
       }
@@ -325,7 +367,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       params[j] = &vals[j];
     }
     uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
-    uint64_t gx = ((uint64_t)numel + per_block - 1) / per_block;
+    uint64_t gx = k->launch.per_output ? (uint64_t)nout : ((uint64_t)numel + per_block - 1) / per_block;
     if (gx > 0x7fffffffu) {
       kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)numel, (unsigned long long)gx);
       st = KG_ERR_INPUT;
@@ -337,6 +379,10 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     free(params);
   }
   if (st == KG_OK && dev && dev->vt->sync && dev->vt->sync(dev, stream, d) != 0) st = KG_ERR_INTERNAL;
+#undef TENSOR_OF
+  for (uint32_t t = 0; t < nt; t++)
+    if (tbuf[t]) dev->vt->free(dev, tbuf[t]);
+  free(tbuf), free(tview), free(tshape);
   free(B.sym), free(B.bound), free(pt);
   if (st != KG_OK || d->n) return kg_fail(ctx);
   return KG_OK;

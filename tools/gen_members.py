@@ -67,6 +67,10 @@ NAMES = {
     "fmax": ("H_OP", "FMAX"), "fmin": ("H_OP", "FMIN"), "clamp": ("H_CLAMP", "CLAMP"), "clip": ("H_CLAMP", "CLAMP"),
     "clamp_min": ("H_OP", "CLAMP_MIN"), "clamp_max": ("H_OP", "CLAMP_MAX"), "where": ("H_WHERE", "WHERE"),
     "lerp": ("H_OP", "LERP"), "hypot": ("H_OP", "HYPOT"), "xlogy": ("H_OP", "XLOGY"),
+    # E (reductions; max/min are special-cased below)
+    "sum": ("H_REDUCE", "RSUM"), "nansum": ("H_REDUCE", "RNANSUM"), "mean": ("H_REDUCE", "RMEAN"),
+    "prod": ("H_REDUCE", "RPROD"), "amax": ("H_REDUCE", "RAMAX"), "amin": ("H_REDUCE", "RAMIN"),
+    "max": ("H_REDUCE", "RAMAX"), "min": ("H_REDUCE", "RAMIN"),
     # H1 / H2 / A2 / A3
     "zeros_like": ("H_LIKE", "FULL", 1), "ones_like": ("H_LIKE", "FULL", 2), "full_like": ("H_LIKE", "FULL", 0),
     "empty_like": ("H_LIKE", "FULL", 3), "tensor": ("H_TENSOR", "TENSOR"),
@@ -88,7 +92,8 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
                 "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
-SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "H1.", "H2.", "I.", "I2."}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "H1.", "H2.", "I.", "I2."}
+REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions"}
 IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
 FALSE_NAMES = {"inplace", "requires_grad"}
 
@@ -111,6 +116,15 @@ def argspec(name, kind, params, pnames, handler):
     spec = "t" if kind == "instance" else ""
     for i, p in enumerate(params):
         pn = pnames[i] if i < len(pnames) else ""
+        if handler == "H_REDUCE" and pn in REDUCE_DIM_NAMES and p in ("System.Int64", "System.Int64[]", "System.Int32"):
+            spec += "D"
+            continue
+        if handler == "H_REDUCE" and pn == "keepdim" and p == "System.Boolean":
+            spec += "k"
+            continue
+        if handler == "H_REDUCE" and pn == "out" and p == T:
+            spec += "X"
+            continue
         if pn in IGNORED_NAMES or p in ("TorchSharp.torch+Device", "System.String[]", "TorchSharp.DeviceType"):
             spec += "x"
         elif pn in FALSE_NAMES:
@@ -190,6 +204,16 @@ def main():
         if name == "to" and params and params[0] in ("System.String", "TorchSharp.torch+Device", "TorchSharp.DeviceType"):
             continue  # device moves
         ent = NAMES[name]
+        if sec == "E." and name not in ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min"):
+            continue
+        if sec != "E." and ent[0] == "H_REDUCE":
+            continue
+        if name in ("max", "min"):
+            tensors = [q for q in params if q == T]
+            if any(q not in (T,) for q in params):
+                continue  # max(dim, keepdim) returns (values, indices): a later issue
+            if len(tensors) + (1 if kind == "instance" else 0) == 2:
+                ent = ("H_OP", "MAXIMUM" if name == "max" else "MINIMUM")
         handler, op = ent[0], ent[1]
         extra = ent[2] if len(ent) > 2 else 0
         dt = "NONE"
