@@ -407,7 +407,7 @@ static void ex(const emit *E, uint32_t e) {
   if (oi->flags & KG_OPF_REDUCE) { /* block-wide collective */
     const char *comb = x->op == KG_OP_RPROD ? "prod" : x->op == KG_OP_RAMAX ? "max" : x->op == KG_OP_RAMIN ? "min" : "sum";
     const char *sfx = t == KG_F64 ? "d" : t == KG_I64 ? "ll" : kg_dtype_is_float(t) ? "f" : "i";
-    kg_sb_printf(o, "kg_bred_%s_%s(", comb, sfx);
+    kg_sb_printf(o, "kg_b%s_%s_%s(", x->i ? "all" : "red", comb, sfx);
     ex(E, x->a);
     kg_sb_putc(o, ')');
     return;
@@ -696,6 +696,7 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
     kg_sb_puts(o, KG_CUDA_PRELUDE_6);
     kg_sb_puts(o, KG_CUDA_PRELUDE_7);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_8);
   }
   for (uint32_t i = 0; i < n; i++) {
     const kg_kernel *k = ks[i];

@@ -142,5 +142,24 @@
 "KG_BRED(kg_bred_prod_ll, long long, 1LL, kg_mulll)\n" \
 "KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)\n" \
 "KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)\n"
+#define KG_CUDA_PRELUDE_8 \
+"#define KG_BALL(NAME, RED, T)                                                       \\\n" \
+"KG_DEV T NAME(T v) {                                                                \\\n" \
+"  __shared__ T kg_b;                                                                \\\n" \
+"  v = RED(v);                                                                       \\\n" \
+"  if (threadIdx.x == 0) kg_b = v;                                                   \\\n" \
+"  __syncthreads();                                                                  \\\n" \
+"  v = kg_b;                                                                         \\\n" \
+"  __syncthreads();                                                                  \\\n" \
+"  return v;                                                                         \\\n" \
+"}\n" \
+"KG_BALL(kg_ball_sum_f, kg_bred_sum_f, float) KG_BALL(kg_ball_prod_f, kg_bred_prod_f, float)\n" \
+"KG_BALL(kg_ball_max_f, kg_bred_max_f, float) KG_BALL(kg_ball_min_f, kg_bred_min_f, float)\n" \
+"KG_BALL(kg_ball_sum_d, kg_bred_sum_d, double) KG_BALL(kg_ball_prod_d, kg_bred_prod_d, double)\n" \
+"KG_BALL(kg_ball_max_d, kg_bred_max_d, double) KG_BALL(kg_ball_min_d, kg_bred_min_d, double)\n" \
+"KG_BALL(kg_ball_sum_i, kg_bred_sum_i, int) KG_BALL(kg_ball_prod_i, kg_bred_prod_i, int)\n" \
+"KG_BALL(kg_ball_max_i, kg_bred_max_i, int) KG_BALL(kg_ball_min_i, kg_bred_min_i, int)\n" \
+"KG_BALL(kg_ball_sum_ll, kg_bred_sum_ll, long long) KG_BALL(kg_ball_prod_ll, kg_bred_prod_ll, long long)\n" \
+"KG_BALL(kg_ball_max_ll, kg_bred_max_ll, long long) KG_BALL(kg_ball_min_ll, kg_bred_min_ll, long long)\n"
 
 #endif

@@ -443,7 +443,11 @@ static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
       else m->gelu = v.c.i;
       break;
     case 'X':
-      if ((v.kind == EV_CONST && kg_cval_truthy(v.c)) || v.kind == EV_NODE) {
+      if (v.kind == EV_NODE) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be null: writing into an existing tensor (out=) is not supported", i + 1, row->key);
+        return false;
+      }
+      if (v.kind == EV_CONST && kg_cval_truthy(v.c)) {
         kg_elab_error(el, an, KG_E_UNSUPPORTED, "argument %d of %s must be false: in-place updates and autograd are not supported", i + 1, row->key);
         return false;
       }
@@ -531,7 +535,8 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   const kg_gnode *xn = gnode(el, x.id);
   int r = xn->shape.rank;
   int64_t mask = 0;
-  const char *what = kg_op_get(op)->torch + 6; /* "sum", "amax", ... */
+  const char *what = at->member && (!strcmp(at->member->name, "max") || !strcmp(at->member->name, "min")) ? at->member->name
+                                                                                                      : kg_op_get(op)->torch + 6; /* "sum", "amax", ... */
   for (int i = 0; i < m->n_dims; i++) {
     int64_t d = m->dims[i];
     int lo = r ? -r : -1, hi = r ? r - 1 : 0;
@@ -544,6 +549,8 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   }
   if (m->n_dims == 0) mask = r ? (((int64_t)1 << r) - 1) : 0;
   kg_dtype in = (kg_dtype)xn->dtype, out;
+  if (op == KG_OP_RMEAN && m->dtype != KG_DT_NONE && !kg_dtype_is_float(m->dtype))
+    return kg_elab_error(el, at, KG_E_TYPE, "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s", dtn(m->dtype));
   if (m->dtype != KG_DT_NONE && m->dtype != in) {
     x = cast_tensor(el, at, x, m->dtype);
     if (x.kind == EV_ERR) return x;
@@ -562,7 +569,12 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   default: out = in; break;
   }
   if (op == KG_OP_RNANSUM && !kg_dtype_is_float(in)) op = KG_OP_RSUM;
-  kg_dtype acc = kg_dtype_is_float(out) ? (out == KG_F64 ? KG_F64 : KG_F32) : (out == KG_I64 ? KG_I64 : KG_I32);
+  /* accumulators: float sums and means in float64 (a float32 running sum over thousands
+   * of elements per thread loses digits PyTorch's cascade summation keeps; the kernel is
+   * memory-bound, so the wider add costs nothing measurable), other float reductions in
+   * float32 (float64 for float64), integers in int64 (int32 for max/min of narrow types) */
+  bool sumlike = op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN;
+  kg_dtype acc = kg_dtype_is_float(out) ? ((out == KG_F64 || sumlike) ? KG_F64 : KG_F32) : (out == KG_I64 || sumlike || op == KG_OP_RPROD ? KG_I64 : KG_I32);
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = (uint16_t)op, g.dtype = (uint8_t)out, g.cdtype = (uint8_t)acc, g.vkind = KG_V_TENSOR, g.n_in = 1;

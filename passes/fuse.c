@@ -6,17 +6,22 @@
  * intermediates are never stored, and a broadcast intermediate is recomputed
  * per element rather than materialized (bandwidth, not ALU, bounds pointwise code).
  *
- * A reduction is materialized: it gets a kernel of its own (its pointwise
- * prologue inline — `(x * 2 + b).sum(-1)` reads x and b once), and its result
- * goes to the output it is, or to a temporary buffer that later kernels read
- * like an input (with broadcasting strides). Kernels run in node order, so a
- * reduction runs before everything that reads it. Fusing epilogues and
- * normalizations (a persistent row kernel) is the next step; every such merge
- * will be validated here by asking the scheduler whether it accepts the group.
+ * Reductions form row groups: reductions over the same input shape and the same
+ * reduced dims, in node order, share one kernel that walks each row once per
+ * reduction (a "persistent" row schedule: block per row); later reductions of the
+ * group may use earlier ones (softmax: max, then sum of exp(x - max)). The group
+ * also takes the outputs that have the rows' shape and depend on its reductions
+ * (x - mean, x / sum: written in a last pass over the row), and the epilogue
+ * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
+ * Only a reduction read by another kernel (or returned) is materialized, into its
+ * output or a temporary buffer. Kernels run in node order. Merging reductions with
+ * different reduced dims, split (two-kernel) reductions for very long rows and
+ * rows cached on chip are the scheduler's next steps.
  *
- *   y = x.sum(-1, keepdim) ; z = x - y      ⇒  group0 REDUCE y → temp0 ; group1 POINTWISE z (reads x, temp0)
- *   outputs y:[N,768], z:[N,768], w:[768]   ⇒  group0 {y, z} over [N,768] ; group1 {w} over [768]
+ *   m = x.mean(-1, keepdim); y = x - m          ⇒  group0 REDUCE {m} rows [N,D], row output y (m stays on chip)
+ *   outputs y:[N,768], z:[N,768], w:[768]        ⇒  group0 {y, z} over [N,768] ; group1 {w} over [768]
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
@@ -27,36 +32,97 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node) {
   return KG_NONE;
 }
 
+static bool is_reduce(const kg_graph *g, uint32_t n) { return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & KG_OPF_REDUCE) != 0; }
+
+/* The reductions node `root` depends on without crossing another reduction
+ * (they are its direct reduction inputs): marks them in `seen`. */
+static void reductions_reached(const kg_graph *g, uint32_t root, uint8_t *seen, uint8_t *visit) {
+  if (visit[root]) return;
+  visit[root] = 1;
+  if (is_reduce(g, root)) { seen[root] = 1; return; }
+  const kg_gnode *n = &g->nodes.v[root];
+  for (int j = 0; j < n->n_in; j++) reductions_reached(g, n->in[j], seen, visit);
+}
+
+/* Does node's DAG (up to reductions) read a tensor from memory? */
+static bool reads_tensors(const kg_graph *g, uint32_t node, uint8_t *visit) {
+  if (visit[node]) return false;
+  visit[node] = 1;
+  const kg_gnode *n = &g->nodes.v[node];
+  if (is_reduce(g, node)) return false;
+  if (n->op == KG_OP_INPUT) return n->vkind == KG_V_TENSOR;
+  for (int j = 0; j < n->n_in; j++)
+    if (reads_tensors(g, n->in[j], visit)) return true;
+  return false;
+}
+
+/* The keepdim-free output shape of the reductions of a group, and its keepdim form. */
+static bool epilogue_shape(const kg_graph *g, const kg_group *grp, const kg_shape *s) {
+  const kg_gnode *r = &g->nodes.v[grp->red];
+  int64_t mask = r->ia[0];
+  kg_shape keep = grp->space, squeeze;
+  memset(&squeeze, 0, sizeof squeeze);
+  for (int d = 0; d < grp->space.rank; d++) {
+    if ((mask >> d) & 1) keep.d[d] = (kg_dim){KG_DIM_STATIC, 1};
+    else squeeze.d[squeeze.rank++] = grp->space.d[d];
+  }
+  return kg_shape_equal(s, &keep) || kg_shape_equal(s, &squeeze);
+}
+
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
   (void)c;
   memset(f, 0, sizeof *f);
-  /* materialized reductions and their buffers */
-  for (uint32_t i = 0; i < g->nodes.n; i++) {
-    if (!(kg_op_get((kg_op)g->nodes.v[i].op)->flags & KG_OPF_REDUCE)) continue;
-    kg_bufref b = {2, 0};
-    for (uint32_t o = 0; o < g->outputs.n; o++)
-      if (g->outputs.v[o] == i) { b.kind = 1, b.index = o; break; }
-    if (b.kind == 2) {
-      b.index = f->temps.n;
-      KG_VEC_PUSH(f->temps, i);
+  uint32_t nn = g->nodes.n;
+  uint32_t *group_of = kg_xmalloc((nn + 1) * sizeof *group_of); /* reduction → its group */
+  for (uint32_t i = 0; i < nn; i++) group_of[i] = KG_NONE;
+  uint8_t *seen = kg_xcalloc(nn + 1, 1), *visit = kg_xcalloc(nn + 1, 1);
+  /* 1. row groups of reductions */
+  for (uint32_t i = 0; i < nn; i++) {
+    if (!is_reduce(g, i)) continue;
+    const kg_gnode *r = &g->nodes.v[i];
+    const kg_shape *s = &g->nodes.v[r->in[0]].shape;
+    kg_group *last = NULL;
+    for (uint32_t k = f->groups.n; k-- > 0;)
+      if (f->groups.v[k].kind == KG_GROUP_REDUCE) { last = &f->groups.v[k]; break; }
+    bool join = last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
+    if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
+      KG_VEC_PUSH(last->reds, i);
+      group_of[i] = (uint32_t)(last - f->groups.v);
+      continue;
     }
-    KG_VEC_PUSH(f->mat, i);
-    KG_VEC_PUSH(f->mat_buf, b);
     kg_group grp;
     memset(&grp, 0, sizeof grp);
     grp.kind = KG_GROUP_REDUCE;
     grp.red = i;
-    grp.space = g->nodes.v[g->nodes.v[i].in[0]].shape;
+    grp.space = *s;
+    KG_VEC_PUSH(grp.reds, i);
     KG_VEC_PUSH(f->groups, grp);
+    group_of[i] = f->groups.n - 1;
   }
-  /* pointwise outputs, grouped by shape (an output that is a reduction is written by its own kernel) */
+  /* 2. outputs: reductions themselves, row outputs and epilogues of a row group, or pointwise groups */
   for (uint32_t o = 0; o < g->outputs.n; o++) {
     uint32_t node = g->outputs.v[o];
-    uint32_t mi = kg_fusion_mat_index(f, node);
-    if (mi != KG_NONE && f->mat_buf.v[mi].kind == 1 && f->mat_buf.v[mi].index == o) continue;
     const kg_gnode *n = &g->nodes.v[node];
+    bool dup = false;
+    for (uint32_t q = 0; q < o; q++) dup |= g->outputs.v[q] == node;
+    if (is_reduce(g, node) && !dup) continue; /* stored by its own group */
     kg_shape s = n->shape;
     if (n->vkind == KG_V_SCALAR) s.rank = 0;
+    /* the latest row group whose reductions it reads */
+    memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
+    reductions_reached(g, node, seen, visit);
+    uint32_t gl = KG_NONE;
+    for (uint32_t i = 0; i < nn; i++)
+      if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
+    if (gl != KG_NONE && !is_reduce(g, node)) {
+      kg_group *grp = &f->groups.v[gl];
+      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR) { KG_VEC_PUSH(grp->outs, o); continue; }
+      /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no other tensor */
+      if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR) {
+        memset(visit, 0, nn + 1);
+        if (s.rank == grp->space.rank || !reads_tensors(g, node, visit)) { KG_VEC_PUSH(grp->epi, o); continue; }
+      }
+    }
     uint32_t gi = KG_NONE;
     for (uint32_t i = 0; i < f->groups.n; i++)
       if (f->groups.v[i].kind == KG_GROUP_POINTWISE && kg_shape_equal(&f->groups.v[i].space, &s)) { gi = i; break; }
@@ -70,10 +136,40 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
     }
     KG_VEC_PUSH(f->groups.v[gi].outs, o);
   }
+  /* 3. materialize what crosses kernels: a reduction read by another group, or returned */
+  uint8_t *mat = kg_xcalloc(nn + 1, 1);
+  for (uint32_t o = 0; o < g->outputs.n; o++)
+    if (is_reduce(g, g->outputs.v[o])) mat[g->outputs.v[o]] = 1;
+  for (uint32_t gi = 0; gi < f->groups.n; gi++) {
+    const kg_group *grp = &f->groups.v[gi];
+    memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
+    for (uint32_t j = 0; j < grp->outs.n; j++) reductions_reached(g, g->outputs.v[grp->outs.v[j]], seen, visit);
+    for (uint32_t j = 0; j < grp->epi.n; j++) reductions_reached(g, g->outputs.v[grp->epi.v[j]], seen, visit);
+    for (uint32_t j = 0; j < grp->reds.n; j++) reductions_reached(g, g->nodes.v[grp->reds.v[j]].in[0], seen, visit);
+    for (uint32_t i = 0; i < nn; i++)
+      if (seen[i] && group_of[i] != gi) mat[i] = 1;
+  }
+  for (uint32_t i = 0; i < nn; i++) {
+    if (!mat[i]) continue;
+    kg_bufref b = {2, 0};
+    for (uint32_t o = 0; o < g->outputs.n; o++)
+      if (g->outputs.v[o] == i) { b.kind = 1, b.index = o; break; }
+    if (b.kind == 2) {
+      b.index = f->temps.n;
+      KG_VEC_PUSH(f->temps, i);
+    }
+    KG_VEC_PUSH(f->mat, i);
+    KG_VEC_PUSH(f->mat_buf, b);
+  }
+  free(mat), free(seen), free(visit), free(group_of);
 }
 
 void kg_fusion_free(kg_fusion *f) {
-  for (uint32_t i = 0; i < f->groups.n; i++) KG_VEC_FREE(f->groups.v[i].outs);
+  for (uint32_t i = 0; i < f->groups.n; i++) {
+    KG_VEC_FREE(f->groups.v[i].outs);
+    KG_VEC_FREE(f->groups.v[i].reds);
+    KG_VEC_FREE(f->groups.v[i].epi);
+  }
   KG_VEC_FREE(f->groups);
   KG_VEC_FREE(f->mat);
   KG_VEC_FREE(f->mat_buf);
@@ -84,10 +180,17 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
   for (uint32_t i = 0; i < f->groups.n; i++) {
     const kg_group *grp = &f->groups.v[i];
     if (grp->kind == KG_GROUP_REDUCE) {
-      uint32_t mi = kg_fusion_mat_index(f, grp->red);
-      kg_sb_printf(o, "group %u: reduce %%%u (%s) over ", i, grp->red, kg_op_name((kg_op)g->nodes.v[grp->red].op));
+      kg_sb_printf(o, "group %u: rows of ", i);
       kg_shape_print(g, &grp->space, o);
-      kg_sb_printf(o, " -> %s%u\n", f->mat_buf.v[mi].kind == 1 ? "out" : "temp", f->mat_buf.v[mi].index);
+      kg_sb_puts(o, " reducing");
+      for (uint32_t j = 0; j < grp->reds.n; j++) {
+        uint32_t rn = grp->reds.v[j], mi = kg_fusion_mat_index(f, rn);
+        kg_sb_printf(o, " %%%u=%s", rn, kg_op_name((kg_op)g->nodes.v[rn].op));
+        if (mi != KG_NONE) kg_sb_printf(o, "->%s%u", f->mat_buf.v[mi].kind == 1 ? "out" : "temp", f->mat_buf.v[mi].index);
+      }
+      for (uint32_t j = 0; j < grp->outs.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; row outputs", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
+      for (uint32_t j = 0; j < grp->epi.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; epilogue", grp->epi.v[j], g->outputs.v[grp->epi.v[j]]);
+      kg_sb_putc(o, '\n');
       continue;
     }
     kg_sb_printf(o, "group %u: pointwise over ", i);

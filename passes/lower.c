@@ -39,7 +39,8 @@ typedef struct lctx {
   kg_dtype ix;          /* index dtype */
   uint8_t *needed;      /* per node */
   uint32_t *src_of;     /* per node: source slot (values read from memory), or KG_NONE */
-  uint32_t self;        /* the node this kernel produces (a reduction), or KG_NONE */
+  uint32_t self;        /* unused (see local) */
+  uint8_t *local;       /* per node: a reduction this kernel computes (never loaded) */
   uint32_t nsrc;        /* source slots: graph params, then materialized nodes */
   uint32_t *memo;       /* per node: expr id for the current lane, or KG_NONE */
   uint32_t *pparam;     /* per source: kernel param, or KG_NONE */
@@ -173,7 +174,7 @@ static uint32_t val(lctx *L, uint32_t id) {
   kg_dtype dt = (kg_dtype)n->dtype, cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : dt;
   const kg_op_info *oi = kg_op_get((kg_op)n->op);
   uint32_t r;
-  if (L->src_of[id] != KG_NONE && id != L->self) {
+  if (L->src_of[id] != KG_NONE && !L->local[id]) {
     r = input_val(L, id); /* an input, or a value an earlier kernel materialized */
     L->memo[id] = r;
     return r;
@@ -218,11 +219,12 @@ static uint32_t val(lctx *L, uint32_t id) {
 }
 
 static void mark_needed(lctx *L) {
-  if (L->grp->kind == KG_GROUP_REDUCE) L->needed[L->grp->red] = 1;
+  for (uint32_t j = 0; j < L->grp->reds.n; j++) L->needed[L->grp->reds.v[j]] = 1;
+  for (uint32_t j = 0; j < L->grp->epi.n; j++) L->needed[L->g->outputs.v[L->grp->epi.v[j]]] = 1;
   for (uint32_t j = 0; j < L->grp->outs.n; j++) L->needed[L->g->outputs.v[L->grp->outs.v[j]]] = 1;
   for (uint32_t i = L->g->nodes.n; i-- > 0;) {
     if (!L->needed[i]) continue;
-    if (L->src_of[i] != KG_NONE && i != L->self) continue; /* read from memory: its producers are not needed */
+    if (L->src_of[i] != KG_NONE && !L->local[i]) continue; /* read from memory: its producers are not needed */
     const kg_gnode *n = &L->g->nodes.v[i];
     /* FULL's second operand only gives the shape: its values are never read */
     int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
@@ -293,7 +295,7 @@ static void add_source_params(lctx *L, kg_arena *A) {
   for (uint32_t s = 0; s < L->nsrc; s++) {
     L->pparam[s] = KG_NONE;
     uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
-    if (!L->needed[node] || node == L->self) continue;
+    if (!L->needed[node] || L->local[node]) continue;
     const kg_gnode *n = &L->g->nodes.v[node];
     bool sc = n->vkind == KG_V_SCALAR;
     uint32_t r0, r1, sr0;
@@ -330,7 +332,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   lctx L;
   memset(&L, 0, sizeof L);
   L.g = g, L.f = f, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
-  L.self = grp->kind == KG_GROUP_REDUCE ? grp->red : KG_NONE;
+  L.self = KG_NONE;
   L.ix = v->index_dtype == KG_I64 ? KG_I64 : KG_I32;
   k->index_dtype = (uint8_t)L.ix;
   uint32_t nn = g->nodes.n, np = g->params.n + f->mat.n, no = grp->outs.n, r = grp->space.rank;
@@ -343,6 +345,8 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   L.oparam = kg_xmalloc((no + 1) * sizeof *L.oparam);
   L.ooff = kg_xmalloc((no + 1) * sizeof *L.ooff);
   L.nsrc = np;
+  L.local = kg_xcalloc(nn + 1, 1);
+  for (uint32_t j = 0; j < grp->reds.n; j++) L.local[grp->reds.v[j]] = 1;
   L.src_of = kg_xmalloc((nn + 1) * sizeof *L.src_of);
   for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
   for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;
@@ -485,7 +489,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   k->launch.block[0] = 256;
   free(in_stride);
   free(out_stride);
-  free(L.needed), free(L.src_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
+  free(L.needed), free(L.local), free(L.src_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
   if (c->verify && !kg_kernel_verify(k, c->d)) return false;
   return true;
 }
@@ -534,68 +538,10 @@ static void decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mas
   }
 }
 
-static bool lower_reduce(lctx *L, const char *name) {
-  (void)name;
+/* offsets of every needed buffer source for the current coordinates (over the space) */
+static void source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord) {
   kg_kernel *k = L->k;
-  const kg_graph *g = L->g;
-  kg_arena *A = L->c->arena;
-  const kg_gnode *R = &g->nodes.v[L->grp->red];
-  kg_op red = (kg_op)R->op;
-  kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
   uint32_t r = L->grp->space.rank;
-  int64_t mask = R->ia[0];
-  k->schedule = "reduce.block_per_output";
-  k->launch.per_output = 1;
-  k->launch.block[0] = 256;
-  k->launch.elems_per_thread = 1;
-  k->vec = 1;
-  /* parameters */
-  add_source_params(L, A);
-  uint32_t mi = kg_fusion_mat_index(L->f, L->grp->red);
-  kg_bufref ob = L->f->mat_buf.v[mi];
-  uint32_t out_enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
-  uint32_t outp = kg_kparam_add(k, mkparam(KP_BUFFER, odt, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
-                                           KPR_TENSOR, ob.kind, ob.index));
-  uint32_t numel = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
-  uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
-  (void)numel;
-  uint32_t size_p[KG_MAX_RANK];
-  for (uint32_t d = 0; d < r; d++)
-    size_p[d] = dim_is_one(&L->grp->space.d[d]) ? KG_NONE
-                                                : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
-  uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
-  for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
-  add_source_strides(L, A, in_stride);
-  /* the output's own dims: kept dims (and, with keepdim, the size-1 reduced ones) */
-  uint32_t out_stride[KG_MAX_RANK];
-  uint32_t j = 0;
-  for (uint32_t d = 0; d < r; d++) {
-    out_stride[d] = KG_NONE;
-    bool reduced = (mask >> d) & 1;
-    if (reduced && !R->ia[1]) continue;
-    if (!reduced && !dim_is_one(&L->grp->space.d[d]))
-      out_stride[d] = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so_%u", j), KPR_STRIDE, out_enc | 0x20000000u, j));
-    j++;
-  }
-  /* body */
-  L->cur = kg_kcursor_top(k);
-  uint32_t o = decl(L, "o", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix));
-  uint32_t tid = decl(L, "tid", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
-  uint32_t nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
-  uint32_t coord[KG_MAX_RANK];
-  for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
-  decompose(L, o, size_p, mask, false, coord);
-  uint32_t accv = kg_kvar_new(k, "acc", acc);
-  kg_ks dcl = kg_ks_make(KS_DECL);
-  dcl.a = accv, dcl.b = identity(k, red, acc);
-  kg_ks_add(&L->cur, dcl);
-  uint32_t jv = kg_kvar_new(k, "j", L->ix);
-  kg_ks f = kg_ks_make(KS_FOR);
-  f.a = jv, f.b = tid, f.c = kg_kx_param(k, rn), f.d = nt;
-  uint32_t fs = kg_ks_add(&L->cur, f);
-  kg_kcursor outer = L->cur;
-  L->cur = kg_kcursor_body(k, fs, false);
-  decompose(L, kg_kx_var(k, jv), size_p, mask, true, coord);
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
     uint32_t off = KG_NONE;
@@ -606,33 +552,206 @@ static bool lower_reduce(lctx *L, const char *name) {
     }
     L->poff[s] = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : decl(L, "off", L->ix, off);
   }
-  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE;
-  uint32_t v = cvt(L, val(L, R->in[0]), acc);
-  if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
-    v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
-  kg_ks as = kg_ks_make(KS_ASSIGN);
-  as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(red), acc, kg_kx_var(k, accv), v, KG_NONE);
-  kg_ks_add(&L->cur, as);
-  L->cur = outer;
-  /* block-wide combination (every thread takes part), then thread 0 finishes */
-  uint32_t tot = decl(L, "tot", acc, kg_kx_op(k, red, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE));
-  kg_ks ifs = kg_ks_make(KS_IF);
-  ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, kg_kx_const_i(k, L->ix, 0), KG_NONE);
-  uint32_t is = kg_ks_add(&L->cur, ifs);
-  L->cur = kg_kcursor_body(k, is, false);
-  uint32_t res = tot;
-  if (red == KG_OP_RMEAN) res = kg_kx_op(k, KG_OP_DIV, acc, tot, cvt(L, kg_kx_param(k, rn), acc), KG_NONE);
-  uint32_t ooff = KG_NONE;
-  for (uint32_t d = 0; d < r; d++) {
-    if (out_stride[d] == KG_NONE || coord[d] == KG_NONE) continue;
-    uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, out_stride[d]), KG_NONE);
-    ooff = ooff == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, ooff, t, KG_NONE);
+}
+
+/* Forgets per-element values; the group's finished reductions stay (per row). */
+static void reset_memo(lctx *L, const uint32_t *rowval) {
+  for (uint32_t i = 0; i < L->g->nodes.n; i++) L->memo[i] = rowval[i];
+}
+
+/* Offset of an output of shape `os` (rank ro) at the row's kept coordinates:
+ * its dims are the space's (keepdim form: reduced dims are 0) or the kept dims. */
+static uint32_t row_dim_of(const lctx *L, int64_t mask, int ro, int od) {
+  uint32_t r = L->grp->space.rank;
+  if ((uint32_t)ro == r) return (uint32_t)od;
+  int k = -1;
+  for (uint32_t d = 0; d < r; d++)
+    if (!((mask >> d) & 1) && ++k == od) return d;
+  return KG_NONE;
+}
+
+static bool lower_reduce(lctx *L, const char *name) {
+  (void)name;
+  kg_kernel *k = L->k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  kg_arena *A = L->c->arena;
+  uint32_t r = grp->space.rank, nn = g->nodes.n;
+  int64_t mask = g->nodes.v[grp->red].ia[0];
+  k->schedule = grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent" : "reduce.block_per_output";
+  k->launch.per_output = 1;
+  k->launch.block[0] = 256;
+  k->launch.elems_per_thread = 1;
+  k->vec = 1;
+  /* parameters: sources, stored reductions, row outputs, epilogue outputs, sizes, strides */
+  add_source_params(L, A);
+  uint32_t nred = grp->reds.n;
+  uint32_t *rparam = kg_xmalloc((nred + 1) * sizeof *rparam), *rstride = kg_xmalloc(((size_t)nred + 1) * KG_MAX_RANK * sizeof *rstride);
+  for (uint32_t i = 0; i < nred; i++) {
+    rparam[i] = KG_NONE;
+    for (uint32_t d = 0; d < KG_MAX_RANK; d++) rstride[i * KG_MAX_RANK + d] = KG_NONE;
+    uint32_t mi = kg_fusion_mat_index(L->f, grp->reds.v[i]);
+    if (mi == KG_NONE) continue;
+    const kg_gnode *R = &g->nodes.v[grp->reds.v[i]];
+    kg_bufref ob = L->f->mat_buf.v[mi];
+    uint32_t enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
+    rparam[i] = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)R->dtype, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
+                                         KPR_TENSOR, ob.kind, ob.index));
+    for (int od = 0; od < R->shape.rank; od++) {
+      uint32_t d = row_dim_of(L, mask, R->shape.rank, od);
+      if (d != KG_NONE && !((mask >> d) & 1) && !dim_is_one(&grp->space.d[d]))
+        rstride[i * KG_MAX_RANK + d] = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "sr%u_%d", i, od), KPR_STRIDE, enc | 0x20000000u, (uint32_t)od));
+    }
   }
-  kg_ks st = kg_ks_make(KS_STORE);
-  st.a = outp, st.b = ooff == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : ooff, st.c = cvt(L, res, odt);
-  kg_ks_add(&L->cur, st);
-  free(in_stride);
-  free(L->needed), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+  uint32_t no = grp->outs.n, ne = grp->epi.n;
+  for (uint32_t j = 0; j < no; j++) {
+    uint32_t o = grp->outs.v[j];
+    L->oparam[j] = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true, kg_arena_printf(A, "out%u", o), KPR_TENSOR, 1, o));
+  }
+  uint32_t *eparam = kg_xmalloc((ne + 1) * sizeof *eparam), *estride = kg_xmalloc(((size_t)ne + 1) * KG_MAX_RANK * sizeof *estride);
+  for (uint32_t j = 0; j < ne; j++) {
+    uint32_t o = grp->epi.v[j];
+    const kg_gnode *on = &g->nodes.v[g->outputs.v[o]];
+    eparam[j] = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)on->dtype, true, kg_arena_printf(A, "out%u", o), KPR_TENSOR, 1, o));
+    for (uint32_t d = 0; d < KG_MAX_RANK; d++) estride[j * KG_MAX_RANK + d] = KG_NONE;
+    for (int od = 0; od < on->shape.rank; od++) {
+      uint32_t d = row_dim_of(L, mask, on->shape.rank, od);
+      if (d != KG_NONE && !((mask >> d) & 1) && !dim_is_one(&grp->space.d[d]))
+        estride[j * KG_MAX_RANK + d] = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "se%u_%d", o, od), KPR_STRIDE, (0x80000000u | o) | 0x20000000u, (uint32_t)od));
+    }
+  }
+  (void)kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
+  uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
+  uint32_t size_p[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++)
+    size_p[d] = dim_is_one(&grp->space.d[d]) ? KG_NONE
+                                             : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+  uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
+  for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
+  add_source_strides(L, A, in_stride);
+  uint32_t out_stride[KG_MAX_RANK * 8 + 1];
+  for (uint32_t j = 0; j < no && j < 8; j++)
+    for (uint32_t d = 0; d < r; d++)
+      out_stride[j * KG_MAX_RANK + d] =
+          dim_is_one(&grp->space.d[d]) ? KG_NONE
+                                       : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%u", grp->outs.v[j], d), KPR_STRIDE, 0x80000000u | grp->outs.v[j], d));
+  /* body: the row's kept coordinates */
+  L->cur = kg_kcursor_top(k);
+  uint32_t o = decl(L, "o", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix));
+  uint32_t tid = decl(L, "tid", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
+  uint32_t nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
+  uint32_t coord[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
+  decompose(L, o, size_p, mask, false, coord);
+  uint32_t *rowval = kg_xmalloc((nn + 1) * sizeof *rowval);
+  for (uint32_t i = 0; i < nn; i++) rowval[i] = KG_NONE;
+  uint32_t zero = kg_kx_const_i(k, L->ix, 0);
+  /* one pass over the row per reduction */
+  for (uint32_t ri = 0; ri < nred; ri++) {
+    const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
+    kg_op red = (kg_op)R->op;
+    kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
+    uint32_t accv = kg_kvar_new(k, "acc", acc);
+    kg_ks dcl = kg_ks_make(KS_DECL);
+    dcl.a = accv, dcl.b = identity(k, red, acc);
+    kg_ks_add(&L->cur, dcl);
+    uint32_t jv = kg_kvar_new(k, "j", L->ix);
+    kg_ks fr = kg_ks_make(KS_FOR);
+    fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
+    uint32_t fs = kg_ks_add(&L->cur, fr);
+    kg_kcursor top = L->cur;
+    L->cur = kg_kcursor_body(k, fs, false);
+    uint32_t rc[KG_MAX_RANK];
+    memcpy(rc, coord, sizeof rc);
+    decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+    source_offsets(L, in_stride, rc);
+    reset_memo(L, rowval);
+    uint32_t v = cvt(L, val(L, R->in[0]), acc);
+    if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
+      v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
+    kg_ks as = kg_ks_make(KS_ASSIGN);
+    as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(red), acc, kg_kx_var(k, accv), v, KG_NONE);
+    kg_ks_add(&L->cur, as);
+    L->cur = top;
+    /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
+    uint32_t tot = kg_kx_op(k, red, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE);
+    k->exprs.v[tot].i = 1;
+    uint32_t res = decl(L, "tot", acc, tot);
+    if (red == KG_OP_RMEAN) res = kg_kx_op(k, KG_OP_DIV, acc, res, cvt(L, kg_kx_param(k, rn), acc), KG_NONE);
+    rowval[grp->reds.v[ri]] = decl(L, "red", odt, cvt(L, res, odt));
+    if (rparam[ri] != KG_NONE) {
+      kg_ks ifs = kg_ks_make(KS_IF);
+      ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+      uint32_t is = kg_ks_add(&L->cur, ifs);
+      kg_kcursor c0 = kg_kcursor_body(k, is, false);
+      uint32_t off = KG_NONE;
+      for (uint32_t d = 0; d < r; d++) {
+        if (rstride[ri * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
+        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, rstride[ri * KG_MAX_RANK + d]), KG_NONE);
+        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
+      }
+      kg_ks st = kg_ks_make(KS_STORE);
+      st.a = rparam[ri], st.b = off == KG_NONE ? zero : off, st.c = rowval[grp->reds.v[ri]];
+      kg_ks_add(&c0, st);
+    }
+  }
+  /* a last pass writes the row outputs */
+  if (no) {
+    uint32_t jv = kg_kvar_new(k, "j", L->ix);
+    kg_ks fr = kg_ks_make(KS_FOR);
+    fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
+    uint32_t fs = kg_ks_add(&L->cur, fr);
+    kg_kcursor top = L->cur;
+    L->cur = kg_kcursor_body(k, fs, false);
+    uint32_t rc[KG_MAX_RANK];
+    memcpy(rc, coord, sizeof rc);
+    decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+    source_offsets(L, in_stride, rc);
+    reset_memo(L, rowval);
+    for (uint32_t j = 0; j < no && j < 8; j++) {
+      uint32_t node = g->outputs.v[grp->outs.v[j]];
+      uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
+      uint32_t off = KG_NONE;
+      for (uint32_t d = 0; d < r; d++) {
+        if (out_stride[j * KG_MAX_RANK + d] == KG_NONE || rc[d] == KG_NONE) continue;
+        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, rc[d], kg_kx_param(k, out_stride[j * KG_MAX_RANK + d]), KG_NONE);
+        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
+      }
+      kg_ks st = kg_ks_make(KS_STORE);
+      st.a = L->oparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
+      kg_ks_add(&L->cur, st);
+    }
+    L->cur = top;
+  }
+  /* epilogue: thread 0 of the row computes the outputs shaped like the reductions' result */
+  if (ne) {
+    kg_ks ifs = kg_ks_make(KS_IF);
+    ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+    uint32_t is = kg_ks_add(&L->cur, ifs);
+    kg_kcursor top = L->cur;
+    L->cur = kg_kcursor_body(k, is, false);
+    for (uint32_t j = 0; j < ne; j++) {
+      uint32_t node = g->outputs.v[grp->epi.v[j]];
+      /* sources broadcast against this output's shape: coordinates of the kept dims, reduced dims at 0 */
+      uint32_t ec[KG_MAX_RANK];
+      for (uint32_t d = 0; d < r; d++) ec[d] = ((mask >> d) & 1) ? KG_NONE : coord[d];
+      source_offsets(L, in_stride, ec);
+      reset_memo(L, rowval);
+      uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
+      uint32_t off = KG_NONE;
+      for (uint32_t d = 0; d < r; d++) {
+        if (estride[j * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
+        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, estride[j * KG_MAX_RANK + d]), KG_NONE);
+        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
+      }
+      kg_ks st = kg_ks_make(KS_STORE);
+      st.a = eparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
+      kg_ks_add(&L->cur, st);
+    }
+    L->cur = top;
+  }
+  free(rowval), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
+  free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;
 }

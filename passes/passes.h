@@ -42,9 +42,11 @@ typedef enum kg_group_kind {
 
 typedef struct kg_group {
   uint8_t kind;            /* kg_group_kind */
-  kg_shape space;          /* POINTWISE: the outputs' shape; REDUCE: the reduction's input shape */
-  KG_VEC(uint32_t) outs;   /* POINTWISE: indices into g->outputs */
-  uint32_t red;            /* REDUCE: the reduction node */
+  kg_shape space;          /* POINTWISE: the outputs' shape; REDUCE: the rows' shape (the reductions' input) */
+  KG_VEC(uint32_t) outs;   /* indices into g->outputs: POINTWISE outputs, or REDUCE row outputs (shape = space) */
+  uint32_t red;            /* REDUCE: the first reduction node */
+  KG_VEC(uint32_t) reds;   /* REDUCE: every reduction of the group (same rows, same reduced dims), in node order */
+  KG_VEC(uint32_t) epi;    /* REDUCE: epilogue outputs (indices into g->outputs) shaped like a reduction's result */
 } kg_group;
 
 /* Where a materialized value lives: an entry output or a temporary buffer. */

@@ -109,7 +109,7 @@ Test(reduce, dtypes_shapes_and_errors) {
   kg_context_free(ctx);
 }
 
-Test(reduce, prologue_fused_and_temporaries) {
+Test(reduce, prologue_and_row_outputs_fused) {
   /* fun x -> x - x.mean([|-1L|], true): the reduction writes a temporary the pointwise kernel broadcasts */
   char *mean = reduce_doc("mean", "-1", true, true, NULL);
   kg_context *ctx = ctx_new(0);
@@ -124,15 +124,16 @@ Test(reduce, prologue_fused_and_temporaries) {
   cr_expect_eq(c->fusion.groups.v[0].kind, KG_GROUP_REDUCE);
   cr_expect(strstr(c->cuda, "kg_bred_sum_f") != NULL);
   kg_compiled_free(c), kg_module_free(m), free(doc);
-  /* x - x.mean(-1, keepdim): two kernels through a temporary */
+  /* x - x.mean(-1, keepdim): one persistent row kernel, the mean stays on chip */
   char *mn = qj_call(qj_var(0, T), T, "mean", 0, "\"System.Int64[]\",\"" BOOLT "\",\"" NDT "\"", T, NULL,
                      qj_list(3, qj_fmt("{\"k\":\"NewArray\",\"ty\":\"System.Int64[]\",\"elemType\":\"System.Int64\",\"items\":[%s]}", "{\"k\":\"Value\",\"ty\":\"System.Int64\",\"value\":-1}"),
                              qj_val(BOOLT, "true"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")));
   char *sub = qj_fsop("op_Subtraction", T, T, T, qj_var(0, T), mn);
   doc = qj_doc(TVAR("x"), "center", qj_lambda(0, FN(T, T), sub), NULL);
   c = compile(ctx, doc, "float32[6,9]", &m, KG_OK);
-  cr_expect_eq(kg_compiled_n_kernels(c), 2);
-  cr_expect_eq(c->fusion.temps.n, 1);
+  cr_expect_eq(kg_compiled_n_kernels(c), 1);
+  cr_expect_eq(c->fusion.temps.n, 0);
+  cr_expect_str_eq(c->kernels[0].schedule, "reduce.rows_persistent");
   /* run it */
   float x[54], out[54];
   for (int i = 0; i < 54; i++) x[i] = (float)((i * 37) % 11) - 3.5f;
@@ -231,4 +232,30 @@ Test(reduce, empty_reductions) {
   cr_expect(strstr(kg_last_error(ctx), "non-zero size") != NULL, "%s", kg_last_error(ctx));
   kg_compiled_free(c), kg_module_free(m), free(doc);
   kg_context_free(ctx);
+}
+
+/* Structure of the reduction examples: how many kernels, which schedule. */
+Test(reduce, fusion_structure_of_examples) {
+  struct { const char *name; int kernels; const char *schedule0; } cases[] = {
+      {"red_fuse_prologue_affine", 1, "reduce.block_per_output"}, /* (x * 2 + b).sum(-1) */
+      {"red_fuse_exp_sum", 1, "reduce.block_per_output"},
+      {"red_fuse_map_sum", 1, "reduce.block_per_output"},         /* a map lambda feeding a sum */
+      {"red_fuse_center", 1, "reduce.rows_persistent"},           /* x - x.mean(-1, keepdim) */
+      {"red_fuse_normalize", 1, "reduce.rows_persistent"},        /* p / p.sum(-1, keepdim), x / |x|.amax */
+      {"red_fuse_two_reductions", 1, "reduce.rows_persistent"},   /* sum, amax, mean of one input: one kernel */
+      {"red_fuse_two_stage", 1, "reduce.rows_persistent"},        /* variance by hand, then normalize */
+      {"red_reduce_of_reduce", 4, "reduce.block_per_output"},     /* a reduction of a reduction: temporaries */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, cases[i].name);
+    kg_context *ctx = ctx_new(0);
+    kg_module *m;
+    cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s: %s", cases[i].name, kg_last_error(ctx));
+    cr_expect_eq(kg_compiled_n_kernels(c), cases[i].kernels, "%s: %d kernels", cases[i].name, kg_compiled_n_kernels(c));
+    cr_expect_str_eq(c->kernels[0].schedule, cases[i].schedule0, "%s", cases[i].name);
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  }
 }

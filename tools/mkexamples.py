@@ -7,7 +7,8 @@
   python3 tools/mkexamples.py --check   also evaluate every example with PyTorch (needs `torch`;
                                         e.g. /usr/bin/python3) and compare with its reference
   python3 tools/mkexamples.py --list    list the examples
-  options: --only NAME[,NAME...]  --out DIR (repository root; default: this file's ../)
+  options: --only NAME[,NAME...]  (shell patterns allowed: --only 'red_*')
+           --out DIR (repository root; default: this file's ../)
 
 Each example is written in a small DSL that mirrors the F# the user wrote: Python operators
 on nodes become the generic F# operators (`x + y` -> Operators.op_Addition<T1,T2,T3>), method
@@ -23,6 +24,7 @@ F#'s default type (float -> System.Double, int -> System.Int32). Use f(0.5) for 
 literal (0.5f), L(2) for 2L, d(..), i16(..), i8(..), u8(..).
 """
 import copy
+import fnmatch
 import json
 import math
 import os
@@ -1678,8 +1680,10 @@ def scal(dtype):
 
 class Example:
     def __init__(self, name, covers, params, fn, captures=None, ref=None, expect=None,
-                 style="quote", tupled=False, tol=None, bad=None, mutate=None, sizes=None, note=None):
+                 style="quote", tupled=False, tol=None, bad=None, mutate=None, sizes=None, note=None,
+                 torch_error=None):
         self.name, self.covers, self.params, self.fn = name, covers, params, fn
+        self.torch_error = torch_error      # bad input: --check expects PyTorch to raise this
         self.captures = captures or {}
         self.ref, self.expect, self.style, self.tupled = ref, expect, style, tupled
         self.tol, self.bad, self.mutate, self.sizes = tol, bad, mutate, sizes or {}
@@ -1875,6 +1879,11 @@ def md_escape(s):
     return s.replace("|", "\\|")
 
 
+def selected(name, only):
+    """--only: exact names or shell patterns (red_*)."""
+    return not only or name in only or any(fnmatch.fnmatchcase(name, p) for p in only)
+
+
 def write_outputs(out_root, only=None):
     exdir = os.path.join(out_root, "examples")
     baddir = os.path.join(out_root, "tests", "bad")
@@ -1887,7 +1896,7 @@ def write_outputs(out_root, only=None):
         if ex.name in names:
             sys.exit("duplicate example " + ex.name)
         names.add(ex.name)
-        if only and ex.name not in only:
+        if not selected(ex.name, only):
             continue
         doc, text, one = build(ex, idx)
         errs = validate_doc(doc, text.split("\n"))
@@ -1905,7 +1914,7 @@ def write_outputs(out_root, only=None):
         write_index(exdir, index_rows)
     bad_rows = []
     for idx, ex in enumerate(BAD):
-        if only and ex.name not in only:
+        if not selected(ex.name, only):
             continue
         doc, text, one = build(ex, idx, "Bad")
         with open(os.path.join(baddir, ex.name + ".json"), "w") as fh:
@@ -1999,6 +2008,8 @@ GROUPS = [
      ("tupled_", "reflected_", "let_")),
     ("Longer realistic chains", ("chain_",)),
     ("Kgen.Ops.map / map2 / map3: scalar F# per element (.NET semantics)", ("map",)),
+    ("E: reductions (sum, nansum, mean, prod, amax / amin, all-reduce max / min): every overload, "
+     "axis, dtype; fused prologues / epilogues", ("red_",)),
 ]
 
 
@@ -2357,9 +2368,94 @@ def eval_call(n, env, ctx):
         return obj.dtype
     if obj is None:
         obj, args = args[0], args[1:]
+    if decl in ("TorchSharp.torch", TENSOR) and name in REDUCTIONS:
+        return eval_reduction(name, m["params"][0 if n.get("obj") is not None else 1:], obj, args)
     if name not in TT:
         raise NotImplementedError("%s::%s" % (decl, name))
     return torch_call(TT[name], obj, args)
+
+
+REDUCTIONS = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min")
+
+
+def eval_reduction(name, params, x, a):
+    """A TorchSharp reduction member (section E), by overload (params without the input)."""
+    th = TH
+    dims, keepdim, dtype = None, False, None
+    if name in ("max", "min") and params == [TENSOR]:
+        return torch_call(lambda o, r: getattr(th, name)(o, r[0]), x, a)
+    if params and params[0] == INT64:
+        k = sum(1 for p_ in params if p_ == INT64)
+        dims = list(a[:k])
+        rest = a[k:]
+    elif params and params[0] == INT64 + "[]":
+        dims, rest = list(a[0]), a[1:]
+    else:
+        rest = a
+    rp = params[len(params) - len(rest):]
+    for p_, v in zip(rp, rest):
+        if p_ == BOOL:
+            keepdim = v
+        elif p_ == nullable_t(STYPE):
+            dtype = v
+        elif p_ == TENSOR and v is not None:
+            raise NotImplementedError("%s with an out= tensor" % name)
+    if name in ("sum", "mean", "nansum") or (name == "prod" and dims is None):
+        kw = {"dtype": dtype} if dtype is not None else {}
+        f_ = getattr(th, name)
+        if dims is None:
+            call = lambda o: f_(o, **kw)
+        else:
+            call = lambda o: f_(o, dims, keepdim, **kw)
+    elif name == "prod":
+        if len(dims) != 1:
+            raise NotImplementedError("prod over %d dims" % len(dims))
+        kw = {"dtype": dtype} if dtype is not None else {}
+        call = lambda o: th.prod(o, dims[0], keepdim, **kw)
+    elif name in ("amax", "amin"):
+        call = lambda o: getattr(th, name)(o, dims, keepdim)
+    else:
+        call = lambda o: getattr(th, name)(o)
+    try:
+        return call(x)
+    except RuntimeError as e:
+        # CPU PyTorch 1.13 lacks some half kernels (prod): accumulate in float32 like CUDA does
+        if x.dtype not in (th.float16, th.bfloat16) or "not implemented" not in str(e):
+            raise
+    FALLBACKS.append(1)
+    r = call(x.float())
+    return r.to(x.dtype) if dtype is None else r
+
+
+def torch_check_bad(out_root, only=None):
+    """Bad inputs marked torch_error: PyTorch itself must reject them (with that message)."""
+    th = TH
+    nbad = 0
+    for idx, ex in enumerate(BAD):
+        if ex.torch_error is None or not selected(ex.name, only):
+            continue
+        with open(os.path.join(out_root, "tests", "bad", ex.name + ".json")) as fh:
+            doc = json.load(fh)
+        rng = random.Random(idx * 7919 + 1)
+        gen = th.Generator().manual_seed(idx)
+        e = doc["entries"][0]
+        sizes = dict(ex.sizes)
+        inputs = [gen_input(s, rng, gen, sizes) for s in e["signature"]["params"]]
+        ctx = {"vars": doc["vars"], "captures": {}, "defs": {}}
+        try:
+            got = ev(e["expr"], {}, ctx)
+            for x in inputs:
+                got = apply(got, x, ctx)
+            msg = "FAIL %-34s PyTorch accepted it" % ex.name
+        except (RuntimeError, IndexError, NotImplementedError) as exc:
+            first = str(exc).split("\n")[0]
+            if ex.torch_error in first:
+                print("ok   %-34s PyTorch rejects it: %s" % (ex.name, first[:110]))
+                continue
+            msg = "FAIL %-34s %s: %s (expected %r)" % (ex.name, type(exc).__name__, first[:110], ex.torch_error)
+        print(msg)
+        nbad += 1
+    return nbad
 
 
 def tensor_operator(name, a):
@@ -2455,6 +2551,8 @@ def ev(n, env, ctx):
         return TH_ST[SCALARTYPE[DTYPE_FIELDS[n["field"]["name"]]]]
     if k == "Coerce":
         return ev(n["expr"], env, ctx)
+    if k == "NewArray":
+        return [ev(x, env, ctx) for x in n["items"]]
     raise NotImplementedError(k)
 
 
@@ -2532,7 +2630,7 @@ def torch_check(out_root, only=None):
     warnings.filterwarnings("ignore")
     bad_count = 0
     for idx, ex in enumerate(EXAMPLES):
-        if only and ex.name not in only:
+        if not selected(ex.name, only):
             continue
         with open(os.path.join(out_root, "examples", ex.name + ".json")) as fh:
             doc = json.load(fh)
@@ -2606,7 +2704,8 @@ def torch_check(out_root, only=None):
             print("       " + p)
         if problems:
             bad_count += 1
-    print("%d examples checked, %d failed" % (sum(1 for ex in EXAMPLES if not only or ex.name in only), bad_count))
+    bad_count += torch_check_bad(out_root, only)
+    print("%d examples checked, %d failed" % (sum(1 for ex in EXAMPLES if selected(ex.name, only)), bad_count))
     return bad_count
 
 
@@ -2622,7 +2721,7 @@ def main(argv):
             print("%-36s %s" % (ex.name, ex.covers))
         return 0
     failures = write_outputs(out_root, only)
-    n = len(EXAMPLES) if not only else len([e for e in EXAMPLES if e.name in only])
+    n = len(EXAMPLES) if not only else len([e for e in EXAMPLES if selected(e.name, only)])
     print("wrote %d examples, %d bad inputs; %d invalid" % (n, len(BAD), failures))
     if failures:
         return 1
@@ -4419,6 +4518,536 @@ def coerce(x, ty):
 def new_array(elem_ty, items):
     items = [lit(x, elem_ty) for x in items]
     return N("NewArray", elem_ty + "[]", {"elemType": elem_ty, "items": items}, {"kind": "array"})
+
+
+# ========================================================================================
+# E: REDUCTIONS (registered last so that every earlier example keeps its index: the
+# DefaultValue / Value null style and the --check seeds depend on it)
+# ========================================================================================
+def dims(*ds):
+    """An F# `[| 0L; 2L |]` (System.Int64[]) dims argument: a NewArray node."""
+    return new_array(INT64, [L(x) for x in ds])
+
+
+def _hf(th, x):
+    """Half-precision inputs are reduced in float32 by the references."""
+    return x.float() if x.dtype in (th.float16, th.bfloat16) else x
+
+
+# ---- sum: all-reduce, one dim, Int64[] dims, the two- and three-dim forms, static forms ----
+@example("red_sum_all_f32", "all-reduce sum: x.sum() and torch.sum(x) (type = null filled in) on [457, 67]",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (x.sum(), x.sum()), expect=["float32", "float32"])
+def _(x):
+    return tuple_(x.sum(), torch.sum(x))
+
+
+@example("red_sum_all_dtype", "all-reduce sum(dtype): float32 summed as float64 (FieldGet and enum spellings); bfloat16 summed as is and as float32",
+         [("x", ten(F32, 67, 4097)), ("g", ten(BF16, 1024))],
+         ref=lambda th, x, g: (x.double().sum(), x.double().sum(), g.float().sum().bfloat16(), g.float().sum()),
+         expect=["float64", "float64", "bfloat16", "float32"])
+def _(x, g):
+    return tuple_(x.sum(torch.float64), torch.sum(x, torch.ScalarType.Float64), g.sum(), g.sum(torch.float32))
+
+
+@example("red_sum_dim_2d", "sum(dim, keepdim) of 2-D inputs: last axis of [3, 4097] (dim 1, dim -1 keepdim, named keepdim), leading strided axis of [457, 67] (dim 0, dim -2 keepdim) and [2000, 7]",
+         [("x", ten(F32, 3, 4097)), ("y", ten(F32, 457, 67)), ("z", ten(F32, 2000, 7))],
+         ref=lambda th, x, y, z: (x.sum(1), x.sum(-1, keepdim=True), x.sum(1, keepdim=False), y.sum(0),
+                                  y.sum(-2, keepdim=True), z.sum(0)),
+         expect=["float32"] * 6)
+def _(x, y, z):
+    return tuple_(x.sum(L(1)), x.sum(L(-1), True), x.sum(L(1), keepdim=False), y.sum(L(0)), y.sum(L(-2), True),
+                  z.sum(L(0)))
+
+
+@example("red_sum_1d", "sum of 1-D inputs: [4097] dim 0 -> 0-dim, dim -1 keepdim -> [1], torch.sum(x, 0L); [1] dim 0",
+         [("x", ten(F32, 4097)), ("y", ten(F32, 1))],
+         ref=lambda th, x, y: (x.sum(0), x.sum(-1, keepdim=True), x.sum(0), y.sum(0)),
+         expect=["float32"] * 4)
+def _(x, y):
+    return tuple_(x.sum(L(0)), x.sum(L(-1), True), torch.sum(x, L(0)), y.sum(L(0)))
+
+
+@example("red_sum_3d_each_axis", "sum of [7, 67, 457] over each axis (0, 1, 2) and over -1 / -2 with keepdim",
+         [("x", ten(F32, 7, 67, 457))],
+         ref=lambda th, x: (x.sum(0), x.sum(1), x.sum(2), x.sum(-1, keepdim=True), x.sum(-2, keepdim=True)),
+         expect=["float32"] * 5)
+def _(x):
+    return tuple_(x.sum(L(0)), x.sum(L(1)), x.sum(L(2)), x.sum(L(-1), True), x.sum(L(-2), True))
+
+
+@example("red_sum_dims_array", "sum(Int64[] dims, keepdim, type) on [67, 7, 67]: [|0L; 2L|] with and without keepdim, [|-1L; -2L|], [|1L|] as float64",
+         [("x", ten(F32, 67, 7, 67))],
+         ref=lambda th, x: (x.sum([0, 2]), x.sum([0, 2], keepdim=True), x.sum([-1, -2]),
+                            x.sum([1], dtype=th.float64)),
+         expect=["float32", "float32", "float32", "float64"])
+def _(x):
+    return tuple_(x.sum(dims(0, 2)), x.sum(dims(0, 2), True), x.sum(dims(-1, -2)),
+                  x.sum(dims(1), False, torch.float64))
+
+
+@example("red_sum_two_three_dim_forms", "sum(d0, d1, keepdim, type) and sum(d0, d1, d2, keepdim, type) on [7, 457, 7] (unordered and negative dims, enum dtype)",
+         [("x", ten(F32, 7, 457, 7))],
+         ref=lambda th, x: (x.sum([0, 2]), x.sum([2, 0]), x.sum([1, -1], keepdim=True), x.sum([0, 1, 2]),
+                            x.sum([2, 0, 1], keepdim=True, dtype=th.float64)),
+         expect=["float32", "float32", "float32", "float32", "float64"])
+def _(x):
+    return tuple_(x.sum(L(0), L(2)), x.sum(L(2), L(0)), x.sum(L(1), L(-1), True), x.sum(L(0), L(1), L(2)),
+                  x.sum(L(2), L(0), L(1), True, torch.ScalarType.Float64))
+
+
+@example("red_sum_static_dim", "torch.sum(input, dim, keepdim, type) on [1024, 67]: dim 1, dim -1 keepdim, dim 0 as float64",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: (x.sum(1), x.sum(-1, keepdim=True), x.sum(0, dtype=th.float64)),
+         expect=["float32", "float32", "float64"])
+def _(x):
+    return tuple_(torch.sum(x, L(1)), torch.sum(x, L(-1), True), torch.sum(x, L(0), False, torch.float64))
+
+
+@example("red_sum_f64", "float64 sums of [2000, 7]: over the 7-wide rows, over the 2000 rows, all",
+         [("x", ten(F64, 2000, 7))],
+         ref=lambda th, x: (x.sum(1), x.sum([0]), x.sum()), expect=["float64"] * 3)
+def _(x):
+    return tuple_(x.sum(L(1)), x.sum(dims(0)), x.sum())
+
+
+@example("red_sum_f16", "float16 sums of [67, 457] (accumulate in float32, round once): dim -1, dim 0 keepdim, [|0L; 1L|]",
+         [("x", ten(F16, 67, 457))],
+         ref=lambda th, x: (x.float().sum(-1).half(), x.float().sum(0, keepdim=True).half(),
+                            x.float().sum([0, 1]).half()),
+         expect=["float16"] * 3)
+def _(x):
+    return tuple_(x.sum(L(-1)), x.sum(L(0), True), x.sum(dims(0, 1)))
+
+
+@example("red_sum_bf16", "bfloat16 sums of [457, 67]: [|1L|], [|0L|] keepdim, torch.sum(x, 1L, false, float32)",
+         [("x", ten(BF16, 457, 67))],
+         ref=lambda th, x: (x.float().sum(1).bfloat16(), x.float().sum(0, keepdim=True).bfloat16(),
+                            x.float().sum(1)),
+         expect=["bfloat16", "bfloat16", "float32"])
+def _(x):
+    return tuple_(x.sum(dims(1)), x.sum(dims(0), True), torch.sum(x, L(1), False, torch.float32))
+
+
+@example("red_sum_half_dtype", "float16 [3, 4097] summed with an explicit dtype: float32 rows, float64 all-reduce, float16 (same dtype) keepdim",
+         [("x", ten(F16, 3, 4097))],
+         ref=lambda th, x: (x.float().sum(1), x.double().sum(), x.float().sum(-1, keepdim=True).half()),
+         expect=["float32", "float64", "float16"])
+def _(x):
+    return tuple_(x.sum(L(1), False, torch.float32), x.sum(torch.float64), x.sum(L(-1), True, torch.float16))
+
+
+@example("red_sum_int32", "int32 sums give int64 unless a dtype is given: [1024, 67] rows, rows as int32, all as float64, torch.sum",
+         [("n", ten(I32_, 1024, 67))],
+         ref=lambda th, n: (n.sum(1), n.sum(1, dtype=th.int32), n.sum(dtype=th.float64), n.sum()),
+         expect=["int64", "int32", "float64", "int64"])
+def _(n):
+    return tuple_(n.sum(L(1)), n.sum(L(1), False, torch.int32), n.sum(torch.float64), torch.sum(n))
+
+
+@example("red_sum_int64", "int64 sums of [7, 4097]: dim -1, [|0L|] keepdim, the two-dim form (all)",
+         [("m", ten(I64_, 7, 4097))],
+         ref=lambda th, m: (m.sum(-1), m.sum([0], keepdim=True), m.sum([0, 1])), expect=["int64"] * 3)
+def _(m):
+    return tuple_(m.sum(L(-1)), m.sum(dims(0), True), m.sum(L(0), L(1)))
+
+
+@example("red_sum_small_ints", "int8 / uint8 / int16 sums are int64 (no wrap); uint8 rows summed as int32",
+         [("a", ten(I8, 457, 67)), ("b", ten(U8, 67, 457)), ("c", ten(I16, 1, 1024))],
+         ref=lambda th, a, b, c: (a.sum(1), b.sum(0), c.sum(-1, keepdim=True), b.sum(1, dtype=th.int32), a.sum()),
+         expect=["int64", "int64", "int64", "int32", "int64"])
+def _(a, b_, c):
+    return tuple_(a.sum(L(1)), b_.sum(L(0)), c.sum(L(-1), True), b_.sum(L(1), False, torch.int32), a.sum())
+
+
+@example("red_sum_bool", "bool sums count true values (int64); as float32 and int32 with a dtype",
+         [("m", ten(BOOL_, 2000, 7))],
+         ref=lambda th, m: (m.sum(1), m.sum(), m.sum(0, keepdim=True, dtype=th.float32), m.sum([1], dtype=th.int32)),
+         expect=["int64", "int64", "float32", "int32"])
+def _(m):
+    return tuple_(m.sum(L(1)), torch.sum(m), m.sum(L(0), True, torch.float32), m.sum(dims(1), False, torch.int32))
+
+
+@example("red_sum_float_to_int_dtype", "sum(dtype = int64 / int32) of float32: every element is converted (truncated) first, then summed",
+         [("x", ten(F32, 67, 457))],
+         ref=lambda th, x: (x.to(th.int64).sum(1), x.to(th.int32).sum(dtype=th.int32)),
+         expect=["int64", "int32"])
+def _(x):
+    return tuple_(x.sum(L(1), False, torch.int64), x.sum(torch.ScalarType.Int32))
+
+
+# ---- nansum ----------------------------------------------------------------------------------
+@example("red_nansum", "nansum (torch static and instance; all-reduce only) skips NaN (sqrt of negatives, log(y + 6) for y < -6) in float32 / float64 / float16 / bfloat16",
+         [("x", ten(F32, 457, 67)), ("y", ten(F64, 1024)), ("h", ten(F16, 67, 7)), ("g", ten(BF16, 1, 1024))],
+         ref=lambda th, x, y, h, g: (th.nansum(x.sqrt()), th.nansum(x.sqrt()), th.nansum((y + 6).log()), x.sum(),
+                                     th.nansum(h.float().sqrt()).half(), th.nansum(g.float().log()).bfloat16(),
+                                     h.float().sum().half()),
+         expect=["float32", "float32", "float64", "float32", "float16", "bfloat16", "float16"])
+def _(x, y, h, g):
+    return tuple_(torch.nansum(x.sqrt()), x.sqrt().nansum(), (y + 6.0).log().nansum(), torch.nansum(x),
+                  h.sqrt().nansum(), torch.nansum(g.log()), h.nansum())
+
+
+# ---- mean ------------------------------------------------------------------------------------
+@example("red_mean_all", "all-reduce mean (torch static and instance) of float32 [3, 4097], float64 [2000, 7] and float64 [4097]",
+         [("x", ten(F32, 3, 4097)), ("y", ten(F64, 2000, 7)), ("z", ten(F64, 4097))],
+         ref=lambda th, x, y, z: (x.mean(), x.mean(), y.mean(), y.mean(), z.mean([0]), z.mean(-1, keepdim=True)),
+         expect=["float32", "float32", "float64", "float64", "float64", "float64"])
+def _(x, y, z):
+    return tuple_(x.mean(), torch.mean(x), y.mean(), torch.mean(y), z.mean(dims(0)), z.mean(dims(-1), True))
+
+
+@example("red_mean_dims_2d", "mean(Int64[] dims, keepdim, type) on [457, 67]: rows, rows keepdim, columns (static), all keepdim, columns as float64",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (x.mean([1]), x.mean([-1], keepdim=True), x.mean([0]), x.mean([0, 1], keepdim=True),
+                            x.mean([0], dtype=th.float64)),
+         expect=["float32", "float32", "float32", "float32", "float64"])
+def _(x):
+    return tuple_(x.mean(dims(1)), x.mean(dims(-1), True), torch.mean(x, dims(0)), torch.mean(x, dims(0, 1), True),
+                  x.mean(dims(0), False, torch.float64))
+
+
+@example("red_mean_3d", "mean of [67, 7, 67] over [|0L; 2L|], [|1L|] keepdim, [|-2L; -1L|], all three dims",
+         [("x", ten(F32, 67, 7, 67))],
+         ref=lambda th, x: (x.mean([0, 2]), x.mean([1], keepdim=True), x.mean([-2, -1]), x.mean([0, 1, 2])),
+         expect=["float32"] * 4)
+def _(x):
+    return tuple_(x.mean(dims(0, 2)), x.mean(dims(1), True), x.mean(dims(-2, -1)), x.mean(dims(0, 1, 2)))
+
+
+@example("red_mean_half", "mean of float16 [67, 457] and bfloat16 [457, 67]; a float32 dtype (FieldGet and enum) gives a float32 result",
+         [("h", ten(F16, 67, 457)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, h, g: (h.float().mean([1]).half(), h.float().mean().half(),
+                               g.float().mean([0], keepdim=True).bfloat16(), g.float().mean([-1]),
+                               h.float().mean([0])),
+         expect=["float16", "float16", "bfloat16", "float32", "float32"])
+def _(h, g):
+    return tuple_(h.mean(dims(1)), h.mean(), g.mean(dims(0), True), g.mean(dims(-1), False, torch.float32),
+                  torch.mean(h, dims(0), False, torch.ScalarType.Float32))
+
+
+@example("red_mean_int_with_dtype", "mean of integers is allowed only with a floating dtype: int32 -> float32, int64 -> float64, uint8 -> float32",
+         [("n", ten(I32_, 1024, 7)), ("m", ten(I64_, 67, 67)), ("u", ten(U8, 7, 457))],
+         ref=lambda th, n, m, u: (n.float().mean([1]), m.double().mean([0, 1], keepdim=True), u.float().mean([-1])),
+         expect=["float32", "float64", "float32"])
+def _(n, m, u):
+    return tuple_(n.mean(dims(1), False, torch.float32), m.mean(dims(0, 1), True, torch.float64),
+                  torch.mean(u, dims(-1), False, torch.float32))
+
+
+# ---- prod (values kept near 1 so that products stay finite and away from 0) -------------------
+@example("red_prod_rows_f32", "prod(dim, keepdim, type) of float32: rows of 67 of x * 0.01 + 1 and of tanh(0.1 x) + 1, rows of 7 of raw y, static over 457 rows as float64",
+         [("x", ten(F32, 457, 67)), ("y", ten(F32, 2000, 7))],
+         ref=lambda th, x, y: ((x * 0.01 + 1).prod(1), y.prod(-1, keepdim=True), (x * 0.01 + 1).prod(0, dtype=th.float64),
+                               y.prod(1, dtype=th.float64), ((x * 0.1).tanh() + 1).prod(1)),
+         expect=["float32", "float32", "float64", "float64", "float32"])
+def _(x, y):
+    return let_("p", x * f(0.01) + f(1.0), lambda p: tuple_(
+        p.prod(L(1)), y.prod(L(-1), True), torch.prod(p, L(0), False, torch.float64), y.prod(L(1), False, torch.float64),
+        (x * f(0.1)).tanh().add(f(1.0).ToScalar()).prod(L(1))))
+
+
+@example("red_prod_all", "all-reduce prod (torch static and instance, with and without dtype) of 30k float32 near 1; 4097 float64",
+         [("x", ten(F32, 67, 457)), ("z", ten(F64, 4097))],
+         ref=lambda th, x, z: ((x * 0.01 + 1).prod(), (x * 0.01 + 1).prod(), (x * 0.01 + 1).double().prod(),
+                               (x * 0.01 + 1).double().prod(), (z * 0.01 + 1).prod()),
+         expect=["float32", "float32", "float64", "float64", "float64"])
+def _(x, z):
+    return let_("p", x * f(0.01) + f(1.0), lambda p: tuple_(
+        p.prod(), torch.prod(p), p.prod(torch.float64), torch.prod(p, torch.ScalarType.Float64), (z * 0.01 + 1.0).prod()))
+
+
+@example("red_prod_half", "prod of float16 / bfloat16 factors x.sign() * 0.25 + 1 (exact in half: only the result rounds) over rows of 67 / 7 and all of [7, 7]; raw bfloat16 rows of 7 as float32, float16 [7, 7] as float64",
+         [("h", ten(F16, 457, 67)), ("g", ten(BF16, 457, 7)), ("s", ten(F16, 7, 7))],
+         ref=lambda th, h, g, s: ((h.float().sign() * 0.25 + 1).prod(1).half(), (h.float().sign() * 0.25 + 1).prod(-1, keepdim=True),
+                                  (g.float().sign() * 0.25 + 1).prod(-1).bfloat16(), g.float().prod(-1),
+                                  (s.float().sign() * 0.25 + 1).prod().half(), s.double().prod()),
+         expect=["float16", "float32", "bfloat16", "float32", "float16", "float64"])
+def _(h, g, s):
+    return let_("ph", h.sign() * f(0.25) + f(1.0), lambda ph: tuple_(
+        ph.prod(L(1)), ph.prod(L(-1), True, torch.float32), (g.sign() * f(0.25) + f(1.0)).prod(L(-1)),
+        g.prod(L(-1), False, torch.float32), (s.sign() * f(0.25) + f(1.0)).prod(), s.prod(torch.float64)))
+
+
+@example("red_prod_int32_int64", "integer prod over rows of 7 (|product| <= 9^7): int32 -> int64, int32 with dtype int32, int64 all-reduce",
+         [("n", ten(I32_, 1024, 7)), ("m", ten(I64_, 7))],
+         ref=lambda th, n, m: (n.prod(1), n.prod(-1, keepdim=True, dtype=th.int32), m.prod(), m.prod(0, keepdim=True)),
+         expect=["int64", "int32", "int64", "int64"])
+def _(n, m):
+    return tuple_(n.prod(L(1)), n.prod(L(-1), True, torch.int32), m.prod(), torch.prod(m, L(0), True))
+
+
+@example("red_prod_small_ints_bool", "int8 / uint8 / int16 / bool prod (int64 results; bool prod is `all`), int16 rows as float64",
+         [("a", ten(I8, 457, 7)), ("b", ten(U8, 1, 7)), ("c", ten(I16, 67, 7)), ("q", ten(BOOL_, 2000, 7))],
+         ref=lambda th, a, b, c, q: (a.prod(1), b.prod(-1, keepdim=True), b.prod(), c.prod(1, dtype=th.float64), q.prod(1)),
+         expect=["int64", "int64", "int64", "float64", "int64"])
+def _(a, b_, c, q):
+    return tuple_(a.prod(L(1)), b_.prod(L(-1), True), torch.prod(b_), c.prod(L(1), False, torch.float64), q.prod(L(1)))
+
+
+# ---- amax / amin -----------------------------------------------------------------------------
+@example("red_amax_amin_2d", "amax(Int64[]) / amax(Int64[], keepdim, out = null), instance and static, on [3, 4097]; amin on [457, 67] (torch.amin: keepdim and out filled in)",
+         [("x", ten(F32, 3, 4097)), ("y", ten(F32, 457, 67))],
+         ref=lambda th, x, y: (x.amax([1]), x.amax([-1]), x.amax([0], keepdim=True), x.amax([1], keepdim=True),
+                               y.amin([1]), y.amin([0]), y.amin([-1], keepdim=True), y.amin([0, 1])),
+         expect=["float32"] * 8)
+def _(x, y):
+    return tuple_(x.amax(dims(1)), torch.amax(x, dims(-1)), x.amax(dims(0), True), torch.amax(x, dims(1), True),
+                  y.amin(dims(1)), torch.amin(y, dims(0)), y.amin(dims(-1), True), y.amin(dims(0, 1)))
+
+
+@example("red_amax_amin_3d", "amax / amin of [7, 7, 457] over [|0L; 2L|], [|1L|] keepdim, [|-2L; -1L|], all dims unordered, [|0L|]",
+         [("x", ten(F32, 7, 7, 457))],
+         ref=lambda th, x: (x.amax([0, 2]), x.amin([1], keepdim=True), x.amax([-2, -1]), x.amin([2, 0, 1]), x.amax([0])),
+         expect=["float32"] * 5)
+def _(x):
+    return tuple_(x.amax(dims(0, 2)), x.amin(dims(1), True), x.amax(dims(-2, -1)), x.amin(dims(2, 0, 1)),
+                  torch.amax(x, dims(0)))
+
+
+@example("red_amax_amin_floats", "amax / amin of float64 [2000, 7], float16 [67, 457], bfloat16 [1, 1024] (exact: no rounding)",
+         [("d", ten(F64, 2000, 7)), ("h", ten(F16, 67, 457)), ("g", ten(BF16, 1, 1024))],
+         ref=lambda th, d, h, g: (d.amax([1]), d.amin([0], keepdim=True), h.amax([0]), h.amin([-1], keepdim=True),
+                                  g.amax([1]), g.amin([0, 1])),
+         expect=["float64", "float64", "float16", "float16", "bfloat16", "bfloat16"])
+def _(d, h, g):
+    return tuple_(d.amax(dims(1)), d.amin(dims(0), True), h.amax(dims(0)), h.amin(dims(-1), True),
+                  g.amax(dims(1)), torch.amin(g, dims(0, 1)))
+
+
+@example("red_amax_amin_ints", "amax / amin keep the integer dtype: int8, uint8, int16, int32, int64",
+         [("a", ten(I8, 457, 67)), ("b", ten(U8, 67, 7)), ("c", ten(I16, 1, 1024)), ("n", ten(I32_, 1024, 67)),
+          ("m", ten(I64_, 7, 4097))],
+         ref=lambda th, a, b, c, n, m: (a.amax([1]), a.amin([0]), b.amax([-1], keepdim=True), b.amin([1]),
+                                        c.amax([1]), n.amin([1]), n.amax([0, 1]), m.amin([-1]), m.amax([0], keepdim=True)),
+         expect=["int8", "int8", "uint8", "uint8", "int16", "int32", "int32", "int64", "int64"])
+def _(a, b_, c, n, m):
+    return tuple_(a.amax(dims(1)), a.amin(dims(0)), b_.amax(dims(-1), True), b_.amin(dims(1)), c.amax(dims(1)),
+                  n.amin(dims(1)), n.amax(dims(0, 1)), torch.amin(m, dims(-1)), torch.amax(m, dims(0), True))
+
+
+@example("red_amax_amin_bool", "amax / amin of bool stay bool (any / all over the dims)",
+         [("q", ten(BOOL_, 2000, 7))],
+         ref=lambda th, q: (q.amax([1]), q.amin([1]), q.amax([0], keepdim=True), q.amin([0, 1])),
+         expect=["bool"] * 4)
+def _(q):
+    return tuple_(q.amax(dims(1)), q.amin(dims(1)), torch.amax(q, dims(0), True), q.amin(dims(0, 1)))
+
+
+# ---- max() / min() all-reduce --------------------------------------------------------------
+@example("red_max_min_all_floats", "all-reduce max() / min() (torch static and instance) of float32 [67, 4097], float64 [2000, 7], float16 [457, 67], bfloat16 [1024]",
+         [("x", ten(F32, 67, 4097)), ("d", ten(F64, 2000, 7)), ("h", ten(F16, 457, 67)), ("g", ten(BF16, 1024))],
+         ref=lambda th, x, d, h, g: (x.max(), x.max(), x.min(), x.min(), d.max(), d.min(), h.max(), h.min(), g.max(), g.min()),
+         expect=["float32"] * 4 + ["float64", "float64", "float16", "float16", "bfloat16", "bfloat16"])
+def _(x, d, h, g):
+    return tuple_(torch.max(x), x.max(), torch.min(x), x.min(), d.max(), torch.min(d), h.max(), h.min(), torch.max(g),
+                  g.min())
+
+
+@example("red_max_min_all_ints_bool", "all-reduce max() / min() keep the dtype: int8, uint8, int16, int32, int64, bool",
+         [("a", ten(I8, 457, 67)), ("b", ten(U8, 1024)), ("c", ten(I16, 7, 7)), ("n", ten(I32_, 67, 457)),
+          ("m", ten(I64_, 2000, 7)), ("q", ten(BOOL_, 1, 67))],
+         ref=lambda th, a, b, c, n, m, q: (a.max(), a.min(), b.max(), b.min(), c.max(), c.min(), n.max(), n.min(),
+                                           m.max(), m.min(), q.max(), q.min()),
+         expect=["int8", "int8", "uint8", "uint8", "int16", "int16", "int32", "int32", "int64", "int64", "bool", "bool"])
+def _(a, b_, c, n, m, q):
+    return tuple_(a.max(), a.min(), b_.max(), torch.min(b_), c.max(), c.min(), torch.max(n), n.min(),
+                  m.max(), m.min(), q.max(), q.min())
+
+
+@example("red_nan_propagation", "NaN propagates through sum / mean / amax / amin rows of 7 (log(x + 8.5) is NaN for x < -8.5); nansum skips it",
+         [("x", ten(F32, 2000, 7))],
+         ref=lambda th, x: tuple(f_((x + 8.5).log()) for f_ in (
+             lambda y: y.amax([1]), lambda y: y.sum(1), lambda y: y.mean([1]), lambda y: y.amin([-1], keepdim=True),
+             lambda y: th.nansum(y))),
+         expect=["float32"] * 5)
+def _(x):
+    return let_("y", (x + f(8.5)).log(), lambda y: tuple_(
+        y.amax(dims(1)), y.sum(L(1)), y.mean(dims(1)), y.amin(dims(-1), True), y.nansum()))
+
+
+# ---- fusion shapes -----------------------------------------------------------------------------
+@example("red_fuse_prologue_affine", "a pointwise prologue feeding a row sum: (x * 2.0f + b).sum(-1L), b [1024] broadcast over rows",
+         [("x", ten(F32, 67, 1024)), ("b", ten(F32, 1024))],
+         ref=lambda th, x, b: (x * 2.0 + b).sum(-1), expect=["float32"])
+def _(x, b_):
+    return (x * f(2.0) + b_).sum(L(-1))
+
+
+@example("red_fuse_exp_sum", "x.exp().sum([|1L|]) on [457, 67] (the exp is fused into the reduction's loads)",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: x.exp().sum([1]), expect=["float32"])
+def _(x):
+    return x.exp().sum(dims(1))
+
+
+@example("red_fuse_map_sum", "a Kgen.Ops.map lambda (if / else per element) feeding a row sum on [1024, 67]",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: th.where(x > 0, x * x, x * 0.5).sum(1), expect=["float32"])
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: if_(gt(v, 0.0), v * v, f(0.5) * v)), x).sum(L(1))
+
+
+@example("red_fuse_epilogue", "pointwise epilogues on a reduction's output shape: sum(-1L, false) * 0.5f, amax(...).sqrt(), amin(...).abs() + 1",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (x.sum(-1) * 0.5, x.amax([-1]).sqrt(), x.amin([0]).abs() + 1),
+         expect=["float32"] * 3)
+def _(x):
+    return tuple_(x.sum(L(-1), False) * f(0.5), x.amax(dims(-1)).sqrt(), x.amin(dims(0)).abs() + f(1.0))
+
+
+@example("red_fuse_center", "x - x.mean([|-1L|], true): a keepdim reduction broadcast back into its input ([457, 67])",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: x - x.mean([-1], keepdim=True), expect=["float32"])
+def _(x):
+    return x - x.mean(dims(-1), True)
+
+
+@example("red_fuse_center_half", "centering in float16 (rows of 1024) and bfloat16 (columns: mean over dim 0 broadcast down the rows)",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, h, g: ((h.float() - h.float().mean([-1], keepdim=True)).half(),
+                               (g.float() - g.float().mean([0], keepdim=True)).bfloat16()),
+         expect=["float16", "bfloat16"])
+def _(h, g):
+    return tuple_(h - h.mean(dims(-1), True), g - g.mean(dims(0), True))
+
+
+@example("red_fuse_normalize", "p / p.sum(-1L, true) with p = |x| + 0.5 (positive, so the sum is far from 0); x / |x|.amax(keepdim)",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: ((x.abs() + 0.5) / (x.abs() + 0.5).sum(-1, keepdim=True),
+                            x / x.abs().amax([-1], keepdim=True)),
+         expect=["float32", "float32"])
+def _(x):
+    return let_("p", x.abs() + f(0.5), lambda p: tuple_(p / p.sum(L(-1), True), x / x.abs().amax(dims(-1), True)))
+
+
+@example("red_fuse_two_reductions", "several reductions of one input in one tuple: (x.sum(-1L), x.amax([|-1L|]), x.mean([|-1L|], true))",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: (x.sum(-1), x.amax([-1]), x.mean([-1], keepdim=True)),
+         expect=["float32"] * 3)
+def _(x):
+    return tuple_(x.sum(L(-1)), x.amax(dims(-1)), x.mean(dims(-1), True))
+
+
+@example("red_fuse_bcast_input", "reductions of broadcast expressions: (x + b).sum(0L) with b [67]; ((x + c) * b).amax over rows with c [457, 1]",
+         [("x", ten(F32, 457, 67)), ("b", ten(F32, 67)), ("c", ten(F32, 457, 1))],
+         ref=lambda th, x, b, c: ((x + b).sum(0), ((x + c) * b).amax([1])), expect=["float32", "float32"])
+def _(x, b_, c):
+    return tuple_((x + b_).sum(L(0)), ((x + c) * b_).amax(dims(1)))
+
+
+@example("red_fuse_two_stage", "a reduction of an expression that uses another reduction: variance by hand, and x normalized by it",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (((x - x.mean([-1], keepdim=True)) ** 2).mean([-1]),
+                            (x - x.mean([-1], keepdim=True)) / (((x - x.mean([-1], keepdim=True)) ** 2).mean([-1], keepdim=True) + 1e-5).sqrt()),
+         expect=["float32", "float32"], tol=(1e-4, 1e-5))
+def _(x):
+    return let_("c", x - x.mean(dims(-1), True), lambda c: tuple_(
+        (c * c).mean(dims(-1)), c / ((c * c).mean(dims(-1), True) + f(1e-5)).sqrt()))
+
+
+@example("red_reduce_of_reduce", "a reduction of a reduction: x.sum(2L).amax([|0L|]) and x.amin([|2L|]).mean([|0L|]) on [7, 67, 67]",
+         [("x", ten(F32, 7, 67, 67))],
+         ref=lambda th, x: (x.sum(2).amax([0]), x.amin([2]).mean([0])), expect=["float32", "float32"])
+def _(x):
+    return tuple_(x.sum(L(2)).amax(dims(0)), x.amin(dims(2)).mean(dims(0)))
+
+
+@example("red_size_one_dims", "reducing size-1 dims (a copy) and size-1 results: [1, 1024] over 0 / 1 / both keepdim, [1024, 1] over 1 / 0",
+         [("a", ten(F32, 1, 1024)), ("c", ten(F32, 1024, 1))],
+         ref=lambda th, a, c: (a.sum(0), a.sum(1), a.amax([0, 1], keepdim=True), c.mean([1]), c.amin([0])),
+         expect=["float32"] * 5)
+def _(a, c):
+    return tuple_(a.sum(L(0)), a.sum(L(1)), a.amax(dims(0, 1), True), c.mean(dims(1)), c.amin(dims(0)))
+
+
+# ---- symbolic sizes ----------------------------------------------------------------------------
+@example("red_sym_rows", "symbolic row count [\"N\", 1024]: (x * 2.0f + b).sum(-1L) and x.amax([|-1L|], true)",
+         [("x", ten(F32, "N", 1024)), ("b", ten(F32, 1024))], sizes={"N": 67},
+         ref=lambda th, x, b: ((x * 2.0 + b).sum(-1), x.amax([-1], keepdim=True)), expect=["float32", "float32"])
+def _(x, b_):
+    return tuple_((x * f(2.0) + b_).sum(L(-1)), x.amax(dims(-1), True))
+
+
+@example("red_sym_reduced", "a symbolic reduced size [67, \"K\"]: amax, sum keepdim and mean over K",
+         [("x", ten(F32, 67, "K"))], sizes={"K": 4097},
+         ref=lambda th, x: (x.amax([1]), x.sum(1, keepdim=True), x.mean([-1])), expect=["float32"] * 3)
+def _(x):
+    return tuple_(x.amax(dims(1)), x.sum(L(1), True), x.mean(dims(-1)))
+
+
+@example("red_sym_3d", "[\"B\", \"T\", 67]: centering over the last dim, and a sum over both symbolic dims",
+         [("x", ten(F32, "B", "T", 67))], sizes={"B": 3, "T": 457},
+         ref=lambda th, x: (x - x.mean([-1], keepdim=True), x.sum([0, 1])), expect=["float32", "float32"])
+def _(x):
+    return tuple_(x - x.mean(dims(-1), True), x.sum(dims(0, 1)))
+
+
+# ---- bad inputs ----------------------------------------------------------------------------------
+@bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
+     [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
+def _(x):
+    return x.sum(L(2))
+
+
+@bad("red_dim_out_of_range_negative", "amax over dim -3 of a 2-D tensor (negative dims count from the end, down to -rank)",
+     [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
+def _(x):
+    return x.amax(dims(-3))
+
+
+@bad("red_duplicate_dims", "the same dim twice in an Int64[] dims array: x.sum([| 1L; 1L |])",
+     [("x", ten(F32, 3, 4))], torch_error="appears multiple times")
+def _(x):
+    return x.sum(dims(1, 1))
+
+
+@bad("red_duplicate_dims_alias", "dims -1 and 2 name the same axis of a 3-D tensor: x.mean([| -1L; 2L |])",
+     [("x", ten(F32, 3, 4, 5))], torch_error="appears multiple times")
+def _(x):
+    return x.mean(dims(-1, 2))
+
+
+@bad("red_amax_empty_dim", "amax over a dim of size 0 (no identity for max: PyTorch errors; sum would give 0)",
+     [("x", ten(F32, 4, 0))], torch_error="non-zero size")
+def _(x):
+    return x.amax(dims(1))
+
+
+@bad("red_max_all_empty", "all-reduce max() of a tensor with no elements (PyTorch errors)",
+     [("x", ten(F32, 0, 5))], torch_error="numel() == 0")
+def _(x):
+    return x.max()
+
+
+@bad("red_mean_of_int", "mean of an int32 tensor without a floating dtype (PyTorch: could not infer output dtype)",
+     [("x", ten(I32_, 4, 7))], torch_error="could not infer output dtype")
+def _(x):
+    return x.mean(dims(-1))
+
+
+@bad("red_mean_int_dtype", "mean with an integer dtype (torch.int64): mean's dtype must be floating",
+     [("x", ten(F32, 4, 7))], torch_error="could not infer output dtype")
+def _(x):
+    return x.mean(dims(1), False, torch.int64)
+
+
+@bad("red_sum_dim_not_constant", "sum over a dim that is a parameter (d: int64), not a constant: the output rank would depend on a run-time value",
+     [("x", ten(F32, 3, 4)), ("d", scal("int64"))])
+def _(x, d_):
+    return x.sum(d_)
+
+
+@bad("red_amax_dims_not_constant", "amax over [| d |] with d a parameter: dims arrays must hold constants",
+     [("x", ten(F32, 3, 4)), ("d", scal("int64"))])
+def _(x, d_):
+    return x.amax(new_array(INT64, [d_]))
+
+
+@bad("red_amax_out_tensor", "amax(dims, keepdim, out) with an out= tensor: the out argument must be Value null (kgen writes no caller tensors)",
+     [("x", ten(F32, 3, 4)), ("y", ten(F32, 3))])
+def _(x, y):
+    return x.amax(dims(1), False, y)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,7 @@
+// red_fuse_center: x - x.mean([|-1L|], true): a keepdim reduction broadcast back into its input ([457, 67])
+module Examples.RedFuseCenter
+
+open TorchSharp
+
+let red_fuse_center =
+    <@ fun (x: torch.Tensor) -> x - x.mean([| -1L |], true) @>

@@ -1,0 +1,8 @@
+// red_fuse_center_half: centering in float16 (rows of 1024) and bfloat16 (columns: mean over dim 0 broadcast down the rows)
+module Examples.RedFuseCenterHalf
+
+open TorchSharp
+
+let red_fuse_center_half =
+    <@ fun (h: torch.Tensor) (g: torch.Tensor) ->
+        (h - h.mean([| -1L |], true), g - g.mean([| 0L |], true)) @>

@@ -1,0 +1,7 @@
+// red_fuse_exp_sum: x.exp().sum([|1L|]) on [457, 67] (the exp is fused into the reduction's loads)
+module Examples.RedFuseExpSum
+
+open TorchSharp
+
+let red_fuse_exp_sum =
+    <@ fun (x: torch.Tensor) -> x.exp().sum([| 1L |]) @>

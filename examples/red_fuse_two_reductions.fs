@@ -1,0 +1,7 @@
+// red_fuse_two_reductions: several reductions of one input in one tuple: (x.sum(-1L), x.amax([|-1L|]), x.mean([|-1L|], true))
+module Examples.RedFuseTwoReductions
+
+open TorchSharp
+
+let red_fuse_two_reductions =
+    <@ fun (x: torch.Tensor) -> (x.sum(-1L), x.amax([| -1L |]), x.mean([| -1L |], true)) @>

@@ -1,0 +1,7 @@
+// red_sym_reduced: a symbolic reduced size [67, "K"]: amax, sum keepdim and mean over K
+module Examples.RedSymReduced
+
+open TorchSharp
+
+let red_sym_reduced =
+    <@ fun (x: torch.Tensor) -> (x.amax([| 1L |]), x.sum(1L, true), x.mean([| -1L |])) @>

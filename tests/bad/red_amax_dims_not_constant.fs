@@ -1,0 +1,7 @@
+// red_amax_dims_not_constant: amax over [| d |] with d a parameter: dims arrays must hold constants
+module Bad.RedAmaxDimsNotConstant
+
+open TorchSharp
+
+let red_amax_dims_not_constant =
+    <@ fun (x: torch.Tensor) (d: int64) -> x.amax([| d |]) @>

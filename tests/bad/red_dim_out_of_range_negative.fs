@@ -1,0 +1,7 @@
+// red_dim_out_of_range_negative: amax over dim -3 of a 2-D tensor (negative dims count from the end, down to -rank)
+module Bad.RedDimOutOfRangeNegative
+
+open TorchSharp
+
+let red_dim_out_of_range_negative =
+    <@ fun (x: torch.Tensor) -> x.amax([| -3L |]) @>

@@ -1,0 +1,7 @@
+// red_mean_int_dtype: mean with an integer dtype (torch.int64): mean's dtype must be floating
+module Bad.RedMeanIntDtype
+
+open TorchSharp
+
+let red_mean_int_dtype =
+    <@ fun (x: torch.Tensor) -> x.mean([| 1L |], false, torch.int64) @>

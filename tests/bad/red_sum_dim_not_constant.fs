@@ -1,0 +1,7 @@
+// red_sum_dim_not_constant: sum over a dim that is a parameter (d: int64), not a constant: the output rank would depend on a run-time value
+module Bad.RedSumDimNotConstant
+
+open TorchSharp
+
+let red_sum_dim_not_constant =
+    <@ fun (x: torch.Tensor) (d: int64) -> x.sum(d) @>
