@@ -375,6 +375,10 @@ typedef struct margs {
   int n_dims;
   bool has_dims;
   bool keepdim;   /* k */
+  bool unbiased;  /* u */
+  int64_t nshape[KG_MAX_RANK + 1]; /* S: layer_norm's normalized_shape */
+  int n_nshape;
+  bool has_nshape;
 } margs;
 
 static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n, margs *m) {
@@ -471,6 +475,27 @@ static bool bind_args(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
         return false;
       }
       break;
+    case 'u':
+      if (v.kind != EV_CONST) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "unbiased (argument %d of %s) must be a constant bool", i + 1, row->key);
+        return false;
+      }
+      m->unbiased = kg_cval_truthy(v.c);
+      break;
+    case 'S':
+      if (v.kind != EV_ARRAY) {
+        kg_elab_error(el, an, KG_E_UNSUPPORTED, "normalized_shape (argument %d of %s) must be a constant array", i + 1, row->key);
+        return false;
+      }
+      m->has_nshape = true;
+      for (uint32_t q = 0; q < v.n; q++) {
+        if (v.items[q].kind != EV_CONST || kg_dtype_is_float(v.items[q].c.dt) || m->n_nshape > KG_MAX_RANK) {
+          kg_elab_error(el, an, KG_E_UNSUPPORTED, "normalized_shape must hold integer constants (at most %d)", KG_MAX_RANK);
+          return false;
+        }
+        m->nshape[m->n_nshape++] = v.items[q].c.i;
+      }
+      break;
     case 'k':
       if (v.kind != EV_CONST) {
         kg_elab_error(el, an, KG_E_UNSUPPORTED, "keepdim (argument %d of %s) must be a constant bool", i + 1, row->key);
@@ -557,6 +582,12 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
     xn = gnode(el, x.id);
     in = m->dtype;
   }
+  if ((kg_op_get(op)->flags & KG_OPF_COMPOSITE) || op == KG_OP_RVAR) {
+    if (!kg_dtype_is_float(in))
+      return kg_elab_error(el, at, KG_E_TYPE, "%s(): expected a floating point input, got %s", what, dtn(in));
+    if ((op == KG_OP_SOFTMAX || op == KG_OP_LOG_SOFTMAX) && m->n_dims != 1)
+      return kg_elab_error(el, at, KG_E_ARG, "%s(): needs exactly one dim", what);
+  }
   switch (op) {
   case KG_OP_RSUM:
   case KG_OP_RNANSUM:
@@ -575,11 +606,40 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
    * float32 (float64 for float64), integers in int64 (int32 for max/min of narrow types) */
   bool sumlike = op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN;
   kg_dtype acc = kg_dtype_is_float(out) ? ((out == KG_F64 || sumlike) ? KG_F64 : KG_F32) : (out == KG_I64 || sumlike || op == KG_OP_RPROD ? KG_I64 : KG_I32);
+  if (op == KG_OP_RVAR || op == KG_OP_RSTD || op == KG_OP_RLOGSUMEXP || op == KG_OP_RNORM) acc = KG_F64;
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = (uint16_t)op, g.dtype = (uint8_t)out, g.cdtype = (uint8_t)acc, g.vkind = KG_V_TENSOR, g.n_in = 1;
   g.in[0] = x.id;
   g.ia[0] = mask, g.ia[1] = m->keepdim;
+  if (op == KG_OP_RVAR || op == KG_OP_RSTD) g.fa[0] = m->unbiased ? 1 : 0;
+  if (op == KG_OP_RNORM) g.fa[0] = m->n_f > 0 && m->fpresent[0] ? m->fattr[0] : 2.0;
+  if (op == KG_OP_SOFTMAX || op == KG_OP_LOG_SOFTMAX || op == KG_OP_LAYER_NORM) {
+    g.shape = xn->shape;
+    g.ia[1] = 0;
+    if (op == KG_OP_LAYER_NORM) {
+      int k = m->n_nshape;
+      if (k == 0 || k > r)
+        return kg_elab_error(el, at, KG_E_SHAPE, "layer_norm(): normalized_shape %s does not fit an input of rank %d", k ? "is longer than the input" : "is empty", r);
+      for (int i = 0; i < k; i++) {
+        const kg_dim *dm = &xn->shape.d[r - k + i];
+        if (dm->kind == KG_DIM_STATIC && dm->v != m->nshape[i])
+          return kg_elab_error(el, at, KG_E_SHAPE, "layer_norm(): normalized_shape[%d] = %lld, but the input's dim %d is %lld (it must match the last %d dims)",
+                               i, (long long)m->nshape[i], r - k + i, (long long)dm->v, k);
+      }
+      g.ia[0] = ((((int64_t)1 << k) - 1) << (r - k));
+      g.fa[0] = m->n_f > 0 ? m->fattr[0] : 1e-5;
+      for (int j = 1; j <= 2; j++) {
+        if (!m->present[j]) continue;
+        uint32_t id;
+        if (!as_node(el, at, m->ops[j], &id)) return kg_ev_err();
+        if (gnode(el, id)->vkind != KG_V_TENSOR) return kg_elab_error(el, at, KG_E_TYPE, "layer_norm(): weight and bias must be tensors");
+        g.in[g.n_in++] = id;
+        g.ia[1] |= j;
+      }
+    }
+    return ev_node(add_node(el, at, &g));
+  }
   for (int d = 0; d < r; d++) {
     if (!(mask & ((int64_t)1 << d))) g.shape.d[g.shape.rank++] = xn->shape.d[d];
     else if (m->keepdim) g.shape.d[g.shape.rank++] = (kg_dim){KG_DIM_STATIC, 1};

@@ -17,7 +17,7 @@ void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry) {
 }
 
 void kg_graph_free(kg_graph *g) {
-  for (uint32_t i = 0; i < g->fns.n; i++) kg_kernel_free(&g->fns.v[i]->body);
+  for (uint32_t i = 0; i < g->fns.n && !g->fns_borrowed; i++) kg_kernel_free(&g->fns.v[i]->body);
   KG_VEC_FREE(g->nodes);
   KG_VEC_FREE(g->params);
   KG_VEC_FREE(g->outputs);

@@ -129,6 +129,7 @@ enum {
   KG_OPF_CREATE = 1 << 12,  /* creates a tensor from a scalar */
   KG_OPF_MAP = 1 << 13,     /* applies a scalar function */
   KG_OPF_REDUCE = 1 << 14,  /* reduction over the dims in ia[0] (block collective in kernels) */
+  KG_OPF_COMPOSITE = 1 << 15, /* expanded into other ops before fusion (passes/decompose.c) */
 };
 
 typedef enum kg_op {
@@ -335,6 +336,7 @@ typedef struct kg_graph {
   KG_VEC(const char *) syms;  /* symbolic dim names */
   KG_VEC(kg_sfunc *) fns;     /* map functions */
   const char *entry;          /* entry name */
+  bool fns_borrowed;          /* fns belong to another graph (a lowering copy): not freed here */
   uint32_t n_entry_params;    /* params[0 .. n_entry_params) are entry parameters */
 } kg_graph;
 

@@ -646,38 +646,52 @@ static bool lower_reduce(lctx *L, const char *name) {
   uint32_t *rowval = kg_xmalloc((nn + 1) * sizeof *rowval);
   for (uint32_t i = 0; i < nn; i++) rowval[i] = KG_NONE;
   uint32_t zero = kg_kx_const_i(k, L->ix, 0);
-  /* one pass over the row per reduction */
+  /* one pass over the row per reduction (variance: two, mean then squared deviations) */
   for (uint32_t ri = 0; ri < nred; ri++) {
     const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
     kg_op red = (kg_op)R->op;
     kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
-    uint32_t accv = kg_kvar_new(k, "acc", acc);
-    kg_ks dcl = kg_ks_make(KS_DECL);
-    dcl.a = accv, dcl.b = identity(k, red, acc);
-    kg_ks_add(&L->cur, dcl);
-    uint32_t jv = kg_kvar_new(k, "j", L->ix);
-    kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
-    uint32_t fs = kg_ks_add(&L->cur, fr);
-    kg_kcursor top = L->cur;
-    L->cur = kg_kcursor_body(k, fs, false);
-    uint32_t rc[KG_MAX_RANK];
-    memcpy(rc, coord, sizeof rc);
-    decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
-    source_offsets(L, in_stride, rc);
-    reset_memo(L, rowval);
-    uint32_t v = cvt(L, val(L, R->in[0]), acc);
-    if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
-      v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
-    kg_ks as = kg_ks_make(KS_ASSIGN);
-    as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(red), acc, kg_kx_var(k, accv), v, KG_NONE);
-    kg_ks_add(&L->cur, as);
-    L->cur = top;
-    /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
-    uint32_t tot = kg_kx_op(k, red, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE);
-    k->exprs.v[tot].i = 1;
-    uint32_t res = decl(L, "tot", acc, tot);
-    if (red == KG_OP_RMEAN) res = kg_kx_op(k, KG_OP_DIV, acc, res, cvt(L, kg_kx_param(k, rn), acc), KG_NONE);
+    uint32_t center = KG_NONE, res = KG_NONE;
+    for (int pass = 0; pass < (red == KG_OP_RVAR ? 2 : 1); pass++) {
+      kg_op comb = red == KG_OP_RVAR ? KG_OP_RSUM : red;
+      uint32_t accv = kg_kvar_new(k, "acc", acc);
+      kg_ks dcl = kg_ks_make(KS_DECL);
+      dcl.a = accv, dcl.b = identity(k, comb, acc);
+      kg_ks_add(&L->cur, dcl);
+      uint32_t jv = kg_kvar_new(k, "j", L->ix);
+      kg_ks fr = kg_ks_make(KS_FOR);
+      fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
+      uint32_t fs = kg_ks_add(&L->cur, fr);
+      kg_kcursor top = L->cur;
+      L->cur = kg_kcursor_body(k, fs, false);
+      uint32_t rc[KG_MAX_RANK];
+      memcpy(rc, coord, sizeof rc);
+      decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+      source_offsets(L, in_stride, rc);
+      reset_memo(L, rowval);
+      uint32_t v = cvt(L, val(L, R->in[0]), acc);
+      if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
+        v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
+      if (center != KG_NONE) {
+        uint32_t dv = decl(L, "dev", acc, kg_kx_op(k, KG_OP_SUB, acc, v, center, KG_NONE));
+        v = kg_kx_op(k, KG_OP_MUL, acc, dv, dv, KG_NONE);
+      }
+      kg_ks as = kg_ks_make(KS_ASSIGN);
+      as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(comb), acc, kg_kx_var(k, accv), v, KG_NONE);
+      kg_ks_add(&L->cur, as);
+      L->cur = top;
+      /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
+      uint32_t tot = kg_kx_op(k, comb, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE);
+      k->exprs.v[tot].i = 1;
+      res = decl(L, "tot", acc, tot);
+      uint32_t cnt = cvt(L, kg_kx_param(k, rn), acc);
+      if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && pass == 0)) res = decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, res, cnt, KG_NONE));
+      if (red == KG_OP_RVAR && pass == 0) center = res;
+      if (red == KG_OP_RVAR && pass == 1) { /* sum of squares / max(count - correction, 0): 0/0 = NaN like PyTorch */
+        uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+        res = kg_kx_op(k, KG_OP_DIV, acc, res, den, KG_NONE);
+      }
+    }
     rowval[grp->reds.v[ri]] = decl(L, "red", odt, cvt(L, res, odt));
     if (rparam[ri] != KG_NONE) {
       kg_ks ifs = kg_ks_make(KS_IF);

@@ -4,6 +4,8 @@
  *   fold.c  — constant folding of scalar ops with run-time semantics (ir/eval.c)
  *   cse.c   — common subexpression elimination (hash-consing of pure nodes)
  *   dce.c   — dead-node elimination and renumbering
+ *   decompose.c — composite ops (softmax, var/std, layer_norm, …) expanded into
+ *             reductions and pointwise ops, on a copy: the lowering program
  * Kernel formation:
  *   fuse.c  — fusion: groups the entry's outputs by iteration space; each group is
  *             one kernel that computes every pointwise producer inline (recomputing
@@ -31,6 +33,9 @@ typedef struct kg_pass_ctx {
 bool kg_pass_fold(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_cse(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
+/* Builds `out` (initialised by the caller) from g with every composite op expanded.
+ * out borrows g's map functions. Returns true when something was expanded. */
+bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
 /* Rewrites every use of node i to repl[i] (repl[i] <= i). */
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
 
@@ -93,7 +98,9 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
                     const char *name, kg_kernel *k, kg_pass_ctx *c);
 
 /* ---- pipeline.c ---- */
-/* Runs the graph passes to a fixed point, then fusion. */
-bool kg_pipeline_run(kg_graph *g, kg_fusion *f, kg_pass_ctx *c);
+/* Runs the graph passes on g to a fixed point (g is then the program the
+ * TorchScript twin is emitted from), decomposes it into the lowering program lg
+ * (initialised by the caller), runs the passes on lg, and fuses lg. */
+bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c);
 
 #endif

@@ -49,12 +49,7 @@ static bool run_one(kg_graph *g, kg_pass_ctx *c, const char *name, graph_pass fn
   return true;
 }
 
-bool kg_pipeline_run(kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
-  if (c->log) {
-    kg_sb_puts(c->log, "== elaborated program\n");
-    kg_graph_print(g, c->log);
-  }
-  if (c->verify && !kg_graph_verify(g, c->d)) return false;
+static bool passes_to_fixpoint(kg_graph *g, kg_pass_ctx *c) {
   static const struct { const char *name; graph_pass fn; } passes[] = {
       {"fold", kg_pass_fold}, {"cse", kg_pass_cse}, {"dce", kg_pass_dce}};
   for (int round = 0; round < 8; round++) {
@@ -63,10 +58,31 @@ bool kg_pipeline_run(kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
       if (!run_one(g, c, passes[i].name, passes[i].fn, &changed)) return false;
     if (!changed) break;
   }
-  kg_pass_fuse(g, f, c);
+  return true;
+}
+
+bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
+  if (c->log) {
+    kg_sb_puts(c->log, "== elaborated program\n");
+    kg_graph_print(g, c->log);
+  }
+  if (c->verify && !kg_graph_verify(g, c->d)) return false;
+  if (!passes_to_fixpoint(g, c)) return false;
+  /* the twin's program is final; lower a copy with composite ops expanded */
+  bool expanded = kg_pass_decompose(g, lg, c);
+  if (c->log) {
+    kg_sb_printf(c->log, "== after decompose%s\n", expanded ? "" : " (unchanged)");
+    if (expanded) kg_graph_print(lg, c->log);
+  }
+  if (c->verify && !kg_graph_verify(lg, c->d)) {
+    kg_diag_add(c->d, KG_E_INTERNAL, NULL, NULL, "the program verifier failed after pass 'decompose'");
+    return false;
+  }
+  if (expanded && !passes_to_fixpoint(lg, c)) return false;
+  kg_pass_fuse(lg, f, c);
   if (c->log) {
     kg_sb_puts(c->log, "== fusion groups\n");
-    kg_fusion_print(g, f, c->log);
+    kg_fusion_print(lg, f, c->log);
   }
   return true;
 }

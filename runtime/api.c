@@ -174,6 +174,7 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   kg_arena_init(&c->arena);
   const char *ename = m->doc->entries[ei].name;
   kg_graph_init(&c->g, &c->arena, ename);
+  kg_graph_init(&c->lg, &c->arena, ename);
   if (!sig && !m->doc->entries[ei].sig) {
     /* an entry without signature can still be compiled if it only takes scalars */
   }
@@ -184,7 +185,7 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   kg_strbuf log;
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
-  if (!kg_pipeline_run(&c->g, &c->fusion, &pc)) {
+  if (!kg_pipeline_run(&c->g, &c->lg, &c->fusion, &pc)) {
     kg_sb_free(&log);
     kg_compiled_free(c);
     return kg_fail(ctx);
@@ -195,9 +196,9 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   const char *base = kg_entry_cname(&c->arena, ename);
   const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
   for (uint32_t i = 0; i < c->n_kernels; i++) {
-    c->variants[i] = default_variant(&c->g, &c->fusion, &c->fusion.groups.v[i]);
+    c->variants[i] = default_variant(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
     const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
-    if (!kg_lower_group(&c->g, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
+    if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
       free(kp);
       kg_sb_free(&log);
       kg_compiled_free(c);
@@ -338,6 +339,7 @@ void kg_compiled_free(kg_compiled *c) {
   for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_free(&c->kernels[i]);
   free(c->kernels), free(c->variants), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
+  kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
   kg_arena_free(&c->arena);
   free(c);
@@ -397,7 +399,11 @@ static char *text_ir(kg_compiled *c) {
   kg_strbuf b;
   kg_sb_init(&b);
   kg_graph_print(&c->g, &b);
-  kg_fusion_print(&c->g, &c->fusion, &b);
+  if (c->lg.nodes.n != c->g.nodes.n || memcmp(c->lg.nodes.v, c->g.nodes.v, c->g.nodes.n * sizeof *c->g.nodes.v) != 0) {
+    kg_sb_puts(&b, "lowered as:\n");
+    kg_graph_print(&c->lg, &b);
+  }
+  kg_fusion_print(&c->lg, &c->fusion, &b);
   for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_print(&c->kernels[i], &b);
   return kg_sb_take(&b);
 }

@@ -45,8 +45,9 @@ struct kg_compiled {
   kg_module *m;
   uint32_t entry;
   kg_arena arena;
-  kg_graph g;
-  kg_fusion fusion;
+  kg_graph g;            /* the typed program (the TorchScript twin's source) */
+  kg_graph lg;           /* the lowering program: g with composite ops expanded */
+  kg_fusion fusion;      /* over lg */
   char *explain;         /* pass log (kgen explain) */
   kg_kernel *kernels;    /* one per group: the default variant (what `compile` emits) */
   kg_variant *variants;

@@ -54,7 +54,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->layout == KG_LAYOUT_LINEAR ? v->vec : 0,
                                      v->index_dtype == KG_I64 ? "_i64" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
-  if (!kg_lower_group(&c->g, &c->fusion, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
+  if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
     return NULL;
@@ -193,7 +193,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   kg_diag *d = &ctx->diag;
-  const kg_graph *g = &c->g;
+  const kg_graph *g = &c->lg; /* the lowering program: same parameters and outputs as c->g */
   if ((uint32_t)n_inputs != g->n_entry_params) {
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' takes %u input(s), %d given", g->entry, g->n_entry_params, n_inputs);
     return kg_fail(ctx);

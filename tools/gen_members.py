@@ -71,6 +71,9 @@ NAMES = {
     "sum": ("H_REDUCE", "RSUM"), "nansum": ("H_REDUCE", "RNANSUM"), "mean": ("H_REDUCE", "RMEAN"),
     "prod": ("H_REDUCE", "RPROD"), "amax": ("H_REDUCE", "RAMAX"), "amin": ("H_REDUCE", "RAMIN"),
     "max": ("H_REDUCE", "RAMAX"), "min": ("H_REDUCE", "RAMIN"),
+    "var": ("H_REDUCE", "RVAR"), "std": ("H_REDUCE", "RSTD"), "logsumexp": ("H_REDUCE", "RLOGSUMEXP"),
+    "norm": ("H_REDUCE", "RNORM"), "softmax": ("H_REDUCE", "SOFTMAX"), "log_softmax": ("H_REDUCE", "LOG_SOFTMAX"),
+    "layer_norm": ("H_REDUCE", "LAYER_NORM"),
     # H1 / H2 / A2 / A3
     "zeros_like": ("H_LIKE", "FULL", 1), "ones_like": ("H_LIKE", "FULL", 2), "full_like": ("H_LIKE", "FULL", 0),
     "empty_like": ("H_LIKE", "FULL", 3), "tensor": ("H_TENSOR", "TENSOR"),
@@ -93,7 +96,9 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
 SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "H1.", "H2.", "I.", "I2."}
-REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions"}
+REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
+REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "var", "std", "logsumexp", "norm", "softmax",
+                "log_softmax", "layer_norm")
 IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
 FALSE_NAMES = {"inplace", "requires_grad"}
 
@@ -124,6 +129,18 @@ def argspec(name, kind, params, pnames, handler):
             continue
         if handler == "H_REDUCE" and pn == "out" and p == T:
             spec += "X"
+            continue
+        if handler == "H_REDUCE" and pn == "unbiased" and p == "System.Boolean":
+            spec += "u"
+            continue
+        if handler == "H_REDUCE" and pn == "normalized_shape" and p == "System.Int64[]":
+            spec += "S"
+            continue
+        if handler == "H_REDUCE" and pn in ("weight", "bias") and p == T:
+            spec += "o"
+            continue
+        if handler == "H_REDUCE" and pn in ("p", "eps") and p in ("System.Single", "System.Double"):
+            spec += "f"
             continue
         if pn in IGNORED_NAMES or p in ("TorchSharp.torch+Device", "System.String[]", "TorchSharp.DeviceType"):
             spec += "x"
@@ -204,9 +221,13 @@ def main():
         if name == "to" and params and params[0] in ("System.String", "TorchSharp.torch+Device", "TorchSharp.DeviceType"):
             continue  # device moves
         ent = NAMES[name]
-        if sec == "E." and name not in ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min"):
+        if sec == "E." and name not in REDUCE_NAMES:
             continue
-        if sec != "E." and ent[0] == "H_REDUCE":
+        if sec != "E." and ent[0] == "H_REDUCE" and not (sec == "D." and name in ("softmax", "log_softmax", "layer_norm")):
+            continue
+        if decl == "TorchSharp.torch+linalg":
+            continue
+        if any("ValueTuple" in q for q in params):
             continue
         if name in ("max", "min"):
             tensors = [q for q in params if q == T]

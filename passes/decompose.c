@@ -1,0 +1,195 @@
+/* passes/decompose.c — composite ops into the ops kernels are built from.
+ *
+ * Runs after the TorchScript twin's program is fixed, on a copy (the lowering
+ * program): the twin calls torch.softmax, torch.var, layer_norm… themselves, so
+ * a mistake in these expansions cannot hide in both sides of the cross-check.
+ * Every expansion is written with reductions over the same rows, so fusion puts
+ * each normalization into one persistent row kernel. float16 / bfloat16 inputs
+ * are computed in float32 and the result rounded once (as PyTorch's kernels do).
+ *
+ *   softmax(x, d)   → m = amax(x, d, keep); e = exp(x - m); s = sum(e, d, keep); e / s
+ *   log_softmax     → (x - m) - log(s)
+ *   std             → sqrt(var)            logsumexp → m' + log(sum(exp(x - m'))), m' = m or 0 if infinite
+ *   layer_norm      → (x - mean) * rsqrt(var_biased + eps) [* w] [+ b]
+ *   norm(p)         → p = 2: sqrt(sum(x²)); 1: sum|x|; inf: amax|x|; else (sum |x|^p)^(1/p)
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+typedef struct dctx {
+  kg_graph *out;
+  const kg_gnode *src; /* the node being expanded (path / srcloc) */
+} dctx;
+
+static bool bcast(const kg_shape *a, const kg_shape *b, kg_shape *o) {
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  kg_shape s;
+  memset(&s, 0, sizeof s);
+  s.rank = (uint8_t)r;
+  for (int i = 0; i < r; i++) {
+    int ia = a->rank - r + i, ib = b->rank - r + i;
+    kg_dim da = {KG_DIM_STATIC, 1}, db = {KG_DIM_STATIC, 1};
+    if (ia >= 0) da = a->d[ia];
+    if (ib >= 0) db = b->d[ib];
+    s.d[i] = (da.kind == KG_DIM_STATIC && da.v == 1) ? db : da;
+  }
+  *o = s;
+  return true;
+}
+
+static uint32_t add(dctx *D, kg_op op, kg_dtype dt, uint32_t a, uint32_t b, const double *fa) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = (uint16_t)op, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_TENSOR;
+  n.in[0] = a, n.n_in = 1;
+  n.shape = D->out->nodes.v[a].shape;
+  if (D->out->nodes.v[a].vkind == KG_V_SCALAR) n.shape.rank = 0;
+  if (b != KG_NONE) {
+    n.in[1] = b, n.n_in = 2;
+    if (D->out->nodes.v[b].vkind == KG_V_TENSOR) bcast(&n.shape, &D->out->nodes.v[b].shape, &n.shape);
+    if (D->out->nodes.v[a].vkind == KG_V_SCALAR) n.shape = D->out->nodes.v[b].shape;
+  }
+  if (kg_op_get(op)->flags & KG_OPF_CMP) n.dtype = KG_BOOL;
+  if (fa) memcpy(n.fa, fa, sizeof n.fa);
+  n.path = D->src->path, n.srcloc = D->src->srcloc;
+  return kg_graph_add(D->out, &n);
+}
+
+static uint32_t cnst(dctx *D, kg_dtype dt, double v) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_CONST, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_SCALAR;
+  n.fa[0] = v;
+  n.path = D->src->path;
+  return kg_graph_add(D->out, &n);
+}
+
+static uint32_t where(dctx *D, kg_dtype dt, uint32_t c, uint32_t a, uint32_t b) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_WHERE, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_TENSOR, n.n_in = 3;
+  n.in[0] = c, n.in[1] = a, n.in[2] = b;
+  n.shape = D->out->nodes.v[c].shape;
+  bcast(&n.shape, &D->out->nodes.v[a].shape, &n.shape);
+  if (D->out->nodes.v[b].vkind == KG_V_TENSOR) bcast(&n.shape, &D->out->nodes.v[b].shape, &n.shape);
+  n.path = D->src->path;
+  return kg_graph_add(D->out, &n);
+}
+
+/* A reduction of x over mask (keepdim or not), accumulating in acc. */
+static uint32_t reduce(dctx *D, kg_op op, kg_dtype dt, kg_dtype acc, uint32_t x, int64_t mask, bool keep, double fa0) {
+  const kg_gnode *xn = &D->out->nodes.v[x];
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = (uint16_t)op, n.dtype = (uint8_t)dt, n.cdtype = (uint8_t)acc, n.vkind = KG_V_TENSOR, n.n_in = 1;
+  n.in[0] = x;
+  n.ia[0] = mask, n.ia[1] = keep;
+  n.fa[0] = fa0;
+  for (int d = 0; d < xn->shape.rank; d++) {
+    if (!((mask >> d) & 1)) n.shape.d[n.shape.rank++] = xn->shape.d[d];
+    else if (keep) n.shape.d[n.shape.rank++] = (kg_dim){KG_DIM_STATIC, 1};
+  }
+  n.path = D->src->path, n.srcloc = D->src->srcloc;
+  return kg_graph_add(D->out, &n);
+}
+
+static uint32_t cast(dctx *D, uint32_t x, kg_dtype t) {
+  if (D->out->nodes.v[x].dtype == t) return x;
+  return add(D, KG_OP_CAST, t, x, KG_NONE, NULL);
+}
+
+static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_dtype dt = (kg_dtype)n->dtype;
+  kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
+  uint32_t x = cast(D, in[0], ct);
+  int64_t mask = n->ia[0];
+  bool keep = n->ia[1] != 0;
+  uint32_t r;
+  switch (n->op) {
+  case KG_OP_SOFTMAX:
+  case KG_OP_LOG_SOFTMAX: {
+    uint32_t m = reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0);
+    uint32_t xm = add(D, KG_OP_SUB, ct, x, m, NULL);
+    uint32_t e = add(D, KG_OP_EXP, ct, xm, KG_NONE, NULL);
+    uint32_t s = reduce(D, KG_OP_RSUM, ct, KG_F64, e, mask, true, 0);
+    if (n->op == KG_OP_SOFTMAX) r = add(D, KG_OP_DIV, ct, e, s, NULL);
+    else r = add(D, KG_OP_SUB, ct, xm, add(D, KG_OP_LOG, ct, s, KG_NONE, NULL), NULL);
+    break;
+  }
+  case KG_OP_RSTD:
+    r = add(D, KG_OP_SQRT, ct, reduce(D, KG_OP_RVAR, ct, KG_F64, x, mask, keep, n->fa[0]), KG_NONE, NULL);
+    break;
+  case KG_OP_RLOGSUMEXP: {
+    uint32_t m = reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0);
+    uint32_t zero = cnst(D, ct, 0);
+    uint32_t ms = where(D, ct, add(D, KG_OP_ISINF, KG_BOOL, m, KG_NONE, NULL), zero, m);
+    uint32_t s = reduce(D, KG_OP_RSUM, ct, KG_F64, add(D, KG_OP_EXP, ct, add(D, KG_OP_SUB, ct, x, ms, NULL), KG_NONE, NULL), mask, keep, 0);
+    uint32_t m2 = keep ? ms : reduce(D, KG_OP_RAMAX, ct, ct, x, mask, false, 0);
+    if (!keep) m2 = where(D, ct, add(D, KG_OP_ISINF, KG_BOOL, m2, KG_NONE, NULL), zero, m2);
+    r = add(D, KG_OP_ADD, ct, add(D, KG_OP_LOG, ct, s, KG_NONE, NULL), m2, NULL);
+    break;
+  }
+  case KG_OP_RNORM: {
+    double p = n->fa[0];
+    uint32_t ax = add(D, KG_OP_ABS, ct, x, KG_NONE, NULL);
+    if (isinf(p) && p > 0) r = reduce(D, KG_OP_RAMAX, ct, ct, ax, mask, keep, 0);
+    else if (isinf(p)) r = reduce(D, KG_OP_RAMIN, ct, ct, ax, mask, keep, 0);
+    else if (p == 1) r = reduce(D, KG_OP_RSUM, ct, KG_F64, ax, mask, keep, 0);
+    else if (p == 2) r = add(D, KG_OP_SQRT, ct, reduce(D, KG_OP_RSUM, ct, KG_F64, add(D, KG_OP_MUL, ct, x, x, NULL), mask, keep, 0), KG_NONE, NULL);
+    else if (p == 0) r = reduce(D, KG_OP_RSUM, ct, KG_F64, cast(D, add(D, KG_OP_NE, KG_BOOL, x, cnst(D, ct, 0), NULL), ct), mask, keep, 0);
+    else {
+      uint32_t pw = add(D, KG_OP_POW, ct, ax, cnst(D, ct, p), NULL);
+      r = add(D, KG_OP_POW, ct, reduce(D, KG_OP_RSUM, ct, KG_F64, pw, mask, keep, 0), cnst(D, ct, 1.0 / p), NULL);
+    }
+    break;
+  }
+  case KG_OP_LAYER_NORM: {
+    uint32_t mu = reduce(D, KG_OP_RMEAN, ct, KG_F64, x, mask, true, 0);
+    uint32_t var = reduce(D, KG_OP_RVAR, ct, KG_F64, x, mask, true, 0);
+    uint32_t inv = add(D, KG_OP_RSQRT, ct, add(D, KG_OP_ADD, ct, var, cnst(D, ct, n->fa[0]), NULL), KG_NONE, NULL);
+    r = add(D, KG_OP_MUL, ct, add(D, KG_OP_SUB, ct, x, mu, NULL), inv, NULL);
+    int j = 1;
+    if (n->ia[1] & 1) r = add(D, KG_OP_MUL, ct, r, cast(D, in[j++], ct), NULL);
+    if (n->ia[1] & 2) r = add(D, KG_OP_ADD, ct, r, cast(D, in[j++], ct), NULL);
+    break;
+  }
+  default: KG_UNREACHABLE();
+  }
+  return cast(D, r, dt);
+}
+
+bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
+  (void)c;
+  uint32_t *map = kg_xmalloc((g->nodes.n + 1) * sizeof *map);
+  dctx D = {out, NULL};
+  bool changed = false;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    uint32_t in[8];
+    for (int j = 0; j < n->n_in && j < 8; j++) in[j] = map[n->in[j]];
+    if (kg_op_get((kg_op)n->op)->flags & KG_OPF_COMPOSITE) {
+      D.src = n;
+      map[i] = expand(&D, n, in);
+      changed = true;
+      continue;
+    }
+    kg_gnode m = *n;
+    for (int j = 0; j < n->n_in && j < 8; j++) m.in[j] = in[j];
+    map[i] = kg_graph_add(out, &m);
+  }
+  for (uint32_t i = 0; i < g->params.n; i++) {
+    kg_gparam p = g->params.v[i];
+    p.node = map[p.node];
+    KG_VEC_PUSH(out->params, p);
+  }
+  for (uint32_t i = 0; i < g->outputs.n; i++) KG_VEC_PUSH(out->outputs, map[g->outputs.v[i]]);
+  for (uint32_t i = 0; i < g->syms.n; i++) KG_VEC_PUSH(out->syms, g->syms.v[i]);
+  for (uint32_t i = 0; i < g->fns.n; i++) KG_VEC_PUSH(out->fns, g->fns.v[i]); /* shared: owned by g */
+  out->n_entry_params = g->n_entry_params;
+  out->fns_borrowed = true;
+  free(map);
+  return changed;
+}
