@@ -259,3 +259,41 @@ Test(reduce, fusion_structure_of_examples) {
     kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   }
 }
+
+/* softmax, log_softmax, layer_norm (ops) and RMSNorm (written from primitives) are one
+ * kernel each for float32 rows of 8192 and more elements. */
+static char *member1(const char *name, const char *params, char *args, const char *decl, int is_static) {
+  return qj_call(is_static ? NULL : qj_var(0, T), decl, name, is_static, params, T, NULL, args);
+}
+
+Test(reduce, normalizations_are_one_kernel) {
+  const char *sigs[] = {"float32[4,8192]", "float32[2,16384]", "float32[N,8192]"};
+  char *docs[4];
+  docs[0] = qj_doc(TVAR("x"), "softmax", qj_lambda(0, FN(T, T), member1("softmax", "\"" I64 "\",\"" NDT "\"", qj_list(2, qj_val(I64, "-1"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")), T, 0)), NULL);
+  docs[1] = qj_doc(TVAR("x"), "log_softmax", qj_lambda(0, FN(T, T), member1("log_softmax", "\"" I64 "\",\"" NDT "\"", qj_list(2, qj_val(I64, "-1"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")), T, 0)), NULL);
+  char *shape = qj_fmt("{\"k\":\"NewArray\",\"ty\":\"System.Int64[]\",\"elemType\":\"System.Int64\",\"items\":[{\"k\":\"Value\",\"ty\":\"System.Int64\",\"value\":8192}]}");
+  docs[2] = qj_doc(TVAR("x"), "layer_norm", qj_lambda(0, FN(T, T), qj_call(NULL, "TorchSharp.torch+nn+functional", "layer_norm", 1,
+      "\"" T "\",\"System.Int64[]\",\"" T "\",\"" T "\",\"" F64 "\"", T, NULL,
+      qj_list(5, qj_var(0, T), shape, qj_val(T, "null"), qj_val(T, "null"), qj_val(F64, "1e-05")))), NULL);
+  /* RMSNorm: x * (x * x).mean([|-1|], true).add(eps).rsqrt() */
+  char *sq = qj_fsop("op_Multiply", T, T, T, qj_var(0, T), qj_var(0, T));
+  char *dims = qj_fmt("{\"k\":\"NewArray\",\"ty\":\"System.Int64[]\",\"elemType\":\"System.Int64\",\"items\":[{\"k\":\"Value\",\"ty\":\"System.Int64\",\"value\":-1}]}");
+  char *mean = qj_call(sq, T, "mean", 0, "\"System.Int64[]\",\"" BOOLT "\",\"" NDT "\"", T, NULL,
+                       qj_list(3, dims, qj_val(BOOLT, "true"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")));
+  char *eps = qj_fsop("op_Addition", T, F32, T, mean, qj_val(F32, "1e-06"));
+  char *rs = qj_call(eps, T, "rsqrt", 0, "", T, NULL, qj_list(0));
+  docs[3] = qj_doc(TVAR("x"), "rmsnorm", qj_lambda(0, FN(T, T), qj_fsop("op_Multiply", T, T, T, qj_var(0, T), rs)), NULL);
+  for (int d = 0; d < 4; d++) {
+    for (size_t s = 0; s < sizeof sigs / sizeof sigs[0]; s++) {
+      if (d == 2 && s == 1) continue; /* layer_norm's normalized_shape is [8192] */
+      kg_context *ctx = ctx_new(0);
+      kg_module *m;
+      kg_compiled *c = compile(ctx, docs[d], sigs[s], &m, KG_OK);
+      cr_expect_eq(kg_compiled_n_kernels(c), 1, "doc %d %s: %d kernels", d, sigs[s], kg_compiled_n_kernels(c));
+      cr_expect_str_eq(c->kernels[0].schedule, "reduce.rows_persistent");
+      cr_expect_eq(c->fusion.temps.n, 0, "nothing goes through memory");
+      kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+    }
+    free(docs[d]);
+  }
+}
