@@ -942,6 +942,10 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
       const char *nm = op == KG_OP_RVAR ? "var" : "std", *ub = n->fa[0] != 0 ? "True" : "False";
       if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s, unbiased=%s)", nm, text(c, a[0]), ub);
       else s = fmt(c, "torch.%s(%s, dim=[%s], unbiased=%s, keepdim=%s)", nm, text(c, a[0]), dims, ub, kd);
+    } else if (op == KG_OP_RARGMAX || op == KG_OP_RARGMIN) {
+      const char *nm = op == KG_OP_RARGMAX ? "argmax" : "argmin";
+      if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s)", nm, text(c, a[0]));
+      else s = fmt(c, "torch.%s(%s, dim=%d, keepdim=%s)", nm, text(c, a[0]), first_dim < 0 ? 0 : first_dim, kd);
     } else if (op == KG_OP_RLOGSUMEXP) {
       s = fmt(c, "torch.logsumexp(%s, dim=[%s], keepdim=%s)", text(c, a[0]), dims, kd);
     } else if (op == KG_OP_RNORM) {

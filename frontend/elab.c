@@ -576,11 +576,18 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   kg_dtype in = (kg_dtype)xn->dtype, out;
   if (op == KG_OP_RMEAN && m->dtype != KG_DT_NONE && !kg_dtype_is_float(m->dtype))
     return kg_elab_error(el, at, KG_E_TYPE, "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s", dtn(m->dtype));
-  if (m->dtype != KG_DT_NONE && m->dtype != in) {
+  /* TorchSharp 0.107's var/std never pass their dtype argument on: the input's dtype is kept */
+  if (m->dtype != KG_DT_NONE && m->dtype != in && op != KG_OP_RVAR && op != KG_OP_RSTD) {
     x = cast_tensor(el, at, x, m->dtype);
     if (x.kind == EV_ERR) return x;
     xn = gnode(el, x.id);
     in = m->dtype;
+  }
+  if (op == KG_OP_RLOGSUMEXP && !kg_dtype_is_float(in)) { /* PyTorch: integer inputs promote to the default float dtype */
+    x = cast_tensor(el, at, x, KG_F32);
+    if (x.kind == EV_ERR) return x;
+    xn = gnode(el, x.id);
+    in = KG_F32;
   }
   if ((kg_op_get(op)->flags & KG_OPF_COMPOSITE) || op == KG_OP_RVAR) {
     if (!kg_dtype_is_float(in))
@@ -589,6 +596,8 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
       return kg_elab_error(el, at, KG_E_ARG, "%s(): needs exactly one dim", what);
   }
   switch (op) {
+  case KG_OP_RARGMAX:
+  case KG_OP_RARGMIN: out = KG_I64; break;
   case KG_OP_RSUM:
   case KG_OP_RNANSUM:
   case KG_OP_RPROD: out = kg_dtype_is_float(in) ? in : KG_I64; break;
@@ -607,6 +616,8 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   bool sumlike = op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN;
   kg_dtype acc = kg_dtype_is_float(out) ? ((out == KG_F64 || sumlike) ? KG_F64 : KG_F32) : (out == KG_I64 || sumlike || op == KG_OP_RPROD ? KG_I64 : KG_I32);
   if (op == KG_OP_RVAR || op == KG_OP_RSTD || op == KG_OP_RLOGSUMEXP || op == KG_OP_RNORM) acc = KG_F64;
+  if (op == KG_OP_RARGMAX || op == KG_OP_RARGMIN) /* the extremum's dtype (pass 0); indices are int64 */
+    acc = kg_dtype_is_float(in) ? (in == KG_F64 ? KG_F64 : KG_F32) : (in == KG_I64 ? KG_I64 : KG_I32);
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = (uint16_t)op, g.dtype = (uint8_t)out, g.cdtype = (uint8_t)acc, g.vkind = KG_V_TENSOR, g.n_in = 1;
@@ -643,7 +654,8 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   for (int d = 0; d < r; d++) {
     if (!(mask & ((int64_t)1 << d))) g.shape.d[g.shape.rank++] = xn->shape.d[d];
     else if (m->keepdim) g.shape.d[g.shape.rank++] = (kg_dim){KG_DIM_STATIC, 1};
-    if ((mask & ((int64_t)1 << d)) && (op == KG_OP_RAMAX || op == KG_OP_RAMIN) && xn->shape.d[d].kind == KG_DIM_STATIC && xn->shape.d[d].v == 0)
+    if ((mask & ((int64_t)1 << d)) && (op == KG_OP_RAMAX || op == KG_OP_RAMIN || op == KG_OP_RARGMAX || op == KG_OP_RARGMIN) &&
+        xn->shape.d[d].kind == KG_DIM_STATIC && xn->shape.d[d].v == 0)
       return kg_elab_error(el, at, KG_E_SHAPE, "%s(): Expected reduction dim %d to have non-zero size.", what, d);
   }
   return ev_node(add_node(el, at, &g));
@@ -809,7 +821,18 @@ static kg_ev call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, c
     else q[0] = m.ops[1], q[1] = m.ops[0], q[2] = m.ops[2];
     return tensor_op_ev(el, at, KG_OP_WHERE, q, 3, NULL, NULL, KG_DT_NONE);
   }
-  case H_REDUCE: return reduce_op(el, at, row->op, &m);
+  case H_REDUCE: {
+    if (row->extra != 1) return reduce_op(el, at, row->op, &m);
+    /* max(dim, keepdim) / min(dim, keepdim): a struct tuple (values, indices) */
+    kg_ev t = ev_make(EV_TUPLE);
+    t.n = 2;
+    t.items = kg_arena_alloc(el->arena, 2 * sizeof *t.items);
+    t.items[0] = reduce_op(el, at, row->op, &m);
+    if (t.items[0].kind == EV_ERR) return t.items[0];
+    t.items[1] = reduce_op(el, at, row->op == KG_OP_RAMAX ? KG_OP_RARGMAX : KG_OP_RARGMIN, &m);
+    if (t.items[1].kind == EV_ERR) return t.items[1];
+    return t;
+  }
   case H_OP:
     op_attrs(row->op, &m, ia, fa);
     if (kg_op_get(row->op)->arity >= 0 && m.n_ops != kg_op_get(row->op)->arity)

@@ -650,10 +650,13 @@ static bool lower_reduce(lctx *L, const char *name) {
   for (uint32_t ri = 0; ri < nred; ri++) {
     const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
     kg_op red = (kg_op)R->op;
-    kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
+    kg_dtype odt = (kg_dtype)R->dtype;
+    bool arg = red == KG_OP_RARGMAX || red == KG_OP_RARGMIN;
     uint32_t center = KG_NONE, res = KG_NONE;
-    for (int pass = 0; pass < (red == KG_OP_RVAR ? 2 : 1); pass++) {
-      kg_op comb = red == KG_OP_RVAR ? KG_OP_RSUM : red;
+    for (int pass = 0; pass < (red == KG_OP_RVAR || arg ? 2 : 1); pass++) {
+      kg_op comb = red == KG_OP_RVAR ? KG_OP_RSUM : red == KG_OP_RARGMAX ? KG_OP_RAMAX : red == KG_OP_RARGMIN ? KG_OP_RAMIN : red;
+      kg_dtype acc = (kg_dtype)R->cdtype;
+      if (arg && pass == 1) comb = KG_OP_RAMIN, acc = KG_I64; /* the least index holding the extremum */
       uint32_t accv = kg_kvar_new(k, "acc", acc);
       kg_ks dcl = kg_ks_make(KS_DECL);
       dcl.a = accv, dcl.b = identity(k, comb, acc);
@@ -669,12 +672,23 @@ static bool lower_reduce(lctx *L, const char *name) {
       decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
       source_offsets(L, in_stride, rc);
       reset_memo(L, rowval);
-      uint32_t v = cvt(L, val(L, R->in[0]), acc);
+      uint32_t v = arg && pass == 1 ? KG_NONE : cvt(L, val(L, R->in[0]), acc);
       if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
         v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
-      if (center != KG_NONE) {
+      if (center != KG_NONE && !arg) {
         uint32_t dv = decl(L, "dev", acc, kg_kx_op(k, KG_OP_SUB, acc, v, center, KG_NONE));
         v = kg_kx_op(k, KG_OP_MUL, acc, dv, dv, KG_NONE);
+      }
+      if (center != KG_NONE && arg) { /* v is already the extremum's type: compare, else "no index" */
+        kg_dtype et = (kg_dtype)R->cdtype;
+        uint32_t ve = decl(L, "v", et, cvt(L, val(L, R->in[0]), et));
+        uint32_t match = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ve, center, KG_NONE);
+        if (kg_dtype_is_float(et))
+          match = kg_kx_op(k, KG_OP_LOR, KG_BOOL, match,
+                           kg_kx_op(k, KG_OP_LAND, KG_BOOL, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, center, KG_NONE, KG_NONE),
+                                    kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, ve, KG_NONE, KG_NONE), KG_NONE),
+                           KG_NONE);
+        v = kg_kx_select(k, KG_I64, match, cvt(L, kg_kx_var(k, jv), KG_I64), kg_kx_const_i(k, KG_I64, INT64_MAX));
       }
       kg_ks as = kg_ks_make(KS_ASSIGN);
       as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(comb), acc, kg_kx_var(k, accv), v, KG_NONE);
@@ -686,7 +700,7 @@ static bool lower_reduce(lctx *L, const char *name) {
       res = decl(L, "tot", acc, tot);
       uint32_t cnt = cvt(L, kg_kx_param(k, rn), acc);
       if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && pass == 0)) res = decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, res, cnt, KG_NONE));
-      if (red == KG_OP_RVAR && pass == 0) center = res;
+      if ((red == KG_OP_RVAR || arg) && pass == 0) center = res;
       if (red == KG_OP_RVAR && pass == 1) { /* sum of squares / max(count - correction, 0): 0/0 = NaN like PyTorch */
         uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
         res = kg_kx_op(k, KG_OP_DIV, acc, res, den, KG_NONE);

@@ -281,7 +281,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     if (reduce) {
       kg_op rop = (kg_op)g->nodes.v[grp->red].op;
       if (nout == 0) continue;
-      if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN)) {
+      if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN)) {
         kg_diag_add(d, KG_E_SHAPE, g->nodes.v[grp->red].path, g->nodes.v[grp->red].srcloc,
                     "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)", rop == KG_OP_RAMAX ? "amax" : "amin",
                     (long long)numel);

@@ -132,7 +132,7 @@ Test(examples, structure_kernels_per_fusion_rules) {
       }
       /* pointwise programs: one kernel per distinct output shape (reductions: tests/test_reduce.c) */
       bool has_reduce = false;
-      for (uint32_t q = 0; q < c->g.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->g.nodes.v[q].op)->flags & KG_OPF_REDUCE) != 0;
+      for (uint32_t q = 0; q < c->lg.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->lg.nodes.v[q].op)->flags & KG_OPF_REDUCE) != 0;
       if (has_reduce) {
         kg_compiled_free(c);
         continue;

@@ -965,17 +965,19 @@ def fs_literal(n):
     if t == BOOL:
         return "true" if v else "false"
     if t == SINGLE:
+        # System.Single.PositiveInfinity etc. are literal fields, so the quotation holds a Value;
+        # FSharp.Core's infinityf / nanf are module values and would arrive as a PropertyGet
         if v != v:
-            return "nanf"
+            return "System.Single.NaN"
         if v in (float("inf"), float("-inf")):
-            return "infinityf" if v > 0 else "-infinityf"
+            return "System.Single.PositiveInfinity" if v > 0 else "System.Single.NegativeInfinity"
         s = repr(float(v))
         return s + "f"
     if t == DOUBLE:
         if v != v:
-            return "nan"
+            return "System.Double.NaN"
         if v in (float("inf"), float("-inf")):
-            return "infinity" if v > 0 else "-infinity"
+            return "System.Double.PositiveInfinity" if v > 0 else "System.Double.NegativeInfinity"
         return repr(float(v))
     if t in INTS:
         return str(v) + {INT32: "", INT64: "L", INT16: "s", SBYTE: "y", BYTE: "uy"}[t]
@@ -1312,6 +1314,9 @@ def ser(n):
     o = {"k": n._k, "ty": n._ty}
     for fname in FIELD_ORDER[n._k]:
         o[fname] = ser(n._f[fname])
+    if n._k == "Value" and isinstance(o["value"], float) and not math.isfinite(o["value"]):
+        v = o["value"]
+        o["value"] = "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
     if n._loc and n._k not in NO_LOC:
         o["loc"] = [0] + list(n._loc)
     return o
@@ -2010,6 +2015,9 @@ GROUPS = [
     ("Kgen.Ops.map / map2 / map3: scalar F# per element (.NET semantics)", ("map",)),
     ("E: reductions (sum, nansum, mean, prod, amax / amin, all-reduce max / min): every overload, "
      "axis, dtype; fused prologues / epilogues", ("red_",)),
+    ("D / E: normalizations (softmax, log_softmax, var / std, logsumexp, layer_norm, norm): every "
+     "overload; the same written from primitives (softmax, log_softmax, RMSNorm, layer norm by hand)",
+     ("norm_",)),
 ]
 
 
@@ -2346,6 +2354,10 @@ def eval_call(n, env, ctx):
         if len(args) > 3 and args[1] is not None:
             dt = args[1]
         return th.tensor(args[0], dtype=dt)
+    if decl in NORM_DECLS and name in NORM_OPS:
+        if obj is None:
+            return eval_norm(name, m["params"][1:], args[0], args[1:])
+        return eval_norm(name, m["params"], obj, args)
     if decl == "TorchSharp.torch+special":
         name = {"expit": "sigmoid"}.get(name, name)
     if decl == "TorchSharp.torch+nn+functional":
@@ -2376,6 +2388,53 @@ def eval_call(n, env, ctx):
 
 
 REDUCTIONS = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min")
+NORM_OPS = ("softmax", "log_softmax", "var", "std", "logsumexp", "norm", "layer_norm")
+NORM_DECLS = ("TorchSharp.torch", TENSOR, "TorchSharp.torch+special", "TorchSharp.torch+nn+functional")
+
+
+def eval_norm(name, params, x, a):
+    """The softmax family, var / std, logsumexp, norm and layer_norm (sections D / E), by overload
+    (params without the input), with TorchSharp's semantics:
+      - softmax / log_softmax pass dtype = input.dtype when it is null (torch.special.*);
+      - var / std ignore their `type` argument (TorchSharp never passes it to LibTorch);
+      - torch.norm(input) is p = 2; nn.functional.log_softmax has no dtype.
+    float16 / bfloat16 are computed in float32 and rounded once (CPU PyTorch 1.13 lacks several
+    half kernels; CUDA accumulates in float32 too)."""
+    th = TH
+    halfs = (th.float16, th.bfloat16)
+    half = x.dtype in halfs
+    xc = x.float() if half else x
+
+    def back(r):
+        return r.to(x.dtype) if half else r
+    if name in ("softmax", "log_softmax"):
+        dt = a[1] if len(a) > 1 and a[1] is not None else x.dtype
+        f_ = getattr(th.special, name)
+        if dt in halfs:
+            # PyTorch converts the input to dtype first, then normalizes in that dtype
+            return f_(x.to(dt).float(), a[0]).to(dt)
+        return f_(x, a[0], dtype=dt)
+    if name in ("var", "std"):
+        f_ = getattr(th, name)
+        if params == [BOOL]:
+            return back(f_(xc, unbiased=a[0]))
+        ds = list(a[0]) if isinstance(a[0], list) else [a[0]]
+        return back(f_(xc, ds, unbiased=a[1], keepdim=a[2]))
+    if name == "logsumexp":
+        return back(th.logsumexp(xc, a[0], a[1]))
+    if name == "norm":
+        if not params:
+            return back(xc.norm(2.0))
+        if params == [SINGLE]:
+            return back(xc.norm(a[0]))
+        return back(xc.norm(a[2], a[0], a[1]))
+    if name == "layer_norm":
+        shape, w, b_, eps = a
+
+        def up(t):
+            return t.float() if t is not None and half and t.dtype == x.dtype else t
+        return back(th.nn.functional.layer_norm(xc, list(shape), up(w), up(b_), eps))
+    raise NotImplementedError(name)
 
 
 def eval_reduction(name, params, x, a):
@@ -5048,6 +5107,445 @@ def _(x, d_):
      [("x", ten(F32, 3, 4)), ("y", ten(F32, 3))])
 def _(x, y):
     return x.amax(dims(1), False, y)
+
+
+# ========================================================================================
+# D / E: NORMALIZATIONS (registered after the reductions, for the same reason: every earlier
+# example and bad input keeps its index, hence its DefaultValue / Value null style and seeds)
+# ========================================================================================
+NNF = torch.nn.functional
+
+
+def finf():
+    """A float32 +infinity (F#: System.Single.PositiveInfinity, a literal field -> Value "Infinity")."""
+    return f(float("inf"))
+
+
+def _sm_rows(th, x, dim):
+    return th.softmax(_hf(th, x), dim).to(x.dtype)
+
+
+# ---- softmax: torch.softmax (Int32 dim), Tensor.softmax, torch.special.softmax, nn.functional ----
+@example("norm_softmax_torch_int32_dim", "torch.softmax(input, Int32 dim, dtype): dim -1 / 1 (rows of 67) and 0 (columns of 457) of [457, 67], dtype float64; int32 [1024, 7] with dtype float32",
+         [("x", ten(F32, 457, 67)), ("n", ten(I32_, 1024, 7))],
+         ref=lambda th, x, n: (x.softmax(-1), x.softmax(1), x.softmax(0), x.double().softmax(-1), n.float().softmax(-1)),
+         expect=["float32", "float32", "float32", "float64", "float32"])
+def _(x, n):
+    return tuple_(torch.softmax(x, -1), torch.softmax(x, 1), torch.softmax(x, 0), torch.softmax(x, -1, torch.float64),
+                  torch.softmax(n, -1, torch.float32))
+
+
+@example("norm_softmax_method", "x.softmax(Int64 dim, dtype): rows of 4097 ([67, 4097]), as float64 (enum), columns of 2000 and rows of 7 of [2000, 7], float64 rows of 67",
+         [("x", ten(F32, 67, 4097)), ("y", ten(F32, 2000, 7)), ("d", ten(F64, 457, 67))],
+         ref=lambda th, x, y, d: (x.softmax(-1), x.double().softmax(1), y.softmax(0), y.softmax(-1), d.softmax(-1),
+                                  d.float().softmax(0)),
+         expect=["float32", "float64", "float32", "float32", "float64", "float32"])
+def _(x, y, d_):
+    return tuple_(x.softmax(L(-1)), x.softmax(L(1), torch.ScalarType.Float64), y.softmax(L(0)), y.softmax(L(-1)),
+                  d_.softmax(L(-1)), d_.softmax(L(0), torch.float32))
+
+
+@example("norm_softmax_special_functional", "torch.special.softmax and nn.functional.softmax (Int64 dim, dtype) on [1024, 67] (rows, columns) and over each axis of [7, 457, 67] (the middle one strided)",
+         [("x", ten(F32, 1024, 67)), ("z", ten(F32, 7, 457, 67))],
+         ref=lambda th, x, z: (x.softmax(-1), x.softmax(0), x.softmax(1), z.softmax(1), z.double().softmax(-1),
+                               z.softmax(0)),
+         expect=["float32", "float32", "float32", "float32", "float64", "float32"])
+def _(x, z):
+    return tuple_(torch.special.softmax(x, L(-1)), torch.special.softmax(x, L(0), torch.float32),
+                  NNF.softmax(x, L(1)), NNF.softmax(z, L(1)), torch.special.softmax(z, L(-1), torch.float64),
+                  NNF.softmax(z, L(0), torch.ScalarType.Float32))
+
+
+@example("norm_softmax_half_dtype_f32", "float16 / bfloat16 inputs with dtype float32: the input is converted first, the result is float32 (all four softmax members)",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, h, g: (h.float().softmax(-1), h.float().softmax(0), g.float().softmax(-1), g.float().softmax(0)),
+         expect=["float32"] * 4)
+def _(h, g):
+    return tuple_(h.softmax(L(-1), torch.float32), torch.softmax(h, 0, torch.float32),
+                  torch.special.softmax(g, L(-1), torch.ScalarType.Float32), NNF.softmax(g, L(0), torch.float32))
+
+
+@example("norm_softmax_half", "softmax without a dtype keeps float16 / bfloat16 (rows and columns); float32 with dtype float16 is converted to half first",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 1024, 67)), ("x", ten(F32, 7, 457))],
+         ref=lambda th, h, g, x: (_sm_rows(th, h, -1), _sm_rows(th, h, 0), _sm_rows(th, g, -1), _sm_rows(th, g, 0),
+                                  _sm_rows(th, x.half(), -1)),
+         expect=["float16", "float16", "bfloat16", "bfloat16", "float16"])
+def _(h, g, x):
+    return tuple_(h.softmax(L(-1)), torch.softmax(h, 0), torch.special.softmax(g, L(-1)), NNF.softmax(g, L(0)),
+                  x.softmax(L(-1), torch.float16))
+
+
+@example("norm_softmax_sym", "symbolic row count [\"N\", 1024]: softmax and nn.functional.log_softmax over the last dim; [\"B\", 457, 7] over the middle dim",
+         [("x", ten(F32, "N", 1024)), ("z", ten(F32, "B", 457, 7))], sizes={"N": 67, "B": 7},
+         ref=lambda th, x, z: (x.softmax(-1), x.log_softmax(-1), z.softmax(1)), expect=["float32"] * 3)
+def _(x, z):
+    return tuple_(x.softmax(L(-1)), NNF.log_softmax(x, L(-1)), torch.softmax(z, 1))
+
+
+@example("norm_softmax_fused_prologue", "attention-style (s * 0.125f + mask).softmax(-1L) * 2.0f: a broadcast pointwise prologue and an epilogue around a softmax over rows of 457",
+         [("s", ten(F32, 4, 67, 457)), ("mask", ten(F32, 67, 457))],
+         ref=lambda th, s, mask: (s * 0.125 + mask).softmax(-1) * 2.0, expect=["float32"])
+def _(s, mask):
+    return (s * f(0.125) + mask).softmax(L(-1)) * f(2.0)
+
+
+@example("norm_size_one_rows", "normalizing size-1 dims and single rows: softmax of [2000, 1] rows (ones), log_softmax (zeros), [1, 4097] over dim 0 (ones) and dim 1; layer_norm over [|1L|] (bias) and of one 4097 row",
+         [("a", ten(F32, 2000, 1)), ("r", ten(F32, 1, 4097)), ("w", ten(F32, 1)), ("b", ten(F32, 1))],
+         ref=lambda th, a, r, w, b: (a.softmax(-1), a.log_softmax(1), r.softmax(0), r.softmax(1),
+                                     th.nn.functional.layer_norm(a, [1], w, b), th.nn.functional.layer_norm(r, [4097])),
+         expect=["float32"] * 6)
+def _(a, r, w, b_):
+    return tuple_(a.softmax(L(-1)), torch.special.log_softmax(a, L(1)), torch.softmax(r, 0), NNF.softmax(r, L(1)),
+                  NNF.layer_norm(a, dims(1), w, b_), NNF.layer_norm(r, dims(4097)))
+
+
+# ---- log_softmax: Tensor.log_softmax, torch.special.log_softmax, nn.functional.log_softmax (no dtype) ----
+@example("norm_log_softmax_method", "x.log_softmax(Int64 dim, dtype) on [457, 457]: rows, columns, rows as float64",
+         [("x", ten(F32, 457, 457))],
+         ref=lambda th, x: (x.log_softmax(-1), x.log_softmax(0), x.double().log_softmax(1)),
+         expect=["float32", "float32", "float64"])
+def _(x):
+    return tuple_(x.log_softmax(L(-1)), x.log_softmax(L(0)), x.log_softmax(L(1), torch.float64))
+
+
+@example("norm_log_softmax_special_functional", "torch.special.log_softmax (dtype) and nn.functional.log_softmax(T, Int64) on [1024, 67] and over the middle / last dim of [67, 7, 457]",
+         [("x", ten(F32, 1024, 67)), ("z", ten(F32, 67, 7, 457))],
+         ref=lambda th, x, z: (x.log_softmax(-1), x.double().log_softmax(0), x.log_softmax(1), z.log_softmax(1),
+                               z.log_softmax(-1)),
+         expect=["float32", "float64", "float32", "float32", "float32"])
+def _(x, z):
+    return tuple_(torch.special.log_softmax(x, L(-1)), torch.special.log_softmax(x, L(0), torch.float64),
+                  NNF.log_softmax(x, L(1)), NNF.log_softmax(z, L(1)), torch.special.log_softmax(z, L(-1)))
+
+
+@example("norm_log_softmax_half", "log_softmax of float16 [67, 1024] (as float32 and as is) and bfloat16 [457, 67] (nn.functional: bfloat16; special with dtype float32, columns)",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, h, g: (h.float().log_softmax(-1), h.float().log_softmax(-1).half(),
+                               g.float().log_softmax(-1).bfloat16(), g.float().log_softmax(0)),
+         expect=["float32", "float16", "bfloat16", "float32"])
+def _(h, g):
+    return tuple_(h.log_softmax(L(-1), torch.float32), h.log_softmax(L(-1)), NNF.log_softmax(g, L(-1)),
+                  torch.special.log_softmax(g, L(0), torch.float32))
+
+
+# ---- var / std ---------------------------------------------------------------------------------
+@example("norm_var_std_all", "all-reduce var / std (Boolean unbiased, default true): Tensor and torch static forms, unbiased true / false, on [457, 67] and [3, 4097] (PyTorch semantics: TorchSharp 0.107's native THSTensor_var(tensor) drops the unbiased argument of var(Boolean))",
+         [("x", ten(F32, 457, 67)), ("y", ten(F32, 3, 4097))],
+         ref=lambda th, x, y: (x.var(), x.var(unbiased=False), x.var(), x.var(), y.var(unbiased=False), y.var(),
+                               x.std(), x.std(unbiased=False), y.std(), y.std(unbiased=False)),
+         expect=["float32"] * 10)
+def _(x, y):
+    return tuple_(x.var(), x.var(False), torch.var(x, True), torch.var(x), torch.var(y, False), y.var(True),
+                  x.std(), torch.std(x, False), torch.std(y), y.std(False))
+
+
+@example("norm_var_std_dim", "var / std over one Int64 dim (unbiased, keepdim, type = null): rows of 67 and columns of 1024 of [1024, 67], unbiased / keepdim true and false, named arguments, torch static forms",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: (x.var(-1), x.var(1, unbiased=False), x.var(-1, keepdim=True), x.var(0, unbiased=False, keepdim=True),
+                            x.var(0), x.var(-1, unbiased=False, keepdim=True), x.std(-1), x.std(1, unbiased=False),
+                            x.std(0, unbiased=False, keepdim=True), x.std(0), x.std(1, keepdim=True)),
+         expect=["float32"] * 11)
+def _(x):
+    return tuple_(x.var(L(-1)), x.var(L(1), False), x.var(L(-1), True, True), x.var(L(0), unbiased=False, keepdim=True),
+                  torch.var(x, L(0)), torch.var(x, L(-1), False, True), x.std(L(-1)), x.std(L(1), False),
+                  x.std(L(0), False, True), torch.std(x, L(0)), torch.std(x, L(1), True, True))
+
+
+@example("norm_var_std_dims_array", "var / std over Int64[] dims of [7, 457, 67]: [|0L; 2L|], the middle dim keepdim, [|-1L|], all three dims, unordered [|2L; 0L|] (Tensor and torch static)",
+         [("z", ten(F32, 7, 457, 67))],
+         ref=lambda th, z: (z.var([0, 2]), z.var([1], unbiased=False, keepdim=True), z.var([-1]),
+                            z.var([0, 1, 2], unbiased=False, keepdim=True), z.std([-2]), z.std([2, 0], unbiased=False, keepdim=True),
+                            z.std([0, 1, 2])),
+         expect=["float32"] * 7)
+def _(z):
+    return tuple_(z.var(dims(0, 2)), z.var(dims(1), False, True), torch.var(z, dims(-1), True, False),
+                  torch.var(z, dims(0, 1, 2), False, True), z.std(dims(-2)), torch.std(z, dims(2, 0), False, True),
+                  z.std(dims(0, 1, 2)))
+
+
+@example("norm_var_std_dtype_ignored", "var / std with a `type` argument: TorchSharp never passes it to LibTorch, so float32 stays float32 (float64 / float16 requests ignored)",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (x.var(-1), x.var([0], unbiased=False, keepdim=True), x.std([1]), x.std(0)),
+         expect=["float32"] * 4)
+def _(x):
+    return tuple_(x.var(L(-1), True, False, torch.float64),
+                  torch.var(x, dims(0), False, True, torch.ScalarType.Float64),
+                  x.std(dims(1), True, False, torch.float16), torch.std(x, L(0), True, False, torch.float64))
+
+
+@example("norm_var_std_dtypes", "var / std keep the input dtype: float16 [67, 1024], bfloat16 [457, 67], float64 [2000, 7] (rows, columns, all; unbiased true / false)",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 457, 67)), ("d", ten(F64, 2000, 7))],
+         ref=lambda th, h, g, d: (h.float().var(-1).half(), h.float().std(0, unbiased=False, keepdim=True).half(),
+                                  h.float().var().half(), g.float().std([1]).bfloat16(),
+                                  g.float().var(0, unbiased=False).bfloat16(), g.float().std().bfloat16(),
+                                  d.var(1), d.std(0, unbiased=False, keepdim=True), d.var([0, 1]), d.std(unbiased=False)),
+         expect=["float16"] * 3 + ["bfloat16"] * 3 + ["float64"] * 4)
+def _(h, g, d_):
+    return tuple_(h.var(L(-1)), h.std(L(0), False, True), torch.var(h), g.std(dims(1)), torch.var(g, L(0), False),
+                  g.std(True), d_.var(L(1)), d_.std(L(0), False, True), torch.var(d_, dims(0, 1)), torch.std(d_, False))
+
+
+@example("norm_var_std_single_element", "var / std of one element: 0 when unbiased = false, NaN when unbiased (0 / 0; checked with isnan): rows of [2000, 1], the 1-row dim of [1, 4097], a [1] all-reduce",
+         [("a", ten(F32, 2000, 1)), ("r", ten(F32, 1, 4097)), ("s", ten(F32, 1))],
+         ref=lambda th, a, r, s: (a.var(1, unbiased=False), a.std(-1, unbiased=False, keepdim=True), a.var(1).isnan(),
+                                  r.std(0).isnan(), s.var().isnan(), s.std(unbiased=False), r.var(1)),
+         expect=["float32", "float32", "bool", "bool", "bool", "float32", "float32"])
+def _(a, r, s):
+    return tuple_(a.var(L(1), False), a.std(L(-1), False, True), a.var(L(1)).isnan(), r.std(L(0)).isnan(),
+                  torch.var(s, True).isnan(), s.std(False), r.var(L(1)))
+
+
+# ---- logsumexp ---------------------------------------------------------------------------------
+@example("norm_logsumexp", "torch.logsumexp(T, Int64, Boolean) and x.logsumexp(Int64, Boolean) on [67, 4097]: rows (keepdim false / true), columns (keepdim false / true)",
+         [("x", ten(F32, 67, 4097))],
+         ref=lambda th, x: (th.logsumexp(x, -1), th.logsumexp(x, 1, keepdim=True), th.logsumexp(x, 0),
+                            th.logsumexp(x, 0, keepdim=True)),
+         expect=["float32"] * 4)
+def _(x):
+    return tuple_(torch.logsumexp(x, L(-1)), x.logsumexp(L(1), True), x.logsumexp(L(0)), torch.logsumexp(x, L(0), True))
+
+
+@example("norm_logsumexp_dtypes", "logsumexp of float64 rows of 7, the middle dim of [7, 457, 7], float16 rows of 457, bfloat16 columns",
+         [("d", ten(F64, 2000, 7)), ("z", ten(F32, 7, 457, 7)), ("h", ten(F16, 67, 457)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, d, z, h, g: (th.logsumexp(d, 1), th.logsumexp(z, 1, keepdim=True),
+                                     th.logsumexp(h.float(), -1).half(), th.logsumexp(g.float(), 0).bfloat16()),
+         expect=["float64", "float32", "float16", "bfloat16"])
+def _(d_, z, h, g):
+    return tuple_(d_.logsumexp(L(1)), z.logsumexp(L(1), True), h.logsumexp(L(-1)), torch.logsumexp(g, L(0), False))
+
+
+@example("norm_logsumexp_int32", "logsumexp of an int32 tensor is allowed and gives float32 (the default dtype), unlike softmax / var / norm: rows of 7 of [1024, 7], columns keepdim",
+         [("n", ten(I32_, 1024, 7))],
+         ref=lambda th, n: (th.logsumexp(n.float(), 1), th.logsumexp(n.float(), 0, keepdim=True)),
+         expect=["float32", "float32"])
+def _(n):
+    return tuple_(n.logsumexp(L(1)), torch.logsumexp(n, L(0), True))
+
+
+# ---- layer_norm ----------------------------------------------------------------------------------
+def _ln(th, x, shape, w=None, b=None, eps=1e-5):
+    r = th.nn.functional.layer_norm(_hf(th, x), shape, None if w is None else _hf(th, w),
+                                    None if b is None else _hf(th, b), eps)
+    return r.to(x.dtype)
+
+
+@example("norm_layer_norm_affine", "nn.functional.layer_norm(x, [|1024L|], w, b) (eps = 1e-5 filled in) on [67, 1024]",
+         [("x", ten(F32, 67, 1024)), ("w", ten(F32, 1024)), ("b", ten(F32, 1024))],
+         ref=lambda th, x, w, b: _ln(th, x, [1024], w, b), expect=["float32"])
+def _(x, w, b_):
+    return NNF.layer_norm(x, dims(1024), w, b_)
+
+
+@example("norm_layer_norm_plain_eps", "layer_norm without weight and bias (Value null) on [457, 457], with the default eps and with a named eps = 0.001",
+         [("x", ten(F32, 457, 457))],
+         ref=lambda th, x: (_ln(th, x, [457]), _ln(th, x, [457], eps=1e-3)), expect=["float32"] * 2)
+def _(x):
+    return tuple_(NNF.layer_norm(x, dims(457)), NNF.layer_norm(x, dims(457), eps=1e-3))
+
+
+@example("norm_layer_norm_weight_only", "layer_norm with only a weight (bias null), with a weight and a custom named eps = 1e-6, and with only a named bias, on rows of 67 ([2000, 67])",
+         [("x", ten(F32, 2000, 67)), ("w", ten(F32, 67)), ("b", ten(F32, 67))],
+         ref=lambda th, x, w, b: (_ln(th, x, [67], w), _ln(th, x, [67], w, eps=1e-6), _ln(th, x, [67], b=b)),
+         expect=["float32"] * 3)
+def _(x, w, b_):
+    return tuple_(NNF.layer_norm(x, dims(67), w), NNF.layer_norm(x, dims(67), w, eps=1e-6),
+                  NNF.layer_norm(x, dims(67), bias=b_))
+
+
+@example("norm_layer_norm_last2", "layer_norm over the last two dims of [7, 67, 457] (normalized_shape [|67L; 457L|]) with [67, 457] weight / bias and eps 1e-6 (positional), and without affine",
+         [("x", ten(F32, 7, 67, 457)), ("w", ten(F32, 67, 457)), ("b", ten(F32, 67, 457))],
+         ref=lambda th, x, w, b: (_ln(th, x, [67, 457], w, b, 1e-6), _ln(th, x, [67, 457])),
+         expect=["float32"] * 2, tol=(1e-4, 1e-5))
+def _(x, w, b_):
+    return tuple_(NNF.layer_norm(x, dims(67, 457), w, b_, 1e-6), NNF.layer_norm(x, dims(67, 457)))
+
+
+@example("norm_layer_norm_half", "layer_norm of float16 [67, 1024] with float16 weight / bias and of bfloat16 [457, 67] with a bfloat16 weight (statistics in float32, result in the input dtype)",
+         [("h", ten(F16, 67, 1024)), ("wh", ten(F16, 1024)), ("bh", ten(F16, 1024)), ("g", ten(BF16, 457, 67)),
+          ("wg", ten(BF16, 67))],
+         ref=lambda th, h, wh, bh, g, wg: (_ln(th, h, [1024], wh, bh), _ln(th, g, [67], wg)),
+         expect=["float16", "bfloat16"])
+def _(h, wh, bh, g, wg):
+    return tuple_(NNF.layer_norm(h, dims(1024), wh, bh), NNF.layer_norm(g, dims(67), wg))
+
+
+@example("norm_layer_norm_f64_sym", "float64 layer_norm of [\"N\", 1024] with weight / bias and eps 1e-12; a float32 [\"N\", 7, 67] over its last dim",
+         [("d", ten(F64, "N", 1024)), ("w", ten(F64, 1024)), ("b", ten(F64, 1024)), ("x", ten(F32, "N", 7, 67))],
+         sizes={"N": 67},
+         ref=lambda th, d, w, b, x: (_ln(th, d, [1024], w, b, 1e-12), _ln(th, x, [67])),
+         expect=["float64", "float32"])
+def _(d_, w, b_, x):
+    return tuple_(NNF.layer_norm(d_, dims(1024), w, b_, 1e-12), NNF.layer_norm(x, dims(67)))
+
+
+# ---- norm (p is Single, dim is Int32) -----------------------------------------------------------
+@example("norm_norm_all", "all-element norms: torch.norm(x) (p = 2), torch.norm(x, p) and x.norm(p) with p = 2 (default), 1, 3 and infinity (System.Single.PositiveInfinity) on [457, 67]",
+         [("x", ten(F32, 457, 67))],
+         ref=lambda th, x: (x.norm(), x.norm(1.0), x.norm(3.0), x.norm(float("inf")), x.norm(), x.norm(1.0),
+                            x.norm(float("inf")), x.norm(3.0)),
+         expect=["float32"] * 8)
+def _(x):
+    return tuple_(torch.norm(x), torch.norm(x, f(1.0)), torch.norm(x, f(3.0)), torch.norm(x, finf()), x.norm(),
+                  x.norm(f(1.0)), x.norm(finf()), x.norm(f(3.0)))
+
+
+@example("norm_norm_dim", "norm over one Int32 dim (keepdim, p): torch.norm and x.norm on [1024, 67], rows and columns, p = 2 / 1 / 3 / infinity, keepdim true and false, a named p",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: (x.norm(2.0, -1), x.norm(1.0, 0, True), x.norm(float("inf"), 1), x.norm(3.0, 1),
+                            x.norm(2.0, -1, True), x.norm(float("inf"), 0), x.norm(3.0, 0)),
+         expect=["float32"] * 7)
+def _(x):
+    return tuple_(torch.norm(x, -1), torch.norm(x, 0, True, f(1.0)), torch.norm(x, 1, False, finf()),
+                  x.norm(1, False, f(3.0)), x.norm(-1, True), x.norm(0, False, finf()), x.norm(0, p=f(3.0)))
+
+
+@example("norm_norm_dtypes_3d", "norm over the middle dim of [7, 457, 67] (keepdim), float64 rows of 7 (p = 1), float16 rows of 457 (p = 3), bfloat16 all-element (infinity) and columns",
+         [("z", ten(F32, 7, 457, 67)), ("d", ten(F64, 2000, 7)), ("h", ten(F16, 67, 457)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, z, d, h, g: (z.norm(2.0, 1, True), d.norm(1.0, 1), h.float().norm(3.0, -1).half(),
+                                     g.float().norm(float("inf")).bfloat16(), g.float().norm(2.0, 0).bfloat16()),
+         expect=["float32", "float64", "float16", "bfloat16", "bfloat16"])
+def _(z, d_, h, g):
+    return tuple_(z.norm(1, True), torch.norm(d_, 1, False, f(1.0)), h.norm(-1, False, f(3.0)), g.norm(finf()),
+                  torch.norm(g, 0))
+
+
+# ---- the same normalizations written from primitives ---------------------------------------------
+def _softmax_by_hand(x, dim=-1, sfx="", k=lambda r: r):
+    """let m = x.amax([| dim |], true) in let e = (x - m).exp() in k (e / e.sum(dim, true))
+    (the printer writes lets as statements, so a tuple of several goes inside the last one: k)"""
+    return let_("m" + sfx, x.amax(dims(dim), True), lambda m: let_(
+        "e" + sfx, (x - m).exp(), lambda e: k(e / e.sum(L(dim), True))))
+
+
+def _log_softmax_by_hand(x, dim=-1, sfx="", k=lambda r: r):
+    """let m = x.amax([| dim |], true) in let s = x - m in k (s - s.exp().sum(dim, true).log())"""
+    return let_("m" + sfx, x.amax(dims(dim), True), lambda m: let_(
+        "s" + sfx, x - m, lambda s: k(s - s.exp().sum(L(dim), True).log())))
+
+
+@example("norm_prim_softmax", "softmax by hand over rows of 67: let m = x.amax([|-1L|], true) in let e = (x - m).exp() in e / e.sum(-1L, true)",
+         [("x", ten(F32, 1024, 67))],
+         ref=lambda th, x: x.softmax(-1), expect=["float32"])
+def _(x):
+    return _softmax_by_hand(x)
+
+
+@example("norm_prim_softmax_sym", "softmax by hand over rows of 4097 with a symbolic row count [\"N\", 4097]",
+         [("x", ten(F32, "N", 4097))], sizes={"N": 67},
+         ref=lambda th, x: x.softmax(-1), expect=["float32"])
+def _(x):
+    return _softmax_by_hand(x)
+
+
+@example("norm_prim_softmax_axes", "softmax by hand over dim 0 of [457, 67] (columns) and over the middle dim of [7, 457, 67]",
+         [("x", ten(F32, 457, 67)), ("z", ten(F32, 7, 457, 67))],
+         ref=lambda th, x, z: (x.softmax(0), z.softmax(1)), expect=["float32"] * 2)
+def _(x, z):
+    return _softmax_by_hand(x, 0, "0", lambda a: _softmax_by_hand(z, 1, "1", lambda c: tuple_(a, c)))
+
+
+@example("norm_prim_softmax_half", "softmax by hand in a [<ReflectedDefinition>] helper, applied to float16 rows of 1024 and bfloat16 rows of 67 (results stay half)",
+         [("h", ten(F16, 67, 1024)), ("g", ten(BF16, 457, 67))],
+         ref=lambda th, h, g: (_sm_rows(th, h, -1), _sm_rows(th, g, -1)), expect=["float16", "bfloat16"])
+def _(h, g):
+    sm = defn("softmaxRows", [("t", TENSOR)], lambda t: _softmax_by_hand(t))
+    return tuple_(sm(h), sm(g))
+
+
+@example("norm_prim_log_softmax", "log_softmax by hand: let m = x.amax(...) in let s = x - m in s - s.exp().sum(-1L, true).log(), float32 rows of 67 and float64 rows of 1024",
+         [("x", ten(F32, 2000, 67)), ("d", ten(F64, 67, 1024))],
+         ref=lambda th, x, d: (x.log_softmax(-1), d.log_softmax(-1)), expect=["float32", "float64"], tol=(1e-4, 1e-5))
+def _(x, d_):
+    return _log_softmax_by_hand(x, -1, "x", lambda a: _log_softmax_by_hand(d_, -1, "d", lambda c: tuple_(a, c)))
+
+
+@example("norm_prim_logsumexp", "logsumexp by hand (keepdim): let m = x.amax([|-1L|], true) in (x - m).exp().sum(-1L, true).log() + m, rows of 457",
+         [("x", ten(F32, 457, 457))],
+         ref=lambda th, x: th.logsumexp(x, -1, keepdim=True), expect=["float32"])
+def _(x):
+    return let_("m", x.amax(dims(-1), True), lambda m: (x - m).exp().sum(L(-1), True).log() + m)
+
+
+@example("norm_prim_rmsnorm_capture", "RMSNorm by hand with a captured weight: x * (x.square().mean([|-1L|], true) + 1e-6f).rsqrt() * w, rows of 1024",
+         [("x", ten(F32, 67, 1024))], captures={"w": ten(F32, 1024)},
+         ref=lambda th, x, w: x * (x.square().mean([-1], keepdim=True) + 1e-6).rsqrt() * w, expect=["float32"])
+def _(x):
+    return x * (x.square().mean(dims(-1), True) + f(1e-6)).rsqrt() * capture("w")
+
+
+@example("norm_prim_rmsnorm_half", "RMSNorm by hand in float16 (rows of 457, weight a float16 parameter) and bfloat16 (rows of 4097)",
+         [("h", ten(F16, 457, 457)), ("wh", ten(F16, 457)), ("g", ten(BF16, 7, 4097)), ("wg", ten(BF16, 4097))],
+         ref=lambda th, h, wh, g, wg: (
+             (h.float() * (h.float().square().mean([-1], keepdim=True) + 1e-5).rsqrt() * wh.float()).half(),
+             (g.float() * (g.float().square().mean([-1], keepdim=True) + 1e-5).rsqrt() * wg.float()).bfloat16()),
+         expect=["float16", "bfloat16"])
+def _(h, wh, g, wg):
+    return tuple_(h * (h.square().mean(dims(-1), True) + f(1e-5)).rsqrt() * wh,
+                  g * (g.square().mean(dims(-1), True) + f(1e-5)).rsqrt() * wg)
+
+
+@example("norm_prim_rmsnorm_eps_param_sym", "RMSNorm by hand with eps a float32 parameter and a weight parameter, symbolic rows [\"N\", 1024]",
+         [("x", ten(F32, "N", 1024)), ("w", ten(F32, 1024)), ("eps", scal(F32))], sizes={"N": 200},
+         ref=lambda th, x, w, eps: x * (x.square().mean([-1], keepdim=True) + eps).rsqrt() * w, expect=["float32"])
+def _(x, w, eps):
+    return x * (x.square().mean(dims(-1), True) + eps).rsqrt() * w
+
+
+@example("norm_prim_layer_norm", "layer norm by hand: let mean = x.mean([|-1L|], true) in let var = (x - mean).pow(2.0f).mean([|-1L|], true) in (x - mean) / torch.sqrt(var + 1e-5f) * w + b, rows of 457",
+         [("x", ten(F32, 457, 457)), ("w", ten(F32, 457)), ("b", ten(F32, 457))],
+         ref=lambda th, x, w, b: _ln(th, x, [457], w, b), expect=["float32"], tol=(1e-4, 1e-4))
+def _(x, w, b_):
+    return let_("mean", x.mean(dims(-1), True), lambda mean: let_(
+        "var", (x - mean).pow(f(2.0).ToScalar()).mean(dims(-1), True), lambda var:
+        (x - mean) / torch.sqrt(var + f(1e-5)) * w + b_))
+
+
+@example("norm_prim_layer_norm_half", "layer norm by hand in float16 (rows of 1024: d = x - mean, d.square(), rsqrt) and over the last dim of a bfloat16 [7, 67, 457]",
+         [("h", ten(F16, 67, 1024)), ("w", ten(F16, 1024)), ("b", ten(F16, 1024)), ("g", ten(BF16, 7, 67, 457))],
+         ref=lambda th, h, w, b, g: (_ln(th, h, [1024], w, b), _ln(th, g, [457])),
+         expect=["float16", "bfloat16"])
+def _(h, w, b_, g):
+    return let_("d", h - h.mean(dims(-1), True), lambda d_: let_("c", g - g.mean(dims(-1), True), lambda c: tuple_(
+        d_ * (d_.square().mean(dims(-1), True) + f(1e-5)).rsqrt() * w + b_,
+        c / (c.square().mean(dims(-1), True) + f(1e-5)).sqrt())))
+
+
+@example("norm_prim_mean_abs_dev", "(x - x.mean([|-1L|], true)).abs().sum(-1L) * 2.0f: a centered absolute sum over rows of 4097",
+         [("x", ten(F32, 67, 4097))],
+         ref=lambda th, x: (x - x.mean([-1], keepdim=True)).abs().sum(-1) * 2.0, expect=["float32"])
+def _(x):
+    return (x - x.mean(dims(-1), True)).abs().sum(L(-1)) * f(2.0)
+
+
+# ---- bad inputs ----------------------------------------------------------------------------------
+@bad("norm_softmax_dim_out_of_range", "softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
+     [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
+def _(x):
+    return x.softmax(L(2))
+
+
+@bad("norm_layer_norm_shape_mismatch", "layer_norm whose normalized_shape [|8L|] is not the input's last dim (7)",
+     [("x", ten(F32, 4, 7))], torch_error="Given normalized_shape=[8]")
+def _(x):
+    return NNF.layer_norm(x, dims(8))
+
+
+@bad("norm_var_duplicate_dims", "var over dims [| 1L; -1L |] of a 2-D tensor: both name the last axis",
+     [("x", ten(F32, 3, 4))], torch_error="appears multiple times")
+def _(x):
+    return x.var(dims(1, -1))
+
+
+@bad("norm_softmax_int32", "softmax of an int32 tensor without a floating dtype (TorchSharp passes dtype = int32; PyTorch has no integer softmax)",
+     [("n", ten(I32_, 3, 4))], torch_error="not implemented for 'Int'")
+def _(n):
+    return torch.softmax(n, -1)
+
+
+@bad("norm_norm_p_not_constant", "x.norm(p) with p a float32 parameter, not a constant: the kind of norm must be known at compile time",
+     [("x", ten(F32, 3, 4)), ("p", scal(F32))])
+def _(x, p):
+    return x.norm(p)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,7 @@
+// norm_prim_mean_abs_dev: (x - x.mean([|-1L|], true)).abs().sum(-1L) * 2.0f: a centered absolute sum over rows of 4097
+module Examples.NormPrimMeanAbsDev
+
+open TorchSharp
+
+let norm_prim_mean_abs_dev =
+    <@ fun (x: torch.Tensor) -> (x - x.mean([| -1L |], true)).abs().sum(-1L) * 2.0f @>

@@ -1,0 +1,7 @@
+// norm_softmax_fused_prologue: attention-style (s * 0.125f + mask).softmax(-1L) * 2.0f: a broadcast pointwise prologue and an epilogue around a softmax over rows of 457
+module Examples.NormSoftmaxFusedPrologue
+
+open TorchSharp
+
+let norm_softmax_fused_prologue =
+    <@ fun (s: torch.Tensor) (mask: torch.Tensor) -> (s * 0.125f + mask).softmax(-1L) * 2.0f @>

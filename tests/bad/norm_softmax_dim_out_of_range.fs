@@ -1,0 +1,7 @@
+// norm_softmax_dim_out_of_range: softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])
+module Bad.NormSoftmaxDimOutOfRange
+
+open TorchSharp
+
+let norm_softmax_dim_out_of_range =
+    <@ fun (x: torch.Tensor) -> x.softmax(2L) @>

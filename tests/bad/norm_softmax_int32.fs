@@ -1,0 +1,7 @@
+// norm_softmax_int32: softmax of an int32 tensor without a floating dtype (TorchSharp passes dtype = int32; PyTorch has no integer softmax)
+module Bad.NormSoftmaxInt32
+
+open TorchSharp
+
+let norm_softmax_int32 =
+    <@ fun (n: torch.Tensor) -> torch.softmax(n, -1) @>
