@@ -66,6 +66,18 @@ static uint32_t decl(lctx *L, const char *name, kg_dtype t, uint32_t init) {
   return kg_kx_var(L->k, var);
 }
 
+/* Σ coord[d] · stride[d] over the dims that have both (KG_NONE when none: offset 0). */
+static uint32_t linear_offset(lctx *L, const uint32_t *coord, const uint32_t *stride, uint32_t rank) {
+  kg_kernel *k = L->k;
+  uint32_t off = KG_NONE;
+  for (uint32_t d = 0; d < rank; d++) {
+    if (stride[d] == KG_NONE || coord[d] == KG_NONE) continue;
+    uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, stride[d]), KG_NONE);
+    off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
+  }
+  return off;
+}
+
 /* ---- map function inlining ---- */
 
 typedef struct fcopy {
@@ -473,12 +485,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
         bool is_out = p >= np;
         uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
         if (!is_out && (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER)) continue;
-        uint32_t off = KG_NONE;
-        for (uint32_t d = 0; d < r; d++) {
-          if (strides[d] == KG_NONE || coord[d] == KG_NONE) continue;
-          uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L.ix, coord[d], kg_kx_param(k, strides[d]), KG_NONE);
-          off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L.ix, off, t, KG_NONE);
-        }
+        uint32_t off = linear_offset(&L, coord, strides, r);
         off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : decl(&L, "off", L.ix, off);
         if (is_out) L.ooff[p - np] = off;
         else L.poff[p] = off;
@@ -544,12 +551,7 @@ static void source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *c
   uint32_t r = L->grp->space.rank;
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
-    uint32_t off = KG_NONE;
-    for (uint32_t d = 0; d < r; d++) {
-      if (in_stride[s * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
-      uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, in_stride[s * KG_MAX_RANK + d]), KG_NONE);
-      off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
-    }
+    uint32_t off = linear_offset(L, coord, &in_stride[s * KG_MAX_RANK], r);
     L->poff[s] = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : decl(L, "off", L->ix, off);
   }
 }
@@ -712,12 +714,7 @@ static bool lower_reduce(lctx *L, const char *name) {
       ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
       uint32_t is = kg_ks_add(&L->cur, ifs);
       kg_kcursor c0 = kg_kcursor_body(k, is, false);
-      uint32_t off = KG_NONE;
-      for (uint32_t d = 0; d < r; d++) {
-        if (rstride[ri * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
-        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, rstride[ri * KG_MAX_RANK + d]), KG_NONE);
-        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
-      }
+      uint32_t off = linear_offset(L, coord, &rstride[ri * KG_MAX_RANK], r);
       kg_ks st = kg_ks_make(KS_STORE);
       st.a = rparam[ri], st.b = off == KG_NONE ? zero : off, st.c = rowval[grp->reds.v[ri]];
       kg_ks_add(&c0, st);
@@ -739,12 +736,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     for (uint32_t j = 0; j < no && j < 8; j++) {
       uint32_t node = g->outputs.v[grp->outs.v[j]];
       uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
-      uint32_t off = KG_NONE;
-      for (uint32_t d = 0; d < r; d++) {
-        if (out_stride[j * KG_MAX_RANK + d] == KG_NONE || rc[d] == KG_NONE) continue;
-        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, rc[d], kg_kx_param(k, out_stride[j * KG_MAX_RANK + d]), KG_NONE);
-        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
-      }
+      uint32_t off = linear_offset(L, rc, &out_stride[j * KG_MAX_RANK], r);
       kg_ks st = kg_ks_make(KS_STORE);
       st.a = L->oparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
       kg_ks_add(&L->cur, st);
@@ -766,12 +758,7 @@ static bool lower_reduce(lctx *L, const char *name) {
       source_offsets(L, in_stride, ec);
       reset_memo(L, rowval);
       uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
-      uint32_t off = KG_NONE;
-      for (uint32_t d = 0; d < r; d++) {
-        if (estride[j * KG_MAX_RANK + d] == KG_NONE || coord[d] == KG_NONE) continue;
-        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, estride[j * KG_MAX_RANK + d]), KG_NONE);
-        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
-      }
+      uint32_t off = linear_offset(L, coord, &estride[j * KG_MAX_RANK], r);
       kg_ks st = kg_ks_make(KS_STORE);
       st.a = eparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
       kg_ks_add(&L->cur, st);
