@@ -645,8 +645,8 @@ static bool lower_reduce(lctx *L, const char *name) {
   uint32_t coord[KG_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
   decompose(L, o, size_p, mask, false, coord);
-  uint32_t *rowval = kg_xmalloc((nn + 1) * sizeof *rowval);
-  for (uint32_t i = 0; i < nn; i++) rowval[i] = KG_NONE;
+  uint32_t *rowval = kg_xmalloc((nn + 1) * sizeof *rowval), *rowacc = kg_xmalloc((nn + 1) * sizeof *rowacc);
+  for (uint32_t i = 0; i < nn; i++) rowval[i] = rowacc[i] = KG_NONE;
   uint32_t zero = kg_kx_const_i(k, L->ix, 0);
   /* one pass over the row per reduction (variance: two, mean then squared deviations) */
   for (uint32_t ri = 0; ri < nred; ri++) {
@@ -655,7 +655,17 @@ static bool lower_reduce(lctx *L, const char *name) {
     kg_dtype odt = (kg_dtype)R->dtype;
     bool arg = red == KG_OP_RARGMAX || red == KG_OP_RARGMIN;
     uint32_t center = KG_NONE, res = KG_NONE;
-    for (int pass = 0; pass < (red == KG_OP_RVAR || arg ? 2 : 1); pass++) {
+    int first_pass = 0;
+    if (red == KG_OP_RVAR) /* a mean of the same input over the same rows is already in registers: skip pass 0 */
+      for (uint32_t q = 0; q < ri; q++) {
+        const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
+        if (Q->op == KG_OP_RMEAN && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype && rowacc[grp->reds.v[q]] != KG_NONE) {
+          center = rowacc[grp->reds.v[q]];
+          first_pass = 1;
+          break;
+        }
+      }
+    for (int pass = first_pass; pass < (red == KG_OP_RVAR || arg ? 2 : 1); pass++) {
       kg_op comb = red == KG_OP_RVAR ? KG_OP_RSUM : red == KG_OP_RARGMAX ? KG_OP_RAMAX : red == KG_OP_RARGMIN ? KG_OP_RAMIN : red;
       kg_dtype acc = (kg_dtype)R->cdtype;
       if (arg && pass == 1) comb = KG_OP_RAMIN, acc = KG_I64; /* the least index holding the extremum */
@@ -708,6 +718,7 @@ static bool lower_reduce(lctx *L, const char *name) {
         res = kg_kx_op(k, KG_OP_DIV, acc, res, den, KG_NONE);
       }
     }
+    if (red == KG_OP_RMEAN) rowacc[grp->reds.v[ri]] = res; /* the mean in accumulator precision */
     rowval[grp->reds.v[ri]] = decl(L, "red", odt, cvt(L, res, odt));
     if (rparam[ri] != KG_NONE) {
       kg_ks ifs = kg_ks_make(KS_IF);
@@ -765,7 +776,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     }
     L->cur = top;
   }
-  free(rowval), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
+  free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;
