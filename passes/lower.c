@@ -580,8 +580,12 @@ static bool lower_reduce(lctx *L, const char *name) {
   kg_arena *A = L->c->arena;
   uint32_t r = grp->space.rank, nn = g->nodes.n;
   int64_t mask = g->nodes.v[grp->red].ia[0];
-  k->schedule = grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent" : "reduce.block_per_output";
-  k->launch.per_output = 1;
+  /* LINEAR here selects the column schedule (the caller only asks for it when the
+   * innermost dim is kept): one thread per output element walks its row serially —
+   * neighbouring threads read neighbouring addresses, no collective needed */
+  bool col = L->v->layout == KG_LAYOUT_LINEAR;
+  k->schedule = col ? "reduce.thread_per_output" : grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent" : "reduce.block_per_output";
+  k->launch.per_output = col ? 2 : 1;
   k->launch.block[0] = 256;
   k->launch.elems_per_thread = 1;
   k->vec = 1;
@@ -622,7 +626,7 @@ static bool lower_reduce(lctx *L, const char *name) {
         estride[j * KG_MAX_RANK + d] = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "se%u_%d", o, od), KPR_STRIDE, (0x80000000u | o) | 0x20000000u, (uint32_t)od));
     }
   }
-  (void)kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
+  uint32_t numel_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
   uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
   uint32_t size_p[KG_MAX_RANK];
   for (uint32_t d = 0; d < r; d++)
@@ -639,9 +643,20 @@ static bool lower_reduce(lctx *L, const char *name) {
                                        : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%u", grp->outs.v[j], d), KPR_STRIDE, 0x80000000u | grp->outs.v[j], d));
   /* body: the row's kept coordinates */
   L->cur = kg_kcursor_top(k);
-  uint32_t o = decl(L, "o", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix));
+  uint32_t bid = cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix);
   uint32_t tid = decl(L, "tid", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
   uint32_t nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
+  uint32_t o;
+  if (col) {
+    o = decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, bid, nt, KG_NONE), tid, KG_NONE));
+    kg_ks in = kg_ks_make(KS_IF);
+    in.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, o, kg_kx_param(k, numel_p), KG_NONE);
+    uint32_t is = kg_ks_add(&L->cur, in);
+    L->cur = kg_kcursor_body(k, is, false);
+  } else {
+    o = decl(L, "o", L->ix, bid);
+  }
+  uint32_t first = col ? kg_kx_const_i(k, L->ix, 0) : tid, step = col ? kg_kx_const_i(k, L->ix, 1) : nt;
   uint32_t coord[KG_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
   decompose(L, o, size_p, mask, false, coord);
@@ -675,7 +690,7 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks_add(&L->cur, dcl);
       uint32_t jv = kg_kvar_new(k, "j", L->ix);
       kg_ks fr = kg_ks_make(KS_FOR);
-      fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
+      fr.a = jv, fr.b = first, fr.c = kg_kx_param(k, rn), fr.d = step;
       uint32_t fs = kg_ks_add(&L->cur, fr);
       kg_kcursor top = L->cur;
       L->cur = kg_kcursor_body(k, fs, false);
@@ -707,8 +722,11 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks_add(&L->cur, as);
       L->cur = top;
       /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
-      uint32_t tot = kg_kx_op(k, comb, acc, kg_kx_var(k, accv), KG_NONE, KG_NONE);
-      k->exprs.v[tot].i = 1;
+      uint32_t tot = kg_kx_var(k, accv);
+      if (!col) {
+        tot = kg_kx_op(k, comb, acc, tot, KG_NONE, KG_NONE);
+        k->exprs.v[tot].i = 1;
+      }
       res = decl(L, "tot", acc, tot);
       uint32_t cnt = cvt(L, kg_kx_param(k, rn), acc);
       if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && pass == 0)) res = decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, res, cnt, KG_NONE));
@@ -722,7 +740,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     rowval[grp->reds.v[ri]] = decl(L, "red", odt, cvt(L, res, odt));
     if (rparam[ri] != KG_NONE) {
       kg_ks ifs = kg_ks_make(KS_IF);
-      ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+      ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
       uint32_t is = kg_ks_add(&L->cur, ifs);
       kg_kcursor c0 = kg_kcursor_body(k, is, false);
       uint32_t off = linear_offset(L, coord, &rstride[ri * KG_MAX_RANK], r);
@@ -735,7 +753,7 @@ static bool lower_reduce(lctx *L, const char *name) {
   if (no) {
     uint32_t jv = kg_kvar_new(k, "j", L->ix);
     kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = jv, fr.b = tid, fr.c = kg_kx_param(k, rn), fr.d = nt;
+    fr.a = jv, fr.b = first, fr.c = kg_kx_param(k, rn), fr.d = step;
     uint32_t fs = kg_ks_add(&L->cur, fr);
     kg_kcursor top = L->cur;
     L->cur = kg_kcursor_body(k, fs, false);
@@ -757,7 +775,7 @@ static bool lower_reduce(lctx *L, const char *name) {
   /* epilogue: thread 0 of the row computes the outputs shaped like the reductions' result */
   if (ne) {
     kg_ks ifs = kg_ks_make(KS_IF);
-    ifs.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+    ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
     uint32_t is = kg_ks_add(&L->cur, ifs);
     kg_kcursor top = L->cur;
     L->cur = kg_kcursor_body(k, is, false);

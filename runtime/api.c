@@ -140,7 +140,11 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32};
-  if (grp->kind == KG_GROUP_REDUCE) v.layout = KG_LAYOUT_STRIDED;
+  if (grp->kind == KG_GROUP_REDUCE) { /* column schedule when the innermost dim is kept (exec.c decides at run time) */
+    int r = grp->space.rank;
+    bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
+    v.layout = inner_kept ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+  }
   int64_t numel = 1;
   bool sym = false;
   for (int d = 0; d < grp->space.rank; d++) {
@@ -207,8 +211,11 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
     kp[i] = &c->kernels[i];
     kg_sb_printf(&log, "== kernel %u (group %u)\n", i, i);
     kg_kernel_print(&c->kernels[i], &log);
-    if (c->kernels[i].launch.per_output)
+    if (c->kernels[i].launch.per_output == 1)
       kg_sb_printf(&log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
+    else if (c->kernels[i].launch.per_output == 2)
+      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
+                   c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);
     else
       kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
                    c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);

@@ -324,7 +324,14 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     case 3: v.vec = 1; break;
     default: break;
     }
-    if (reduce) v.layout = KG_LAYOUT_STRIDED, v.vec = 1;
+    if (reduce) {
+      /* the column schedule (a thread per output, serial rows) when the innermost dim is
+       * kept — coalesced — and there are enough outputs or the rows are short; else a
+       * block per row (a collective over the row) */
+      bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
+      bool colsched = inner_kept && (nout >= 1024 || nred <= 64) && ctx->opts.force_variant != 1 && ctx->opts.force_variant != 2;
+      v.layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v.vec = 1;
+    }
     kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
     if (!kv) { st = KG_ERR_INTERNAL; break; }
     if (!kv->mod[slot]) {
@@ -367,7 +374,9 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       params[j] = &vals[j];
     }
     uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
-    uint64_t gx = k->launch.per_output ? (uint64_t)nout : ((uint64_t)numel + per_block - 1) / per_block;
+    uint64_t gx = k->launch.per_output == 1 ? (uint64_t)nout
+                  : k->launch.per_output == 2 ? ((uint64_t)nout + k->launch.block[0] - 1) / k->launch.block[0]
+                                              : ((uint64_t)numel + per_block - 1) / per_block;
     if (gx > 0x7fffffffu) {
       kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)numel, (unsigned long long)gx);
       st = KG_ERR_INPUT;
