@@ -86,6 +86,12 @@ typedef struct kg_variant {
   uint8_t index_dtype; /* KG_I32 or KG_I64 */
 } kg_variant;
 
+/* Reduction schedule choice: the column schedule (a thread per output, serial coalesced
+ * rows) when the innermost dim is kept and either the outputs are many enough to fill the
+ * GPU (≥ 8192 threads = 32 blocks) or the rows are short (≤ 64); else a block per row. */
+static inline bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
+  return inner_kept && (n_out >= 8192 || n_red <= 64);
+}
 /* The widest vector (elements) for a group: 16 bytes over its widest operand, at most 8. */
 uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 /* Builds the kernel for group `grp` in variant `v` (REDUCE groups ignore the layout:

@@ -219,7 +219,12 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
     for (uint32_t p = 0; p < k->params.n; p++) reads[p] = w.loads[p];
     passes = 1;
   } else {
-    for (uint32_t s = k->body; s != KG_NONE; s = k->stmts.v[s].next) {
+    /* the column schedule (one thread per output) wraps its passes in `if (o < n)` */
+    uint32_t top = k->body;
+    if (k->launch.per_output == 2)
+      for (uint32_t s = k->body; s != KG_NONE; s = k->stmts.v[s].next)
+        if (k->stmts.v[s].kind == KS_IF) { top = k->stmts.v[s].body; break; }
+    for (uint32_t s = top; s != KG_NONE; s = k->stmts.v[s].next) {
       memset(w.loads, 0, k->params.n + 1);
       w.stamp++;
       walk_stmt(&w, s);
@@ -233,11 +238,21 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
   return passes;
 }
 
-/* The passes the schedule promises (lower.c): Σ reds (RVAR 2, else 1) + (row outputs ? 1 : 0). */
+/* The passes the schedule promises (lower.c): Σ reds (RVAR and ARGMAX/ARGMIN 2, else 1;
+ * RVAR 1 after a RMEAN of the same input in the group) + (row outputs ? 1 : 0). */
 static int formula_passes(const kg_graph *lg, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE) return 1;
   int n = grp->outs.n ? 1 : 0;
-  for (uint32_t i = 0; i < grp->reds.n; i++) n += lg->nodes.v[grp->reds.v[i]].op == KG_OP_RVAR ? 2 : 1;
+  for (uint32_t i = 0; i < grp->reds.n; i++) {
+    const kg_gnode *R = &lg->nodes.v[grp->reds.v[i]];
+    int p = (R->op == KG_OP_RVAR || R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN) ? 2 : 1;
+    if (R->op == KG_OP_RVAR)
+      for (uint32_t q = 0; q < i; q++) {
+        const kg_gnode *Q = &lg->nodes.v[grp->reds.v[q]];
+        if (Q->op == KG_OP_RMEAN && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) { p = 1; break; }
+      }
+    n += p;
+  }
   return n;
 }
 
@@ -267,9 +282,9 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
     if (passes != formula_passes(lg, grp)) r->pass_mismatch = true;
     int64_t blocks;
     if (reduce) {
-      int64_t outs = node_numel(lg, grp->red); /* one block per element of the reduction's result */
-      blocks = outs;
-      if (outs > 0 && space / outs > r->row_len) r->row_len = space / outs;
+      int64_t outs = node_numel(lg, grp->red); /* a block per element of the result, or a thread (column schedule) */
+      blocks = k->launch.per_output == 2 ? (outs + k->launch.block[0] - 1) / k->launch.block[0] : outs;
+      if (k->launch.per_output == 1 && outs > 0 && space / outs > r->row_len) r->row_len = space / outs;
     } else {
       int64_t per = (int64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
       blocks = (space + per - 1) / per;

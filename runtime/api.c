@@ -140,10 +140,16 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32};
-  if (grp->kind == KG_GROUP_REDUCE) { /* column schedule when the innermost dim is kept (exec.c decides at run time) */
+  if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
     int r = grp->space.rank;
-    bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
-    v.layout = inner_kept ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+    bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1), known = true;
+    int64_t nout = 1, nred = 1;
+    for (int d = 0; d < r; d++) {
+      if (grp->space.d[d].kind != KG_DIM_STATIC) { known = false; continue; }
+      if ((g->nodes.v[grp->red].ia[0] >> d) & 1) nred *= grp->space.d[d].v;
+      else nout *= grp->space.d[d].v;
+    }
+    v.layout = known && kg_reduce_use_columns(inner_kept, nout, nred) ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
   }
   int64_t numel = 1;
   bool sym = false;

@@ -329,7 +329,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
        * kept — coalesced — and there are enough outputs or the rows are short; else a
        * block per row (a collective over the row) */
       bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
-      bool colsched = inner_kept && (nout >= 1024 || nred <= 64) && ctx->opts.force_variant != 1 && ctx->opts.force_variant != 2;
+      bool colsched = kg_reduce_use_columns(inner_kept, nout, nred) && ctx->opts.force_variant != 1 && ctx->opts.force_variant != 2;
       v.layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v.vec = 1;
     }
     kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);

@@ -178,7 +178,7 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
   DLTensor *outs[1] = {&to};
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   /* outer reductions with many outputs or short rows use the column schedule */
-  bool colsched = axis != 2 && (no >= 1024 || shape[axis] <= 64);
+  bool colsched = kg_reduce_use_columns(axis != 2, no, shape[axis]);
   if (c->runtime.n)
     cr_expect_str_eq(c->runtime.v[0]->k.schedule, colsched ? "reduce.thread_per_output" : "reduce.block_per_output", "%s axis %d %lldx%lldx%lld", op,
                      axis, (long long)a, (long long)b, (long long)cdim);
