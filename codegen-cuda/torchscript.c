@@ -911,7 +911,7 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   vval a[8];
   for (int j = 0; j < n->n_in && j < 8; j++) a[j] = node_val(c, n->in[j]);
   const char *s;
-  if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE)) {
+  if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
     /* reductions: torch.<op>(x, dim=[...], keepdim=K); all dims without keepdim: torch.<op>(x) */
     const kg_gnode *xn = &c->g->nodes.v[n->in[0]];
     int r = xn->shape.rank;
@@ -942,6 +942,8 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
       const char *nm = op == KG_OP_RVAR ? "var" : "std", *ub = n->fa[0] != 0 ? "True" : "False";
       if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s, unbiased=%s)", nm, text(c, a[0]), ub);
       else s = fmt(c, "torch.%s(%s, dim=[%s], unbiased=%s, keepdim=%s)", nm, text(c, a[0]), dims, ub, kd);
+    } else if (op == KG_OP_RCUMSUM) {
+      s = fmt(c, "torch.cumsum(%s, dim=%d)", text(c, a[0]), first_dim < 0 ? 0 : first_dim);
     } else if (op == KG_OP_RARGMAX || op == KG_OP_RARGMIN) {
       const char *nm = op == KG_OP_RARGMAX ? "argmax" : "argmin";
       if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s)", nm, text(c, a[0]));

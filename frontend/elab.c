@@ -595,6 +595,18 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
     if ((op == KG_OP_SOFTMAX || op == KG_OP_LOG_SOFTMAX) && m->n_dims != 1)
       return kg_elab_error(el, at, KG_E_ARG, "%s(): needs exactly one dim", what);
   }
+  if (op == KG_OP_RCUMSUM) {
+    if (m->n_dims != 1) return kg_elab_error(el, at, KG_E_ARG, "cumsum(): needs exactly one dim");
+    kg_gnode g;
+    memset(&g, 0, sizeof g);
+    g.op = (uint16_t)op, g.vkind = KG_V_TENSOR, g.n_in = 1;
+    g.dtype = (uint8_t)(kg_dtype_is_float(in) ? in : KG_I64);
+    g.cdtype = (uint8_t)(kg_dtype_is_float(in) ? KG_F64 : KG_I64);
+    g.in[0] = x.id;
+    g.ia[0] = r ? mask : 0;
+    g.shape = xn->shape;
+    return ev_node(add_node(el, at, &g));
+  }
   switch (op) {
   case KG_OP_RARGMAX:
   case KG_OP_RARGMIN: out = KG_I64; break;

@@ -130,6 +130,7 @@ enum {
   KG_OPF_MAP = 1 << 13,     /* applies a scalar function */
   KG_OPF_REDUCE = 1 << 14,  /* reduction over the dims in ia[0] (block collective in kernels) */
   KG_OPF_COMPOSITE = 1 << 15, /* expanded into other ops before fusion (passes/decompose.c) */
+  KG_OPF_SCAN = 1 << 16,    /* prefix scan along the dim in ia[0]: a kernel of its own, materialized */
 };
 
 typedef enum kg_op {

@@ -32,7 +32,11 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node) {
   return KG_NONE;
 }
 
-static bool is_reduce(const kg_graph *g, uint32_t n) { return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & KG_OPF_REDUCE) != 0; }
+static bool is_red_only(const kg_graph *g, uint32_t n) { return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & KG_OPF_REDUCE) != 0; }
+/* values that live in memory between kernels: reductions and scans */
+static bool is_reduce(const kg_graph *g, uint32_t n) {
+  return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN)) != 0;
+}
 
 /* The reductions node `root` depends on without crossing another reduction
  * (they are its direct reduction inputs): marks them in `seen`. */
@@ -80,10 +84,22 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
   for (uint32_t i = 0; i < nn; i++) {
     if (!is_reduce(g, i)) continue;
     const kg_gnode *r = &g->nodes.v[i];
+    if (!is_red_only(g, i)) { /* a scan: a group of its own */
+      kg_group grp;
+      memset(&grp, 0, sizeof grp);
+      grp.kind = KG_GROUP_SCAN;
+      grp.red = i;
+      grp.space = g->nodes.v[r->in[0]].shape;
+      KG_VEC_PUSH(grp.reds, i);
+      KG_VEC_PUSH(f->groups, grp);
+      group_of[i] = f->groups.n - 1;
+      continue;
+    }
     const kg_shape *s = &g->nodes.v[r->in[0]].shape;
     kg_group *last = NULL;
     for (uint32_t k = f->groups.n; k-- > 0;)
-      if (f->groups.v[k].kind == KG_GROUP_REDUCE) { last = &f->groups.v[k]; break; }
+      if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
+    if (last && last->kind == KG_GROUP_SCAN) last = NULL; /* a scan runs between: start a new group */
     bool join = last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
       KG_VEC_PUSH(last->reds, i);
@@ -114,7 +130,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
     uint32_t gl = KG_NONE;
     for (uint32_t i = 0; i < nn; i++)
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
-    if (gl != KG_NONE && !is_reduce(g, node)) {
+    if (gl != KG_NONE && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE) {
       kg_group *grp = &f->groups.v[gl];
       if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR) { KG_VEC_PUSH(grp->outs, o); continue; }
       /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no other tensor */
@@ -136,10 +152,12 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
     }
     KG_VEC_PUSH(f->groups.v[gi].outs, o);
   }
-  /* 3. materialize what crosses kernels: a reduction read by another group, or returned */
+  /* 3. materialize what crosses kernels: a reduction read by another group, or returned; every scan */
   uint8_t *mat = kg_xcalloc(nn + 1, 1);
   for (uint32_t o = 0; o < g->outputs.n; o++)
     if (is_reduce(g, g->outputs.v[o])) mat[g->outputs.v[o]] = 1;
+  for (uint32_t i = 0; i < nn; i++)
+    if (is_reduce(g, i) && !is_red_only(g, i)) mat[i] = 1;
   for (uint32_t gi = 0; gi < f->groups.n; gi++) {
     const kg_group *grp = &f->groups.v[gi];
     memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
@@ -179,6 +197,14 @@ void kg_fusion_free(kg_fusion *f) {
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
   for (uint32_t i = 0; i < f->groups.n; i++) {
     const kg_group *grp = &f->groups.v[i];
+    if (grp->kind == KG_GROUP_SCAN) {
+      uint32_t mi = kg_fusion_mat_index(f, grp->red);
+      kg_sb_printf(o, "group %u: scan %%%u=%s over ", i, grp->red, kg_op_name((kg_op)g->nodes.v[grp->red].op));
+      kg_shape_print(g, &grp->space, o);
+      if (mi != KG_NONE) kg_sb_printf(o, " -> %s%u", f->mat_buf.v[mi].kind == 1 ? "out" : "temp", f->mat_buf.v[mi].index);
+      kg_sb_putc(o, '\n');
+      continue;
+    }
     if (grp->kind == KG_GROUP_REDUCE) {
       kg_sb_printf(o, "group %u: rows of ", i);
       kg_shape_print(g, &grp->space, o);

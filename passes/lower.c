@@ -336,6 +336,7 @@ static void add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride) {
 }
 
 static bool lower_reduce(lctx *L, const char *name);
+static bool lower_scan(lctx *L, const char *name);
 
 bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, const kg_variant *v, const char *name,
                     kg_kernel *k, kg_pass_ctx *c) {
@@ -365,6 +366,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t i = 0; i < f->mat.n; i++) L.src_of[f->mat.v[i]] = ngp + i;
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return lower_reduce(&L, name);
+  if (grp->kind == KG_GROUP_SCAN) return lower_scan(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;
   uint32_t vec = linear && v->vec > 1 ? v->vec : 1;
   k->vec = vec;
@@ -795,6 +797,82 @@ static bool lower_reduce(lctx *L, const char *name) {
     L->cur = top;
   }
   free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
+  free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+  if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
+  return true;
+}
+
+/* ---- the scan schedule ----
+ * One thread per row walks the scanned dim in order, accumulating (float64 for floats,
+ * int64 for integers) and storing every prefix: a sequential, deterministic inclusive
+ * scan. Rows along a dim other than the innermost are read coalesced across threads. */
+static bool lower_scan(lctx *L, const char *name) {
+  (void)name;
+  kg_kernel *k = L->k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  kg_arena *A = L->c->arena;
+  const kg_gnode *R = &g->nodes.v[grp->red];
+  uint32_t r = grp->space.rank;
+  int64_t mask = R->ia[0];
+  kg_dtype acc = (kg_dtype)R->cdtype, odt = (kg_dtype)R->dtype;
+  k->schedule = "scan.thread_per_row";
+  k->launch.per_output = 2;
+  k->launch.block[0] = 256;
+  k->launch.elems_per_thread = 1;
+  k->vec = 1;
+  add_source_params(L, A);
+  uint32_t mi = kg_fusion_mat_index(L->f, grp->red);
+  KG_ASSERT(mi != KG_NONE);
+  kg_bufref ob = L->f->mat_buf.v[mi];
+  uint32_t enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
+  uint32_t outp = kg_kparam_add(k, mkparam(KP_BUFFER, odt, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
+                                           KPR_TENSOR, ob.kind, ob.index));
+  uint32_t numel_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
+  uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
+  uint32_t size_p[KG_MAX_RANK], ostride[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) {
+    bool one = dim_is_one(&grp->space.d[d]);
+    size_p[d] = one ? KG_NONE : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%u", d), KPR_SIZE, 0, d));
+    ostride[d] = one ? KG_NONE : kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so_%u", d), KPR_STRIDE, enc, d));
+  }
+  uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
+  for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
+  add_source_strides(L, A, in_stride);
+  L->cur = kg_kcursor_top(k);
+  uint32_t bid = cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix), nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
+  uint32_t tid = cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix);
+  uint32_t o = decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, bid, nt, KG_NONE), tid, KG_NONE));
+  kg_ks in = kg_ks_make(KS_IF);
+  in.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, o, kg_kx_param(k, numel_p), KG_NONE);
+  uint32_t is = kg_ks_add(&L->cur, in);
+  L->cur = kg_kcursor_body(k, is, false);
+  uint32_t coord[KG_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
+  decompose(L, o, size_p, mask, false, coord);
+  uint32_t accv = kg_kvar_new(k, "acc", acc);
+  kg_ks dcl = kg_ks_make(KS_DECL);
+  dcl.a = accv, dcl.b = identity(k, KG_OP_RSUM, acc);
+  kg_ks_add(&L->cur, dcl);
+  uint32_t jv = kg_kvar_new(k, "j", L->ix);
+  kg_ks fr = kg_ks_make(KS_FOR);
+  fr.a = jv, fr.b = kg_kx_const_i(k, L->ix, 0), fr.c = kg_kx_param(k, rn), fr.d = kg_kx_const_i(k, L->ix, 1);
+  uint32_t fs = kg_ks_add(&L->cur, fr);
+  L->cur = kg_kcursor_body(k, fs, false);
+  uint32_t rc[KG_MAX_RANK];
+  memcpy(rc, coord, sizeof rc);
+  decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+  source_offsets(L, in_stride, rc);
+  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE;
+  uint32_t v = cvt(L, val(L, R->in[0]), acc);
+  kg_ks as = kg_ks_make(KS_ASSIGN);
+  as.a = accv, as.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv), v, KG_NONE);
+  kg_ks_add(&L->cur, as);
+  uint32_t off = linear_offset(L, rc, ostride, r);
+  kg_ks st = kg_ks_make(KS_STORE);
+  st.a = outp, st.b = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : off, st.c = cvt(L, kg_kx_var(k, accv), odt);
+  kg_ks_add(&L->cur, st);
+  free(in_stride);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;

@@ -42,7 +42,8 @@ void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
 /* ---- fuse.c ---- */
 typedef enum kg_group_kind {
   KG_GROUP_POINTWISE = 0, /* outputs of one shape, every producer inline */
-  KG_GROUP_REDUCE = 1,    /* one reduction (its pointwise prologue inline), a block per output element */
+  KG_GROUP_REDUCE = 1,    /* reductions over the same rows (prologues inline), row outputs, epilogues */
+  KG_GROUP_SCAN = 2,      /* one prefix scan (its prologue inline): a thread per row walks it in order */
 } kg_group_kind;
 
 typedef struct kg_group {

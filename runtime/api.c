@@ -140,6 +140,7 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32};
+  if (grp->kind == KG_GROUP_SCAN) v.layout = KG_LAYOUT_STRIDED;
   if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
     int r = grp->space.rank;
     bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1), known = true;

@@ -270,7 +270,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
 #define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&tview[r1] : (r0) == 1 ? (const DLTensor *)outputs[r1] : pt[r1])
   for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
-    bool reduce = grp->kind == KG_GROUP_REDUCE;
+    bool reduce = grp->kind != KG_GROUP_POINTWISE; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
     for (int i = 0; i < r; i++) {
@@ -324,7 +324,9 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     case 3: v.vec = 1; break;
     default: break;
     }
-    if (reduce) {
+    if (reduce && grp->kind == KG_GROUP_SCAN) {
+      v.layout = KG_LAYOUT_STRIDED, v.vec = 1;
+    } else if (reduce) {
       /* the column schedule (a thread per output, serial rows) when the innermost dim is
        * kept — coalesced — and there are enough outputs or the rows are short; else a
        * block per row (a collective over the row) */

@@ -302,3 +302,35 @@ Test(reduce, normalizations_are_one_kernel) {
     free(docs[d]);
   }
 }
+
+/* cumsum: an inclusive scan along the last and the first dim, vs C */
+Test(reduce, cumsum_along_each_dim) {
+  for (int dim = 0; dim < 2; dim++) {
+    char *call = qj_call(qj_var(0, T), T, "cumsum", 0, "\"" I64 "\",\"" NDT "\"", T, NULL,
+                         qj_list(2, qj_val(I64, dim ? "-1" : "0"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")));
+    char *doc = qj_doc(TVAR("x"), "cs", qj_lambda(0, FN(T, T), call), NULL);
+    kg_context *ctx = ctx_new(2);
+    kg_module *m;
+    cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK);
+    float x[7 * 457], out[7 * 457];
+    for (int i = 0; i < 7 * 457; i++) x[i] = (float)((i * 31) % 17) - 8.0f;
+    int64_t s[2] = {7, 457};
+    DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, s, NULL, 0}, to = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, s, NULL, 0};
+    const DLTensor *ins[1] = {&tx};
+    DLTensor *outs[1] = {&to};
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+    cr_expect_str_eq(c->kernels[0].schedule, "scan.thread_per_row");
+    for (int r = 0; r < 7; r++) {
+      double acc = 0;
+      for (int q = 0; q < 457; q++) {
+        int i = dim ? r * 457 + q : q * 457 + r; /* dim 0: walk down column r (r < 7 of 457 columns) */
+        acc += x[i];
+        cr_expect(fabs(out[i] - acc) < 1e-3, "dim %d [%d]: %g vs %g", dim, i, out[i], acc);
+        if (!dim && q >= 6) break; /* dim 0 has 7 rows */
+      }
+    }
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
+  }
+}

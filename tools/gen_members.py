@@ -71,7 +71,7 @@ NAMES = {
     "sum": ("H_REDUCE", "RSUM"), "nansum": ("H_REDUCE", "RNANSUM"), "mean": ("H_REDUCE", "RMEAN"),
     "prod": ("H_REDUCE", "RPROD"), "amax": ("H_REDUCE", "RAMAX"), "amin": ("H_REDUCE", "RAMIN"),
     "max": ("H_REDUCE", "RAMAX"), "min": ("H_REDUCE", "RAMIN"),
-    "argmax": ("H_REDUCE", "RARGMAX"), "argmin": ("H_REDUCE", "RARGMIN"),
+    "argmax": ("H_REDUCE", "RARGMAX"), "argmin": ("H_REDUCE", "RARGMIN"), "cumsum": ("H_REDUCE", "RCUMSUM"),
     "var": ("H_REDUCE", "RVAR"), "std": ("H_REDUCE", "RSTD"), "logsumexp": ("H_REDUCE", "RLOGSUMEXP"),
     "norm": ("H_REDUCE", "RNORM"), "softmax": ("H_REDUCE", "SOFTMAX"), "log_softmax": ("H_REDUCE", "LOG_SOFTMAX"),
     "layer_norm": ("H_REDUCE", "LAYER_NORM"),
@@ -98,7 +98,7 @@ PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
 SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "H1.", "H2.", "I.", "I2."}
 REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
-REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "norm", "softmax",
+REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "var", "std", "logsumexp", "norm", "softmax",
                 "log_softmax", "layer_norm")
 IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
 FALSE_NAMES = {"inplace", "requires_grad"}
