@@ -1,4 +1,9 @@
-/* passes/lower.c — the pointwise schedule: one fusion group → one kernel.
+/* passes/lower.c — one fusion group → one kernel: the pointwise schedule (below),
+ * the reduction row schedules (lower_reduce: a block per row, or a thread per output
+ * for outer reductions) and the scan schedule (lower_scan), sharing the machinery that
+ * evaluates a group's DAG inline at a coordinate (val, sources, offsets).
+ *
+ * The pointwise schedule:
  *
  * Each thread owns a flattened index of the group's iteration space (int32 when
  * every extent and offset fits, else int64). For every output it evaluates the
@@ -39,7 +44,6 @@ typedef struct lctx {
   kg_dtype ix;          /* index dtype */
   uint8_t *needed;      /* per node */
   uint32_t *src_of;     /* per node: source slot (values read from memory), or KG_NONE */
-  uint32_t self;        /* unused (see local) */
   uint8_t *local;       /* per node: a reduction this kernel computes (never loaded) */
   uint32_t nsrc;        /* source slots: graph params, then materialized nodes */
   uint32_t *memo;       /* per node: expr id for the current lane, or KG_NONE */
@@ -345,7 +349,6 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   lctx L;
   memset(&L, 0, sizeof L);
   L.g = g, L.f = f, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
-  L.self = KG_NONE;
   L.ix = v->index_dtype == KG_I64 ? KG_I64 : KG_I32;
   k->index_dtype = (uint8_t)L.ix;
   uint32_t nn = g->nodes.n, np = g->params.n + f->mat.n, no = grp->outs.n, r = grp->space.rank;
