@@ -130,9 +130,9 @@ Test(examples, structure_kernels_per_fusion_rules) {
         bad++;
         continue;
       }
-      /* pointwise programs: one kernel per distinct output shape (reductions: tests/test_reduce.c) */
+      /* pointwise programs: one kernel per distinct output shape (reductions and scans: tests/test_reduce.c) */
       bool has_reduce = false;
-      for (uint32_t q = 0; q < c->lg.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->lg.nodes.v[q].op)->flags & KG_OPF_REDUCE) != 0;
+      for (uint32_t q = 0; q < c->lg.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->lg.nodes.v[q].op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN)) != 0;
       if (has_reduce) {
         kg_compiled_free(c);
         continue;
