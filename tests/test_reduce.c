@@ -321,6 +321,7 @@ Test(reduce, cumsum_along_each_dim) {
     kg_compiled *c;
     cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
     cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+    cr_expect_eq(kg_compiled_n_kernels(c), 1, "a lone cumsum is one scan kernel");
     cr_expect_str_eq(c->kernels[0].schedule, "scan.thread_per_row");
     for (int r = 0; r < 7; r++) {
       double acc = 0;
