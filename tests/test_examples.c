@@ -228,3 +228,81 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
   cr_log_info("%d kernel compilations checked", kernels);
   cr_assert_eq(bad, 0, "%d NVRTC problems", bad);
 }
+
+/* The reduction size matrix: the red_matrix_* examples (every reduction op, both
+ * axes, every dtype family, symbolic [R, C]) re-run over sizes that reach every
+ * schedule and edge: single elements, rows of 1, odd sizes, rows past one block
+ * (1025, 8193, 65537), many short rows (column schedule), and empty dims. Where
+ * PyTorch rejects the input (amax / argmax / max(dim) over an empty dim) the
+ * program must be rejected with PyTorch's message. */
+static void size_matrix(int part, int parts) {
+  static const struct {
+    const char *name;
+    bool empty_rows_err, empty_cols_err; /* R = 0 / C = 0 is an input error */
+  } progs[] = {
+      {"red_matrix_rows_f32", false, true}, {"red_matrix_cols_f32", true, false}, {"red_matrix_int32", true, true},
+      {"red_matrix_half_f64", true, true},  {"red_matrix_empty_ok", false, false},
+  };
+  static const long long sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 33}, {5, 1025}, {2, 8193},
+                                       {70, 9}, {9000, 3}, {0, 5}, {5, 0}, {1, 65537}};
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_oracle *orc = kg_oracle_start(&d);
+  if (!orc) {
+    kg_diag_free(&d);
+    cr_skip_test("PyTorch oracle unavailable");
+  }
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  o.emu_thread_order = 2;
+  o.emu_seed = 5;
+  int failed = 0, ran = 0, k = 0;
+  for (size_t p = 0; p < sizeof progs / sizeof *progs; p++)
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+      if (k++ % parts != part) continue;
+      char path[4096];
+      snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, progs[p].name);
+      kg_context *ctx = kg_context_new(&o);
+      kg_module *m;
+      cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+      const char *syms[2] = {"R", "C"};
+      kg_check_opts co;
+      memset(&co, 0, sizeof co);
+      co.entry = progs[p].name;
+      co.device = KG_DEVICE_EMU;
+      co.seed = 3 + z;
+      co.size_names = syms;
+      co.size_vals = sizes[z];
+      co.n_sizes = 2;
+      bool want_err = (sizes[z][0] == 0 && progs[p].empty_rows_err) || (sizes[z][1] == 0 && progs[p].empty_cols_err);
+      kg_check_result r;
+      kg_status s = kg_check_module(ctx, orc, m, &co, &r);
+      ran++;
+      if (want_err) {
+        if (s == KG_OK || !strstr(kg_last_error(ctx), "to have non-zero size")) {
+          cr_log_error("%s R=%lld C=%lld: expected PyTorch's empty-reduction error, got %s", progs[p].name, sizes[z][0], sizes[z][1],
+                       s == KG_OK ? "success" : kg_last_error(ctx));
+          failed++;
+        }
+      } else if (s != KG_OK) {
+        cr_log_error("%s R=%lld C=%lld: check failed:\n%s", progs[p].name, sizes[z][0], sizes[z][1], kg_last_error(ctx));
+        failed++;
+      } else if (!r.all_ok) {
+        for (int q = 0; q < r.n_outputs; q++)
+          if (!r.rows[q].ok)
+            cr_log_error("%s R=%lld C=%lld out%d %s %s: %s (files in %s)", progs[p].name, sizes[z][0], sizes[z][1], q, r.rows[q].dtype,
+                         r.rows[q].shape, r.rows[q].verdict, r.dir);
+        failed++;
+      }
+      if (s == KG_OK) kg_check_result_free(&r);
+      kg_module_free(m);
+      kg_context_free(ctx);
+    }
+  kg_oracle_stop(orc);
+  kg_diag_free(&d);
+  cr_assert_eq(failed, 0, "%d of %d (program, size) pairs do not match PyTorch", failed, ran);
+}
+
+Test(examples, reduce_size_matrix_part0, .timeout = 1200) { size_matrix(0, 2); }
+Test(examples, reduce_size_matrix_part1, .timeout = 1200) { size_matrix(1, 2); }

@@ -129,7 +129,7 @@ def fn_parts(t):
 
 def tuple_items(t):
     base, args = generic_args(t)
-    if not base.startswith("System.Tuple`"):
+    if not base.startswith("System.Tuple`") and not base.startswith("System.ValueTuple`"):
         return None
     return args
 
@@ -837,6 +837,22 @@ def let_(name, val, body_fn, mutable=False):
     return N("Let", body._ty, {"var": v.index, "value": val, "body": body}, {"varobj": v})
 
 
+def let_struct(names, val, body_fn):
+    """let struct (a, b) = val in body: F# binds the struct tuple to patternInput and
+    takes its items with TupleGet (the TupleGets are printed as part of the pattern)"""
+    val = lit(val)
+    items = generic_args(val._ty)[1]
+    vs = [Var(n, t) for n, t in zip(names, items)]
+    body = lit(body_fn(*[var_node(v) for v in vs]), None)
+    tv = Var("patternInput", val._ty)
+    for idx in reversed(range(len(vs))):
+        tg = N("TupleGet", vs[idx].ty, {"tuple": var_node(tv), "index": idx}, {"kind": "hidden"})
+        body = N("Let", body._ty, {"var": vs[idx].index, "value": tg, "body": body},
+                 {"varobj": vs[idx], "kind": "tuplelet"})
+    return N("Let", body._ty, {"var": tv.index, "value": val, "body": body},
+             {"varobj": tv, "kind": "structlet", "names": [v.name for v in vs]})
+
+
 def letm(name, val, body_fn):
     return let_(name, val, body_fn, mutable=True)
 
@@ -1252,7 +1268,15 @@ class Printer:
         self.indent = indent
         start = self.pos()
         k = n._k
-        if k == "Let":
+        if k == "Let" and n._pr.get("kind") == "structlet":
+            self.put("let struct (" + ", ".join(fs_ident(x) for x in n._pr["names"]) + ") = ")
+            self.expr(n._f["value"], 0)
+            self.nl(indent)
+            body = n._f["body"]
+            while body._k == "Let" and body._pr.get("kind") == "tuplelet":
+                body = body._f["body"]
+            self.block(body, indent)
+        elif k == "Let":
             v = n._pr["varobj"]
             self.put("let " + ("mutable " if v.mutable else "") + fs_ident(v.name) + " = ")
             val = n._f["value"]
@@ -2387,7 +2411,7 @@ def eval_call(n, env, ctx):
     return torch_call(TT[name], obj, args)
 
 
-REDUCTIONS = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min")
+REDUCTIONS = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum")
 NORM_OPS = ("softmax", "log_softmax", "var", "std", "logsumexp", "norm", "layer_norm")
 NORM_DECLS = ("TorchSharp.torch", TENSOR, "TorchSharp.torch+special", "TorchSharp.torch+nn+functional")
 
@@ -2473,6 +2497,13 @@ def eval_reduction(name, params, x, a):
         call = lambda o: th.prod(o, dims[0], keepdim, **kw)
     elif name in ("amax", "amin"):
         call = lambda o: getattr(th, name)(o, dims, keepdim)
+    elif name in ("max", "min") and dims is not None:
+        call = lambda o: tuple(getattr(th, name)(o, dims[0], keepdim))  # (values, indices)
+    elif name == "cumsum":
+        kw = {"dtype": dtype} if dtype is not None else {}
+        call = lambda o: th.cumsum(o, dims[0], **kw)
+    elif name in ("argmax", "argmin") and dims is not None:
+        call = lambda o: getattr(th, name)(o, dims[0], keepdim)
     else:
         call = lambda o: getattr(th, name)(o)
     try:
@@ -5021,6 +5052,104 @@ def _(a, c):
 
 
 # ---- symbolic sizes ----------------------------------------------------------------------------
+@example("red_argmax_argmin", "argmax / argmin over rows, columns (keepdim) and all elements: float32 with NaNs (x.sqrt(): the first NaN wins) and int32 with many ties (the first occurrence wins)",
+         [("x", ten(F32, 67, 457)), ("n", ten(I32_, 457, 67))],
+         ref=lambda th, x, n: (x.argmax(-1), th.argmin(x, 0, keepdim=True), x.argmax(), x.sqrt().argmax(1),
+                               x.sqrt().argmin(0), n.argmax(1), th.argmin(n, 0), n.argmin(), n.argmax(0, keepdim=True)),
+         expect=["int64"] * 9)
+def _(x, n):
+    return tuple_(x.argmax(L(-1)), torch.argmin(x, L(0), True), x.argmax(), x.sqrt().argmax(L(1)),
+                  x.sqrt().argmin(L(0)), n.argmax(L(1)), torch.argmin(n, L(0)), n.argmin(), n.argmax(L(0), True))
+
+
+@example("red_max_min_dim", "let struct (v, i) = x.max(1L) and torch.min(x, 0L, true): values and indices from one call, used in later arithmetic; float32 [67, 457] and int16 with ties",
+         [("x", ten(F32, 67, 457)), ("n", ten(I16, 457, 67))],
+         ref=lambda th, x, n: (x.max(1)[0] * 2.0, x.max(1)[1], th.min(x, 0, keepdim=True)[0], th.min(x, 0, keepdim=True)[1] + 1,
+                               n.max(-1)[0], n.max(-1)[1]),
+         expect=["float32", "int64", "float32", "int64", "int16", "int64"])
+def _(x, n):
+    return let_struct(["v", "i"], x.max(L(1)), lambda v, i: let_struct(
+        ["w", "j"], torch.min(x, L(0), True), lambda w, j: let_struct(
+            ["u", "k"], n.max(L(-1)), lambda u, k: tuple_(v * f(2.0), i, w, j + L(1), u, k))))
+
+
+# ---- cumsum -------------------------------------------------------------------------------------
+def _cumsum_example(dt, covers, out_dts, ref_up):
+    @example("red_cumsum_axes_" + dt, covers, [("x", ten(dt, 13, 67))],
+             ref=lambda th, x: ref_up(th, x), expect=out_dts)
+    def _(x):
+        return tuple_(x.cumsum(L(-1)), x.cumsum(L(0)), x.cumsum(L(-1)) * f(2.0))
+
+
+_cumsum_example(F32, "`x.cumsum(-1L)`, `x.cumsum(0L)` and `x.cumsum(-1L) * 2.0f` on float32 [13, 67]", ["float32"] * 3,
+                lambda th, x: (x.cumsum(-1), x.cumsum(0), x.cumsum(-1) * 2.0))
+_cumsum_example(I32_, "the same on int32 (int64 scans; times 2.0f is float32)", ["int64", "int64", "float32"],
+                lambda th, x: (x.cumsum(-1), x.cumsum(0), x.cumsum(-1) * 2.0))
+_cumsum_example(F16, "the same on float16 (float64 accumulation, rounded once per element)", ["float16"] * 3,
+                lambda th, x: (x.double().cumsum(-1).half(), x.double().cumsum(0).half(),
+                               x.double().cumsum(-1).half() * 2.0))
+
+
+# ---- the size matrix (tests/test_examples.c: reduce_size_matrix re-runs these over many sizes) --
+@example("red_matrix_rows_f32", "every float reduction over the last dim of a symbolic [\"R\", \"C\"] float32: sum, mean, amax, amin keepdim, argmax, max(dim), var, std, logsumexp, norm, softmax, log_softmax, cumsum",
+         [("x", ten(F32, "R", "C"))], sizes={"R": 7, "C": 33},
+         ref=lambda th, x: (x.sum(-1), x.mean([-1]), x.amax([-1]), x.amin([-1], keepdim=True), x.argmax(-1),
+                            x.max(-1)[0], x.max(-1)[1], x.var(-1), x.std(-1, unbiased=False, keepdim=True),
+                            th.logsumexp(x, -1), x.norm(2.0, -1), x.softmax(-1), x.log_softmax(-1), x.cumsum(-1)),
+         expect=["float32"] * 4 + ["int64", "float32", "int64"] + ["float32"] * 7)
+def _(x):
+    return let_struct(["v", "i"], x.max(L(-1)), lambda v, i: tuple_(
+        x.sum(L(-1)), x.mean(dims(-1)), x.amax(dims(-1)), x.amin(dims(-1), True), x.argmax(L(-1)), v, i,
+        x.var(L(-1)), x.std(L(-1), False, True), x.logsumexp(L(-1)), x.norm(-1), x.softmax(L(-1)),
+        x.log_softmax(L(-1)), x.cumsum(L(-1))))
+
+
+@example("red_matrix_cols_f32", "the same reductions over the first dim of a symbolic [\"R\", \"C\"] float32 (outer reductions: column schedules)",
+         [("x", ten(F32, "R", "C"))], sizes={"R": 33, "C": 7},
+         ref=lambda th, x: (x.sum(0), x.mean([0]), x.amax([0]), x.amin([0], keepdim=True), x.argmin(0),
+                            x.min(0)[0], x.min(0)[1], x.var(0), x.std(0, unbiased=False, keepdim=True),
+                            th.logsumexp(x, 0), x.norm(1.0, 0), x.softmax(0), x.log_softmax(0), x.cumsum(0)),
+         expect=["float32"] * 4 + ["int64", "float32", "int64"] + ["float32"] * 7)
+def _(x):
+    return let_struct(["v", "i"], x.min(L(0)), lambda v, i: tuple_(
+        x.sum(L(0)), x.mean(dims(0)), x.amax(dims(0)), x.amin(dims(0), True), x.argmin(L(0)), v, i,
+        x.var(L(0)), x.std(L(0), False, True), x.logsumexp(L(0)), x.norm(0, p=f(1.0)), x.softmax(L(0)),
+        x.log_softmax(L(0)), x.cumsum(L(0))))
+
+
+@example("red_matrix_int32", "integer reductions of a symbolic [\"R\", \"C\"] int32 over each dim: sum and prod (int64, wrapping: exact in any order), amax, argmax / argmin with ties, cumsum",
+         [("n", ten(I32_, "R", "C"))], sizes={"R": 7, "C": 33},
+         ref=lambda th, n: (n.sum(-1), n.prod(-1), n.amax([-1]), n.argmax(-1), n.cumsum(-1),
+                            n.sum(0), n.prod(0), n.amin([0]), n.argmin(0), n.cumsum(0)),
+         expect=["int64", "int64", "int32", "int64", "int64", "int64", "int64", "int32", "int64", "int64"])
+def _(n):
+    return tuple_(n.sum(L(-1)), n.prod(L(-1)), n.amax(dims(-1)), n.argmax(L(-1)), n.cumsum(L(-1)),
+                  n.sum(L(0)), n.prod(L(0)), n.amin(dims(0)), n.argmin(L(0)), n.cumsum(L(0)))
+
+
+@example("red_matrix_half_f64", "float16 rows and bfloat16 columns of a symbolic [\"R\", \"C\"] (float32 accumulation, one rounding), float64 rows: sum, amax, var, softmax, cumsum",
+         [("h", ten(F16, "R", "C")), ("g", ten(BF16, "R", "C")), ("d", ten(F64, "R", "C"))], sizes={"R": 7, "C": 33},
+         ref=lambda th, h, g, d: (h.float().sum(-1).half(), h.amax([-1]), h.float().var(-1).half(),
+                                  h.float().softmax(-1).half(), h.cumsum(-1),
+                                  g.float().sum(0).bfloat16(), g.amax([0]), g.float().softmax(0).bfloat16(),
+                                  d.sum(-1), d.var(-1), d.softmax(-1), d.cumsum(-1)),
+         expect=["float16"] * 5 + ["bfloat16"] * 3 + ["float64"] * 4)
+def _(h, g, d_):
+    return tuple_(h.sum(L(-1)), h.amax(dims(-1)), h.var(L(-1)), h.softmax(L(-1)), h.cumsum(L(-1)),
+                  g.sum(L(0)), g.amax(dims(0)), g.softmax(L(0)),
+                  d_.sum(L(-1)), d_.var(L(-1)), d_.softmax(L(-1)), d_.cumsum(L(-1)))
+
+
+@example("red_matrix_empty_ok", "the reductions PyTorch defines on an empty reduced dim, over the last dim of a symbolic [\"R\", \"C\"] float32 (C = 0: sum 0, mean NaN, var NaN, logsumexp -inf, norm 0, empty softmax / cumsum)",
+         [("x", ten(F32, "R", "C"))], sizes={"R": 7, "C": 33},
+         ref=lambda th, x: (x.sum(-1), x.mean([-1]), x.var(-1), th.logsumexp(x, -1), x.norm(2.0, -1), x.softmax(-1),
+                            x.cumsum(-1), x.sum(0)),
+         expect=["float32"] * 8)
+def _(x):
+    return tuple_(x.sum(L(-1)), x.mean(dims(-1)), x.var(L(-1)), x.logsumexp(L(-1)), x.norm(-1), x.softmax(L(-1)),
+                  x.cumsum(L(-1)), x.sum(L(0)))
+
+
 @example("red_sym_rows", "symbolic row count [\"N\", 1024]: (x * 2.0f + b).sum(-1L) and x.amax([|-1L|], true)",
          [("x", ten(F32, "N", 1024)), ("b", ten(F32, 1024))], sizes={"N": 67},
          ref=lambda th, x, b: ((x * 2.0 + b).sum(-1), x.amax([-1], keepdim=True)), expect=["float32", "float32"])
