@@ -232,7 +232,8 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
 /* The reduction size matrix: the red_matrix_* examples (every reduction op, both
  * axes, every dtype family, symbolic [R, C]) re-run over sizes that reach every
  * schedule and edge: single elements, rows of 1, odd sizes, rows past one block
- * (1025, 8193, 65537), many short rows (column schedule), and empty dims. Where
+ * (1025, 8193, 65537), many short rows (column schedule), and empty dims; the
+ * middle dim of [A, R, C] (strided rows) too. Where
  * PyTorch rejects the input (amax / argmax / max(dim) over an empty dim) the
  * program must be rejected with PyTorch's message. */
 static void size_matrix(int part, int parts) {
@@ -241,7 +242,7 @@ static void size_matrix(int part, int parts) {
     bool empty_rows_err, empty_cols_err; /* R = 0 / C = 0 is an input error */
   } progs[] = {
       {"red_matrix_rows_f32", false, true}, {"red_matrix_cols_f32", true, false}, {"red_matrix_int32", true, true},
-      {"red_matrix_half_f64", true, true},  {"red_matrix_empty_ok", false, false},
+      {"red_matrix_half_f64", true, true},  {"red_matrix_empty_ok", false, false}, {"red_matrix_mid_f32", true, false},
   };
   static const long long sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 33}, {5, 1025}, {2, 8193},
                                        {70, 9}, {9000, 3}, {0, 5}, {5, 0}, {1, 65537}};
@@ -266,15 +267,16 @@ static void size_matrix(int part, int parts) {
       kg_context *ctx = kg_context_new(&o);
       kg_module *m;
       cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
-      const char *syms[2] = {"R", "C"};
+      const char *syms[3] = {"R", "C", "A"}; /* A: the outer dim of red_matrix_mid_f32 ([A, R, C], reduced over R) */
+      long long vals[3] = {sizes[z][0], sizes[z][1], 3};
       kg_check_opts co;
       memset(&co, 0, sizeof co);
       co.entry = progs[p].name;
       co.device = KG_DEVICE_EMU;
       co.seed = 3 + z;
       co.size_names = syms;
-      co.size_vals = sizes[z];
-      co.n_sizes = 2;
+      co.size_vals = vals;
+      co.n_sizes = 3;
       bool want_err = (sizes[z][0] == 0 && progs[p].empty_rows_err) || (sizes[z][1] == 0 && progs[p].empty_cols_err);
       kg_check_result r;
       kg_status s = kg_check_module(ctx, orc, m, &co, &r);

@@ -5646,6 +5646,16 @@ def _(x):
     return (x - x.mean(dims(-1), True)).abs().sum(L(-1)) * f(2.0)
 
 
+@example("red_matrix_mid_f32", "reductions over the middle dim of a symbolic [\"A\", \"R\", \"C\"] float32 (strided rows): sum, amax keepdim, argmax, var, logsumexp, softmax, cumsum",
+         [("x", ten(F32, "A", "R", "C"))], sizes={"A": 3, "R": 7, "C": 33},
+         ref=lambda th, x: (x.sum(1), x.amax([1], keepdim=True), x.argmax(1), x.var(1), th.logsumexp(x, 1),
+                            x.softmax(1), x.cumsum(1)),
+         expect=["float32", "float32", "int64", "float32", "float32", "float32", "float32"])
+def _(x):
+    return tuple_(x.sum(L(1)), x.amax(dims(1), True), x.argmax(L(1)), x.var(L(1)), x.logsumexp(L(1)),
+                  x.softmax(L(1)), x.cumsum(L(1)))
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("norm_softmax_dim_out_of_range", "softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
