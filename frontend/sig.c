@@ -14,7 +14,7 @@
  * "signature"); errors carry JSON paths ("$.params[1].shape[0]") or, for the
  * compact form, "--sig item N" (1-based).
  */
-#include "frontend.h"
+#include "json_int.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -22,11 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Internal interface of json.c and sig.c (frontend.h holds only the public API). */
-cJSON *kg_fe_json_parse(const char *text, size_t len, const kg_fe_limits *lim, kg_diag *d);
-kg_sig *kg_fe_sig_from_json(kg_arena *arena, const cJSON *j, const char *path, uint32_t max_rank,
-                            kg_diag *d);
-const char *kg_fe_quote(kg_arena *arena, const char *s);
 
 #define KG_DTYPE_LIST "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64"
 

@@ -1,5 +1,5 @@
 /* tools/fuzz/fuzz_json.c — libFuzzer target for the quotation reader and the
- * signature parser (frontend/json.c, frontend/sig.c).
+ * signature parser (frontend/jsonscan.c, json.c, sig.c).
  *
  * Each input is read as a document (kg_fe_read) with small limits, so deep and
  * big inputs reach the limit paths quickly; the same bytes, as a NUL-terminated
