@@ -389,7 +389,12 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     free(vals);
     free(params);
   }
-  if (st == KG_OK && dev && dev->vt->sync && dev->vt->sync(dev, stream, d) != 0) st = KG_ERR_INTERNAL;
+  /* Synchronous on the legacy stream (NULL) and whenever temporaries must be freed;
+   * on a caller's stream with no temporaries the launches are only enqueued, as
+   * an op on a TorchSharp stream would be (errors of the kernels then surface at
+   * the caller's next synchronization). */
+  if (st == KG_OK && dev && dev->vt->sync && (!stream || nt > 0) && dev->vt->sync(dev, stream, d) != 0)
+    st = KG_ERR_INTERNAL;
 #undef TENSOR_OF
   for (uint32_t t = 0; t < nt; t++)
     if (tbuf[t]) dev->vt->free(dev, tbuf[t]);

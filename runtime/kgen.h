@@ -118,7 +118,11 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
  * for the emulator (kDLCPU). A scalar parameter is a 0-dim tensor in host memory
  * on either device. Any strides (in elements) are accepted; outputs may alias
  * inputs element for element (in-place pointwise updates).
- * stream: a CUstream or NULL (legacy default stream). */
+ * stream: a CUstream or NULL (legacy default stream). With NULL, kg_run returns
+ * after the kernels finished. With a stream it only enqueues them and returns
+ * (asynchronous, like any op on that stream), except when the entry needs
+ * temporary buffers between kernels: then it synchronizes the stream before
+ * freeing them. */
 kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,
                  int n_outputs, void *stream);

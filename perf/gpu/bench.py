@@ -1,0 +1,255 @@
+"""perf/gpu/bench.py — kgen's kernels on a real GPU, timed beside eager PyTorch.
+
+Run by perf/gpu/run.sh on a machine with a CUDA GPU and a CUDA build of PyTorch
+(the `device` machines of this workplace). It drives libkgen.so through its C ABI
+exactly as the TorchSharp binding does: device pointers of torch tensors wrapped
+in DLTensors, kg_specialize_for, kg_run on a stream. For each program of
+perf/programs (softmax, layer_norm, rmsnorm from primitives, row_sum, outer_sum)
+at the issue's transformer sizes it:
+
+  1. checks kgen's output against PyTorch's own op on the GPU (fresh random
+     inputs, output poisoned with NaN first: every element must be written),
+     relative error ||ours - ref|| / ||ref|| computed in float64;
+  2. times kgen and eager PyTorch on the same stream with CUDA events: warm-up,
+     then `reps` calls between two events, median of `trials` such windows;
+  3. reports microseconds, achieved bandwidth over the minimum bytes (each input
+     read once, each output written once) and eager/ours.
+
+Also: per-call host overhead of kg_run (1-element tensors, many calls, the GPU
+idle), beside one eager PyTorch op on the same tensors.
+
+Usage: python3 perf/gpu/bench.py LIBKGEN.so [--programs perf/programs] [--reps 50]
+Prints a markdown table last. Exits 1 if any check fails.
+"""
+import ctypes as C
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+class DLDevice(C.Structure):
+    _fields_ = [("device_type", C.c_int32), ("device_id", C.c_int32)]
+
+
+class DLDataType(C.Structure):
+    _fields_ = [("code", C.c_uint8), ("bits", C.c_uint8), ("lanes", C.c_uint16)]
+
+
+class DLTensor(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("device", DLDevice), ("ndim", C.c_int32), ("dtype", DLDataType),
+                ("shape", C.POINTER(C.c_int64)), ("strides", C.POINTER(C.c_int64)), ("byte_offset", C.c_uint64)]
+
+
+KDL_CPU, KDL_CUDA = 1, 2
+DT = {torch.float32: (2, 32), torch.float16: (2, 16), torch.bfloat16: (4, 16), torch.float64: (2, 64),
+      torch.int32: (0, 32), torch.int64: (0, 64), torch.bool: (6, 8)}
+DT_BACK = {v: k for k, v in DT.items()}
+KG_DEVICE_CUDA = 1
+
+
+class Kgen:
+    def __init__(self, path):
+        L = C.CDLL(path)
+        L.kg_context_new.restype = C.c_void_p
+        L.kg_context_new.argtypes = [C.c_void_p]
+        L.kg_last_error.restype = C.c_char_p
+        L.kg_last_error.argtypes = [C.c_void_p]
+        L.kg_module_load_file.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(C.c_void_p)]
+        L.kg_specialize_for.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(C.POINTER(DLTensor)), C.c_int,
+                                        C.c_void_p, C.c_int, C.POINTER(C.c_void_p)]
+        L.kg_compiled_n_outputs.argtypes = [C.c_void_p]
+        L.kg_compiled_n_kernels.argtypes = [C.c_void_p]
+        L.kg_compiled_output.argtypes = [C.c_void_p, C.c_int, C.POINTER(DLDataType), C.POINTER(C.c_int),
+                                         C.POINTER(C.c_int64 * 8)]
+        L.kg_run.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p, C.c_int,
+                             C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p]
+        self.L = L
+        self.ctx = L.kg_context_new(None)
+
+    def err(self):
+        return (self.L.kg_last_error(self.ctx) or b"").decode()
+
+    def load(self, path):
+        m = C.c_void_p()
+        if self.L.kg_module_load_file(self.ctx, path.encode(), C.byref(m)):
+            raise RuntimeError(self.err())
+        return m
+
+
+def dl(t, keep):
+    """A DLTensor view of a torch tensor (kept alive through `keep`)."""
+    shape = (C.c_int64 * max(t.dim(), 1))(*t.shape)
+    strides = (C.c_int64 * max(t.dim(), 1))(*t.stride())
+    code, bits = DT[t.dtype]
+    d = DLTensor(C.c_void_p(t.data_ptr()), DLDevice(KDL_CUDA if t.is_cuda else KDL_CPU, 0), t.dim(),
+                 DLDataType(code, bits, 1), shape, strides, 0)
+    keep += [shape, strides, d]
+    return d
+
+
+class Entry:
+    """One specialized entry, bound to fixed input tensors; run() enqueues on `stream`."""
+
+    def __init__(self, kg, module, entry, inputs, stream):
+        self.kg, self.keep = kg, []
+        views = [dl(t, self.keep) for t in inputs]
+        self.ins = (C.POINTER(DLTensor) * len(views))(*[C.pointer(v) for v in views])
+        self.n_in = len(views)
+        c = C.c_void_p()
+        if kg.L.kg_specialize_for(module, entry.encode(), self.ins, self.n_in, None, 0, C.byref(c)):
+            raise RuntimeError(kg.err())
+        self.c = c
+        self.n_kernels = kg.L.kg_compiled_n_kernels(c)
+        self.outs = []
+        for i in range(kg.L.kg_compiled_n_outputs(c)):
+            dt, nd, shp = DLDataType(), C.c_int(), (C.c_int64 * 8)()
+            kg.L.kg_compiled_output(c, i, C.byref(dt), C.byref(nd), C.byref(shp))
+            self.outs.append(torch.empty(list(shp[:nd.value]), dtype=DT_BACK[(dt.code, dt.bits)], device="cuda"))
+        oviews = [dl(t, self.keep) for t in self.outs]
+        self.op = (C.POINTER(DLTensor) * len(oviews))(*[C.pointer(v) for v in oviews])
+        self.stream = C.c_void_p(stream.cuda_stream)
+
+    def run(self):
+        if self.kg.L.kg_run(self.c, KG_DEVICE_CUDA, self.ins, self.n_in, None, 0, self.op, len(self.outs), self.stream):
+            raise RuntimeError(self.kg.err())
+
+
+def time_gpu(fn, stream, reps, trials):
+    """Median over `trials` of (event-timed window of `reps` calls) / reps, in µs."""
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+        stream.synchronize()
+        ts = []
+        for _ in range(trials):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record(stream)
+            for _ in range(reps):
+                fn()
+            b.record(stream)
+            b.synchronize()
+            ts.append(a.elapsed_time(b) * 1000.0 / reps)
+    return statistics.median(ts), min(ts), max(ts)
+
+
+def rel_err(ours, ref):
+    o, r = ours.double(), ref.double()
+    if torch.isnan(o).any():
+        return float("inf")
+    return (torch.linalg.vector_norm(o - r) / max(torch.linalg.vector_norm(r).item(), 1e-300)).item()
+
+
+SIZES = [(4096, 4096), (32768, 1024), (16, 1048576)]
+
+
+def cases():
+    eps = 1e-6
+    yield ("softmax", "softmax", lambda R, D: [torch.randn(R, D, device="cuda")],
+           lambda x: torch.softmax(x, -1), lambda R, D: 2 * R * D * 4)
+    yield ("layer_norm", "layer_norm_{D}", lambda R, D: [torch.randn(R, D, device="cuda"),
+                                                         torch.randn(D, device="cuda"), torch.randn(D, device="cuda")],
+           lambda x, w, b: F.layer_norm(x, [x.shape[-1]], w, b, 1e-5), lambda R, D: (2 * R * D + 2 * D) * 4)
+    yield ("rmsnorm", "rmsnorm", lambda R, D: [torch.randn(R, D, device="cuda"), torch.randn(D, device="cuda")],
+           lambda x, w: x * (x * x).mean([-1], True).add(eps).rsqrt() * w, lambda R, D: (2 * R * D + D) * 4)
+    yield ("row_sum", "row_sum", lambda R, D: [torch.randn(R, D, device="cuda")],
+           lambda x: x.sum(-1), lambda R, D: (R * D + R) * 4)
+    yield ("outer_sum", "outer_sum", lambda R, D: [torch.randn(R, D, device="cuda")],
+           lambda x: x.sum(0), lambda R, D: (R * D + D) * 4)
+
+
+def main():
+    args = sys.argv[1:]
+    lib = args[0]
+    progdir = args[args.index("--programs") + 1] if "--programs" in args else "perf/programs"
+    reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 50
+    trials = 7
+    kg = Kgen(lib)
+    stream = torch.cuda.Stream()
+    props = torch.cuda.get_device_properties(0)
+    print(f"device: {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
+    # the copy ceiling: a large device-to-device copy (bytes read + written)
+    big = torch.empty(256 << 20, dtype=torch.float32, device="cuda").normal_()
+    dst = torch.empty_like(big)
+    t_copy, _, _ = time_gpu(lambda: dst.copy_(big), stream, 10, 5)
+    copy_bw = 2 * big.numel() * 4 / (t_copy * 1e-6) / 1e12
+    del big, dst
+    print(f"copy ceiling: {copy_bw:.2f} TB/s (read + write, 1 GiB buffers)", flush=True)
+    rows, failed = [], 0
+    for name, entry, mk, ref, minbytes in cases():
+        m = kg.load(os.path.join(progdir, name + ".json"))
+        for R, D in SIZES:
+            torch.manual_seed(R + D)
+            ins = mk(R, D)
+            try:
+                e = Entry(kg, m, entry.format(D=D), ins, stream)
+                for o in e.outs:
+                    o.fill_(float("nan"))
+                with torch.cuda.stream(stream):
+                    e.run()
+                stream.synchronize()
+                want = ref(*ins)
+                err = rel_err(e.outs[0], want)
+                ok = err < 1e-5
+                failed += not ok
+                t_k = time_gpu(e.run, stream, reps, trials)
+                t_t = time_gpu(lambda: ref(*ins), stream, reps, trials)
+            except Exception as ex:  # one failing case must not hide the others
+                print(f"{name} {R}x{D}: FAILED: {ex}", flush=True)
+                failed += 1
+                continue
+            mb = minbytes(R, D)
+            rows.append((name, f"{R}x{D}", e.n_kernels, err, "ok" if ok else "WRONG", t_k[0], t_t[0],
+                         mb / (t_k[0] * 1e-6) / 1e12, mb / (t_t[0] * 1e-6) / 1e12, t_t[0] / t_k[0],
+                         mb / 3.35e12 * 1e6, t_k[1], t_k[2]))
+            print(f"{name} {R}x{D}: kgen {t_k[0]:.1f} us (min {t_k[1]:.1f}, max {t_k[2]:.1f}), "
+                  f"torch {t_t[0]:.1f} us, err {err:.2e}", flush=True)
+            del ins, e
+            torch.cuda.empty_cache()
+    # host overhead per kg_run call: a 1-element pointwise program, GPU idle
+    over = None
+    rs = os.path.join(progdir, "row_sum.json")
+    if os.path.exists(rs):
+        x = torch.randn(1, 1, device="cuda")
+        e = Entry(kg, kg.load(rs), "row_sum", [x], stream)
+        n = 2000
+        with torch.cuda.stream(stream):
+            for _ in range(50):
+                e.run()
+            stream.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                e.run()
+            t1 = time.perf_counter()
+            stream.synchronize()
+            for _ in range(50):
+                x.sum(-1)
+            stream.synchronize()
+            t2 = time.perf_counter()
+            for _ in range(n):
+                x.sum(-1)
+            t3 = time.perf_counter()
+            stream.synchronize()
+        over = ((t1 - t0) / n * 1e6, (t3 - t2) / n * 1e6)
+    print()
+    print(f"GPU: {props.name}; copy ceiling {copy_bw:.2f} TB/s; CUDA-event medians of {trials} windows x {reps} calls")
+    print()
+    print("| program | size | kernels | rel err | check | kgen µs | eager µs | kgen TB/s | eager TB/s | eager/kgen | "
+          "floor µs @3.35 | kgen min–max µs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.1e} | {r[4]} | {r[5]:.1f} | {r[6]:.1f} | {r[7]:.2f} | {r[8]:.2f} | "
+              f"{r[9]:.2f} | {r[10]:.1f} | {r[11]:.1f}–{r[12]:.1f} |")
+    if over:
+        print()
+        print(f"host time per call (1x1 row_sum, Python ctypes caller): kg_run {over[0]:.1f} µs, "
+              f"eager x.sum(-1) {over[1]:.1f} µs")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+#!/bin/bash
+# perf/gpu/run.sh — the real-GPU run: every example through NVRTC + the CUDA Driver
+# API against PyTorch, the reduction size matrix on the GPU, ptxas stats from the
+# device's own NVRTC, and perf/gpu/bench.py (kgen vs eager PyTorch, CUDA events).
+#
+#   bash perf/gpu/run.sh BINDIR OUTDIR
+#
+# BINDIR holds kgen, libkgen.so and libcjson.so.1 built on an x86-64 machine with
+# tools/setup.sh (the GPU machines of this workplace have no package registry, so
+# the binaries travel; see docs/gpu.md). OUTDIR receives the logs. Needs a CUDA
+# driver, an NVRTC (libnvrtc.so*) and a python3 with a CUDA build of torch.
+set -u
+B=$(cd "${1:?BINDIR}" && pwd); O=$(mkdir -p "${2:?OUTDIR}" && cd "$2" && pwd)
+export LD_LIBRARY_PATH=$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export KGEN_PYTHON=${KGEN_PYTHON:-python3} KGEN_CACHE_DIR=${KGEN_CACHE_DIR:-/tmp/kgen-gpu-cache}
+if [ -z "${KGEN_NVRTC_LIB:-}" ]; then
+  for f in /usr/local/cuda/lib64/libnvrtc.so /usr/local/cuda/lib64/libnvrtc.so.* \
+           $(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia/cu*/lib/libnvrtc.so*; do
+    [ -f "$f" ] && export KGEN_NVRTC_LIB=$f && break
+  done
+fi
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+  echo "nvrtc: ${KGEN_NVRTC_LIB:-default search}"; "$B/kgen" version
+  python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+} 2>&1 | tee "$O/env.txt"
+
+# 1. every example entry, on the GPU, against PyTorch (12 at a time)
+python3 - > "$O/jobs.txt" <<'PY'
+import glob, json
+for f in sorted(glob.glob("examples/*.json")):
+    for e in json.load(open(f))["entries"]:
+        print(f, e["name"])
+PY
+one() {  # FILE ENTRY [--size ...]
+  local f=$1 e=$2; shift 2
+  local log; log=$("$B/kgen" check "$f" --entry "$e" --device cuda "$@" 2>&1); local rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$rc" "$f" "$e $*" "$(printf '%s' "$log" | tr '\n' '|' | cut -c1-600)"
+}
+export -f one; export B
+t0=$(date +%s)
+xargs -P 12 -L 1 bash -c 'one "$@"' _ < "$O/jobs.txt" > "$O/examples.tsv"
+echo "examples: $(wc -l < "$O/examples.tsv") entries, rc: $(cut -f1 "$O/examples.tsv" | sort | uniq -c | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+
+# 2. the reduction size matrix on the GPU (the sizes of tests/test_examples.c, empty ones aside)
+for f in examples/red_matrix_*.json; do
+  python3 -c 'import json,sys; [print(e["name"]) for e in json.load(open(sys.argv[1]))["entries"]]' "$f" | while read -r e; do
+    for rc in "1 1" "1 7" "7 67" "67 457" "457 1024" "3 4097" "4097 3" "1 65537" "9000 3" "70 9" "2 1048576"; do
+      set -- $rc
+      if grep -q '"A"' "$f"; then echo "$f $e --size A=3 --size R=$1 --size C=$2"; else echo "$f $e --size R=$1 --size C=$2"; fi
+    done
+  done
+done > "$O/matrix_jobs.txt"
+t0=$(date +%s)
+xargs -P 12 -L 1 bash -c 'one "$@"' _ < "$O/matrix_jobs.txt" > "$O/matrix.tsv"
+echo "size matrix: $(wc -l < "$O/matrix.tsv") runs, rc: $(cut -f1 "$O/matrix.tsv" | sort | uniq -c | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
+
+# 3. timings
+PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | tee "$O/bench.txt"
+echo "failures:"; awk -F'\t' '$1 != 0' "$O/examples.tsv" "$O/matrix.tsv" | cut -c1-400 | head -40
