@@ -225,12 +225,16 @@ typedef struct kg_kparam {
    *   KPR_NUMEL         : number of elements of the iteration space
    *   KPR_SIZE d        : iteration-space size of dim d
    *   KPR_STRIDE k, d   : element stride of operand k along iteration dim d (0 = broadcast)
-   *   KPR_SCALAR k      : value of scalar operand k */
+   *   KPR_SCALAR k      : value of scalar operand k
+   *   KPR_SPLIT_LEN     : split reductions: reduced elements per chunk
+   *   KPR_SPLIT_N       : split reductions: number of chunks
+   *   KPR_SPLIT_NB      : split reductions: blocks per chunk (column schedule)
+   * A KPR_TENSOR with r0 = 3 is the split reduction's scratch (partials). */
   uint8_t role;
   uint32_t r0, r1;
 } kg_kparam;
 
-enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N };
+enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB };
 
 /* Launch configuration chosen by the scheduler; grid is computed at run time. */
 typedef struct kg_launch {

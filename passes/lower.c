@@ -523,6 +523,14 @@ static uint32_t combine_op(kg_op red) {
   }
 }
 
+bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
+  switch ((kg_op)g->nodes.v[grp->reds.v[0]].op) {
+  case KG_OP_RSUM: case KG_OP_RNANSUM: case KG_OP_RMEAN: case KG_OP_RPROD: case KG_OP_RAMAX: case KG_OP_RAMIN: return true;
+  default: return false;
+  }
+}
+
 static uint32_t identity(kg_kernel *k, kg_op red, kg_dtype acc) {
   bool fl = kg_dtype_is_float(acc);
   switch (red) {
@@ -587,9 +595,20 @@ static bool lower_reduce(lctx *L, const char *name) {
   int64_t mask = g->nodes.v[grp->red].ia[0];
   /* LINEAR here selects the column schedule (the caller only asks for it when the
    * innermost dim is kept): one thread per output element walks its row serially —
-   * neighbouring threads read neighbouring addresses, no collective needed */
-  bool col = L->v->layout == KG_LAYOUT_LINEAR;
-  k->schedule = col ? "reduce.thread_per_output" : grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent" : "reduce.block_per_output";
+   * neighbouring threads read neighbouring addresses, no collective needed.
+   * A split reduction (v->split) is two kernels: the partial one is either schedule
+   * over one chunk of the reduced dim per blockIdx (chunk-major: bid = chunk · blocks
+   * per chunk + block), storing its raw accumulator to scratch[chunk · n + o]; the
+   * finish one is a thread per output folding the chunks in order, then doing what
+   * the unsplit kernel does after its loop (mean's division, cast, store, epilogue). */
+  int split = L->v->split;
+  KG_ASSERT(!split || kg_group_splittable(g, grp));
+  bool col = L->v->layout == KG_LAYOUT_LINEAR || split == 2;
+  k->schedule = split == 1   ? (col ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
+                : split == 2 ? "reduce.split_finish"
+                : col        ? "reduce.thread_per_output"
+                : grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent"
+                                                 : "reduce.block_per_output";
   k->launch.per_output = col ? 2 : 1;
   k->launch.block[0] = 256;
   k->launch.elems_per_thread = 1;
@@ -633,6 +652,13 @@ static bool lower_reduce(lctx *L, const char *name) {
   }
   uint32_t numel_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
   uint32_t rn = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
+  uint32_t part = KG_NONE, chunk_p = KG_NONE, nchunk_p = KG_NONE, nb_p = KG_NONE;
+  if (split) {
+    part = kg_kparam_add(k, mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype, split == 1, "part", KPR_TENSOR, 3, 0));
+    if (split == 1) chunk_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "chunk", KPR_SPLIT_LEN, 0, 0));
+    if (split == 1 && col) nb_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "nb", KPR_SPLIT_NB, 0, 0));
+    if (split == 2) nchunk_p = kg_kparam_add(k, mkparam(KP_SCALAR, L->ix, false, "nchunk", KPR_SPLIT_N, 0, 0));
+  }
   uint32_t size_p[KG_MAX_RANK];
   for (uint32_t d = 0; d < r; d++)
     size_p[d] = dim_is_one(&grp->space.d[d]) ? KG_NONE
@@ -651,7 +677,15 @@ static bool lower_reduce(lctx *L, const char *name) {
   uint32_t bid = cvt(L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L->ix);
   uint32_t tid = decl(L, "tid", L->ix, cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
   uint32_t nt = cvt(L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L->ix);
-  uint32_t o;
+  uint32_t o, lo = KG_NONE, hi = KG_NONE, ch = KG_NONE;
+  if (split == 1) { /* chunk-major block index */
+    uint32_t per = col ? kg_kx_param(k, nb_p) : kg_kx_param(k, numel_p);
+    ch = decl(L, "ch", L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, bid, per, KG_NONE));
+    bid = decl(L, "ob", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, bid, per, KG_NONE));
+    lo = decl(L, "lo", L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, ch, kg_kx_param(k, chunk_p), KG_NONE));
+    hi = decl(L, "hi", L->ix,
+              kg_kx_op(k, KG_OP_MINIMUM, L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, lo, kg_kx_param(k, chunk_p), KG_NONE), kg_kx_param(k, rn), KG_NONE));
+  }
   if (col) {
     o = decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, bid, nt, KG_NONE), tid, KG_NONE));
     kg_ks in = kg_ks_make(KS_IF);
@@ -662,6 +696,9 @@ static bool lower_reduce(lctx *L, const char *name) {
     o = decl(L, "o", L->ix, bid);
   }
   uint32_t first = col ? kg_kx_const_i(k, L->ix, 0) : tid, step = col ? kg_kx_const_i(k, L->ix, 1) : nt;
+  uint32_t bound = kg_kx_param(k, rn);
+  if (split == 1) first = col ? lo : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, lo, tid, KG_NONE), bound = hi;
+  if (split == 2) bound = kg_kx_param(k, nchunk_p);
   uint32_t coord[KG_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
   decompose(L, o, size_p, mask, false, coord);
@@ -695,17 +732,22 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks_add(&L->cur, dcl);
       uint32_t jv = kg_kvar_new(k, "j", L->ix);
       kg_ks fr = kg_ks_make(KS_FOR);
-      fr.a = jv, fr.b = first, fr.c = kg_kx_param(k, rn), fr.d = step;
+      fr.a = jv, fr.b = first, fr.c = bound, fr.d = step;
       uint32_t fs = kg_ks_add(&L->cur, fr);
       kg_kcursor top = L->cur;
       L->cur = kg_kcursor_body(k, fs, false);
-      uint32_t rc[KG_MAX_RANK];
-      memcpy(rc, coord, sizeof rc);
-      decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
-      source_offsets(L, in_stride, rc);
-      reset_memo(L, rowval);
-      uint32_t v = arg && pass == 1 ? KG_NONE : cvt(L, val(L, R->in[0]), acc);
-      if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc))
+      uint32_t v;
+      if (split == 2) { /* the chunks' accumulators, in chunk order */
+        v = kg_kx_load(k, part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, kg_kx_var(k, jv), kg_kx_param(k, numel_p), KG_NONE), o, KG_NONE));
+      } else {
+        uint32_t rc[KG_MAX_RANK];
+        memcpy(rc, coord, sizeof rc);
+        decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+        source_offsets(L, in_stride, rc);
+        reset_memo(L, rowval);
+        v = arg && pass == 1 ? KG_NONE : cvt(L, val(L, R->in[0]), acc);
+      }
+      if (red == KG_OP_RNANSUM && kg_dtype_is_float(acc) && split != 2)
         v = kg_kx_select(k, acc, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, v, KG_NONE, KG_NONE), kg_kx_const_f(k, acc, 0), v);
       if (center != KG_NONE && !arg) {
         uint32_t dv = decl(L, "dev", acc, kg_kx_op(k, KG_OP_SUB, acc, v, center, KG_NONE));
@@ -730,9 +772,21 @@ static bool lower_reduce(lctx *L, const char *name) {
       uint32_t tot = kg_kx_var(k, accv);
       if (!col) {
         tot = kg_kx_op(k, comb, acc, tot, KG_NONE, KG_NONE);
-        k->exprs.v[tot].i = 1;
+        k->exprs.v[tot].i = split == 1 ? 0 : 1; /* a partial is only stored, by thread 0 */
       }
       res = decl(L, "tot", acc, tot);
+      if (split == 1) { /* the chunk's raw accumulator: scratch[chunk · n + o] */
+        kg_ks ifs = kg_ks_make(KS_IF);
+        ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+        uint32_t is = kg_ks_add(&L->cur, ifs);
+        kg_kcursor c0 = kg_kcursor_body(k, is, false);
+        kg_ks st = kg_ks_make(KS_STORE);
+        st.a = part;
+        st.b = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, ch, kg_kx_param(k, numel_p), KG_NONE), o, KG_NONE);
+        st.c = res;
+        kg_ks_add(&c0, st);
+        goto done;
+      }
       uint32_t cnt = cvt(L, kg_kx_param(k, rn), acc);
       if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && pass == 0)) res = decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, res, cnt, KG_NONE));
       if ((red == KG_OP_RVAR || arg) && pass == 0) center = res;
@@ -799,6 +853,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     }
     L->cur = top;
   }
+done:
   free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;

@@ -85,6 +85,9 @@ typedef struct kg_variant {
   uint8_t layout;      /* kg_layout */
   uint8_t vec;         /* LINEAR: elements per vector access (1, 2, 4, 8) */
   uint8_t index_dtype; /* KG_I32 or KG_I64 */
+  uint8_t split;       /* REDUCE: 0 whole rows; 1 the partial kernel of a split reduction
+                          (grid = chunks × outputs, accumulators to scratch); 2 its finish
+                          kernel (a thread per output folds the chunks in order) */
 } kg_variant;
 
 /* Reduction schedule choice: the column schedule (a thread per output, serial coalesced
@@ -92,6 +95,22 @@ typedef struct kg_variant {
  * GPU (≥ 8192 threads = 32 blocks) or the rows are short (≤ 64); else a block per row. */
 static inline bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
   return inner_kept && (n_out >= 8192 || n_red <= 64);
+}
+/* Split reductions (two kernels, deterministic: the chunking depends on the sizes only).
+ * A group can split when it is one combinable reduction (sum, nansum, mean, prod,
+ * amax, amin) with no row outputs; epilogues run in the finish kernel. */
+bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
+/* How many chunks to split the reduced dim into (1 = do not split), from the sizes:
+ * enough blocks (row schedule) or threads (column schedule) to fill an H100-class GPU,
+ * chunks not shorter than 4096 elements (rows) or 32 rows (columns). */
+static inline int64_t kg_reduce_split_chunks(bool columns, int64_t n_out, int64_t n_red) {
+  int64_t s, cap;
+  if (n_out <= 0 || n_red <= 0) return 1;
+  if (columns) s = (270336 + n_out - 1) / n_out, cap = n_red / 32;        /* 132 SMs × 2048 threads */
+  else s = n_out >= 264 ? 1 : (1056 + n_out - 1) / n_out, cap = n_red / 4096; /* 8 blocks per SM */
+  if (s > cap) s = cap;
+  if (s > 65535) s = 65535;
+  return s < 2 ? 1 : s;
 }
 /* The widest vector (elements) for a group: 16 bytes over its widest operand, at most 8. */
 uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);

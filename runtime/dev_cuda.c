@@ -75,6 +75,8 @@ typedef struct cuda_dev {
                              unsigned, unsigned, CUstream, void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream); /* optional (CUDA 11.2+) */
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -99,6 +101,11 @@ typedef struct cuda_dev {
 typedef struct cuda_module {
   CUmodule mod;
   char *name;
+  /* the kernel launched last from this module, with its attributes (a run-time variant's
+   * module holds one kernel: repeated runs skip cuModuleGetFunction / cuFuncGetAttribute) */
+  char fn_name[128];
+  CUfunction fn;
+  int fn_max_threads, fn_smem, fn_regs;
 } cuda_module;
 
 /* ---- error checking ---- */
@@ -172,6 +179,19 @@ static int cuda_alloc(kg_device *dv, size_t bytes, void **ptr, kg_diag *d) {
   if (make_current(c, d) || CU_TRY(c, d, NULL, cuMemAlloc, (&p, bytes ? bytes : 1))) return -1;
   *ptr = (void *)(uintptr_t)p;
   return 0;
+}
+static int cuda_alloc_async(kg_device *dv, size_t bytes, void *stream, void **ptr, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  CUdeviceptr p = 0;
+  *ptr = NULL;
+  if (make_current(c, d) || CU_TRY(c, d, NULL, cuMemAllocAsync, (&p, bytes ? bytes : 1, (CUstream)stream))) return -1;
+  *ptr = (void *)(uintptr_t)p;
+  return 0;
+}
+static void cuda_free_async(kg_device *dv, void *ptr, void *stream) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (!ptr || c->poisoned) return;
+  if (c->cuCtxSetCurrent(c->ctx) == CU_OK) (void)c->cuMemFreeAsync((CUdeviceptr)(uintptr_t)ptr, (CUstream)stream);
 }
 static void cuda_free(kg_device *dv, void *ptr) {
   cuda_dev *c = (cuda_dev *)dv;
@@ -298,11 +318,20 @@ static int cuda_launch(kg_device *dv, kg_rt_module *mod, const char *kernel, con
                  c->max_threads);
   CUfunction f = NULL;
   int fmax = 0, fsmem = 0, fregs = 0;
-  if (make_current(c, d) || CU_TRY(c, d, kernel, cuModuleGetFunction, (&f, m->mod, kernel)) ||
-      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fmax, CU_FUNC_MAX_THREADS_PER_BLOCK, f)) ||
-      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fsmem, CU_FUNC_SHARED_SIZE_BYTES, f)) ||
-      CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fregs, CU_FUNC_NUM_REGS, f)))
-    return -1;
+  if (make_current(c, d)) return -1;
+  if (m->fn && strcmp(m->fn_name, kernel) == 0) {
+    f = m->fn, fmax = m->fn_max_threads, fsmem = m->fn_smem, fregs = m->fn_regs;
+  } else {
+    if (CU_TRY(c, d, kernel, cuModuleGetFunction, (&f, m->mod, kernel)) ||
+        CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fmax, CU_FUNC_MAX_THREADS_PER_BLOCK, f)) ||
+        CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fsmem, CU_FUNC_SHARED_SIZE_BYTES, f)) ||
+        CU_TRY(c, d, kernel, cuFuncGetAttribute, (&fregs, CU_FUNC_NUM_REGS, f)))
+      return -1;
+    if (strlen(kernel) < sizeof m->fn_name) {
+      memcpy(m->fn_name, kernel, strlen(kernel) + 1);
+      m->fn = f, m->fn_max_threads = fmax, m->fn_smem = fsmem, m->fn_regs = fregs;
+    }
+  }
   if (nt > fmax)
     return limit(d, kernel, g, b, smem,
                  "%lld threads per block; with its %d registers per thread this kernel allows %d",
@@ -349,6 +378,21 @@ static const kg_device_vt cuda_vt = {
     .sync = cuda_sync,
     .destroy = cuda_destroy,
 };
+/* the same with stream-ordered allocation, for drivers that have it */
+static const kg_device_vt cuda_vt_async = {
+    .name = "cuda",
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .h2d = cuda_h2d,
+    .d2h = cuda_d2h,
+    .load = cuda_load,
+    .unload = cuda_unload,
+    .launch = cuda_launch,
+    .sync = cuda_sync,
+    .destroy = cuda_destroy,
+    .alloc_async = cuda_alloc_async,
+    .free_async = cuda_free_async,
+};
 
 /* ---- opening ---- */
 static const char *driver_path(void) {
@@ -393,6 +437,9 @@ static const char *resolve(cuda_dev *c) {
     /* Function pointers all have one size and representation here (POSIX dlsym). */
     memcpy((char *)c + tab[i].off, &s, sizeof s);
   }
+  /* optional: stream-ordered allocation (both or neither) */
+  void *aa = dlsym(c->lib, "cuMemAllocAsync"), *fa = dlsym(c->lib, "cuMemFreeAsync");
+  if (aa && fa) memcpy(&c->cuMemAllocAsync, &aa, sizeof aa), memcpy(&c->cuMemFreeAsync, &fa, sizeof fa);
   return NULL;
 }
 
@@ -408,6 +455,7 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   c->lib = lib;
   c->ordinal = cfg ? cfg->cuda_ordinal : 0;
   const char *missing = resolve(c);
+  if (c->cuMemAllocAsync) c->base.vt = &cuda_vt_async;
   if (missing) {
     kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "CUDA driver %s lacks %s (too old a driver?)", path,
                 missing);

@@ -12,7 +12,11 @@
  * build it on first use (kernel IR → CUDA C → device module, cached), marshal
  * the parameters as cuLaunchKernel expects, and launch with
  * grid.x = ceil(numel / (block.x · elements per thread)). Size-0 spaces launch
- * nothing.
+ * nothing. Reductions choose their schedule from the actual sizes: a block per
+ * row, a thread per output (columns), or, for few outputs over long rows, a
+ * split into chunks of the reduced dim (kg_reduce_split_chunks): a partial
+ * kernel writes each chunk's accumulator to a scratch buffer, a finish kernel
+ * folds them in chunk order — two launches, no atomics, bit-identical reruns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +192,102 @@ static pval scalar_pval(kg_dtype dt, double f, int64_t i) {
   return v;
 }
 
+/* Buffers of one run: stream-ordered on a caller's stream where the device can. */
+static int dev_alloc(kg_device *dev, size_t bytes, void *stream, void **p, kg_diag *d) {
+  return stream && dev->vt->alloc_async ? dev->vt->alloc_async(dev, bytes, stream, p, d) : dev->vt->alloc(dev, bytes, p, d);
+}
+static void dev_free(kg_device *dev, void *p, void *stream) {
+  if (stream && dev->vt->free_async) dev->vt->free_async(dev, p, stream);
+  else dev->vt->free(dev, p);
+}
+
+/* What the kernels of one group are launched with: the bound tensors, sizes and
+ * the split reduction's chunking. */
+typedef struct launch_env {
+  kg_device *dev;
+  int slot;
+  void *stream;
+  kg_diag *d;
+  const DLTensor **pt;
+  DLTensor *const *outputs;
+  const DLTensor *tview;
+  void *scratch;
+  int r;
+  int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
+  bool reduce;
+} launch_env;
+
+/* Builds (on first use) and loads variant v of group gi, marshals its parameters as
+ * cuLaunchKernel expects and launches it. */
+static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi, const kg_variant *v) {
+  kg_diag *d = E->d;
+  kg_device *dev = E->dev;
+  int slot = E->slot, r = E->r;
+  kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
+  if (!kv) return KG_ERR_INTERNAL;
+  if (!kv->mod[slot]) {
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
+    if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
+  }
+#define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&E->tview[r1] : (r0) == 1 ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
+  const kg_kernel *k = &kv->k;
+  pval *vals = kg_xcalloc(k->params.n + 1, sizeof *vals);
+  void **params = kg_xcalloc(k->params.n + 1, sizeof *params);
+  kg_dtype ix = (kg_dtype)k->index_dtype;
+  uint64_t nb = ((uint64_t)E->nout + k->launch.block[0] - 1) / k->launch.block[0]; /* column schedule: blocks per chunk */
+  for (uint32_t j = 0; j < k->params.n; j++) {
+    const kg_kparam *kp = &k->params.v[j];
+    switch (kp->role) {
+    case KPR_TENSOR: vals[j].p = kp->r0 == 3 ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
+    case KPR_NUMEL: vals[j] = scalar_pval(ix, 0, E->reduce ? E->nout : E->numel); break;
+    case KPR_RED_N: vals[j] = scalar_pval(ix, 0, E->nred); break;
+    case KPR_SPLIT_LEN: vals[j] = scalar_pval(ix, 0, E->chunk); break;
+    case KPR_SPLIT_N: vals[j] = scalar_pval(ix, 0, E->nchunk); break;
+    case KPR_SPLIT_NB: vals[j] = scalar_pval(ix, 0, (int64_t)nb); break;
+    case KPR_SIZE: vals[j] = scalar_pval(ix, 0, E->space[kp->r1]); break;
+    case KPR_STRIDE: {
+      /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
+       * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
+      uint32_t idx = kp->r0 & 0x1fffffffu;
+      const DLTensor *t = (kp->r0 & 0x80000000u) ? E->outputs[idx] : (kp->r0 & 0x40000000u) ? &E->tview[idx] : E->pt[idx];
+      int64_t s = 0;
+      if (kp->r0 & 0x20000000u) {
+        if ((int)kp->r1 < t->ndim) s = stride_of(t, (int)kp->r1);
+      } else {
+        int jd = (int)kp->r1 - (r - t->ndim);
+        if (jd >= 0 && !(t->shape[jd] == 1 && E->space[kp->r1] != 1)) s = stride_of(t, jd);
+      }
+      vals[j] = scalar_pval(ix, 0, s);
+      break;
+    }
+    case KPR_SCALAR: {
+      int64_t iv;
+      double f = read_scalar(E->pt[kp->r1], (kg_dtype)kp->dtype, &iv);
+      vals[j] = scalar_pval((kg_dtype)kp->dtype, f, iv);
+      break;
+    }
+    }
+    params[j] = &vals[j];
+  }
+#undef TENSOR_OF
+  uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
+  uint64_t gx = k->launch.per_output == 1 ? (uint64_t)E->nout
+                : k->launch.per_output == 2 ? nb
+                                            : ((uint64_t)E->numel + per_block - 1) / per_block;
+  if (v->split == 1) gx *= (uint64_t)E->nchunk;
+  kg_status st = KG_OK;
+  if (gx > 0x7fffffffu) {
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)E->numel, (unsigned long long)gx);
+    st = KG_ERR_INPUT;
+  } else {
+    uint32_t grid[3] = {(uint32_t)gx, 1, 1};
+    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, k->launch.block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
+  }
+  free(vals);
+  free(params);
+  return st;
+}
+
 kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
   kg_context *ctx = c->m->ctx;
@@ -260,7 +360,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     size_t cnt = 1;
     for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]), cnt *= (size_t)tshape[t * KG_MAX_RANK + i];
     size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
-    if (dev->vt->alloc(dev, bytes ? bytes : 1, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    if (dev_alloc(dev, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
     tview[t].data = tbuf[t];
     tview[t].device.device_type = slot == 0 ? kDLCPU : kDLCUDA;
     tview[t].ndim = n->shape.rank;
@@ -268,6 +368,11 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   }
 #define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&tview[r1] : (r0) == 1 ? (const DLTensor *)outputs[r1] : pt[r1])
+  void **sbuf = kg_xcalloc(c->fusion.groups.n + 1, sizeof *sbuf); /* split reductions' scratch */
+  launch_env E;
+  memset(&E, 0, sizeof E);
+  E.dev = dev, E.slot = slot, E.stream = stream, E.d = d, E.pt = pt, E.outputs = outputs, E.tview = tview;
+  uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     bool reduce = grp->kind != KG_GROUP_POINTWISE; /* reductions and scans */
@@ -310,7 +415,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       uintptr_t al = a ? (a & (~a + 1)) : 64;
       if (al < align) align = al;
     }
-    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32};
+    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0};
     if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
     if (linear) {
       uint32_t vec = kg_group_max_vec(g, &c->fusion, grp);
@@ -331,74 +436,53 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
        * kept — coalesced — and there are enough outputs or the rows are short; else a
        * block per row (a collective over the row) */
       bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
-      bool colsched = kg_reduce_use_columns(inner_kept, nout, nred) && ctx->opts.force_variant != 1 && ctx->opts.force_variant != 2;
+      bool forced = ctx->opts.force_variant == 1 || ctx->opts.force_variant == 2;
+      bool colsched = kg_reduce_use_columns(inner_kept, nout, nred) && !forced;
+      /* few outputs over long rows: split the reduced dim into chunks (two kernels),
+       * over columns (coalesced) when the innermost dim is kept */
+      int64_t S = 1;
+      if (kg_group_splittable(g, grp) && !forced) {
+        S = kg_reduce_split_chunks(inner_kept, nout, nred);
+        if (S > 1) colsched = inner_kept;
+      }
       v.layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v.vec = 1;
-    }
-    kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
-    if (!kv) { st = KG_ERR_INTERNAL; break; }
-    if (!kv->mod[slot]) {
-      kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
-      if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) { st = KG_ERR_INTERNAL; break; }
-    }
-    const kg_kernel *k = &kv->k;
-    pval *vals = kg_xcalloc(k->params.n + 1, sizeof *vals);
-    void **params = kg_xcalloc(k->params.n + 1, sizeof *params);
-    kg_dtype ix = (kg_dtype)k->index_dtype;
-    for (uint32_t j = 0; j < k->params.n; j++) {
-      const kg_kparam *kp = &k->params.v[j];
-      switch (kp->role) {
-      case KPR_TENSOR: vals[j].p = data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
-      case KPR_NUMEL: vals[j] = scalar_pval(ix, 0, reduce ? nout : numel); break;
-      case KPR_RED_N: vals[j] = scalar_pval(ix, 0, nred); break;
-      case KPR_SIZE: vals[j] = scalar_pval(ix, 0, space[kp->r1]); break;
-      case KPR_STRIDE: {
-        /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
-         * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
-        uint32_t idx = kp->r0 & 0x1fffffffu;
-        const DLTensor *t = (kp->r0 & 0x80000000u) ? outputs[idx] : (kp->r0 & 0x40000000u) ? &tview[idx] : pt[idx];
-        int64_t s = 0;
-        if (kp->r0 & 0x20000000u) {
-          if ((int)kp->r1 < t->ndim) s = stride_of(t, (int)kp->r1);
-        } else {
-          int jd = (int)kp->r1 - (r - t->ndim);
-          if (jd >= 0 && !(t->shape[jd] == 1 && space[kp->r1] != 1)) s = stride_of(t, jd);
-        }
-        vals[j] = scalar_pval(ix, 0, s);
-        break;
+      if (S > 1) {
+        v.split = 1;
+        E.nchunk = S;
+        E.chunk = (nred + S - 1) / S;
+        E.nchunk = (nred + E.chunk - 1) / E.chunk; /* no empty chunk */
       }
-      case KPR_SCALAR: {
-        int64_t iv;
-        double f = read_scalar(pt[kp->r1], (kg_dtype)kp->dtype, &iv);
-        vals[j] = scalar_pval((kg_dtype)kp->dtype, f, iv);
-        break;
-      }
-      }
-      params[j] = &vals[j];
     }
-    uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
-    uint64_t gx = k->launch.per_output == 1 ? (uint64_t)nout
-                  : k->launch.per_output == 2 ? ((uint64_t)nout + k->launch.block[0] - 1) / k->launch.block[0]
-                                              : ((uint64_t)numel + per_block - 1) / per_block;
-    if (gx > 0x7fffffffu) {
-      kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)numel, (unsigned long long)gx);
-      st = KG_ERR_INPUT;
+    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
+    memcpy(E.space, space, sizeof space);
+    if (v.split) { /* two kernels over a scratch of chunk accumulators */
+      int64_t S = E.nchunk;
+      size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
+      if (dev_alloc(dev, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
+      E.scratch = sbuf[gi];
+      n_scratch++;
+      kg_variant fin = v;
+      fin.split = 2, fin.layout = KG_LAYOUT_LINEAR;
+      st = launch_variant(c, &E, gi, &v);
+      if (st == KG_OK) st = launch_variant(c, &E, gi, &fin);
     } else {
-      uint32_t grid[3] = {(uint32_t)gx, 1, 1};
-      if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, k->launch.block, 0, params, stream, d) != 0) st = KG_ERR_INTERNAL;
+      st = launch_variant(c, &E, gi, &v);
     }
-    free(vals);
-    free(params);
   }
-  /* Synchronous on the legacy stream (NULL) and whenever temporaries must be freed;
-   * on a caller's stream with no temporaries the launches are only enqueued, as
-   * an op on a TorchSharp stream would be (errors of the kernels then surface at
-   * the caller's next synchronization). */
-  if (st == KG_OK && dev && dev->vt->sync && (!stream || nt > 0) && dev->vt->sync(dev, stream, d) != 0)
+  /* Synchronous on the legacy stream (NULL). On a caller's stream the launches are
+   * only enqueued, as an op on a TorchSharp stream would be (errors of the kernels
+   * then surface at the caller's next synchronization); temporaries and scratch are
+   * then allocated and freed in stream order, or, on a device without stream-ordered
+   * allocation, the stream is synchronized before they are freed. */
+  bool ordered = stream && dev && dev->vt->alloc_async;
+  if (st == KG_OK && dev && dev->vt->sync && (!stream || (!ordered && (nt > 0 || n_scratch > 0))) && dev->vt->sync(dev, stream, d) != 0)
     st = KG_ERR_INTERNAL;
 #undef TENSOR_OF
   for (uint32_t t = 0; t < nt; t++)
-    if (tbuf[t]) dev->vt->free(dev, tbuf[t]);
-  free(tbuf), free(tview), free(tshape);
+    if (tbuf[t]) dev_free(dev, tbuf[t], stream);
+  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++)
+    if (sbuf[gi]) dev_free(dev, sbuf[gi], stream);
+  free(sbuf), free(tbuf), free(tview), free(tshape);
   free(B.sym), free(B.bound), free(pt);
   if (st != KG_OK || d->n) return kg_fail(ctx);
   return KG_OK;

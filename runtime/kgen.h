@@ -120,9 +120,9 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
  * inputs element for element (in-place pointwise updates).
  * stream: a CUstream or NULL (legacy default stream). With NULL, kg_run returns
  * after the kernels finished. With a stream it only enqueues them and returns
- * (asynchronous, like any op on that stream), except when the entry needs
- * temporary buffers between kernels: then it synchronizes the stream before
- * freeing them. */
+ * (asynchronous, like any op on that stream); temporary buffers between kernels
+ * are then allocated and freed in stream order (cuMemAllocAsync), or, with a
+ * driver that lacks it, the stream is synchronized before they are freed. */
 kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,
                  int n_outputs, void *stream);

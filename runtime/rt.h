@@ -100,6 +100,10 @@ typedef struct kg_device_vt {
                 kg_diag *d);
   int (*sync)(kg_device *dv, void *stream, kg_diag *d);
   void (*destroy)(kg_device *dv);
+  /* Stream-ordered allocation (NULL where the device has none: then a run that needs
+   * temporaries synchronizes before freeing them). */
+  int (*alloc_async)(kg_device *dv, size_t bytes, void *stream, void **ptr, kg_diag *d);
+  void (*free_async)(kg_device *dv, void *ptr, void *stream);
 } kg_device_vt;
 
 struct kg_device {

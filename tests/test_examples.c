@@ -185,10 +185,12 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
       cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
       bad++;
     } else {
-      /* the run-time variants compile too: strided with 64-bit indices, linear scalar */
-      kg_variant vs[2] = {{KG_LAYOUT_STRIDED, 1, KG_I64}, {KG_LAYOUT_LINEAR, 1, KG_I32}};
+      /* the run-time variants compile too: strided with 64-bit indices, linear scalar, and a
+       * split reduction's kernels (partial over rows, partial over columns, finish) */
+      kg_variant vs[5] = {{KG_LAYOUT_STRIDED, 1, KG_I64, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 0}, {KG_LAYOUT_STRIDED, 1, KG_I32, 1},
+                          {KG_LAYOUT_LINEAR, 1, KG_I32, 1}, {KG_LAYOUT_LINEAR, 1, KG_I64, 2}};
       for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++)
-        for (int vi = 0; vi < 2; vi++) {
+        for (int vi = 0; vi < (kg_group_splittable(&c->lg, &c->fusion.groups.v[gi]) ? 5 : 2); vi++) {
           kg_diag vd;
           kg_diag_init(&vd);
           kg_kvariant *kv = kg_compiled_variant(c, gi, &vs[vi], &vd);

@@ -177,11 +177,17 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
   DLTensor to = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, os, NULL, 0};
   DLTensor *outs[1] = {&to};
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
-  /* outer reductions with many outputs or short rows use the column schedule */
+  /* outer reductions with many outputs or short rows use the column schedule; few outputs
+   * over long rows split the rows into chunks: a partial kernel (over columns when the
+   * innermost dim is kept) and a finish kernel */
   bool colsched = kg_reduce_use_columns(axis != 2, no, shape[axis]);
+  int64_t chunks = kg_reduce_split_chunks(axis != 2, no, shape[axis]);
+  const char *want = chunks > 1 ? (axis != 2 ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
+                     : colsched ? "reduce.thread_per_output" : "reduce.block_per_output";
+  cr_expect_eq(c->runtime.n, chunks > 1 ? 2u : 1u, "%s axis %d: run-time kernels", op, axis);
   if (c->runtime.n)
-    cr_expect_str_eq(c->runtime.v[0]->k.schedule, colsched ? "reduce.thread_per_output" : "reduce.block_per_output", "%s axis %d %lldx%lldx%lld", op,
-                     axis, (long long)a, (long long)b, (long long)cdim);
+    cr_expect_str_eq(c->runtime.v[0]->k.schedule, want, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
+  if (c->runtime.n > 1) cr_expect_str_eq(c->runtime.v[1]->k.schedule, "reduce.split_finish");
   int64_t st[3] = {b * cdim, cdim, 1};
   for (int64_t oi = 0; oi < no; oi++) {
     int64_t crd[3], rem = oi;
@@ -212,6 +218,22 @@ Test(reduce, every_axis_odd_sizes_every_order, .timeout = 300) {
       for (int order = 0; order < 3; order++) run_axis(order == 1 ? "amax" : "sum", axis, sizes[s][0], sizes[s][1], sizes[s][2], order, false);
   run_axis("amax", 1, 3, 67, 2, 2, true);
   run_axis("sum", 2, 2, 3, 457, 0, true);
+}
+
+/* Few outputs over long rows: split reductions (chunks of the rows in a partial kernel, then a
+ * finish kernel), over rows and over columns, odd sizes (a short last chunk), NaN, every order. */
+Test(reduce, split_reductions, .timeout = 300) {
+  cr_assert_gt(kg_reduce_split_chunks(false, 6, 70001), 1);
+  cr_assert_gt(kg_reduce_split_chunks(true, 3, 5003), 1);
+  cr_assert_eq(kg_reduce_split_chunks(false, 4096, 4096), 1); /* enough rows: no split */
+  cr_assert_eq(kg_reduce_split_chunks(true, 3, 40), 1);        /* short columns: no split */
+  for (int order = 0; order < 3; order++) {
+    run_axis(order == 1 ? "amax" : "sum", 2, 2, 3, 70001, order, false); /* rows */
+    run_axis(order == 1 ? "amax" : "sum", 0, 5003, 3, 1, order, false);  /* columns */
+    run_axis(order == 1 ? "amax" : "sum", 1, 2, 4099, 3, order, false);  /* the middle dim */
+  }
+  run_axis("amax", 2, 1, 2, 40000, 2, true);
+  run_axis("sum", 0, 5000, 3, 1, 0, true);
 }
 
 Test(reduce, empty_reductions) {
