@@ -97,7 +97,9 @@
 /* Block-wide reductions (one per accumulator type and combiner): shuffles within
  * each warp, one partial per warp through shared memory, shuffles again in warp
  * 0. The tree is fixed, so results are bit-identical run to run. Every thread of
- * the block must call it (blockDim.x a multiple of 32); thread 0 gets the result. */
+ * the block must call it (blockDim.x a multiple of 32); thread 0 gets the result.
+ * kg_ball_* broadcast the result to every thread; kg_wall_* reduce within one warp
+ * (the same shuffle tree, then lane 0's value to every lane: bit-identical lanes). */
 #define KG_CUDA_PRELUDE_6 \
 "KG_DEV float kg_addf(float a, float b) { return a + b; }\n" \
 "KG_DEV float kg_mulf(float a, float b) { return a * b; }\n" \
@@ -143,6 +145,20 @@
 "KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)\n" \
 "KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)\n"
 #define KG_CUDA_PRELUDE_8 \
+"#define KG_WALL(NAME, T, COMB)                                                      \\\n" \
+"KG_DEV T NAME(T v) {                                                                \\\n" \
+"  int o;                                                                            \\\n" \
+"  for (o = 16; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(0xffffffffu, v, o));    \\\n" \
+"  return __shfl_sync(0xffffffffu, v, 0);                                            \\\n" \
+"}\n" \
+"KG_WALL(kg_wall_sum_f, float, kg_addf) KG_WALL(kg_wall_prod_f, float, kg_mulf)\n" \
+"KG_WALL(kg_wall_max_f, float, kg_maxf) KG_WALL(kg_wall_min_f, float, kg_minf)\n" \
+"KG_WALL(kg_wall_sum_d, double, kg_addd) KG_WALL(kg_wall_prod_d, double, kg_muld)\n" \
+"KG_WALL(kg_wall_max_d, double, kg_maxd) KG_WALL(kg_wall_min_d, double, kg_mind)\n" \
+"KG_WALL(kg_wall_sum_i, int, kg_addi) KG_WALL(kg_wall_prod_i, int, kg_muli)\n" \
+"KG_WALL(kg_wall_max_i, int, kg_maxi) KG_WALL(kg_wall_min_i, int, kg_mini)\n" \
+"KG_WALL(kg_wall_sum_ll, long long, kg_addll) KG_WALL(kg_wall_prod_ll, long long, kg_mulll)\n" \
+"KG_WALL(kg_wall_max_ll, long long, kg_maxll) KG_WALL(kg_wall_min_ll, long long, kg_minll)\n" \
 "#define KG_BALL(NAME, RED, T)                                                       \\\n" \
 "KG_DEV T NAME(T v) {                                                                \\\n" \
 "  __shared__ T kg_b;                                                                \\\n" \

@@ -238,7 +238,9 @@ enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_S
 
 /* Launch configuration chosen by the scheduler; grid is computed at run time. */
 typedef struct kg_launch {
-  uint8_t per_output;        /* 1: one block per output element (grid.x = numel), reductions */
+  uint8_t per_output;        /* reductions: 1 a block per output element (grid.x = outputs);
+                                2 a thread per output (grid.x = ceil(outputs / block.x));
+                                3 a warp per output (grid.x = ceil(outputs / 8)) */
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */

@@ -604,12 +604,17 @@ static bool lower_reduce(lctx *L, const char *name) {
   int split = L->v->split;
   KG_ASSERT(!split || kg_group_splittable(g, grp));
   bool col = L->v->layout == KG_LAYOUT_LINEAR || split == 2;
+  /* a warp per row: the block's 8 warps take rows bid · 8 + w; lane l walks l, l + 32, …;
+   * the collective is a warp all-reduce (shuffles down, then lane 0's value broadcast) */
+  bool warp = L->v->warp && !col && !split;
+  bool persistent = grp->reds.n > 1 || grp->outs.n;
   k->schedule = split == 1   ? (col ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
                 : split == 2 ? "reduce.split_finish"
                 : col        ? "reduce.thread_per_output"
-                : grp->reds.n > 1 || grp->outs.n ? "reduce.rows_persistent"
-                                                 : "reduce.block_per_output";
-  k->launch.per_output = col ? 2 : 1;
+                : warp       ? (persistent ? "reduce.rows_persistent.warp" : "reduce.warp_per_output")
+                : persistent ? "reduce.rows_persistent"
+                             : "reduce.block_per_output";
+  k->launch.per_output = col ? 2 : warp ? 3 : 1;
   k->launch.block[0] = 256;
   k->launch.elems_per_thread = 1;
   k->vec = 1;
@@ -686,7 +691,17 @@ static bool lower_reduce(lctx *L, const char *name) {
     hi = decl(L, "hi", L->ix,
               kg_kx_op(k, KG_OP_MINIMUM, L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, lo, kg_kx_param(k, chunk_p), KG_NONE), kg_kx_param(k, rn), KG_NONE));
   }
-  if (col) {
+  uint32_t leader = tid; /* the thread that stores a row's values */
+  if (warp) {
+    uint32_t w32 = kg_kx_const_i(k, L->ix, 32);
+    leader = decl(L, "lane", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, tid, w32, KG_NONE));
+    uint32_t w = kg_kx_op(k, KG_OP_IDX_DIV, L->ix, tid, w32, KG_NONE);
+    o = decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, bid, kg_kx_const_i(k, L->ix, 8), KG_NONE), w, KG_NONE));
+    kg_ks in = kg_ks_make(KS_IF); /* a whole warp takes this branch or not */
+    in.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, o, kg_kx_param(k, numel_p), KG_NONE);
+    uint32_t is = kg_ks_add(&L->cur, in);
+    L->cur = kg_kcursor_body(k, is, false);
+  } else if (col) {
     o = decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, bid, nt, KG_NONE), tid, KG_NONE));
     kg_ks in = kg_ks_make(KS_IF);
     in.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, o, kg_kx_param(k, numel_p), KG_NONE);
@@ -695,7 +710,7 @@ static bool lower_reduce(lctx *L, const char *name) {
   } else {
     o = decl(L, "o", L->ix, bid);
   }
-  uint32_t first = col ? kg_kx_const_i(k, L->ix, 0) : tid, step = col ? kg_kx_const_i(k, L->ix, 1) : nt;
+  uint32_t first = col ? kg_kx_const_i(k, L->ix, 0) : leader, step = col ? kg_kx_const_i(k, L->ix, 1) : warp ? kg_kx_const_i(k, L->ix, 32) : nt;
   uint32_t bound = kg_kx_param(k, rn);
   if (split == 1) first = col ? lo : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, lo, tid, KG_NONE), bound = hi;
   if (split == 2) bound = kg_kx_param(k, nchunk_p);
@@ -772,12 +787,12 @@ static bool lower_reduce(lctx *L, const char *name) {
       uint32_t tot = kg_kx_var(k, accv);
       if (!col) {
         tot = kg_kx_op(k, comb, acc, tot, KG_NONE, KG_NONE);
-        k->exprs.v[tot].i = split == 1 ? 0 : 1; /* a partial is only stored, by thread 0 */
+        k->exprs.v[tot].i = split == 1 ? 0 : warp ? 2 : 1; /* a partial is only stored, by thread 0 */
       }
       res = decl(L, "tot", acc, tot);
       if (split == 1) { /* the chunk's raw accumulator: scratch[chunk · n + o] */
         kg_ks ifs = kg_ks_make(KS_IF);
-        ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+        ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, leader, zero, KG_NONE);
         uint32_t is = kg_ks_add(&L->cur, ifs);
         kg_kcursor c0 = kg_kcursor_body(k, is, false);
         kg_ks st = kg_ks_make(KS_STORE);
@@ -799,7 +814,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     rowval[grp->reds.v[ri]] = decl(L, "red", odt, cvt(L, res, odt));
     if (rparam[ri] != KG_NONE) {
       kg_ks ifs = kg_ks_make(KS_IF);
-      ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+      ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, leader, zero, KG_NONE);
       uint32_t is = kg_ks_add(&L->cur, ifs);
       kg_kcursor c0 = kg_kcursor_body(k, is, false);
       uint32_t off = linear_offset(L, coord, &rstride[ri * KG_MAX_RANK], r);
@@ -834,7 +849,7 @@ static bool lower_reduce(lctx *L, const char *name) {
   /* epilogue: thread 0 of the row computes the outputs shaped like the reductions' result */
   if (ne) {
     kg_ks ifs = kg_ks_make(KS_IF);
-    ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, tid, zero, KG_NONE);
+    ifs.a = col ? kg_kx_const_i(k, KG_BOOL, 1) : kg_kx_op(k, KG_OP_EQ, KG_BOOL, leader, zero, KG_NONE);
     uint32_t is = kg_ks_add(&L->cur, ifs);
     kg_kcursor top = L->cur;
     L->cur = kg_kcursor_body(k, is, false);

@@ -88,7 +88,20 @@ typedef struct kg_variant {
   uint8_t split;       /* REDUCE: 0 whole rows; 1 the partial kernel of a split reduction
                           (grid = chunks × outputs, accumulators to scratch); 2 its finish
                           kernel (a thread per output folds the chunks in order) */
+  uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
+                          (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
 } kg_variant;
+/* Rows this short get a warp each instead of a block. */
+#define KG_WARP_ROW_MAX 1024
+/* Threads per block of the persistent row kernels (several reductions or row outputs:
+ * softmax, layer_norm, RMSNorm): about 8 row elements per thread, 128 to 1024. Measured on
+ * an H100 (docs/gpu.md): 128 threads for rows of 1024 (softmax 135 → 115 µs at 32768 rows),
+ * 512 for 4096, 1024 for rows of a million (softmax 2.7 → 0.74 ms for 16 rows). */
+static inline uint32_t kg_reduce_row_threads(int64_t n_red) {
+  uint32_t t = 128;
+  while (t < 1024 && (int64_t)t * 8 < n_red) t *= 2;
+  return t;
+}
 
 /* Reduction schedule choice: the column schedule (a thread per output, serial coalesced
  * rows) when the innermost dim is kept and either the outputs are many enough to fill the

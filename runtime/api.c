@@ -139,7 +139,7 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * the widest vector when every tensor input has the space's shape, else STRIDED;
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
-  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32, 0};
+  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0};
   if (grp->kind == KG_GROUP_SCAN) v.layout = KG_LAYOUT_STRIDED;
   if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
     int r = grp->space.rank;
@@ -220,6 +220,8 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
     kg_kernel_print(&c->kernels[i], &log);
     if (c->kernels[i].launch.per_output == 1)
       kg_sb_printf(&log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
+    else if (c->kernels[i].launch.per_output == 3)
+      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
     else if (c->kernels[i].launch.per_output == 2)
       kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
                    c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);

@@ -214,7 +214,7 @@ typedef struct launch_env {
   void *scratch;
   int r;
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
-  bool reduce;
+  bool reduce, persistent; /* persistent: a REDUCE group with several reductions or row outputs */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -273,6 +273,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
   uint64_t gx = k->launch.per_output == 1 ? (uint64_t)E->nout
                 : k->launch.per_output == 2 ? nb
+                : k->launch.per_output == 3 ? ((uint64_t)E->nout + 7) / 8 /* a warp per output */
                                             : ((uint64_t)E->numel + per_block - 1) / per_block;
   if (v->split == 1) gx *= (uint64_t)E->nchunk;
   kg_status st = KG_OK;
@@ -280,8 +281,14 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)E->numel, (unsigned long long)gx);
     st = KG_ERR_INPUT;
   } else {
-    uint32_t grid[3] = {(uint32_t)gx, 1, 1};
-    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, k->launch.block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
+    uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
+    /* the block-per-row kernels read blockDim (any multiple of 32 up to 1024): persistent
+     * row kernels get about 8 elements per thread; KGEN_REDUCE_BLOCK overrides it for
+     * tuning experiments (perf/gpu/run.sh) */
+    if (k->launch.per_output == 1 && E->persistent) block[0] = kg_reduce_row_threads(E->nred);
+    const char *rb = k->launch.per_output == 1 ? getenv("KGEN_REDUCE_BLOCK") : NULL;
+    if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) block[0] = (uint32_t)atoi(rb);
+    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   free(vals);
   free(params);
@@ -415,7 +422,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       uintptr_t al = a ? (a & (~a + 1)) : 64;
       if (al < align) align = al;
     }
-    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0};
+    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0};
     if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
     if (linear) {
       uint32_t vec = kg_group_max_vec(g, &c->fusion, grp);
@@ -446,6 +453,10 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
         if (S > 1) colsched = inner_kept;
       }
       v.layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v.vec = 1;
+      /* a warp per row for short rows of a lone reduction (measured on an H100: row sums of
+       * 32768 x 1024 4% faster; the multi-pass persistent kernels — softmax, layer_norm —
+       * were 20-30% slower with a warp per row, so they keep a block; docs/gpu.md) */
+      v.warp = !colsched && S == 1 && nred <= KG_WARP_ROW_MAX && grp->reds.n == 1 && grp->outs.n == 0;
       if (S > 1) {
         v.split = 1;
         E.nchunk = S;
@@ -454,6 +465,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       }
     }
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
+    E.persistent = grp->kind == KG_GROUP_REDUCE && (grp->reds.n > 1 || grp->outs.n > 0);
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;

@@ -185,12 +185,14 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
       cr_log_error("%s: %s", ex.v[i], kg_last_error(ctx));
       bad++;
     } else {
-      /* the run-time variants compile too: strided with 64-bit indices, linear scalar, and a
-       * split reduction's kernels (partial over rows, partial over columns, finish) */
-      kg_variant vs[5] = {{KG_LAYOUT_STRIDED, 1, KG_I64, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 0}, {KG_LAYOUT_STRIDED, 1, KG_I32, 1},
-                          {KG_LAYOUT_LINEAR, 1, KG_I32, 1}, {KG_LAYOUT_LINEAR, 1, KG_I64, 2}};
-      for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++)
-        for (int vi = 0; vi < (kg_group_splittable(&c->lg, &c->fusion.groups.v[gi]) ? 5 : 2); vi++) {
+      /* the run-time variants compile too: strided with 64-bit indices, linear scalar, a warp
+       * per row, and a split reduction's kernels (partial over rows, over columns, finish) */
+      kg_variant vs[6] = {{KG_LAYOUT_STRIDED, 1, KG_I64, 0, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0}, {KG_LAYOUT_STRIDED, 1, KG_I32, 0, 1},
+                          {KG_LAYOUT_STRIDED, 1, KG_I32, 1, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 1, 0}, {KG_LAYOUT_LINEAR, 1, KG_I64, 2, 0}};
+      for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+        const kg_group *gr = &c->fusion.groups.v[gi];
+        int nvar = kg_group_splittable(&c->lg, gr) ? 6 : gr->kind == KG_GROUP_REDUCE ? 3 : 2;
+        for (int vi = 0; vi < nvar; vi++) {
           kg_diag vd;
           kg_diag_init(&vd);
           kg_kvariant *kv = kg_compiled_variant(c, gi, &vs[vi], &vd);
@@ -206,6 +208,7 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
           kg_nvrtc_out_free(&no);
           kg_diag_free(&vd);
         }
+      }
       int archs[2] = {80, 90};
       for (int a = 0; a < 2; a++)
         for (int k = 0; k < kg_compiled_n_kernels(c); k++) {

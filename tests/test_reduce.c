@@ -183,7 +183,9 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
   bool colsched = kg_reduce_use_columns(axis != 2, no, shape[axis]);
   int64_t chunks = kg_reduce_split_chunks(axis != 2, no, shape[axis]);
   const char *want = chunks > 1 ? (axis != 2 ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
-                     : colsched ? "reduce.thread_per_output" : "reduce.block_per_output";
+                     : colsched                        ? "reduce.thread_per_output"
+                     : shape[axis] <= KG_WARP_ROW_MAX ? "reduce.warp_per_output" /* short rows: a warp each */
+                                                       : "reduce.block_per_output";
   cr_expect_eq(c->runtime.n, chunks > 1 ? 2u : 1u, "%s axis %d: run-time kernels", op, axis);
   if (c->runtime.n)
     cr_expect_str_eq(c->runtime.v[0]->k.schedule, want, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);

@@ -25,6 +25,13 @@ fi
   python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 } 2>&1 | tee "$O/env.txt"
 
+one() {  # FILE ENTRY [--size ...]
+  local f=$1 e=$2; shift 2
+  local log; log=$("$B/kgen" check "$f" --entry "$e" --device cuda "$@" 2>&1); local rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$rc" "$f" "$e $*" "$(printf '%s' "$log" | tr '\n' '|' | cut -c1-600)"
+}
+export -f one; export B
+if [ -z "${KGEN_GPU_BENCH_ONLY:-}" ]; then
 # 1. every example entry, on the GPU, against PyTorch (12 at a time)
 python3 - > "$O/jobs.txt" <<'PY'
 import glob, json
@@ -32,12 +39,6 @@ for f in sorted(glob.glob("examples/*.json")):
     for e in json.load(open(f))["entries"]:
         print(f, e["name"])
 PY
-one() {  # FILE ENTRY [--size ...]
-  local f=$1 e=$2; shift 2
-  local log; log=$("$B/kgen" check "$f" --entry "$e" --device cuda "$@" 2>&1); local rc=$?
-  printf '%s\t%s\t%s\t%s\n' "$rc" "$f" "$e $*" "$(printf '%s' "$log" | tr '\n' '|' | cut -c1-600)"
-}
-export -f one; export B
 t0=$(date +%s)
 xargs -P 12 -L 1 bash -c 'one "$@"' _ < "$O/jobs.txt" > "$O/examples.tsv"
 echo "examples: $(wc -l < "$O/examples.tsv") entries, rc: $(cut -f1 "$O/examples.tsv" | sort | uniq -c | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
@@ -55,6 +56,15 @@ t0=$(date +%s)
 xargs -P 12 -L 1 bash -c 'one "$@"' _ < "$O/matrix_jobs.txt" > "$O/matrix.tsv"
 echo "size matrix: $(wc -l < "$O/matrix.tsv") runs, rc: $(cut -f1 "$O/matrix.tsv" | sort | uniq -c | tr '\n' ' ') ($(( $(date +%s) - t0 )) s)"
 
-# 3. timings
+fi
+
+# 3. timings; KGEN_GPU_BLOCKS="128 512" also times the block-per-row kernels at those block
+#    sizes (the KGEN_REDUCE_BLOCK experiment knob of runtime/exec.c)
 PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | tee "$O/bench.txt"
-echo "failures:"; awk -F'\t' '$1 != 0' "$O/examples.tsv" "$O/matrix.tsv" | cut -c1-400 | head -40
+for nb in ${KGEN_GPU_BLOCKS:-}; do
+  echo "== block-per-row kernels with $nb threads"
+  KGEN_REDUCE_BLOCK=$nb PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | grep '^| [a-z]' | tee "$O/bench_block$nb.txt"
+done
+if [ -z "${KGEN_GPU_BENCH_ONLY:-}" ]; then
+  echo "failures:"; awk -F'\t' '$1 != 0' "$O/examples.tsv" "$O/matrix.tsv" | cut -c1-400 | head -40
+fi
