@@ -15,8 +15,12 @@
  * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
  * Only a reduction read by another kernel (or returned) is materialized, into its
  * output or a temporary buffer. Kernels run in node order. Merging reductions with
- * different reduced dims, split (two-kernel) reductions for very long rows and
- * rows cached on chip are the scheduler's next steps.
+ * different reduced dims and rows cached on chip are the scheduler's next steps.
+ *
+ * The split-rows plan (split_rows, built at run time for few, very long rows) is
+ * the same program without row groups: each reduction alone (it can then split
+ * into a partial and a finish kernel across the whole GPU), row outputs in
+ * pointwise kernels that read the reductions from temporaries.
  *
  *   m = x.mean(-1, keepdim); y = x - m          ⇒  group0 REDUCE {m} rows [N,D], row output y (m stays on chip)
  *   outputs y:[N,768], z:[N,768], w:[768]        ⇒  group0 {y, z} over [N,768] ; group1 {w} over [768]
@@ -73,7 +77,7 @@ static bool epilogue_shape(const kg_graph *g, const kg_group *grp, const kg_shap
   return kg_shape_equal(s, &keep) || kg_shape_equal(s, &squeeze);
 }
 
-void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
+void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c) {
   (void)c;
   memset(f, 0, sizeof *f);
   uint32_t nn = g->nodes.n;
@@ -100,7 +104,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
     for (uint32_t k = f->groups.n; k-- > 0;)
       if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
     if (last && last->kind == KG_GROUP_SCAN) last = NULL; /* a scan runs between: start a new group */
-    bool join = last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
+    bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
       KG_VEC_PUSH(last->reds, i);
       group_of[i] = (uint32_t)(last - f->groups.v);
@@ -132,11 +136,15 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c) {
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
     if (gl != KG_NONE && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE) {
       kg_group *grp = &f->groups.v[gl];
-      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR) { KG_VEC_PUSH(grp->outs, o); continue; }
-      /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no other tensor */
+      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows) { KG_VEC_PUSH(grp->outs, o); continue; }
+      /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no
+       * other tensor and no reduction of another group (the kernel addresses what it reads
+       * right-aligned against the rows' space, which a squeezed shape does not line up with) */
       if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR) {
+        bool own = true;
+        for (uint32_t i = 0; i < nn; i++) own &= !seen[i] || group_of[i] == gl;
         memset(visit, 0, nn + 1);
-        if (s.rank == grp->space.rank || !reads_tensors(g, node, visit)) { KG_VEC_PUSH(grp->epi, o); continue; }
+        if (s.rank == grp->space.rank || (own && !reads_tensors(g, node, visit))) { KG_VEC_PUSH(grp->epi, o); continue; }
       }
     }
     uint32_t gi = KG_NONE;

@@ -523,12 +523,16 @@ static uint32_t combine_op(kg_op red) {
   }
 }
 
-bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
-  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
-  switch ((kg_op)g->nodes.v[grp->reds.v[0]].op) {
+bool kg_red_op_splittable(kg_op op) {
+  switch (op) {
   case KG_OP_RSUM: case KG_OP_RNANSUM: case KG_OP_RMEAN: case KG_OP_RPROD: case KG_OP_RAMAX: case KG_OP_RAMIN: return true;
   default: return false;
   }
+}
+
+bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
+  return kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[0]].op);
 }
 
 static uint32_t identity(kg_kernel *k, kg_op red, kg_dtype acc) {

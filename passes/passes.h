@@ -71,7 +71,12 @@ typedef struct kg_fusion {
 /* Index into f->mat of a materialized node, or KG_NONE. */
 uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node);
 
-void kg_pass_fuse(const kg_graph *g, kg_fusion *f, kg_pass_ctx *c);
+/* split_rows = false: the fused plan (row groups: reductions over the same rows share a
+ * kernel with their row outputs and epilogues). true: the split-rows plan for few, very
+ * long rows: every reduction a group of its own (so that each can split across the GPU,
+ * see kg_reduce_split_chunks), row outputs in pointwise kernels reading the reductions
+ * from temporaries. The runtime chooses between them from the actual sizes. */
+void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c);
 void kg_fusion_free(kg_fusion *f);
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *out);
 
@@ -90,6 +95,7 @@ typedef struct kg_variant {
                           kernel (a thread per output folds the chunks in order) */
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
                           (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
+  uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan */
 } kg_variant;
 /* Rows this short get a warp each instead of a block. */
 #define KG_WARP_ROW_MAX 1024
@@ -113,6 +119,8 @@ static inline bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t
  * A group can split when it is one combinable reduction (sum, nansum, mean, prod,
  * amax, amin) with no row outputs; epilogues run in the finish kernel. */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
+/* Is reduction op `op` one a split can combine (sum, nansum, mean, prod, amax, amin)? */
+bool kg_red_op_splittable(kg_op op);
 /* How many chunks to split the reduced dim into (1 = do not split), from the sizes:
  * enough blocks (row schedule) or threads (column schedule) to fill an H100-class GPU,
  * chunks not shorter than 4096 elements (rows) or 32 rows (columns). */

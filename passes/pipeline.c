@@ -79,7 +79,7 @@ bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
     return false;
   }
   if (expanded && !passes_to_fixpoint(lg, c)) return false;
-  kg_pass_fuse(lg, f, c);
+  kg_pass_fuse(lg, f, false, c);
   if (c->log) {
     kg_sb_puts(c->log, "== fusion groups\n");
     kg_fusion_print(lg, f, c->log);

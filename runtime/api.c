@@ -139,7 +139,7 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * the widest vector when every tensor input has the space's shape, else STRIDED;
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
-  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0};
+  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0, 0};
   if (grp->kind == KG_GROUP_SCAN) v.layout = KG_LAYOUT_STRIDED;
   if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
     int r = grp->space.rank;
@@ -355,6 +355,9 @@ void kg_compiled_free(kg_compiled *c) {
   for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_free(&c->kernels[i]);
   free(c->kernels), free(c->variants), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
+  for (uint32_t i = 0; i < c->n_split; i++) kg_kernel_free(&c->kernels_split[i]);
+  free(c->kernels_split);
+  if (c->split_built) kg_fusion_free(&c->fusion_split);
   kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
   kg_arena_free(&c->arena);

@@ -54,6 +54,12 @@ struct kg_compiled {
   uint32_t n_kernels;
   char *cuda;            /* all default kernels as one translation unit */
   KG_VEC(kg_kvariant *) runtime; /* variants built for runs */
+  /* the split-rows plan (passes/fuse.c), built on the first run that needs it: its
+   * groups, and a kernel of each (any variant: exec.c reads their tensor parameters) */
+  bool split_built;
+  kg_fusion fusion_split;
+  kg_kernel *kernels_split;
+  uint32_t n_split;
 };
 
 /* api.c */

@@ -54,11 +54,14 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
   kv->group = group;
   kv->v = *v;
-  const char *name = kg_arena_printf(&c->arena, "%s_k%u_%s%u%s", kg_entry_cname(&c->arena, c->g.entry), group,
+  const kg_fusion *F = v->plan ? &c->fusion_split : &c->fusion;
+  KG_ASSERT(group < F->groups.n);
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->layout == KG_LAYOUT_LINEAR ? v->vec : 0,
-                                     v->index_dtype == KG_I64 ? "_i64" : "");
+                                     v->index_dtype == KG_I64 ? "_i64" : "", v->warp ? "_warp" : "",
+                                     v->split == 1 ? "_part" : v->split == 2 ? "_fin" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
-  if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[group], v, name, &kv->k, &pc)) {
+  if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
     return NULL;
@@ -190,6 +193,55 @@ static pval scalar_pval(kg_dtype dt, double f, int64_t i) {
   default: v.f32 = (float)f; break;
   }
   return v;
+}
+
+/* The split-rows plan (c->fusion_split) when a persistent row group of the fused plan —
+ * several reductions over the same rows, or row outputs (softmax, RMSNorm) — has few rows
+ * long enough that its reductions would split, and at least one of them can split (var
+ * and argmax then run alone, a block per row, as they would have in the row group).
+ * force_variant 4 (tests) always takes it. */
+static int choose_plan(const kg_compiled *c, const binding *B) {
+  const kg_graph *g = &c->lg;
+  if (c->m->ctx->opts.force_variant == 4) return 1;
+  if (c->m->ctx->opts.force_variant == 1 || c->m->ctx->opts.force_variant == 2) return 0;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+    const kg_group *grp = &c->fusion.groups.v[gi];
+    if (grp->kind != KG_GROUP_REDUCE || (grp->reds.n < 2 && grp->outs.n == 0)) continue;
+    bool any = false;
+    for (uint32_t j = 0; j < grp->reds.n; j++) any |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
+    if (!any) continue;
+    int r = grp->space.rank;
+    int64_t mask = g->nodes.v[grp->red].ia[0], nout = 1, nred = 1;
+    for (int i = 0; i < r; i++) {
+      int64_t sz = dim_size(B, &grp->space.d[i]);
+      if ((mask >> i) & 1) nred *= sz;
+      else nout *= sz;
+    }
+    bool inner_kept = r > 0 && !((mask >> (r - 1)) & 1);
+    if (kg_reduce_split_chunks(inner_kept, nout, nred) > 1) return 1;
+  }
+  return 0;
+}
+
+/* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
+static bool build_split_plan(kg_compiled *c, kg_diag *d) {
+  if (c->split_built) return c->kernels_split != NULL;
+  c->split_built = true;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
+  kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
+  uint32_t n = c->fusion_split.groups.n;
+  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
+  for (uint32_t i = 0; i < n; i++) {
+    kg_variant v = {KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0, 1};
+    const char *name = kg_arena_printf(&c->arena, "%s_sk%u", kg_entry_cname(&c->arena, c->g.entry), i);
+    if (!kg_lower_group(&c->lg, &c->fusion_split, &c->fusion_split.groups.v[i], &v, name, &ks[i], &pc)) {
+      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
+      free(ks);
+      return false;
+    }
+  }
+  c->kernels_split = ks, c->n_split = n;
+  return true;
 }
 
 /* Buffers of one run: stream-ordered on a caller's stream where the device can. */
@@ -357,13 +409,19 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       st = KG_ERR_INPUT;
     }
   }
+  /* the plan: the fused one, unless one of its row groups has rows too few and too long
+   * for a block each, which only the split-rows plan spreads over the whole GPU */
+  int plan = st == KG_OK ? choose_plan(c, &B) : 0;
+  if (plan && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
+  const kg_fusion *F = plan && st == KG_OK ? &c->fusion_split : &c->fusion;
+  const kg_kernel *DK = plan && st == KG_OK ? c->kernels_split : c->kernels;
   /* temporaries: reductions later kernels read, C-contiguous, allocated per run */
-  uint32_t nt = c->fusion.temps.n;
+  uint32_t nt = F->temps.n;
   void **tbuf = kg_xcalloc(nt + 1, sizeof *tbuf);
   DLTensor *tview = kg_xcalloc(nt + 1, sizeof *tview);
   int64_t *tshape = kg_xcalloc(((size_t)nt + 1) * KG_MAX_RANK, sizeof *tshape);
   for (uint32_t t = 0; t < nt && st == KG_OK; t++) {
-    const kg_gnode *n = &g->nodes.v[c->fusion.temps.v[t]];
+    const kg_gnode *n = &g->nodes.v[F->temps.v[t]];
     size_t cnt = 1;
     for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]), cnt *= (size_t)tshape[t * KG_MAX_RANK + i];
     size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
@@ -375,13 +433,13 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   }
 #define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&tview[r1] : (r0) == 1 ? (const DLTensor *)outputs[r1] : pt[r1])
-  void **sbuf = kg_xcalloc(c->fusion.groups.n + 1, sizeof *sbuf); /* split reductions' scratch */
+  void **sbuf = kg_xcalloc(F->groups.n + 1, sizeof *sbuf); /* split reductions' scratch */
   launch_env E;
   memset(&E, 0, sizeof E);
   E.dev = dev, E.slot = slot, E.stream = stream, E.d = d, E.pt = pt, E.outputs = outputs, E.tview = tview;
   uint32_t n_scratch = 0;
-  for (uint32_t gi = 0; gi < c->fusion.groups.n && st == KG_OK; gi++) {
-    const kg_group *grp = &c->fusion.groups.v[gi];
+  for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
+    const kg_group *grp = &F->groups.v[gi];
     bool reduce = grp->kind != KG_GROUP_POINTWISE; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
@@ -404,7 +462,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       continue;
     }
     /* which tensors this group reads and writes: the default kernel's params */
-    const kg_kernel *dk = &c->kernels[gi];
+    const kg_kernel *dk = &DK[gi];
     bool linear = !reduce;
     int64_t maxoff = numel;
     uintptr_t align = 64;
@@ -422,10 +480,10 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       uintptr_t al = a ? (a & (~a + 1)) : 64;
       if (al < align) align = al;
     }
-    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0};
+    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0, (uint8_t)plan};
     if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
     if (linear) {
-      uint32_t vec = kg_group_max_vec(g, &c->fusion, grp);
+      uint32_t vec = kg_group_max_vec(g, F, grp);
       while (vec > 1 && (uintptr_t)(vec * maxsz) > align) vec /= 2;
       /* every operand must be aligned to vec * its own size: the widest decides */
       v.vec = (uint8_t)vec;
@@ -492,7 +550,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
 #undef TENSOR_OF
   for (uint32_t t = 0; t < nt; t++)
     if (tbuf[t]) dev_free(dev, tbuf[t], stream);
-  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++)
+  for (uint32_t gi = 0; gi < F->groups.n; gi++)
     if (sbuf[gi]) dev_free(dev, sbuf[gi], stream);
   free(sbuf), free(tbuf), free(tview), free(tshape);
   free(B.sym), free(B.bound), free(pt);

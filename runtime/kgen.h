@@ -62,7 +62,8 @@ typedef struct kg_options {
   unsigned emu_seed;
   int verify_ir;          /* run the IR verifiers after every pass (default on in tests) */
   int force_variant;      /* testing: 0 = choose by layout; 1 = always strided; 2 = strided with
-                             64-bit indices; 3 = linear without vector access when contiguous */
+                             64-bit indices; 3 = linear without vector access when contiguous;
+                             4 = the split-rows plan (no row groups) at any size */
 } kg_options;
 
 /* ---- context ---- */

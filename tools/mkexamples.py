@@ -5656,6 +5656,14 @@ def _(x):
                   x.softmax(L(1)), x.cumsum(L(1)))
 
 
+@example("red_epilogue_other_group", "an epilogue over two row groups: x.sum(-1L) + y.amax([|-1L|]) * 2 with x [67, 33] and y [67, 45] (the sum crosses kernels through a temporary)",
+         [("x", ten(F32, 67, 33)), ("y", ten(F32, 67, 45))],
+         ref=lambda th, x, y: (x.sum(-1) + y.amax([-1]) * 2.0, x.logsumexp(-1) - y.mean([-1])),
+         expect=["float32", "float32"])
+def _(x, y):
+    return tuple_(x.sum(L(-1)) + y.amax(dims(-1)) * f(2.0), x.logsumexp(L(-1)) - y.mean(dims(-1)))
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("norm_softmax_dim_out_of_range", "softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
