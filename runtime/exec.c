@@ -335,9 +335,10 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   } else {
     uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     /* the block-per-row kernels read blockDim (any multiple of 32 up to 1024): persistent
-     * row kernels get about 8 elements per thread; KGEN_REDUCE_BLOCK overrides it for
+     * row kernels, and lone ones over rows of 64 Ki elements and more (var, argmax: those
+     * that do not split), get about 8 elements per thread; KGEN_REDUCE_BLOCK overrides it for
      * tuning experiments (perf/gpu/run.sh) */
-    if (k->launch.per_output == 1 && E->persistent) block[0] = kg_reduce_row_threads(E->nred);
+    if (k->launch.per_output == 1 && (E->persistent || E->nred >= 65536)) block[0] = kg_reduce_row_threads(E->nred);
     const char *rb = k->launch.per_output == 1 ? getenv("KGEN_REDUCE_BLOCK") : NULL;
     if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) block[0] = (uint32_t)atoi(rb);
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
