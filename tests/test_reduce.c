@@ -327,6 +327,56 @@ Test(reduce, normalizations_are_one_kernel) {
   }
 }
 
+/* Few, very long rows: softmax over 2 rows of 70001 runs the split-rows plan — the max and
+ * the sum of exp each split into a partial and a finish kernel, then a pointwise kernel
+ * writes the output — and matches C; 64 rows of 300 keep the one persistent kernel. */
+Test(reduce, split_rows_plan_for_few_long_rows, .timeout = 300) {
+  char *doc = qj_doc(TVAR("x"), "softmax", qj_lambda(0, FN(T, T), member1("softmax", "\"" I64 "\",\"" NDT "\"", qj_list(2, qj_val(I64, "-1"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")), T, 0)), NULL);
+  int64_t shapes[2][2] = {{2, 70001}, {64, 300}};
+  for (int si = 0; si < 2; si++) {
+    kg_context *ctx = ctx_new(2);
+    kg_module *m;
+    cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK);
+    int64_t R = shapes[si][0], D = shapes[si][1], n = R * D;
+    float *x = malloc((size_t)n * sizeof *x), *out = malloc((size_t)n * sizeof *out);
+    for (int64_t i = 0; i < n; i++) x[i] = (float)((i * 7919) % 2003) / 200.0f - 5.0f, out[i] = NAN;
+    DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shapes[si], NULL, 0}, to = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shapes[si], NULL, 0};
+    const DLTensor *ins[1] = {&tx};
+    DLTensor *outs[1] = {&to};
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+    cr_expect_eq(kg_compiled_n_kernels(c), 1, "the fused plan: one persistent kernel");
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+    if (si == 0) {
+      /* the output kernel reads the [2, 1] max and sum broadcast: the strided layout */
+      const char *want[5] = {"reduce.split_partial.rows", "reduce.split_finish", "reduce.split_partial.rows", "reduce.split_finish", "pointwise.strided"};
+      cr_assert_eq(c->runtime.n, 5u, "split-rows plan: %u kernels launched", c->runtime.n);
+      for (int k = 0; k < 5; k++) {
+        cr_expect_eq(c->runtime.v[k]->v.plan, 1);
+        cr_expect_str_eq(c->runtime.v[k]->k.schedule, want[k], "kernel %d: %s", k, c->runtime.v[k]->k.schedule);
+      }
+    } else {
+      cr_assert_eq(c->runtime.n, 1u);
+      cr_expect_str_eq(c->runtime.v[0]->k.schedule, "reduce.rows_persistent");
+    }
+    for (int64_t r = 0; r < R; r++) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < D; j++) mx = fmax(mx, x[r * D + j]);
+      for (int64_t j = 0; j < D; j++) sum += exp((double)x[r * D + j] - mx);
+      for (int64_t j = 0; j < D; j++) {
+        double want = exp((double)x[r * D + j] - mx) / sum;
+        if (!(fabs(out[r * D + j] - want) <= 1e-6 * want + 1e-9)) {
+          cr_expect(false, "%lldx%lld [%lld,%lld]: %g vs %g", (long long)R, (long long)D, (long long)r, (long long)j, out[r * D + j], want);
+          j = D, r = R;
+        }
+      }
+    }
+    free(x), free(out);
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  }
+  free(doc);
+}
+
 /* cumsum: an inclusive scan along the last and the first dim, vs C */
 Test(reduce, cumsum_along_each_dim) {
   for (int dim = 0; dim < 2; dim++) {
