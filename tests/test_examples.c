@@ -255,7 +255,8 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
 /* The reduction size matrix: the red_matrix_* examples (every reduction op, both
  * axes, every dtype family, symbolic [R, C]) re-run over sizes that reach every
  * schedule and edge: single elements, rows of 1, odd sizes, rows past one block
- * (1025, 8193, 65537), many short rows (column schedule), and empty dims; the
+ * (1025, 8193, 65537), many short rows (column schedule), few long rows (split
+ * reductions and the split-rows plan), and empty dims; the
  * middle dim of [A, R, C] (strided rows) too. Where
  * PyTorch rejects the input (amax / argmax / max(dim) over an empty dim) the
  * program must be rejected with PyTorch's message. */
@@ -267,8 +268,12 @@ static void size_matrix(int part, int parts) {
       {"red_matrix_rows_f32", false, true}, {"red_matrix_cols_f32", true, false}, {"red_matrix_int32", true, true},
       {"red_matrix_half_f64", true, true},  {"red_matrix_empty_ok", false, false}, {"red_matrix_mid_f32", true, false},
   };
+  /* every reduced size of the issue ({1, 7, 67, 457, 1024, 4097}) along both axes, with 1 to
+   * thousands of rows, plus the schedules' edges: rows past one block, many short rows (a
+   * warp each, or the column schedule), few long rows (split), empty dims */
   static const long long sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 33}, {5, 1025}, {2, 8193},
-                                       {70, 9}, {9000, 3}, {0, 5}, {5, 0}, {1, 65537}};
+                                       {70, 9}, {9000, 3}, {0, 5}, {5, 0}, {1, 65537},
+                                       {67, 457}, {457, 67}, {1024, 3}, {3, 1024}, {4097, 5}, {5, 4097}, {2000, 67}};
   kg_diag d;
   kg_diag_init(&d);
   kg_oracle *orc = kg_oracle_start(&d);

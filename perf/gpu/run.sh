@@ -46,7 +46,8 @@ echo "examples: $(wc -l < "$O/examples.tsv") entries, rc: $(cut -f1 "$O/examples
 # 2. the reduction size matrix on the GPU (the sizes of tests/test_examples.c, empty ones aside)
 for f in examples/red_matrix_*.json; do
   python3 -c 'import json,sys; [print(e["name"]) for e in json.load(open(sys.argv[1]))["entries"]]' "$f" | while read -r e; do
-    for rc in "1 1" "1 7" "7 67" "67 457" "457 1024" "3 4097" "4097 3" "1 65537" "9000 3" "70 9" "2 1048576"; do
+    for rc in "1 1" "1 7" "7 67" "67 457" "457 1024" "3 4097" "4097 3" "1 65537" "9000 3" "70 9" "2 1048576" \
+              "457 67" "1024 3" "3 1024" "2000 67" "5 1025" "2 8193"; do
       set -- $rc
       if grep -q '"A"' "$f"; then echo "$f $e --size A=3 --size R=$1 --size C=$2"; else echo "$f $e --size R=$1 --size C=$2"; fi
     done
