@@ -14,7 +14,8 @@
  * (x - mean, x / sum: written in a last pass over the row), and the epilogue
  * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
  * Only a reduction read by another kernel (or returned) is materialized, into its
- * output or a temporary buffer. Kernels run in node order. Merging reductions with
+ * output or a temporary buffer. Kernels run in node order. Every merge is kept only
+ * if the scheduler accepts the merged group (kg_schedule_accepts, lower.c). Merging reductions with
  * different reduced dims and rows cached on chip are the scheduler's next steps.
  *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
@@ -107,8 +108,11 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
       KG_VEC_PUSH(last->reds, i);
-      group_of[i] = (uint32_t)(last - f->groups.v);
-      continue;
+      if (kg_schedule_accepts(g, last)) {
+        group_of[i] = (uint32_t)(last - f->groups.v);
+        continue;
+      }
+      last->reds.n--; /* the schedule cannot take it: a group of its own */
     }
     kg_group grp;
     memset(&grp, 0, sizeof grp);
@@ -136,7 +140,11 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
     if (gl != KG_NONE && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE) {
       kg_group *grp = &f->groups.v[gl];
-      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows) { KG_VEC_PUSH(grp->outs, o); continue; }
+      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows) {
+        KG_VEC_PUSH(grp->outs, o);
+        if (kg_schedule_accepts(g, grp)) continue;
+        grp->outs.n--; /* past the row kernel's capacity: a pointwise kernel reads the reductions instead */
+      }
       /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no
        * other tensor and no reduction of another group (the kernel addresses what it reads
        * right-aligned against the rows' space, which a squeezed shape does not line up with) */
@@ -144,21 +152,28 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
         bool own = true;
         for (uint32_t i = 0; i < nn; i++) own &= !seen[i] || group_of[i] == gl;
         memset(visit, 0, nn + 1);
-        if (s.rank == grp->space.rank || (own && !reads_tensors(g, node, visit))) { KG_VEC_PUSH(grp->epi, o); continue; }
+        if (s.rank == grp->space.rank || (own && !reads_tensors(g, node, visit))) {
+          KG_VEC_PUSH(grp->epi, o);
+          if (kg_schedule_accepts(g, grp)) continue;
+          grp->epi.n--;
+        }
       }
     }
     uint32_t gi = KG_NONE;
-    for (uint32_t i = 0; i < f->groups.n; i++)
-      if (f->groups.v[i].kind == KG_GROUP_POINTWISE && kg_shape_equal(&f->groups.v[i].space, &s)) { gi = i; break; }
+    for (uint32_t i = 0; i < f->groups.n && gi == KG_NONE; i++)
+      if (f->groups.v[i].kind == KG_GROUP_POINTWISE && kg_shape_equal(&f->groups.v[i].space, &s)) {
+        KG_VEC_PUSH(f->groups.v[i].outs, o);
+        if (kg_schedule_accepts(g, &f->groups.v[i])) gi = i;
+        else f->groups.v[i].outs.n--; /* full: another kernel of the same shape */
+      }
     if (gi == KG_NONE) {
       kg_group grp;
       memset(&grp, 0, sizeof grp);
       grp.kind = KG_GROUP_POINTWISE;
       grp.space = s;
+      KG_VEC_PUSH(grp.outs, o);
       KG_VEC_PUSH(f->groups, grp);
-      gi = f->groups.n - 1;
     }
-    KG_VEC_PUSH(f->groups.v[gi].outs, o);
   }
   /* 3. materialize what crosses kernels: a reduction read by another group, or returned; every scan */
   uint8_t *mat = kg_xcalloc(nn + 1, 1);

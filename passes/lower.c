@@ -54,6 +54,11 @@ typedef struct lctx {
   uint32_t *ooff;       /* per group output j: offset expr */
   int lane;             /* current vector lane, -1 when scalar */
   kg_kcursor cur;
+  /* the row cache (v->cache): per source, the first of KG_ROW_CACHE vars holding its
+   * values at this thread's slots, and whether an earlier pass filled them */
+  int slot;             /* current cache slot, -1 outside a cached row walk */
+  uint32_t *cvar;
+  uint8_t *cfilled, *cfilling;
 } lctx;
 
 static uint32_t cvt(lctx *L, uint32_t e, kg_dtype t) {
@@ -180,7 +185,53 @@ static uint32_t input_val(lctx *L, uint32_t id) {
   uint32_t kp = L->pparam[p];
   if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
   if (L->lane >= 0) return kg_kx_var(L->k, L->plane[p] + (uint32_t)L->lane);
+  if (L->slot >= 0 && L->cvar && L->cvar[p] != KG_NONE) {
+    uint32_t cv = L->cvar[p] + (uint32_t)L->slot;
+    if (L->cfilled[p]) return kg_kx_var(L->k, cv); /* a later pass: on chip */
+    uint32_t r = decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(L->k, kp, L->poff[p]));
+    kg_ks as = kg_ks_make(KS_ASSIGN); /* the first pass that loads it keeps it */
+    as.a = cv, as.b = r;
+    kg_ks_add(&L->cur, as);
+    L->cfilling[p] = 1;
+    return r;
+  }
   return decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(L->k, kp, L->poff[p]));
+}
+
+/* A walk over the row, one element per iteration: a loop (j = first; j < bound;
+ * j += step), or with the row cache, KG_ROW_CACHE guarded slots unrolled in the IR
+ * (j = first + s · step; if (j < bound)), so that the cache vars stay in registers.
+ * Usage: for (s = 0; s < row_slots(L); s++) { j = row_begin(...); body; row_end(...); } */
+typedef struct rowwalk {
+  kg_kcursor top;
+} rowwalk;
+static int row_slots(const lctx *L) { return L->cvar ? KG_ROW_CACHE : 1; }
+static uint32_t row_begin(lctx *L, rowwalk *w, int s, uint32_t first, uint32_t bound, uint32_t step) {
+  kg_kernel *k = L->k;
+  if (!L->cvar) {
+    uint32_t jv = kg_kvar_new(k, "j", L->ix);
+    kg_ks fr = kg_ks_make(KS_FOR);
+    fr.a = jv, fr.b = first, fr.c = bound, fr.d = step;
+    uint32_t fs = kg_ks_add(&L->cur, fr);
+    w->top = L->cur; /* after the loop statement: later statements follow it */
+    L->cur = kg_kcursor_body(k, fs, false);
+    return kg_kx_var(k, jv);
+  }
+  uint32_t j = decl(L, "j", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, first, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, kg_kx_const_i(k, L->ix, s), step, KG_NONE), KG_NONE));
+  kg_ks in = kg_ks_make(KS_IF);
+  in.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, j, bound, KG_NONE);
+  uint32_t is = kg_ks_add(&L->cur, in);
+  w->top = L->cur;
+  L->cur = kg_kcursor_body(k, is, false);
+  L->slot = s;
+  return j;
+}
+static void row_end(lctx *L, rowwalk *w, int s) {
+  L->cur = w->top;
+  L->slot = -1;
+  if (L->cvar && s == KG_ROW_CACHE - 1) /* a whole pass is done: what it loaded is on chip */
+    for (uint32_t p = 0; p < L->nsrc; p++)
+      if (L->cfilling[p]) L->cfilled[p] = 1, L->cfilling[p] = 0;
 }
 
 static uint32_t val(lctx *L, uint32_t id) {
@@ -523,6 +574,46 @@ static uint32_t combine_op(kg_op red) {
   }
 }
 
+/* Sources a group's kernel reads: tensor inputs, scalar inputs and other groups'
+ * reductions reachable from `node` without crossing a reduction of the group's own
+ * (which stay on chip) — an upper bound of what add_source_params adds. */
+static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node, uint8_t *seen, uint32_t *params) {
+  if (seen[node]) return;
+  seen[node] = 1;
+  const kg_gnode *n = &g->nodes.v[node];
+  bool own = false;
+  for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == node;
+  if (own) {
+    count_sources(g, grp, n->in[0], seen, params);
+    return;
+  }
+  if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN))) {
+    *params += 1 + (n->vkind == KG_V_TENSOR ? (uint32_t)n->shape.rank : 0); /* pointer or value, strides */
+    return;
+  }
+  for (int j = 0; j < n->n_in; j++) count_sources(g, grp, n->in[j], seen, params);
+}
+
+bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind == KG_GROUP_REDUCE && grp->outs.n > KG_ROW_OUTPUTS_MAX) return false;
+  uint32_t r = (uint32_t)grp->space.rank, params = 4 + r; /* numel, row length, split / chunk scalars; sizes */
+  uint8_t *seen = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) {
+    count_sources(g, grp, g->outputs.v[grp->outs.v[j]], seen, &params);
+    params += 1 + r; /* the output: pointer, strides */
+  }
+  for (uint32_t j = 0; j < grp->epi.n; j++) {
+    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], seen, &params);
+    params += 1 + r;
+  }
+  for (uint32_t j = 0; j < grp->reds.n; j++) {
+    count_sources(g, grp, grp->reds.v[j], seen, &params);
+    params += 1 + r; /* stored if read elsewhere */
+  }
+  free(seen);
+  return (uint64_t)params * 8 <= KG_PARAM_BYTES_MAX;
+}
+
 bool kg_red_op_splittable(kg_op op) {
   switch (op) {
   case KG_OP_RSUM: case KG_OP_RNANSUM: case KG_OP_RMEAN: case KG_OP_RPROD: case KG_OP_RAMAX: case KG_OP_RAMIN: return true;
@@ -612,12 +703,13 @@ static bool lower_reduce(lctx *L, const char *name) {
    * the collective is a warp all-reduce (shuffles down, then lane 0's value broadcast) */
   bool warp = L->v->warp && !col && !split;
   bool persistent = grp->reds.n > 1 || grp->outs.n;
+  bool cache = L->v->cache && !col && !split && !warp;
   k->schedule = split == 1   ? (col ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
                 : split == 2 ? "reduce.split_finish"
                 : col        ? "reduce.thread_per_output"
                 : warp       ? (persistent ? "reduce.rows_persistent.warp" : "reduce.warp_per_output")
-                : persistent ? "reduce.rows_persistent"
-                             : "reduce.block_per_output";
+                : persistent ? (cache ? "reduce.rows_persistent.cached" : "reduce.rows_persistent")
+                             : cache ? "reduce.block_per_output.cached" : "reduce.block_per_output";
   k->launch.per_output = col ? 2 : warp ? 3 : 1;
   k->launch.block[0] = 256;
   k->launch.elems_per_thread = 1;
@@ -675,8 +767,9 @@ static bool lower_reduce(lctx *L, const char *name) {
   uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
   for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
   add_source_strides(L, A, in_stride);
-  uint32_t out_stride[KG_MAX_RANK * 8 + 1];
-  for (uint32_t j = 0; j < no && j < 8; j++)
+  KG_ASSERT(no <= KG_ROW_OUTPUTS_MAX); /* kg_schedule_accepts keeps the fuser within it */
+  uint32_t out_stride[KG_MAX_RANK * KG_ROW_OUTPUTS_MAX + 1];
+  for (uint32_t j = 0; j < no; j++)
     for (uint32_t d = 0; d < r; d++)
       out_stride[j * KG_MAX_RANK + d] =
           dim_is_one(&grp->space.d[d]) ? KG_NONE
@@ -724,6 +817,24 @@ static bool lower_reduce(lctx *L, const char *name) {
   uint32_t *rowval = kg_xmalloc((nn + 1) * sizeof *rowval), *rowacc = kg_xmalloc((nn + 1) * sizeof *rowacc);
   for (uint32_t i = 0; i < nn; i++) rowval[i] = rowacc[i] = KG_NONE;
   uint32_t zero = kg_kx_const_i(k, L->ix, 0);
+  /* the row cache: KG_ROW_CACHE vars per buffer source, declared at row scope */
+  L->slot = -1;
+  if (cache) {
+    L->cvar = kg_xmalloc((L->nsrc + 1) * sizeof *L->cvar);
+    L->cfilled = kg_xcalloc(L->nsrc + 1, 1), L->cfilling = kg_xcalloc(L->nsrc + 1, 1);
+    for (uint32_t p = 0; p < L->nsrc; p++) {
+      L->cvar[p] = KG_NONE;
+      if (L->pparam[p] == KG_NONE || k->params.v[L->pparam[p]].kind != KP_BUFFER) continue;
+      for (int s = 0; s < KG_ROW_CACHE; s++) {
+        uint32_t cv = kg_kvar_new(k, "rc", (kg_dtype)k->params.v[L->pparam[p]].dtype);
+        if (s == 0) L->cvar[p] = cv;
+        KG_ASSERT(cv == L->cvar[p] + (uint32_t)s);
+        kg_ks dcl = kg_ks_make(KS_DECL);
+        dcl.a = cv, dcl.b = KG_NONE;
+        kg_ks_add(&L->cur, dcl);
+      }
+    }
+  }
   /* one pass over the row per reduction (variance: two, mean then squared deviations) */
   for (uint32_t ri = 0; ri < nred; ri++) {
     const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
@@ -749,19 +860,16 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks dcl = kg_ks_make(KS_DECL);
       dcl.a = accv, dcl.b = identity(k, comb, acc);
       kg_ks_add(&L->cur, dcl);
-      uint32_t jv = kg_kvar_new(k, "j", L->ix);
-      kg_ks fr = kg_ks_make(KS_FOR);
-      fr.a = jv, fr.b = first, fr.c = bound, fr.d = step;
-      uint32_t fs = kg_ks_add(&L->cur, fr);
-      kg_kcursor top = L->cur;
-      L->cur = kg_kcursor_body(k, fs, false);
+      for (int sl = 0; sl < row_slots(L); sl++) {
+      rowwalk rw;
+      uint32_t jx = row_begin(L, &rw, sl, first, bound, step);
       uint32_t v;
       if (split == 2) { /* the chunks' accumulators, in chunk order */
-        v = kg_kx_load(k, part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, kg_kx_var(k, jv), kg_kx_param(k, numel_p), KG_NONE), o, KG_NONE));
+        v = kg_kx_load(k, part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, jx, kg_kx_param(k, numel_p), KG_NONE), o, KG_NONE));
       } else {
         uint32_t rc[KG_MAX_RANK];
         memcpy(rc, coord, sizeof rc);
-        decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+        decompose(L, jx, size_p, mask, true, rc);
         source_offsets(L, in_stride, rc);
         reset_memo(L, rowval);
         v = arg && pass == 1 ? KG_NONE : cvt(L, val(L, R->in[0]), acc);
@@ -781,12 +889,13 @@ static bool lower_reduce(lctx *L, const char *name) {
                            kg_kx_op(k, KG_OP_LAND, KG_BOOL, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, center, KG_NONE, KG_NONE),
                                     kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, ve, KG_NONE, KG_NONE), KG_NONE),
                            KG_NONE);
-        v = kg_kx_select(k, KG_I64, match, cvt(L, kg_kx_var(k, jv), KG_I64), kg_kx_const_i(k, KG_I64, INT64_MAX));
+        v = kg_kx_select(k, KG_I64, match, cvt(L, jx, KG_I64), kg_kx_const_i(k, KG_I64, INT64_MAX));
       }
       kg_ks as = kg_ks_make(KS_ASSIGN);
       as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(comb), acc, kg_kx_var(k, accv), v, KG_NONE);
       kg_ks_add(&L->cur, as);
-      L->cur = top;
+      row_end(L, &rw, sl);
+      }
       /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
       uint32_t tot = kg_kx_var(k, accv);
       if (!col) {
@@ -828,19 +937,15 @@ static bool lower_reduce(lctx *L, const char *name) {
     }
   }
   /* a last pass writes the row outputs */
-  if (no) {
-    uint32_t jv = kg_kvar_new(k, "j", L->ix);
-    kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = jv, fr.b = first, fr.c = kg_kx_param(k, rn), fr.d = step;
-    uint32_t fs = kg_ks_add(&L->cur, fr);
-    kg_kcursor top = L->cur;
-    L->cur = kg_kcursor_body(k, fs, false);
+  for (int sl = 0; no && sl < row_slots(L); sl++) {
+    rowwalk rw;
+    uint32_t jx = row_begin(L, &rw, sl, first, kg_kx_param(k, rn), step);
     uint32_t rc[KG_MAX_RANK];
     memcpy(rc, coord, sizeof rc);
-    decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
+    decompose(L, jx, size_p, mask, true, rc);
     source_offsets(L, in_stride, rc);
     reset_memo(L, rowval);
-    for (uint32_t j = 0; j < no && j < 8; j++) {
+    for (uint32_t j = 0; j < no; j++) {
       uint32_t node = g->outputs.v[grp->outs.v[j]];
       uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
       uint32_t off = linear_offset(L, rc, &out_stride[j * KG_MAX_RANK], r);
@@ -848,7 +953,7 @@ static bool lower_reduce(lctx *L, const char *name) {
       st.a = L->oparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
       kg_ks_add(&L->cur, st);
     }
-    L->cur = top;
+    row_end(L, &rw, sl);
   }
   /* epilogue: thread 0 of the row computes the outputs shaped like the reductions' result */
   if (ne) {
@@ -873,6 +978,8 @@ static bool lower_reduce(lctx *L, const char *name) {
     L->cur = top;
   }
 done:
+  free(L->cvar), free(L->cfilled), free(L->cfilling);
+  L->cvar = NULL, L->cfilled = L->cfilling = NULL;
   free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;

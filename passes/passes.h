@@ -78,6 +78,16 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node);
  * from temporaries. The runtime chooses between them from the actual sizes. */
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c);
 void kg_fusion_free(kg_fusion *f);
+
+/* ---- the scheduler's answer to the fuser (lower.c) ----
+ * Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
+ * reduction joining a row group, an output joining a row group or a pointwise group)
+ * and keeps the merge only if the answer is yes. Limits: a row kernel writes at most
+ * KG_ROW_OUTPUTS_MAX row outputs; a kernel's parameters (pointers, scalars, sizes and
+ * strides, 8 bytes each) fit CUDA's 4 KB parameter space. */
+#define KG_ROW_OUTPUTS_MAX 8
+#define KG_PARAM_BYTES_MAX 4096
+bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp);
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *out);
 
 /* ---- lower.c ---- */
@@ -96,7 +106,12 @@ typedef struct kg_variant {
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
                           (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
   uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan */
+  uint8_t cache;       /* REDUCE, a block per row: the row cached in registers — every pass
+                          walks KG_ROW_CACHE slots per thread (j = tid + s · blockDim), the
+                          first pass keeps what it loads, later passes read it from there;
+                          valid only when the row has ≤ blockDim · KG_ROW_CACHE elements */
 } kg_variant;
+#define KG_ROW_CACHE 8
 /* Rows this short get a warp each instead of a block. */
 #define KG_WARP_ROW_MAX 1024
 /* Threads per block of the persistent row kernels (several reductions or row outputs:

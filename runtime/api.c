@@ -139,7 +139,7 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
  * the widest vector when every tensor input has the space's shape, else STRIDED;
  * int32 indices unless a static size says otherwise. */
 static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
-  kg_variant v = {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0, 0};
+  kg_variant v = {.layout = KG_LAYOUT_LINEAR, .vec = 1, .index_dtype = KG_I32};
   if (grp->kind == KG_GROUP_SCAN) v.layout = KG_LAYOUT_STRIDED;
   if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
     int r = grp->space.rank;

@@ -232,7 +232,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   uint32_t n = c->fusion_split.groups.n;
   kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
   for (uint32_t i = 0; i < n; i++) {
-    kg_variant v = {KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0, 1};
+    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = 1};
     const char *name = kg_arena_printf(&c->arena, "%s_sk%u", kg_entry_cname(&c->arena, c->g.entry), i);
     if (!kg_lower_group(&c->lg, &c->fusion_split, &c->fusion_split.groups.v[i], &v, name, &ks[i], &pc)) {
       for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
@@ -267,6 +267,7 @@ typedef struct launch_env {
   int r;
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
   bool reduce, persistent; /* persistent: a REDUCE group with several reductions or row outputs */
+  uint32_t row_threads;     /* threads per block of the block-per-row schedules */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -334,13 +335,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     st = KG_ERR_INPUT;
   } else {
     uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
-    /* the block-per-row kernels read blockDim (any multiple of 32 up to 1024): persistent
-     * row kernels, and lone ones over rows of 64 Ki elements and more (var, argmax: those
-     * that do not split), get about 8 elements per thread; KGEN_REDUCE_BLOCK overrides it for
-     * tuning experiments (perf/gpu/run.sh) */
-    if (k->launch.per_output == 1 && (E->persistent || E->nred >= 65536)) block[0] = kg_reduce_row_threads(E->nred);
-    const char *rb = k->launch.per_output == 1 ? getenv("KGEN_REDUCE_BLOCK") : NULL;
-    if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) block[0] = (uint32_t)atoi(rb);
+    if (k->launch.per_output == 1) block[0] = E->row_threads; /* the kernels read blockDim */
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   free(vals);
@@ -481,7 +476,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       uintptr_t al = a ? (a & (~a + 1)) : 64;
       if (al < align) align = al;
     }
-    kg_variant v = {linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, 1, KG_I32, 0, 0, (uint8_t)plan};
+    kg_variant v = {.layout = linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = (uint8_t)plan};
     if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
     if (linear) {
       uint32_t vec = kg_group_max_vec(g, F, grp);
@@ -516,6 +511,17 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
        * 32768 x 1024 4% faster; the multi-pass persistent kernels — softmax, layer_norm —
        * were 20-30% slower with a warp per row, so they keep a block; docs/gpu.md) */
       v.warp = !colsched && S == 1 && nred <= KG_WARP_ROW_MAX && grp->reds.n == 1 && grp->outs.n == 0;
+      /* threads per block of the block-per-row kernels (any multiple of 32 up to 1024: the
+       * kernels read blockDim): persistent row kernels, and lone unsplit ones over rows of
+       * 64 Ki elements and more (var, argmax), get about 8 elements per thread, the rest 256;
+       * KGEN_REDUCE_BLOCK overrides it for tuning experiments (perf/gpu/run.sh) */
+      bool persistent = grp->reds.n > 1 || grp->outs.n > 0;
+      E.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
+      const char *rb = getenv("KGEN_REDUCE_BLOCK");
+      if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) E.row_threads = (uint32_t)atoi(rb);
+      /* a persistent row kernel keeps its row in registers when it fits (every later pass
+       * reads it from there instead of memory) */
+      v.cache = persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
       if (S > 1) {
         v.split = 1;
         E.nchunk = S;

@@ -204,12 +204,18 @@ Test(examples, nvrtc_sm80_sm90_no_spills, .timeout = 600) {
       bad++;
     } else {
       /* the run-time variants compile too: strided with 64-bit indices, linear scalar, a warp
-       * per row, and a split reduction's kernels (partial over rows, over columns, finish) */
-      kg_variant vs[6] = {{KG_LAYOUT_STRIDED, 1, KG_I64, 0, 0, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 0, 0, 0}, {KG_LAYOUT_STRIDED, 1, KG_I32, 0, 1, 0},
-                          {KG_LAYOUT_STRIDED, 1, KG_I32, 1, 0, 0}, {KG_LAYOUT_LINEAR, 1, KG_I32, 1, 0, 0}, {KG_LAYOUT_LINEAR, 1, KG_I64, 2, 0, 0}};
+       * per row, the row cached in registers, and a split reduction's kernels (partial over
+       * rows, over columns, finish) */
+      kg_variant vs[7] = {{.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I64},
+                          {.layout = KG_LAYOUT_LINEAR, .vec = 1, .index_dtype = KG_I32},
+                          {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .warp = 1},
+                          {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .cache = 1},
+                          {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .split = 1},
+                          {.layout = KG_LAYOUT_LINEAR, .vec = 1, .index_dtype = KG_I32, .split = 1},
+                          {.layout = KG_LAYOUT_LINEAR, .vec = 1, .index_dtype = KG_I64, .split = 2}};
       for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
         const kg_group *gr = &c->fusion.groups.v[gi];
-        int nvar = kg_group_splittable(&c->lg, gr) ? 6 : gr->kind == KG_GROUP_REDUCE ? 3 : 2;
+        int nvar = kg_group_splittable(&c->lg, gr) ? 7 : gr->kind == KG_GROUP_REDUCE ? 4 : 2;
         for (int vi = 0; vi < nvar; vi++) {
           kg_diag vd;
           kg_diag_init(&vd);

@@ -274,6 +274,10 @@ Test(reduce, fusion_structure_of_examples) {
       {"red_fuse_two_reductions", 1, "reduce.rows_persistent"},   /* sum, amax, mean of one input: one kernel */
       {"red_fuse_two_stage", 1, "reduce.rows_persistent"},        /* variance by hand, then normalize */
       {"red_reduce_of_reduce", 4, "reduce.block_per_output"},     /* a reduction of a reduction: temporaries */
+      /* ten row outputs: the row kernel takes 8 (kg_schedule_accepts), a pointwise kernel the rest */
+      {"red_fuse_many_row_outputs", 2, "reduce.rows_persistent"},
+      /* an epilogue reading another group's reduction: its own pointwise kernel */
+      {"red_epilogue_other_group", 5, "reduce.block_per_output"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char path[512];
@@ -357,7 +361,7 @@ Test(reduce, split_rows_plan_for_few_long_rows, .timeout = 300) {
       }
     } else {
       cr_assert_eq(c->runtime.n, 1u);
-      cr_expect_str_eq(c->runtime.v[0]->k.schedule, "reduce.rows_persistent");
+      cr_expect_str_eq(c->runtime.v[0]->k.schedule, "reduce.rows_persistent.cached"); /* the row fits in registers */
     }
     for (int64_t r = 0; r < R; r++) {
       double mx = -INFINITY, sum = 0;

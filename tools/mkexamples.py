@@ -5664,6 +5664,14 @@ def _(x, y):
     return tuple_(x.sum(L(-1)) + y.amax(dims(-1)) * f(2.0), x.logsumexp(L(-1)) - y.mean(dims(-1)))
 
 
+@example("red_fuse_many_row_outputs", "ten outputs over the rows of one reduction: x - m * k for k = 1 .. 10 with m = x.mean([|-1L|], true) on [33, 65] (more row outputs than one row kernel takes)",
+         [("x", ten(F32, 33, 65))],
+         ref=lambda th, x: tuple(x - x.mean([-1], keepdim=True) * float(k) for k in range(1, 11)),
+         expect=["float32"] * 10)
+def _(x):
+    return let_("m", x.mean(dims(-1), True), lambda m: tuple_(*[x - m * f(float(k)) for k in range(1, 11)]))
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("norm_softmax_dim_out_of_range", "softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
