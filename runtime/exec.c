@@ -519,9 +519,12 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       E.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
       const char *rb = getenv("KGEN_REDUCE_BLOCK");
       if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) E.row_threads = (uint32_t)atoi(rb);
-      /* a persistent row kernel keeps its row in registers when it fits (every later pass
-       * reads it from there instead of memory) */
-      v.cache = persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
+      /* a persistent row kernel can keep its row in registers when it fits (every later pass
+       * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
+       * slower than re-reading the row, which then comes from L1, so it is opt-in
+       * (KGEN_ROW_CACHE=1) */
+      const char *rcache = getenv("KGEN_ROW_CACHE");
+      v.cache = rcache && *rcache == '1' && persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
       if (S > 1) {
         v.split = 1;
         E.nchunk = S;

@@ -334,7 +334,12 @@ Test(reduce, normalizations_are_one_kernel) {
 /* Few, very long rows: softmax over 2 rows of 70001 runs the split-rows plan — the max and
  * the sum of exp each split into a partial and a finish kernel, then a pointwise kernel
  * writes the output — and matches C; 64 rows of 300 keep the one persistent kernel. */
-Test(reduce, split_rows_plan_for_few_long_rows, .timeout = 300) {
+static void split_rows_plan(bool row_cache);
+Test(reduce, split_rows_plan_for_few_long_rows, .timeout = 300) { split_rows_plan(false); }
+/* the same with the row cache (opt-in): 64 rows of 300 then keep each row in registers */
+Test(reduce, row_cache_opt_in, .timeout = 300) { split_rows_plan(true); }
+static void split_rows_plan(bool row_cache) {
+  if (row_cache) setenv("KGEN_ROW_CACHE", "1", 1); /* each test runs in its own process */
   char *doc = qj_doc(TVAR("x"), "softmax", qj_lambda(0, FN(T, T), member1("softmax", "\"" I64 "\",\"" NDT "\"", qj_list(2, qj_val(I64, "-1"), qj_fmt("{\"k\":\"DefaultValue\",\"ty\":\"" NDT "\"}")), T, 0)), NULL);
   int64_t shapes[2][2] = {{2, 70001}, {64, 300}};
   for (int si = 0; si < 2; si++) {
@@ -361,7 +366,7 @@ Test(reduce, split_rows_plan_for_few_long_rows, .timeout = 300) {
       }
     } else {
       cr_assert_eq(c->runtime.n, 1u);
-      cr_expect_str_eq(c->runtime.v[0]->k.schedule, "reduce.rows_persistent.cached"); /* the row fits in registers */
+      cr_expect_str_eq(c->runtime.v[0]->k.schedule, row_cache ? "reduce.rows_persistent.cached" : "reduce.rows_persistent");
     }
     for (int64_t r = 0; r < R; r++) {
       double mx = -INFINITY, sum = 0;
