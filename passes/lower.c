@@ -835,7 +835,10 @@ static bool lower_reduce(lctx *L, const char *name) {
       }
     }
   }
-  /* one pass over the row per reduction (variance: two, mean then squared deviations) */
+  /* one pass over the row per reduction (variance: two, mean then squared deviations —
+   * or none, when a sibling mean of the same input computed it by Welford in its pass) */
+  uint32_t *welford = kg_xmalloc((nn + 1) * sizeof *welford); /* per RVAR node: its value, computed by a sibling mean */
+  for (uint32_t i = 0; i < nn; i++) welford[i] = KG_NONE;
   for (uint32_t ri = 0; ri < nred; ri++) {
     const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
     kg_op red = (kg_op)R->op;
@@ -843,7 +846,31 @@ static bool lower_reduce(lctx *L, const char *name) {
     bool arg = red == KG_OP_RARGMAX || red == KG_OP_RARGMIN;
     uint32_t center = KG_NONE, res = KG_NONE;
     int first_pass = 0;
-    if (red == KG_OP_RVAR) /* a mean of the same input over the same rows is already in registers: skip pass 0 */
+    /* Welford: a mean followed in the group by a variance of the same input takes the
+     * variance along in its own pass — per thread a running (count, mean, M2), then
+     * M2 = Σ_threads M2_t + n_t (mean_t − mean)² with the block's mean (Chan et al.'s
+     * combination, as two fixed-tree sums: deterministic) */
+    uint32_t wvar = KG_NONE;
+    if (red == KG_OP_RMEAN && !split && kg_dtype_is_float((kg_dtype)R->cdtype))
+      for (uint32_t q = ri + 1; q < nred && wvar == KG_NONE; q++) {
+        const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
+        if (Q->op == KG_OP_RVAR && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) wvar = grp->reds.v[q];
+      }
+    uint32_t wn = KG_NONE, wm = KG_NONE, wq = KG_NONE;
+    if (wvar != KG_NONE) {
+      kg_dtype acc = (kg_dtype)R->cdtype;
+      wn = kg_kvar_new(k, "wn", acc), wm = kg_kvar_new(k, "wmean", acc), wq = kg_kvar_new(k, "wm2", acc);
+      uint32_t wv[3] = {wn, wm, wq};
+      for (int i = 0; i < 3; i++) {
+        kg_ks dcl = kg_ks_make(KS_DECL);
+        dcl.a = wv[i], dcl.b = KG_NONE;
+        kg_ks_add(&L->cur, dcl);
+      }
+    }
+    if (red == KG_OP_RVAR && welford[grp->reds.v[ri]] != KG_NONE) { /* done in the mean's pass */
+      res = welford[grp->reds.v[ri]];
+      first_pass = 2;
+    } else if (red == KG_OP_RVAR) /* a mean of the same input over the same rows is already in registers: skip pass 0 */
       for (uint32_t q = 0; q < ri; q++) {
         const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
         if (Q->op == KG_OP_RMEAN && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype && rowacc[grp->reds.v[q]] != KG_NONE) {
@@ -894,6 +921,19 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks as = kg_ks_make(KS_ASSIGN);
       as.a = accv, as.b = kg_kx_op(k, (kg_op)combine_op(comb), acc, kg_kx_var(k, accv), v, KG_NONE);
       kg_ks_add(&L->cur, as);
+      if (wvar != KG_NONE) { /* n += 1; d = v − mean; mean += d / n; M2 += d · (v − mean) */
+        kg_ks a1 = kg_ks_make(KS_ASSIGN);
+        a1.a = wn, a1.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, wn), kg_kx_const_f(k, acc, 1), KG_NONE);
+        kg_ks_add(&L->cur, a1);
+        uint32_t d = decl(L, "wd", acc, kg_kx_op(k, KG_OP_SUB, acc, v, kg_kx_var(k, wm), KG_NONE));
+        kg_ks a2 = kg_ks_make(KS_ASSIGN);
+        a2.a = wm, a2.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, wm), kg_kx_op(k, KG_OP_DIV, acc, d, kg_kx_var(k, wn), KG_NONE), KG_NONE);
+        kg_ks_add(&L->cur, a2);
+        kg_ks a3 = kg_ks_make(KS_ASSIGN);
+        a3.a = wq, a3.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, wq),
+                                   kg_kx_op(k, KG_OP_MUL, acc, d, kg_kx_op(k, KG_OP_SUB, acc, v, kg_kx_var(k, wm), KG_NONE), KG_NONE), KG_NONE);
+        kg_ks_add(&L->cur, a3);
+      }
       row_end(L, &rw, sl);
       }
       /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
@@ -918,6 +958,19 @@ static bool lower_reduce(lctx *L, const char *name) {
       uint32_t cnt = cvt(L, kg_kx_param(k, rn), acc);
       if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && pass == 0)) res = decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, res, cnt, KG_NONE));
       if ((red == KG_OP_RVAR || arg) && pass == 0) center = res;
+      if (wvar != KG_NONE) { /* the sibling variance: Σ M2_t + n_t (mean_t − mean)², over max(N − correction, 0) */
+        uint32_t dm = kg_kx_op(k, KG_OP_SUB, acc, kg_kx_var(k, wm), res, KG_NONE);
+        uint32_t t = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, wq),
+                              kg_kx_op(k, KG_OP_MUL, acc, kg_kx_var(k, wn), kg_kx_op(k, KG_OP_MUL, acc, dm, dm, KG_NONE), KG_NONE), KG_NONE);
+        if (!col) {
+          t = kg_kx_op(k, KG_OP_RSUM, acc, t, KG_NONE, KG_NONE);
+          k->exprs.v[t].i = warp ? 2 : 1;
+        }
+        uint32_t m2 = decl(L, "m2", acc, t);
+        const kg_gnode *V = &g->nodes.v[wvar];
+        uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+        welford[wvar] = decl(L, "wvar", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+      }
       if (red == KG_OP_RVAR && pass == 1) { /* sum of squares / max(count - correction, 0): 0/0 = NaN like PyTorch */
         uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
         res = kg_kx_op(k, KG_OP_DIV, acc, res, den, KG_NONE);
@@ -978,6 +1031,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     L->cur = top;
   }
 done:
+  free(welford);
   free(L->cvar), free(L->cfilled), free(L->cfilling);
   L->cvar = NULL, L->cfilled = L->cfilling = NULL;
   free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
