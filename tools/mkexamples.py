@@ -5672,6 +5672,17 @@ def _(x):
     return let_("m", x.mean(dims(-1), True), lambda m: tuple_(*[x - m * f(float(k)) for k in range(1, 11)]))
 
 
+@example("norm_welford_offset", "mean and variance of rows far from zero, (x + 10000) over [67, 4097]: one pass (Welford), then normalized",
+         [("x", ten(F32, 67, 4097))],
+         ref=lambda th, x: ((x + 10000.0).mean([-1]), (x + 10000.0).var(-1),
+                            ((x + 10000.0) - (x + 10000.0).mean([-1], keepdim=True)) / ((x + 10000.0).var(-1, keepdim=True) + 1e-5).sqrt()),
+         expect=["float32", "float32", "float32"], tol=(1e-3, 1e-4))
+def _(x):
+    return let_("y", x + f(10000.0), lambda y: tuple_(
+        y.mean(dims(-1)), y.var(L(-1)),
+        (y - y.mean(dims(-1), True)) / (y.var(L(-1), True, True) + f(1e-5)).sqrt()))
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("norm_softmax_dim_out_of_range", "softmax over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
