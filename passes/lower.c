@@ -59,6 +59,10 @@ typedef struct lctx {
   int slot;             /* current cache slot, -1 outside a cached row walk */
   uint32_t *cvar;
   uint8_t *cfilled, *cfilling;
+  /* 128-bit row loads (v->vec > 1 on a row schedule): which sources vary along the row
+   * (vector-loaded into plane vars), NULL elsewhere (pointwise: every source) */
+  uint8_t *vecd;
+  uint32_t rvec;        /* elements per vector access of the row walks, 1 = none */
 } lctx;
 
 static uint32_t cvt(lctx *L, uint32_t e, kg_dtype t) {
@@ -184,7 +188,7 @@ static uint32_t input_val(lctx *L, uint32_t id) {
   uint32_t p = L->src_of[id];
   uint32_t kp = L->pparam[p];
   if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
-  if (L->lane >= 0) return kg_kx_var(L->k, L->plane[p] + (uint32_t)L->lane);
+  if (L->lane >= 0 && (!L->vecd || L->vecd[p])) return kg_kx_var(L->k, L->plane[p] + (uint32_t)L->lane);
   if (L->slot >= 0 && L->cvar && L->cvar[p] != KG_NONE) {
     uint32_t cv = L->cvar[p] + (uint32_t)L->slot;
     if (L->cfilled[p]) return kg_kx_var(L->k, cv); /* a later pass: on chip */
@@ -200,14 +204,36 @@ static uint32_t input_val(lctx *L, uint32_t id) {
 
 /* A walk over the row, one element per iteration: a loop (j = first; j < bound;
  * j += step), or with the row cache, KG_ROW_CACHE guarded slots unrolled in the IR
- * (j = first + s · step; if (j < bound)), so that the cache vars stay in registers.
- * Usage: for (s = 0; s < row_slots(L); s++) { j = row_begin(...); body; row_end(...); } */
+ * (j = first + s · step; if (j < bound)), so that the cache vars stay in registers, or
+ * with 128-bit loads two loops: whole vectors (j = first · vec; j < bound − bound % vec;
+ * j += step · vec; row_lanes() elements each, lane by lane), then the scalar tail
+ * (j = bound − bound % vec + first; j < bound; j += step).
+ * Usage: for (s = 0; s < row_slots(L); s++) { j = row_begin(...); for each lane: body; row_end(...); } */
 typedef struct rowwalk {
   kg_kcursor top;
+  uint32_t lanes; /* elements per iteration: the vector loop's vec, else 1 */
 } rowwalk;
-static int row_slots(const lctx *L) { return L->cvar ? KG_ROW_CACHE : 1; }
+static int row_slots(const lctx *L) { return L->cvar ? KG_ROW_CACHE : L->rvec > 1 ? 2 : 1; }
 static uint32_t row_begin(lctx *L, rowwalk *w, int s, uint32_t first, uint32_t bound, uint32_t step) {
   kg_kernel *k = L->k;
+  w->lanes = 1;
+  if (L->rvec > 1) {
+    uint32_t vc = kg_kx_const_i(k, L->ix, L->rvec);
+    uint32_t vend = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, bound, vc, KG_NONE), vc, KG_NONE);
+    uint32_t jv = kg_kvar_new(k, "j", L->ix);
+    kg_ks fr = kg_ks_make(KS_FOR);
+    if (s == 0) {
+      fr.a = jv, fr.b = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, first, vc, KG_NONE), fr.c = vend;
+      fr.d = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, step, vc, KG_NONE);
+      w->lanes = L->rvec;
+    } else {
+      fr.a = jv, fr.b = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, vend, first, KG_NONE), fr.c = bound, fr.d = step;
+    }
+    uint32_t fs = kg_ks_add(&L->cur, fr);
+    w->top = L->cur;
+    L->cur = kg_kcursor_body(k, fs, false);
+    return kg_kx_var(k, jv);
+  }
   if (!L->cvar) {
     uint32_t jv = kg_kvar_new(k, "j", L->ix);
     kg_ks fr = kg_ks_make(KS_FOR);
@@ -226,6 +252,28 @@ static uint32_t row_begin(lctx *L, rowwalk *w, int s, uint32_t first, uint32_t b
   L->slot = s;
   return j;
 }
+static void decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask, bool reduced, uint32_t *coord);
+static void source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord);
+
+/* The vector loop's loads: each source that varies along the row, vec elements from
+ * the offset of element j0 (the runtime guarantees contiguity and 16-byte alignment). */
+static void row_vloads(lctx *L, const uint32_t *coord, uint32_t j0, const uint32_t *size_p, int64_t mask, const uint32_t *in_stride) {
+  kg_kernel *k = L->k;
+  uint32_t rc[KG_MAX_RANK];
+  memcpy(rc, coord, sizeof rc);
+  decompose(L, j0, size_p, mask, true, rc);
+  source_offsets(L, in_stride, rc);
+  for (uint32_t p = 0; p < L->nsrc; p++) {
+    if (!L->vecd[p]) continue;
+    kg_dtype dt = (kg_dtype)k->params.v[L->pparam[p]].dtype;
+    L->plane[p] = k->vars.n;
+    for (uint32_t j = 0; j < L->rvec; j++) kg_kvar_new(k, "v", dt);
+    kg_ks vl = kg_ks_make(KS_VLOAD);
+    vl.a = L->pparam[p], vl.b = L->poff[p], vl.c = L->plane[p];
+    kg_ks_add(&L->cur, vl);
+  }
+}
+
 static void row_end(lctx *L, rowwalk *w, int s) {
   L->cur = w->top;
   L->slot = -1;
@@ -835,6 +883,20 @@ static bool lower_reduce(lctx *L, const char *name) {
       }
     }
   }
+  /* 128-bit row loads: the reduced dim is the innermost, and the runtime checked that the
+   * sources varying along it are contiguous there and aligned (exec.c) */
+  L->rvec = L->v->vec > 1 && !col && !split && !cache && mask == ((int64_t)1 << (r - 1)) ? L->v->vec : 1;
+  if (L->rvec > 1) {
+    k->vec = L->rvec;
+    k->schedule = kg_arena_printf(L->c->arena, "%s.vec%u", k->schedule, L->rvec);
+    L->vecd = kg_xcalloc(L->nsrc + 1, 1);
+    uint32_t ngp = g->params.n;
+    for (uint32_t p = 0; p < L->nsrc; p++) {
+      if (L->pparam[p] == KG_NONE || k->params.v[L->pparam[p]].kind != KP_BUFFER) continue;
+      const kg_gnode *sn = &g->nodes.v[p < ngp ? g->params.v[p].node : L->f->mat.v[p - ngp]];
+      L->vecd[p] = sn->vkind == KG_V_TENSOR && sn->shape.rank > 0 && !dim_is_one(&sn->shape.d[sn->shape.rank - 1]);
+    }
+  }
   /* one pass over the row per reduction (variance: two, mean then squared deviations —
    * or none, when a sibling mean of the same input computed it by Welford in its pass) */
   uint32_t *welford = kg_xmalloc((nn + 1) * sizeof *welford); /* per RVAR node: its value, computed by a sibling mean */
@@ -889,7 +951,10 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks_add(&L->cur, dcl);
       for (int sl = 0; sl < row_slots(L); sl++) {
       rowwalk rw;
-      uint32_t jx = row_begin(L, &rw, sl, first, bound, step);
+      uint32_t j0 = row_begin(L, &rw, sl, first, bound, step), jx = j0;
+      if (rw.lanes > 1) row_vloads(L, coord, j0, size_p, mask, in_stride);
+      for (uint32_t ln = 0; ln < rw.lanes; ln++) {
+      if (rw.lanes > 1) jx = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, j0, kg_kx_const_i(k, L->ix, ln), KG_NONE), L->lane = (int)ln;
       uint32_t v;
       if (split == 2) { /* the chunks' accumulators, in chunk order */
         v = kg_kx_load(k, part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, jx, kg_kx_param(k, numel_p), KG_NONE), o, KG_NONE));
@@ -934,6 +999,8 @@ static bool lower_reduce(lctx *L, const char *name) {
                                    kg_kx_op(k, KG_OP_MUL, acc, d, kg_kx_op(k, KG_OP_SUB, acc, v, kg_kx_var(k, wm), KG_NONE), KG_NONE), KG_NONE);
         kg_ks_add(&L->cur, a3);
       }
+      }
+      L->lane = -1;
       row_end(L, &rw, sl);
       }
       /* all threads get the row's value (needed by later passes); i = 1 asks for the broadcast */
@@ -992,20 +1059,25 @@ static bool lower_reduce(lctx *L, const char *name) {
   /* a last pass writes the row outputs */
   for (int sl = 0; no && sl < row_slots(L); sl++) {
     rowwalk rw;
-    uint32_t jx = row_begin(L, &rw, sl, first, kg_kx_param(k, rn), step);
-    uint32_t rc[KG_MAX_RANK];
-    memcpy(rc, coord, sizeof rc);
-    decompose(L, jx, size_p, mask, true, rc);
-    source_offsets(L, in_stride, rc);
-    reset_memo(L, rowval);
-    for (uint32_t j = 0; j < no; j++) {
-      uint32_t node = g->outputs.v[grp->outs.v[j]];
-      uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
-      uint32_t off = linear_offset(L, rc, &out_stride[j * KG_MAX_RANK], r);
-      kg_ks st = kg_ks_make(KS_STORE);
-      st.a = L->oparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
-      kg_ks_add(&L->cur, st);
+    uint32_t j0 = row_begin(L, &rw, sl, first, kg_kx_param(k, rn), step), jx = j0;
+    if (rw.lanes > 1) row_vloads(L, coord, j0, size_p, mask, in_stride);
+    for (uint32_t ln = 0; ln < rw.lanes; ln++) {
+      if (rw.lanes > 1) jx = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, j0, kg_kx_const_i(k, L->ix, ln), KG_NONE), L->lane = (int)ln;
+      uint32_t rc[KG_MAX_RANK];
+      memcpy(rc, coord, sizeof rc);
+      decompose(L, jx, size_p, mask, true, rc);
+      source_offsets(L, in_stride, rc);
+      reset_memo(L, rowval);
+      for (uint32_t j = 0; j < no; j++) {
+        uint32_t node = g->outputs.v[grp->outs.v[j]];
+        uint32_t x = cvt(L, val(L, node), (kg_dtype)g->nodes.v[node].dtype);
+        uint32_t off = linear_offset(L, rc, &out_stride[j * KG_MAX_RANK], r);
+        kg_ks st = kg_ks_make(KS_STORE);
+        st.a = L->oparam[j], st.b = off == KG_NONE ? zero : off, st.c = x;
+        kg_ks_add(&L->cur, st);
+      }
     }
+    L->lane = -1;
     row_end(L, &rw, sl);
   }
   /* epilogue: thread 0 of the row computes the outputs shaped like the reductions' result */
@@ -1032,6 +1104,8 @@ static bool lower_reduce(lctx *L, const char *name) {
   }
 done:
   free(welford);
+  free(L->vecd);
+  L->vecd = NULL, L->rvec = 1;
   free(L->cvar), free(L->cfilled), free(L->cfilling);
   L->cvar = NULL, L->cfilled = L->cfilling = NULL;
   free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);

@@ -525,6 +525,38 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
        * (KGEN_ROW_CACHE=1) */
       const char *rcache = getenv("KGEN_ROW_CACHE");
       v.cache = rcache && *rcache == '1' && persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
+      /* 128-bit loads along the rows when the reduced dim is the innermost one and every
+       * source that varies along it is contiguous there, with rows starting 16-byte aligned
+       * (the widest source's 16 bytes decide the width; narrower widths are tried) */
+      int64_t rmask = g->nodes.v[grp->red].ia[0];
+      if (!colsched && S == 1 && !v.cache && !forced && r > 0 && rmask == ((int64_t)1 << (r - 1)) && nred >= 8) {
+        uint32_t rsz = 0;
+        for (uint32_t j = 0; j < dk->params.n; j++) {
+          const kg_kparam *kp = &dk->params.v[j];
+          if (kp->role != KPR_TENSOR || kp->r0 == 1) continue;
+          const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
+          bool varies = t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
+          uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
+          if (varies && sz > rsz) rsz = sz;
+        }
+        uint32_t vec = rsz ? 16 / rsz : 1;
+        if (vec > 8) vec = 8;
+        for (; vec >= 2; vec /= 2) {
+          bool ok = true;
+          for (uint32_t j = 0; j < dk->params.n && ok; j++) {
+            const kg_kparam *kp = &dk->params.v[j];
+            if (kp->role != KPR_TENSOR || kp->r0 == 1) continue;
+            const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
+            if (!(t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1])) continue; /* broadcast along the row: scalar loads */
+            uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
+            ok = stride_of(t, t->ndim - 1) == 1 && ((uintptr_t)data_ptr(t) % ((uintptr_t)vec * sz)) == 0;
+            for (int dd = 0; dd + 1 < t->ndim && ok; dd++)
+              if (t->shape[dd] > 1 && stride_of(t, dd) % (int64_t)vec != 0) ok = false;
+          }
+          if (ok) break;
+        }
+        if (vec >= 2 && nred >= 2 * (int64_t)vec) v.vec = (uint8_t)vec;
+      }
       if (S > 1) {
         v.split = 1;
         E.nchunk = S;

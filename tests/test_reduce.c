@@ -187,8 +187,12 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
                      : shape[axis] <= KG_WARP_ROW_MAX ? "reduce.warp_per_output" /* short rows: a warp each */
                                                        : "reduce.block_per_output";
   cr_expect_eq(c->runtime.n, chunks > 1 ? 2u : 1u, "%s axis %d: run-time kernels", op, axis);
+  /* rows along the contiguous last dim, 4-aligned: 128-bit loads */
+  char wantv[96];
+  bool vec = axis == 2 && chunks == 1 && !colsched && cdim % 4 == 0 && cdim >= 8;
+  snprintf(wantv, sizeof wantv, "%s%s", want, vec ? ".vec4" : "");
   if (c->runtime.n)
-    cr_expect_str_eq(c->runtime.v[0]->k.schedule, want, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
+    cr_expect_str_eq(c->runtime.v[0]->k.schedule, wantv, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
   if (c->runtime.n > 1) cr_expect_str_eq(c->runtime.v[1]->k.schedule, "reduce.split_finish");
   int64_t st[3] = {b * cdim, cdim, 1};
   for (int64_t oi = 0; oi < no; oi++) {
@@ -371,7 +375,8 @@ static void split_rows_plan(bool row_cache) {
       }
     } else {
       cr_assert_eq(c->runtime.n, 1u);
-      cr_expect_str_eq(c->runtime.v[0]->k.schedule, row_cache ? "reduce.rows_persistent.cached" : "reduce.rows_persistent");
+      /* rows of 300 floats, 16-byte aligned: 128-bit loads (unless the row is cached) */
+      cr_expect_str_eq(c->runtime.v[0]->k.schedule, row_cache ? "reduce.rows_persistent.cached" : "reduce.rows_persistent.vec4");
     }
     for (int64_t r = 0; r < R; r++) {
       double mx = -INFINITY, sum = 0;
