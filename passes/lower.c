@@ -887,14 +887,24 @@ static bool lower_reduce(lctx *L, const char *name) {
    * sources varying along it are contiguous there and aligned (exec.c) */
   L->rvec = L->v->vec > 1 && !col && !split && !cache && mask == ((int64_t)1 << (r - 1)) ? L->v->vec : 1;
   if (L->rvec > 1) {
-    k->vec = L->rvec;
-    k->schedule = kg_arena_printf(L->c->arena, "%s.vec%u", k->schedule, L->rvec);
     L->vecd = kg_xcalloc(L->nsrc + 1, 1);
     uint32_t ngp = g->params.n;
     for (uint32_t p = 0; p < L->nsrc; p++) {
       if (L->pparam[p] == KG_NONE || k->params.v[L->pparam[p]].kind != KP_BUFFER) continue;
       const kg_gnode *sn = &g->nodes.v[p < ngp ? g->params.v[p].node : L->f->mat.v[p - ngp]];
       L->vecd[p] = sn->vkind == KG_V_TENSOR && sn->shape.rank > 0 && !dim_is_one(&sn->shape.d[sn->shape.rank - 1]);
+    }
+    /* at most 16 bytes per access for the widest vector-loaded source */
+    uint32_t wsz = 1;
+    for (uint32_t p = 0; p < L->nsrc; p++)
+      if (L->vecd[p] && kg_dtype_get((kg_dtype)k->params.v[L->pparam[p]].dtype)->size > wsz) wsz = kg_dtype_get((kg_dtype)k->params.v[L->pparam[p]].dtype)->size;
+    while (L->rvec > 1 && L->rvec * wsz > 16) L->rvec /= 2;
+    if (L->rvec < 2) {
+      free(L->vecd);
+      L->vecd = NULL, L->rvec = 1;
+    } else {
+      k->vec = L->rvec;
+      k->schedule = kg_arena_printf(L->c->arena, "%s.vec%u", k->schedule, L->rvec);
     }
   }
   /* one pass over the row per reduction (variance: two, mean then squared deviations —

@@ -56,10 +56,9 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->v = *v;
   const kg_fusion *F = v->plan ? &c->fusion_split : &c->fusion;
   KG_ASSERT(group < F->groups.n);
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
-                                     v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->layout == KG_LAYOUT_LINEAR ? v->vec : 0,
-                                     v->index_dtype == KG_I64 ? "_i64" : "", v->warp ? "_warp" : "",
-                                     v->split == 1 ? "_part" : v->split == 2 ? "_fin" : "");
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
+                                     v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
+                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == 1 ? "_part" : v->split == 2 ? "_fin" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
   if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
