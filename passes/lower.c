@@ -728,6 +728,77 @@ static uint32_t row_dim_of(const lctx *L, int64_t mask, int ro, int od) {
   return KG_NONE;
 }
 
+/* Does node's DAG reach a reduction of the group at index ≥ from (stopping at reductions)? */
+static bool reaches_group_from(const kg_graph *g, const kg_group *grp, uint32_t node, uint32_t from, uint8_t *visit) {
+  if (visit[node]) return false;
+  visit[node] = 1;
+  const kg_gnode *n = &g->nodes.v[node];
+  if (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN)) {
+    for (uint32_t j = from; j < grp->reds.n; j++)
+      if (grp->reds.v[j] == node) return true;
+    return false;
+  }
+  for (int j = 0; j < n->n_in; j++)
+    if (reaches_group_from(g, grp, n->in[j], from, visit)) return true;
+  return false;
+}
+
+/* The later reductions that ride along in reduction ri's pass (indices into grp->reds):
+ * simple ones (sum, nansum, mean, prod, amax, amin) that read none of the group's
+ * reductions from ri on, not computed yet (`taken`), and not a mean that leads a Welford
+ * variance (it keeps its own pass). */
+static uint32_t pick_siblings(const kg_graph *g, const kg_group *grp, uint32_t ri, const uint32_t *taken, uint32_t *fol, uint8_t *visit) {
+  uint32_t nfol = 0, nred = grp->reds.n;
+  if (!kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[ri]].op)) return 0;
+  for (uint32_t q = ri + 1; q < nred && nfol < 16; q++) {
+    const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
+    if (!kg_red_op_splittable((kg_op)Q->op) || taken[grp->reds.v[q]] != KG_NONE) continue;
+    bool leads_var = false;
+    for (uint32_t q2 = q + 1; q2 < nred && Q->op == KG_OP_RMEAN; q2++) {
+      const kg_gnode *Q2 = &g->nodes.v[grp->reds.v[q2]];
+      leads_var |= Q2->op == KG_OP_RVAR && Q2->in[0] == Q->in[0] && Q2->cdtype == Q->cdtype;
+    }
+    memset(visit, 0, g->nodes.n + 1);
+    if (leads_var || reaches_group_from(g, grp, Q->in[0], ri, visit)) continue;
+    fol[nfol++] = q;
+  }
+  return nfol;
+}
+
+/* Welford's pairing: the first later variance of the same input as mean ri, or KG_NONE. */
+static uint32_t welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri) {
+  const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
+  if (R->op != KG_OP_RMEAN || !kg_dtype_is_float((kg_dtype)R->cdtype)) return KG_NONE;
+  for (uint32_t q = ri + 1; q < grp->reds.n; q++) {
+    const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
+    if (Q->op == KG_OP_RVAR && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) return grp->reds.v[q];
+  }
+  return KG_NONE;
+}
+
+int kg_reduce_passes(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE) return 1;
+  uint32_t nn = g->nodes.n, fol[16];
+  uint32_t *taken = kg_xmalloc((nn + 1) * sizeof *taken);
+  uint8_t *visit = kg_xcalloc(nn + 1, 1), *meanseen = kg_xcalloc(nn + 1, 1);
+  for (uint32_t i = 0; i < nn; i++) taken[i] = KG_NONE;
+  int passes = grp->outs.n ? 1 : 0;
+  for (uint32_t ri = 0; ri < grp->reds.n; ri++) {
+    uint32_t node = grp->reds.v[ri];
+    const kg_gnode *R = &g->nodes.v[node];
+    if (R->op == KG_OP_RMEAN) meanseen[R->in[0]] = 1;
+    if (taken[node] != KG_NONE) continue;
+    bool two = R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN || (R->op == KG_OP_RVAR && !meanseen[R->in[0]]);
+    passes += two ? 2 : 1;
+    uint32_t wv = welford_var_of(g, grp, ri);
+    if (wv != KG_NONE) taken[wv] = 1;
+    uint32_t nf = pick_siblings(g, grp, ri, taken, fol, visit);
+    for (uint32_t f = 0; f < nf; f++) taken[grp->reds.v[fol[f]]] = 1;
+  }
+  free(taken), free(visit), free(meanseen);
+  return passes;
+}
+
 static bool lower_reduce(lctx *L, const char *name) {
   (void)name;
   kg_kernel *k = L->k;
@@ -909,8 +980,9 @@ static bool lower_reduce(lctx *L, const char *name) {
   }
   /* one pass over the row per reduction (variance: two, mean then squared deviations —
    * or none, when a sibling mean of the same input computed it by Welford in its pass) */
-  uint32_t *welford = kg_xmalloc((nn + 1) * sizeof *welford); /* per RVAR node: its value, computed by a sibling mean */
+  uint32_t *welford = kg_xmalloc((nn + 1) * sizeof *welford); /* per reduction node: its value, computed in an earlier pass */
   for (uint32_t i = 0; i < nn; i++) welford[i] = KG_NONE;
+  uint8_t *rvisit = kg_xcalloc(nn + 1, 1);
   for (uint32_t ri = 0; ri < nred; ri++) {
     const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
     kg_op red = (kg_op)R->op;
@@ -922,12 +994,7 @@ static bool lower_reduce(lctx *L, const char *name) {
      * variance along in its own pass — per thread a running (count, mean, M2), then
      * M2 = Σ_threads M2_t + n_t (mean_t − mean)² with the block's mean (Chan et al.'s
      * combination, as two fixed-tree sums: deterministic) */
-    uint32_t wvar = KG_NONE;
-    if (red == KG_OP_RMEAN && !split && kg_dtype_is_float((kg_dtype)R->cdtype))
-      for (uint32_t q = ri + 1; q < nred && wvar == KG_NONE; q++) {
-        const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
-        if (Q->op == KG_OP_RVAR && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) wvar = grp->reds.v[q];
-      }
+    uint32_t wvar = split || welford[grp->reds.v[ri]] != KG_NONE ? KG_NONE : welford_var_of(g, grp, ri);
     uint32_t wn = KG_NONE, wm = KG_NONE, wq = KG_NONE;
     if (wvar != KG_NONE) {
       kg_dtype acc = (kg_dtype)R->cdtype;
@@ -939,9 +1006,17 @@ static bool lower_reduce(lctx *L, const char *name) {
         kg_ks_add(&L->cur, dcl);
       }
     }
-    if (red == KG_OP_RVAR && welford[grp->reds.v[ri]] != KG_NONE) { /* done in the mean's pass */
+    /* Siblings: later reductions of the group that are simple (sum, nansum, mean, prod,
+     * amax, amin) and read none of the group's reductions from this one on ride along in
+     * this reduction's pass, each with its own accumulator and collective (x.sum(-1L) and
+     * x.amax(-1L): one walk over the row). A mean that leads a Welford variance keeps its
+     * own pass. */
+    uint32_t fol[16], nfol = split || welford[grp->reds.v[ri]] != KG_NONE ? 0 : pick_siblings(g, grp, ri, welford, fol, rvisit);
+    uint32_t facc[16];
+    if (welford[grp->reds.v[ri]] != KG_NONE) { /* done in an earlier pass (Welford, or as a sibling) */
       res = welford[grp->reds.v[ri]];
       first_pass = 2;
+      nfol = 0;
     } else if (red == KG_OP_RVAR) /* a mean of the same input over the same rows is already in registers: skip pass 0 */
       for (uint32_t q = 0; q < ri; q++) {
         const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
@@ -959,6 +1034,13 @@ static bool lower_reduce(lctx *L, const char *name) {
       kg_ks dcl = kg_ks_make(KS_DECL);
       dcl.a = accv, dcl.b = identity(k, comb, acc);
       kg_ks_add(&L->cur, dcl);
+      for (uint32_t f = 0; f < nfol; f++) {
+        const kg_gnode *F = &g->nodes.v[grp->reds.v[fol[f]]];
+        facc[f] = kg_kvar_new(k, "acc", (kg_dtype)F->cdtype);
+        kg_ks fd = kg_ks_make(KS_DECL);
+        fd.a = facc[f], fd.b = identity(k, (kg_op)F->op == KG_OP_RMEAN || (kg_op)F->op == KG_OP_RNANSUM ? KG_OP_RSUM : (kg_op)F->op, (kg_dtype)F->cdtype);
+        kg_ks_add(&L->cur, fd);
+      }
       for (int sl = 0; sl < row_slots(L); sl++) {
       rowwalk rw;
       uint32_t j0 = row_begin(L, &rw, sl, first, bound, step), jx = j0;
@@ -1009,6 +1091,17 @@ static bool lower_reduce(lctx *L, const char *name) {
                                    kg_kx_op(k, KG_OP_MUL, acc, d, kg_kx_op(k, KG_OP_SUB, acc, v, kg_kx_var(k, wm), KG_NONE), KG_NONE), KG_NONE);
         kg_ks_add(&L->cur, a3);
       }
+      for (uint32_t f = 0; f < nfol && split != 2; f++) { /* the siblings, at the same element */
+        const kg_gnode *F = &g->nodes.v[grp->reds.v[fol[f]]];
+        kg_dtype fa = (kg_dtype)F->cdtype;
+        kg_op fc = (kg_op)F->op == KG_OP_RMEAN || (kg_op)F->op == KG_OP_RNANSUM ? KG_OP_RSUM : (kg_op)F->op;
+        uint32_t fv = cvt(L, val(L, F->in[0]), fa);
+        if ((kg_op)F->op == KG_OP_RNANSUM && kg_dtype_is_float(fa))
+          fv = kg_kx_select(k, fa, kg_kx_op(k, KG_OP_ISNAN, KG_BOOL, fv, KG_NONE, KG_NONE), kg_kx_const_f(k, fa, 0), fv);
+        kg_ks fs = kg_ks_make(KS_ASSIGN);
+        fs.a = facc[f], fs.b = kg_kx_op(k, (kg_op)combine_op(fc), fa, kg_kx_var(k, facc[f]), fv, KG_NONE);
+        kg_ks_add(&L->cur, fs);
+      }
       }
       L->lane = -1;
       row_end(L, &rw, sl);
@@ -1047,6 +1140,19 @@ static bool lower_reduce(lctx *L, const char *name) {
         const kg_gnode *V = &g->nodes.v[wvar];
         uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
         welford[wvar] = decl(L, "wvar", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+      }
+      for (uint32_t f = 0; f < nfol; f++) { /* the siblings' values, for their turn in this loop */
+        const kg_gnode *F = &g->nodes.v[grp->reds.v[fol[f]]];
+        kg_dtype fa = (kg_dtype)F->cdtype;
+        kg_op fc = (kg_op)F->op == KG_OP_RMEAN || (kg_op)F->op == KG_OP_RNANSUM ? KG_OP_RSUM : (kg_op)F->op;
+        uint32_t ft = kg_kx_var(k, facc[f]);
+        if (!col) {
+          ft = kg_kx_op(k, fc, fa, ft, KG_NONE, KG_NONE);
+          k->exprs.v[ft].i = warp ? 2 : 1;
+        }
+        uint32_t fr = decl(L, "tot", fa, ft);
+        if ((kg_op)F->op == KG_OP_RMEAN) fr = decl(L, "mean", fa, kg_kx_op(k, KG_OP_DIV, fa, fr, cvt(L, kg_kx_param(k, rn), fa), KG_NONE));
+        welford[grp->reds.v[fol[f]]] = fr;
       }
       if (red == KG_OP_RVAR && pass == 1) { /* sum of squares / max(count - correction, 0): 0/0 = NaN like PyTorch */
         uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
@@ -1113,7 +1219,7 @@ static bool lower_reduce(lctx *L, const char *name) {
     L->cur = top;
   }
 done:
-  free(welford);
+  free(welford), free(rvisit);
   free(L->vecd);
   L->vecd = NULL, L->rvec = 1;
   free(L->cvar), free(L->cfilled), free(L->cfilling);

@@ -88,6 +88,11 @@ void kg_fusion_free(kg_fusion *f);
 #define KG_ROW_OUTPUTS_MAX 8
 #define KG_PARAM_BYTES_MAX 4096
 bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp);
+/* How many times the row schedule walks a REDUCE group's rows (1 for other groups): one
+ * pass per reduction, two for argmax/argmin and a variance without a mean beside it,
+ * none for a variance paired with a mean (Welford) or a simple sibling riding along in an
+ * earlier reduction's pass; one more for row outputs. perf/bench_reduce checks it. */
+int kg_reduce_passes(const kg_graph *g, const kg_group *grp);
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *out);
 
 /* ---- lower.c ---- */

@@ -16,8 +16,9 @@
  *     program c->g: one kernel per tensor op (not INPUT / CONST); a composite op
  *     (softmax, layer_norm) is PyTorch's own fused kernel: one.
  *   - passes: per kernel, how many times it walks the rows: REDUCE groups
- *     Σ over its reductions (RVAR 2, or 0 beside a mean of the same input: Welford; else 1)
- *     + 1 when it has row outputs; POINTWISE 1.
+ *     kg_reduce_passes (one per reduction; argmax and a variance without a mean 2; a
+ *     variance beside a mean (Welford) and simple siblings riding along 0; + 1 for row
+ *     outputs); POINTWISE 1.
  *     Checked against the kernel IR (its top-level loops).
  *   - regs, smem B: ptxas (NVRTC, sm_<arch>, cubin) per kernel, registers per thread
  *     and static shared memory per block.
@@ -239,24 +240,8 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
   return passes;
 }
 
-/* The passes the schedule promises (lower.c): Σ reds (RVAR and ARGMAX/ARGMIN 2, else 1;
- * RVAR 0 after a RMEAN of the same input in the group: Welford, in the mean's pass)
- * + (row outputs ? 1 : 0). */
-static int formula_passes(const kg_graph *lg, const kg_group *grp) {
-  if (grp->kind != KG_GROUP_REDUCE) return 1;
-  int n = grp->outs.n ? 1 : 0;
-  for (uint32_t i = 0; i < grp->reds.n; i++) {
-    const kg_gnode *R = &lg->nodes.v[grp->reds.v[i]];
-    int p = (R->op == KG_OP_RVAR || R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN) ? 2 : 1;
-    if (R->op == KG_OP_RVAR)
-      for (uint32_t q = 0; q < i; q++) {
-        const kg_gnode *Q = &lg->nodes.v[grp->reds.v[q]];
-        if (Q->op == KG_OP_RMEAN && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype && kg_dtype_is_float((kg_dtype)Q->cdtype)) { p = 0; break; }
-      }
-    n += p;
-  }
-  return n;
-}
+/* The passes the schedule promises (kg_reduce_passes, lower.c). */
+static int formula_passes(const kg_graph *lg, const kg_group *grp) { return kg_reduce_passes(lg, grp); }
 
 /* The lowering-program node behind a kernel tensor parameter. */
 static uint32_t param_node(const kg_compiled *c, const kg_kparam *kp) {

@@ -293,6 +293,13 @@ Test(reduce, fusion_structure_of_examples) {
     cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s: %s", cases[i].name, kg_last_error(ctx));
     cr_expect_eq(kg_compiled_n_kernels(c), cases[i].kernels, "%s: %d kernels", cases[i].name, kg_compiled_n_kernels(c));
     cr_expect_str_eq(c->kernels[0].schedule, cases[i].schedule0, "%s", cases[i].name);
+    /* sum, amax and mean of one input (independent siblings): one walk over the row */
+    if (!strcmp(cases[i].name, "red_fuse_two_reductions")) {
+      int loops = 0;
+      for (uint32_t st = c->kernels[0].body; st != KG_NONE; st = c->kernels[0].stmts.v[st].next) loops += c->kernels[0].stmts.v[st].kind == KS_FOR;
+      cr_expect_eq(loops, 1, "siblings share one pass: %d passes", loops);
+      cr_expect_eq(kg_reduce_passes(&c->lg, &c->fusion.groups.v[0]), 1);
+    }
     kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   }
 }
