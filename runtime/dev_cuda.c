@@ -53,6 +53,7 @@ enum {
 
 typedef struct cuda_dev {
   kg_device base;
+  kg_device_vt vt;    /* cuda_vt plus what this driver offers (stream-ordered allocation) */
   void *lib;
   /* Driver entry points (dlsym'd by their versioned names where cuda.h maps them). */
   CUresult (*cuInit)(unsigned);
@@ -378,22 +379,6 @@ static const kg_device_vt cuda_vt = {
     .sync = cuda_sync,
     .destroy = cuda_destroy,
 };
-/* the same with stream-ordered allocation, for drivers that have it */
-static const kg_device_vt cuda_vt_async = {
-    .name = "cuda",
-    .alloc = cuda_alloc,
-    .free = cuda_free,
-    .h2d = cuda_h2d,
-    .d2h = cuda_d2h,
-    .load = cuda_load,
-    .unload = cuda_unload,
-    .launch = cuda_launch,
-    .sync = cuda_sync,
-    .destroy = cuda_destroy,
-    .alloc_async = cuda_alloc_async,
-    .free_async = cuda_free_async,
-};
-
 /* ---- opening ---- */
 static const char *driver_path(void) {
   const char *e = getenv("KGEN_CUDA_LIB");
@@ -455,7 +440,11 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   c->lib = lib;
   c->ordinal = cfg ? cfg->cuda_ordinal : 0;
   const char *missing = resolve(c);
-  if (c->cuMemAllocAsync) c->base.vt = &cuda_vt_async;
+  if (c->cuMemAllocAsync) { /* this driver has stream-ordered allocation: the instance's own table offers it */
+    c->vt = cuda_vt;
+    c->vt.alloc_async = cuda_alloc_async, c->vt.free_async = cuda_free_async;
+    c->base.vt = &c->vt;
+  }
   if (missing) {
     kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "CUDA driver %s lacks %s (too old a driver?)", path,
                 missing);
