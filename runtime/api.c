@@ -26,6 +26,9 @@ kg_context *kg_context_new(const kg_options *opts) {
   ctx->rtcfg.emu.order = ctx->opts.emu_thread_order;
   ctx->rtcfg.emu.seed = ctx->opts.emu_seed;
   ctx->last_error = kg_xstrdup("");
+  const char *rb = getenv("KGEN_REDUCE_BLOCK"), *rc = getenv("KGEN_ROW_CACHE");
+  if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) ctx->reduce_block = (uint32_t)atoi(rb);
+  ctx->row_cache = rc && rc[0] == '1';
   return ctx;
 }
 

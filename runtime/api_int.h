@@ -21,6 +21,12 @@ struct kg_context {
   bool cuda_ok;          /* the probe found a driver and a GPU */
   kg_nvrtc *nvrtc;       /* loaded on first use */
   bool nvrtc_probed;
+  /* schedule experiments (perf/gpu, docs/gpu.md), read from the environment when the
+   * context is made: KGEN_REDUCE_BLOCK = threads per block of the block-per-row
+   * kernels (a multiple of 32 up to 1024; 0 = chosen from the row length),
+   * KGEN_ROW_CACHE=1 = keep rows in registers where they fit */
+  uint32_t reduce_block;
+  bool row_cache;
 };
 
 struct kg_module {

@@ -513,17 +513,15 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       /* threads per block of the block-per-row kernels (any multiple of 32 up to 1024: the
        * kernels read blockDim): persistent row kernels, and lone unsplit ones over rows of
        * 64 Ki elements and more (var, argmax), get about 8 elements per thread, the rest 256;
-       * KGEN_REDUCE_BLOCK overrides it for tuning experiments (perf/gpu/run.sh) */
+       * KGEN_REDUCE_BLOCK (ctx->reduce_block) overrides it for tuning experiments */
       bool persistent = grp->reds.n > 1 || grp->outs.n > 0;
       E.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
-      const char *rb = getenv("KGEN_REDUCE_BLOCK");
-      if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) E.row_threads = (uint32_t)atoi(rb);
+      if (ctx->reduce_block) E.row_threads = ctx->reduce_block;
       /* a persistent row kernel can keep its row in registers when it fits (every later pass
        * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
        * slower than re-reading the row, which then comes from L1, so it is opt-in
-       * (KGEN_ROW_CACHE=1) */
-      const char *rcache = getenv("KGEN_ROW_CACHE");
-      v.cache = rcache && *rcache == '1' && persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
+       * (KGEN_ROW_CACHE=1: ctx->row_cache) */
+      v.cache = ctx->row_cache && persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
       /* 128-bit loads along the rows when the reduced dim is the innermost one and every
        * source that varies along it is contiguous there, with rows starting 16-byte aligned
        * (the widest source's 16 bytes decide the width; narrower widths are tried) */
