@@ -12,7 +12,9 @@
  *             broadcast intermediates), so intermediates never touch memory
  *   lower.c — builds the kernel IR of one group for a layout variant (the pointwise
  *             schedule: flattened index, 32/64-bit index math, stride-0 broadcasting,
- *             128-bit vector access), inlining map functions
+ *             128-bit vector access), inlining map functions; the scan schedule
+ *   lower_reduce.c — the reduction schedules (block / warp / thread per row, split
+ *             reductions, Welford, siblings) and the scheduler's answers to the fuser
  *   pipeline.c — the pass list, verification after every pass, per-pass log/timing.
  */
 #ifndef KG_PASSES_H
@@ -79,7 +81,7 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node);
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c);
 void kg_fusion_free(kg_fusion *f);
 
-/* ---- the scheduler's answer to the fuser (lower.c) ----
+/* ---- the scheduler's answer to the fuser (lower_reduce.c) ----
  * Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
  * reduction joining a row group, an output joining a row group or a pointwise group)
  * and keeps the merge only if the answer is yes. Limits: a row kernel writes at most

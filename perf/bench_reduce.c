@@ -240,7 +240,7 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
   return passes;
 }
 
-/* The passes the schedule promises (kg_reduce_passes, lower.c). */
+/* The passes the schedule promises (kg_reduce_passes, lower_reduce.c). */
 static int formula_passes(const kg_graph *lg, const kg_group *grp) { return kg_reduce_passes(lg, grp); }
 
 /* The lowering-program node behind a kernel tensor parameter. */

@@ -265,7 +265,7 @@ typedef struct launch_env {
   void *scratch;
   int r;
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
-  bool reduce, persistent; /* persistent: a REDUCE group with several reductions or row outputs */
+  bool reduce;
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
 } launch_env;
 
@@ -562,7 +562,6 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
       }
     }
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
-    E.persistent = grp->kind == KG_GROUP_REDUCE && (grp->reds.n > 1 || grp->outs.n > 0);
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
