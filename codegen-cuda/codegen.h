@@ -37,6 +37,10 @@ typedef struct kg_ts_opts {
  * a Python number first. Returns false (with a diagnostic) for a program it cannot
  * express. */
 bool kg_ts_emit(const kg_graph *g, const kg_ts_opts *opts, kg_strbuf *out, kg_diag *d);
+/* The same for an entry with a host plan (plan NULL: kg_ts_emit): its loops, whiles,
+ * ifs, item() reads, views and sizes become Python control flow over the program's
+ * nodes. The plan must be the elaborated one (NODES steps, not yet partitioned). */
+bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *opts, kg_strbuf *out, kg_diag *d);
 /* The Python function name kg_ts_emit gives the entry. */
 const char *kg_ts_entry_name(const kg_graph *g, kg_arena *a);
 /* The Python identifier used for parameter i of g (sanitized, unique). */

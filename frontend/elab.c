@@ -23,7 +23,6 @@
 #include "frontend.h"
 
 #define MAX_INLINE_DEPTH 64
-#define MAX_UNROLL 4096
 
 kg_ev kg_ev_err(void) {
   kg_ev v;
@@ -31,14 +30,15 @@ kg_ev kg_ev_err(void) {
   v.kind = EV_ERR;
   return v;
 }
-static kg_ev ev_make(kg_ev_kind k) {
+kg_ev kg_ev_make(kg_ev_kind k) {
   kg_ev v;
   memset(&v, 0, sizeof v);
   v.kind = k;
   v.dt = KG_DT_NONE;
   return v;
 }
-static kg_ev ev_node(uint32_t id) {
+#define ev_make kg_ev_make
+kg_ev kg_ev_node(uint32_t id) {
   kg_ev v = ev_make(EV_NODE);
   v.id = id;
   return v;
@@ -69,17 +69,21 @@ kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v) {
   }
 }
 
-static bool ev_is_tensor(const kg_elab *el, kg_ev v) {
+bool kg_ev_is_tensor(const kg_elab *el, kg_ev v) {
   return v.kind == EV_NODE && gnode(el, v.id)->vkind == KG_V_TENSOR;
 }
 
+#define ev_is_tensor kg_ev_is_tensor
+
 /* ---- graph node construction ---- */
 
-static uint32_t add_node(kg_elab *el, const kg_ast *at, kg_gnode *n) {
+#define ev_node kg_ev_node
+uint32_t kg_elab_add_node(kg_elab *el, const kg_ast *at, kg_gnode *n) {
   n->path = at ? at->path : NULL;
   n->srcloc = at ? kg_fe_srcloc(el->arena, el->doc, at) : NULL;
   return kg_graph_add(el->g, n);
 }
+#define add_node kg_elab_add_node
 
 static uint32_t const_node(kg_elab *el, const kg_ast *at, kg_cval c) {
   kg_gnode n;
@@ -94,19 +98,20 @@ static uint32_t const_node(kg_elab *el, const kg_ast *at, kg_cval c) {
 }
 
 /* Any scalar or tensor value as a graph node id (constants become CONST nodes). */
-static bool as_node(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id) {
+bool kg_elab_as_node(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id) {
   if (v.kind == EV_NODE) { *id = v.id; return true; }
   if (v.kind == EV_CONST) { *id = const_node(el, at, v.c); return true; }
   if (v.kind != EV_ERR) kg_elab_error(el, at, KG_E_TYPE, "expected a tensor or a number here");
   return false;
 }
+#define as_node kg_elab_as_node
 
 static void dim_print(const kg_elab *el, const kg_dim *d, char *buf, size_t n) {
   if (d->kind == KG_DIM_STATIC) snprintf(buf, n, "%lld", (long long)d->v);
   else snprintf(buf, n, "%s", el->g->syms.v[d->v]);
 }
 
-static const char *shape_str(kg_elab *el, const kg_shape *s) {
+const char *kg_elab_shape_str(kg_elab *el, const kg_shape *s) {
   kg_strbuf b;
   kg_sb_init(&b);
   kg_shape_print(el->g, s, &b);
@@ -114,6 +119,8 @@ static const char *shape_str(kg_elab *el, const kg_shape *s) {
   kg_sb_free(&b);
   return r;
 }
+
+#define shape_str kg_elab_shape_str
 
 /* PyTorch broadcasting of two shapes (right-aligned). A symbolic size is assumed
  * not to be 1 unless the other side is static 1; two different symbols are assumed
@@ -917,6 +924,9 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   }
   for (int i = 0; i < na; i++)
     if (av[i].kind == EV_ERR) return kg_ev_err();
+  bool host;
+  kg_ev hv = kg_hf_call(el, n, av, na, &host); /* item(), sizes, views */
+  if (host) return hv;
   const kg_member *m = n->member;
   if (n->k == KG_AST_Call && m->n_params != n->n_kids)
     return kg_elab_error(el, n, KG_E_FORMAT, "call passes %u argument(s), but %s has %u parameter(s)", n->n_kids, m->key, m->n_params);
@@ -933,7 +943,7 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   return call_row(el, n, row, av, na);
 }
 
-/* ---- control flow at entry level (values known at compile time) ---- */
+/* ---- control flow at entry level ---- */
 
 static bool const_cond(kg_elab *el, const kg_ast *at, kg_ev c, bool *val, const char *what) {
   if (c.kind == EV_ERR) return false;
@@ -941,40 +951,8 @@ static bool const_cond(kg_elab *el, const kg_ast *at, kg_ev c, bool *val, const 
     *val = kg_cval_truthy(c.c);
     return true;
   }
-  kg_elab_error(el, at, KG_E_UNSUPPORTED,
-                "%s on a value known only at run time is host control flow, which kgen does not compile yet (it is planned); conditions known at compile time are folded",
-                what);
+  kg_elab_error(el, at, KG_E_TYPE, "%s needs a bool condition", what);
   return false;
-}
-
-static kg_ev eval_for_unrolled(kg_elab *el, const kg_ast *n) {
-  kg_ev s = kg_elab_eval(el, n->a), e = kg_elab_eval(el, n->b);
-  if (s.kind == EV_ERR || e.kind == EV_ERR) return kg_ev_err();
-  if (s.kind != EV_CONST || e.kind != EV_CONST)
-    return kg_elab_error(el, n, KG_E_UNSUPPORTED, "a for loop over tensors with bounds known only at run time is host control flow (not compiled yet)");
-  int64_t lo = s.c.i, hi = e.c.i;
-  if (hi >= lo && hi - lo >= MAX_UNROLL)
-    return kg_elab_error(el, n, KG_E_LIMIT, "a for loop over tensors is unrolled at compile time; %lld iterations exceed the limit of %d",
-                         (long long)(hi - lo + 1), MAX_UNROLL);
-  for (int64_t i = lo; i <= hi; i++) {
-    saved sv = bind(el, n->var, ev_const(kg_cval_int(s.c.dt, i)));
-    kg_ev r = kg_elab_eval(el, n->c);
-    unbind(el, sv);
-    if (r.kind == EV_ERR) return r;
-  }
-  return ev_make(EV_UNIT);
-}
-
-static kg_ev eval_while_unrolled(kg_elab *el, const kg_ast *n) {
-  for (int it = 0;; it++) {
-    bool c;
-    if (!const_cond(el, n->a, kg_elab_eval(el, n->a), &c, "a while loop")) return kg_ev_err();
-    if (!c) return ev_make(EV_UNIT);
-    if (it >= MAX_UNROLL)
-      return kg_elab_error(el, n, KG_E_LIMIT, "a while loop over tensors is unrolled at compile time; more than %d iterations", MAX_UNROLL);
-    kg_ev r = kg_elab_eval(el, n->b);
-    if (r.kind == EV_ERR) return r;
-  }
 }
 
 /* Does evaluating n assign variables or loop? (Such branches cannot be selects.) */
@@ -991,22 +969,25 @@ static bool has_effects(const kg_ast *n) {
  * one dtype and shape: both branches are computed and selected element-wise
  * (no read back to the host). Other run-time branches are host control flow. */
 static kg_ev runtime_select(kg_elab *el, const kg_ast *n, kg_ev cond) {
-  if (has_effects(n->b) || has_effects(n->c))
-    return kg_elab_error(el, n, KG_E_UNSUPPORTED,
-                         "if/then/else on a run-time value whose branches assign variables or loop is host control flow, which kgen does not compile yet");
+  if (has_effects(n->b) || has_effects(n->c)) return kg_hf_if(el, n, cond);
   kg_ev a = kg_elab_eval(el, n->b);
   if (a.kind == EV_ERR) return a;
   kg_ev b = kg_elab_eval(el, n->c);
   if (b.kind == EV_ERR) return b;
+  if (a.kind == EV_UNIT && b.kind == EV_UNIT) return a;
   uint32_t ia, ib;
+  if ((a.kind != EV_NODE && a.kind != EV_CONST) || (b.kind != EV_NODE && b.kind != EV_CONST)) return kg_hf_if(el, n, cond);
   if (!as_node(el, n->b, a, &ia) || !as_node(el, n->c, b, &ib)) return kg_ev_err();
   const kg_gnode *na = gnode(el, ia), *nb = gnode(el, ib);
-  if (na->dtype != nb->dtype || na->vkind != nb->vkind || !kg_shape_equal(&na->shape, &nb->shape))
-    return kg_elab_error(el, n, KG_E_UNSUPPORTED,
-                         "the branches of an if on a run-time value differ in dtype or shape (%s%s vs %s%s): only a select of like values is compiled; host control flow is a later issue",
-                         dtn((kg_dtype)na->dtype), shape_str(el, &na->shape), dtn((kg_dtype)nb->dtype), shape_str(el, &nb->shape));
+  /* unlike values: a branch of the plan (the nodes just built are dead and dropped) */
+  if (na->dtype != nb->dtype || na->vkind != nb->vkind || !kg_shape_equal(&na->shape, &nb->shape)) return kg_hf_if(el, n, cond);
   uint32_t in[3] = {cond.id, ia, ib};
-  if (na->vkind == KG_V_TENSOR) return tensor_op(el, n, KG_OP_WHERE, in, 3, NULL, NULL, KG_DT_NONE);
+  if (na->vkind == KG_V_TENSOR) {
+    /* a condition computed from item() reads is computed again on the device: no read */
+    uint32_t dc = kg_hf_device_cond(el, n->a, cond.id);
+    if (dc != KG_NONE) in[0] = dc;
+    return tensor_op(el, n, KG_OP_WHERE, in, 3, NULL, NULL, KG_DT_NONE);
+  }
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = KG_OP_WHERE, g.dtype = g.cdtype = na->dtype, g.vkind = KG_V_SCALAR, g.n_in = 3;
@@ -1085,8 +1066,8 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     if (!const_cond(el, n->a, cv, &c, "if/then/else")) return kg_ev_err();
     return kg_elab_eval(el, c ? n->b : n->c);
   }
-  case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : eval_for_unrolled(el, n);
-  case KG_AST_WhileLoop: return el->fn ? kg_elab_scalar_while(el, n) : eval_while_unrolled(el, n);
+  case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : kg_hf_for(el, n);
+  case KG_AST_WhileLoop: return el->fn ? kg_elab_scalar_while(el, n) : kg_hf_while(el, n);
   case KG_AST_Call:
   case KG_AST_NewObject:
     if (n->k == KG_AST_NewObject) {
@@ -1095,8 +1076,6 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     }
     return eval_call(el, n);
   case KG_AST_PropertyGet: {
-    if (n->member && strcmp(n->member->name, "TensorItems") == 0)
-      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "indexing t.[...] is not supported yet (views and indexing come with host control flow)");
     return eval_call(el, n);
   }
   case KG_AST_FieldGet: {
@@ -1161,11 +1140,25 @@ static bool flatten_outputs(kg_elab *el, const kg_ast *at, kg_ev v) {
 }
 
 bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_diag *d) {
+  kg_plan p;
+  kg_plan_init(&p, arena);
+  bool ok = kg_elaborate_plan(arena, doc, entry, sig, g, &p, d);
+  if (ok && !kg_plan_trivial(&p)) {
+    kg_diag_add(d, KG_E_UNSUPPORTED, doc->entries[entry].path, NULL, "entry '%s' has host control flow: it needs a plan", doc->entries[entry].name);
+    ok = false;
+  }
+  kg_plan_free(&p);
+  return ok;
+}
+
+bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_plan *plan,
+                       kg_diag *d) {
   KG_ASSERT(entry < doc->n_entries);
   const kg_doc_entry *en = &doc->entries[entry];
   kg_elab el;
   memset(&el, 0, sizeof el);
   el.arena = arena, el.doc = doc, el.d = d, el.g = g;
+  el.plan = plan, el.blk = 0, el.mark = 0;
   el.sig = sig ? sig : en->sig;
   el.env = kg_arena_alloc(arena, (doc->n_vars + 1) * sizeof *el.env);
   el.bound = kg_arena_alloc(arena, doc->n_vars + 1);
@@ -1240,6 +1233,7 @@ bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_s
   kg_ev r = kg_elab_eval(&el, body);
   if (r.kind == EV_ERR || d->n > before) return false;
   if (!flatten_outputs(&el, body, r)) return false;
+  kg_hf_flush(&el);
   if (g->outputs.n == 0) {
     kg_diag_add(d, KG_E_TYPE, en->path, NULL, "entry '%s' returns nothing", en->name);
     return false;

@@ -225,6 +225,10 @@ void kg_member_doc(kg_strbuf *out);
  * records diagnostics on bad input. */
 bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
                   kg_graph *g, kg_diag *d);
+/* The same, also building the entry's host plan (plan initialised by the caller):
+ * control flow over tensors known only at run time becomes plan steps. */
+bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
+                       kg_graph *g, kg_plan *plan, kg_diag *d);
 
 /* ---- elaboration internals (elab.c, scalar.c) ---- */
 typedef enum kg_ev_kind {
@@ -268,6 +272,11 @@ typedef struct kg_elab {
   kg_sfunc *fn;
   kg_kcursor cur;
   int loop_depth;
+  /* host plan (hostflow.c): where entry-level control flow goes. blk is the block
+   * being filled; nodes from `mark` on are not yet in any NODES step. */
+  kg_plan *plan;
+  uint32_t blk, mark;
+  bool unroll_off; /* never unroll entry-level loops (tests) */
 } kg_elab;
 
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);
@@ -287,6 +296,24 @@ kg_ev kg_elab_scalar_varset(kg_elab *el, const kg_ast *n);
 /* Builds the map function for H_MAP: fnv is the function value, nargs 1..3. */
 bool kg_elab_map_fn(kg_elab *el, const kg_ast *at, kg_ev fnv, int nargs, const kg_dtype *args,
                     kg_dtype ret, uint32_t *fn_index);
+/* elab.c helpers shared with hostflow.c */
+kg_ev kg_ev_make(kg_ev_kind k);
+kg_ev kg_ev_node(uint32_t id);
+bool kg_elab_as_node(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id);
+uint32_t kg_elab_add_node(kg_elab *el, const kg_ast *at, kg_gnode *n);
+const char *kg_elab_shape_str(kg_elab *el, const kg_shape *s);
+bool kg_ev_is_tensor(const kg_elab *el, kg_ev v);
+/* hostflow.c: entry-level control flow and host values (the host plan) */
+void kg_hf_flush(kg_elab *el);
+kg_ev kg_hf_for(kg_elab *el, const kg_ast *n);
+kg_ev kg_hf_while(kg_elab *el, const kg_ast *n);
+kg_ev kg_hf_if(kg_elab *el, const kg_ast *n, kg_ev cond);
+/* The 0-dim bool tensor computing host condition c on the device, when c depends on
+ * item() reads (so a select needs no read back); KG_NONE when it does not. */
+uint32_t kg_hf_device_cond(kg_elab *el, const kg_ast *at, uint32_t c);
+/* Tensor members that read shapes or make views, and F# array indexing on shapes:
+ * handled = false when `m` is none of them. */
+kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *handled);
 /* Materializes a scalar-mode value as an expression of the current function. */
 uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t);
 

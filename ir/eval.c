@@ -247,3 +247,14 @@ bool kg_eval_op(kg_op op, kg_dtype out, kg_dtype cdt, const kg_cval *a, int n, c
   default: return false;
   }
 }
+
+bool kg_eval_node(const kg_gnode *n, const kg_cval *operands, kg_cval *res) {
+  if (n->n_in > 3) return false;
+  kg_cval a[3];
+  for (int j = 0; j < n->n_in; j++) {
+    kg_dtype to = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : operands[j].dt;
+    if ((n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) && j == 1) to = operands[j].dt;
+    a[j] = kg_cval_cast(operands[j], n->op == KG_OP_CAST ? operands[j].dt : to);
+  }
+  return kg_eval_op((kg_op)n->op, (kg_dtype)n->dtype, (kg_dtype)n->cdtype, a, n->n_in, n->ia, n->fa, res);
+}

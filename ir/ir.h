@@ -383,4 +383,95 @@ float kg_f16_to_f32(uint16_t h);
 uint16_t kg_f32_to_bf16(float f);
 float kg_bf16_to_f32(uint16_t h);
 
+/* Evaluates graph node n on constant operand values (each converted to the node's
+ * compute dtype, as passes/fold.c and the host plan do). False when the op is not
+ * evaluated on the host (transcendentals: device libm may differ by an ulp).
+ * operands[j] hold the values of n->in[j] in their own dtypes. */
+bool kg_eval_node(const kg_gnode *n, const kg_cval *operands, kg_cval *res);
+
+/* ---- plan.c: the host plan ----
+ *
+ * What runs on the host around the kernels of an entry with control flow over
+ * tensors. Values are nodes of the entry's typed program (one kg_graph holds every
+ * tensor and scalar op of every branch and loop body, each evaluated once per
+ * execution of its block); the plan says in which block and order they are
+ * evaluated and defines the PLANVAL nodes:
+ *
+ *   block 0 (the entry)
+ *     NODES [%4 %5 %6]         graph nodes, in order (before partitioning)
+ *     REGION r                 after partitioning: the kernels of region r, which
+ *                              read its inputs and write its outputs (all plan values)
+ *     HOST %9                  a scalar op evaluated on the host (kg_eval_node)
+ *     READ %12 <- %11          item(): a 0-dim tensor's value read back to the host
+ *     VIEW %13 <- select(%3, dim 0, index %7) / narrow(%3, dim, start %7, length L) / unsqueeze(%3, dim)
+ *     SIZE %14 <- %3.shape[d]  a run-time size
+ *     FOR %7 = %5 to %6 (inclusive) carried (%8 <- %2 ... yield %20) results %21: block
+ *     WHILE carried (...) cond block (computes bool %c), body block, results
+ *     IF %c then block else block, results (each branch yields one value per result)
+ *
+ * Loop-carried values are SSA phis (PLANVAL): set from `init` before the first trip,
+ * from `yld` after every trip; the loop's `res` take their final values. An IF's
+ * `res` take `yld` (then) or `yld2` (else). Kill lists (passes/plan_regions.c) name
+ * the values whose last use is an op, so buffers go back to the pool there. */
+typedef enum kg_pop_kind {
+  KG_P_NODES, KG_P_REGION, KG_P_HOST, KG_P_READ, KG_P_VIEW, KG_P_SIZE, KG_P_FOR, KG_P_WHILE, KG_P_IF,
+} kg_pop_kind;
+
+enum { KG_VIEW_SELECT = 0, KG_VIEW_NARROW = 1, KG_VIEW_UNSQUEEZE = 2 };
+
+typedef struct kg_pop {
+  uint8_t kind;      /* kg_pop_kind */
+  uint8_t view;      /* VIEW: KG_VIEW_* */
+  int32_t dim;       /* VIEW, SIZE */
+  int64_t len;       /* VIEW narrow: length */
+  uint32_t a, b, c;  /* see the list above: a = the defined node (HOST, READ, VIEW, SIZE; FOR: the
+                        loop variable), b = source / start, c = index / end / condition */
+  uint32_t region;   /* REGION */
+  uint32_t *nodes;   /* NODES */
+  uint32_t n_nodes;
+  uint32_t body, els, cond; /* blocks (KG_NONE when absent) */
+  uint32_t n_car;    /* FOR / WHILE: carried values; IF: results */
+  uint32_t *init, *phi, *yld, *yld2, *res;
+  uint32_t *kill;    /* values released after this op */
+  uint32_t n_kill;
+  const char *path, *srcloc;
+} kg_pop;
+
+typedef struct kg_pblock {
+  KG_VEC(uint32_t) ops;
+  uint32_t *kill;    /* released when the block ends (after its yields were taken) */
+  uint32_t n_kill;
+} kg_pblock;
+
+/* A region: graph nodes that run as kernels between two host steps. */
+typedef struct kg_region {
+  KG_VEC(uint32_t) nodes; /* program nodes computed here (in order) */
+  KG_VEC(uint32_t) ins;   /* program values read from outside (the region graph's parameters) */
+  KG_VEC(uint32_t) outs;  /* program values other steps read (the region graph's outputs) */
+  uint32_t block, depth;  /* where it runs; loop nesting depth */
+} kg_region;
+
+typedef struct kg_plan {
+  kg_arena *arena;
+  KG_VEC(kg_pop) ops;
+  KG_VEC(kg_pblock) blocks; /* block 0 is the entry */
+  KG_VEC(kg_region) regions;
+  bool partitioned;
+} kg_plan;
+
+void kg_plan_init(kg_plan *p, kg_arena *arena);
+void kg_plan_free(kg_plan *p);
+uint32_t kg_plan_block(kg_plan *p);                         /* a new empty block */
+uint32_t kg_plan_op(kg_plan *p, uint32_t block, kg_pop op);  /* appends; returns op id */
+void kg_plan_clone(const kg_plan *src, kg_plan *dst);        /* a copy passes can change independently */
+/* True when the plan is straight-line code: one block of NODES (no host work), i.e.
+ * the whole program is one region (compiled exactly as an entry without a plan). */
+bool kg_plan_trivial(const kg_plan *p);
+/* Calls fn(node, ud) for every value op o reads directly (not inside its blocks). */
+void kg_pop_uses(const kg_plan *p, const kg_graph *g, const kg_pop *o, void (*fn)(uint32_t, void *), void *ud);
+void kg_plan_print(const kg_plan *p, const kg_graph *g, kg_strbuf *out);
+/* Structure: blocks form a tree, every value is defined before it is used, carried
+ * values agree in dtype and shape with their initial and yielded values. */
+bool kg_plan_verify(const kg_plan *p, const kg_graph *g, kg_diag *d);
+
 #endif

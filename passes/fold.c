@@ -29,15 +29,11 @@ bool kg_pass_fold(kg_graph *g, kg_pass_ctx *c) {
     for (int j = 0; j < n->n_in && all; j++) {
       const kg_gnode *o = &g->nodes.v[n->in[j]];
       all = o->op == KG_OP_CONST;
-      if (all) {
-        kg_dtype to = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : (kg_dtype)o->dtype;
-        if ((n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) && j == 1) to = (kg_dtype)o->dtype;
-        a[j] = kg_cval_cast(cval_of(o), n->op == KG_OP_CAST ? (kg_dtype)o->dtype : to);
-      }
+      if (all) a[j] = cval_of(o);
     }
     if (!all) continue;
     kg_cval r;
-    if (!kg_eval_op((kg_op)n->op, (kg_dtype)n->dtype, (kg_dtype)n->cdtype, a, n->n_in, n->ia, n->fa, &r)) continue;
+    if (!kg_eval_node(n, a, &r)) continue;
     const char *path = n->path, *src = n->srcloc;
     memset(n, 0, sizeof *n);
     n->op = KG_OP_CONST;

@@ -16,6 +16,9 @@
  *   lower_reduce.c — the reduction schedules (block / warp / thread per row, split
  *             reductions, Welford, siblings) and the scheduler's answers to the fuser
  *   pipeline.c — the pass list, verification after every pass, per-pass log/timing.
+ * Host plan (entries with control flow over tensors):
+ *   plan_regions.c — dead steps, loop-invariant hoisting, regions (each a small typed
+ *             program the pipeline above compiles), buffer lifetimes (kill lists)
  */
 #ifndef KG_PASSES_H
 #define KG_PASSES_H
@@ -165,6 +168,13 @@ uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group 
  *   per output), KPR_SIZE r1 = dim of the group's space. */
 bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, const kg_variant *v,
                     const char *name, kg_kernel *k, kg_pass_ctx *c);
+
+/* ---- plan_regions.c ---- */
+/* Partitions an elaborated plan over program g (see the file comment). */
+bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c);
+/* Region ri as a typed program (out initialised by the caller): parameter i is
+ * region input i, output k region output k. */
+void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_graph *out);
 
 /* ---- pipeline.c ---- */
 /* Runs the graph passes on g to a fixed point (g is then the program the

@@ -36,6 +36,7 @@ void kg_context_free(kg_context *ctx) {
   if (!ctx) return;
   if (ctx->emu) ctx->emu->vt->destroy(ctx->emu);
   if (ctx->cuda) ctx->cuda->vt->destroy(ctx->cuda);
+  if (ctx->null_dev) ctx->null_dev->vt->destroy(ctx->null_dev);
   if (ctx->nvrtc) kg_nvrtc_close(ctx->nvrtc);
   kg_diag_free(&ctx->diag);
   free(ctx->last_error);
@@ -178,65 +179,125 @@ static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const k
   return v;
 }
 
+/* The typed program c->g → fused kernels and their CUDA C (c->explain gets the log). */
+static bool compile_program(kg_compiled *c, kg_pass_ctx *pc) {
+  kg_strbuf *log = pc->log;
+  if (!kg_pipeline_run(&c->g, &c->lg, &c->fusion, pc)) return false;
+  c->n_kernels = c->fusion.groups.n;
+  c->kernels = kg_xcalloc(c->n_kernels + 1, sizeof *c->kernels);
+  c->variants = kg_xcalloc(c->n_kernels + 1, sizeof *c->variants);
+  const char *base = kg_entry_cname(&c->arena, c->g.entry);
+  const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
+  for (uint32_t i = 0; i < c->n_kernels; i++) {
+    c->variants[i] = default_variant(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
+    const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
+    if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], pc)) {
+      free(kp);
+      return false;
+    }
+    kp[i] = &c->kernels[i];
+    kg_sb_printf(log, "== kernel %u (group %u)\n", i, i);
+    kg_kernel_print(&c->kernels[i], log);
+    if (c->kernels[i].launch.per_output == 1)
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
+    else if (c->kernels[i].launch.per_output == 3)
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
+    else if (c->kernels[i].launch.per_output == 2)
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
+                   c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);
+    else
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
+                   c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);
+  }
+  kg_strbuf cu;
+  kg_sb_init(&cu);
+  kg_cuda_emit(kp, c->n_kernels, c->g.entry, &cu);
+  c->cuda = kg_sb_take(&cu);
+  free(kp);
+  return true;
+}
+
+static kg_compiled *compiled_new(kg_module *m, uint32_t ei, const char *name) {
+  kg_compiled *c = kg_xcalloc(1, sizeof *c);
+  c->m = m, c->entry = ei;
+  kg_arena_init(&c->arena);
+  const char *nm = kg_arena_strdup(&c->arena, name);
+  kg_graph_init(&c->g, &c->arena, nm);
+  kg_graph_init(&c->lg, &c->arena, nm);
+  return c;
+}
+
+/* An entry with host control flow: partition the plan, compile every region as a
+ * program of its own (kernels named <entry>_r<region>_k<i>), all kernels in one
+ * translation unit. */
+static bool compile_plan(kg_compiled *c, kg_pass_ctx *pc) {
+  kg_strbuf *log = pc->log;
+  kg_sb_puts(log, "== typed program (all blocks)\n");
+  kg_graph_print(&c->g, log);
+  c->plan_src = kg_arena_alloc(&c->arena, sizeof *c->plan_src);
+  kg_plan_clone(c->plan, c->plan_src);
+  if (!kg_plan_partition(c->plan, &c->g, pc)) return false;
+  kg_sb_puts(log, "== host plan\n");
+  kg_plan_print(c->plan, &c->g, log);
+  c->n_regions = c->plan->regions.n;
+  c->regions = kg_xcalloc(c->n_regions + 1, sizeof *c->regions);
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < c->n_regions; i++) {
+    const char *nm = kg_arena_printf(&c->arena, "%s_r%u", c->g.entry, i);
+    kg_compiled *r = compiled_new(c->m, c->entry, nm);
+    c->regions[i] = r;
+    kg_plan_region_graph(c->plan, &c->g, i, &r->g);
+    kg_sb_printf(log, "== region r%u\n", i);
+    if (!compile_program(r, pc)) return false;
+    total += r->n_kernels;
+  }
+  c->n_kernels = total;
+  const kg_kernel **kp = kg_xcalloc(total + 1, sizeof *kp);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < c->n_regions; i++)
+    for (uint32_t j = 0; j < c->regions[i]->n_kernels; j++) kp[k++] = &c->regions[i]->kernels[j];
+  kg_strbuf cu;
+  kg_sb_init(&cu);
+  kg_cuda_emit(kp, total, c->g.entry, &cu);
+  c->cuda = kg_sb_take(&cu);
+  free(kp);
+  return true;
+}
+
+/* Kernel i of the entry (plans: counted across regions in order). */
+static const kg_kernel *kernel_at(const kg_compiled *c, uint32_t i) {
+  if (!c->plan) return i < c->n_kernels ? &c->kernels[i] : NULL;
+  for (uint32_t r = 0; r < c->n_regions; r++) {
+    if (i < c->regions[r]->n_kernels) return &c->regions[r]->kernels[i];
+    i -= c->regions[r]->n_kernels;
+  }
+  return NULL;
+}
+
 static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   *out = NULL;
   uint32_t ei;
   if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
-  kg_compiled *c = kg_xcalloc(1, sizeof *c);
-  c->m = m, c->entry = ei;
-  kg_arena_init(&c->arena);
-  const char *ename = m->doc->entries[ei].name;
-  kg_graph_init(&c->g, &c->arena, ename);
-  kg_graph_init(&c->lg, &c->arena, ename);
-  if (!sig && !m->doc->entries[ei].sig) {
-    /* an entry without signature can still be compiled if it only takes scalars */
-  }
-  if (!kg_elaborate(&c->arena, m->doc, ei, sig, &c->g, &ctx->diag)) {
+  kg_compiled *c = compiled_new(m, ei, m->doc->entries[ei].name);
+  kg_plan *plan = kg_arena_alloc(&c->arena, sizeof *plan);
+  kg_plan_init(plan, &c->arena);
+  if (!kg_elaborate_plan(&c->arena, m->doc, ei, sig, &c->g, plan, &ctx->diag)) {
+    kg_plan_free(plan);
     kg_compiled_free(c);
     return kg_fail(ctx);
   }
+  if (kg_plan_trivial(plan)) kg_plan_free(plan); /* straight-line code: one program */
+  else c->plan = plan;
   kg_strbuf log;
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
-  if (!kg_pipeline_run(&c->g, &c->lg, &c->fusion, &pc)) {
+  bool ok = c->plan ? compile_plan(c, &pc) : compile_program(c, &pc);
+  if (!ok) {
     kg_sb_free(&log);
     kg_compiled_free(c);
     return kg_fail(ctx);
   }
-  c->n_kernels = c->fusion.groups.n;
-  c->kernels = kg_xcalloc(c->n_kernels + 1, sizeof *c->kernels);
-  c->variants = kg_xcalloc(c->n_kernels + 1, sizeof *c->variants);
-  const char *base = kg_entry_cname(&c->arena, ename);
-  const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
-  for (uint32_t i = 0; i < c->n_kernels; i++) {
-    c->variants[i] = default_variant(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
-    const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
-    if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], &pc)) {
-      free(kp);
-      kg_sb_free(&log);
-      kg_compiled_free(c);
-      return kg_fail(ctx);
-    }
-    kp[i] = &c->kernels[i];
-    kg_sb_printf(&log, "== kernel %u (group %u)\n", i, i);
-    kg_kernel_print(&c->kernels[i], &log);
-    if (c->kernels[i].launch.per_output == 1)
-      kg_sb_printf(&log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
-    else if (c->kernels[i].launch.per_output == 3)
-      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
-    else if (c->kernels[i].launch.per_output == 2)
-      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
-                   c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);
-    else
-      kg_sb_printf(&log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
-                   c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);
-  }
-  kg_strbuf cu;
-  kg_sb_init(&cu);
-  kg_cuda_emit(kp, c->n_kernels, ename, &cu);
-  c->cuda = kg_sb_take(&cu);
-  free(kp);
   c->explain = kg_sb_take(&log);
   *out = c;
   return KG_OK;
@@ -347,20 +408,26 @@ void kg_compiled_free(kg_compiled *c) {
   if (!c) return;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
-    for (int d = 0; d < 2; d++) {
-      kg_device *dev = d == 0 ? c->m->ctx->emu : c->m->ctx->cuda;
+    for (int d = 0; d < 3; d++) {
+      kg_device *dev = d == 0 ? c->m->ctx->emu : d == 1 ? c->m->ctx->cuda : c->m->ctx->null_dev;
       if (kv->mod[d] && dev) dev->vt->unload(dev, kv->mod[d]);
     }
     kg_kernel_free(&kv->k);
     free(kv->cuda), free(kv->trampolines), free(kv);
   }
   KG_VEC_FREE(c->runtime);
-  for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_free(&c->kernels[i]);
+  for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
   free(c->kernels), free(c->variants), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
   for (uint32_t i = 0; i < c->n_split; i++) kg_kernel_free(&c->kernels_split[i]);
   free(c->kernels_split);
   if (c->split_built) kg_fusion_free(&c->fusion_split);
+  for (uint32_t i = 0; i < c->n_regions; i++) kg_compiled_free(c->regions[i]);
+  free(c->regions);
+  for (uint32_t i = 0; c->copies && i < c->g.outputs.n; i++) kg_compiled_free(c->copies[i]);
+  free(c->copies);
+  if (c->plan) kg_plan_free(c->plan);
+  if (c->plan_src) kg_plan_free(c->plan_src);
   kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
   kg_arena_free(&c->arena);
@@ -421,6 +488,15 @@ static char *text_ir(kg_compiled *c) {
   kg_strbuf b;
   kg_sb_init(&b);
   kg_graph_print(&c->g, &b);
+  if (c->plan) {
+    kg_plan_print(c->plan, &c->g, &b);
+    for (uint32_t i = 0; i < c->n_regions; i++) {
+      char *t = text_ir(c->regions[i]);
+      kg_sb_printf(&b, "== region r%u\n%s", i, t);
+      free(t);
+    }
+    return kg_sb_take(&b);
+  }
   if (c->lg.nodes.n != c->g.nodes.n || memcmp(c->lg.nodes.v, c->g.nodes.v, c->g.nodes.n * sizeof *c->g.nodes.v) != 0) {
     kg_sb_puts(&b, "lowered as:\n");
     kg_graph_print(&c->lg, &b);
@@ -443,7 +519,7 @@ kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_
     kg_strbuf b;
     kg_sb_init(&b);
     kg_ts_opts o = {kind == KG_ART_PYTHON, false};
-    if (!kg_ts_emit(&c->g, &o, &b, &ctx->diag)) {
+    if (!kg_ts_emit_plan(&c->g, c->plan_src, &o, &b, &ctx->diag)) {
       kg_sb_free(&b);
       return kg_fail(ctx);
     }
@@ -486,7 +562,7 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
   if (st != KG_OK) return st;
   bool found = false;
   for (uint32_t j = 0; j < o.n_stats; j++) {
-    if (strcmp(o.stats[j].name, c->kernels[i].name) != 0) continue;
+    if (strcmp(o.stats[j].name, kernel_at(c, (uint32_t)i)->name) != 0) continue;
     snprintf(out->name, sizeof out->name, "%s", o.stats[j].name);
     out->regs = o.stats[j].regs, out->spill_stores = o.stats[j].spill_stores;
     out->spill_loads = o.stats[j].spill_loads, out->smem = o.stats[j].smem;
@@ -494,7 +570,7 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
   }
   kg_nvrtc_out_free(&o);
   if (!found) {
-    kg_diag_add(&ctx->diag, KG_E_INTERNAL, NULL, NULL, "ptxas reported no statistics for kernel %s", c->kernels[i].name);
+    kg_diag_add(&ctx->diag, KG_E_INTERNAL, NULL, NULL, "ptxas reported no statistics for kernel %s", kernel_at(c, (uint32_t)i)->name);
     return kg_fail(ctx);
   }
   return KG_OK;

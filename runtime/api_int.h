@@ -17,6 +17,7 @@ struct kg_context {
   kg_rt_config rtcfg;
   kg_device *emu;        /* created on first use */
   kg_device *cuda;       /* created on first use */
+  kg_device *null_dev;   /* KG_DEVICE_NULL, created on first use */
   bool cuda_probed;
   bool cuda_ok;          /* the probe found a driver and a GPU */
   kg_nvrtc *nvrtc;       /* loaded on first use */
@@ -27,6 +28,7 @@ struct kg_context {
    * KGEN_ROW_CACHE=1 = keep rows in registers where they fit */
   uint32_t reduce_block;
   bool row_cache;
+  kg_run_stats stats;    /* of the run in progress (kg_run copies it to the compiled entry) */
 };
 
 struct kg_module {
@@ -44,7 +46,7 @@ typedef struct kg_kvariant {
   kg_kernel k;
   char *cuda;            /* the CUDA C translation unit (this kernel alone) */
   char *trampolines;
-  kg_rt_module *mod[2];  /* [0] emu, [1] cuda */
+  kg_rt_module *mod[3];  /* [0] emu, [1] cuda, [2] null */
 } kg_kvariant;
 
 struct kg_compiled {
@@ -66,7 +68,27 @@ struct kg_compiled {
   kg_fusion fusion_split;
   kg_kernel *kernels_split;
   uint32_t n_split;
+  /* entries with host control flow (ir/plan.c): the plan over g, and each region
+   * compiled as a program of its own (kernels counted across them in n_kernels) */
+  kg_plan *plan;
+  kg_plan *plan_src;     /* the plan as elaborated (the TorchScript twin's structure) */
+  kg_compiled **regions;
+  uint32_t n_regions;
+  kg_compiled **copies;  /* per output: a program copying a value into the caller's output (built on first need) */
+  kg_run_stats stats;    /* what the last kg_run did */
 };
+
+/* A plan run's buffers: freed ones are kept and handed out again to a request of
+ * the same size, so the second iteration of a loop allocates nothing. */
+typedef struct kg_pool_buf { void *p; size_t bytes; bool used; } kg_pool_buf;
+typedef struct kg_pool {
+  kg_context *ctx;
+  kg_device *dev;
+  void *stream;
+  KG_VEC(kg_pool_buf) bufs;
+} kg_pool;
+int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d);
+void kg_pool_put(kg_pool *pl, void *p);
 
 /* api.c */
 kg_status kg_fail(kg_context *ctx);            /* formats ctx->diag into last_error; returns status */
@@ -76,6 +98,15 @@ const char *kg_entry_cname(kg_arena *a, const char *entry); /* C-identifier form
 
 /* exec.c */
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
+/* kg_run of a program without a plan (a straight-line entry or one region of a
+ * plan): no kg_call_begin; with a pool, temporaries come from it and nothing is
+ * synchronized (the plan does). */
+kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                         const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
+                         kg_pool *pool);
+/* plan.c: kg_run of an entry with a plan */
+kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                      const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
 

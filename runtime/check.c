@@ -154,7 +154,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     kg_strbuf ts;
     kg_sb_init(&ts);
     kg_ts_opts o = {opt->eager_python, graph_has_half(&c->g)};
-    if (!kg_ts_emit(&c->g, &o, &ts, &d) || kg_write_file(script, ts.s ? ts.s : "", ts.len) != 0) st = KG_ERR_INTERNAL;
+    if (!kg_ts_emit_plan(&c->g, c->plan_src, &o, &ts, &d) || kg_write_file(script, ts.s ? ts.s : "", ts.len) != 0) st = KG_ERR_INTERNAL;
     kg_sb_free(&ts);
   }
   if (st == KG_OK) {

@@ -26,6 +26,10 @@
 
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
   if (kind == KG_DEVICE_AUTO) kind = kg_default_device(ctx);
+  if (kind == KG_DEVICE_NULL) {
+    if (!ctx->null_dev) ctx->null_dev = kg_dev_null_new();
+    return ctx->null_dev;
+  }
   if (kind == KG_DEVICE_EMU) {
     if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
     return ctx->emu;
@@ -243,12 +247,16 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   return true;
 }
 
-/* Buffers of one run: stream-ordered on a caller's stream where the device can. */
-static int dev_alloc(kg_device *dev, size_t bytes, void *stream, void **p, kg_diag *d) {
+/* Buffers of one run: from the host plan's pool when the run is a step of a plan,
+ * else stream-ordered on a caller's stream where the device can. */
+static int dev_alloc(kg_context *ctx, kg_device *dev, kg_pool *pool, size_t bytes, void *stream, void **p, kg_diag *d) {
+  if (pool) return kg_pool_get(pool, bytes, p, d);
+  ctx->stats.device_allocs++;
   return stream && dev->vt->alloc_async ? dev->vt->alloc_async(dev, bytes, stream, p, d) : dev->vt->alloc(dev, bytes, p, d);
 }
-static void dev_free(kg_device *dev, void *p, void *stream) {
-  if (stream && dev->vt->free_async) dev->vt->free_async(dev, p, stream);
+static void dev_free(kg_device *dev, kg_pool *pool, void *p, void *stream) {
+  if (pool) kg_pool_put(pool, p);
+  else if (stream && dev->vt->free_async) dev->vt->free_async(dev, p, stream);
   else dev->vt->free(dev, p);
 }
 
@@ -335,6 +343,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   } else {
     uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == 1) block[0] = E->row_threads; /* the kernels read blockDim */
+    c->m->ctx->stats.launches++;
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   free(vals);
@@ -346,15 +355,32 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
+  memset(&ctx->stats, 0, sizeof ctx->stats);
+  kg_status st = c->plan ? kg_plan_run(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
+                         : kg_run_program(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream, NULL);
+  c->stats = ctx->stats;
+  if (st != KG_OK || ctx->diag.n) return kg_fail(ctx);
+  return KG_OK;
+}
+
+kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out) {
+  *out = c->stats;
+  return KG_OK;
+}
+
+kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                         const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
+                         kg_pool *pool) {
+  kg_context *ctx = c->m->ctx;
   kg_diag *d = &ctx->diag;
   const kg_graph *g = &c->lg; /* the lowering program: same parameters and outputs as c->g */
   if ((uint32_t)n_inputs != g->n_entry_params) {
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' takes %u input(s), %d given", g->entry, g->n_entry_params, n_inputs);
-    return kg_fail(ctx);
+    return KG_ERR_INPUT;
   }
   if ((uint32_t)n_outputs != g->outputs.n) {
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' has %u output(s), %d given", g->entry, g->outputs.n, n_outputs);
-    return kg_fail(ctx);
+    return KG_ERR_INPUT;
   }
   binding B;
   B.sym = kg_xcalloc(g->syms.n + 1, sizeof *B.sym);
@@ -383,7 +409,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     dev = kg_ctx_device(ctx, devk, d);
     if (!dev) st = KG_ERR_INTERNAL;
   }
-  int slot = dev && strcmp(dev->vt->name, "emu") == 0 ? 0 : 1;
+  int slot = dev && strcmp(dev->vt->name, "emu") == 0 ? 0 : dev && strcmp(dev->vt->name, "null") == 0 ? 2 : 1;
   /* placement: the emulator reads host memory; CUDA reads device memory, except
    * scalar parameters, whose value is read on the host at launch */
   for (uint32_t p = 0; p < g->params.n + g->outputs.n && st == KG_OK && dev; p++) {
@@ -396,7 +422,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     if (scalar && dt == kDLCUDA) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory (it is read at launch)", nm);
       st = KG_ERR_INPUT;
-    } else if (!scalar && slot == 0 && dt == kDLCUDA) {
+    } else if (!scalar && slot != 1 && dt == kDLCUDA) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", is_out ? "" : "'", nm, is_out ? "" : "'");
       st = KG_ERR_INPUT;
     } else if (!scalar && slot == 1 && !on_gpu && dt != kDLCUDAHost) {
@@ -420,9 +446,9 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     size_t cnt = 1;
     for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]), cnt *= (size_t)tshape[t * KG_MAX_RANK + i];
     size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
-    if (dev_alloc(dev, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    if (dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
     tview[t].data = tbuf[t];
-    tview[t].device.device_type = slot == 0 ? kDLCPU : kDLCUDA;
+    tview[t].device.device_type = slot != 1 ? kDLCPU : kDLCUDA;
     tview[t].ndim = n->shape.rank;
     tview[t].shape = &tshape[t * KG_MAX_RANK];
     tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
@@ -566,7 +592,7 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
       size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
-      if (dev_alloc(dev, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
+      if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;
       kg_variant fin = v;
@@ -582,18 +608,18 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
    * then surface at the caller's next synchronization); temporaries and scratch are
    * then allocated and freed in stream order, or, on a device without stream-ordered
    * allocation, the stream is synchronized before they are freed. */
-  bool ordered = stream && dev && dev->vt->alloc_async;
-  if (st == KG_OK && dev && dev->vt->sync && (!stream || (!ordered && (nt > 0 || n_scratch > 0))) && dev->vt->sync(dev, stream, d) != 0)
+  bool ordered = (stream && dev && dev->vt->alloc_async) || pool; /* a plan's pool is reused in stream order */
+  if (st == KG_OK && dev && dev->vt->sync && ((!stream && !pool) || (!ordered && (nt > 0 || n_scratch > 0))) && dev->vt->sync(dev, stream, d) != 0)
     st = KG_ERR_INTERNAL;
 #undef TENSOR_OF
   for (uint32_t t = 0; t < nt; t++)
-    if (tbuf[t]) dev_free(dev, tbuf[t], stream);
+    if (tbuf[t]) dev_free(dev, pool, tbuf[t], stream);
   for (uint32_t gi = 0; gi < F->groups.n; gi++)
-    if (sbuf[gi]) dev_free(dev, sbuf[gi], stream);
+    if (sbuf[gi]) dev_free(dev, pool, sbuf[gi], stream);
   free(sbuf), free(tbuf), free(tview), free(tshape);
   free(B.sym), free(B.bound), free(pt);
-  if (st != KG_OK || d->n) return kg_fail(ctx);
-  return KG_OK;
+  if (st == KG_OK && d->n) st = KG_ERR_INTERNAL;
+  return st;
 }
 
 /* ---- host tensors (.npy arrays) as DLTensor views ---- */

@@ -39,6 +39,7 @@ typedef enum kg_device_kind {
   KG_DEVICE_AUTO = 0, /* CUDA when a driver and a GPU are present, else the emulator */
   KG_DEVICE_CUDA = 1,
   KG_DEVICE_EMU = 2,
+  KG_DEVICE_NULL = 3, /* launches do nothing, host memory: measures kgen's own host overhead */
 } kg_device_kind;
 
 typedef enum kg_artifact {
@@ -127,6 +128,19 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
 kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,
                  int n_outputs, void *stream);
+/* What the last kg_run of an entry did: kernel launches, device allocations (with
+ * a host plan: buffers its pool had to allocate; freed buffers are reused, so loop
+ * iterations after the first allocate nothing), device→host reads of scalars
+ * (item() in conditions), plan steps executed and loop iterations. */
+typedef struct kg_run_stats {
+  uint64_t launches;
+  uint64_t device_allocs;
+  uint64_t reads;
+  uint64_t plan_steps;
+  uint64_t iterations;
+} kg_run_stats;
+kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
+
 /* Which device AUTO resolves to in this context. */
 kg_device_kind kg_default_device(kg_context *ctx);
 

@@ -9,6 +9,7 @@
  *                 run over the whole grid (kg_emu_launch inside the object).
  *   dev_cuda.c  — the CUDA device through the Driver API, loaded with
  *                 dlopen("libcuda.so.1"); fails with a clear message when absent.
+ *   dev_null.c  — launches that do nothing, host memory: measures kgen's host cost.
  *   cache.c     — compiled-artifact cache: memory + disk, content-addressed, entries
  *                 with header (magic, version, length, digest), atomic writes.
  *   npy.c       — NumPy .npy read / write (v1.0/2.0, little endian, C order) and
@@ -122,6 +123,8 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d);
 /* The CUDA device via the Driver API (dlopen libcuda.so.1, primary context).
  * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. */
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
+/* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
+kg_device *kg_dev_null_new(void);
 /* True when a CUDA driver with at least one device can be opened (cheap probe). */
 bool kg_dev_cuda_available(void);
 /* Where the emulator header text lives: embedded at build time (kg_emu_header.c). */

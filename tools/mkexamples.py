@@ -853,6 +853,13 @@ def let_struct(names, val, body_fn):
              {"varobj": tv, "kind": "structlet", "names": [v.name for v in vs]})
 
 
+def let_tuple(names, val, body_fn):
+    """let (a, b) = val in body (a reference tuple: F# binds patternInput, then TupleGets)"""
+    node = let_struct(names, val, body_fn)
+    node.__dict__["_pr"]["kind"] = "tuplepat"
+    return node
+
+
 def letm(name, val, body_fn):
     return let_(name, val, body_fn, mutable=True)
 
@@ -904,6 +911,29 @@ def for_(name, start, end, body_fn):
 
 def while_(c, body):
     return N("WhileLoop", UNIT, {"cond": c, "body": body}, {})
+
+
+IFUNS = "Microsoft.FSharp.Core.LanguagePrimitives+IntrinsicFunctions"
+
+
+def item(x, ty):
+    """x.item<ty>(): a generic method (the key has no parameters; genericArgs = [ty])"""
+    m = mk_member(TENSOR, "item", [], ty, False, gargs=[ty])
+    return N("Call", ty, {"obj": x, "method": m, "args": []}, {"kind": "generic", "targ": FS_TYPE[ty]})
+
+
+def get_array(arr, i):
+    """arr.[i] on a .NET array (e.g. x.shape.[0]): IntrinsicFunctions.GetArray<T>"""
+    elem = arr._ty[:-2]
+    m = mk_member(IFUNS, "GetArray", [arr._ty, INT32], elem, True, gargs=[elem])
+    return N("Call", elem, {"obj": None, "method": m, "args": [arr, lit(i, INT32)]}, {"kind": "index"})
+
+
+def at(x, *idx):
+    """x.[i] / x.[i, j]: the TensorItems indexer with Int64 indices"""
+    idx = [lit(i, INT64) for i in idx]
+    m = mk_member(TENSOR, "TensorItems", [INT64] * len(idx), TENSOR, False)
+    return N("PropertyGet", TENSOR, {"obj": x, "property": m, "args": idx}, {"kind": "index"})
 
 
 def tuple_(*items):
@@ -1086,6 +1116,14 @@ class Printer:
             self.put(n._f["name"])
         elif k == "FieldGet":
             self.put("torch." + fs_ident(n._f["field"]["name"]))
+        elif k == "PropertyGet" and pr.get("kind") == "index":
+            self.expr(n._f["obj"], 10)
+            self.put(".[")
+            for j, a in enumerate(n._f["args"]):
+                if j:
+                    self.put(", ")
+                self.expr(a, 0)
+            self.put("]")
         elif k == "PropertyGet":
             self.expr(n._f["obj"], 10)
             self.put("." + n._f["property"]["name"])
@@ -1205,6 +1243,14 @@ class Printer:
             self.put("." + pr["name"] + "()")
         elif kind == "hidden":
             self.expr(args[0], minprec)
+        elif kind == "generic":
+            self.expr(n._f["obj"], 10)
+            self.put(".%s<%s>()" % (fs_ident(m["name"]), pr["targ"]))
+        elif kind == "index":
+            self.expr(args[0], 10)
+            self.put(".[")
+            self.expr(args[1], 0)
+            self.put("]")
         else:
             raise ValueError("call print kind %r" % kind)
 
@@ -1268,8 +1314,9 @@ class Printer:
         self.indent = indent
         start = self.pos()
         k = n._k
-        if k == "Let" and n._pr.get("kind") == "structlet":
-            self.put("let struct (" + ", ".join(fs_ident(x) for x in n._pr["names"]) + ") = ")
+        if k == "Let" and n._pr.get("kind") in ("structlet", "tuplepat"):
+            kw = "let struct (" if n._pr["kind"] == "structlet" else "let ("
+            self.put(kw + ", ".join(fs_ident(x) for x in n._pr["names"]) + ") = ")
             self.expr(n._f["value"], 0)
             self.nl(indent)
             body = n._f["body"]
@@ -1379,11 +1426,11 @@ def check_member(m, kind, defs, E):
         if r is None:
             E("member key %s is not in torchsharp-members.md" % key)
             return
-        if r.ret != ret:
+        if r.ret != ret and not (r.ret == "T" and gargs == [ret]):
             E("%s: ret %s, spec says %s" % (key, ret, r.ret))
         if kind == "Call" and r.static != m["static"]:
             E("%s: static=%s, spec says %s" % (key, m["static"], r.kindcol))
-        if gargs:
+        if gargs and not (r.ret == "T" and gargs == [ret]):
             E("%s: unexpected genericArgs" % key)
         return
     if decl == KOPS:
@@ -1495,7 +1542,11 @@ def loc_token(n):
             return None
         if m["decl"] == KOPS:
             return "Ops." + m["name"]
+        if m["decl"] == IFUNS and m["name"] == "GetArray":
+            return ".["
         return m["name"]
+    if k == "PropertyGet" and n.get("property", {}).get("name") == "TensorItems":
+        return ".["
     return {"Lambda": None, "Let": "let", "ForIntegerRangeLoop": "for", "WhileLoop": "while",
             "VarSet": "<-", "FieldGet": n.get("field", {}).get("name"),
             "PropertyGet": n.get("property", {}).get("name")}.get(k)
@@ -2358,6 +2409,10 @@ def eval_call(n, env, ctx):
         return scalar_op(name, m, args)
     if decl in ("System.Math", "System.MathF"):
         return scalar_op(name, m, args)
+    if decl == IFUNS and name == "GetArray":
+        return args[0][args[1]]
+    if decl == TENSOR and name == "item":
+        return norm(obj.item(), m["ret"])
     if decl in (SCALAR, "TorchSharp.ScalarExtensionMethods"):
         return args[0]
     if decl == TENSOR and name == "op_Implicit":
@@ -2404,6 +2459,8 @@ def eval_call(n, env, ctx):
         return obj.dtype
     if obj is None:
         obj, args = args[0], args[1:]
+    if decl in ("TorchSharp.torch", TENSOR) and name in ("select", "narrow", "unsqueeze"):
+        return getattr(obj, name)(*[int(a) for a in args])
     if decl in ("TorchSharp.torch", TENSOR) and name in REDUCTIONS:
         return eval_reduction(name, m["params"][0 if n.get("obj") is not None else 1:], obj, args)
     if name not in TT:
@@ -2598,7 +2655,15 @@ def ev(n, env, ctx):
         return ctx["captures"][n["name"]]
     if k == "Call" or k == "PropertyGet":
         if k == "PropertyGet":
-            return ev(n["obj"], env, ctx).dtype if n["property"]["name"] == "dtype" else None
+            o = ev(n["obj"], env, ctx)
+            pn = n["property"]["name"]
+            if pn == "TensorItems":
+                for a in n["args"]:
+                    o = o[ev(a, env, ctx)]
+                return o
+            if pn == "shape":
+                return list(o.shape)
+            return o.dtype if pn == "dtype" else None
         return eval_call(n, env, ctx)
     if k == "Lambda":
         return Closure(n["var"], n["body"], env)
@@ -2750,6 +2815,9 @@ def torch_check(out_root, only=None):
             continue
         fb = bool(FALLBACKS)
         outs = as_list(got)
+        # a .NET number returned by the entry: a 0-dim tensor of its type
+        outs = [o if isinstance(o, th.Tensor) else th.tensor(o, dtype=getattr(th, ex.expect[j]) if ex.expect else None)
+                for j, o in enumerate(outs)]
         in_dtypes = [s.get("dtype", s.get("scalar")) for s in sig["params"]] + \
                     [v["dtype"] for v in sig.get("captures", {}).values()]
         out_dtypes = [str(o.dtype).replace("torch.", "") for o in outs]
@@ -5681,6 +5749,166 @@ def _(x):
     return let_("y", x + f(10000.0), lambda y: tuple_(
         y.mean(dims(-1)), y.var(L(-1)),
         (y - y.mean(dims(-1), True)) / (y.var(L(-1), True, True) + f(1e-5)).sqrt()))
+
+
+# ---- control flow over tensors: the host plan (issue 4) --------------------------------------------
+def _i64(n):
+    return int64_(n)
+
+
+@example("cf_rnn_elman", "an Elman RNN over the T = x.shape.[0] steps of x: h <- tanh(x.[t] Wx + h Wh + b), the matrix products "
+         "written as broadcast products and sums; a plan loop (one iteration = one region of kernels), x.[t] a view",
+         [("x", ten(F32, 7, 3, 5)), ("wx", ten(F32, 5, 6)), ("wh", ten(F32, 6, 6)), ("b", ten(F32, 6)), ("h0", ten(F32, 3, 6))],
+         ref=lambda th, x, wx, wh, b, h0: _ref_elman(th, x, wx, wh, b, h0), tol=(1e-4, 1e-5))
+def _(x, wx, wh, b, h0):
+    return letm("h", h0, lambda h: seq(
+        for_("t", 0, int_(get_array(x.shape, 0)) - 1, lambda t: h.set(
+            torch.tanh((at(x, _i64(t)).unsqueeze(L(-1)) * wx).sum(L(1)) + (h.unsqueeze(L(-1)) * wh).sum(L(1)) + b))),
+        h))
+
+
+def _ref_elman(th, x, wx, wh, b, h0):
+    h = h0
+    for t in range(x.shape[0]):
+        h = th.tanh(x[t] @ wx + h @ wh + b)
+    return h
+
+
+@example("cf_lstm", "an LSTM cell over the T steps of x: the four gates from one [I, 4, H] / [H, 4, H] weight pair, "
+         "gates picked with select (views of an intermediate), (h, c) carried as one tuple-valued mutable",
+         [("x", ten(F32, 6, 2, 4)), ("w", ten(F32, 4, 4, 5)), ("u", ten(F32, 5, 4, 5)), ("b", ten(F32, 4, 5)),
+          ("h0", ten(F32, 2, 5)), ("c0", ten(F32, 2, 5))],
+         ref=lambda th, x, w, u, b, h0, c0: _ref_lstm(th, x, w, u, b, h0, c0), tol=(1e-4, 1e-5))
+def _(x, w, u, b, h0, c0):
+    def step(t, st):
+        return let_tuple(("h", "c"), st, lambda h, c: let_(
+            "z", (at(x, _i64(t)).unsqueeze(L(-1)).unsqueeze(L(-1)) * w).sum(L(1)) +
+                 (h.unsqueeze(L(-1)).unsqueeze(L(-1)) * u).sum(L(1)) + b, lambda z:
+            let_("c2", torch.sigmoid(z.select(L(1), L(1))) * c + torch.sigmoid(z.select(L(1), L(0))) * torch.tanh(z.select(L(1), L(2))),
+                 lambda c2: st.set(tuple_(torch.sigmoid(z.select(L(1), L(3))) * torch.tanh(c2), c2)))))
+    return letm("state", tuple_(h0, c0), lambda st: seq(
+        for_("t", 0, int_(get_array(x.shape, 0)) - 1, lambda t: step(t, st)), st))
+
+
+def _ref_lstm(th, x, w, u, b, h0, c0):
+    h, c = h0, c0
+    for t in range(x.shape[0]):
+        z = th.einsum("bi,igh->bgh", x[t], w) + th.einsum("bj,jgh->bgh", h, u) + b
+        i, f, g, o = z[:, 0].sigmoid(), z[:, 1].sigmoid(), z[:, 2].tanh(), z[:, 3].sigmoid()
+        c = f * c + i * g
+        h = o * c.tanh()
+    return h, c
+
+
+@example("cf_for_scalar_bound", "for i in 1 .. n with n a scalar parameter (0, 1 or many trips at run time); the loop variable "
+         "takes part in the tensor math",
+         [("x", ten(F32, 4, 33)), ("n", scal(I32_))],
+         ref=lambda th, x, n: _ref_for_scalar(th, x, n))
+def _(x, n):
+    return letm("y", x, lambda y: seq(
+        for_("i", 1, n, lambda i: y.set(y * f(0.5) + float32_(i))), y))
+
+
+def _ref_for_scalar(th, x, n):
+    y = x
+    for i in range(1, int(n) + 1):
+        y = y * 0.5 + float(i)
+    return y
+
+
+@example("cf_while_item", "while y.abs().max().item<float32>() > abs limit + 0.5f do y <- y * 0.5f: a data-dependent while "
+         "(one device-to-host read per test), trip count from the data",
+         [("x", ten(F32, 5, 7)), ("limit", scal(F32))],
+         ref=lambda th, x, limit: _ref_while_item(th, x, limit))
+def _(x, limit):
+    return letm("y", x, lambda y: seq(
+        while_(gt(item(y.abs().max(), SINGLE), abs_(limit) + f(0.5)), y.set(y * f(0.5))), y))
+
+
+def _ref_while_item(th, x, limit):
+    y = x
+    lim = th.tensor(abs(float(limit)), dtype=th.float32) + th.tensor(0.5, dtype=th.float32)
+    while y.abs().max().item() > lim.item():
+        y = y * 0.5
+    return y
+
+
+@example("cf_while_count", "a while with a tensor condition and a scalar counter carried beside the tensor: "
+         "while n < steps && y.sum().item() < 1000 do y <- y * 1.5 + 1; n <- n + 1; returns (y, n)",
+         [("x", ten(F32, 6)), ("steps", scal(I32_))],
+         ref=lambda th, x, steps: _ref_while_count(th, x, steps), expect=["float32", "int32"])
+def _(x, steps):
+    return letm("y", x, lambda y: letm("n", 0, lambda n: seq(
+        while_(and_(lt(n, steps), lt(item(y.sum(), SINGLE), f(1000.0))), seq(y.set(y * f(1.5) + f(1.0)), n.set(n + 1))),
+        tuple_(y, n))))
+
+
+def _ref_while_count(th, x, steps):
+    y, n = x, 0
+    while n < int(steps) and y.sum().item() < 1000.0:
+        y = y * 1.5 + 1.0
+        n += 1
+    return y, th.tensor(n, dtype=th.int32)
+
+
+@example("cf_if_item_assign", "if x.sum().item<float32>() > 0 then y <- relu y * 2 else y <- tanh y: a branch that assigns, "
+         "on a condition read back from the device (a plan IF)",
+         [("x", ten(F32, 3, 17))],
+         ref=lambda th, x: (x.relu() * 2.0) if x.sum().item() > 0 else x.tanh())
+def _(x):
+    return letm("y", x, lambda y: seq(
+        if_(gt(item(x.sum(), SINGLE), f(0.0)), y.set(y.relu() * f(2.0)), y.set(y.tanh())), y))
+
+
+@example("cf_if_item_select", "if x.mean().item<float32>() > 0 then x * 2 else x - 1: pure branches of one type become a select "
+         "whose condition is computed on the device (no read back)",
+         [("x", ten(F32, 4, 9))],
+         ref=lambda th, x: x * 2.0 if x.mean().item() > 0 else x - 1.0)
+def _(x):
+    return if_(gt(item(x.mean(), SINGLE), f(0.0)), x * f(2.0), x - f(1.0))
+
+
+@example("cf_if_shapes", "if flag then x.sum(0) else x.amax(0) * 0.5: unlike computations chosen on a bool parameter "
+         "(a plan IF: only the taken branch runs)",
+         [("x", ten(F32, 5, 8)), ("flag", scal(BOOL_))],
+         ref=lambda th, x, flag: x.sum(0) if flag else x.amax([0]) * 0.5)
+def _(x, flag):
+    return letm("r", x.sum(L(0)), lambda r: seq(if_(flag, unit(), r.set(x.amax(dims(0)) * f(0.5))), r))
+
+
+@example("cf_nested_loops", "nested loops over both leading dims: acc <- acc + x.[i, j] * float32 (i + j) (x.[i, j] a view)",
+         [("x", ten(F32, 5, 6, 8))],
+         ref=lambda th, x: sum(x[i, j] * float(i + j) for i in range(5) for j in range(6)))
+def _(x):
+    return letm("acc", torch.zeros_like(at(x, L(0), L(0))), lambda acc: seq(
+        for_("i", 0, int_(get_array(x.shape, 0)) - 1, lambda i:
+             for_("j", 0, int_(get_array(x.shape, 1)) - 1, lambda j:
+                  acc.set(acc + at(x, _i64(i), _i64(j)) * float32_(i + j)))), acc))
+
+
+@example("cf_narrow_window", "sliding-window sum with narrow: for t in 0 .. T - 3 do acc <- acc + x.narrow(0, t, 3)",
+         [("x", ten(F32, 9, 4))],
+         ref=lambda th, x: sum(x.narrow(0, t, 3) for t in range(7)))
+def _(x):
+    return letm("acc", torch.zeros_like(x.narrow(L(0), L(0), L(3))), lambda acc: seq(
+        for_("t", 0, int_(get_array(x.shape, 0)) - 3, lambda t: acc.set(acc + x.narrow(L(0), _i64(t), L(3)))), acc))
+
+
+@example("cf_hoist_invariant", "a loop whose body has work that does not change across iterations (softmax of w): computed "
+         "once before the loop",
+         [("x", ten(F32, 4, 16)), ("w", ten(F32, 16)), ("n", scal(I32_))],
+         ref=lambda th, x, w, n: _ref_hoist(th, x, w, n))
+def _(x, w, n):
+    return letm("y", x, lambda y: seq(
+        for_("i", 1, n, lambda i: y.set(y * w.softmax(L(0)) + f(1.0))), y))
+
+
+def _ref_hoist(th, x, w, n):
+    y = x
+    for _ in range(1, int(n) + 1):
+        y = y * w.softmax(0) + 1.0
+    return y
+
 
 
 # ---- bad inputs ----------------------------------------------------------------------------------

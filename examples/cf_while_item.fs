@@ -1,0 +1,11 @@
+// cf_while_item: while y.abs().max().item<float32>() > abs limit + 0.5f do y <- y * 0.5f: a data-dependent while (one device-to-host read per test), trip count from the data
+module Examples.CfWhileItem
+
+open TorchSharp
+
+let cf_while_item =
+    <@ fun (x: torch.Tensor) (limit: float32) ->
+        let mutable y = x
+        while y.abs().max().item<float32>() > abs limit + 0.5f do
+            y <- y * 0.5f
+        y @>

@@ -1,0 +1,596 @@
+/* runtime/plan.c — executes an entry's host plan (ir/plan.c) on a device.
+ *
+ * Every plan value lives in `env`, indexed by program node: a host scalar (kg_cval)
+ * or a tensor (a DLTensor over a buffer). Buffers are reference counted: views and
+ * loop-carried values share their source's buffer, and a buffer goes back to the
+ * run's pool when its last value is released — which the kill lists of the
+ * partitioned plan say (passes/plan_regions.c). The pool hands a freed buffer out
+ * again for a request of the same size, so after a loop's first iteration no step
+ * allocates: carried values alternate between two buffers (double buffering, without
+ * a copy: a yielded value just becomes the phi's value).
+ *
+ *   REGION  → kg_run_program on the region's own compiled program (its kernels; grid
+ *             sizes from the actual shapes), temporaries from the pool, no sync
+ *   HOST    → kg_eval_node (the same semantics as the kernels and constant folding)
+ *   READ    → one device→host copy of a 0-dim tensor (after the stream's work)
+ *   VIEW    → a DLTensor with a byte offset and strides into the same buffer
+ *   FOR / WHILE / IF → C control flow over the blocks
+ *
+ * Entry outputs are written into the caller's tensors at the end: scalars by a
+ * host→device copy, tensors by a copy program (one kernel) built on first use.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+
+/* ---- the pool ---- */
+
+int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d) {
+  if (bytes == 0) bytes = 1;
+  for (uint32_t i = 0; i < pl->bufs.n; i++)
+    if (!pl->bufs.v[i].used && pl->bufs.v[i].bytes == bytes) {
+      pl->bufs.v[i].used = true;
+      *p = pl->bufs.v[i].p;
+      return 0;
+    }
+  kg_device *dev = pl->dev;
+  int rc = pl->stream && dev->vt->alloc_async ? dev->vt->alloc_async(dev, bytes, pl->stream, p, d) : dev->vt->alloc(dev, bytes, p, d);
+  if (rc != 0) return rc;
+  pl->ctx->stats.device_allocs++;
+  kg_pool_buf b = {*p, bytes, true};
+  KG_VEC_PUSH(pl->bufs, b);
+  return 0;
+}
+
+void kg_pool_put(kg_pool *pl, void *p) {
+  for (uint32_t i = 0; i < pl->bufs.n; i++)
+    if (pl->bufs.v[i].p == p) {
+      pl->bufs.v[i].used = false;
+      return;
+    }
+}
+
+static void pool_release(kg_pool *pl) {
+  kg_device *dev = pl->dev;
+  for (uint32_t i = 0; i < pl->bufs.n; i++) {
+    if (pl->stream && dev->vt->free_async) dev->vt->free_async(dev, pl->bufs.v[i].p, pl->stream);
+    else dev->vt->free(dev, pl->bufs.v[i].p);
+  }
+  KG_VEC_FREE(pl->bufs);
+}
+
+/* ---- values ---- */
+
+typedef struct pbuf {
+  void *p;
+  int refs;
+} pbuf;
+
+typedef union sraw { uint8_t u8; int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint16_t h; float f32; double f64; } sraw;
+
+typedef struct pval {
+  bool set;
+  kg_cval s;            /* scalars */
+  sraw raw;             /* the scalar in its storage type (a region's 0-dim host parameter) */
+  DLTensor t;           /* tensors */
+  int64_t shape[KG_MAX_RANK], strides[KG_MAX_RANK];
+  pbuf *buf;            /* NULL: the caller's memory */
+} pval;
+
+typedef struct pexec {
+  kg_compiled *c;
+  kg_context *ctx;
+  const kg_graph *g;
+  const kg_plan *p;
+  kg_device *dev;
+  kg_device_kind devk;
+  int slot;             /* 0 emulator, 1 CUDA */
+  void *stream;
+  kg_diag *d;
+  kg_pool pool;
+  pval *env;
+  int64_t *sym;
+  uint8_t *sym_bound;
+} pexec;
+
+static kg_cval load_scalar(const void *src, kg_dtype dt) {
+  switch (dt) {
+  case KG_BOOL: case KG_U8: return kg_cval_int(dt, *(const uint8_t *)src);
+  case KG_I8: return kg_cval_int(dt, *(const int8_t *)src);
+  case KG_I16: return kg_cval_int(dt, *(const int16_t *)src);
+  case KG_I32: return kg_cval_int(dt, *(const int32_t *)src);
+  case KG_I64: return kg_cval_int(dt, *(const int64_t *)src);
+  case KG_F16: return kg_cval_float(dt, kg_f16_to_f32(*(const uint16_t *)src));
+  case KG_BF16: return kg_cval_float(dt, kg_bf16_to_f32(*(const uint16_t *)src));
+  case KG_F32: return kg_cval_float(dt, *(const float *)src);
+  default: return kg_cval_float(KG_F64, *(const double *)src);
+  }
+}
+
+static void store_scalar(kg_cval v, kg_dtype dt, sraw *r) {
+  v = kg_cval_cast(v, dt);
+  memset(r, 0, sizeof *r);
+  switch (dt) {
+  case KG_BOOL: case KG_U8: r->u8 = (uint8_t)v.i; break;
+  case KG_I8: r->i8 = (int8_t)v.i; break;
+  case KG_I16: r->i16 = (int16_t)v.i; break;
+  case KG_I32: r->i32 = (int32_t)v.i; break;
+  case KG_I64: r->i64 = v.i; break;
+  case KG_F16: r->h = kg_f32_to_f16((float)v.f); break;
+  case KG_BF16: r->h = kg_f32_to_bf16((float)v.f); break;
+  case KG_F32: r->f32 = (float)v.f; break;
+  default: r->f64 = v.f; break;
+  }
+}
+
+static void release(pexec *E, uint32_t id) {
+  pval *v = &E->env[id];
+  if (!v->set) return;
+  if (v->buf && --v->buf->refs == 0) {
+    kg_pool_put(&E->pool, v->buf->p);
+    free(v->buf);
+  }
+  memset(v, 0, sizeof *v);
+}
+
+/* env[dst] = the value of src (sharing its buffer) */
+static void alias(pexec *E, uint32_t dst, const pval *src) {
+  pval v = *src;
+  if (v.buf) v.buf->refs++;
+  release(E, dst);
+  E->env[dst] = v;
+  E->env[dst].t.shape = E->env[dst].shape;
+  E->env[dst].t.strides = E->env[dst].strides;
+}
+
+static int64_t dim_size(const pexec *E, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : E->sym[d->v]; }
+
+/* the value of node id (constants and parameters are read from where they are) */
+static const pval *value(pexec *E, uint32_t id) {
+  const kg_gnode *n = &E->g->nodes.v[id];
+  pval *v = &E->env[id];
+  if (n->op == KG_OP_CONST && !v->set) {
+    v->set = true;
+    v->s = kg_dtype_is_float((kg_dtype)n->dtype) ? kg_cval_float((kg_dtype)n->dtype, n->fa[0]) : kg_cval_int((kg_dtype)n->dtype, n->ia[0]);
+  }
+  return v;
+}
+
+static bool need(pexec *E, uint32_t id, const kg_pop *at) {
+  if (value(E, id)->set) return true;
+  kg_diag_add(E->d, KG_E_INTERNAL, at ? at->path : NULL, at ? at->srcloc : NULL, "plan: %%%u has no value here", id);
+  return false;
+}
+
+/* a fresh C-contiguous tensor value for node id, its buffer from the pool */
+static bool new_tensor(pexec *E, uint32_t id) {
+  const kg_gnode *n = &E->g->nodes.v[id];
+  release(E, id);
+  pval *v = &E->env[id];
+  memset(v, 0, sizeof *v);
+  size_t cnt = 1;
+  for (int i = n->shape.rank - 1; i >= 0; i--) {
+    v->shape[i] = dim_size(E, &n->shape.d[i]);
+    v->strides[i] = (int64_t)cnt;
+    cnt *= (size_t)v->shape[i];
+  }
+  void *p;
+  if (kg_pool_get(&E->pool, cnt * kg_dtype_get((kg_dtype)n->dtype)->size, &p, E->d) != 0) return false;
+  v->buf = kg_xcalloc(1, sizeof *v->buf);
+  v->buf->p = p, v->buf->refs = 1;
+  v->set = true;
+  v->t.data = p;
+  v->t.device.device_type = E->slot == 0 ? kDLCPU : kDLCUDA;
+  v->t.device.device_id = 0;
+  v->t.ndim = n->shape.rank;
+  v->t.dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
+  v->t.shape = v->shape;
+  v->t.strides = v->strides;
+  return true;
+}
+
+/* a host scalar as the 0-dim host tensor a program's scalar parameter is */
+static void scalar_view(pval *v, kg_dtype dt, DLTensor *t) {
+  store_scalar(v->s, dt, &v->raw);
+  memset(t, 0, sizeof *t);
+  t->data = &v->raw;
+  t->device.device_type = kDLCPU;
+  t->ndim = 0;
+  t->dtype = kg_dtype_to_dl(dt);
+}
+
+static kg_status fail_at(pexec *E, const kg_pop *o, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+static kg_status fail_at(pexec *E, const kg_pop *o, kg_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_diag_vadd(E->d, code, o->path, o->srcloc, fmt, ap);
+  va_end(ap);
+  return code == KG_E_INTERNAL ? KG_ERR_INTERNAL : KG_ERR_INPUT;
+}
+
+/* ---- steps ---- */
+
+static kg_status exec_block(pexec *E, uint32_t b);
+
+static kg_status run_region(pexec *E, const kg_pop *o) {
+  const kg_region *r = &E->p->regions.v[o->region];
+  kg_compiled *rc = E->c->regions[o->region];
+  const DLTensor **ins = kg_xcalloc(r->ins.n + 1, sizeof *ins);
+  DLTensor *sv = kg_xcalloc(r->ins.n + 1, sizeof *sv);
+  DLTensor **outs = kg_xcalloc(r->outs.n + 1, sizeof *outs);
+  kg_status st = KG_OK;
+  for (uint32_t i = 0; i < r->ins.n && st == KG_OK; i++) {
+    uint32_t id = r->ins.v[i];
+    if (!need(E, id, o)) st = KG_ERR_INTERNAL;
+    else if (E->g->nodes.v[id].vkind == KG_V_SCALAR) {
+      scalar_view(&E->env[id], (kg_dtype)E->g->nodes.v[id].dtype, &sv[i]);
+      ins[i] = &sv[i];
+    } else {
+      ins[i] = &E->env[id].t;
+    }
+  }
+  for (uint32_t k = 0; k < r->outs.n && st == KG_OK; k++) {
+    if (!new_tensor(E, r->outs.v[k])) st = KG_ERR_INTERNAL;
+    else outs[k] = &E->env[r->outs.v[k]].t;
+  }
+  if (st == KG_OK)
+    st = kg_run_program(rc, E->devk, ins, (int)r->ins.n, NULL, 0, outs, (int)r->outs.n, E->stream, &E->pool);
+  free(ins), free(sv), free(outs);
+  return st;
+}
+
+static kg_status exec_read(pexec *E, const kg_pop *o) {
+  if (!need(E, o->b, o)) return KG_ERR_INTERNAL;
+  const pval *src = &E->env[o->b];
+  kg_dtype dt = (kg_dtype)E->g->nodes.v[o->a].dtype;
+  sraw raw;
+  memset(&raw, 0, sizeof raw);
+  const void *p = (const char *)src->t.data + src->t.byte_offset;
+  if (E->slot == 1 && E->stream && E->dev->vt->sync && E->dev->vt->sync(E->dev, E->stream, E->d) != 0) return KG_ERR_INTERNAL;
+  if (E->dev->vt->d2h(E->dev, &raw, p, kg_dtype_get(dt)->size, E->d) != 0) return KG_ERR_INTERNAL;
+  E->ctx->stats.reads++;
+  release(E, o->a);
+  E->env[o->a].set = true;
+  E->env[o->a].s = load_scalar(&raw, dt);
+  return KG_OK;
+}
+
+static int64_t as_i64(kg_cval v) { return kg_dtype_is_float(v.dt) ? (int64_t)v.f : v.i; }
+
+static kg_status exec_view(pexec *E, const kg_pop *o) {
+  if (!need(E, o->b, o) || (o->view != KG_VIEW_UNSQUEEZE && !need(E, o->c, o))) return KG_ERR_INTERNAL;
+  const pval *src = &E->env[o->b];
+  if (o->view == KG_VIEW_UNSQUEEZE) {
+    pval v = *src;
+    for (int i = src->t.ndim; i > o->dim; i--) v.shape[i] = src->shape[i - 1], v.strides[i] = src->strides[i - 1];
+    v.shape[o->dim] = 1;
+    v.strides[o->dim] = 1; /* a size-1 dim: its stride is never used */
+    v.t.ndim = src->t.ndim + 1;
+    alias(E, o->a, &v);
+    return KG_OK;
+  }
+  int64_t idx = as_i64(E->env[o->c].s), size = src->shape[o->dim];
+  if (o->view == KG_VIEW_SELECT) {
+    if (idx < -size || idx >= size)
+      return fail_at(E, o, KG_E_SHAPE, "index %lld is out of bounds for dimension %d with size %lld", (long long)idx, o->dim, (long long)size);
+  } else if (idx < -size || idx > size || (idx < 0 ? idx + size : idx) + o->len > size) {
+    return fail_at(E, o, KG_E_SHAPE, "narrow(): start %lld + length %lld exceeds dimension of size %lld", (long long)idx, (long long)o->len,
+                   (long long)size);
+  }
+  if (idx < 0) idx += size;
+  pval v = *src;
+  int64_t es = kg_dtype_get((kg_dtype)E->g->nodes.v[o->a].dtype)->size;
+  int64_t stride = src->strides[o->dim];
+  v.t.byte_offset += (uint64_t)(idx * stride * es);
+  if (o->view == KG_VIEW_SELECT) {
+    for (int i = o->dim; i + 1 < src->t.ndim; i++) v.shape[i] = src->shape[i + 1], v.strides[i] = src->strides[i + 1];
+    v.t.ndim = src->t.ndim - 1;
+  } else {
+    v.shape[o->dim] = o->len;
+  }
+  alias(E, o->a, &v);
+  return KG_OK;
+}
+
+/* the carried values: phi[k] = vals[k] */
+static void set_carried(pexec *E, const kg_pop *o, const uint32_t *vals, const uint32_t *dst) {
+  pval *tmp = kg_xcalloc(o->n_car + 1, sizeof *tmp);
+  for (uint32_t k = 0; k < o->n_car; k++) {
+    tmp[k] = *value(E, vals[k]);
+    if (tmp[k].buf) tmp[k].buf->refs++;
+  }
+  for (uint32_t k = 0; k < o->n_car; k++) {
+    release(E, dst[k]);
+    E->env[dst[k]] = tmp[k];
+    E->env[dst[k]].t.shape = E->env[dst[k]].shape;
+    E->env[dst[k]].t.strides = E->env[dst[k]].strides;
+  }
+  free(tmp);
+}
+
+static void kill_block_end(pexec *E, uint32_t b) {
+  const kg_pblock *bl = &E->p->blocks.v[b];
+  for (uint32_t i = 0; i < bl->n_kill; i++) release(E, bl->kill[i]);
+}
+
+static kg_status check_all(pexec *E, const kg_pop *o, const uint32_t *v, uint32_t n) {
+  for (uint32_t k = 0; k < n; k++)
+    if (!need(E, v[k], o)) return KG_ERR_INTERNAL;
+  return KG_OK;
+}
+
+static kg_status exec_op(pexec *E, const kg_pop *o) {
+  E->ctx->stats.plan_steps++;
+  kg_status st = KG_OK;
+  switch ((kg_pop_kind)o->kind) {
+  case KG_P_NODES: return fail_at(E, o, KG_E_INTERNAL, "plan: a NODES step was not partitioned");
+  case KG_P_REGION: return run_region(E, o);
+  case KG_P_HOST: {
+    const kg_gnode *n = &E->g->nodes.v[o->a];
+    kg_cval a[3];
+    for (int j = 0; j < n->n_in && j < 3; j++) {
+      if (!need(E, n->in[j], o)) return KG_ERR_INTERNAL;
+      a[j] = E->env[n->in[j]].s;
+    }
+    kg_cval r;
+    if (!kg_eval_node(n, a, &r)) return fail_at(E, o, KG_E_INTERNAL, "plan: op %s is not evaluated on the host", kg_op_name((kg_op)n->op));
+    release(E, o->a);
+    E->env[o->a].set = true;
+    E->env[o->a].s = r;
+    return KG_OK;
+  }
+  case KG_P_READ: return exec_read(E, o);
+  case KG_P_SIZE: {
+    if (!need(E, o->b, o)) return KG_ERR_INTERNAL;
+    int64_t s = E->env[o->b].shape[o->dim];
+    release(E, o->a);
+    E->env[o->a].set = true;
+    E->env[o->a].s = kg_cval_int(KG_I64, s);
+    return KG_OK;
+  }
+  case KG_P_VIEW: return exec_view(E, o);
+  case KG_P_FOR: {
+    if (!need(E, o->b, o) || !need(E, o->c, o) || check_all(E, o, o->init, o->n_car) != KG_OK) return KG_ERR_INTERNAL;
+    kg_dtype idt = (kg_dtype)E->g->nodes.v[o->a].dtype;
+    int64_t lo = as_i64(E->env[o->b].s), hi = as_i64(E->env[o->c].s);
+    set_carried(E, o, o->init, o->phi);
+    for (int64_t i = lo; i <= hi && st == KG_OK; i++) {
+      E->env[o->a].set = true;
+      E->env[o->a].s = kg_cval_int(idt, i);
+      st = exec_block(E, o->body);
+      if (st == KG_OK) st = check_all(E, o, o->yld, o->n_car);
+      if (st == KG_OK) set_carried(E, o, o->yld, o->phi);
+      kill_block_end(E, o->body);
+      E->ctx->stats.iterations++;
+    }
+    break;
+  }
+  case KG_P_WHILE: {
+    if (check_all(E, o, o->init, o->n_car) != KG_OK) return KG_ERR_INTERNAL;
+    set_carried(E, o, o->init, o->phi);
+    for (;;) {
+      st = exec_block(E, o->cond);
+      if (st == KG_OK && !need(E, o->c, o)) st = KG_ERR_INTERNAL;
+      bool go = st == KG_OK && kg_cval_truthy(E->env[o->c].s);
+      kill_block_end(E, o->cond);
+      if (!go) break;
+      st = exec_block(E, o->body);
+      if (st == KG_OK) st = check_all(E, o, o->yld, o->n_car);
+      if (st == KG_OK) set_carried(E, o, o->yld, o->phi);
+      kill_block_end(E, o->body);
+      E->ctx->stats.iterations++;
+      if (st != KG_OK) break;
+    }
+    break;
+  }
+  case KG_P_IF: {
+    if (!need(E, o->c, o)) return KG_ERR_INTERNAL;
+    bool c = kg_cval_truthy(E->env[o->c].s);
+    uint32_t b = c ? o->body : o->els;
+    st = exec_block(E, b);
+    if (st == KG_OK) st = check_all(E, o, c ? o->yld : o->yld2, o->n_car);
+    if (st == KG_OK) set_carried(E, o, c ? o->yld : o->yld2, o->res);
+    kill_block_end(E, b);
+    return st;
+  }
+  }
+  if (st == KG_OK && (o->kind == KG_P_FOR || o->kind == KG_P_WHILE)) {
+    set_carried(E, o, o->phi, o->res);
+    for (uint32_t k = 0; k < o->n_car; k++) release(E, o->phi[k]);
+    if (o->kind == KG_P_FOR) release(E, o->a);
+  }
+  return st;
+}
+
+static kg_status exec_block(pexec *E, uint32_t b) {
+  const kg_pblock *bl = &E->p->blocks.v[b];
+  for (uint32_t i = 0; i < bl->ops.n; i++) {
+    const kg_pop *o = &E->p->ops.v[bl->ops.v[i]];
+    kg_status st = exec_op(E, o);
+    if (st != KG_OK) return st;
+    for (uint32_t k = 0; k < o->n_kill; k++) release(E, o->kill[k]);
+  }
+  return KG_OK;
+}
+
+/* ---- outputs ---- */
+
+/* A program copying a tensor of output i's dtype and shape (one kernel). */
+static kg_compiled *copy_program(pexec *E, uint32_t i) {
+  kg_compiled *c = E->c;
+  if (!c->copies) c->copies = kg_xcalloc(c->g.outputs.n + 1, sizeof *c->copies);
+  if (c->copies[i]) return c->copies[i];
+  const kg_gnode *on = &c->g.nodes.v[c->g.outputs.v[i]];
+  kg_compiled *p = kg_xcalloc(1, sizeof *p);
+  p->m = c->m, p->entry = c->entry;
+  kg_arena_init(&p->arena);
+  const char *nm = kg_arena_printf(&p->arena, "%s_out%u", c->g.entry, i);
+  kg_graph_init(&p->g, &p->arena, nm);
+  kg_graph_init(&p->lg, &p->arena, nm);
+  for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
+  kg_gnode in;
+  memset(&in, 0, sizeof in);
+  in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
+  uint32_t x = kg_graph_add(&p->g, &in);
+  kg_gparam gp = {"x", false, x};
+  KG_VEC_PUSH(p->g.params, gp);
+  p->g.n_entry_params = 1;
+  kg_gnode cp = in;
+  cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = x;
+  uint32_t y = kg_graph_add(&p->g, &cp);
+  KG_VEC_PUSH(p->g.outputs, y);
+  kg_pass_ctx pc = {&p->arena, E->d, false, NULL, NULL};
+  if (!kg_pipeline_run(&p->g, &p->lg, &p->fusion, &pc) || p->fusion.groups.n != 1) {
+    kg_compiled_free(p);
+    return NULL;
+  }
+  p->n_kernels = 1;
+  p->kernels = kg_xcalloc(2, sizeof *p->kernels);
+  p->variants = kg_xcalloc(2, sizeof *p->variants);
+  p->variants[0] = (kg_variant){.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32};
+  const char *kn = kg_arena_printf(&p->arena, "%s_k0", kg_entry_cname(&p->arena, nm));
+  if (!kg_lower_group(&p->lg, &p->fusion, &p->fusion.groups.v[0], &p->variants[0], kn, &p->kernels[0], &pc)) {
+    kg_compiled_free(p);
+    return NULL;
+  }
+  c->copies[i] = p;
+  return p;
+}
+
+static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
+  uint32_t id = E->g->outputs.v[i];
+  const kg_gnode *n = &E->g->nodes.v[id];
+  if (!need(E, id, NULL)) return KG_ERR_INTERNAL;
+  pval *v = &E->env[id];
+  if (n->vkind == KG_V_SCALAR) {
+    if (out->ndim != 0 || kg_dtype_from_dl(out->dtype) != n->dtype) {
+      kg_diag_add(E->d, KG_E_ARG, NULL, NULL, "output %u must be a 0-dim %s tensor", i, kg_dtype_name((kg_dtype)n->dtype));
+      return KG_ERR_INPUT;
+    }
+    sraw raw;
+    store_scalar(v->s, (kg_dtype)n->dtype, &raw);
+    void *dst = (char *)out->data + out->byte_offset;
+    if (E->slot == 0) {
+      memcpy(dst, &raw, kg_dtype_get((kg_dtype)n->dtype)->size);
+      return KG_OK;
+    }
+    return E->dev->vt->h2d(E->dev, dst, &raw, kg_dtype_get((kg_dtype)n->dtype)->size, E->d) == 0 ? KG_OK : KG_ERR_INTERNAL;
+  }
+  kg_compiled *cp = copy_program(E, i);
+  if (!cp) return KG_ERR_INTERNAL;
+  const DLTensor *ins[1] = {&v->t};
+  DLTensor *outs[1] = {out};
+  return kg_run_program(cp, E->devk, ins, 1, NULL, 0, outs, 1, E->stream, &E->pool);
+}
+
+/* ---- the run ---- */
+
+static bool bind_sizes(pexec *E, const kg_gnode *n, const DLTensor *t, const char *what) {
+  int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+  if (!t) {
+    kg_diag_add(E->d, KG_E_ARG, NULL, NULL, "%s is missing", what);
+    return false;
+  }
+  if (t->ndim != rank || kg_dtype_from_dl(t->dtype) != n->dtype) {
+    kg_diag_add(E->d, KG_E_SHAPE, NULL, NULL, "%s is %s of rank %d; the compiled entry expects %s of rank %d", what,
+                kg_dtype_from_dl(t->dtype) == KG_DT_NONE ? "(unsupported)" : kg_dtype_name(kg_dtype_from_dl(t->dtype)), t->ndim,
+                kg_dtype_name((kg_dtype)n->dtype), rank);
+    return false;
+  }
+  for (int i = 0; i < rank; i++) {
+    const kg_dim *dm = &n->shape.d[i];
+    int64_t s = t->shape[i];
+    if (dm->kind == KG_DIM_STATIC ? s != dm->v : (E->sym_bound[dm->v] && E->sym[dm->v] != s)) {
+      kg_diag_add(E->d, KG_E_SHAPE, NULL, NULL, "%s has size %lld at dim %d; the compiled entry expects %lld", what, (long long)s, i,
+                  (long long)(dm->kind == KG_DIM_STATIC ? dm->v : E->sym[dm->v]));
+      return false;
+    }
+    if (dm->kind != KG_DIM_STATIC) E->sym[dm->v] = s, E->sym_bound[dm->v] = 1;
+  }
+  return true;
+}
+
+kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                      const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
+  kg_context *ctx = c->m->ctx;
+  pexec E;
+  memset(&E, 0, sizeof E);
+  E.c = c, E.ctx = ctx, E.g = &c->g, E.p = c->plan, E.d = &ctx->diag, E.stream = stream;
+  const kg_graph *g = &c->g;
+  if ((uint32_t)n_inputs != g->n_entry_params || (uint32_t)n_outputs != g->outputs.n) {
+    kg_diag_add(E.d, KG_E_ARG, NULL, NULL, "entry '%s' takes %u input(s) and %u output(s), %d and %d given", g->entry, g->n_entry_params,
+                g->outputs.n, n_inputs, n_outputs);
+    return KG_ERR_INPUT;
+  }
+  E.dev = kg_ctx_device(ctx, devk, E.d);
+  if (!E.dev) return KG_ERR_INTERNAL;
+  E.slot = strcmp(E.dev->vt->name, "emu") == 0 ? 0 : 1;
+  E.devk = E.slot == 0 ? KG_DEVICE_EMU : KG_DEVICE_CUDA;
+  if (strcmp(E.dev->vt->name, "null") == 0) E.slot = 0, E.devk = devk;
+  E.pool.ctx = ctx, E.pool.dev = E.dev, E.pool.stream = stream;
+  E.env = kg_xcalloc(g->nodes.n + 1, sizeof *E.env);
+  E.sym = kg_xcalloc(g->syms.n + 1, sizeof *E.sym);
+  E.sym_bound = kg_xcalloc(g->syms.n + 1, 1);
+  kg_status st = KG_OK;
+  char what[200];
+  for (uint32_t i = 0; i < g->params.n && st == KG_OK; i++) {
+    const kg_gparam *gp = &g->params.v[i];
+    const DLTensor *t = NULL;
+    if (!gp->is_capture) {
+      t = inputs[i];
+      snprintf(what, sizeof what, "input %u ('%s')", i + 1, gp->name);
+    } else {
+      for (int j = 0; j < n_captures; j++)
+        if (captures[j].name && strcmp(captures[j].name, gp->name) == 0) t = captures[j].t;
+      snprintf(what, sizeof what, "capture '%s'", gp->name);
+    }
+    const kg_gnode *n = &g->nodes.v[gp->node];
+    if (!bind_sizes(&E, n, t, what)) {
+      st = KG_ERR_INPUT;
+      break;
+    }
+    pval *v = &E.env[gp->node];
+    v->set = true;
+    if (n->vkind == KG_V_SCALAR) {
+      if (t->device.device_type == kDLCUDA) {
+        kg_diag_add(E.d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory", gp->name);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      v->s = load_scalar((const char *)t->data + t->byte_offset, (kg_dtype)n->dtype);
+    } else {
+      v->t = *t;
+      for (int d = 0; d < t->ndim; d++) {
+        v->shape[d] = t->shape[d];
+        int64_t s = 1;
+        for (int j = t->ndim - 1; j > d; j--) s *= t->shape[j];
+        v->strides[d] = t->strides ? t->strides[d] : s;
+      }
+      v->t.shape = v->shape, v->t.strides = v->strides;
+    }
+  }
+  for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) {
+    snprintf(what, sizeof what, "output %u", i);
+    const kg_gnode *n = &g->nodes.v[g->outputs.v[i]];
+    int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+    bool ok = outputs[i] && outputs[i]->ndim == rank;
+    for (int d = 0; d < rank && ok; d++) ok = outputs[i]->shape[d] == dim_size(&E, &n->shape.d[d]);
+    if (!ok) {
+      kg_diag_add(E.d, KG_E_SHAPE, NULL, NULL, "%s does not have the shape the entry returns", what);
+      st = KG_ERR_INPUT;
+    }
+  }
+  if (st == KG_OK) st = exec_block(&E, 0);
+  for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) st = write_output(&E, i, outputs[i]);
+  /* outputs are written; finish the stream's work before the buffers go (stream-ordered
+   * frees need no wait) */
+  bool ordered = stream && E.dev->vt->free_async;
+  if (E.dev->vt->sync && (!stream || !ordered) && E.dev->vt->sync(E.dev, stream, E.d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
+  for (uint32_t i = 0; i < g->nodes.n; i++) release(&E, i);
+  pool_release(&E.pool);
+  free(E.env), free(E.sym), free(E.sym_bound);
+  return st;
+}
