@@ -314,6 +314,8 @@ uint32_t kg_hf_device_cond(kg_elab *el, const kg_ast *at, uint32_t c);
 /* Tensor members that read shapes or make views, and F# array indexing on shapes:
  * handled = false when `m` is none of them. */
 kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *handled);
+/* The members kg_hf_call handles, for docs/ops.md: key, meaning, key, meaning, … */
+const char *const *kg_hf_member_doc(uint32_t *n);
 /* Materializes a scalar-mode value as an expression of the current function. */
 uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t);
 

@@ -682,3 +682,22 @@ kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *ha
   for (int i = 0; i < ni && cur.kind != EV_ERR; i++) cur = view(el, at, cur.id, 0, idx[i], -1, "indexing");
   return cur;
 }
+
+static const char *const member_doc[] = {
+  "TorchSharp.torch+Tensor::item()", "item<T>() of a one-element tensor: a device-to-host READ step (T must be the tensor's own type)",
+  "TorchSharp.torch+Tensor::get_shape()", "the sizes: constants where the signature fixes them, else SIZE steps",
+  "TorchSharp.torch+Tensor::size()", "the sizes, as shape",
+  "TorchSharp.torch+Tensor::size(System.Int32)", "one size (constant dim)",
+  "TorchSharp.torch+Tensor::dim()", "the rank (a constant); also get_ndim() and get_Dimensions()",
+  "TorchSharp.torch+Tensor::numel()", "the element count (host arithmetic on the sizes)",
+  "Microsoft.FSharp.Core.LanguagePrimitives+IntrinsicFunctions::GetArray(System.Int64[],System.Int32)", "x.shape.[i] with a constant i",
+  "TorchSharp.torch+Tensor::get_TensorItems(System.Int64)", "x.[i]: select(0, i), a view (also (Int64, Int64) ... and Int64[]); a negative i counts from the end",
+  "TorchSharp.torch+Tensor::select(System.Int64,System.Int64)", "a view without the dim (also torch.select); index checked at run time",
+  "TorchSharp.torch+Tensor::narrow(System.Int64,System.Int64,System.Int64)", "a view of `length` (a constant) elements from `start` (also torch.narrow)",
+  "TorchSharp.torch+Tensor::unsqueeze(System.Int64)", "a view with a size-1 dim inserted (also torch.unsqueeze)",
+};
+
+const char *const *kg_hf_member_doc(uint32_t *n) {
+  *n = (uint32_t)KG_COUNTOF(member_doc);
+  return member_doc;
+}

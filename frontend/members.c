@@ -190,4 +190,8 @@ void kg_member_doc(kg_strbuf *o) {
                                                   : NULL;
     if (what) kg_sb_printf(o, "| `%s` | %s%s |\n", r->key, what, r->handler == H_DTYPE && r->dtype == KG_DT_NONE ? " (rejected: kgen does not support this dtype)" : "");
   }
+  kg_sb_puts(o, "\n## Members the host plan handles (control flow over tensors: frontend/hostflow.c)\n\n| key | meaning |\n|---|---|\n");
+  uint32_t nh;
+  const char *const *hk = kg_hf_member_doc(&nh);
+  for (uint32_t i = 0; i + 1 < nh; i += 2) kg_sb_printf(o, "| `%s` | %s |\n", hk[i], hk[i + 1]);
 }

@@ -12,7 +12,8 @@
  *      became an IF) is dropped, and READs nobody needs disappear with it;
  *   2. hoisting: a node in a loop body whose operands are all defined outside the
  *      loop is computed once before the loop (innermost loops first, so work can
- *      leave several levels);
+ *      leave several levels); views and sizes move up to where their source is
+ *      ready, so the tensor work between them merges into one region;
  *   3. regions: each NODES step becomes its host steps (scalar ops on host values,
  *      evaluated with kg_eval_node) followed by one REGION of its tensor nodes; scalar
  *      ops the host does not evaluate (transcendentals) are recomputed inside every
@@ -195,6 +196,54 @@ static void hoist_block(pctx *P, uint32_t b) {
   }
   KG_VEC_FREE(p->blocks.v[b].ops);
   p->blocks.v[b].ops.v = ops.v, p->blocks.v[b].ops.n = ops.n, p->blocks.v[b].ops.cap = ops.cap;
+}
+
+/* ---- 2b. fewer, larger regions ----
+ * A view or size step only waits for its source: it moves up past NODES steps that do
+ * not define what it reads, and NODES steps that become adjacent are merged, so the
+ * tensor work around views (x.[t] and h.unsqueeze(-1) in an RNN step) is one region. */
+
+static bool defines(const kg_pop *nodes_op, uint32_t id) {
+  for (uint32_t i = 0; i < nodes_op->n_nodes; i++)
+    if (nodes_op->nodes[i] == id) return true;
+  return false;
+}
+
+static void schedule_block(pctx *P, uint32_t b) {
+  kg_plan *p = P->p;
+  kg_pblock *bl = &p->blocks.v[b];
+  for (uint32_t i = 0; i < bl->ops.n; i++) {
+    kg_pop *o = &p->ops.v[bl->ops.v[i]];
+    if (o->cond != KG_NONE) schedule_block(P, o->cond);
+    if (o->body != KG_NONE) schedule_block(P, o->body);
+    if (o->els != KG_NONE) schedule_block(P, o->els);
+  }
+  bl = &p->blocks.v[b];
+  for (uint32_t i = 1; i < bl->ops.n; i++) {
+    uint32_t j = i;
+    while (j > 0) {
+      const kg_pop *o = &p->ops.v[bl->ops.v[j]], *prev = &p->ops.v[bl->ops.v[j - 1]];
+      if ((o->kind != KG_P_VIEW && o->kind != KG_P_SIZE) || prev->kind != KG_P_NODES) break;
+      if (defines(prev, o->b) || (o->c != KG_NONE && defines(prev, o->c))) break;
+      uint32_t t = bl->ops.v[j];
+      bl->ops.v[j] = bl->ops.v[j - 1], bl->ops.v[j - 1] = t;
+      j--;
+    }
+  }
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < bl->ops.n; i++) {
+    kg_pop *o = &p->ops.v[bl->ops.v[i]];
+    if (w > 0 && o->kind == KG_P_NODES && p->ops.v[bl->ops.v[w - 1]].kind == KG_P_NODES) {
+      kg_pop *q = &p->ops.v[bl->ops.v[w - 1]];
+      uint32_t *m = kg_arena_alloc(p->arena, (q->n_nodes + o->n_nodes + 1) * sizeof *m);
+      memcpy(m, q->nodes, q->n_nodes * sizeof *m);
+      memcpy(m + q->n_nodes, o->nodes, o->n_nodes * sizeof *m);
+      q->nodes = m, q->n_nodes += o->n_nodes;
+      continue;
+    }
+    bl->ops.v[w++] = bl->ops.v[i];
+  }
+  bl->ops.n = w;
 }
 
 /* ---- 3. regions ---- */
@@ -455,6 +504,7 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
     else P.kind[i] = NK_DEVICE;
   }
   hoist_block(&P, 0);
+  schedule_block(&P, 0);
   partition_block(&P, 0, 0);
   region_io(&P);
   /* steps may have been added: the per-step table must cover them */

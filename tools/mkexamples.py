@@ -2093,6 +2093,8 @@ GROUPS = [
     ("D / E: normalizations (softmax, log_softmax, var / std, logsumexp, layer_norm, norm): every "
      "overload; the same written from primitives (softmax, log_softmax, RMSNorm, layer norm by hand)",
      ("norm_",)),
+    ("Control flow over tensors: run-time for / while / if, item(), views (x.[t], select, narrow, unsqueeze) "
+     "and loop-carried values, compiled to a host plan", ("cf_",)),
 ]
 
 

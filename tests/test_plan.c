@@ -1,0 +1,328 @@
+/* tests/test_plan.c — control flow over tensors: the host plan (issue 4).
+ *
+ * Structure (what the plan is: regions, hoisting, selects without reads), the
+ * run statistics (kernel launches per iteration, no allocation per iteration,
+ * device→host reads only where a condition needs one), trip counts 0 / 1 / many
+ * against plain C references, data-dependent whiles, views checked at run time,
+ * the null device, and errors that name the F# source. Numeric agreement with
+ * PyTorch for every cf_* example is covered by tests/test_examples.c. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/api_int.h"
+
+static kg_context *ctx_new(void) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  return kg_context_new(&o);
+}
+
+static kg_compiled *load(kg_context *ctx, const char *name, const char *sig, kg_module **mo) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, name);
+  kg_module *m;
+  cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, NULL, sig, &c), KG_OK, "%s", kg_last_error(ctx));
+  *mo = m;
+  return c;
+}
+
+/* host tensors */
+typedef struct ht {
+  DLTensor t;
+  int64_t shape[8];
+  void *data;
+} ht;
+
+static void ht_f32(ht *h, int rank, const int64_t *shape, const float *vals) {
+  memset(h, 0, sizeof *h);
+  size_t n = 1;
+  for (int i = 0; i < rank; i++) h->shape[i] = shape[i], n *= (size_t)shape[i];
+  h->data = calloc(n + 1, sizeof(float));
+  if (vals) memcpy(h->data, vals, n * sizeof(float));
+  h->t.data = h->data;
+  h->t.device.device_type = kDLCPU;
+  h->t.ndim = rank;
+  h->t.shape = h->shape;
+  h->t.dtype = (DLDataType){kDLFloat, 32, 1};
+}
+
+static void ht_scalar(ht *h, DLDataType dt, const void *v, size_t size) {
+  memset(h, 0, sizeof *h);
+  h->data = calloc(1, 8);
+  memcpy(h->data, v, size);
+  h->t.data = h->data;
+  h->t.device.device_type = kDLCPU;
+  h->t.dtype = dt;
+}
+
+static int count_ops(const kg_plan *p, kg_pop_kind k) {
+  int n = 0;
+  for (uint32_t b = 0; b < p->blocks.n; b++)
+    for (uint32_t i = 0; i < p->blocks.v[b].ops.n; i++) n += p->ops.v[p->blocks.v[b].ops.v[i]].kind == k;
+  return n;
+}
+
+/* y = x; for i in 1 .. n do y <- y * 0.5f + float32 i */
+static kg_run_stats run_for_scalar(kg_context *ctx, kg_compiled *c, int32_t n, kg_device_kind dev) {
+  int64_t sh[2] = {4, 33};
+  float xs[4 * 33];
+  for (int i = 0; i < 4 * 33; i++) xs[i] = (float)(i % 17) - 8.0f;
+  ht x, s, y;
+  ht_f32(&x, 2, sh, xs);
+  ht_scalar(&s, (DLDataType){kDLInt, 32, 1}, &n, 4);
+  ht_f32(&y, 2, sh, NULL);
+  const DLTensor *ins[2] = {&x.t, &s.t};
+  DLTensor *outs[1] = {&y.t};
+  cr_assert_eq(kg_run(c, dev, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  if (dev == KG_DEVICE_EMU)
+    for (int i = 0; i < 4 * 33; i++) {
+      float r = xs[i];
+      for (int k = 1; k <= n; k++) r = r * 0.5f + (float)k;
+      cr_assert_eq(((float *)y.data)[i], r, "n=%d element %d: %g vs %g", n, i, ((float *)y.data)[i], r);
+    }
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  free(x.data), free(s.data), free(y.data);
+  return st;
+}
+
+Test(plan, for_trip_counts_launches_and_no_allocation_per_iteration) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_for_scalar_bound", NULL, &m);
+  cr_assert_not_null(c->plan, "a loop with a run-time bound is a plan loop");
+  cr_assert_eq(count_ops(c->plan, KG_P_FOR), 1);
+  cr_assert_eq(c->n_regions, 1);
+  cr_assert_eq(c->regions[0]->n_kernels, 1, "a body pointwise in its carried tensor is one kernel");
+  int32_t trips[] = {-3, 0, 1, 2, 37};
+  kg_run_stats st[5];
+  for (int i = 0; i < 5; i++) {
+    st[i] = run_for_scalar(ctx, c, trips[i], KG_DEVICE_EMU);
+    int32_t t = trips[i] < 0 ? 0 : trips[i];
+    cr_expect_eq(st[i].iterations, (uint64_t)t, "n=%d: %llu iterations", trips[i], (unsigned long long)st[i].iterations);
+    cr_expect_eq(st[i].launches, (uint64_t)t + 1, "n=%d: one kernel per iteration + the output copy, got %llu", trips[i],
+                 (unsigned long long)st[i].launches);
+    cr_expect_eq(st[i].reads, 0u);
+  }
+  /* buffers: carried values alternate between two pool buffers; from the second iteration on
+   * nothing is allocated */
+  cr_expect_eq(st[3].device_allocs, st[4].device_allocs, "2 trips: %llu allocations, 37 trips: %llu",
+               (unsigned long long)st[3].device_allocs, (unsigned long long)st[4].device_allocs);
+  cr_expect_leq(st[4].device_allocs, 2u);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, rnn_one_region_per_step_and_views) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_rnn_elman", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_eq(count_ops(c->plan, KG_P_FOR), 1);
+  cr_expect_eq(count_ops(c->plan, KG_P_VIEW), 3, "x.[t], its unsqueeze and h.unsqueeze are views");
+  cr_expect_eq(count_ops(c->plan, KG_P_READ), 0);
+  cr_expect_eq(c->n_regions, 1, "the views move up: the step's tensor work is one region");
+  /* run it: 7 steps, each the region's kernels, then one output copy */
+  int64_t sx[3] = {7, 3, 5}, swx[2] = {5, 6}, swh[2] = {6, 6}, sb[1] = {6}, sh0[2] = {3, 6};
+  float xv[105], wxv[30], whv[36], bv[6], h0v[18];
+  for (int i = 0; i < 105; i++) xv[i] = sinf((float)i);
+  for (int i = 0; i < 30; i++) wxv[i] = cosf((float)i) * 0.5f;
+  for (int i = 0; i < 36; i++) whv[i] = sinf((float)i * 0.7f) * 0.4f;
+  for (int i = 0; i < 6; i++) bv[i] = 0.1f * (float)i;
+  for (int i = 0; i < 18; i++) h0v[i] = 0.05f * (float)(i % 5);
+  ht x, wx, wh, b, h0, out;
+  ht_f32(&x, 3, sx, xv), ht_f32(&wx, 2, swx, wxv), ht_f32(&wh, 2, swh, whv), ht_f32(&b, 1, sb, bv), ht_f32(&h0, 2, sh0, h0v);
+  ht_f32(&out, 2, sh0, NULL);
+  const DLTensor *ins[5] = {&x.t, &wx.t, &wh.t, &b.t, &h0.t};
+  DLTensor *outs[1] = {&out.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 5, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  cr_expect_eq(st.launches, 7 * (uint64_t)c->regions[0]->n_kernels + 1, "%llu launches", (unsigned long long)st.launches);
+  /* reference: h <- tanh(x[t] @ wx + h @ wh + b) in double */
+  double h[18];
+  for (int i = 0; i < 18; i++) h[i] = h0v[i];
+  for (int t = 0; t < 7; t++) {
+    double hn[18];
+    for (int bb = 0; bb < 3; bb++)
+      for (int k = 0; k < 6; k++) {
+        double a = bv[k];
+        for (int i = 0; i < 5; i++) a += (double)xv[t * 15 + bb * 5 + i] * wxv[i * 6 + k];
+        for (int j = 0; j < 6; j++) a += h[bb * 6 + j] * whv[j * 6 + k];
+        hn[bb * 6 + k] = tanh(a);
+      }
+    memcpy(h, hn, sizeof h);
+  }
+  for (int i = 0; i < 18; i++) cr_expect(fabs(((float *)out.data)[i] - h[i]) < 1e-5, "h[%d] = %g, expected %g", i, ((float *)out.data)[i], h[i]);
+  free(x.data), free(wx.data), free(wh.data), free(b.data), free(h0.data), free(out.data);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* while y.abs().max().item() > |limit| + 0.5 do y <- y * 0.5 */
+static void while_case(kg_context *ctx, kg_compiled *c, float xmax, float limit, int want_trips) {
+  int64_t sh[2] = {5, 7};
+  float xs[35];
+  for (int i = 0; i < 35; i++) xs[i] = xmax * (float)(i % 7) / 6.0f * (i % 2 ? -1.0f : 1.0f);
+  xs[6] = xmax;
+  ht x, l, y;
+  ht_f32(&x, 2, sh, xs);
+  ht_scalar(&l, (DLDataType){kDLFloat, 32, 1}, &limit, 4);
+  ht_f32(&y, 2, sh, NULL);
+  const DLTensor *ins[2] = {&x.t, &l.t};
+  DLTensor *outs[1] = {&y.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  cr_expect_eq(st.iterations, (uint64_t)want_trips, "max %g limit %g: %llu trips, expected %d", xmax, limit, (unsigned long long)st.iterations,
+               want_trips);
+  cr_expect_eq(st.reads, (uint64_t)want_trips + 1, "one read per condition evaluated");
+  float scale = ldexpf(1.0f, -want_trips);
+  for (int i = 0; i < 35; i++) cr_expect_eq(((float *)y.data)[i], xs[i] * scale);
+  free(x.data), free(l.data), free(y.data);
+}
+
+Test(plan, while_on_device_values_zero_one_many_trips) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_while_item", NULL, &m);
+  cr_assert_eq(count_ops(c->plan, KG_P_WHILE), 1);
+  cr_assert_eq(count_ops(c->plan, KG_P_READ), 1);
+  while_case(ctx, c, 0.25f, 3.0f, 0);  /* 0.25 <= 3.5: no trip */
+  while_case(ctx, c, 0.75f, 0.0f, 1);  /* 0.75 > 0.5, 0.375 <= 0.5 */
+  while_case(ctx, c, 96.0f, -1.5f, 6); /* 96 / 2^6 = 1.5 <= 2 */
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, pure_branch_on_item_is_a_select_without_read) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_if_item_select", NULL, &m);
+  cr_expect(!c->plan || (count_ops(c->plan, KG_P_READ) == 0 && count_ops(c->plan, KG_P_IF) == 0),
+            "the condition is computed on the device: no READ, no IF");
+  kg_compiled_free(c);
+  c = load(ctx, "cf_if_item_assign", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_eq(count_ops(c->plan, KG_P_IF), 1, "branches that assign are a plan IF");
+  cr_expect_eq(count_ops(c->plan, KG_P_READ), 1);
+  int64_t sh[2] = {3, 17};
+  float xs[51];
+  for (int sign = -1; sign <= 1; sign += 2) {
+    for (int i = 0; i < 51; i++) xs[i] = (float)sign * (0.5f + (float)(i % 5)) - (i == 7 ? (float)sign * 6.0f : 0.0f);
+    ht x, y;
+    ht_f32(&x, 2, sh, xs);
+    ht_f32(&y, 2, sh, NULL);
+    const DLTensor *ins[1] = {&x.t};
+    DLTensor *outs[1] = {&y.t};
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+    kg_run_stats st;
+    kg_run_stats_get(c, &st);
+    cr_expect_eq(st.reads, 1u);
+    double sum = 0;
+    for (int i = 0; i < 51; i++) sum += xs[i];
+    for (int i = 0; i < 51; i++) {
+      float want = sum > 0 ? (xs[i] > 0 ? xs[i] : 0.0f) * 2.0f : tanhf(xs[i]);
+      cr_expect(fabsf(((float *)y.data)[i] - want) <= 1e-6f * (1 + fabsf(want)), "sign %d [%d]: %g vs %g", sign, i, ((float *)y.data)[i], want);
+    }
+    free(x.data), free(y.data);
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, loop_invariant_work_is_hoisted) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_hoist_invariant", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_assert_eq(c->n_regions, 2);
+  uint32_t outside = 0, inside = 0;
+  for (uint32_t r = 0; r < c->plan->regions.n; r++) {
+    if (c->plan->regions.v[r].depth == 0) outside = r;
+    else inside = r;
+  }
+  cr_expect_eq(c->plan->regions.v[outside].depth, 0, "softmax(w) runs before the loop");
+  cr_expect_eq(c->plan->regions.v[inside].depth, 1);
+  cr_expect_eq(c->regions[inside]->n_kernels, 1, "the loop body is one pointwise kernel");
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, view_index_checked_at_run_time) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  /* cf_narrow_window with a symbolic leading size: the loop bound and the window come from the
+   * actual tensor */
+  kg_compiled *c = load(ctx, "cf_narrow_window", "float32[T,4]", &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_geq(count_ops(c->plan, KG_P_SIZE), 1, "x.shape.[0] of a symbolic size is a SIZE step");
+  for (int64_t T = 2; T <= 6; T++) {
+    int64_t sh[2] = {T, 4}, osh[2] = {3, 4};
+    float xs[24];
+    for (int i = 0; i < 24; i++) xs[i] = (float)i;
+    ht x, y;
+    ht_f32(&x, 2, sh, xs);
+    ht_f32(&y, 2, osh, NULL);
+    const DLTensor *ins[1] = {&x.t};
+    DLTensor *outs[1] = {&y.t};
+    kg_status s = kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL);
+    if (T < 3) {
+      /* zeros_like(x.narrow(0, 0, 3)) needs 3 rows */
+      cr_expect_eq(s, KG_ERR_INPUT, "T=%lld", (long long)T);
+      cr_expect(strstr(kg_last_error(ctx), "narrow") != NULL && strstr(kg_last_error(ctx), "cf_narrow_window.fs") != NULL, "%s",
+                kg_last_error(ctx));
+    } else {
+      cr_assert_eq(s, KG_OK, "%s", kg_last_error(ctx));
+      for (int i = 0; i < 12; i++) {
+        float want = 0;
+        for (int t = 0; t <= T - 3; t++) want += xs[t * 4 + i];
+        cr_expect_eq(((float *)y.data)[i], want);
+      }
+    }
+    free(x.data), free(y.data);
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, null_device_runs_the_plan_without_kernels) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_for_scalar_bound", NULL, &m);
+  kg_run_stats st = run_for_scalar(ctx, c, 50, KG_DEVICE_NULL);
+  cr_expect_eq(st.iterations, 50u);
+  cr_expect_eq(st.launches, 51u, "launches are counted (and do nothing)");
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, explain_and_twin_show_the_control_flow) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_lstm", NULL, &m);
+  char *ex, *ts;
+  size_t n;
+  cr_assert_eq(kg_emit(c, KG_ART_EXPLAIN, 0, &ex, &n), KG_OK);
+  cr_expect(strstr(ex, "== host plan") && strstr(ex, "FOR %") && strstr(ex, "carried(") && strstr(ex, "select("), "%s", ex);
+  cr_assert_eq(kg_emit(c, KG_ART_TORCHSCRIPT, 0, &ts, &n), KG_OK);
+  cr_expect(strstr(ts, "for t") && strstr(ts, "in range(") && strstr(ts, "torch.select(") && strstr(ts, "torch.unsqueeze("), "%s", ts);
+  free(ex), free(ts);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
