@@ -332,7 +332,7 @@ kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
   bool ok = c.kind != EV_ERR;
   uint32_t cid = KG_NONE;
   if (ok && c.kind == EV_CONST && kg_cval_truthy(c.c)) {
-    kg_elab_error(el, n->a, KG_E_UNSUPPORTED, "this while loop's condition is always true: the loop would never end");
+    kg_elab_error(el, n, KG_E_UNSUPPORTED, "this while loop's condition is always true: the loop would never end");
     ok = false;
   }
   if (ok) ok = host_scalar(el, n->a, c, &cid, "a while loop's condition");

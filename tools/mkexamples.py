@@ -5943,6 +5943,37 @@ def _(n):
 def _(x, p):
     return x.norm(p)
 
+@bad("cf_carried_shape_change", "a tensor carried by a run-time loop must keep its dtype and shape (y becomes y.sum(0))",
+     [("x", ten(F32, 4, 5)), ("n", scal(I32_))])
+def _(x, n):
+    return letm("y", x, lambda y: seq(for_("i", 1, n, lambda i: y.set(y.sum(L(0)))), y))
+
+
+@bad("cf_while_always_true", "a while loop whose condition is the constant true never ends",
+     [("x", ten(F32, 4))])
+def _(x):
+    return letm("y", x, lambda y: seq(while_(b(True), y.set(y * f(2.0))), y))
+
+
+@bad("cf_item_many_elements", "item() needs a tensor of exactly one element",
+     [("x", ten(F32, 4))], torch_error="a Tensor with 4 elements cannot be converted to Scalar")
+def _(x):
+    return let_("s", item(x, SINGLE), lambda s: x * s)
+
+
+@bad("cf_if_unlike_shapes", "the branches of an if on a run-time condition give tensors of different shapes",
+     [("x", ten(F32, 4, 5)), ("flag", scal(BOOL_))])
+def _(x, flag):
+    return if_(flag, x, x.sum(L(0)))
+
+
+@bad("cf_select_out_of_range", "select with a constant index outside the dimension",
+     [("x", ten(F32, 4, 5))], torch_error="out of range")
+def _(x):
+    return x.select(L(0), L(4)) * f(2.0)
+
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+

@@ -1,0 +1,9 @@
+// cf_item_many_elements: item() needs a tensor of exactly one element
+module Bad.CfItemManyElements
+
+open TorchSharp
+
+let cf_item_many_elements =
+    <@ fun (x: torch.Tensor) ->
+        let s = x.item<float32>()
+        x * s @>
