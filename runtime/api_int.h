@@ -80,12 +80,13 @@ struct kg_compiled {
 
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
  * the same size, so the second iteration of a loop allocates nothing. */
-typedef struct kg_pool_buf { void *p; size_t bytes; bool used; } kg_pool_buf;
+typedef struct kg_pool_buf { void *p; size_t bytes; bool used; int refs; } kg_pool_buf;
 typedef struct kg_pool {
   kg_context *ctx;
   kg_device *dev;
   void *stream;
   KG_VEC(kg_pool_buf) bufs;
+  uint32_t last;         /* the entry the last kg_pool_get handed out */
 } kg_pool;
 int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d);
 void kg_pool_put(kg_pool *pl, void *p);

@@ -33,6 +33,8 @@ int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d) {
   for (uint32_t i = 0; i < pl->bufs.n; i++)
     if (!pl->bufs.v[i].used && pl->bufs.v[i].bytes == bytes) {
       pl->bufs.v[i].used = true;
+      pl->bufs.v[i].refs = 0;
+      pl->last = i;
       *p = pl->bufs.v[i].p;
       return 0;
     }
@@ -40,8 +42,9 @@ int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d) {
   int rc = pl->stream && dev->vt->alloc_async ? dev->vt->alloc_async(dev, bytes, pl->stream, p, d) : dev->vt->alloc(dev, bytes, p, d);
   if (rc != 0) return rc;
   pl->ctx->stats.device_allocs++;
-  kg_pool_buf b = {*p, bytes, true};
+  kg_pool_buf b = {*p, bytes, true, 0};
   KG_VEC_PUSH(pl->bufs, b);
+  pl->last = pl->bufs.n - 1;
   return 0;
 }
 
@@ -64,11 +67,6 @@ static void pool_release(kg_pool *pl) {
 
 /* ---- values ---- */
 
-typedef struct pbuf {
-  void *p;
-  int refs;
-} pbuf;
-
 typedef union sraw { uint8_t u8; int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint16_t h; float f32; double f64; } sraw;
 
 typedef struct pval {
@@ -77,7 +75,7 @@ typedef struct pval {
   sraw raw;             /* the scalar in its storage type (a region's 0-dim host parameter) */
   DLTensor t;           /* tensors */
   int64_t shape[KG_MAX_RANK], strides[KG_MAX_RANK];
-  pbuf *buf;            /* NULL: the caller's memory */
+  uint32_t buf;         /* 1 + the pool buffer holding it; 0: the caller's memory */
 } pval;
 
 typedef struct pexec {
@@ -129,17 +127,19 @@ static void store_scalar(kg_cval v, kg_dtype dt, sraw *r) {
 static void release(pexec *E, uint32_t id) {
   pval *v = &E->env[id];
   if (!v->set) return;
-  if (v->buf && --v->buf->refs == 0) {
-    kg_pool_put(&E->pool, v->buf->p);
-    free(v->buf);
-  }
-  memset(v, 0, sizeof *v);
+  if (v->buf && --E->pool.bufs.v[v->buf - 1].refs == 0) E->pool.bufs.v[v->buf - 1].used = false;
+  v->set = false;
+  v->buf = 0;
+}
+
+static void retain(pexec *E, const pval *v) {
+  if (v->buf) E->pool.bufs.v[v->buf - 1].refs++;
 }
 
 /* env[dst] = the value of src (sharing its buffer) */
 static void alias(pexec *E, uint32_t dst, const pval *src) {
   pval v = *src;
-  if (v.buf) v.buf->refs++;
+  retain(E, &v);
   release(E, dst);
   E->env[dst] = v;
   E->env[dst].t.shape = E->env[dst].shape;
@@ -179,8 +179,8 @@ static bool new_tensor(pexec *E, uint32_t id) {
   }
   void *p;
   if (kg_pool_get(&E->pool, cnt * kg_dtype_get((kg_dtype)n->dtype)->size, &p, E->d) != 0) return false;
-  v->buf = kg_xcalloc(1, sizeof *v->buf);
-  v->buf->p = p, v->buf->refs = 1;
+  v->buf = E->pool.last + 1;
+  E->pool.bufs.v[E->pool.last].refs = 1;
   v->set = true;
   v->t.data = p;
   v->t.device.device_type = E->slot == 0 ? kDLCPU : kDLCUDA;
@@ -218,9 +218,12 @@ static kg_status exec_block(pexec *E, uint32_t b);
 static kg_status run_region(pexec *E, const kg_pop *o) {
   const kg_region *r = &E->p->regions.v[o->region];
   kg_compiled *rc = E->c->regions[o->region];
-  const DLTensor **ins = kg_xcalloc(r->ins.n + 1, sizeof *ins);
-  DLTensor *sv = kg_xcalloc(r->ins.n + 1, sizeof *sv);
-  DLTensor **outs = kg_xcalloc(r->outs.n + 1, sizeof *outs);
+  const DLTensor *ins_s[32];
+  DLTensor sv_s[32], *outs_s[32];
+  bool small = r->ins.n <= 32 && r->outs.n <= 32;
+  const DLTensor **ins = small ? ins_s : kg_xcalloc(r->ins.n + 1, sizeof *ins);
+  DLTensor *sv = small ? sv_s : kg_xcalloc(r->ins.n + 1, sizeof *sv);
+  DLTensor **outs = small ? outs_s : kg_xcalloc(r->outs.n + 1, sizeof *outs);
   kg_status st = KG_OK;
   for (uint32_t i = 0; i < r->ins.n && st == KG_OK; i++) {
     uint32_t id = r->ins.v[i];
@@ -238,7 +241,7 @@ static kg_status run_region(pexec *E, const kg_pop *o) {
   }
   if (st == KG_OK)
     st = kg_run_program(rc, E->devk, ins, (int)r->ins.n, NULL, 0, outs, (int)r->outs.n, E->stream, &E->pool);
-  free(ins), free(sv), free(outs);
+  if (!small) free(ins), free(sv), free(outs);
   return st;
 }
 
@@ -297,10 +300,11 @@ static kg_status exec_view(pexec *E, const kg_pop *o) {
 
 /* the carried values: phi[k] = vals[k] */
 static void set_carried(pexec *E, const kg_pop *o, const uint32_t *vals, const uint32_t *dst) {
-  pval *tmp = kg_xcalloc(o->n_car + 1, sizeof *tmp);
+  pval small[8];
+  pval *tmp = o->n_car <= 8 ? small : kg_xcalloc(o->n_car + 1, sizeof *tmp);
   for (uint32_t k = 0; k < o->n_car; k++) {
     tmp[k] = *value(E, vals[k]);
-    if (tmp[k].buf) tmp[k].buf->refs++;
+    retain(E, &tmp[k]);
   }
   for (uint32_t k = 0; k < o->n_car; k++) {
     release(E, dst[k]);
@@ -308,7 +312,7 @@ static void set_carried(pexec *E, const kg_pop *o, const uint32_t *vals, const u
     E->env[dst[k]].t.shape = E->env[dst[k]].shape;
     E->env[dst[k]].t.strides = E->env[dst[k]].strides;
   }
-  free(tmp);
+  if (tmp != small) free(tmp);
 }
 
 static void kill_block_end(pexec *E, uint32_t b) {
