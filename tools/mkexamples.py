@@ -2415,6 +2415,8 @@ def eval_call(n, env, ctx):
         return args[0][args[1]]
     if decl == TENSOR and name == "item":
         return norm(obj.item(), m["ret"])
+    if decl == TENSOR and name in ("numel", "dim"):
+        return getattr(obj, name)()
     if decl in (SCALAR, "TorchSharp.ScalarExtensionMethods"):
         return args[0]
     if decl == TENSOR and name == "op_Implicit":
@@ -5239,6 +5241,23 @@ def _(x):
          ref=lambda th, x: (x - x.mean([-1], keepdim=True), x.sum([0, 1])), expect=["float32", "float32"])
 def _(x):
     return tuple_(x - x.mean(dims(-1), True), x.sum(dims(0, 1)))
+
+
+@example("cf_if_sizes", "conditions on sizes known only at run time (x is [N, 4]): numel(), dim() and x.shape.[0] are host "
+         "values (SIZE steps, host arithmetic); an if that assigns on them is a plan IF, a pure one a select",
+         [("x", ten(F32, "N", 4))], sizes={"N": 5},
+         ref=lambda th, x: _ref_if_sizes(th, x))
+def _(x):
+    return letm("y", x, lambda y: seq(
+        if_(and_(gt(x.numel(), L(12)), eq(x.dim(), L(2))), y.set(y.relu() + float32_(get_array(x.shape, 0)))),
+        if_(gt(get_array(x.shape, 0), L(100)), y * f(2.0), y - f(1.0))))
+
+
+def _ref_if_sizes(th, x):
+    y = x
+    if x.numel() > 12 and x.dim() == 2:
+        y = y.relu() + float(x.shape[0])
+    return y * 2.0 if x.shape[0] > 100 else y - 1.0
 
 
 # ---- bad inputs ----------------------------------------------------------------------------------
