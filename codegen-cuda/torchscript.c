@@ -1160,9 +1160,10 @@ static void emit_pop(ts_ctx *c, const kg_plan *p, const kg_pop *o) {
       line(c, KG_NONE, "break");
       c->ind--;
     }
+    size_t at = c->body->len;
     emit_pblock(c, p, o->body);
     assign_all(c, o->phi, o->yld, o->n_car);
-    line(c, KG_NONE, "pass");
+    if (c->body->len == at) line(c, KG_NONE, "pass");
     c->ind--;
     for (uint32_t k = 0; k < o->n_car; k++) name_planval(c, o->res[k]);
     assign_all(c, o->res, o->phi, o->n_car);
@@ -1172,15 +1173,17 @@ static void emit_pop(ts_ctx *c, const kg_plan *p, const kg_pop *o) {
     for (uint32_t k = 0; k < o->n_car; k++) name_planval(c, o->res[k]);
     line(c, KG_NONE, "if %s:", vtext(c, o->c));
     c->ind++;
+    size_t at = c->body->len;
     emit_pblock(c, p, o->body);
     assign_all(c, o->res, o->yld, o->n_car);
-    line(c, KG_NONE, "pass");
+    if (c->body->len == at) line(c, KG_NONE, "pass");
     c->ind--;
     line(c, KG_NONE, "else:");
     c->ind++;
+    at = c->body->len;
     emit_pblock(c, p, o->els);
     assign_all(c, o->res, o->yld2, o->n_car);
-    line(c, KG_NONE, "pass");
+    if (c->body->len == at) line(c, KG_NONE, "pass");
     c->ind--;
     return;
   case KG_P_REGION:
