@@ -326,3 +326,51 @@ Test(plan, explain_and_twin_show_the_control_flow) {
   kg_module_free(m);
   kg_context_free(ctx);
 }
+
+/* the plan over empty, single-element and strided (column-major) inputs */
+Test(plan, empty_single_and_strided_inputs) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  const char *sigs[2] = {"float32[0,33], int32", "float32[1,1], int32"};
+  int64_t shapes[2][2] = {{0, 33}, {1, 1}};
+  for (int k = 0; k < 2; k++) {
+    kg_compiled *c = load(ctx, "cf_for_scalar_bound", sigs[k], &m);
+    float xs[1] = {3.0f};
+    ht x, s, y;
+    int32_t n = 3;
+    ht_f32(&x, 2, shapes[k], xs);
+    ht_scalar(&s, (DLDataType){kDLInt, 32, 1}, &n, 4);
+    ht_f32(&y, 2, shapes[k], NULL);
+    const DLTensor *ins[2] = {&x.t, &s.t};
+    DLTensor *outs[1] = {&y.t};
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+    if (k == 1) cr_expect_eq(((float *)y.data)[0], ((3.0f * 0.5f + 1.0f) * 0.5f + 2.0f) * 0.5f + 3.0f);
+    free(x.data), free(s.data), free(y.data);
+    kg_compiled_free(c);
+    kg_module_free(m);
+  }
+  /* x[i][j] at buf[i + 4 j] */
+  kg_compiled *c = load(ctx, "cf_for_scalar_bound", NULL, &m);
+  int64_t sh[2] = {4, 33}, st[2] = {1, 4};
+  float buf[132];
+  for (int i = 0; i < 132; i++) buf[i] = (float)(i % 11) - 5.0f;
+  ht x, s, y;
+  int32_t n = 4;
+  ht_f32(&x, 2, sh, buf);
+  x.t.strides = st;
+  ht_scalar(&s, (DLDataType){kDLInt, 32, 1}, &n, 4);
+  ht_f32(&y, 2, sh, NULL);
+  const DLTensor *ins[2] = {&x.t, &s.t};
+  DLTensor *outs[1] = {&y.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 33; j++) {
+      float r = buf[i + 4 * j];
+      for (int q = 1; q <= n; q++) r = r * 0.5f + (float)q;
+      cr_expect_eq(((float *)y.data)[i * 33 + j], r, "[%d,%d]", i, j);
+    }
+  free(x.data), free(s.data), free(y.data);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}

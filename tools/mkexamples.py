@@ -5260,6 +5260,31 @@ def _ref_if_sizes(th, x):
     return y * 2.0 if x.shape[0] > 100 else y - 1.0
 
 
+@example("cf_nested_mixed", "a while inside an if inside a for, with a scalar counter and the tensor carried through all "
+         "three: for i in 1 .. n do (if i % 2 = 0 then y <- y * 0.5f else while max |y| < 4 do y <- y * 2 + 0.1); count",
+         [("x", ten(F32, 3, 5)), ("n", scal(I32_))],
+         ref=lambda th, x, n: _ref_nested_mixed(th, x, n), expect=["float32", "int32"])
+def _(x, n):
+    return letm("y", x * f(0.01), lambda y: letm("count", 0, lambda cnt: seq(
+        for_("i", 1, n, lambda i: seq(
+            if_(eq(i % 2, 0), y.set(y * f(0.5)),
+                while_(lt(item(y.abs().max(), SINGLE), f(4.0)), y.set(y * f(2.0) + f(0.1)))),
+            cnt.set(cnt + 1))),
+        tuple_(y, cnt))))
+
+
+def _ref_nested_mixed(th, x, n):
+    y, cnt = x * 0.01, 0
+    for i in range(1, int(n) + 1):
+        if i % 2 == 0:
+            y = y * 0.5
+        else:
+            while y.abs().max().item() < 4.0:
+                y = y * 2.0 + 0.1
+        cnt += 1
+    return y, th.tensor(cnt, dtype=th.int32)
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
