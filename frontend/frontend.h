@@ -276,7 +276,7 @@ typedef struct kg_elab {
    * being filled; nodes from `mark` on are not yet in any NODES step. */
   kg_plan *plan;
   uint32_t blk, mark;
-  bool unroll_off; /* never unroll entry-level loops (tests) */
+  int plan_depth;  /* run-time loops / branches being elaborated, inside each other */
 } kg_elab;
 
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);

@@ -31,6 +31,7 @@
  * unrolled into the program (their iterations fuse); others are plan loops. */
 #define KG_UNROLL_MAX 4
 #define MAX_CARRIED 64
+#define MAX_NEST 32 /* run-time loops and branches inside each other */
 
 typedef KG_VEC(uint32_t) idvec;
 
@@ -271,13 +272,15 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
   if (s.kind == EV_CONST && e.kind == EV_CONST) {
     int64_t lo = s.c.i, hi = e.c.i;
     if (hi < lo) return kg_ev_make(EV_UNIT); /* no iteration */
-    if ((hi - lo < KG_UNROLL_MAX && !el->unroll_off) || !el->plan) {
+    if (hi - lo < KG_UNROLL_MAX || !el->plan) {
       if (hi - lo >= 4096)
         return kg_elab_error(el, n, KG_E_LIMIT, "a for loop over tensors is unrolled at compile time; %lld iterations exceed the limit of 4096",
                              (long long)(hi - lo + 1));
       return for_unrolled(el, n, s.c, lo, hi);
     }
   }
+  if (el->plan_depth >= MAX_NEST)
+    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   uint32_t sid, eid;
   if (!host_scalar(el, n->a, s, &sid, "a for loop's start") || !host_scalar(el, n->b, e, &eid, "a for loop's end")) return kg_ev_err();
   loopctx L;
@@ -300,7 +303,9 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
   kg_ev old = el->env[n->var];
   uint8_t ob = el->bound[n->var];
   el->env[n->var] = kg_ev_node(iv), el->bound[n->var] = 1;
+  el->plan_depth++;
   kg_ev r = kg_elab_eval(el, n->c);
+  el->plan_depth--;
   el->env[n->var] = old, el->bound[n->var] = ob;
   bool ok = r.kind != EV_ERR && loop_end(el, n, &L, opid, "an iteration of this for loop");
   el->blk = outer;
@@ -311,6 +316,8 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
 /* ---- while ---- */
 
 kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
+  if (el->plan_depth >= MAX_NEST)
+    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   loopctx L;
   memset(&L, 0, sizeof L);
   scan_sets(el, n->a, &L.vars);
@@ -328,6 +335,7 @@ kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
   uint32_t opid = kg_plan_op(el->plan, el->blk, o);
   uint32_t outer = el->blk;
   el->blk = o.cond;
+  el->plan_depth++;
   kg_ev c = kg_elab_eval(el, n->a);
   bool ok = c.kind != EV_ERR;
   uint32_t cid = KG_NONE;
@@ -347,6 +355,7 @@ kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
     kg_ev r = kg_elab_eval(el, n->b);
     ok = r.kind != EV_ERR && loop_end(el, n, &L, opid, "an iteration of this while loop");
   }
+  el->plan_depth--;
   el->blk = outer;
   loop_free(&L);
   return ok ? kg_ev_make(EV_UNIT) : kg_ev_err();
@@ -355,6 +364,8 @@ kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
 /* ---- if ---- */
 
 kg_ev kg_hf_if(kg_elab *el, const kg_ast *n, kg_ev cond) {
+  if (el->plan_depth >= MAX_NEST)
+    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   uint32_t cid;
   if (!host_scalar(el, n->a, cond, &cid, "an if condition")) return kg_ev_err();
   loopctx L;
@@ -379,7 +390,9 @@ kg_ev kg_hf_if(kg_elab *el, const kg_ast *n, kg_ev cond) {
   for (int br = 0; br < 2 && ok; br++) {
     for (uint32_t i = 0; i < L.vars.n; i++) el->env[L.vars.v[i]] = L.tmpl[i];
     el->blk = br ? o.els : o.body;
+    el->plan_depth++;
     rv[br] = kg_elab_eval(el, br ? n->c : n->b);
+    el->plan_depth--;
     ok = rv[br].kind != EV_ERR && carried_leaves(el, n, &L.vars, &y[br], ys[br]) &&
          check_carried(el, n, &L.vars, L.vstart, &L.init, &y[br], ys[br], br ? "the else branch" : "the then branch");
     if (ok) ok = flatten(el, br ? n->c : n->b, rv[br], &y[br], "the values of an if on a run-time condition");
@@ -440,34 +453,50 @@ static const kg_pop *defining_read(const kg_elab *el, uint32_t id) {
   return NULL;
 }
 
-static bool depends_on_read(const kg_elab *el, uint32_t id, int depth) {
+/* memo per node: 0 unknown, 1 no, 2 yes (depends_on_read); the tensor form (tensorize) */
+typedef struct tmemo { uint8_t *dep; uint32_t *tens; } tmemo;
+
+static bool depends_on_read(const kg_elab *el, uint32_t id, tmemo *M) {
+  if (M->dep[id]) return M->dep[id] == 2;
   const kg_gnode *n = &el->g->nodes.v[id];
-  if (n->vkind != KG_V_SCALAR || depth > 64) return false;
-  if (n->op == KG_OP_PLANVAL) return defining_read(el, id) != NULL;
-  for (int j = 0; j < n->n_in; j++)
-    if (depends_on_read(el, n->in[j], depth + 1)) return true;
-  return false;
+  bool r = false;
+  if (n->vkind != KG_V_SCALAR) r = false;
+  else if (n->op == KG_OP_PLANVAL) r = defining_read(el, id) != NULL;
+  else
+    for (int j = 0; j < n->n_in && !r; j++) r = depends_on_read(el, n->in[j], M);
+  M->dep[id] = r ? 2 : 1;
+  return r;
 }
 
 /* the scalar expression c as a 0-dim tensor expression (same ops, dtypes and
- * compute dtypes, so the same values), reads replaced by their sources */
-static uint32_t tensorize(kg_elab *el, const kg_ast *at, uint32_t c) {
+ * compute dtypes, so the same values), reads replaced by their sources; shared
+ * subexpressions are converted once */
+static uint32_t tensorize(kg_elab *el, const kg_ast *at, uint32_t c, tmemo *M) {
+  if (M->tens[c] != KG_NONE) return M->tens[c];
   const kg_gnode *n = &el->g->nodes.v[c];
+  uint32_t r = c;
   if (n->op == KG_OP_PLANVAL) {
-    const kg_pop *r = defining_read(el, c);
-    return r ? r->b : c;
+    const kg_pop *rd = defining_read(el, c);
+    r = rd ? rd->b : c;
+  } else if (depends_on_read(el, c, M)) {
+    kg_gnode t = *n;
+    for (int j = 0; j < n->n_in; j++) t.in[j] = tensorize(el, at, n->in[j], M);
+    t.vkind = KG_V_TENSOR;
+    memset(&t.shape, 0, sizeof t.shape);
+    r = kg_elab_add_node(el, at, &t);
   }
-  if (!depends_on_read(el, c, 0)) return c;
-  kg_gnode t = *n;
-  for (int j = 0; j < n->n_in; j++) t.in[j] = tensorize(el, at, n->in[j]);
-  t.vkind = KG_V_TENSOR;
-  memset(&t.shape, 0, sizeof t.shape);
-  return kg_elab_add_node(el, at, &t);
+  M->tens[c] = r;
+  return r;
 }
 
 uint32_t kg_hf_device_cond(kg_elab *el, const kg_ast *at, uint32_t c) {
-  if (!depends_on_read(el, c, 0)) return KG_NONE;
-  return tensorize(el, at, c);
+  uint32_t n = el->g->nodes.n;
+  tmemo M = {kg_xcalloc(n + 1, 1), kg_xcalloc(n + 1, sizeof(uint32_t))};
+  for (uint32_t i = 0; i < n; i++) M.tens[i] = KG_NONE;
+  uint32_t r = depends_on_read(el, c, &M) ? tensorize(el, at, c, &M) : KG_NONE;
+  free(M.dep);
+  free(M.tens);
+  return r;
 }
 
 static bool static_numel(const kg_shape *s, int64_t *n) {
