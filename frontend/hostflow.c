@@ -264,6 +264,21 @@ static void loop_free(loopctx *L) {
   KG_VEC_FREE(L->phi);
 }
 
+/* The start of every run-time loop or branch: the nesting limit, then the variables the
+ * parts a and b (either may be NULL) assign, and their values now. */
+static bool carried_begin(kg_elab *el, const kg_ast *n, const kg_ast *a, const kg_ast *b, loopctx *L) {
+  memset(L, 0, sizeof *L);
+  if (el->plan_depth >= MAX_NEST) {
+    kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
+    return false;
+  }
+  scan_sets(el, a, &L->vars);
+  scan_sets(el, b, &L->vars);
+  if (loop_begin(el, n, L)) return true;
+  loop_free(L);
+  return false;
+}
+
 kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
   kg_ev s = kg_elab_eval(el, n->a);
   if (s.kind == EV_ERR) return s;
@@ -279,17 +294,10 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
       return for_unrolled(el, n, s.c, lo, hi);
     }
   }
-  if (el->plan_depth >= MAX_NEST)
-    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   uint32_t sid, eid;
   if (!host_scalar(el, n->a, s, &sid, "a for loop's start") || !host_scalar(el, n->b, e, &eid, "a for loop's end")) return kg_ev_err();
   loopctx L;
-  memset(&L, 0, sizeof L);
-  scan_sets(el, n->c, &L.vars);
-  if (!loop_begin(el, n, &L)) {
-    loop_free(&L);
-    return kg_ev_err();
-  }
+  if (!carried_begin(el, n, n->c, NULL, &L)) return kg_ev_err();
   kg_hf_flush(el);
   uint32_t iv = planval(el, n, (kg_dtype)el->g->nodes.v[sid].dtype, KG_V_SCALAR, NULL);
   bind_phis(el, n, &L);
@@ -316,16 +324,8 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
 /* ---- while ---- */
 
 kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
-  if (el->plan_depth >= MAX_NEST)
-    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   loopctx L;
-  memset(&L, 0, sizeof L);
-  scan_sets(el, n->a, &L.vars);
-  scan_sets(el, n->b, &L.vars);
-  if (!loop_begin(el, n, &L)) {
-    loop_free(&L);
-    return kg_ev_err();
-  }
+  if (!carried_begin(el, n, n->a, n->b, &L)) return kg_ev_err();
   kg_hf_flush(el);
   bind_phis(el, n, &L);
   el->mark = el->g->nodes.n;
@@ -364,18 +364,10 @@ kg_ev kg_hf_while(kg_elab *el, const kg_ast *n) {
 /* ---- if ---- */
 
 kg_ev kg_hf_if(kg_elab *el, const kg_ast *n, kg_ev cond) {
-  if (el->plan_depth >= MAX_NEST)
-    return kg_elab_error(el, n, KG_E_LIMIT, "more than %d run-time loops and branches inside each other", MAX_NEST);
   uint32_t cid;
   if (!host_scalar(el, n->a, cond, &cid, "an if condition")) return kg_ev_err();
   loopctx L;
-  memset(&L, 0, sizeof L);
-  scan_sets(el, n->b, &L.vars);
-  scan_sets(el, n->c, &L.vars);
-  if (!loop_begin(el, n, &L)) {
-    loop_free(&L);
-    return kg_ev_err();
-  }
+  if (!carried_begin(el, n, n->b, n->c, &L)) return kg_ev_err();
   kg_hf_flush(el);
   kg_pop o = pop_make(KG_P_IF, el, n);
   o.c = cid;
