@@ -200,8 +200,9 @@ static void hoist_block(pctx *P, uint32_t b) {
 
 /* ---- 2b. fewer, larger regions ----
  * A view or size step only waits for its source: it moves up past NODES steps that do
- * not define what it reads, and NODES steps that become adjacent are merged, so the
- * tensor work around views (x.[t] and h.unsqueeze(-1) in an RNN step) is one region. */
+ * not define what it reads (and past other views), and NODES steps that become adjacent
+ * are merged, so the tensor work around views (x.[t] and h.unsqueeze(-1) in an RNN step,
+ * the gates an LSTM selects from one product) is as few regions as the data allow. */
 
 static bool defines(const kg_pop *nodes_op, uint32_t id) {
   for (uint32_t i = 0; i < nodes_op->n_nodes; i++)
@@ -223,8 +224,17 @@ static void schedule_block(pctx *P, uint32_t b) {
     uint32_t j = i;
     while (j > 0) {
       const kg_pop *o = &p->ops.v[bl->ops.v[j]], *prev = &p->ops.v[bl->ops.v[j - 1]];
-      if ((o->kind != KG_P_VIEW && o->kind != KG_P_SIZE) || prev->kind != KG_P_NODES) break;
-      if (defines(prev, o->b) || (o->c != KG_NONE && defines(prev, o->c))) break;
+      if (o->kind != KG_P_VIEW && o->kind != KG_P_SIZE) break;
+      if (prev->kind == KG_P_NODES) {
+        /* constants are leaves, available anywhere (a constant index lands in the NODES
+         * step before its view) */
+        bool cin = o->c != KG_NONE && P->g->nodes.v[o->c].op != KG_OP_CONST && defines(prev, o->c);
+        if (defines(prev, o->b) || cin) break;
+      } else if (prev->kind == KG_P_VIEW || prev->kind == KG_P_SIZE) {
+        if (prev->a == o->b || prev->a == o->c) break; /* a view of a view stays after it */
+      } else {
+        break;
+      }
       uint32_t t = bl->ops.v[j];
       bl->ops.v[j] = bl->ops.v[j - 1], bl->ops.v[j - 1] = t;
       j--;

@@ -374,3 +374,18 @@ Test(plan, empty_single_and_strided_inputs) {
   kg_module_free(m);
   kg_context_free(ctx);
 }
+
+/* the four gates are views of one product (select): they move up to it, so the gate
+ * arithmetic is one region after the products' region */
+Test(plan, lstm_gates_after_views_are_one_region) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_lstm", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_eq(c->n_regions, 2, "%u regions", c->n_regions);
+  cr_expect_eq(count_ops(c->plan, KG_P_VIEW), 9);
+  cr_expect_eq(c->regions[1]->n_kernels, 1, "c' and h' (both [2,5]) in one kernel");
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
