@@ -53,18 +53,6 @@ static void reductions_reached(const kg_graph *g, uint32_t root, uint8_t *seen, 
   for (int j = 0; j < n->n_in; j++) reductions_reached(g, n->in[j], seen, visit);
 }
 
-/* Does node's DAG (up to reductions) read a tensor from memory? */
-static bool reads_tensors(const kg_graph *g, uint32_t node, uint8_t *visit) {
-  if (visit[node]) return false;
-  visit[node] = 1;
-  const kg_gnode *n = &g->nodes.v[node];
-  if (is_reduce(g, node)) return false;
-  if (n->op == KG_OP_INPUT) return n->vkind == KG_V_TENSOR;
-  for (int j = 0; j < n->n_in; j++)
-    if (reads_tensors(g, n->in[j], visit)) return true;
-  return false;
-}
-
 /* The keepdim-free output shape of the reductions of a group, and its keepdim form. */
 static bool epilogue_shape(const kg_graph *g, const kg_group *grp, const kg_shape *s) {
   const kg_gnode *r = &g->nodes.v[grp->red];
@@ -145,18 +133,13 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
         if (kg_schedule_accepts(g, grp)) continue;
         grp->outs.n--; /* past the row kernel's capacity: a pointwise kernel reads the reductions instead */
       }
-      /* an epilogue in keepdim form lines up with the rows; squeezed, only when it reads no
-       * other tensor and no reduction of another group (the kernel addresses what it reads
-       * right-aligned against the rows' space, which a squeezed shape does not line up with) */
+      /* an epilogue in keepdim form lines up with the rows; a squeezed one reads its sources
+       * right-aligned against the kept dims (its own shape: passes/lower_reduce.c), so it may
+       * read other tensors and other groups' reductions too (sum(1) + b: one kernel) */
       if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR) {
-        bool own = true;
-        for (uint32_t i = 0; i < nn; i++) own &= !seen[i] || group_of[i] == gl;
-        memset(visit, 0, nn + 1);
-        if (s.rank == grp->space.rank || (own && !reads_tensors(g, node, visit))) {
-          KG_VEC_PUSH(grp->epi, o);
-          if (kg_schedule_accepts(g, grp)) continue;
-          grp->epi.n--;
-        }
+        KG_VEC_PUSH(grp->epi, o);
+        if (kg_schedule_accepts(g, grp)) continue;
+        grp->epi.n--;
       }
     }
     uint32_t gi = KG_NONE;

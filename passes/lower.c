@@ -328,6 +328,31 @@ void kg_lw_add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride) {
   }
 }
 
+/* The same for values shaped like a row group's squeezed result (the kept dims of the space,
+ * in order): a source is right-aligned against those dims, so its own dim j lies on row dim
+ * kept[rs - q + j] (rank q, rs kept dims); strides by the source's own dim (bit 29).
+ * Statically broadcast dims get none (stride 0). */
+void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint32_t *sq_stride) {
+  kg_kernel *k = L->k;
+  uint32_t r = L->grp->space.rank, kept[KG_MAX_RANK], rs = 0;
+  for (uint32_t d = 0; d < r; d++)
+    if (!((mask >> d) & 1)) kept[rs++] = d;
+  for (uint32_t s = 0; s < L->nsrc; s++) {
+    if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
+    uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    const kg_gnode *n = &L->g->nodes.v[node];
+    uint32_t r0, r1, sr0;
+    source_role(L, s, &r0, &r1, &sr0);
+    for (int j = 0; j < n->shape.rank; j++) {
+      int m = (int)rs - n->shape.rank + j;
+      if (m < 0) continue;
+      uint32_t d = kept[m];
+      if (kg_lw_dim_is_one(&L->grp->space.d[d]) || kg_lw_dim_is_one(&n->shape.d[j])) continue;
+      sq_stride[s * KG_MAX_RANK + d] =
+          kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "sq%u_%d", s, j), KPR_STRIDE, sr0 | 0x20000000u, (uint32_t)j));
+    }
+  }
+}
 
 static bool lower_scan(lctx *L, const char *name);
 

@@ -47,6 +47,8 @@ bool kg_lw_dim_is_one(const kg_dim *d);
 kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *name, uint8_t role, uint32_t r0, uint32_t r1);
 void kg_lw_add_source_params(lctx *L, kg_arena *A);                         /* a buffer or scalar param per source */
 void kg_lw_add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride);   /* their strides over the space */
+/* their strides against a row group's squeezed result shape (epilogues without keepdim) */
+void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint32_t *sq_stride);
 /* idx split over the dims of the space that are (reduced) or are not (!reduced) in mask */
 void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask, bool reduced, uint32_t *coord);
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */

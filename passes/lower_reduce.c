@@ -138,10 +138,13 @@ bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp) {
     count_sources(g, grp, g->outputs.v[grp->outs.v[j]], seen, &params);
     params += 1 + r; /* the output: pointer, strides */
   }
+  uint8_t *eseen = kg_xcalloc(g->nodes.n + 1, 1); /* an epilogue's sources get strides of their own too */
   for (uint32_t j = 0; j < grp->epi.n; j++) {
     count_sources(g, grp, g->outputs.v[grp->epi.v[j]], seen, &params);
+    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], eseen, &params);
     params += 1 + r;
   }
+  free(eseen);
   for (uint32_t j = 0; j < grp->reds.n; j++) {
     count_sources(g, grp, grp->reds.v[j], seen, &params);
     params += 1 + r; /* stored if read elsewhere */
@@ -336,6 +339,14 @@ bool kg_lw_reduce(lctx *L, const char *name) {
   uint32_t *in_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *in_stride);
   for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) in_stride[i] = KG_NONE;
   kg_lw_add_source_strides(L, A, in_stride);
+  /* squeezed epilogues (no keepdim) address what they read against their own shape */
+  uint32_t *sq_stride = NULL;
+  for (uint32_t j = 0; j < ne && !sq_stride; j++)
+    if (g->nodes.v[g->outputs.v[grp->epi.v[j]]].shape.rank < (int)r) {
+      sq_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *sq_stride);
+      for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) sq_stride[i] = KG_NONE;
+      kg_lw_add_source_strides_squeezed(L, A, mask, sq_stride);
+    }
   KG_ASSERT(no <= KG_ROW_OUTPUTS_MAX); /* kg_schedule_accepts keeps the fuser within it */
   uint32_t out_stride[KG_MAX_RANK * KG_ROW_OUTPUTS_MAX + 1];
   for (uint32_t j = 0; j < no; j++)
@@ -658,7 +669,8 @@ bool kg_lw_reduce(lctx *L, const char *name) {
       /* sources broadcast against this output's shape: coordinates of the kept dims, reduced dims at 0 */
       uint32_t ec[KG_MAX_RANK];
       for (uint32_t d = 0; d < r; d++) ec[d] = ((mask >> d) & 1) ? KG_NONE : coord[d];
-      kg_lw_source_offsets(L, in_stride, ec);
+      bool squeezed = g->nodes.v[node].shape.rank < (int)r;
+      kg_lw_source_offsets(L, squeezed ? sq_stride : in_stride, ec);
       reset_memo(L, rowval);
       uint32_t x = kg_lw_cvt(L, kg_lw_val(L, node), (kg_dtype)g->nodes.v[node].dtype);
       uint32_t off = kg_lw_linear_offset(L, coord, &estride[j * KG_MAX_RANK], r);
@@ -674,7 +686,7 @@ done:
   L->vecd = NULL, L->rvec = 1;
   free(L->cvar), free(L->cfilled), free(L->cfilling);
   L->cvar = NULL, L->cfilled = L->cfilling = NULL;
-  free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride);
+  free(rowval), free(rowacc), free(rparam), free(rstride), free(eparam), free(estride), free(in_stride), free(sq_stride);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;

@@ -328,7 +328,8 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
       const DLTensor *t = (kp->r0 & 0x80000000u) ? E->outputs[idx] : (kp->r0 & 0x40000000u) ? &E->tview[idx] : E->pt[idx];
       int64_t s = 0;
       if (kp->r0 & 0x20000000u) {
-        if ((int)kp->r1 < t->ndim) s = stride_of(t, (int)kp->r1);
+        /* a size-1 dim is either indexed at 0 only or broadcast: stride 0 is right for both */
+        if ((int)kp->r1 < t->ndim && t->shape[kp->r1] != 1) s = stride_of(t, (int)kp->r1);
       } else {
         int jd = (int)kp->r1 - (r - t->ndim);
         if (jd >= 0 && !(t->shape[jd] == 1 && E->space[kp->r1] != 1)) s = stride_of(t, jd);

@@ -280,8 +280,10 @@ Test(reduce, fusion_structure_of_examples) {
       {"red_reduce_of_reduce", 4, "reduce.block_per_output"},     /* a reduction of a reduction: temporaries */
       /* ten row outputs: the row kernel takes 8 (kg_schedule_accepts), a pointwise kernel the rest */
       {"red_fuse_many_row_outputs", 2, "reduce.rows_persistent"},
-      /* an epilogue reading another group's reduction: its own pointwise kernel */
-      {"red_epilogue_other_group", 5, "reduce.block_per_output"},
+      /* an epilogue reading another group's reduction rides in the later group's kernel */
+      {"red_epilogue_other_group", 4, "reduce.block_per_output"},
+      /* squeezed epilogues reading other tensors ([9] and [5,1] against a [5,9] result): one kernel */
+      {"red_epilogue_squeezed_reads", 1, "reduce.thread_per_output"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char path[512];

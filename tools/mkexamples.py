@@ -5797,6 +5797,14 @@ def _(x):
         (y - y.mean(dims(-1), True)) / (y.var(L(-1), True, True) + f(1e-5)).sqrt()))
 
 
+@example("red_epilogue_squeezed_reads", "epilogues without keepdim that read other tensors, broadcast against the squeezed "
+         "result: x.sum(1) + b (b: [9]) and x.amax(1) * c (c: [5, 1]) over x [5, 7, 9]: both ride in the reduction kernel",
+         [("x", ten(F32, 5, 7, 9)), ("b", ten(F32, 9)), ("c", ten(F32, 5, 1))],
+         ref=lambda th, x, b, c: (x.sum(1) + b, x.amax([1]) * c))
+def _(x, b, c):
+    return tuple_(x.sum(L(1)) + b, x.amax(dims(1)) * c)
+
+
 # ---- control flow over tensors: the host plan (issue 4) --------------------------------------------
 def _i64(n):
     return int64_(n)

@@ -1,4 +1,4 @@
-/* kgen 0.1.0: cf_rnn_elman — 3 kernels. Generated code: edits are lost. */
+/* kgen 0.1.0: cf_rnn_elman — 2 kernels. Generated code: edits are lost. */
 #ifdef __CUDACC__
 #define KG_KERNEL extern "C" __global__
 #define KG_DEV static __device__ __forceinline__ __attribute__((unused))
@@ -95,7 +95,7 @@ KG_KERNEL void cf_rnn_elman_r0_k0(const float *in0, const float *in1, float *tmp
 }
 
 /* cf_rnn_elman_r0_k1: schedule reduce.thread_per_output, index int32, block 256, 1 element per thread */
-KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, float *tmp1, int sr0_0, int sr0_1, int n, int rn, int size0, int size1, int size2, int st2_0, int st2_1, int st3_1, int st3_2) {
+KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, const float *in4, const float *tmp0, float *out0, int se0_0, int se0_1, int n, int rn, int size0, int size1, int size2, int st2_0, int st2_1, int st3_1, int st3_2, int st4_2, int st5_1, int st5_2, int sq2_1, int sq3_0, int sq3_1, int sq4_0, int sq5_0, int sq5_1) {
   int v0_tid = (int)threadIdx.x;
   int v1_o = (((int)blockIdx.x * (int)blockDim.x) + v0_tid);
   if ((v1_o < n)) {
@@ -105,35 +105,26 @@ KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, float *tmp
     for (int v5_j = 0; v5_j < rn; v5_j += 1) {
       int v6_off = ((v3_r * st2_0) + (v5_j * st2_1));
       int v7_off = ((v5_j * st3_1) + (v2_c * st3_2));
-      float v8_ld = (in2[v6_off]);
-      float v9_ld = (in3[v7_off]);
-      float v10_t = ((v8_ld * v9_ld));
-      v4_acc = ((v4_acc + ((double)v10_t)));
+      int v8_off = (v2_c * st4_2);
+      int v9_off = ((v5_j * st5_1) + (v2_c * st5_2));
+      float v10_ld = (in2[v6_off]);
+      float v11_ld = (in3[v7_off]);
+      float v12_t = ((v10_ld * v11_ld));
+      v4_acc = ((v4_acc + ((double)v12_t)));
     }
-    double v11_tot = v4_acc;
-    float v12_red = ((float)v11_tot);
+    double v13_tot = v4_acc;
+    float v14_red = ((float)v13_tot);
     if (1) {
-      tmp1[((v3_r * sr0_0) + (v2_c * sr0_1))] = (float)v12_red;
+      int v15_off = (v3_r * sq2_1);
+      int v16_off = ((v3_r * sq3_0) + (v2_c * sq3_1));
+      int v17_off = (v2_c * sq4_0);
+      int v18_off = ((v3_r * sq5_0) + (v2_c * sq5_1));
+      float v19_ld = (tmp0[v18_off]);
+      float v20_t = ((v19_ld + v14_red));
+      float v21_ld = (in4[v17_off]);
+      float v22_t = ((v20_t + v21_ld));
+      float v23_t = (tanhf(v22_t));
+      out0[((v3_r * se0_0) + (v2_c * se0_1))] = (float)v23_t;
     }
-  }
-}
-
-/* cf_rnn_elman_r0_k2: schedule pointwise.strided, index int32, block 256, 1 element per thread */
-KG_KERNEL void cf_rnn_elman_r0_k2(const float *in4, const float *tmp0, const float *tmp1, float *out0, int n, int size1, int st4_1, int st5_0, int st5_1, int st6_0, int st6_1, int so0_0, int so0_1) {
-  int v0_i = (((int)blockIdx.x * (int)blockDim.x) + (int)threadIdx.x);
-  if ((v0_i < n)) {
-    int v1_c = (v0_i % size1);
-    int v2_r = (v0_i / size1);
-    int v3_off = (v1_c * st4_1);
-    int v4_off = ((v2_r * st5_0) + (v1_c * st5_1));
-    int v5_off = ((v2_r * st6_0) + (v1_c * st6_1));
-    int v6_off = ((v2_r * so0_0) + (v1_c * so0_1));
-    float v7_ld = (tmp0[v4_off]);
-    float v8_ld = (tmp1[v5_off]);
-    float v9_t = ((v7_ld + v8_ld));
-    float v10_ld = (in4[v3_off]);
-    float v11_t = ((v9_t + v10_ld));
-    float v12_t = (tanhf(v11_t));
-    out0[v6_off] = (float)v12_t;
   }
 }
