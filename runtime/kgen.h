@@ -9,7 +9,8 @@
  *   kg_context  — options, caches, devices, the last error.
  *   kg_module   — a loaded quotation document (kgen-quotation v1).
  *   kg_compiled — one entry specialized for dtypes / ranks / layouts: its typed
- *                 program, fused kernels, CUDA C, TorchScript and eager Python.
+ *                 program, fused kernels, CUDA C, TorchScript and eager Python, and
+ *                 for control flow over tensors its host plan (kgen explain prints it).
  *
  * Every function returns a kg_status. On failure kg_last_error() describes it
  * (JSON path, F# location, message). KG_ERR_INPUT means the input was bad;
@@ -120,6 +121,10 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
  * for the emulator (kDLCPU). A scalar parameter is a 0-dim tensor in host memory
  * on either device. Any strides (in elements) are accepted; outputs may alias
  * inputs element for element (in-place pointwise updates).
+ * An entry with control flow over tensors (a host plan) runs its loops, branches and
+ * item() reads here on the host, launching each region's kernels; its temporaries come
+ * from a pool that reuses freed buffers (no allocation per loop iteration), and a read
+ * waits for the stream's work first.
  * stream: a CUstream or NULL (legacy default stream). With NULL, kg_run returns
  * after the kernels finished. With a stream it only enqueues them and returns
  * (asynchronous, like any op on that stream); temporary buffers between kernels
