@@ -16,7 +16,10 @@ at the issue's transformer sizes it:
      read once, each output written once) and eager/ours.
 
 Also: per-call host overhead of kg_run (1-element tensors, many calls, the GPU
-idle), beside one eager PyTorch op on the same tensors.
+idle), beside one eager PyTorch op on the same tensors; and the control-flow loops of
+examples/ (cf_rnn_elman, cf_lstm: a host plan, one kg_run per sequence) at RNN sizes,
+checked against the same loop in PyTorch and timed beside it op by op (the F#'s own
+formulation) and with matmuls (eager's best).
 
 Usage: python3 perf/gpu/bench.py LIBKGEN.so [--programs perf/programs] [--reps 50]
 Prints a markdown table last. Exits 1 if any check fails.
@@ -162,6 +165,76 @@ def cases():
            lambda x: x.sum(0), lambda R, D: (R * D + D) * 4)
 
 
+def loop_cases():
+    """(example, entry inputs, the F#'s loop in eager PyTorch, the same with matmul)"""
+    T, B, I, H = 64, 32, 64, 64
+
+    def elman_in():
+        return [torch.randn(T, B, I, device="cuda") * 0.5, torch.randn(I, H, device="cuda") * 0.1,
+                torch.randn(H, H, device="cuda") * 0.1, torch.randn(H, device="cuda") * 0.1, torch.zeros(B, H, device="cuda")]
+
+    def elman_ops(x, wx, wh, b, h):
+        for t in range(x.shape[0]):
+            h = torch.tanh((x.select(0, t).unsqueeze(-1) * wx).sum(1) + (h.unsqueeze(-1) * wh).sum(1) + b)
+        return h
+
+    def elman_mm(x, wx, wh, b, h):
+        for t in range(x.shape[0]):
+            h = torch.tanh(x[t] @ wx + h @ wh + b)
+        return h
+
+    def lstm_in():
+        return [torch.randn(T, B, I, device="cuda") * 0.5, torch.randn(I, 4, H, device="cuda") * 0.1,
+                torch.randn(H, 4, H, device="cuda") * 0.1, torch.randn(4, H, device="cuda") * 0.1,
+                torch.zeros(B, H, device="cuda"), torch.zeros(B, H, device="cuda")]
+
+    def lstm_ops(x, w, u, b, h, c):
+        for t in range(x.shape[0]):
+            z = (x.select(0, t).unsqueeze(-1).unsqueeze(-1) * w).sum(1) + (h.unsqueeze(-1).unsqueeze(-1) * u).sum(1) + b
+            c2 = torch.sigmoid(z.select(1, 1)) * c + torch.sigmoid(z.select(1, 0)) * torch.tanh(z.select(1, 2))
+            h, c = torch.sigmoid(z.select(1, 3)) * torch.tanh(c2), c2
+        return h
+
+    def lstm_mm(x, w, u, b, h, c):
+        w2, u2 = w.reshape(w.shape[0], -1), u.reshape(u.shape[0], -1)
+        for t in range(x.shape[0]):
+            z = (x[t] @ w2 + h @ u2).reshape(-1, 4, u.shape[-1]) + b
+            c2 = torch.sigmoid(z[:, 1]) * c + torch.sigmoid(z[:, 0]) * torch.tanh(z[:, 2])
+            h, c = torch.sigmoid(z[:, 3]) * torch.tanh(c2), c2
+        return h
+
+    yield "cf_rnn_elman", elman_in, elman_ops, elman_mm, f"T={T} B={B} I={I} H={H}"
+    yield "cf_lstm", lstm_in, lstm_ops, lstm_mm, f"T={T} B={B} I={I} H={H}"
+
+
+def loops(kg, stream, reps, trials):
+    rows, failed = [], 0
+    for name, mk, ops, mm, size in loop_cases():
+        try:
+            torch.manual_seed(7)
+            ins = mk()
+            e = Entry(kg, kg.load(os.path.join("examples", name + ".json")), name, ins, stream)
+            for o in e.outs:
+                o.fill_(float("nan"))
+            with torch.cuda.stream(stream):
+                e.run()
+            stream.synchronize()
+            err = rel_err(e.outs[0], mm(*ins))
+            ok = err < 1e-4
+            failed += not ok
+            t_k = time_gpu(e.run, stream, reps, trials)
+            t_o = time_gpu(lambda: ops(*ins), stream, max(reps // 10, 2), trials)
+            t_m = time_gpu(lambda: mm(*ins), stream, max(reps // 10, 2), trials)
+        except Exception as ex:  # one failing case must not hide the others
+            print(f"{name}: FAILED: {ex}", flush=True)
+            failed += 1
+            continue
+        rows.append((name, size, e.n_kernels, err, "ok" if ok else "WRONG", t_k[0], t_o[0], t_m[0]))
+        print(f"{name} {size}: kgen {t_k[0]:.1f} us, eager op by op {t_o[0]:.1f} us, eager matmul {t_m[0]:.1f} us, err {err:.2e}",
+              flush=True)
+    return rows, failed
+
+
 def main():
     args = sys.argv[1:]
     lib = args[0]
@@ -210,6 +283,8 @@ def main():
                   f"torch {t_t[0]:.1f} us, err {err:.2e}", flush=True)
             del ins, e
             torch.cuda.empty_cache()
+    lrows, lfailed = loops(kg, stream, reps, trials)
+    failed += lfailed
     # host overhead per kg_run call: a 1-element pointwise program, GPU idle
     over = None
     rs = os.path.join(progdir, "row_sum.json")
@@ -244,6 +319,14 @@ def main():
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.1e} | {r[4]} | {r[5]:.1f} | {r[6]:.1f} | {r[7]:.2f} | {r[8]:.2f} | "
               f"{r[9]:.2f} | {r[10]:.1f} | {r[11]:.1f}–{r[12]:.1f} |")
+    if lrows:
+        print()
+        print("| loop | size | kernels | rel err | check | kgen µs / sequence | eager op by op µs | eager matmul µs | "
+              "op by op / kgen | matmul / kgen |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in lrows:
+            print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.1e} | {r[4]} | {r[5]:.1f} | {r[6]:.1f} | {r[7]:.1f} | "
+                  f"{r[6] / r[5]:.2f} | {r[7] / r[5]:.2f} |")
     if over:
         print()
         print(f"host time per call (1x1 row_sum, Python ctypes caller): kg_run {over[0]:.1f} µs, "
