@@ -389,3 +389,28 @@ Test(plan, lstm_gates_after_views_are_one_region) {
   kg_module_free(m);
   kg_context_free(ctx);
 }
+
+/* a loop that only moves a view of an input and counts on the host launches nothing */
+Test(plan, loop_of_views_and_host_arithmetic_launches_nothing) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_carry_views", NULL, &m);
+  int64_t sh[2] = {6, 4}, osh[1] = {4};
+  float xs[24];
+  for (int i = 0; i < 24; i++) xs[i] = (float)i;
+  ht x, y;
+  ht_f32(&x, 2, sh, xs);
+  ht_f32(&y, 1, osh, NULL);
+  const DLTensor *ins[1] = {&x.t};
+  DLTensor *outs[1] = {&y.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  cr_expect_eq(st.iterations, 6u);
+  cr_expect_eq(st.launches, 2u, "the multiply after the loop and the output copy: %llu", (unsigned long long)st.launches);
+  for (int i = 0; i < 4; i++) cr_expect_eq(((float *)y.data)[i], xs[20 + i] * 15.0f);
+  free(x.data), free(y.data);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}

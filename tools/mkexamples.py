@@ -5285,6 +5285,16 @@ def _ref_nested_mixed(th, x, n):
     return y, th.tensor(cnt, dtype=th.int32)
 
 
+@example("cf_carry_views", "a loop that only moves a view and counts: last <- x.[t] (the carried tensor is a view of the "
+         "input, no copy, no kernel in the loop) and s <- s + t (host arithmetic); then last * float32 s",
+         [("x", ten(F32, 6, 4))],
+         ref=lambda th, x: x[5] * 15.0)
+def _(x):
+    return letm("s", 0, lambda s_: letm("last", at(x, L(0)), lambda last: seq(
+        for_("t", 0, int_(get_array(x.shape, 0)) - 1, lambda t: seq(s_.set(s_ + t), last.set(at(x, _i64(t))))),
+        last * float32_(s_))))
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
