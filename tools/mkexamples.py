@@ -5295,6 +5295,22 @@ def _(x):
         last * float32_(s_))))
 
 
+@example("cf_captured_weights", "captured tensors (a closure's weights) used only inside a loop body: "
+         "for i in 1 .. 5 do h <- tanh(h * w + bias)",
+         [("x", ten(F32, 3, 16))], captures={"w": ten(F32, 16), "bias": ten(F32, 16)},
+         ref=lambda th, x, w, bias: _ref_captured(th, x, w, bias))
+def _(x):
+    return letm("h", x, lambda h: seq(
+        for_("i", 1, 5, lambda i: h.set(torch.tanh(h * capture("w") + capture("bias")))), h))
+
+
+def _ref_captured(th, x, w, bias):
+    h = x
+    for _ in range(5):
+        h = th.tanh(h * w + bias)
+    return h
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
