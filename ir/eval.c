@@ -258,3 +258,40 @@ bool kg_eval_node(const kg_gnode *n, const kg_cval *operands, kg_cval *res) {
   }
   return kg_eval_op((kg_op)n->op, (kg_dtype)n->dtype, (kg_dtype)n->cdtype, a, n->n_in, n->ia, n->fa, res);
 }
+
+/* Transcendentals with the host's libm, at the compute dtype's precision (float32 through
+ * the float functions, as .NET's MathF and the CUDA single-precision ones are). Only for
+ * host values of a host plan, which the program computes on the host (a .NET program on
+ * the CPU would): constant folding does not use it, so a value computed in a kernel is
+ * never folded to a host libm result. */
+bool kg_eval_node_host(const kg_gnode *n, const kg_cval *operands, kg_cval *res) {
+  if (kg_eval_node(n, operands, res)) return true;
+  kg_dtype cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : (kg_dtype)n->dtype;
+  if (!kg_dtype_is_float(cdt) || !kg_dtype_is_float((kg_dtype)n->dtype) || n->n_in < 1 || n->n_in > 2) return false;
+  double x = kg_cval_as_double(kg_cval_cast(operands[0], cdt));
+  double y = n->n_in == 2 ? kg_cval_as_double(kg_cval_cast(operands[1], cdt)) : 0;
+  bool f64 = cdt == KG_F64;
+  float xf = (float)x, yf = (float)y;
+  double r;
+  switch ((kg_op)n->op) {
+  case KG_OP_EXP: r = f64 ? exp(x) : expf(xf); break;
+  case KG_OP_LOG: r = f64 ? log(x) : logf(xf); break;
+  case KG_OP_LOG2: r = f64 ? log2(x) : log2f(xf); break;
+  case KG_OP_LOG10: r = f64 ? log10(x) : log10f(xf); break;
+  case KG_OP_CBRT: r = f64 ? cbrt(x) : cbrtf(xf); break;
+  case KG_OP_SIN: r = f64 ? sin(x) : sinf(xf); break;
+  case KG_OP_COS: r = f64 ? cos(x) : cosf(xf); break;
+  case KG_OP_TAN: r = f64 ? tan(x) : tanf(xf); break;
+  case KG_OP_ASIN: r = f64 ? asin(x) : asinf(xf); break;
+  case KG_OP_ACOS: r = f64 ? acos(x) : acosf(xf); break;
+  case KG_OP_ATAN: r = f64 ? atan(x) : atanf(xf); break;
+  case KG_OP_SINH: r = f64 ? sinh(x) : sinhf(xf); break;
+  case KG_OP_COSH: r = f64 ? cosh(x) : coshf(xf); break;
+  case KG_OP_TANH: r = f64 ? tanh(x) : tanhf(xf); break;
+  case KG_OP_ATAN2: if (n->n_in != 2) return false; r = f64 ? atan2(x, y) : atan2f(xf, yf); break;
+  case KG_OP_POW: if (n->n_in != 2) return false; r = f64 ? pow(x, y) : powf(xf, yf); break;
+  default: return false;
+  }
+  *res = kg_cval_float((kg_dtype)n->dtype, r);
+  return true;
+}

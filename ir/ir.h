@@ -388,6 +388,9 @@ float kg_bf16_to_f32(uint16_t h);
  * evaluated on the host (transcendentals: device libm may differ by an ulp).
  * operands[j] hold the values of n->in[j] in their own dtypes. */
 bool kg_eval_node(const kg_gnode *n, const kg_cval *operands, kg_cval *res);
+/* The same, plus transcendentals with the host's libm (exp, log, sin, tanh, pow, …): for
+ * the host plan's own values only (never for folding what a kernel would compute). */
+bool kg_eval_node_host(const kg_gnode *n, const kg_cval *operands, kg_cval *res);
 
 /* ---- plan.c: the host plan ----
  *

@@ -15,9 +15,9 @@
  *      leave several levels); views and sizes move up to where their source is
  *      ready, so the tensor work between them merges into one region;
  *   3. regions: each NODES step becomes its host steps (scalar ops on host values,
- *      evaluated with kg_eval_node) followed by one REGION of its tensor nodes; scalar
- *      ops the host does not evaluate (transcendentals) are recomputed inside every
- *      region that needs them; a region's inputs are the values it reads from
+ *      evaluated with kg_eval_node_host: the kernels' semantics, transcendentals with
+ *      the host's libm) followed by one REGION of its tensor nodes; scalar ops the host
+ *      does not evaluate are recomputed inside every region that needs them; a region's inputs are the values it reads from
  *      outside, its outputs the values read outside it;
  *   4. kill lists: per value, the step of its own block that contains its last use.
  */
@@ -53,7 +53,7 @@ static bool host_evaluable(const kg_graph *g, const kg_gnode *n) {
     a[j] = kg_dtype_is_float((kg_dtype)o->dtype) ? kg_cval_float((kg_dtype)o->dtype, 1.0) : kg_cval_int((kg_dtype)o->dtype, 1);
   }
   kg_cval r;
-  return kg_eval_node(n, a, &r);
+  return kg_eval_node_host(n, a, &r);
 }
 
 static bool pure_scalar(const kg_graph *g, const kg_gnode *n) {
@@ -490,6 +490,20 @@ static void lifetimes(pctx *P) {
   free(bk);
 }
 
+/* the op that makes a recomputed scalar one: the first operand chain down to an op the
+ * host does not evaluate (for the message) */
+static uint32_t remat_culprit(const pctx *P, uint32_t id) {
+  for (int depth = 0; depth < 256; depth++) {
+    const kg_gnode *n = &P->g->nodes.v[id];
+    uint32_t next = KG_NONE;
+    for (int j = 0; j < n->n_in && next == KG_NONE; j++)
+      if (P->kind[n->in[j]] == NK_REMAT) next = n->in[j];
+    if (next == KG_NONE) return id;
+    id = next;
+  }
+  return id;
+}
+
 /* ---- the pass ---- */
 
 bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
@@ -510,8 +524,14 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
     const kg_gnode *nd = &g->nodes.v[i];
     if (nd->op == KG_OP_INPUT || nd->op == KG_OP_CONST || nd->op == KG_OP_PLANVAL) P.kind[i] = NK_LEAF;
     else if (!P.need[i]) P.kind[i] = NK_DEAD;
-    else if (pure_scalar(g, nd)) P.kind[i] = host_evaluable(g, nd) ? NK_HOST : NK_REMAT;
-    else P.kind[i] = NK_DEVICE;
+    else if (pure_scalar(g, nd)) {
+      /* on the host when the host evaluates the op and has every operand */
+      bool host = host_evaluable(g, nd);
+      for (int j = 0; j < nd->n_in && host; j++) host = P.kind[nd->in[j]] == NK_LEAF || P.kind[nd->in[j]] == NK_HOST;
+      P.kind[i] = host ? NK_HOST : NK_REMAT;
+    } else {
+      P.kind[i] = NK_DEVICE;
+    }
   }
   hoist_block(&P, 0);
   schedule_block(&P, 0);
@@ -526,19 +546,28 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
   /* the plan itself needs every host value it reads to be computable on the host */
   for (uint32_t i = 0; i < p->ops.n && ok; i++) {
     const kg_pop *o = &p->ops.v[i];
-    uint32_t ctl[2] = {o->kind == KG_P_FOR ? o->b : KG_NONE, o->kind == KG_P_REGION || o->kind == KG_P_NODES ? KG_NONE : o->c};
-    for (int k = 0; k < 2 && ok; k++)
-      if (ctl[k] != KG_NONE && P.kind[ctl[k]] == NK_REMAT) {
-        const kg_gnode *nd = &g->nodes.v[ctl[k]];
+    /* bounds, conditions, indices, and scalars carried by loops and branches */
+    KG_VEC(uint32_t) ctl = {0};
+    if (o->kind == KG_P_FOR) KG_VEC_PUSH(ctl, o->b);
+    if (o->kind != KG_P_REGION && o->kind != KG_P_NODES && o->c != KG_NONE) KG_VEC_PUSH(ctl, o->c);
+    for (uint32_t k = 0; k < o->n_car; k++) {
+      if (o->init) KG_VEC_PUSH(ctl, o->init[k]);
+      if (o->yld) KG_VEC_PUSH(ctl, o->yld[k]);
+      if (o->yld2) KG_VEC_PUSH(ctl, o->yld2[k]);
+    }
+    for (uint32_t k = 0; k < ctl.n && ok; k++)
+      if (P.kind[ctl.v[k]] == NK_REMAT) {
+        const kg_gnode *nd = &g->nodes.v[remat_culprit(&P, ctl.v[k])];
         kg_diag_add(c->d, KG_E_UNSUPPORTED, nd->path, nd->srcloc,
-                    "%s on numbers is computed in kernels only (the device's math library decides its last bit): a loop bound, condition or index cannot use it",
+                    "%s on numbers is computed in kernels only: a loop bound, condition, index or carried number cannot use it",
                     kg_op_name((kg_op)nd->op));
         ok = false;
       }
+    KG_VEC_FREE(ctl);
   }
   for (uint32_t i = 0; i < g->outputs.n && ok; i++)
     if (P.kind[g->outputs.v[i]] == NK_REMAT) {
-      const kg_gnode *nd = &g->nodes.v[g->outputs.v[i]];
+      const kg_gnode *nd = &g->nodes.v[remat_culprit(&P, g->outputs.v[i])];
       kg_diag_add(c->d, KG_E_UNSUPPORTED, nd->path, nd->srcloc,
                   "a number computed with %s is returned from an entry with host control flow: return it as a tensor (torch.tensor(x))",
                   kg_op_name((kg_op)nd->op));

@@ -11,7 +11,7 @@
  *
  *   REGION  → kg_run_program on the region's own compiled program (its kernels; grid
  *             sizes from the actual shapes), temporaries from the pool, no sync
- *   HOST    → kg_eval_node (the same semantics as the kernels and constant folding)
+ *   HOST    → kg_eval_node_host (the kernels' semantics; transcendentals with host libm)
  *   READ    → one device→host copy of a 0-dim tensor (after the stream's work)
  *   VIEW    → a DLTensor with a byte offset and strides into the same buffer
  *   FOR / WHILE / IF → C control flow over the blocks
@@ -340,7 +340,7 @@ static kg_status exec_op(pexec *E, const kg_pop *o) {
       a[j] = E->env[n->in[j]].s;
     }
     kg_cval r;
-    if (!kg_eval_node(n, a, &r)) return fail_at(E, o, KG_E_INTERNAL, "plan: op %s is not evaluated on the host", kg_op_name((kg_op)n->op));
+    if (!kg_eval_node_host(n, a, &r)) return fail_at(E, o, KG_E_INTERNAL, "plan: op %s is not evaluated on the host", kg_op_name((kg_op)n->op));
     release(E, o->a);
     E->env[o->a].set = true;
     E->env[o->a].s = r;

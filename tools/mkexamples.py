@@ -5311,6 +5311,24 @@ def _ref_captured(th, x, w, bias):
     return h
 
 
+@example("cf_host_transcendental", "a carried float32 computed with exp on the host (a decaying step size): "
+         "y <- y - lr * tanh y; lr <- lr * exp(-0.5f * float32 i); returns (y, lr)",
+         [("x", ten(F32, 4, 8)), ("n", scal(I32_))],
+         ref=lambda th, x, n: _ref_host_exp(th, x, n), expect=["float32", "float32"])
+def _(x, n):
+    return letm("y", x, lambda y: letm("lr", f(1.0), lambda lr: seq(
+        for_("i", 1, n, lambda i: seq(y.set(y - lr * y.tanh()), lr.set(lr * exp_(f(-0.5) * float32_(i))))),
+        tuple_(y, lr))))
+
+
+def _ref_host_exp(th, x, n):
+    y, lr = x, th.tensor(1.0, dtype=th.float32)
+    for i in range(1, int(n) + 1):
+        y = y - lr * y.tanh()
+        lr = lr * th.exp(th.tensor(-0.5, dtype=th.float32) * float(i))
+    return y, lr
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
