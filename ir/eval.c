@@ -267,6 +267,13 @@ bool kg_eval_node(const kg_gnode *n, const kg_cval *operands, kg_cval *res) {
 bool kg_eval_node_host(const kg_gnode *n, const kg_cval *operands, kg_cval *res) {
   if (kg_eval_node(n, operands, res)) return true;
   kg_dtype cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : (kg_dtype)n->dtype;
+  if (n->op == KG_OP_CLAMP && n->n_in == 3) { /* min(max(a, lo), hi), NaN-propagating, as kernels do */
+    kg_cval a[3], t;
+    for (int j = 0; j < 3; j++) a[j] = kg_cval_cast(operands[j], cdt);
+    if (!kg_eval_op(KG_OP_MAXIMUM, cdt, cdt, a, 2, NULL, NULL, &t)) return false;
+    kg_cval b[2] = {t, a[2]};
+    return kg_eval_op(KG_OP_MINIMUM, (kg_dtype)n->dtype, cdt, b, 2, NULL, NULL, res);
+  }
   if (!kg_dtype_is_float(cdt) || !kg_dtype_is_float((kg_dtype)n->dtype) || n->n_in < 1 || n->n_in > 2) return false;
   double x = kg_cval_as_double(kg_cval_cast(operands[0], cdt));
   double y = n->n_in == 2 ? kg_cval_as_double(kg_cval_cast(operands[1], cdt)) : 0;

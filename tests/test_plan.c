@@ -414,3 +414,33 @@ Test(plan, loop_of_views_and_host_arithmetic_launches_nothing) {
   kg_module_free(m);
   kg_context_free(ctx);
 }
+
+/* host evaluation of the plan's numbers: the kernels' semantics, plus libm transcendentals
+ * at the value's precision and clamp */
+Test(plan, host_number_evaluation) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_EXP, n.dtype = n.cdtype = KG_F32, n.vkind = KG_V_SCALAR, n.n_in = 1;
+  kg_cval a[3] = {kg_cval_float(KG_F32, 1.0)}, r;
+  cr_expect_not(kg_eval_node(&n, a, &r), "folding never evaluates a transcendental");
+  cr_assert(kg_eval_node_host(&n, a, &r));
+  cr_expect_eq(r.f, (double)expf(1.0f), "float32 exp is expf: %.17g", r.f);
+  n.dtype = n.cdtype = KG_F64;
+  a[0] = kg_cval_float(KG_F64, 1.0);
+  cr_assert(kg_eval_node_host(&n, a, &r));
+  cr_expect_eq(r.f, exp(1.0));
+  n.op = KG_OP_POW, n.n_in = 2, n.dtype = n.cdtype = KG_F32;
+  a[0] = kg_cval_float(KG_F32, 2.0), a[1] = kg_cval_float(KG_F32, 0.5);
+  cr_assert(kg_eval_node_host(&n, a, &r));
+  cr_expect_eq(r.f, (double)powf(2.0f, 0.5f));
+  n.op = KG_OP_CLAMP, n.n_in = 3, n.dtype = n.cdtype = KG_I32;
+  a[0] = kg_cval_int(KG_I32, 17), a[1] = kg_cval_int(KG_I32, -3), a[2] = kg_cval_int(KG_I32, 5);
+  cr_assert(kg_eval_node_host(&n, a, &r));
+  cr_expect_eq(r.i, 5);
+  n.dtype = n.cdtype = KG_F32;
+  a[0] = kg_cval_float(KG_F32, NAN), a[1] = kg_cval_float(KG_F32, 0), a[2] = kg_cval_float(KG_F32, 1);
+  cr_assert(kg_eval_node_host(&n, a, &r));
+  cr_expect(isnan(r.f), "clamp propagates NaN as the kernels do");
+  n.op = KG_OP_MAP, n.n_in = 1;
+  cr_expect_not(kg_eval_node_host(&n, a, &r));
+}
