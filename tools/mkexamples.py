@@ -5329,6 +5329,25 @@ def _ref_host_exp(th, x, n):
     return y, lr
 
 
+@example("cf_dtypes_loop", "loop-carried float16, bfloat16 and int32 tensors (rounded after every op in every iteration; "
+         "integer arithmetic wraps): y <- y * 0.5 + x, w <- w * 0.75 + 1, z <- (z * 3 + i) % 1000",
+         [("x", ten(F16, 8, 16)), ("v", ten(BF16, 5)), ("k", ten(I32_, 7)), ("n", scal(I32_))],
+         ref=lambda th, x, v, k, n: _ref_dtypes_loop(th, x, v, k, n), expect=["float16", "bfloat16", "int32"])
+def _(x, v, k, n):
+    return letm("y", x, lambda y: letm("w", v, lambda w: letm("z", k, lambda z: seq(
+        for_("i", 1, n, lambda i: seq(y.set(y * f(0.5) + x), w.set(w * f(0.75) + f(1.0)), z.set((z * 3 + i) % 1000))),
+        tuple_(y, w, z)))))
+
+
+def _ref_dtypes_loop(th, x, v, k, n):
+    y, w, z = x, v, k
+    for i in range(1, int(n) + 1):
+        y = (y.float() * 0.5).half().float().add(x.float()).half()
+        w = (w.float() * 0.75).bfloat16().float().add(1.0).bfloat16()
+        z = th.remainder(z * 3 + i, 1000)
+    return y, w, z
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
