@@ -92,6 +92,9 @@ typedef struct pexec {
   pval *env;
   int64_t *sym;
   uint8_t *sym_bound;
+  DLTensor *const *outputs;
+  int32_t *direct;      /* per node: the entry output its region writes in place, or -1 */
+  uint8_t *written;     /* per entry output: written in place already */
 } pexec;
 
 static kg_cval load_scalar(const void *src, kg_dtype dt) {
@@ -236,8 +239,26 @@ static kg_status run_region(pexec *E, const kg_pop *o) {
     }
   }
   for (uint32_t k = 0; k < r->outs.n && st == KG_OK; k++) {
-    if (!new_tensor(E, r->outs.v[k])) st = KG_ERR_INTERNAL;
-    else outs[k] = &E->env[r->outs.v[k]].t;
+    uint32_t id = r->outs.v[k];
+    int32_t oi = E->direct ? E->direct[id] : -1;
+    if (oi >= 0) { /* an entry output computed once, at top level: straight into the caller's tensor */
+      release(E, id);
+      pval *v = &E->env[id];
+      const DLTensor *t = E->outputs[oi];
+      v->set = true, v->buf = 0, v->t = *t;
+      for (int d = 0; d < t->ndim; d++) {
+        int64_t sz = 1;
+        for (int j = t->ndim - 1; j > d; j--) sz *= t->shape[j];
+        v->shape[d] = t->shape[d], v->strides[d] = t->strides ? t->strides[d] : sz;
+      }
+      v->t.shape = v->shape, v->t.strides = v->strides;
+      E->written[oi] = 1;
+      outs[k] = &v->t;
+    } else if (!new_tensor(E, id)) {
+      st = KG_ERR_INTERNAL;
+    } else {
+      outs[k] = &E->env[id].t;
+    }
   }
   if (st == KG_OK)
     st = kg_run_program(rc, E->devk, ins, (int)r->ins.n, NULL, 0, outs, (int)r->outs.n, E->stream, &E->pool);
@@ -465,6 +486,7 @@ static kg_compiled *copy_program(pexec *E, uint32_t i) {
 }
 
 static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
+  if (E->written[i]) return KG_OK;
   uint32_t id = E->g->outputs.v[i];
   const kg_gnode *n = &E->g->nodes.v[id];
   if (!need(E, id, NULL)) return KG_ERR_INTERNAL;
@@ -491,6 +513,63 @@ static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
 }
 
 /* ---- the run ---- */
+
+static void mem_range(const DLTensor *t, uintptr_t *lo, uintptr_t *hi) {
+  int64_t a = 0, b = 0, es = (t->dtype.bits * t->dtype.lanes + 7) / 8;
+  bool empty = false;
+  for (int d = 0; d < t->ndim; d++) {
+    int64_t sz = 1;
+    for (int j = t->ndim - 1; j > d; j--) sz *= t->shape[j];
+    int64_t st = t->strides ? t->strides[d] : sz;
+    if (t->shape[d] == 0) empty = true;
+    else if (st < 0) a += (t->shape[d] - 1) * st;
+    else b += (t->shape[d] - 1) * st;
+  }
+  uintptr_t base = (uintptr_t)t->data + t->byte_offset;
+  *lo = base + (uintptr_t)(a * es);
+  *hi = empty ? *lo : base + (uintptr_t)((b + 1) * es);
+}
+
+static bool overlaps(const DLTensor *x, const DLTensor *y) {
+  uintptr_t a0, a1, b0, b1;
+  mem_range(x, &a0, &a1);
+  mem_range(y, &b0, &b1);
+  return a0 < b1 && b0 < a1;
+}
+
+/* Entry outputs a top-level region computes (once per run) are written by it straight
+ * into the caller's tensors instead of a pool buffer and a copy at the end — unless the
+ * caller's tensor overlaps an input (outputs may alias inputs: later steps still read
+ * them) or another output, or the value is also returned as another output. */
+static void plan_direct_outputs(pexec *E, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *caps, int n_caps) {
+  const kg_graph *g = E->g;
+  const kg_pblock *b0 = &E->p->blocks.v[0];
+  for (uint32_t i = 0; i < g->outputs.n; i++) {
+    uint32_t id = g->outputs.v[i];
+    const DLTensor *t = E->outputs[i];
+    if (g->nodes.v[id].vkind != KG_V_TENSOR || !t) continue;
+    bool top = false;
+    for (uint32_t k = 0; k < b0->ops.n && !top; k++) {
+      const kg_pop *o = &E->p->ops.v[b0->ops.v[k]];
+      if (o->kind != KG_P_REGION) continue;
+      const kg_region *r = &E->p->regions.v[o->region];
+      for (uint32_t q = 0; q < r->outs.n && !top; q++) top = r->outs.v[q] == id;
+    }
+    bool ok = top;
+    for (uint32_t j = 0; j < g->outputs.n && ok; j++)
+      if (j != i) ok = g->outputs.v[j] != id && !(E->outputs[j] && overlaps(t, E->outputs[j]));
+    for (int j = 0; j < n_inputs && ok; j++)
+      if (inputs[j] && inputs[j]->ndim > 0) ok = !overlaps(t, inputs[j]);
+    for (int j = 0; j < n_caps && ok; j++)
+      if (caps[j].t) ok = !overlaps(t, caps[j].t);
+    if (!ok) continue;
+    if (!E->direct) {
+      E->direct = kg_xcalloc(g->nodes.n + 1, sizeof *E->direct);
+      for (uint32_t n = 0; n < g->nodes.n; n++) E->direct[n] = -1;
+    }
+    E->direct[id] = (int32_t)i;
+  }
+}
 
 static bool bind_sizes(pexec *E, const kg_gnode *n, const DLTensor *t, const char *what) {
   int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
@@ -587,6 +666,9 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
       st = KG_ERR_INPUT;
     }
   }
+  E.outputs = outputs;
+  E.written = kg_xcalloc(g->outputs.n + 1, 1);
+  if (st == KG_OK) plan_direct_outputs(&E, inputs, n_inputs, captures, n_captures);
   if (st == KG_OK) st = exec_block(&E, 0);
   for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) st = write_output(&E, i, outputs[i]);
   /* outputs are written; finish the stream's work before the buffers go (stream-ordered
@@ -595,6 +677,6 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   if (E.dev->vt->sync && (!stream || !ordered) && E.dev->vt->sync(E.dev, stream, E.d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
   for (uint32_t i = 0; i < g->nodes.n; i++) release(&E, i);
   pool_release(&E.pool);
-  free(E.env), free(E.sym), free(E.sym_bound);
+  free(E.env), free(E.sym), free(E.sym_bound), free(E.direct), free(E.written);
   return st;
 }
