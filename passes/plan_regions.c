@@ -10,9 +10,9 @@
  *   1. needed: values reachable from the outputs and from control flow (bounds,
  *      conditions, carried values); the rest (e.g. the branches of a select that
  *      became an IF) is dropped, and READs nobody needs disappear with it;
- *   2. hoisting: a node in a loop body whose operands are all defined outside the
- *      loop is computed once before the loop (innermost loops first, so work can
- *      leave several levels); views and sizes move up to where their source is
+ *   2. hoisting: a node, read, view or size in a loop body whose operands are all defined
+ *      outside the loop is computed once before the loop (innermost loops first, so work
+ *      can leave several levels; a read of an invariant value syncs once); views and sizes move up to where their source is
  *      ready, so the tensor work between them merges into one region;
  *   3. regions: each NODES step becomes its host steps (scalar ops on host values,
  *      evaluated with kg_eval_node_host: the kernels' semantics, transcendentals with
@@ -27,6 +27,8 @@
 #include "passes.h"
 
 enum { NK_LEAF, NK_HOST, NK_REMAT, NK_DEVICE, NK_DEAD };
+
+typedef KG_VEC(uint32_t) u32vec;
 
 typedef struct pctx {
   kg_plan *p;
@@ -107,8 +109,11 @@ static void collect_defs(pctx *P, uint32_t b, uint8_t *inside);
 
 static void collect_op_defs(pctx *P, const kg_pop *o, uint8_t *inside) {
   switch ((kg_pop_kind)o->kind) {
-  case KG_P_NODES:
-    for (uint32_t i = 0; i < o->n_nodes; i++) inside[o->nodes[i]] = 1;
+  case KG_P_NODES: /* constants and parameters are available everywhere */
+    for (uint32_t i = 0; i < o->n_nodes; i++) {
+      kg_op op = (kg_op)P->g->nodes.v[o->nodes[i]].op;
+      if (op != KG_OP_CONST && op != KG_OP_INPUT) inside[o->nodes[i]] = 1;
+    }
     break;
   case KG_P_HOST: case KG_P_READ: case KG_P_VIEW: case KG_P_SIZE: inside[o->a] = 1; break;
   case KG_P_FOR: case KG_P_WHILE: case KG_P_IF:
@@ -132,66 +137,95 @@ static void collect_defs(pctx *P, uint32_t b, uint8_t *inside) {
 
 static void hoist_block(pctx *P, uint32_t b);
 
-/* Moves the invariant nodes of loop `opid`'s top-level NODES (body, and a while's
- * condition) into a NODES step returned to the caller (to go before the loop). */
-static kg_pop hoist_loop(pctx *P, uint32_t opid) {
+/* Moves what loop `opid` computes the same way in every iteration out of it: nodes of
+ * its top-level NODES steps (body, and a while's condition) and its top-level READ / VIEW /
+ * SIZE steps whose operands are all defined outside the loop — a read of an invariant
+ * value then syncs once, not per iteration. Sweeps until nothing moves (a node may wait
+ * for a read that moves later). Appends the moved steps, in a valid order, to `out`. */
+static void hoist_loop(pctx *P, uint32_t opid, u32vec *out) {
   kg_plan *p = P->p;
   kg_graph *g = P->g;
-  kg_pop out;
-  memset(&out, 0, sizeof out);
-  out.kind = KG_P_NODES;
-  out.a = out.b = out.c = out.body = out.els = out.cond = out.region = KG_NONE;
   uint8_t *inside = kg_xcalloc(g->nodes.n + 1, 1);
   collect_op_defs(P, &p->ops.v[opid], inside);
-  KG_VEC(uint32_t) moved = {0};
+  KG_VEC(uint32_t) moved = {0}; /* nodes of the NODES step being built */
   uint32_t blocks[2] = {p->ops.v[opid].cond, p->ops.v[opid].body};
-  for (int bi = 0; bi < 2; bi++) {
-    if (blocks[bi] == KG_NONE) continue;
-    const kg_pblock *bl = &p->blocks.v[blocks[bi]];
-    for (uint32_t i = 0; i < bl->ops.n; i++) {
-      kg_pop *o = &p->ops.v[bl->ops.v[i]];
-      if (o->kind != KG_P_NODES) continue;
-      uint32_t keep = 0;
-      for (uint32_t k = 0; k < o->n_nodes; k++) {
-        uint32_t id = o->nodes[k];
-        const kg_gnode *n = &g->nodes.v[id];
-        bool inv = n->op != KG_OP_INPUT && n->op != KG_OP_CONST && n->op != KG_OP_PLANVAL && P->need[id];
-        for (int j = 0; j < n->n_in && inv; j++) inv = !inside[n->in[j]];
-        if (inv) {
-          inside[id] = 0; /* now defined outside: its users may move too */
-          KG_VEC_PUSH(moved, id);
-        } else {
-          o->nodes[keep++] = id;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int bi = 0; bi < 2; bi++) {
+      if (blocks[bi] == KG_NONE) continue;
+      kg_pblock *bl = &p->blocks.v[blocks[bi]];
+      uint32_t keep_op = 0;
+      for (uint32_t i = 0; i < bl->ops.n; i++) {
+        uint32_t oid = bl->ops.v[i];
+        kg_pop *o = &p->ops.v[oid];
+        if (o->kind == KG_P_NODES) {
+          uint32_t keep = 0;
+          for (uint32_t k = 0; k < o->n_nodes; k++) {
+            uint32_t id = o->nodes[k];
+            const kg_gnode *n = &g->nodes.v[id];
+            bool inv = n->op != KG_OP_INPUT && n->op != KG_OP_CONST && n->op != KG_OP_PLANVAL && P->need[id];
+            for (int j = 0; j < n->n_in && inv; j++) inv = !inside[n->in[j]];
+            if (inv) {
+              inside[id] = 0; /* now defined outside: its users may move too */
+              KG_VEC_PUSH(moved, id);
+              changed = true;
+            } else {
+              o->nodes[keep++] = id;
+            }
+          }
+          o->n_nodes = keep;
+        } else if ((o->kind == KG_P_READ || o->kind == KG_P_VIEW || o->kind == KG_P_SIZE) && !inside[o->b] &&
+                   (o->c == KG_NONE || !inside[o->c])) {
+          if (moved.n) { /* close the nodes moved so far: they come first */
+            kg_pop np;
+            memset(&np, 0, sizeof np);
+            np.kind = KG_P_NODES;
+            np.a = np.b = np.c = np.body = np.els = np.cond = np.region = KG_NONE;
+            np.n_nodes = moved.n;
+            np.nodes = kg_arena_alloc(p->arena, moved.n * sizeof *np.nodes);
+            memcpy(np.nodes, moved.v, moved.n * sizeof *np.nodes);
+            moved.n = 0;
+            KG_VEC_PUSH(p->ops, np);
+            uint32_t nid = p->ops.n - 1;
+            KG_VEC_PUSH(*out, nid);
+            bl = &p->blocks.v[blocks[bi]];
+          }
+          inside[p->ops.v[oid].a] = 0;
+          KG_VEC_PUSH(*out, oid);
+          changed = true;
+          continue; /* the step leaves the block */
         }
+        bl->ops.v[keep_op++] = oid;
       }
-      o->n_nodes = keep;
+      bl->ops.n = keep_op;
     }
   }
-  out.n_nodes = moved.n;
-  out.nodes = kg_arena_alloc(p->arena, (moved.n + 1) * sizeof *out.nodes);
-  if (moved.n) memcpy(out.nodes, moved.v, moved.n * sizeof *out.nodes);
+  if (moved.n) {
+    kg_pop np;
+    memset(&np, 0, sizeof np);
+    np.kind = KG_P_NODES;
+    np.a = np.b = np.c = np.body = np.els = np.cond = np.region = KG_NONE;
+    np.n_nodes = moved.n;
+    np.nodes = kg_arena_alloc(p->arena, moved.n * sizeof *np.nodes);
+    memcpy(np.nodes, moved.v, moved.n * sizeof *np.nodes);
+    KG_VEC_PUSH(p->ops, np);
+    uint32_t nid = p->ops.n - 1;
+    KG_VEC_PUSH(*out, nid);
+  }
   KG_VEC_FREE(moved);
   free(inside);
-  return out;
 }
 
 static void hoist_block(pctx *P, uint32_t b) {
   kg_plan *p = P->p;
-  KG_VEC(uint32_t) ops = {0};
+  u32vec ops = {0};
   for (uint32_t i = 0; i < p->blocks.v[b].ops.n; i++) {
     uint32_t oid = p->blocks.v[b].ops.v[i];
     kg_pop o = p->ops.v[oid];
     if (o.cond != KG_NONE) hoist_block(P, o.cond);
     if (o.body != KG_NONE) hoist_block(P, o.body);
     if (o.els != KG_NONE) hoist_block(P, o.els);
-    if (o.kind == KG_P_FOR || o.kind == KG_P_WHILE) {
-      kg_pop h = hoist_loop(P, oid);
-      if (h.n_nodes) {
-        KG_VEC_PUSH(p->ops, h);
-        uint32_t hid = p->ops.n - 1;
-        KG_VEC_PUSH(ops, hid);
-      }
-    }
+    if (o.kind == KG_P_FOR || o.kind == KG_P_WHILE) hoist_loop(P, oid, &ops);
     KG_VEC_PUSH(ops, oid);
   }
   KG_VEC_FREE(p->blocks.v[b].ops);

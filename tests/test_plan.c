@@ -451,3 +451,44 @@ Test(plan, host_number_evaluation) {
   n.op = KG_OP_MAP, n.n_in = 1;
   cr_expect_not(kg_eval_node_host(&n, a, &r));
 }
+
+/* a read of a value that does not change in the loop moves before it: one sync, not one
+ * per iteration */
+Test(plan, invariant_read_is_hoisted) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_while_invariant_read", NULL, &m);
+  cr_assert_not_null(c->plan);
+  const kg_pblock *b0 = &c->plan->blocks.v[0];
+  int reads_before = 0;
+  uint32_t w = KG_NONE;
+  for (uint32_t i = 0; i < b0->ops.n; i++) {
+    const kg_pop *o = &c->plan->ops.v[b0->ops.v[i]];
+    if (o->kind == KG_P_READ && w == KG_NONE) reads_before++;
+    if (o->kind == KG_P_WHILE) w = b0->ops.v[i];
+  }
+  cr_assert_neq(w, KG_NONE);
+  cr_expect_eq(reads_before, 1, "max|x| is read once, before the loop");
+  int reads_in_cond = 0;
+  const kg_pblock *cb = &c->plan->blocks.v[c->plan->ops.v[w].cond];
+  for (uint32_t i = 0; i < cb->ops.n; i++) reads_in_cond += c->plan->ops.v[cb->ops.v[i]].kind == KG_P_READ;
+  cr_expect_eq(reads_in_cond, 1, "only max|y| is read per iteration");
+  int64_t sx[2] = {6, 5}, sy[2] = {4, 4};
+  float xs[30], ys[16];
+  for (int i = 0; i < 30; i++) xs[i] = (float)(i % 5) - 2.0f; /* max |x| = 2: the limit is 0.5 */
+  for (int i = 0; i < 16; i++) ys[i] = (float)i;              /* 15 -> 7.5 -> ... -> 0.46875: 5 trips */
+  ht x, y, out;
+  ht_f32(&x, 2, sx, xs), ht_f32(&y, 2, sy, ys), ht_f32(&out, 2, sy, NULL);
+  const DLTensor *ins[2] = {&x.t, &y.t};
+  DLTensor *outs[1] = {&out.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  cr_expect_eq(st.iterations, 5u);
+  cr_expect_eq(st.reads, 1u + 6u, "one read of x, one of y per condition (6): %llu", (unsigned long long)st.reads);
+  for (int i = 0; i < 16; i++) cr_expect_eq(((float *)out.data)[i], ys[i] / 32.0f);
+  free(x.data), free(y.data), free(out.data);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}

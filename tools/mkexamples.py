@@ -5348,6 +5348,22 @@ def _ref_dtypes_loop(th, x, v, k, n):
     return y, w, z
 
 
+@example("cf_while_invariant_read", "a while whose condition reads two device values, one of them the same in every "
+         "iteration: x's read moves before the loop (one sync), y's stays: while max|y| > max|x| * 0.25 do y <- y * 0.5",
+         [("x", ten(F32, 6, 5)), ("y", ten(F32, 4, 4))],
+         ref=lambda th, x, y: _ref_while_inv(th, x, y))
+def _(x, y0):
+    return letm("y", y0, lambda y: seq(
+        while_(gt(item(y.abs().max(), SINGLE), item(x.abs().max(), SINGLE) * f(0.25)), y.set(y * f(0.5))), y))
+
+
+def _ref_while_inv(th, x, y):
+    lim = x.abs().max().item()
+    while y.abs().max().item() > th.tensor(lim, dtype=th.float32).mul(0.25).item():
+        y = y * 0.5
+    return y
+
+
 # ---- bad inputs ----------------------------------------------------------------------------------
 @bad("red_dim_out_of_range", "sum over dim 2 of a 2-D tensor (dims must be in [-rank, rank - 1])",
      [("x", ten(F32, 3, 4))], torch_error="Dimension out of range")
