@@ -137,6 +137,22 @@ static void collect_defs(pctx *P, uint32_t b, uint8_t *inside) {
 
 static void hoist_block(pctx *P, uint32_t b);
 
+/* A NODES step of the nodes in `moved` (emptied), appended to `out`. */
+static void emit_moved(kg_plan *p, u32vec *moved, u32vec *out) {
+  if (!moved->n) return;
+  kg_pop np;
+  memset(&np, 0, sizeof np);
+  np.kind = KG_P_NODES;
+  np.a = np.b = np.c = np.body = np.els = np.cond = np.region = KG_NONE;
+  np.n_nodes = moved->n;
+  np.nodes = kg_arena_alloc(p->arena, moved->n * sizeof *np.nodes);
+  memcpy(np.nodes, moved->v, moved->n * sizeof *np.nodes);
+  moved->n = 0;
+  KG_VEC_PUSH(p->ops, np);
+  uint32_t nid = p->ops.n - 1;
+  KG_VEC_PUSH(*out, nid);
+}
+
 /* Moves what loop `opid` computes the same way in every iteration out of it: nodes of
  * its top-level NODES steps (body, and a while's condition) and its top-level READ / VIEW /
  * SIZE steps whose operands are all defined outside the loop — a read of an invariant
@@ -147,7 +163,7 @@ static void hoist_loop(pctx *P, uint32_t opid, u32vec *out) {
   kg_graph *g = P->g;
   uint8_t *inside = kg_xcalloc(g->nodes.n + 1, 1);
   collect_op_defs(P, &p->ops.v[opid], inside);
-  KG_VEC(uint32_t) moved = {0}; /* nodes of the NODES step being built */
+  u32vec moved = {0}; /* nodes of the NODES step being built */
   uint32_t blocks[2] = {p->ops.v[opid].cond, p->ops.v[opid].body};
   for (bool changed = true; changed;) {
     changed = false;
@@ -176,20 +192,8 @@ static void hoist_loop(pctx *P, uint32_t opid, u32vec *out) {
           o->n_nodes = keep;
         } else if ((o->kind == KG_P_READ || o->kind == KG_P_VIEW || o->kind == KG_P_SIZE) && !inside[o->b] &&
                    (o->c == KG_NONE || !inside[o->c])) {
-          if (moved.n) { /* close the nodes moved so far: they come first */
-            kg_pop np;
-            memset(&np, 0, sizeof np);
-            np.kind = KG_P_NODES;
-            np.a = np.b = np.c = np.body = np.els = np.cond = np.region = KG_NONE;
-            np.n_nodes = moved.n;
-            np.nodes = kg_arena_alloc(p->arena, moved.n * sizeof *np.nodes);
-            memcpy(np.nodes, moved.v, moved.n * sizeof *np.nodes);
-            moved.n = 0;
-            KG_VEC_PUSH(p->ops, np);
-            uint32_t nid = p->ops.n - 1;
-            KG_VEC_PUSH(*out, nid);
-            bl = &p->blocks.v[blocks[bi]];
-          }
+          emit_moved(p, &moved, out); /* the nodes moved so far come first */
+          bl = &p->blocks.v[blocks[bi]];
           inside[p->ops.v[oid].a] = 0;
           KG_VEC_PUSH(*out, oid);
           changed = true;
@@ -200,18 +204,7 @@ static void hoist_loop(pctx *P, uint32_t opid, u32vec *out) {
       bl->ops.n = keep_op;
     }
   }
-  if (moved.n) {
-    kg_pop np;
-    memset(&np, 0, sizeof np);
-    np.kind = KG_P_NODES;
-    np.a = np.b = np.c = np.body = np.els = np.cond = np.region = KG_NONE;
-    np.n_nodes = moved.n;
-    np.nodes = kg_arena_alloc(p->arena, moved.n * sizeof *np.nodes);
-    memcpy(np.nodes, moved.v, moved.n * sizeof *np.nodes);
-    KG_VEC_PUSH(p->ops, np);
-    uint32_t nid = p->ops.n - 1;
-    KG_VEC_PUSH(*out, nid);
-  }
+  emit_moved(p, &moved, out);
   KG_VEC_FREE(moved);
   free(inside);
 }
