@@ -3,7 +3,7 @@
  *   kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90]
  *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
  *   kgen run     FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR
- *                [--device auto|cuda|emu]
+ *                [--device auto|cuda|emu|null] [--stats]
  *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
  *   kgen explain FILE [--entry NAME] [--sig SIG]
  *
@@ -25,7 +25,7 @@ static void usage(FILE *f) {
           "usage:\n"
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
-          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu]\n"
+          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
           "  kgen ops          (the supported-ops table)\n"
@@ -86,7 +86,10 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
       if (!strcmp(d, "auto")) a->device = KG_DEVICE_AUTO;
       else if (!strcmp(d, "cuda")) a->device = KG_DEVICE_CUDA;
       else if (!strcmp(d, "emu")) a->device = KG_DEVICE_EMU;
-      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu)\n", d), -1;
+      else if (!strcmp(d, "null")) a->device = KG_DEVICE_NULL;
+      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, null)\n", d), -1;
+    } else if (!strcmp(s, "--stats")) {
+      a->stats = 1;
     } else if (s[0] == '-') {
       fprintf(stderr, "kgen: unknown option %s\n", s);
       return -1;
@@ -237,6 +240,13 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
     kg_alloc_host_outputs(c, outs, ov, op);
     s = kg_run_host(c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
     if (s) rc = kg_cli_status(ctx, s);
+    if (!rc && a->stats) {
+      kg_run_stats st;
+      kg_run_stats_get(c, &st);
+      printf("run: %llu kernel launch(es), %llu device allocation(s), %llu device-to-host read(s), %llu plan step(s), %llu loop iteration(s)\n",
+             (unsigned long long)st.launches, (unsigned long long)st.device_allocs, (unsigned long long)st.reads,
+             (unsigned long long)st.plan_steps, (unsigned long long)st.iterations);
+    }
     if (!rc && kg_mkdirs(a->out) != 0) rc = (fprintf(stderr, "kgen run: cannot create %s\n", a->out), 1);
     for (int i = 0; i < no && !rc; i++) {
       char path[4096];

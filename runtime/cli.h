@@ -10,6 +10,7 @@ typedef struct kg_cli_args {
   const char *file, *entry, *sig, *arch, *emit, *out, *keep;
   unsigned long long seed;
   kg_device_kind device;
+  int stats;            /* run: print what the run did (kg_run_stats) */
   const char *in[KG_CLI_MAX];
   int n_in;
   const char *cap_name[KG_CLI_MAX], *cap[KG_CLI_MAX];

@@ -127,6 +127,33 @@ Test(cli, run_with_inputs_captures_and_outputs, .init = mk_tmp, .fini = rm_tmp) 
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
 
+/* run --stats on an entry with a host plan: what the run did; the null device runs the plan
+ * without kernels */
+Test(cli, run_stats_of_a_plan, .init = mk_tmp, .fini = rm_tmp) {
+  char x[512], n[512], o[512];
+  snprintf(x, sizeof x, "%s/x.npy", tmp), snprintf(n, sizeof n, "%s/n.npy", tmp), snprintf(o, sizeof o, "%s/out", tmp);
+  int64_t sx[2] = {4, 33};
+  write_npy_f32(x, 2, sx, 1);
+  kg_npy a;
+  memset(&a, 0, sizeof a);
+  a.dtype = KG_I32, a.rank = 0, a.nbytes = 4, a.data = calloc(1, 4);
+  *(int32_t *)a.data = 7;
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert_eq(kg_npy_write(n, &a, &d), 0);
+  kg_npy_free(&a);
+  char *out;
+  int rc = kgen(&out, "run examples/cf_for_scalar_bound.json --in %s --in %s --out %s --device emu --stats", x, n, o);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "run: 8 kernel launch(es)") && strstr(out, "7 loop iteration(s)") && strstr(out, "0 device-to-host read(s)"), "%s", out);
+  free(out);
+  rc = kgen(&out, "run examples/cf_for_scalar_bound.json --in %s --in %s --out %s --device null --stats", x, n, o);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "run: 8 kernel launch(es)") != NULL, "%s", out);
+  free(out);
+  kg_diag_free(&d);
+}
+
 Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
   char *out;
   cr_expect_eq(kgen(&out, "explain examples/multi_out_3tuple_shapes.json"), 0);
