@@ -180,7 +180,7 @@ static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const k
 }
 
 /* The typed program c->g → fused kernels and their CUDA C (c->explain gets the log). */
-static bool compile_program(kg_compiled *c, kg_pass_ctx *pc) {
+bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   kg_strbuf *log = pc->log;
   if (!kg_pipeline_run(&c->g, &c->lg, &c->fusion, pc)) return false;
   c->n_kernels = c->fusion.groups.n;
@@ -217,7 +217,7 @@ static bool compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   return true;
 }
 
-static kg_compiled *compiled_new(kg_module *m, uint32_t ei, const char *name) {
+kg_compiled *kg_compiled_new(kg_module *m, uint32_t ei, const char *name) {
   kg_compiled *c = kg_xcalloc(1, sizeof *c);
   c->m = m, c->entry = ei;
   kg_arena_init(&c->arena);
@@ -244,14 +244,37 @@ static bool compile_plan(kg_compiled *c, kg_pass_ctx *pc) {
   uint32_t total = 0;
   for (uint32_t i = 0; i < c->n_regions; i++) {
     const char *nm = kg_arena_printf(&c->arena, "%s_r%u", c->g.entry, i);
-    kg_compiled *r = compiled_new(c->m, c->entry, nm);
+    kg_compiled *r = kg_compiled_new(c->m, c->entry, nm);
     c->regions[i] = r;
     kg_plan_region_graph(c->plan, &c->g, i, &r->g);
     kg_sb_printf(log, "== region r%u\n", i);
-    if (!compile_program(r, pc)) return false;
+    if (!kg_compile_program(r, pc)) return false;
     total += r->n_kernels;
   }
   c->n_kernels = total;
+  /* a program per tensor output that copies a loop's or branch's result into the caller's
+   * tensor at the end of a run (outputs a top-level region computes are written in place) */
+  c->copies = kg_xcalloc(c->g.outputs.n + 1, sizeof *c->copies);
+  for (uint32_t i = 0; i < c->g.outputs.n; i++) {
+    const kg_gnode *on = &c->g.nodes.v[c->g.outputs.v[i]];
+    if (on->vkind != KG_V_TENSOR) continue;
+    kg_compiled *p = kg_compiled_new(c->m, c->entry, kg_arena_printf(&c->arena, "%s_out%u", c->g.entry, i));
+    c->copies[i] = p;
+    for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
+    kg_gnode in;
+    memset(&in, 0, sizeof in);
+    in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
+    uint32_t x = kg_graph_add(&p->g, &in);
+    kg_gparam gp = {"x", false, x};
+    KG_VEC_PUSH(p->g.params, gp);
+    p->g.n_entry_params = 1;
+    kg_gnode cp = in;
+    cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = x;
+    uint32_t y = kg_graph_add(&p->g, &cp);
+    KG_VEC_PUSH(p->g.outputs, y);
+    kg_sb_printf(log, "== output copy %u\n", i);
+    if (!kg_compile_program(p, pc)) return false;
+  }
   const kg_kernel **kp = kg_xcalloc(total + 1, sizeof *kp);
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->n_regions; i++)
@@ -279,7 +302,7 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   *out = NULL;
   uint32_t ei;
   if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
-  kg_compiled *c = compiled_new(m, ei, m->doc->entries[ei].name);
+  kg_compiled *c = kg_compiled_new(m, ei, m->doc->entries[ei].name);
   kg_plan *plan = kg_arena_alloc(&c->arena, sizeof *plan);
   kg_plan_init(plan, &c->arena);
   if (!kg_elaborate_plan(&c->arena, m->doc, ei, sig, &c->g, plan, &ctx->diag)) {
@@ -292,7 +315,7 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   kg_strbuf log;
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
-  bool ok = c->plan ? compile_plan(c, &pc) : compile_program(c, &pc);
+  bool ok = c->plan ? compile_plan(c, &pc) : kg_compile_program(c, &pc);
   if (!ok) {
     kg_sb_free(&log);
     kg_compiled_free(c);

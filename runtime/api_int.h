@@ -92,13 +92,23 @@ int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d);
 void kg_pool_put(kg_pool *pl, void *p);
 
 /* api.c */
-kg_status kg_fail(kg_context *ctx);            /* formats ctx->diag into last_error; returns status */
+kg_status kg_fail(kg_context *ctx);
+/* A compiled program named `name` (empty graphs), and its graph c->g → kernels + CUDA C. */
+kg_compiled *kg_compiled_new(kg_module *m, uint32_t entry, const char *name);
+bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
 void kg_call_begin(kg_context *ctx);
 kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx);       /* NULL (+diag) when NVRTC is missing */
 const char *kg_entry_cname(kg_arena *a, const char *entry); /* C-identifier form of an entry name */
 
 /* exec.c */
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
+/* Binding a tensor to a program value: rank, dtype, static sizes, symbols (bound on first
+ * sight, checked after). Diagnostics name it as an input (kind 0), capture (1) or output (2). */
+typedef struct kg_binding { int64_t *sym; uint8_t *bound; } kg_binding;
+typedef struct kg_bwhat { int kind; uint32_t index; const char *name; } kg_bwhat;
+bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_gnode *n, const DLTensor *t, const kg_bwhat *wh);
+/* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
+int64_t kg_dl_stride(const DLTensor *t, int i);
 /* kg_run of a program without a plan (a straight-line entry or one region of a
  * plan): no kg_call_begin; with a pool, temporaries come from it and nothing is
  * synchronized (the plan does). */

@@ -82,15 +82,11 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
 
 /* ---- binding sizes ---- */
 
-typedef struct binding {
-  int64_t *sym;    /* per symbol: bound size or -1 */
-  uint8_t *bound;
-} binding;
+typedef kg_binding binding;
 
 static const char *dtn(kg_dtype t) { return kg_dtype_name(t); }
 
-/* what a bound tensor is, for messages: an input (kind 0), a capture (1) or an output (2) */
-typedef struct bwhat { int kind; uint32_t index; const char *name; } bwhat;
+typedef kg_bwhat bwhat;
 
 static const char *what_str(const bwhat *w, char *buf, size_t n) {
   if (w->kind == 0) snprintf(buf, n, "input %u ('%s')", w->index + 1, w->name);
@@ -99,8 +95,8 @@ static const char *what_str(const bwhat *w, char *buf, size_t n) {
   return buf;
 }
 
-static bool bind_tensor(kg_context *ctx, const kg_graph *g, binding *B, const kg_gnode *n, const DLTensor *t,
-                        const bwhat *wh) {
+bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_gnode *n, const DLTensor *t,
+                    const kg_bwhat *wh) {
   kg_diag *d = &ctx->diag;
   char wbuf[200];
 #define what what_str(wh, wbuf, sizeof wbuf)
@@ -141,8 +137,7 @@ static bool bind_tensor(kg_context *ctx, const kg_graph *g, binding *B, const kg
 
 static int64_t dim_size(const binding *B, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : B->sym[d->v]; }
 
-/* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
-static int64_t stride_of(const DLTensor *t, int i) {
+int64_t kg_dl_stride(const DLTensor *t, int i) {
   if (t->strides) return t->strides[i];
   int64_t s = 1;
   for (int j = t->ndim - 1; j > i; j--) s *= t->shape[j];
@@ -155,7 +150,7 @@ static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
     if (t->shape[i] != space[i]) return false;
   int64_t s = 1;
   for (int i = r - 1; i >= 0; i--) {
-    if (t->shape[i] != 1 && stride_of(t, i) != s) return false;
+    if (t->shape[i] != 1 && kg_dl_stride(t, i) != s) return false;
     s *= t->shape[i];
   }
   return true;
@@ -164,7 +159,7 @@ static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
 static int64_t max_offset(const DLTensor *t) {
   int64_t m = 0;
   for (int i = 0; i < t->ndim; i++) {
-    int64_t s = stride_of(t, i);
+    int64_t s = kg_dl_stride(t, i);
     if (t->shape[i] > 0) m += (t->shape[i] - 1) * (s < 0 ? -s : s);
   }
   return m;
@@ -329,10 +324,10 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
       int64_t s = 0;
       if (kp->r0 & 0x20000000u) {
         /* a size-1 dim is either indexed at 0 only or broadcast: stride 0 is right for both */
-        if ((int)kp->r1 < t->ndim && t->shape[kp->r1] != 1) s = stride_of(t, (int)kp->r1);
+        if ((int)kp->r1 < t->ndim && t->shape[kp->r1] != 1) s = kg_dl_stride(t, (int)kp->r1);
       } else {
         int jd = (int)kp->r1 - (r - t->ndim);
-        if (jd >= 0 && !(t->shape[jd] == 1 && E->space[kp->r1] != 1)) s = stride_of(t, jd);
+        if (jd >= 0 && !(t->shape[jd] == 1 && E->space[kp->r1] != 1)) s = kg_dl_stride(t, jd);
       }
       scalar_pval(&vals[j], ix, 0, s);
       break;
@@ -433,11 +428,11 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       for (int j = 0; j < n_captures; j++)
         if (captures[j].name && strcmp(captures[j].name, gp->name) == 0) pt[p] = captures[j].t;
     }
-    if (!bind_tensor(ctx, g, &B, &g->nodes.v[gp->node], pt[p], &wh)) st = KG_ERR_INPUT;
+    if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[gp->node], pt[p], &wh)) st = KG_ERR_INPUT;
   }
   for (uint32_t o = 0; o < g->outputs.n && st == KG_OK; o++) {
     bwhat wh = {2, o, NULL};
-    if (!bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[o]], outputs[o], &wh)) st = KG_ERR_INPUT;
+    if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[o]], outputs[o], &wh)) st = KG_ERR_INPUT;
   }
   kg_device *dev = NULL;
   if (st == KG_OK) {
@@ -607,9 +602,9 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
             const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
             if (!(t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1])) continue; /* broadcast along the row: scalar loads */
             uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-            ok = stride_of(t, t->ndim - 1) == 1 && ((uintptr_t)data_ptr(t) % ((uintptr_t)vec * sz)) == 0;
+            ok = kg_dl_stride(t, t->ndim - 1) == 1 && ((uintptr_t)data_ptr(t) % ((uintptr_t)vec * sz)) == 0;
             for (int dd = 0; dd + 1 < t->ndim && ok; dd++)
-              if (t->shape[dd] > 1 && stride_of(t, dd) % (int64_t)vec != 0) ok = false;
+              if (t->shape[dd] > 1 && kg_dl_stride(t, dd) % (int64_t)vec != 0) ok = false;
           }
           if (ok) break;
         }

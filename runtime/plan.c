@@ -16,8 +16,9 @@
  *   VIEW    → a DLTensor with a byte offset and strides into the same buffer
  *   FOR / WHILE / IF → C control flow over the blocks
  *
- * Entry outputs are written into the caller's tensors at the end: scalars by a
- * host→device copy, tensors by a copy program (one kernel) built on first use.
+ * Entry outputs a top-level region computes are written by it into the caller's tensors;
+ * the others at the end: scalars by a host→device copy, tensors by the entry's copy
+ * programs (one kernel each, built with the plan in runtime/api.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -246,11 +247,7 @@ static kg_status run_region(pexec *E, const kg_pop *o) {
       pval *v = &E->env[id];
       const DLTensor *t = E->outputs[oi];
       v->set = true, v->buf = 0, v->t = *t;
-      for (int d = 0; d < t->ndim; d++) {
-        int64_t sz = 1;
-        for (int j = t->ndim - 1; j > d; j--) sz *= t->shape[j];
-        v->shape[d] = t->shape[d], v->strides[d] = t->strides ? t->strides[d] : sz;
-      }
+      for (int d = 0; d < t->ndim; d++) v->shape[d] = t->shape[d], v->strides[d] = kg_dl_stride(t, d);
       v->t.shape = v->shape, v->t.strides = v->strides;
       E->written[oi] = 1;
       outs[k] = &v->t;
@@ -443,48 +440,6 @@ static kg_status exec_block(pexec *E, uint32_t b) {
 
 /* ---- outputs ---- */
 
-/* A program copying a tensor of output i's dtype and shape (one kernel). */
-static kg_compiled *copy_program(pexec *E, uint32_t i) {
-  kg_compiled *c = E->c;
-  if (!c->copies) c->copies = kg_xcalloc(c->g.outputs.n + 1, sizeof *c->copies);
-  if (c->copies[i]) return c->copies[i];
-  const kg_gnode *on = &c->g.nodes.v[c->g.outputs.v[i]];
-  kg_compiled *p = kg_xcalloc(1, sizeof *p);
-  p->m = c->m, p->entry = c->entry;
-  kg_arena_init(&p->arena);
-  const char *nm = kg_arena_printf(&p->arena, "%s_out%u", c->g.entry, i);
-  kg_graph_init(&p->g, &p->arena, nm);
-  kg_graph_init(&p->lg, &p->arena, nm);
-  for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
-  kg_gnode in;
-  memset(&in, 0, sizeof in);
-  in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
-  uint32_t x = kg_graph_add(&p->g, &in);
-  kg_gparam gp = {"x", false, x};
-  KG_VEC_PUSH(p->g.params, gp);
-  p->g.n_entry_params = 1;
-  kg_gnode cp = in;
-  cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = x;
-  uint32_t y = kg_graph_add(&p->g, &cp);
-  KG_VEC_PUSH(p->g.outputs, y);
-  kg_pass_ctx pc = {&p->arena, E->d, false, NULL, NULL};
-  if (!kg_pipeline_run(&p->g, &p->lg, &p->fusion, &pc) || p->fusion.groups.n != 1) {
-    kg_compiled_free(p);
-    return NULL;
-  }
-  p->n_kernels = 1;
-  p->kernels = kg_xcalloc(2, sizeof *p->kernels);
-  p->variants = kg_xcalloc(2, sizeof *p->variants);
-  p->variants[0] = (kg_variant){.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32};
-  const char *kn = kg_arena_printf(&p->arena, "%s_k0", kg_entry_cname(&p->arena, nm));
-  if (!kg_lower_group(&p->lg, &p->fusion, &p->fusion.groups.v[0], &p->variants[0], kn, &p->kernels[0], &pc)) {
-    kg_compiled_free(p);
-    return NULL;
-  }
-  c->copies[i] = p;
-  return p;
-}
-
 static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
   if (E->written[i]) return KG_OK;
   uint32_t id = E->g->outputs.v[i];
@@ -505,8 +460,7 @@ static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
     }
     return E->dev->vt->h2d(E->dev, dst, &raw, kg_dtype_get((kg_dtype)n->dtype)->size, E->d) == 0 ? KG_OK : KG_ERR_INTERNAL;
   }
-  kg_compiled *cp = copy_program(E, i);
-  if (!cp) return KG_ERR_INTERNAL;
+  kg_compiled *cp = E->c->copies[i]; /* built with the plan (runtime/api.c) */
   const DLTensor *ins[1] = {&v->t};
   DLTensor *outs[1] = {out};
   return kg_run_program(cp, E->devk, ins, 1, NULL, 0, outs, 1, E->stream, &E->pool);
@@ -518,9 +472,7 @@ static void mem_range(const DLTensor *t, uintptr_t *lo, uintptr_t *hi) {
   int64_t a = 0, b = 0, es = (t->dtype.bits * t->dtype.lanes + 7) / 8;
   bool empty = false;
   for (int d = 0; d < t->ndim; d++) {
-    int64_t sz = 1;
-    for (int j = t->ndim - 1; j > d; j--) sz *= t->shape[j];
-    int64_t st = t->strides ? t->strides[d] : sz;
+    int64_t st = kg_dl_stride(t, d);
     if (t->shape[d] == 0) empty = true;
     else if (st < 0) a += (t->shape[d] - 1) * st;
     else b += (t->shape[d] - 1) * st;
@@ -571,31 +523,6 @@ static void plan_direct_outputs(pexec *E, const DLTensor *const *inputs, int n_i
   }
 }
 
-static bool bind_sizes(pexec *E, const kg_gnode *n, const DLTensor *t, const char *what) {
-  int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
-  if (!t) {
-    kg_diag_add(E->d, KG_E_ARG, NULL, NULL, "%s is missing", what);
-    return false;
-  }
-  if (t->ndim != rank || kg_dtype_from_dl(t->dtype) != n->dtype) {
-    kg_diag_add(E->d, KG_E_SHAPE, NULL, NULL, "%s is %s of rank %d; the compiled entry expects %s of rank %d", what,
-                kg_dtype_from_dl(t->dtype) == KG_DT_NONE ? "(unsupported)" : kg_dtype_name(kg_dtype_from_dl(t->dtype)), t->ndim,
-                kg_dtype_name((kg_dtype)n->dtype), rank);
-    return false;
-  }
-  for (int i = 0; i < rank; i++) {
-    const kg_dim *dm = &n->shape.d[i];
-    int64_t s = t->shape[i];
-    if (dm->kind == KG_DIM_STATIC ? s != dm->v : (E->sym_bound[dm->v] && E->sym[dm->v] != s)) {
-      kg_diag_add(E->d, KG_E_SHAPE, NULL, NULL, "%s has size %lld at dim %d; the compiled entry expects %lld", what, (long long)s, i,
-                  (long long)(dm->kind == KG_DIM_STATIC ? dm->v : E->sym[dm->v]));
-      return false;
-    }
-    if (dm->kind != KG_DIM_STATIC) E->sym[dm->v] = s, E->sym_bound[dm->v] = 1;
-  }
-  return true;
-}
-
 kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                       const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
   kg_context *ctx = c->m->ctx;
@@ -618,20 +545,19 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   E.sym = kg_xcalloc(g->syms.n + 1, sizeof *E.sym);
   E.sym_bound = kg_xcalloc(g->syms.n + 1, 1);
   kg_status st = KG_OK;
-  char what[200];
+  kg_binding B = {E.sym, E.sym_bound};
   for (uint32_t i = 0; i < g->params.n && st == KG_OK; i++) {
     const kg_gparam *gp = &g->params.v[i];
     const DLTensor *t = NULL;
+    kg_bwhat wh = {gp->is_capture ? 1 : 0, i, gp->name};
     if (!gp->is_capture) {
       t = inputs[i];
-      snprintf(what, sizeof what, "input %u ('%s')", i + 1, gp->name);
     } else {
       for (int j = 0; j < n_captures; j++)
         if (captures[j].name && strcmp(captures[j].name, gp->name) == 0) t = captures[j].t;
-      snprintf(what, sizeof what, "capture '%s'", gp->name);
     }
     const kg_gnode *n = &g->nodes.v[gp->node];
-    if (!bind_sizes(&E, n, t, what)) {
+    if (!kg_bind_tensor(ctx, g, &B, n, t, &wh)) {
       st = KG_ERR_INPUT;
       break;
     }
@@ -646,25 +572,13 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
       v->s = load_scalar((const char *)t->data + t->byte_offset, (kg_dtype)n->dtype);
     } else {
       v->t = *t;
-      for (int d = 0; d < t->ndim; d++) {
-        v->shape[d] = t->shape[d];
-        int64_t s = 1;
-        for (int j = t->ndim - 1; j > d; j--) s *= t->shape[j];
-        v->strides[d] = t->strides ? t->strides[d] : s;
-      }
+      for (int d = 0; d < t->ndim; d++) v->shape[d] = t->shape[d], v->strides[d] = kg_dl_stride(t, d);
       v->t.shape = v->shape, v->t.strides = v->strides;
     }
   }
   for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) {
-    snprintf(what, sizeof what, "output %u", i);
-    const kg_gnode *n = &g->nodes.v[g->outputs.v[i]];
-    int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
-    bool ok = outputs[i] && outputs[i]->ndim == rank;
-    for (int d = 0; d < rank && ok; d++) ok = outputs[i]->shape[d] == dim_size(&E, &n->shape.d[d]);
-    if (!ok) {
-      kg_diag_add(E.d, KG_E_SHAPE, NULL, NULL, "%s does not have the shape the entry returns", what);
-      st = KG_ERR_INPUT;
-    }
+    kg_bwhat wh = {2, i, NULL};
+    if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[i]], outputs[i], &wh)) st = KG_ERR_INPUT;
   }
   E.outputs = outputs;
   E.written = kg_xcalloc(g->outputs.n + 1, 1);
