@@ -1139,18 +1139,6 @@ static bool flatten_outputs(kg_elab *el, const kg_ast *at, kg_ev v) {
   }
 }
 
-bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_diag *d) {
-  kg_plan p;
-  kg_plan_init(&p, arena);
-  bool ok = kg_elaborate_plan(arena, doc, entry, sig, g, &p, d);
-  if (ok && !kg_plan_trivial(&p)) {
-    kg_diag_add(d, KG_E_UNSUPPORTED, doc->entries[entry].path, NULL, "entry '%s' has host control flow: it needs a plan", doc->entries[entry].name);
-    ok = false;
-  }
-  kg_plan_free(&p);
-  return ok;
-}
-
 bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_plan *plan,
                        kg_diag *d) {
   KG_ASSERT(entry < doc->n_entries);

@@ -220,13 +220,10 @@ const kg_member_row *kg_member_family_rows(uint32_t *n);
 void kg_member_doc(kg_strbuf *out);
 
 /* ---- elab.c ---- */
-/* Specializes entry `entry` of `doc` for signature `sig` (NULL: the entry's own)
- * into the typed tensor program g (initialised by the caller). Returns false and
- * records diagnostics on bad input. */
-bool kg_elaborate(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
-                  kg_graph *g, kg_diag *d);
-/* The same, also building the entry's host plan (plan initialised by the caller):
- * control flow over tensors known only at run time becomes plan steps. */
+/* Specializes entry `entry` of `doc` for signature `sig` (NULL: the entry's own) into the
+ * typed tensor program g and its host plan (both initialised by the caller): control flow
+ * over tensors known only at run time becomes plan steps (a plan of NODES steps only is
+ * straight-line code). Returns false and records diagnostics on bad input. */
 bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
                        kg_graph *g, kg_plan *plan, kg_diag *d);
 

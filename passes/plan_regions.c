@@ -40,7 +40,6 @@ typedef struct pctx {
   uint32_t *defblk;
   uint32_t *region;/* per node: its region (device nodes) */
   uint32_t *last;  /* per node: position of the last use in its own block (UINT32_MAX - 1 = block end) */
-  uint32_t *opblk; /* per step: its block */
 } pctx;
 
 #define POS_END (UINT32_MAX - 1)
@@ -469,7 +468,6 @@ static void lifetimes(pctx *P) {
     for (uint32_t i = 0; i < p->blocks.v[b].ops.n; i++) {
       uint32_t oid = p->blocks.v[b].ops.v[i];
       const kg_pop *o = &p->ops.v[oid];
-      P->opblk[oid] = b;
       switch ((kg_pop_kind)o->kind) {
       case KG_P_REGION: {
         const kg_region *r = &p->regions.v[o->region];
@@ -544,7 +542,6 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
   P.defblk = kg_xcalloc(n + 1, sizeof *P.defblk);
   P.region = kg_xcalloc(n + 1, sizeof *P.region);
   P.last = kg_xcalloc(n + 1, sizeof *P.last);
-  P.opblk = kg_xcalloc(p->ops.n * 2 + 64, sizeof *P.opblk);
   for (uint32_t i = 0; i < n; i++) P.defop[i] = P.defblk[i] = P.region[i] = P.last[i] = KG_NONE;
   needed(&P);
   for (uint32_t i = 0; i < n; i++) {
@@ -564,9 +561,6 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
   schedule_block(&P, 0);
   partition_block(&P, 0, 0);
   region_io(&P);
-  /* steps may have been added: the per-step table must cover them */
-  free(P.opblk);
-  P.opblk = kg_xcalloc(p->ops.n + 1, sizeof *P.opblk);
   lifetimes(&P);
   p->partitioned = true;
   bool ok = true;
@@ -601,7 +595,7 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
       ok = false;
     }
   if (ok && c->verify) ok = kg_plan_verify(p, g, c->d);
-  free(P.need), free(P.kind), free(P.defop), free(P.defblk), free(P.region), free(P.last), free(P.opblk);
+  free(P.need), free(P.kind), free(P.defop), free(P.defblk), free(P.region), free(P.last);
   return ok;
 }
 
