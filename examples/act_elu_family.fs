@@ -3,6 +3,7 @@ module Examples.ActEluFamily
 
 open TorchSharp
 
+[<Kgen.Entry("float32[400]")>]
 let act_elu_family =
     <@ fun (x: torch.Tensor) ->
         (x.elu(),

@@ -3,5 +3,6 @@ module Examples.ActGeluExact
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024]")>]
 let act_gelu_exact =
     <@ fun (x: torch.Tensor) -> (torch.nn.functional.gelu(x), x.gelu()) @>

@@ -4,6 +4,7 @@ module Examples.ActGeluTanh
 open TorchSharp
 open TorchSharp.Modules
 
+[<Kgen.Entry("float32[1024]")>]
 let act_gelu_tanh =
     <@ fun (x: torch.Tensor) ->
         (x.gelu(GELU.Approximate.tanh),

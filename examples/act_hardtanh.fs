@@ -3,6 +3,7 @@ module Examples.ActHardtanh
 
 open TorchSharp
 
+[<Kgen.Entry("float32[300]")>]
 let act_hardtanh =
     <@ fun (x: torch.Tensor) ->
         (x.hardtanh(-2.0f, 2.0f),

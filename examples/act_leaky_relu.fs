@@ -3,6 +3,7 @@ module Examples.ActLeakyRelu
 
 open TorchSharp
 
+[<Kgen.Entry("float32[333]")>]
 let act_leaky_relu =
     <@ fun (x: torch.Tensor) ->
         (x.leaky_relu(0.2),

@@ -3,6 +3,7 @@ module Examples.ActMishHardLogsigmoid
 
 open TorchSharp
 
+[<Kgen.Entry("float32[300]")>]
 let act_mish_hard_logsigmoid =
     <@ fun (x: torch.Tensor) ->
         (torch.nn.functional.mish(x),

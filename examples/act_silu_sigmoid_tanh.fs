@@ -3,6 +3,7 @@ module Examples.ActSiluSigmoidTanh
 
 open TorchSharp
 
+[<Kgen.Entry("float32[600]")>]
 let act_silu_sigmoid_tanh =
     <@ fun (x: torch.Tensor) ->
         (torch.nn.functional.silu(x),

@@ -3,6 +3,7 @@ module Examples.ActSoftplusBeta
 
 open TorchSharp
 
+[<Kgen.Entry("float32[500]")>]
 let act_softplus_beta =
     <@ fun (x: torch.Tensor) ->
         (x.softplus(2.0, 5.0),

@@ -3,6 +3,7 @@ module Examples.ActSoftplusDefault
 
 open TorchSharp
 
+[<Kgen.Entry("float32[500]")>]
 let act_softplus_default =
     <@ fun (x: torch.Tensor) ->
         let z = x * 3.0

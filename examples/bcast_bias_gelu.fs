@@ -4,5 +4,6 @@ module Examples.BcastBiasGelu
 open TorchSharp
 
 [<ReflectedDefinition>]
+[<Kgen.Entry("float32[N,768], float32[768]")>]
 let bcast_bias_gelu (x: torch.Tensor) (b: torch.Tensor) =
     (x + b).gelu()

@@ -3,5 +3,6 @@ module Examples.BcastSymbolic
 
 open TorchSharp
 
+[<Kgen.Entry("float32[B,N], float32[N]")>]
 let bcast_symbolic =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x * y - y @>

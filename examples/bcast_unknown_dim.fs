@@ -3,5 +3,6 @@ module Examples.BcastUnknownDim
 
 open TorchSharp
 
+[<Kgen.Entry("float64[?,4]")>]
 let bcast_unknown_dim =
     <@ fun (x: torch.Tensor) -> x + 1 @>

@@ -3,5 +3,6 @@ module Examples.BcastWhere3way
 
 open TorchSharp
 
+[<Kgen.Entry("bool[5,1,1], float32[1,7,1], float16[1,1,9]")>]
 let bcast_where_3way =
     <@ fun (c: torch.Tensor) (a: torch.Tensor) (b: torch.Tensor) -> torch.where(c, a, b) @>

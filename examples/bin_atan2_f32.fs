@@ -3,6 +3,7 @@ module Examples.BinAtan2F32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[100], float32[100]")>]
 let bin_atan2_f32 =
     <@ fun (y: torch.Tensor) (x: torch.Tensor) ->
         (torch.atan2(y, x),

@@ -3,6 +3,7 @@ module Examples.BinMaxMinNan
 
 open TorchSharp
 
+[<Kgen.Entry("float32[500], float32[500]")>]
 let bin_max_min_nan =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         let xn = (x + 6).log()

@@ -3,6 +3,7 @@ module Examples.BinPowScalar
 
 open TorchSharp
 
+[<Kgen.Entry("float32[128], int32[128]")>]
 let bin_pow_scalar =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         (x.pow(2.0f.ToScalar()),

@@ -3,5 +3,6 @@ module Examples.CaptureWeightMul
 
 open TorchSharp
 
+[<Kgen.Entry("float32[16,768], w=float32[768]")>]
 let capture_weight_mul (w: torch.Tensor) =
     <@ fun (x: torch.Tensor) -> x * w @>

@@ -3,6 +3,7 @@ module Examples.CastDtypeAliases
 
 open TorchSharp
 
+[<Kgen.Entry("float32[64]")>]
 let cast_dtype_aliases =
     <@ fun (x: torch.Tensor) ->
         (x.to_type(torch.double),

@@ -3,6 +3,7 @@ module Examples.CastToScalartypeI16
 
 open TorchSharp
 
+[<Kgen.Entry("int16[100]")>]
 let cast_to_scalartype_i16 =
     <@ fun (x: torch.Tensor) ->
         (x.``to``(torch.ScalarType.Float64), x.``to``(torch.ScalarType.Int8)) @>

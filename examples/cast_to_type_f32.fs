@@ -3,6 +3,7 @@ module Examples.CastToTypeF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[256]")>]
 let cast_to_type_f32 =
     <@ fun (x: torch.Tensor) ->
         (x.to_type(torch.int32), x.to_type(torch.int8), x.to_type(torch.float16)) @>

@@ -3,6 +3,7 @@ module Examples.CfCapturedWeights
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,16], w=float32[16], bias=float32[16]")>]
 let cf_captured_weights (w: torch.Tensor) (bias: torch.Tensor) =
     <@ fun (x: torch.Tensor) ->
         let mutable h = x

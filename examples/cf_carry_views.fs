@@ -3,6 +3,7 @@ module Examples.CfCarryViews
 
 open TorchSharp
 
+[<Kgen.Entry("float32[6,4]")>]
 let cf_carry_views =
     <@ fun (x: torch.Tensor) ->
         let mutable s = 0

@@ -3,6 +3,7 @@ module Examples.CfDtypesLoop
 
 open TorchSharp
 
+[<Kgen.Entry("float16[8,16], bfloat16[5], int32[7], int32")>]
 let cf_dtypes_loop =
     <@ fun (x: torch.Tensor) (v: torch.Tensor) (k: torch.Tensor) (n: int) ->
         let mutable y = x

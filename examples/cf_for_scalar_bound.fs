@@ -3,6 +3,7 @@ module Examples.CfForScalarBound
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,33], int32")>]
 let cf_for_scalar_bound =
     <@ fun (x: torch.Tensor) (n: int) ->
         let mutable y = x

@@ -3,6 +3,7 @@ module Examples.CfHoistInvariant
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,16], float32[16], int32")>]
 let cf_hoist_invariant =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (n: int) ->
         let mutable y = x

@@ -3,6 +3,7 @@ module Examples.CfHostTranscendental
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,8], int32")>]
 let cf_host_transcendental =
     <@ fun (x: torch.Tensor) (n: int) ->
         let mutable y = x

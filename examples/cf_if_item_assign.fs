@@ -3,6 +3,7 @@ module Examples.CfIfItemAssign
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,17]")>]
 let cf_if_item_assign =
     <@ fun (x: torch.Tensor) ->
         let mutable y = x

@@ -3,6 +3,7 @@ module Examples.CfIfShapes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[5,8], bool")>]
 let cf_if_shapes =
     <@ fun (x: torch.Tensor) (flag: bool) ->
         let mutable r = x.sum(0L)

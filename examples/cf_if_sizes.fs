@@ -3,6 +3,7 @@ module Examples.CfIfSizes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[N,4]")>]
 let cf_if_sizes =
     <@ fun (x: torch.Tensor) ->
         let mutable y = x

@@ -3,6 +3,7 @@ module Examples.CfLstm
 
 open TorchSharp
 
+[<Kgen.Entry("float32[6,2,4], float32[4,4,5], float32[5,4,5], float32[4,5], float32[2,5], float32[2,5]")>]
 let cf_lstm =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (u: torch.Tensor) (b: torch.Tensor) (h0: torch.Tensor) (c0: torch.Tensor) ->
         let mutable state = (h0, c0)

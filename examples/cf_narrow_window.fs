@@ -3,6 +3,7 @@ module Examples.CfNarrowWindow
 
 open TorchSharp
 
+[<Kgen.Entry("float32[9,4]")>]
 let cf_narrow_window =
     <@ fun (x: torch.Tensor) ->
         let mutable acc = torch.zeros_like(x.narrow(0L, 0L, 3L))

@@ -3,6 +3,7 @@ module Examples.CfNestedLoops
 
 open TorchSharp
 
+[<Kgen.Entry("float32[5,6,8]")>]
 let cf_nested_loops =
     <@ fun (x: torch.Tensor) ->
         let mutable acc = torch.zeros_like(x.[0L, 0L])

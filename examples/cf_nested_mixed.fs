@@ -3,6 +3,7 @@ module Examples.CfNestedMixed
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,5], int32")>]
 let cf_nested_mixed =
     <@ fun (x: torch.Tensor) (n: int) ->
         let mutable y = x * 0.01f

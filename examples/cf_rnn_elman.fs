@@ -3,6 +3,7 @@ module Examples.CfRnnElman
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,3,5], float32[5,6], float32[6,6], float32[6], float32[3,6]")>]
 let cf_rnn_elman =
     <@ fun (x: torch.Tensor) (wx: torch.Tensor) (wh: torch.Tensor) (b: torch.Tensor) (h0: torch.Tensor) ->
         let mutable h = h0

@@ -3,6 +3,7 @@ module Examples.CfWhileCount
 
 open TorchSharp
 
+[<Kgen.Entry("float32[6], int32")>]
 let cf_while_count =
     <@ fun (x: torch.Tensor) (steps: int) ->
         let mutable y = x

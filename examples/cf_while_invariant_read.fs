@@ -3,6 +3,7 @@ module Examples.CfWhileInvariantRead
 
 open TorchSharp
 
+[<Kgen.Entry("float32[6,5], float32[4,4]")>]
 let cf_while_invariant_read =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         let mutable y = y

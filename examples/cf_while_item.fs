@@ -3,6 +3,7 @@ module Examples.CfWhileItem
 
 open TorchSharp
 
+[<Kgen.Entry("float32[5,7], float32")>]
 let cf_while_item =
     <@ fun (x: torch.Tensor) (limit: float32) ->
         let mutable y = x

@@ -3,6 +3,7 @@ module Examples.ChainClampNanCleanup
 
 open TorchSharp
 
+[<Kgen.Entry("float32[40,50], float32[50]")>]
 let chain_clamp_nan_cleanup =
     <@ fun (x: torch.Tensor) (s: torch.Tensor) ->
         let y = (x.log() * s).nan_to_num(0.0, 10.0, -10.0)

@@ -3,6 +3,7 @@ module Examples.ClampMinMaxClip
 
 open TorchSharp
 
+[<Kgen.Entry("float32[120]")>]
 let clamp_min_max_clip =
     <@ fun (x: torch.Tensor) ->
         (x.clamp_min(-2.0f),

@@ -3,6 +3,7 @@ module Examples.ClampScalarF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[48,48]")>]
 let clamp_scalar_f32 =
     <@ fun (x: torch.Tensor) ->
         (x.clamp((-1.0f).ToScalar(), 1.0f.ToScalar()),

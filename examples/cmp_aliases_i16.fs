@@ -3,6 +3,7 @@ module Examples.CmpAliasesI16
 
 open TorchSharp
 
+[<Kgen.Entry("int16[60], int16[60]")>]
 let cmp_aliases_i16 =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) ->
         (torch.equal(a, b),

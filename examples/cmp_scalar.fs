@@ -3,6 +3,7 @@ module Examples.CmpScalar
 
 open TorchSharp
 
+[<Kgen.Entry("float32[128], int16[128]")>]
 let cmp_scalar =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         (x.gt(0.5f.ToScalar()).logical_and(x.le(4.0.ToScalar())),

@@ -3,6 +3,7 @@ module Examples.CmpStaticBcastF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[40,25], float32[1,25]")>]
 let cmp_static_bcast_f32 =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (torch.eq(x, y),

@@ -3,6 +3,7 @@ module Examples.DivRoundingFloor
 
 open TorchSharp
 
+[<Kgen.Entry("float32[90], float32[90], int64[90]", NonZero = [| 1 |])>]
 let div_rounding_floor =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (n: torch.Tensor) ->
         (x.div(y, rounding_mode = torch.RoundingMode.floor),

@@ -3,6 +3,7 @@ module Examples.DivRoundingTruncI32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[150], int32[150]", NonZero = [| 1 |])>]
 let div_rounding_trunc_i32 =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (torch.div(x, y, torch.RoundingMode.trunc),

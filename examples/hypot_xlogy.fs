@@ -3,6 +3,7 @@ module Examples.HypotXlogy
 
 open TorchSharp
 
+[<Kgen.Entry("float32[180], float32[180]")>]
 let hypot_xlogy =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (torch.hypot(x, y),

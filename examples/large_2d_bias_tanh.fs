@@ -3,5 +3,6 @@ module Examples.Large2dBiasTanh
 
 open TorchSharp
 
+[<Kgen.Entry("float32[64,1000], float32[1000]")>]
 let large_2d_bias_tanh =
     <@ fun (x: torch.Tensor) (b: torch.Tensor) -> (x * 2.0 + b).tanh() @>

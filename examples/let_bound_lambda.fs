@@ -3,6 +3,7 @@ module Examples.LetBoundLambda
 
 open TorchSharp
 
+[<Kgen.Entry("float32[64], float32[64]")>]
 let let_bound_lambda =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         let act = fun (t: torch.Tensor) -> t * t.sigmoid()

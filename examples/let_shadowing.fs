@@ -3,6 +3,7 @@ module Examples.LetShadowing
 
 open TorchSharp
 
+[<Kgen.Entry("float32[64]")>]
 let let_shadowing =
     <@ fun (x: torch.Tensor) ->
         let y = x + 1.0f

@@ -3,6 +3,7 @@ module Examples.LikeEmptyShapeOnly
 
 open TorchSharp
 
+[<Kgen.Entry("float32[12,5]")>]
 let like_empty_shape_only =
     <@ fun (x: torch.Tensor) ->
         (torch.ones_like(torch.empty_like(x)) + x,

@@ -3,6 +3,7 @@ module Examples.LikeFull
 
 open TorchSharp
 
+[<Kgen.Entry("float32[5,6]")>]
 let like_full =
     <@ fun (x: torch.Tensor) ->
         (torch.full_like(x, 3.0),

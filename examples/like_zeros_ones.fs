@@ -3,6 +3,7 @@ module Examples.LikeZerosOnes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,9]")>]
 let like_zeros_ones =
     <@ fun (x: torch.Tensor) ->
         (torch.zeros_like(x),

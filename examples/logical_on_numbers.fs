@@ -3,6 +3,7 @@ module Examples.LogicalOnNumbers
 
 open TorchSharp
 
+[<Kgen.Entry("float32[70], int8[70]")>]
 let logical_on_numbers =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         (torch.logical_and(x.relu(), n),

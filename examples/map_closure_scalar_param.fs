@@ -4,5 +4,6 @@ module Examples.MapClosureScalarParam
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[100], float32")>]
 let map_closure_scalar_param =
     <@ fun (x: torch.Tensor) (s: float32) -> Ops.map (fun (v: float32) -> if v > s then v - s else 0.0f) x @>

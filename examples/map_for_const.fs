@@ -4,6 +4,7 @@ module Examples.MapForConst
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[256]")>]
 let map_for_const =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

@@ -4,6 +4,7 @@ module Examples.MapForDynamicBound
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[20,20]")>]
 let map_for_dynamic_bound =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

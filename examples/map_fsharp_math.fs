@@ -4,6 +4,7 @@ module Examples.MapFsharpMath
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[256], float32[256]")>]
 let map_fsharp_math =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (Ops.map2 (fun (a: float32) (b: float32) -> exp (a * 0.1f) + log (abs a + 1.0f) + sqrt (abs b) + sin a * cos b + tanh a) x y,

@@ -4,6 +4,7 @@ module Examples.MapIfStmtUnitElse
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[300]")>]
 let map_if_stmt_unit_else =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

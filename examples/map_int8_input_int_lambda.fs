@@ -4,5 +4,6 @@ module Examples.MapInt8InputIntLambda
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("int8[90]")>]
 let map_int8_input_int_lambda =
     <@ fun (x: torch.Tensor) -> Ops.map (fun (v: int) -> v * v * v) x @>

@@ -4,6 +4,7 @@ module Examples.MapIntWrapHash
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("int32[300]")>]
 let map_int_wrap_hash =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: int) ->

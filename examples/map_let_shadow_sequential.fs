@@ -4,6 +4,7 @@ module Examples.MapLetShadowSequential
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[150]")>]
 let map_let_shadow_sequential =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

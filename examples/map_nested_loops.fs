@@ -4,6 +4,7 @@ module Examples.MapNestedLoops
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[128]")>]
 let map_nested_loops =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

@@ -4,6 +4,7 @@ module Examples.MapSmallIntResults
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("int32[128]")>]
 let map_small_int_results =
     <@ fun (x: torch.Tensor) ->
         (Ops.map (fun (v: int) -> byte (v * 37)) x,

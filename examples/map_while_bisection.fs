@@ -4,6 +4,7 @@ module Examples.MapWhileBisection
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[256]")>]
 let map_while_bisection =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

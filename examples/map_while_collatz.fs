@@ -4,6 +4,7 @@ module Examples.MapWhileCollatz
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("int32[16,32]")>]
 let map_while_collatz =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: int) ->

@@ -4,6 +4,7 @@ module Examples.MapWhileNewton
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[512]")>]
 let map_while_newton =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

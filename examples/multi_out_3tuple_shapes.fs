@@ -3,5 +3,6 @@ module Examples.MultiOut3tupleShapes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,8], float32[8]")>]
 let multi_out_3tuple_shapes =
     <@ fun (x: torch.Tensor) (b: torch.Tensor) -> (x + b, b.exp(), x.gt(0.0.ToScalar())) @>

@@ -3,6 +3,7 @@ module Examples.NormLayerNormF64Sym
 
 open TorchSharp
 
+[<Kgen.Entry("float64[N,1024], float64[1024], float64[1024], float32[N,7,67]")>]
 let norm_layer_norm_f64_sym =
     <@ fun (d: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) (x: torch.Tensor) ->
         (torch.nn.functional.layer_norm(d, [| 1024L |], w, b, 1e-12),

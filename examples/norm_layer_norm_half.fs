@@ -3,6 +3,7 @@ module Examples.NormLayerNormHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], float16[1024], float16[1024], bfloat16[457,67], bfloat16[67]")>]
 let norm_layer_norm_half =
     <@ fun (h: torch.Tensor) (wh: torch.Tensor) (bh: torch.Tensor) (g: torch.Tensor) (wg: torch.Tensor) ->
         (torch.nn.functional.layer_norm(h, [| 1024L |], wh, bh),

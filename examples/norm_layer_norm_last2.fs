@@ -3,6 +3,7 @@ module Examples.NormLayerNormLast2
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,67,457], float32[67,457], float32[67,457]")>]
 let norm_layer_norm_last2 =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) ->
         (torch.nn.functional.layer_norm(x, [| 67L; 457L |], w, b, 1e-06),

@@ -3,6 +3,7 @@ module Examples.NormLayerNormPlainEps
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,457]")>]
 let norm_layer_norm_plain_eps =
     <@ fun (x: torch.Tensor) ->
         (torch.nn.functional.layer_norm(x, [| 457L |]),

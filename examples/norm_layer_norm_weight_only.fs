@@ -3,6 +3,7 @@ module Examples.NormLayerNormWeightOnly
 
 open TorchSharp
 
+[<Kgen.Entry("float32[2000,67], float32[67], float32[67]")>]
 let norm_layer_norm_weight_only =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) ->
         (torch.nn.functional.layer_norm(x, [| 67L |], w),

@@ -3,6 +3,7 @@ module Examples.NormLogSoftmaxHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], bfloat16[457,67]")>]
 let norm_log_softmax_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) ->
         (h.log_softmax(-1L, torch.float32),

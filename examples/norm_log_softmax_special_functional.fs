@@ -3,6 +3,7 @@ module Examples.NormLogSoftmaxSpecialFunctional
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67], float32[67,7,457]")>]
 let norm_log_softmax_special_functional =
     <@ fun (x: torch.Tensor) (z: torch.Tensor) ->
         (torch.special.log_softmax(x, -1L),

@@ -3,6 +3,7 @@ module Examples.NormLogsumexp
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,4097]")>]
 let norm_logsumexp =
     <@ fun (x: torch.Tensor) ->
         (torch.logsumexp(x, -1L),

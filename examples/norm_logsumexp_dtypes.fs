@@ -3,6 +3,7 @@ module Examples.NormLogsumexpDtypes
 
 open TorchSharp
 
+[<Kgen.Entry("float64[2000,7], float32[7,457,7], float16[67,457], bfloat16[457,67]")>]
 let norm_logsumexp_dtypes =
     <@ fun (d: torch.Tensor) (z: torch.Tensor) (h: torch.Tensor) (g: torch.Tensor) ->
         (d.logsumexp(1L), z.logsumexp(1L, true), h.logsumexp(-1L), torch.logsumexp(g, 0L, false)) @>

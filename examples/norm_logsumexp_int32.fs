@@ -3,5 +3,6 @@ module Examples.NormLogsumexpInt32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[1024,7]")>]
 let norm_logsumexp_int32 =
     <@ fun (n: torch.Tensor) -> (n.logsumexp(1L), torch.logsumexp(n, 0L, true)) @>

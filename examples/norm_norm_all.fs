@@ -3,6 +3,7 @@ module Examples.NormNormAll
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let norm_norm_all =
     <@ fun (x: torch.Tensor) ->
         (torch.norm(x),

@@ -3,6 +3,7 @@ module Examples.NormNormDim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67]")>]
 let norm_norm_dim =
     <@ fun (x: torch.Tensor) ->
         (torch.norm(x, -1),

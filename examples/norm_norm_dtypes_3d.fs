@@ -3,6 +3,7 @@ module Examples.NormNormDtypes3d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,457,67], float64[2000,7], float16[67,457], bfloat16[457,67]")>]
 let norm_norm_dtypes_3d =
     <@ fun (z: torch.Tensor) (d: torch.Tensor) (h: torch.Tensor) (g: torch.Tensor) ->
         (z.norm(1, true),

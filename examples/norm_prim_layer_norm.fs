@@ -3,6 +3,7 @@ module Examples.NormPrimLayerNorm
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,457], float32[457], float32[457]")>]
 let norm_prim_layer_norm =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) ->
         let mean = x.mean([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.NormPrimLayerNormHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], float16[1024], float16[1024], bfloat16[7,67,457]")>]
 let norm_prim_layer_norm_half =
     <@ fun (h: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) (g: torch.Tensor) ->
         let d = h - h.mean([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.NormPrimLogSoftmax
 
 open TorchSharp
 
+[<Kgen.Entry("float32[2000,67], float64[67,1024]")>]
 let norm_prim_log_softmax =
     <@ fun (x: torch.Tensor) (d: torch.Tensor) ->
         let mx = x.amax([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.NormPrimLogsumexp
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,457]")>]
 let norm_prim_logsumexp =
     <@ fun (x: torch.Tensor) ->
         let m = x.amax([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.NormPrimSoftmax
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67]")>]
 let norm_prim_softmax =
     <@ fun (x: torch.Tensor) ->
         let m = x.amax([| -1L |], true)

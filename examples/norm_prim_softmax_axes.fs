@@ -3,6 +3,7 @@ module Examples.NormPrimSoftmaxAxes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67], float32[7,457,67]")>]
 let norm_prim_softmax_axes =
     <@ fun (x: torch.Tensor) (z: torch.Tensor) ->
         let m0 = x.amax([| 0L |], true)

@@ -9,5 +9,6 @@ let softmaxRows (t: torch.Tensor) =
     let e = (t - m).exp()
     e / e.sum(-1L, true)
 
+[<Kgen.Entry("float16[67,1024], bfloat16[457,67]")>]
 let norm_prim_softmax_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) -> (softmaxRows h, softmaxRows g) @>

@@ -3,6 +3,7 @@ module Examples.NormPrimSoftmaxSym
 
 open TorchSharp
 
+[<Kgen.Entry("float32[N,4097]")>]
 let norm_prim_softmax_sym =
     <@ fun (x: torch.Tensor) ->
         let m = x.amax([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.NormSizeOneRows
 
 open TorchSharp
 
+[<Kgen.Entry("float32[2000,1], float32[1,4097], float32[1], float32[1]")>]
 let norm_size_one_rows =
     <@ fun (a: torch.Tensor) (r: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) ->
         (a.softmax(-1L),

@@ -3,6 +3,7 @@ module Examples.NormSoftmaxHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], bfloat16[1024,67], float32[7,457]")>]
 let norm_softmax_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) (x: torch.Tensor) ->
         (h.softmax(-1L),

@@ -3,6 +3,7 @@ module Examples.NormSoftmaxHalfDtypeF32
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], bfloat16[457,67]")>]
 let norm_softmax_half_dtype_f32 =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) ->
         (h.softmax(-1L, torch.float32),

@@ -3,6 +3,7 @@ module Examples.NormSoftmaxMethod
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,4097], float32[2000,7], float64[457,67]")>]
 let norm_softmax_method =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (d: torch.Tensor) ->
         (x.softmax(-1L),

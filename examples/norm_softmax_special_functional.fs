@@ -3,6 +3,7 @@ module Examples.NormSoftmaxSpecialFunctional
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67], float32[7,457,67]")>]
 let norm_softmax_special_functional =
     <@ fun (x: torch.Tensor) (z: torch.Tensor) ->
         (torch.special.softmax(x, -1L),

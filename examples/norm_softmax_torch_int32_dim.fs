@@ -3,6 +3,7 @@ module Examples.NormSoftmaxTorchInt32Dim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67], int32[1024,7]")>]
 let norm_softmax_torch_int32_dim =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         (torch.softmax(x, -1),

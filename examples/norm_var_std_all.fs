@@ -3,6 +3,7 @@ module Examples.NormVarStdAll
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67], float32[3,4097]")>]
 let norm_var_std_all =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (x.var(),

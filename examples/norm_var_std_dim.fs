@@ -3,6 +3,7 @@ module Examples.NormVarStdDim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67]")>]
 let norm_var_std_dim =
     <@ fun (x: torch.Tensor) ->
         (x.var(-1L),

@@ -3,6 +3,7 @@ module Examples.NormVarStdDimsArray
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,457,67]")>]
 let norm_var_std_dims_array =
     <@ fun (z: torch.Tensor) ->
         (z.var([| 0L; 2L |]),

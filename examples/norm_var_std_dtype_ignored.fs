@@ -3,6 +3,7 @@ module Examples.NormVarStdDtypeIgnored
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let norm_var_std_dtype_ignored =
     <@ fun (x: torch.Tensor) ->
         (x.var(-1L, true, false, torch.float64),

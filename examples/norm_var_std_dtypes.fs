@@ -3,6 +3,7 @@ module Examples.NormVarStdDtypes
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], bfloat16[457,67], float64[2000,7]")>]
 let norm_var_std_dtypes =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) (d: torch.Tensor) ->
         (h.var(-1L),

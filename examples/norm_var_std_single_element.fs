@@ -3,6 +3,7 @@ module Examples.NormVarStdSingleElement
 
 open TorchSharp
 
+[<Kgen.Entry("float32[2000,1], float32[1,4097], float32[1]")>]
 let norm_var_std_single_element =
     <@ fun (a: torch.Tensor) (r: torch.Tensor) (s: torch.Tensor) ->
         (a.var(1L, false),

@@ -3,6 +3,7 @@ module Examples.NormWelfordOffset
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,4097]")>]
 let norm_welford_offset =
     <@ fun (x: torch.Tensor) ->
         let y = x + 10000.0f

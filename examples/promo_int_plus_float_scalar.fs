@@ -3,5 +3,6 @@ module Examples.PromoIntPlusFloatScalar
 
 open TorchSharp
 
+[<Kgen.Entry("int32[100]")>]
 let promo_int_plus_float_scalar =
     <@ fun (x: torch.Tensor) -> x + 2.5f @>

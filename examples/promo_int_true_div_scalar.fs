@@ -3,5 +3,6 @@ module Examples.PromoIntTrueDivScalar
 
 open TorchSharp
 
+[<Kgen.Entry("int16[70]")>]
 let promo_int_true_div_scalar =
     <@ fun (x: torch.Tensor) -> (x / 2, x * 2.5) @>

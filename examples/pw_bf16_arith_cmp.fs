@@ -3,5 +3,6 @@ module Examples.PwBf16ArithCmp
 
 open TorchSharp
 
+[<Kgen.Entry("bfloat16[40,40], bfloat16[40,40]")>]
 let pw_bf16_arith_cmp =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) -> (x * y + 1, torch.where(x.gt(y), x, y)) @>

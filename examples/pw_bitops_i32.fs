@@ -3,5 +3,6 @@ module Examples.PwBitopsI32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[128], int32[128], int32[128]")>]
 let pw_bitops_i32 =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) (c: torch.Tensor) -> (a &&& b) ^^^ (a ||| c) @>

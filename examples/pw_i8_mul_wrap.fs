@@ -3,5 +3,6 @@ module Examples.PwI8MulWrap
 
 open TorchSharp
 
+[<Kgen.Entry("int8[64]")>]
 let pw_i8_mul_wrap =
     <@ fun (x: torch.Tensor) -> x * 20 @>

@@ -3,5 +3,6 @@ module Examples.PwIntScalarKeepsDtype
 
 open TorchSharp
 
+[<Kgen.Entry("int32[10,10]")>]
 let pw_int_scalar_keeps_dtype =
     <@ fun (x: torch.Tensor) -> x * 3 + 7L @>

@@ -3,5 +3,6 @@ module Examples.PwNegF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,5,7]")>]
 let pw_neg_f32 =
     <@ fun (x: torch.Tensor) -> -x @>

@@ -3,5 +3,6 @@ module Examples.PwSubOverloadsAll
 
 open TorchSharp
 
+[<Kgen.Entry("float64[96]")>]
 let pw_sub_overloads_all =
     <@ fun (x: torch.Tensor) -> 1 - x - 2L - (3L - x - 0.5f) + (0.25f - x - 1.5) + (2.0 - x - 4) @>

@@ -3,5 +3,6 @@ module Examples.PwU8SubWrap
 
 open TorchSharp
 
+[<Kgen.Entry("uint8[40]")>]
 let pw_u8_sub_wrap =
     <@ fun (u: torch.Tensor) -> (u - 3, 5 - u) @>

@@ -3,6 +3,7 @@ module Examples.RedAmaxAmin2d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4097], float32[457,67]")>]
 let red_amax_amin_2d =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (x.amax([| 1L |]),

@@ -3,6 +3,7 @@ module Examples.RedAmaxAmin3d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,7,457]")>]
 let red_amax_amin_3d =
     <@ fun (x: torch.Tensor) ->
         (x.amax([| 0L; 2L |]),

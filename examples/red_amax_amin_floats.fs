@@ -3,6 +3,7 @@ module Examples.RedAmaxAminFloats
 
 open TorchSharp
 
+[<Kgen.Entry("float64[2000,7], float16[67,457], bfloat16[1,1024]")>]
 let red_amax_amin_floats =
     <@ fun (d: torch.Tensor) (h: torch.Tensor) (g: torch.Tensor) ->
         (d.amax([| 1L |]),

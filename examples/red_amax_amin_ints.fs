@@ -3,6 +3,7 @@ module Examples.RedAmaxAminInts
 
 open TorchSharp
 
+[<Kgen.Entry("int8[457,67], uint8[67,7], int16[1,1024], int32[1024,67], int64[7,4097]")>]
 let red_amax_amin_ints =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) (c: torch.Tensor) (n: torch.Tensor) (m: torch.Tensor) ->
         (a.amax([| 1L |]),

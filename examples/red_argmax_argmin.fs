@@ -3,6 +3,7 @@ module Examples.RedArgmaxArgmin
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,457], int32[457,67]")>]
 let red_argmax_argmin =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         (x.argmax(-1L),

@@ -3,6 +3,7 @@ module Examples.RedEpilogueSqueezedReads
 
 open TorchSharp
 
+[<Kgen.Entry("float32[5,7,9], float32[9], float32[5,1]")>]
 let red_epilogue_squeezed_reads =
     <@ fun (x: torch.Tensor) (b: torch.Tensor) (c: torch.Tensor) ->
         (x.sum(1L) + b, x.amax([| 1L |]) * c) @>

@@ -3,5 +3,6 @@ module Examples.RedFuseCenter
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let red_fuse_center =
     <@ fun (x: torch.Tensor) -> x - x.mean([| -1L |], true) @>

@@ -3,6 +3,7 @@ module Examples.RedFuseCenterHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,1024], bfloat16[457,67]")>]
 let red_fuse_center_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) ->
         (h - h.mean([| -1L |], true), g - g.mean([| 0L |], true)) @>

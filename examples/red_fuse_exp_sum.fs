@@ -3,5 +3,6 @@ module Examples.RedFuseExpSum
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let red_fuse_exp_sum =
     <@ fun (x: torch.Tensor) -> x.exp().sum([| 1L |]) @>

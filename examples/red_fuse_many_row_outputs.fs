@@ -3,6 +3,7 @@ module Examples.RedFuseManyRowOutputs
 
 open TorchSharp
 
+[<Kgen.Entry("float32[33,65]")>]
 let red_fuse_many_row_outputs =
     <@ fun (x: torch.Tensor) ->
         let m = x.mean([| -1L |], true)

@@ -3,6 +3,7 @@ module Examples.RedFuseNormalize
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1024,67]")>]
 let red_fuse_normalize =
     <@ fun (x: torch.Tensor) ->
         let p = x.abs() + 0.5f

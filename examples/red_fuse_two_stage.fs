@@ -3,6 +3,7 @@ module Examples.RedFuseTwoStage
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let red_fuse_two_stage =
     <@ fun (x: torch.Tensor) ->
         let c = x - x.mean([| -1L |], true)

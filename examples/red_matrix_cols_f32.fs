@@ -3,6 +3,7 @@ module Examples.RedMatrixColsF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[R,C]")>]
 let red_matrix_cols_f32 =
     <@ fun (x: torch.Tensor) ->
         let struct (v, i) = x.min(0L)

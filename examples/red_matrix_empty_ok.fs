@@ -3,6 +3,7 @@ module Examples.RedMatrixEmptyOk
 
 open TorchSharp
 
+[<Kgen.Entry("float32[R,C]")>]
 let red_matrix_empty_ok =
     <@ fun (x: torch.Tensor) ->
         (x.sum(-1L),

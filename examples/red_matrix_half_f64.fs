@@ -3,6 +3,7 @@ module Examples.RedMatrixHalfF64
 
 open TorchSharp
 
+[<Kgen.Entry("float16[R,C], bfloat16[R,C], float64[R,C]")>]
 let red_matrix_half_f64 =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) (d: torch.Tensor) ->
         (h.sum(-1L),

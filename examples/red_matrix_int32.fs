@@ -3,6 +3,7 @@ module Examples.RedMatrixInt32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[R,C]")>]
 let red_matrix_int32 =
     <@ fun (n: torch.Tensor) ->
         (n.sum(-1L),

@@ -3,6 +3,7 @@ module Examples.RedMatrixMidF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[A,R,C]")>]
 let red_matrix_mid_f32 =
     <@ fun (x: torch.Tensor) ->
         (x.sum(1L),

@@ -3,6 +3,7 @@ module Examples.RedMatrixRowsF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[R,C]")>]
 let red_matrix_rows_f32 =
     <@ fun (x: torch.Tensor) ->
         let struct (v, i) = x.max(-1L)

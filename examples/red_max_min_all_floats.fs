@@ -3,6 +3,7 @@ module Examples.RedMaxMinAllFloats
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,4097], float64[2000,7], float16[457,67], bfloat16[1024]")>]
 let red_max_min_all_floats =
     <@ fun (x: torch.Tensor) (d: torch.Tensor) (h: torch.Tensor) (g: torch.Tensor) ->
         (torch.max(x),

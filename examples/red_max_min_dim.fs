@@ -3,6 +3,7 @@ module Examples.RedMaxMinDim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,457], int16[457,67]")>]
 let red_max_min_dim =
     <@ fun (x: torch.Tensor) (n: torch.Tensor) ->
         let struct (v, i) = x.max(1L)

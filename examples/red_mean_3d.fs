@@ -3,6 +3,7 @@ module Examples.RedMean3d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,7,67]")>]
 let red_mean_3d =
     <@ fun (x: torch.Tensor) ->
         (x.mean([| 0L; 2L |]),

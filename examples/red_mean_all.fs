@@ -3,6 +3,7 @@ module Examples.RedMeanAll
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4097], float64[2000,7], float64[4097]")>]
 let red_mean_all =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (z: torch.Tensor) ->
         (x.mean(),

@@ -3,6 +3,7 @@ module Examples.RedMeanDims2d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67]")>]
 let red_mean_dims_2d =
     <@ fun (x: torch.Tensor) ->
         (x.mean([| 1L |]),

@@ -3,6 +3,7 @@ module Examples.RedMeanHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,457], bfloat16[457,67]")>]
 let red_mean_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) ->
         (h.mean([| 1L |]),

@@ -3,6 +3,7 @@ module Examples.RedMeanIntWithDtype
 
 open TorchSharp
 
+[<Kgen.Entry("int32[1024,7], int64[67,67], uint8[7,457]")>]
 let red_mean_int_with_dtype =
     <@ fun (n: torch.Tensor) (m: torch.Tensor) (u: torch.Tensor) ->
         (n.mean([| 1L |], false, torch.float32),

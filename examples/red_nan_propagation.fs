@@ -3,6 +3,7 @@ module Examples.RedNanPropagation
 
 open TorchSharp
 
+[<Kgen.Entry("float32[2000,7]")>]
 let red_nan_propagation =
     <@ fun (x: torch.Tensor) ->
         let y = (x + 8.5f).log()

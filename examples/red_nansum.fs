@@ -3,6 +3,7 @@ module Examples.RedNansum
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67], float64[1024], float16[67,7], bfloat16[1,1024]")>]
 let red_nansum =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (h: torch.Tensor) (g: torch.Tensor) ->
         (torch.nansum(x.sqrt()),

@@ -3,6 +3,7 @@ module Examples.RedProdAll
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,457], float64[4097]")>]
 let red_prod_all =
     <@ fun (x: torch.Tensor) (z: torch.Tensor) ->
         let p = x * 0.01f + 1.0f

@@ -3,6 +3,7 @@ module Examples.RedProdHalf
 
 open TorchSharp
 
+[<Kgen.Entry("float16[457,67], bfloat16[457,7], float16[7,7]")>]
 let red_prod_half =
     <@ fun (h: torch.Tensor) (g: torch.Tensor) (s: torch.Tensor) ->
         let ph = h.sign() * 0.25f + 1.0f

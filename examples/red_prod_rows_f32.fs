@@ -3,6 +3,7 @@ module Examples.RedProdRowsF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[457,67], float32[2000,7]")>]
 let red_prod_rows_f32 =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         let p = x * 0.01f + 1.0f

@@ -3,6 +3,7 @@ module Examples.RedSum1d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4097], float32[1]")>]
 let red_sum_1d =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (x.sum(0L), x.sum(-1L, true), torch.sum(x, 0L), y.sum(0L)) @>

@@ -3,6 +3,7 @@ module Examples.RedSumAllDtype
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,4097], bfloat16[1024]")>]
 let red_sum_all_dtype =
     <@ fun (x: torch.Tensor) (g: torch.Tensor) ->
         (x.sum(torch.float64),

@@ -3,6 +3,7 @@ module Examples.RedSumBool
 
 open TorchSharp
 
+[<Kgen.Entry("bool[2000,7]")>]
 let red_sum_bool =
     <@ fun (m: torch.Tensor) ->
         (m.sum(1L),

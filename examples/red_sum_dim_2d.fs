@@ -3,6 +3,7 @@ module Examples.RedSumDim2d
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4097], float32[457,67], float32[2000,7]")>]
 let red_sum_dim_2d =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (z: torch.Tensor) ->
         (x.sum(1L),

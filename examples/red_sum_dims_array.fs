@@ -3,6 +3,7 @@ module Examples.RedSumDimsArray
 
 open TorchSharp
 
+[<Kgen.Entry("float32[67,7,67]")>]
 let red_sum_dims_array =
     <@ fun (x: torch.Tensor) ->
         (x.sum([| 0L; 2L |]),

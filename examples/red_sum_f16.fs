@@ -3,5 +3,6 @@ module Examples.RedSumF16
 
 open TorchSharp
 
+[<Kgen.Entry("float16[67,457]")>]
 let red_sum_f16 =
     <@ fun (x: torch.Tensor) -> (x.sum(-1L), x.sum(0L, true), x.sum([| 0L; 1L |])) @>

@@ -3,5 +3,6 @@ module Examples.RedSumF64
 
 open TorchSharp
 
+[<Kgen.Entry("float64[2000,7]")>]
 let red_sum_f64 =
     <@ fun (x: torch.Tensor) -> (x.sum(1L), x.sum([| 0L |]), x.sum()) @>

@@ -3,6 +3,7 @@ module Examples.RedSumInt32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[1024,67]")>]
 let red_sum_int32 =
     <@ fun (n: torch.Tensor) ->
         (n.sum(1L), n.sum(1L, false, torch.int32), n.sum(torch.float64), torch.sum(n)) @>

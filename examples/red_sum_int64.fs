@@ -3,5 +3,6 @@ module Examples.RedSumInt64
 
 open TorchSharp
 
+[<Kgen.Entry("int64[7,4097]")>]
 let red_sum_int64 =
     <@ fun (m: torch.Tensor) -> (m.sum(-1L), m.sum([| 0L |], true), m.sum(0L, 1L)) @>

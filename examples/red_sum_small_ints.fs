@@ -3,6 +3,7 @@ module Examples.RedSumSmallInts
 
 open TorchSharp
 
+[<Kgen.Entry("int8[457,67], uint8[67,457], int16[1,1024]")>]
 let red_sum_small_ints =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) (c: torch.Tensor) ->
         (a.sum(1L), b.sum(0L), c.sum(-1L, true), b.sum(1L, false, torch.int32), a.sum()) @>

@@ -3,6 +3,7 @@ module Examples.RedSumTwoThreeDimForms
 
 open TorchSharp
 
+[<Kgen.Entry("float32[7,457,7]")>]
 let red_sum_two_three_dim_forms =
     <@ fun (x: torch.Tensor) ->
         (x.sum(0L, 2L),

@@ -11,5 +11,6 @@ let scaled (t: torch.Tensor, s: float32) =
 let shifted (t: torch.Tensor) (u: torch.Tensor) =
     (t - u).relu()
 
+[<Kgen.Entry("float32[100], float32[100]")>]
 let reflected_helpers_tupled_curried =
     <@ fun (x: torch.Tensor) (c: torch.Tensor) -> shifted (scaled (x, 2.0f)) c @>

@@ -3,6 +3,7 @@ module Examples.RemainderFmodScalarF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[16,16]")>]
 let remainder_fmod_scalar_f32 =
     <@ fun (x: torch.Tensor) ->
         (x.remainder(2.5f.ToScalar()),

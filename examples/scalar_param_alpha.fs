@@ -3,5 +3,6 @@ module Examples.ScalarParamAlpha
 
 open TorchSharp
 
+[<Kgen.Entry("float32[10,10], float32[10,10], float32")>]
 let scalar_param_alpha =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (s: float32) -> x.add(y, s) @>

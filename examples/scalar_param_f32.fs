@@ -3,5 +3,6 @@ module Examples.ScalarParamF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[100], float32")>]
 let scalar_param_f32 =
     <@ fun (x: torch.Tensor) (s: float32) -> x * s + s @>

@@ -3,5 +3,6 @@ module Examples.ScalarParamIfBool
 
 open TorchSharp
 
+[<Kgen.Entry("float32[64], bool")>]
 let scalar_param_if_bool =
     <@ fun (x: torch.Tensor) (flag: bool) -> if flag then x.relu() else -x @>

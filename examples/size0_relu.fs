@@ -3,5 +3,6 @@ module Examples.Size0Relu
 
 open TorchSharp
 
+[<Kgen.Entry("float32[0,5]")>]
 let size0_relu =
     <@ fun (x: torch.Tensor) -> x.relu() @>

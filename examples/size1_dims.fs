@@ -3,5 +3,6 @@ module Examples.Size1Dims
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1,1,7], float32[3,1,1], float32[1]")>]
 let size1_dims =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) (z: torch.Tensor) -> x * y - z @>

@@ -3,6 +3,7 @@ module Examples.SubSubtractF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[100], float32[100]")>]
 let sub_subtract_f32 =
     <@ fun (x: torch.Tensor) (y: torch.Tensor) ->
         (torch.subtract(x.sub(y), 1.5f.ToScalar()),

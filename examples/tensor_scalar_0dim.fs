@@ -3,6 +3,7 @@ module Examples.TensorScalar0dim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,6]")>]
 let tensor_scalar_0dim =
     <@ fun (x: torch.Tensor) ->
         (x * torch.tensor(2.5),

@@ -3,5 +3,6 @@ module Examples.TupledEntry
 
 open TorchSharp
 
+[<Kgen.Entry("float32[30], float32[30]")>]
 let tupled_entry =
     <@ fun (a: torch.Tensor, b: torch.Tensor) -> a * b + a @>

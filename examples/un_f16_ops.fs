@@ -3,5 +3,6 @@ module Examples.UnF16Ops
 
 open TorchSharp
 
+[<Kgen.Entry("float16[1000]")>]
 let un_f16_ops =
     <@ fun (x: torch.Tensor) -> (x.abs() * 2.0f, -x, x.exp()) @>

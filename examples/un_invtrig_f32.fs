@@ -3,6 +3,7 @@ module Examples.UnInvtrigF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[257]")>]
 let un_invtrig_f32 =
     <@ fun (x: torch.Tensor) ->
         let t = x.tanh()

@@ -3,6 +3,7 @@ module Examples.UnIsnanIsinfIsfinite
 
 open TorchSharp
 
+[<Kgen.Entry("float32[400]")>]
 let un_isnan_isinf_isfinite =
     <@ fun (x: torch.Tensor) ->
         let y = x * 1e+38f

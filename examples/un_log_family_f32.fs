@@ -3,6 +3,7 @@ module Examples.UnLogFamilyF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[40,40]")>]
 let un_log_family_f32 =
     <@ fun (x: torch.Tensor) ->
         let p = x.abs() + 0.5f

@@ -3,6 +3,7 @@ module Examples.UnLogit
 
 open TorchSharp
 
+[<Kgen.Entry("float32[300]")>]
 let un_logit =
     <@ fun (x: torch.Tensor) ->
         let p = x.sigmoid()

@@ -3,6 +3,7 @@ module Examples.UnNanToNumCustom
 
 open TorchSharp
 
+[<Kgen.Entry("float64[500]")>]
 let un_nan_to_num_custom =
     <@ fun (x: torch.Tensor) ->
         let y = x.log() * (x * 1000.0).exp()

@@ -3,6 +3,7 @@ module Examples.UnNanToNumDefault
 
 open TorchSharp
 
+[<Kgen.Entry("float32[500]")>]
 let un_nan_to_num_default =
     <@ fun (x: torch.Tensor) ->
         let y = x.log() * (x * 100.0f).exp()

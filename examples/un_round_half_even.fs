@@ -3,6 +3,7 @@ module Examples.UnRoundHalfEven
 
 open TorchSharp
 
+[<Kgen.Entry("float32[200]")>]
 let un_round_half_even =
     <@ fun (x: torch.Tensor) ->
         let h = (x * 2.0f).round() * 0.5f

@@ -3,6 +3,7 @@ module Examples.UnSigmoidErfF32
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1000]")>]
 let un_sigmoid_erf_f32 =
     <@ fun (x: torch.Tensor) ->
         (torch.sigmoid(x),

@@ -3,6 +3,7 @@ module Examples.UnSqrtRsqrtF64
 
 open TorchSharp
 
+[<Kgen.Entry("float64[333]")>]
 let un_sqrt_rsqrt_f64 =
     <@ fun (x: torch.Tensor) ->
         let p = x.abs() + 0.001

@@ -3,5 +3,6 @@ module Examples.UnSquareReciprocalI32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[77]")>]
 let un_square_reciprocal_i32 =
     <@ fun (x: torch.Tensor) -> (x.square(), torch.square(x), (x + 10).reciprocal()) @>

@@ -3,5 +3,6 @@ module Examples.ZeroDimScalarParam
 
 open TorchSharp
 
+[<Kgen.Entry("float64[], float32")>]
 let zero_dim_scalar_param =
     <@ fun (x: torch.Tensor) (s: float32) -> x * s + 1 @>

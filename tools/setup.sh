@@ -28,3 +28,16 @@ if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q
 else
   echo "setup: NVRTC not found (PTX/cubin output and NVRTC tests will be skipped)"
 fi
+
+# The .NET side (dotnet/: the F# library Kgen, its serializer, the example project and the
+# xunit tests) needs the .NET SDK; on a machine without it, tools/test.sh skips the .NET tests
+# with a loud line. Restore fetches TorchSharp-cpu 0.107.0 (libtorch 2.10, CPU) from NuGet;
+# tools/torchsharp_compat.py then lets its native glue load on Debian 12's libstdc++.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if command -v dotnet >/dev/null 2>&1; then
+  dotnet restore "$root/dotnet/kgen.slnx" -nologo -v q >/dev/null
+  python3 "$root/tools/torchsharp_compat.py"
+  echo "setup: .NET SDK $(dotnet --version) found; dotnet/ restored"
+else
+  echo "setup: .NET SDK not found (the .NET tests will be skipped)"
+fi

@@ -2,7 +2,9 @@
 # tools/test.sh — THE test command (README, .ci/run): sets up, builds with
 # warnings as errors, and runs the whole Criterion suite (unit, golden,
 # structural, NVRTC and every example checked against PyTorch on the CPU
-# emulator); then the same suite under AddressSanitizer + UBSan.
+# emulator); then the .NET suite (dotnet/: serializer, examples compiled by the F# compiler
+# and serialized to exactly the checked-in JSON; skipped loudly without the .NET SDK); then
+# the C suite again under AddressSanitizer + UBSan.
 # KGEN_NO_ASAN=1 skips the sanitizer pass (local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +14,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DKGEN_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
+
+if command -v dotnet >/dev/null 2>&1; then
+  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q
+else
+  echo "=== SKIPPED: the .NET tests (dotnet/): no .NET SDK on this machine ==="
+fi
 
 if [ "${KGEN_NO_ASAN:-0}" != "1" ]; then
   cmake -S . -B build-asan -DKGEN_WERROR=ON -DKGEN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -1,0 +1,36 @@
+// Every example is real F#: examples/*.fs are compiled by dotnet/Examples, and each one's
+// quotations serialize to exactly the checked-in examples/NAME.json. A stale JSON fails here
+// with the command that regenerates it, so machines without .NET still test real documents.
+module Kgen.Tests.ExampleTests
+
+open System.IO
+open System.Reflection
+open Xunit
+open Kgen
+open Kgen.Tests.Support
+
+let examplesAssembly = Assembly.Load "Examples"
+
+let exampleSources () =
+    Directory.GetFiles(Path.Combine(repoRoot, "examples"), "*.fs", SearchOption.AllDirectories) |> Array.sort
+
+[<Fact>]
+let ``every examples/*.json is what the serializer writes for its .fs`` () =
+    let stale =
+        [ for fs in exampleSources () do
+              let json = Path.ChangeExtension(fs, ".json")
+              let doc = Collect.documentOfSource examplesAssembly fs
+              if not (File.Exists json) || File.ReadAllText json <> doc.Json then
+                  yield Path.GetRelativePath(repoRoot, json) ]
+    if not stale.IsEmpty then
+        failwithf "%d example document(s) differ from the serializer's output (regenerate with tools/regen-examples):\n%s"
+            stale.Length (String.concat "\n" stale)
+
+[<Fact>]
+let ``every example has at least one entry with a signature`` () =
+    for fs in exampleSources () do
+        let doc = Collect.documentOfSource examplesAssembly fs |> fun d -> parse d.Json
+        let entries = doc |> prop "entries"
+        Assert.True(entries.GetArrayLength() > 0, fs)
+        let mutable s = Unchecked.defaultof<System.Text.Json.JsonElement>
+        Assert.True(entries.[0].TryGetProperty("signature", &s), fs)

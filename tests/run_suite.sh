@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# tests/run_suite.sh — runs the Criterion binary for ctest.
+# Criterion 2.4 (Debian 12) exits 1 when a test is skipped (cr_skip_test), e.g. the NVRTC
+# tests on a machine without the CUDA toolkit. A skip must not fail the suite, so a non-zero
+# exit is accepted only when Criterion's own summary says nothing failed or crashed and
+# something was skipped; any other non-zero exit fails as before.
+set -uo pipefail
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+"$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] && exit 0
+summary=$(grep -a 'Synthesis: Tested:' "$log" | tail -n 1)
+if echo "$summary" | grep -q 'Failing: 0 | Crashing: 0' && grep -aq 'skipped' "$log"; then
+  echo "run_suite: Criterion exited $rc only because tests were skipped (see [WARN] skipped lines above); nothing failed"
+  exit 0
+fi
+exit "$rc"
