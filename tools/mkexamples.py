@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
 """tools/mkexamples.py -- builds kgen's example suite and its bad-input documents.
 
-  python3 tools/mkexamples.py           write examples/*.json, examples/*.fs, examples/INDEX.md,
-                                        tests/bad/*.json, tests/bad/*.fs, tests/bad/INDEX.md
-                                        and validate every document (standard library only)
+  python3 tools/mkexamples.py           write examples/INDEX.md, tests/bad/*.json, tests/bad/*.fs,
+                                        tests/bad/INDEX.md and validate every document
+                                        (standard library only)
+
+The examples themselves are real F# now: examples/*.fs are compiled by the F# compiler
+(dotnet/Examples) and examples/*.json are what the real serializer writes for them
+(tools/regen-examples). This script no longer writes either; it keeps the example list
+(INDEX.md, `--check` of its PyTorch references, `--list`) and generates the bad-input
+documents of tests/bad, which F# cannot produce (malformed or contract-breaking JSON).
   python3 tools/mkexamples.py --check   also evaluate every example with PyTorch (needs `torch`;
                                         e.g. /usr/bin/python3) and compare with its reference
   python3 tools/mkexamples.py --list    list the examples
@@ -1985,10 +1991,8 @@ def write_outputs(out_root, only=None):
         if errs:
             failures += 1
             print("INVALID %s:\n  %s" % (ex.name, "\n  ".join(errs[:20])))
-        with open(os.path.join(exdir, ex.name + ".json"), "w") as fh:
-            fh.write(dump(doc))
-        with open(os.path.join(exdir, ex.name + ".fs"), "w") as fh:
-            fh.write(text)
+        # examples/NAME.fs and NAME.json are real F# and the serializer's output now
+        # (tools/regen-examples): not written here.
         index_rows.append((ex, one))
     if not only:
         write_index(exdir, index_rows)
@@ -2015,14 +2019,16 @@ def write_outputs(out_root, only=None):
 
 INDEX_HEAD = """# kgen examples
 
-Each example is one F# quotation over TorchSharp, serialized exactly as a `kgen-quotation`
-serializer would write it (see `shared/spec/quotation-json.md`):
+Each example is one F# quotation over TorchSharp. `NAME.fs` is real F#, compiled by the F#
+compiler against TorchSharp 0.107 and Kgen (dotnet/Examples); `NAME.json` is exactly what
+kgen's serializer writes for it (`tools/regen-examples`; the .NET tests fail when a checked-in
+document is stale). See docs/fsharp.md for how each F# construct arrives.
 
-- `NAME.fs` is the F# source the quotation came from; `NAME.json` is the document.
-  Every `Call` node and the entry's top node carry `loc` = `[fileIndex, startLine,
-  startCol, endLine, endCol]` into `NAME.fs` (lines 1-based, columns 0-based, end column
-  exclusive: F# range conventions).
-- Each entry has a `signature`, so it runs without extra arguments. Sizes are static except
+- Every node carries `loc` = `[fileIndex, startLine, startCol, endLine, endCol]` into
+  `NAME.fs` (lines 1-based, columns 0-based, end column exclusive: F# range conventions;
+  the example project compiles with `--quotations-debug+`).
+- Each entry has a `signature` (from its `[<Kgen.Entry("...")>]` attribute), so it runs
+  without extra arguments. Sizes are static except
   in the examples that use symbols (`"N"`, `"B"`: the runner picks them).
 - **Non-standard signature field `"nonzero": true`** on a tensor parameter: the runner must
   generate that input without zeros (integer divisors of `/`, `%`, `div`, `fmod`, ...).
@@ -2052,9 +2058,8 @@ TorchSharp semantics worth knowing when writing the reference (checked in
   is the truncated remainder, `int32` arithmetic wraps, `float32` stays single precision,
   `int` of a float truncates, `round` rounds half to even.
 
-Optional arguments left out arrive filled in: `Value null` (reference types), and for
-`Nullable` parameters `DefaultValue` in every other example (definition order in the script) and `Value null` in the rest,
-so both forms are exercised. Overloads taking either a `Tensor` or a `Scalar` are called
+Optional arguments left out arrive filled in by the F# compiler: `Value null` for reference
+types and `DefaultValue` for `Nullable` parameters. Overloads taking either a `Tensor` or a `Scalar` are called
 with an explicit `.ToScalar()` (a bare `0.5f` would be ambiguous in F#: both `Tensor` and
 `Scalar` have `op_Implicit(float32)`); parameters that only take a `Scalar` get the implicit
 `Scalar.op_Implicit` conversion.
@@ -2063,8 +2068,8 @@ Examples that are valid F# but need more than plain pointwise kernels: `scalar_p
 (an `if` on a bool parameter choosing between two tensor expressions: host control flow) and
 `like_empty_shape_only` (`empty_like` whose content must never be read).
 
-Regenerate with `python3 tools/mkexamples.py` (standard library only); check against PyTorch
-with `python3 tools/mkexamples.py --check` (needs torch).
+Regenerate the documents with `tools/regen-examples` (needs the .NET SDK); this index with
+`python3 tools/mkexamples.py`, which also checks its PyTorch references with `--check`.
 
 | # | example | covers | F# |
 |---|---|---|---|
@@ -2884,7 +2889,7 @@ def main(argv):
         return 0
     failures = write_outputs(out_root, only)
     n = len(EXAMPLES) if not only else len([e for e in EXAMPLES if selected(e.name, only)])
-    print("wrote %d examples, %d bad inputs; %d invalid" % (n, len(BAD), failures))
+    print("indexed %d examples (their .fs/.json are not written here), wrote %d bad inputs; %d invalid" % (n, len(BAD), failures))
     if failures:
         return 1
     if "--check" in argv:
