@@ -997,6 +997,22 @@ static kg_ev runtime_select(kg_elab *el, const kg_ast *n, kg_ev cond) {
 
 /* ---- the evaluator ---- */
 
+/* `use x = e in body` arrives as Let(x, e, TryFinally(body, fin)) where fin only disposes x:
+ * IfThenElse(TypeTest(IDisposable, Coerce(x)), UnboxGeneric(x).Dispose(), ()) for a type the
+ * compiler cannot prove disposable, or a direct x.Dispose() (docs/fsharp.md). kgen's values
+ * are not resources, so such a try/finally is its body. Any other finally is rejected. */
+static bool dispose_only(const kg_ast *n) {
+  switch (n->k) {
+  case KG_AST_Call:
+    return n->member && strcmp(n->member->name, "Dispose") == 0 && n->n_kids == 0 && n->a;
+  case KG_AST_IfThenElse:
+    return n->a->k == KG_AST_TypeTest && dispose_only(n->b) && dispose_only(n->c);
+  case KG_AST_Sequential: return dispose_only(n->a) && dispose_only(n->b);
+  case KG_AST_Value: return n->value.kind == KG_VAL_NULL;
+  default: return false;
+  }
+}
+
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
   switch (n->k) {
   case KG_AST_Var:
@@ -1108,6 +1124,10 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     if (t != KG_DT_NONE) return ev_const(kg_cval_int(t, 0));
     return ev_make(EV_NULL);
   }
+  case KG_AST_TryFinally:
+    if (!dispose_only(n->b))
+      return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'try/finally' is not supported (only the one `use` writes, whose finally disposes its value)");
+    return kg_elab_eval(el, n->a);
   case KG_AST_LetRecursive:
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'let rec' (LetRecursive) is not supported: kernels cannot recurse");
   case KG_AST_PropertySet:

@@ -103,7 +103,7 @@ struct kg_ast {
    *   Lambda: a=body | Application: a=func b=arg | Let: a=value b=body
    *   LetRecursive: kids=binding values (bind_vars[i] their vars), a=body
    *   IfThenElse: a=cond b=then c=else | ForIntegerRangeLoop: a=start b=end c=body
-   *   WhileLoop: a=cond b=body | Sequential: a=first b=second | VarSet: a=value
+   *   WhileLoop: a=cond b=body | TryFinally: a=body b=finally | Sequential: a=first b=second | VarSet: a=value
    *   Call / PropertyGet: a=obj (may be NULL), kids=args (Call: wits=witnesses)
    *   PropertySet: a=obj, kids=args, b=value | FieldGet: a=obj (may be NULL)
    *   NewTuple / NewStructTuple / NewArray / NewObject / NewRecord / NewUnionCase: kids=items/args

@@ -821,6 +821,9 @@ static void kg_rd_fields(kg_rd *r, const cJSON *j, kg_ast *n, const kg_ast *at) 
     n->a = kg_rd_kid(r, j, n, "start", at), n->b = kg_rd_kid(r, j, n, "end", at);
     n->c = kg_rd_kid(r, j, n, "body", at);
     break;
+  case KG_AST_TryFinally: /* docs/fsharp.md: {"body", "finally"} (how `use` arrives) */
+    n->a = kg_rd_kid(r, j, n, "body", at), n->b = kg_rd_kid(r, j, n, "finally", at);
+    break;
   case KG_AST_WhileLoop:
     n->a = kg_rd_kid(r, j, n, "cond", at), n->b = kg_rd_kid(r, j, n, "body", at);
     break;

@@ -179,6 +179,14 @@ let private writeMethod (w: Utf8JsonWriter) (field: string) (m: MethodInfo) =
         (m.GetParameters() |> Array.map (fun p -> p.ParameterType)) m.ReturnType
         (if m.IsGenericMethod then m.GetGenericArguments() else [||])
 
+/// A union case: {"decl": union type, "name", "tag"}.
+let private writeCase (w: Utf8JsonWriter) (uc: Reflection.UnionCaseInfo) =
+    w.WriteStartObject "case"
+    w.WriteString("decl", tyName uc.DeclaringType)
+    w.WriteString("name", uc.Name)
+    w.WriteNumber("tag", uc.Tag)
+    w.WriteEndObject()
+
 let private memberKey (m: MethodBase) =
     let ps = m.GetParameters() |> Array.map (fun p -> tyName p.ParameterType) |> String.concat ","
     let gs = if m.IsGenericMethod then m.GetGenericArguments() |> Array.map tyName |> String.concat "," else ""
@@ -419,27 +427,23 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
         writeNodes c w "args" args
     | NewUnionCase(uc, args) ->
         kind "NewUnionCase"
-        w.WriteString("union", tyName uc.DeclaringType)
-        w.WriteString("case", uc.Name)
-        w.WriteNumber("tag", uc.Tag)
+        writeCase w uc
         writeNodes c w "args" args
     | UnionCaseTest(x, uc) ->
         kind "UnionCaseTest"
         writeNode c w (Some "expr") x
-        w.WriteString("union", tyName uc.DeclaringType)
-        w.WriteString("case", uc.Name)
-        w.WriteNumber("tag", uc.Tag)
+        writeCase w uc
     | TypeTest(x, t) ->
         kind "TypeTest"
         writeNode c w (Some "expr") x
-        w.WriteString("testType", tyName t)
+        w.WriteString("type", tyName t)
     | TryWith(body, fv, fbody, cv, cbody) ->
         kind "TryWith"
         writeNode c w (Some "body") body
         w.WriteNumber("filterVar", varIndex c fv)
         writeNode c w (Some "filter") fbody
         w.WriteNumber("catchVar", varIndex c cv)
-        writeNode c w (Some "handler") cbody
+        writeNode c w (Some "catch") cbody
     | TryFinally(body, fin) ->
         kind "TryFinally"
         writeNode c w (Some "body") body
