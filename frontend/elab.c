@@ -699,6 +699,13 @@ static kg_ev call_fsharp(kg_elab *el, const kg_ast *at, const kg_member_row *row
     kg_sb_free(&k);
     return r;
   }
+  /* `x.dtype = torch.float32`, `mode <> RoundingMode.trunc`: static facts, folded here so an
+   * `if` on them keeps one branch (docs/fsharp.md) */
+  if ((row->op == KG_OP_EQ || row->op == KG_OP_NE) && n == 2 &&
+      ((av[0].kind == EV_DTYPE && av[1].kind == EV_DTYPE) || (av[0].kind == EV_ENUM && av[1].kind == EV_ENUM))) {
+    bool eq = av[0].kind == EV_DTYPE ? av[0].dt == av[1].dt : av[0].c.i == av[1].c.i;
+    return ev_const(kg_cval_int(KG_BOOL, (row->op == KG_OP_EQ) == eq));
+  }
   kg_dtype out = row->dtype != KG_DT_NONE ? row->dtype : kg_dtype_from_clr(at->ty);
   if (out == KG_DT_NONE) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "F# operator %s on type %s is not supported", m->name, at->ty);
   kg_op op = row->op;
