@@ -941,6 +941,17 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
     return kg_elab_error(el, n, KG_E_FORMAT, "node type %s differs from the return type %s of %s", n->ty, m->ret, m->key);
   const kg_doc_def *def = find_def(el, m);
   if (def) return inline_def(el, n, def, av, na);
+  /* F#'s pipes, as model code chains functions: x |> f is f x, f <| x too, (a, b) ||> f is
+   * f a b, (a, b, c) |||> f is f a b c (docs/fsharp.md) */
+  if (n->k == KG_AST_Call && strcmp(m->decl, "Microsoft.FSharp.Core.Operators") == 0) {
+    if (strcmp(m->name, "op_PipeRight") == 0 && na == 2) return apply_fn(el, n, av[1], av[0]);
+    if (strcmp(m->name, "op_PipeLeft") == 0 && na == 2) return apply_fn(el, n, av[0], av[1]);
+    if ((strcmp(m->name, "op_PipeRight2") == 0 && na == 3) || (strcmp(m->name, "op_PipeRight3") == 0 && na == 4)) {
+      kg_ev f = av[na - 1];
+      for (int i = 0; i < na - 1 && f.kind != EV_ERR; i++) f = apply_fn(el, n, f, av[i]);
+      return f;
+    }
+  }
   const kg_member_row *row = kg_member_lookup(m);
   if (!row) {
     if (strncmp(m->decl, "TorchSharp", 10) == 0)

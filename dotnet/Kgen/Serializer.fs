@@ -118,7 +118,27 @@ let signatureCaptures (signature: string) =
             Some(n, dt, ds)
         | _ -> None)
 
-let private writeSignature (w: Utf8JsonWriter) (signature: string) (nonzero: int[]) =
+let private dtypeName (t: TorchSharp.torch.ScalarType) =
+    match t with
+    | TorchSharp.torch.ScalarType.Bool -> "bool"
+    | TorchSharp.torch.ScalarType.Byte -> "uint8"
+    | TorchSharp.torch.ScalarType.Int8 -> "int8"
+    | TorchSharp.torch.ScalarType.Int16 -> "int16"
+    | TorchSharp.torch.ScalarType.Int32 -> "int32"
+    | TorchSharp.torch.ScalarType.Int64 -> "int64"
+    | TorchSharp.torch.ScalarType.Float16 -> "float16"
+    | TorchSharp.torch.ScalarType.BFloat16 -> "bfloat16"
+    | TorchSharp.torch.ScalarType.Float32 -> "float32"
+    | TorchSharp.torch.ScalarType.Float64 -> "float64"
+    | t -> fail "captured tensor of dtype %O: kgen supports %s" t (String.concat ", " dtypes)
+
+/// The signature item of a live captured tensor: its dtype and (static) shape.
+let private liveItem (c: Capture) =
+    match c.Value with
+    | :? TorchSharp.torch.Tensor as t -> Some(TensorSig(dtypeName t.dtype, [ for d in t.shape -> string d ]))
+    | _ -> None
+
+let private writeSignature (w: Utf8JsonWriter) (signature: string) (nonzero: int[]) (captured: Capture list) =
     let items = splitTop signature |> List.mapi (fun i s -> parseItem (i + 1) s)
     w.WriteStartObject "signature"
     w.WriteStartArray "params"
@@ -126,7 +146,13 @@ let private writeSignature (w: Utf8JsonWriter) (signature: string) (nonzero: int
     |> List.filter (fun (n, _) -> n.IsNone)
     |> List.iteri (fun i (_, it) -> writeSigItem w it (Array.contains i nonzero))
     w.WriteEndArray()
-    let caps = items |> List.filter (fun (n, _) -> n.IsSome)
+    let named = items |> List.filter (fun (n, _) -> n.IsSome)
+    // captured tensors the signature does not list are described by the live tensors
+    let live =
+        captured
+        |> List.filter (fun c -> not (named |> List.exists (fun (n, _) -> n = Some c.Name)))
+        |> List.choose (fun c -> liveItem c |> Option.map (fun it -> Some c.Name, it))
+    let caps = named @ live
     if not caps.IsEmpty then
         w.WriteStartObject "captures"
         for (n, it) in caps do
@@ -146,7 +172,13 @@ type private Ctx =
       VarIndex: Dictionary<Var, int>
       Captures: List<Capture>
       Definitions: List<MethodBase * Expr>
-      DefinitionKeys: HashSet<string> }
+      DefinitionKeys: HashSet<string>
+      /// `this` of an inlined user module forward -> the live module (Kgen.Modules)
+      LiveVars: Dictionary<Var, Modules.Live>
+      /// captures of the entry being written (its signature lists them)
+      EntryCaptures: List<Capture>
+      /// the DebugRange given to generated nodes (a module expansion takes its call site's)
+      mutable Inherited: (string * int * int * int * int) option }
 
 let private tyName (t: Type) = t.ToString()
 
@@ -253,7 +285,7 @@ let private debugRange (e: Expr) =
         | _ -> None)
 
 let private writeLoc (c: Ctx) (w: Utf8JsonWriter) (e: Expr) =
-    match debugRange e with
+    match (match debugRange e with Some r -> Some r | None -> c.Inherited) with
     | None -> ()
     | Some(file, sl, sc, el, ec) ->
         let name = Path.GetFileName file
@@ -289,7 +321,44 @@ and private noteDefinition (c: Ctx) (m: MethodBase) =
             c.Definitions.Add((m, body))
         | None -> ()
 
+/// Write `e'` in place of `e` (a module expansion): its generated nodes get e's loc.
+and private writeInstead (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) (e': Expr) =
+    let saved = c.Inherited
+    c.Inherited <- (match debugRange e with Some r -> Some r | None -> saved)
+    writeNode c w field e'
+    c.Inherited <- saved
+
 and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) =
+    let vars (v: Var) = match c.LiveVars.TryGetValue v with | true, l -> Some l | _ -> None
+    try
+        match e with
+        | Modules.ModuleApply vars (l, x) ->
+            match Modules.apply l x with
+            | Choice1Of2 e' -> writeInstead c w field e e'
+            | Choice2Of2(this, p, body) ->
+                c.LiveVars.[this] <- l
+                writeInstead c w field e (Expr.Let(p, x, body))
+                c.LiveVars.Remove this |> ignore
+        | Modules.ModuleLet vars (v, l, body) ->
+            c.LiveVars.[v] <- l
+            writeInstead c w field e body
+            c.LiveVars.Remove v |> ignore
+        | Modules.ModuleRedex vars (bound, body) ->
+            for (v, l) in bound do c.LiveVars.[v] <- l
+            writeInstead c w field e body
+            for (v, _) in bound do c.LiveVars.Remove v |> ignore
+        | Modules.LiveValue vars e' -> writeInstead c w field e e'
+        | Var v when c.LiveVars.ContainsKey v ->
+            fail "the module object '%s' is used other than through its fields or forward" v.Name
+        | _ -> writeNode1 c w field e
+    with Modules.ModuleError msg -> fail "%s%s" (locText e) msg
+
+and private locText (e: Expr) =
+    match debugRange e with
+    | Some(f, l, col, _, _) -> sprintf "%s:%d:%d: " (Path.GetFileName f) l col
+    | None -> ""
+
+and private writeNode1 (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) =
     match field with
     | Some f -> w.WriteStartObject f
     | None -> w.WriteStartObject()
@@ -308,7 +377,14 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
         match v with
         | null -> ()
         | _ when t.IsPrimitive || t.IsEnum || t = typeof<string> || t.IsArray -> ()
-        | _ -> if not (c.Captures.Exists(fun x -> x.Name = name)) then c.Captures.Add { Name = name; Value = v; Type = t }
+        | _ ->
+            let cap = { Name = name; Value = v; Type = t }
+            match c.Captures.Find(fun x -> x.Name = name) with
+            | x when isNull (box x) -> c.Captures.Add cap
+            | x when not (Object.ReferenceEquals(x.Value, v)) ->
+                fail "two different captured objects are both named '%s'" name
+            | _ -> ()
+            if not (c.EntryCaptures.Exists(fun x -> x.Name = name)) then c.EntryCaptures.Add cap
     | WithValue(v, t, body) ->
         kind "WithValue"
         w.WritePropertyName "value"
@@ -480,7 +556,10 @@ let serialize (entries: Entry list) : Document =
           VarIndex = Dictionary(HashIdentity.Reference)
           Captures = List()
           Definitions = List()
-          DefinitionKeys = HashSet() }
+          DefinitionKeys = HashSet()
+          LiveVars = Dictionary(HashIdentity.Reference)
+          EntryCaptures = List()
+          Inherited = None }
     // The body first (it fills files, vars and definitions), the header after.
     use bodyStream = new MemoryStream()
     let opts = JsonWriterOptions(Indented = true, IndentSize = 1, SkipValidation = false)
@@ -491,10 +570,18 @@ let serialize (entries: Entry list) : Document =
         for en in entries do
             w.WriteStartObject()
             w.WriteString("name", en.Name)
+            // the expression first (it finds the entry's captures), the signature before it
+            c.EntryCaptures.Clear()
+            use exprStream = new MemoryStream()
+            (
+                use ew = new Utf8JsonWriter(exprStream, opts)
+                writeNode c ew None en.Expr
+            )
             match en.Signature with
-            | Some s -> writeSignature w s en.NonZero
+            | Some s -> writeSignature w s en.NonZero (List.ofSeq c.EntryCaptures)
             | None -> ()
-            writeNode c w (Some "expr") en.Expr
+            w.WritePropertyName "expr"
+            w.WriteRawValue(exprStream.ToArray(), true)
             w.WriteEndObject()
         w.WriteEndArray()
         if c.Definitions.Count > 0 then

@@ -1,0 +1,92 @@
+// TorchSharp modules as real F# model code writes them, expanded by the serializer
+// (Kgen.Modules): known modules become functional calls with their live parameters captured,
+// user modules with a [<ReflectedDefinition>] forward are inlined, `-->`, `.forward`, `.call`
+// and `|>` all reach them, and an unknown module is an error naming its type.
+module Kgen.Tests.ModuleTests
+
+open Xunit
+open TorchSharp
+open type TorchSharp.torch.nn
+open Microsoft.FSharp.Quotations
+open Kgen
+open Kgen.Tests.Support
+
+type Tensor = torch.Tensor
+
+type Mlp(dIn: int64, dHidden: int64) as this =
+    inherit Module<Tensor, Tensor>("mlp")
+    let fc1 = Linear(dIn, dHidden)
+    let act = GELU()
+    let drop = Dropout(0.25)
+    let fc2 = Linear(dHidden, dIn, hasBias = false)
+    do this.RegisterComponents()
+    member val Scale = 0.5f with get, set
+
+    [<ReflectedDefinition>]
+    override this.forward(x: Tensor) =
+        let h = x --> fc1 --> act
+        (drop.call h |> fc2.forward) * this.Scale
+
+type WithConv() as this =
+    inherit Module<Tensor, Tensor>("conv")
+    let conv = Conv2d(3L, 4L, 3L)
+    do this.RegisterComponents()
+
+    [<ReflectedDefinition>]
+    override _.forward(x: Tensor) = conv.forward x
+
+let serialize (e: Expr) sg =
+    Serializer.serialize [ { Name = "f"; Expr = e; Signature = sg; NonZero = [||] } ]
+
+let calls (json: string) =
+    parse json |> nodes |> Seq.filter (fun n -> kind n = "Call")
+    |> Seq.map (fun n -> n |> prop "method" |> prop "name" |> str) |> List.ofSeq
+
+[<Fact>]
+let ``a user module is inlined and its Linear, GELU and Dropout (eval) expanded`` () =
+    let m = new Mlp(8L, 16L)
+    m.eval() |> ignore
+    let d = serialize <@ fun (x: Tensor) -> m.forward x @> (Some "float32[2,8]")
+    let cs = calls d.Json
+    Assert.Equal(2, cs |> List.filter ((=) "linear") |> List.length)
+    Assert.Contains("gelu", cs)
+    Assert.DoesNotContain("dropout", cs)
+    Assert.DoesNotContain("forward", cs)
+    let names = d.Captures |> List.map (fun c -> c.Name) |> List.sort
+    Assert.Equal<string list>([ "m_fc1_bias"; "m_fc1_weight"; "m_fc2_weight" ], names)
+    // the live parameter objects themselves, so a call binds them as they are then
+    let w = d.Captures |> List.find (fun c -> c.Name = "m_fc1_weight")
+    Assert.Same(m.get_parameter("fc1.weight"), w.Value)
+    // a bias-less Linear passes null; the scale read through `this` is a constant
+    let vals = parse d.Json |> nodes |> Seq.filter (fun n -> kind n = "Value") |> Seq.map (fun n -> (prop "value" n).GetRawText()) |> List.ofSeq
+    Assert.Contains("null", vals)
+    Assert.Contains("0.5", vals)
+    // the signature lists the captured parameters from the live tensors
+    let caps = (parse d.Json |> prop "entries").[0] |> prop "signature" |> prop "captures"
+    Assert.Equal("[16,8]", (caps |> prop "m_fc1_weight" |> prop "shape").GetRawText().Replace(" ", "").Replace("\n", ""))
+
+[<Fact>]
+let ``dropout in training mode stays a dropout call`` () =
+    let m = new Mlp(8L, 16L)
+    m.train()
+    let cs = calls (serialize <@ fun (x: Tensor) -> m.call x @> None).Json
+    Assert.Contains("dropout", cs)
+
+[<Fact>]
+let ``Sequential, Embedding and LayerNorm expand; --> reaches them`` () =
+    let seq = Sequential(("ln", LayerNorm([| 4L |]) :> Module<Tensor, Tensor>), ("relu", ReLU() :> Module<Tensor, Tensor>))
+    let emb = Embedding(10L, 4L)
+    let d = serialize <@ fun (ids: Tensor) -> ids --> emb --> seq @> None
+    let cs = calls d.Json
+    Assert.Contains("layer_norm", cs)
+    Assert.Contains("relu", cs)
+    Assert.Contains("index", cs)
+    Assert.Equal<string list>([ "emb_weight"; "seq_ln_bias"; "seq_ln_weight" ], d.Captures |> List.map (fun c -> c.Name) |> List.sort)
+
+[<Fact>]
+let ``an unknown module is an error naming its type and path`` () =
+    let m = new WithConv()
+    let ex = Assert.Throws<Serializer.SerializeError>(fun () -> serialize <@ fun (x: Tensor) -> m.forward x @> None |> ignore)
+    Assert.Contains("TorchSharp.Modules.Conv2d", ex.Data0)
+    Assert.Contains("m_conv", ex.Data0)
+    Assert.Contains("ModuleTests.fs:", ex.Data0)

@@ -1,0 +1,214 @@
+// Kgen.Modules: TorchSharp modules expanded into the functional calls kgen compiles.
+//
+// A quotation over a model reaches live module objects: a captured local (ValueWithName), a
+// module-level value (a static PropertyGet), or `this` inside a [<ReflectedDefinition>]
+// forward, and from them fields (`this.fc1`, FieldGet/PropertyGet). Only the .NET side can
+// see those objects, their hyperparameters and their parameter tensors, so the serializer
+// expands them here, and the document keeps the spec's vocabulary (functional calls and
+// captured tensors): the C side needs no knowledge of modules (docs/fsharp.md "Modules").
+//   - an application `m.forward x`, `m.call x`, `x --> m` of a known module becomes its
+//     functional form, e.g. Linear -> torch.nn.functional.linear(x, W, b) with W and b
+//     captured tensors named after the path to them (`model_fc1_weight`);
+//   - Sequential is the chain of its children; a user module whose forward is a
+//     [<ReflectedDefinition>] member is inlined with `this` bound to the live object;
+//   - a parameter or a number read through a live module (`this.scale`, `this.n_head`)
+//     becomes a captured tensor or a constant;
+//   - any other module is an error naming its type.
+// Generated nodes carry no DebugRange: the serializer gives them the call site's.
+module Kgen.Modules
+
+open System
+open System.Reflection
+open Microsoft.FSharp.Quotations
+open Microsoft.FSharp.Quotations.Patterns
+open TorchSharp
+open TorchSharp.Modules
+
+type private Tensor = torch.Tensor
+
+/// A live object reached from the quotation, with the path that names it.
+type Live = { Obj: obj; Path: string }
+
+/// A module this expansion cannot handle.
+exception ModuleError of string
+
+let private methodOf (e: Expr) =
+    match e with
+    | Call(_, mi, _) -> mi
+    | Lambda(_, Call(_, mi, _)) -> mi
+    | _ -> invalidOp (sprintf "not a call: %A" e)
+
+let private t0 = Unchecked.defaultof<Tensor>
+let private mLinear = methodOf <@ torch.nn.functional.linear(t0, t0, t0) @>
+let private mLayerNorm = methodOf <@ torch.nn.functional.layer_norm(t0, [| 1L |], t0, t0, 1e-5) @>
+let private mDropout = methodOf <@ torch.nn.functional.dropout(t0, 0.5, true, false) @>
+let private mRelu = methodOf <@ t0.relu() @>
+let private mGelu = methodOf <@ t0.gelu(GELU.Approximate.none) @>
+let private mSilu = methodOf <@ t0.silu() @>
+let private mTanh = methodOf <@ t0.tanh() @>
+let private mSigmoid = methodOf <@ t0.sigmoid() @>
+let private mHardswish = methodOf <@ t0.hardswish() @>
+let private mMish = methodOf <@ torch.nn.functional.mish(t0, false) @>
+let private mElu = methodOf <@ t0.elu(1.0) @>
+let private mLeaky = methodOf <@ t0.leaky_relu(Scalar.op_Implicit 0.01) @>
+let private mScalarOfDouble = methodOf <@ Scalar.op_Implicit(0.01) @>
+let private mSoftplus = methodOf <@ t0.softplus(1.0, 20.0) @>
+let private mSoftmax = methodOf <@ t0.softmax(0L, Nullable()) @>
+let private mIndex = methodOf <@ t0.index([| torch.TensorIndex.Tensor t0 |]) @>
+let private mTensorIndex = methodOf <@ torch.TensorIndex.Tensor t0 @>
+let private mForward =
+    typeof<torch.nn.Module<Tensor, Tensor>>.GetMethod("forward", [| typeof<Tensor> |])
+
+let isModule (o: obj) = o :? torch.nn.Module
+
+/// `fc1@12` (an F# let field) -> `fc1`.
+let private memberName (n: string) =
+    match n.IndexOf '@' with
+    | -1 -> n
+    | i -> n.Substring(0, i)
+
+let private join (path: string) (n: string) = if path = "" then memberName n else path + "_" + memberName n
+
+/// A tensor read through a live module: a named capture.
+let private capture (path: string) (t: Tensor) : Expr =
+    if isNull t then Expr.Value(null, typeof<Tensor>) else Expr.ValueWithName(t, typeof<Tensor>, path)
+
+/// The live object an expression denotes, if it is reached from live roots only.
+let rec live (vars: Var -> Live option) (e: Expr) : Live option =
+    let step (inner: Expr) (get: obj -> obj) (name: string) =
+        live vars inner
+        |> Option.map (fun l ->
+            let v =
+                try get l.Obj
+                with ex -> raise (ModuleError(sprintf "reading '%s' of '%s' failed: %s" name l.Path ex.Message))
+            { Obj = v; Path = join l.Path name })
+    match e with
+    | ValueWithName(o, _, n) when isModule o -> Some { Obj = o; Path = n }
+    | Var v -> vars v
+    | Coerce(x, _) -> live vars x
+    | FieldGet(Some x, f) -> step x f.GetValue f.Name
+    | PropertyGet(Some x, p, []) -> step x p.GetValue p.Name
+    | PropertyGet(None, p, []) when typeof<torch.nn.Module>.IsAssignableFrom p.PropertyType ->
+        Some { Obj = p.GetValue null; Path = p.Name }
+    | FieldGet(None, f) when typeof<torch.nn.Module>.IsAssignableFrom f.FieldType ->
+        Some { Obj = f.GetValue null; Path = f.Name }
+    | _ -> None
+
+/// An overriding `forward` of a user module with a reflected body: Lambda(this, Lambda(x, body)).
+let private userForward (m: obj) =
+    let mi = m.GetType().GetMethod("forward", [| typeof<Tensor> |])
+    if isNull mi then None else Expr.TryGetReflectedDefinition mi
+
+let private known =
+    "Linear, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
+    "LeakyReLU, Softplus, Softmax, Identity, Sequential"
+
+/// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
+/// reflected forward's `this` and parameter vars and its body (the serializer binds them).
+let apply (l: Live) (x: Expr) : Choice<Expr, Var * Var * Expr> =
+    let call (mi: MethodInfo) args = Choice1Of2(Expr.Call(mi, args))
+    let inst (mi: MethodInfo) args = Choice1Of2(Expr.Call(x, mi, args))
+    let dbl (v: float) = Expr.Value v
+    match l.Obj with
+    | :? Linear as m -> call mLinear [ x; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias ]
+    | :? LayerNorm as m ->
+        call mLayerNorm [ x; Expr.Value m.normalized_shape; capture (join l.Path "weight") m.weight
+                          capture (join l.Path "bias") m.bias; dbl m.eps ]
+    | :? Dropout as m ->
+        if m.training then call mDropout [ x; dbl m.p; Expr.Value true; Expr.Value false ] else Choice1Of2 x
+    | :? Embedding as m ->
+        // F.embedding(x, W) is W indexed by the tensor x (advanced indexing): W[x]
+        let w = capture (join l.Path "weight") m.weight
+        Choice1Of2(Expr.Call(w, mIndex, [ Expr.NewArray(typeof<torch.TensorIndex>, [ Expr.Call(mTensorIndex, [ x ]) ]) ]))
+    | :? ReLU -> inst mRelu []
+    | :? GELU as m -> inst mGelu [ Expr.Value m.approximate ]
+    | :? SiLU -> inst mSilu []
+    | :? Tanh -> inst mTanh []
+    | :? Sigmoid -> inst mSigmoid []
+    | :? Hardswish -> inst mHardswish []
+    | :? Mish -> call mMish [ x; Expr.Value false ]
+    | :? ELU as m -> inst mElu [ dbl m.alpha ]
+    | :? LeakyReLU as m -> inst mLeaky [ Expr.Call(mScalarOfDouble, [ dbl m.negative_slope ]) ]
+    | :? Softplus as m -> inst mSoftplus [ dbl m.beta; dbl m.threshold ]
+    | :? Softmax as m -> inst mSoftmax [ Expr.Value m.dim; Expr.DefaultValue typeof<Nullable<torch.ScalarType>> ]
+    | :? Identity -> Choice1Of2 x
+    | :? Sequential as s ->
+        // the chain of its children, each an application of a named live module
+        let chained =
+            s.named_children()
+            |> Seq.fold (fun (acc: Expr) struct (name, child) ->
+                let recv = Expr.ValueWithName(child, child.GetType(), join l.Path name)
+                Expr.Call(Expr.Coerce(recv, typeof<torch.nn.Module<Tensor, Tensor>>), mForward, [ acc ])) x
+        Choice1Of2 chained
+    | o ->
+        match userForward o with
+        | Some(Lambda(this, Lambda(p, body))) -> Choice2Of2(this, p, body)
+        | _ ->
+            raise (ModuleError(sprintf
+                "module '%s' of type %s is not supported: kgen expands %s, and user modules whose forward is marked [<ReflectedDefinition>]"
+                l.Path (o.GetType().ToString()) known))
+
+/// A module application: `m.forward x`, `m.call x` or `x --> m` on a live module.
+let (|ModuleApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, [ x ]) when (mi.Name = "forward" || mi.Name = "call") ->
+        live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
+    | Call(None, mi, [ x; m ]) when mi.Name = "op_MinusMinusGreater" ->
+        live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
+    | _ -> None
+
+/// A value read through a live module that is not a module itself: a tensor (parameter or
+/// buffer) becomes a captured input, a number or an array of numbers a constant.
+let (|LiveValue|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | FieldGet(Some _, _) | PropertyGet(Some _, _, []) ->
+        match live vars e with
+        | Some l when not (isModule l.Obj) ->
+            match l.Obj with
+            | :? Tensor as t -> Some(capture l.Path t)
+            | null -> Some(Expr.Value(null, e.Type))
+            | o when o.GetType().IsPrimitive || o.GetType().IsEnum || (o.GetType().IsArray && o.GetType().GetElementType().IsPrimitive) ->
+                Some(Expr.Value(o, e.Type))
+            | o -> raise (ModuleError(sprintf "'%s' (%s) read from a module is neither a tensor nor a number" l.Path (o.GetType().ToString())))
+        | _ -> None
+    | _ -> None
+
+/// `let v = <a live module> in body` (F# binds a method's receiver before making a closure
+/// of it: `x |> m.forward` is `let objectArg = m in fun arg -> objectArg.forward arg`).
+let (|ModuleLet|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Let(v, value, body) ->
+        live vars value |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> v, l, body)
+    | _ -> None
+
+/// An application spine `(fun v1 .. vn -> body) a1 .. an` (how F# quotes a custom operator
+/// such as `x --> m`: the operator's lambda applied to its operands) where some argument is
+/// a live module: each module argument's variable is bound to it, the others become Lets.
+/// Returns the bindings and the Let-wrapped body.
+let (|ModuleRedex|_|) (vars: Var -> Live option) (e: Expr) =
+    let rec spine (e: Expr) acc =
+        match e with
+        | Application(f, a) -> spine f (a :: acc)
+        | head -> head, acc
+    match e with
+    | Application _ ->
+        let head, args = spine e []
+        let rec lambdas (h: Expr) n acc =
+            if n = 0 then Some(List.rev acc, h)
+            else
+                match h with
+                | Lambda(v, b) -> lambdas b (n - 1) (v :: acc)
+                | _ -> None
+        let lives = args |> List.map (fun a -> live vars a |> Option.filter (fun l -> isModule l.Obj))
+        if lives |> List.exists Option.isSome then
+            match lambdas head args.Length [] with
+            | Some(vs, body) ->
+                let bound = List.zip vs lives |> List.choose (fun (v, l) -> l |> Option.map (fun l -> v, l))
+                let wrapped =
+                    List.zip3 vs args lives
+                    |> List.rev
+                    |> List.fold (fun (b: Expr) (v, a, l) -> if Option.isSome l then b else Expr.Let(v, a, b)) body
+                Some(bound, wrapped)
+            | None -> None
+        else None
+    | _ -> None
