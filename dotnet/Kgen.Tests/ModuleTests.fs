@@ -83,6 +83,26 @@ let ``Sequential, Embedding and LayerNorm expand; --> reaches them`` () =
     Assert.Contains("index", cs)
     Assert.Equal<string list>([ "emb_weight"; "seq_ln_bias"; "seq_ln_weight" ], d.Captures |> List.map (fun c -> c.Name) |> List.sort)
 
+type Stack(d: int64) as this =
+    inherit Module<Tensor, Tensor>("stack")
+    let layers = ModuleList<Module<Tensor, Tensor>>([| LayerNorm([| d |]) :> Module<Tensor, Tensor>; ReLU(); Tanh() |])
+    do this.RegisterComponents()
+
+    [<ReflectedDefinition>]
+    override _.forward(x: Tensor) =
+        let mutable h = x
+        for layer in layers do
+            h <- layer.forward h
+        h
+
+[<Fact>]
+let ``a for loop over a ModuleList is unrolled, one body per layer`` () =
+    let m = new Stack(4L)
+    let d = serialize <@ fun (x: Tensor) -> m.forward x @> None
+    Assert.Equal<string list>([ "layer_norm"; "relu"; "tanh" ], calls d.Json |> List.filter (fun n -> n <> "op_Addition"))
+    Assert.Equal<string list>([ "m_layers_0_bias"; "m_layers_0_weight" ], d.Captures |> List.map (fun c -> c.Name) |> List.sort)
+    Assert.DoesNotContain("WhileLoop", parse d.Json |> nodes |> Seq.map kind)
+
 [<Fact>]
 let ``an unknown module is an error naming its type and path`` () =
     let m = new WithConv()

@@ -173,6 +173,24 @@ let (|LiveValue|_|) (vars: Var -> Live option) (e: Expr) =
         | _ -> None
     | _ -> None
 
+/// `for item in list do body` over a live module list (ModuleList, Sequential): F# quotes it
+/// as Let(e, list.GetEnumerator(), TryFinally(WhileLoop(e.MoveNext(), Let(item, e.Current,
+/// body)), dispose)). Gives the item variable, the body and the live items with their paths,
+/// so the serializer unrolls the loop, one copy of the body per module.
+let (|ModuleForEach|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Let(en, Call(Some coll, gm, []), TryFinally(WhileLoop(Call(Some(Var en1), mm, []),
+                                                              Let(item, PropertyGet(Some(Var en2), cur, []), body)), _))
+        when gm.Name = "GetEnumerator" && mm.Name = "MoveNext" && cur.Name = "Current" && en1 = en && en2 = en ->
+        match live vars coll with
+        | Some l when isModule l.Obj && (l.Obj :? Collections.IEnumerable) ->
+            let items =
+                (l.Obj :?> Collections.IEnumerable) |> Seq.cast<obj>
+                |> Seq.mapi (fun i o -> { Obj = o; Path = join l.Path (string i) }) |> List.ofSeq
+            Some(item, body, items)
+        | _ -> None
+    | _ -> None
+
 /// `let v = <a live module> in body` (F# binds a method's receiver before making a closure
 /// of it: `x |> m.forward` is `let objectArg = m in fun arg -> objectArg.forward arg`).
 let (|ModuleLet|_|) (vars: Var -> Live option) (e: Expr) =

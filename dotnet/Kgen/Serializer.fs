@@ -339,6 +339,7 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
                 c.LiveVars.[this] <- l
                 writeInstead c w field e (Expr.Let(p, x, body))
                 c.LiveVars.Remove this |> ignore
+        | Modules.ModuleForEach vars (item, body, items) -> writeUnrolled c w field e item body items
         | Modules.ModuleLet vars (v, l, body) ->
             c.LiveVars.[v] <- l
             writeInstead c w field e body
@@ -352,6 +353,27 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
             fail "the module object '%s' is used other than through its fields or forward" v.Name
         | _ -> writeNode1 c w field e
     with Modules.ModuleError msg -> fail "%s%s" (locText e) msg
+
+/// A loop over a live module list, unrolled: Sequential(body[item1], Sequential(body[item2], ...)).
+and private writeUnrolled (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) (item: Var) (body: Expr)
+                          (items: Modules.Live list) =
+    let one (f: string option) (l: Modules.Live) =
+        c.LiveVars.[item] <- l
+        writeInstead c w f e body
+        c.LiveVars.Remove item |> ignore
+    match items with
+    | [] -> writeInstead c w field e (Expr.Value(()))
+    | [ l ] -> one field l
+    | l :: rest ->
+        match field with
+        | Some f -> w.WriteStartObject f
+        | None -> w.WriteStartObject()
+        w.WriteString("k", "Sequential")
+        w.WriteString("ty", tyName typeof<unit>)
+        one (Some "first") l
+        writeUnrolled c w (Some "second") e item body rest
+        writeLoc c w e
+        w.WriteEndObject()
 
 and private locText (e: Expr) =
     match debugRange e with
