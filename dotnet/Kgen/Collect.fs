@@ -51,8 +51,14 @@ let private entryOf name (e: Expr) (a: EntryAttribute option) : Serializer.Entry
       Signature = a |> Option.bind (fun a -> Option.ofObj a.Signature)
       NonZero = a |> Option.map (fun a -> a.NonZero) |> Option.defaultValue [||] }
 
+/// Makes the tensor a capture parameter is called with: (dtype name, shape) -> tensor.
+type TensorMaker = string -> int64[] -> torch.Tensor
+
+/// Zeros of the capture's dtype and shape (what `build` passes: only dtype and shape matter).
+let zeros: TensorMaker = fun dt shape -> torch.zeros(shape, dtype = dtypeOf dt)
+
 /// Call a function that returns a quotation with captured tensors made from the signature.
-let private callWithCaptures (m: MethodInfo) (a: EntryAttribute) =
+let private callWithCaptures (make: TensorMaker) (m: MethodInfo) (a: EntryAttribute) =
     let caps = Serializer.signatureCaptures (if isNull a.Signature then "" else a.Signature)
     let args =
         m.GetParameters()
@@ -60,14 +66,14 @@ let private callWithCaptures (m: MethodInfo) (a: EntryAttribute) =
             match caps |> List.tryFind (fun (n, _, _) -> n = p.Name) with
             | Some(_, dt, dims) when p.ParameterType = typeof<torch.Tensor> ->
                 let shape = dims |> List.map (Option.defaultValue 1L) |> Array.ofList
-                box (torch.zeros(shape, dtype = dtypeOf dt))
+                box (make dt shape)
             | _ ->
                 invalidOp (sprintf "%s.%s: parameter '%s' is not a tensor capture of the signature (write it as '%s=DTYPE[...]')"
                                m.DeclaringType.Name m.Name p.Name p.Name))
     m.Invoke(null, args) |> asExpr
 
 /// The entries of one module type (and of its nested modules), in declaration order.
-let rec moduleEntries (t: Type) : Serializer.Entry list =
+let rec moduleEntriesWith (make: TensorMaker) (t: Type) : Serializer.Entry list =
     let members = t.GetMembers flags |> Array.sortBy (fun m -> m.MetadataToken)
     let own =
         members
@@ -78,7 +84,7 @@ let rec moduleEntries (t: Type) : Serializer.Entry list =
             | :? MethodInfo as mi when not mi.IsSpecialName ->
                 match entryAttr mi with
                 | None -> None
-                | Some a when typeof<Expr>.IsAssignableFrom mi.ReturnType -> Some(entryOf mi.Name (callWithCaptures mi a) (Some a))
+                | Some a when typeof<Expr>.IsAssignableFrom mi.ReturnType -> Some(entryOf mi.Name (callWithCaptures make mi a) (Some a))
                 | Some a ->
                     match Expr.TryGetReflectedDefinition mi with
                     | Some body -> Some(entryOf mi.Name body (Some a))
@@ -91,8 +97,10 @@ let rec moduleEntries (t: Type) : Serializer.Entry list =
         |> Array.filter isModule
         |> Array.sortBy (fun n -> n.MetadataToken)
         |> List.ofArray
-        |> List.collect moduleEntries
+        |> List.collect (moduleEntriesWith make)
     own @ nested
+
+let moduleEntries (t: Type) = moduleEntriesWith zeros t
 
 /// The module type a source file declares (`module A.B` on its first code line), in `asm`.
 let moduleOfSource (asm: Assembly) (source: string) : Type option =
@@ -114,6 +122,13 @@ let moduleOfSource (asm: Assembly) (source: string) : Type option =
 
 /// The kgen document of one source file of a compiled assembly; `signature` is used for the
 /// entries that have none of their own.
+let entriesOfSource (make: TensorMaker) (signature: string option) (asm: Assembly) (source: string) =
+    match moduleOfSource asm source with
+    | None -> invalidOp (sprintf "%s: no module of this file in %s" source (asm.GetName().Name))
+    | Some t ->
+        moduleEntriesWith make t
+        |> List.map (fun e -> if e.Signature.IsNone then { e with Signature = signature } else e)
+
 let documentOfSourceWith (signature: string option) (asm: Assembly) (source: string) : Serializer.Document =
     match moduleOfSource asm source with
     | None -> invalidOp (sprintf "%s: no module of this file in %s" source (asm.GetName().Name))

@@ -3,6 +3,9 @@
 //   kgen-fsharp build FILE.fs... -o DIR [--sig SIG]
 //       compile the sources against TorchSharp 0.107 and Kgen, write DIR/NAME.json per source
 //       (its quotation values and [<Kgen.Entry>] functions; --sig for entries without one)
+//   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]
+//       the three-way check of each entry on random inputs: kgen's kernels (emulator), the F#
+//       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output
 // Exit status: 0 success, 1 bad input (an F# compile error with its position), 2 internal error.
 module KgenFSharp.Program
 
@@ -12,6 +15,7 @@ open Kgen
 
 let usage () =
     eprintfn "usage: kgen-fsharp build FILE.fs... -o DIR [--sig SIG]"
+    eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]"
     1
 
 let build (args: string list) =
@@ -35,11 +39,63 @@ let build (args: string list) =
         printfn "kgen-fsharp: %d document(s) in %s" files.Length dir
         0
 
+let check (args: string list) =
+    let rec parse file entry sg seed sizes =
+        function
+        | "--entry" :: e :: rest -> parse file (Some e) sg seed sizes rest
+        | "--sig" :: x :: rest -> parse file entry (Some x) seed sizes rest
+        | "--seed" :: n :: rest -> parse file entry sg (uint64 n) sizes rest
+        | "--size" :: kv :: rest ->
+            match kv.Split('=') with
+            | [| k; v |] -> parse file entry sg seed (Map.add k (int64 v) sizes) rest
+            | _ -> raise (Build.UserError(sprintf "check: --size wants SYM=N, not '%s'" kv))
+        | f :: rest when not (f.StartsWith "-") -> parse (f :: file) entry sg seed sizes rest
+        | a :: _ -> raise (Build.UserError(sprintf "check: unexpected argument '%s'" a))
+        | [] -> file, entry, sg, seed, sizes
+    match parse [] None None 0UL Map.empty args with
+    | [], _, _, _, _ -> usage ()
+    | files, entry, sg, seed, sizes ->
+        let files = List.rev files
+        let asm = Build.compile files
+        use ctx = new Runtime.Context()
+        let mutable ok = true
+        let mutable n = 0
+        let failed = Collections.Generic.List<string>()
+        for file in files do
+            let path = Path.GetFullPath file
+            use g = new TorchSharp.torch.Generator(seed + 104729UL, TorchSharp.torch.CPU)
+            let make (dt: string) (shape: int64[]) = Check.randomTensor g dt shape false
+            let entries = Collect.entriesOfSource make sg asm path
+            if entries.IsEmpty then raise (Build.UserError(sprintf "%s: no entries (quotation values or [<Kgen.Entry>] functions)" file))
+            match entry with
+            | Some e when not (entries |> List.exists (fun x -> x.Name = e)) ->
+                raise (Build.UserError(sprintf "%s: no entry '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
+            | _ -> ()
+            let results =
+                try Check.entries ctx entries entry sizes seed
+                with :? Runtime.KgenException as e when files.Length > 1 ->
+                    eprintfn "%s: %s" file e.Message
+                    ok <- false
+                    failed.Add file
+                    []
+            for (name, rows) in results do
+                n <- n + 1
+                printfn "kgen-fsharp check %s: entry %s, seed %d (kgen on the emulator | TorchScript via torch.jit; both against the F# function run by TorchSharp)" file name seed
+                for r in rows do
+                    printfn "%s" (Check.format r)
+                    if not (r.Kgen.Ok && r.TorchScript.Ok) then
+                        ok <- false
+                        failed.Add(sprintf "%s (%s out%d)" file name r.Index)
+        if files.Length > 1 then
+            printfn "%d entries checked, %d mismatch(es)%s" n failed.Count (if failed.Count > 0 then ": " + String.concat ", " failed else "")
+        if ok then 0 else 2
+
 [<EntryPoint>]
 let main argv =
     try
         match List.ofArray argv with
         | "build" :: rest -> build rest
+        | "check" :: rest -> check rest
         | _ -> usage ()
     with
     | Build.UserError msg ->
@@ -48,6 +104,9 @@ let main argv =
     | Serializer.SerializeError msg ->
         eprintfn "kgen-fsharp: %s" msg
         1
+    | :? Runtime.KgenException as e ->
+        eprintfn "%s" e.Message
+        e.Status
     | e ->
         eprintfn "kgen-fsharp: internal error: %s" (e.ToString())
         2

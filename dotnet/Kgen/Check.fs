@@ -1,0 +1,266 @@
+// Kgen.Check: the three-way check inside .NET (docs/fsharp.md "The three-way check").
+//
+// For one entry of a kgen document and one set of random inputs (PyTorch make_tensor ranges,
+// from the entry's signature; symbolic sizes take odd defaults), three results are computed
+// on the same TorchSharp tensors:
+//   kgen    the entry's kernels (on CPU tensors: the emulator running the very CUDA C);
+//   eager   the F# function itself, run op by op by TorchSharp (Kgen.Eval);
+//   ts      kgen's TorchScript twin compiled by TorchSharp's torch.jit.compile (libtorch 2.10).
+// Each output of kgen and of the twin is compared with eager: allclose with PyTorch's
+// assert_close tolerances per dtype (../shared/design/reliability.md), NaN equal to NaN; where
+// that fails for a float output, TorchInductor's second rule against a float64 reference (the
+// twin run on float64 copies of the inputs). The dtypes and shapes must agree exactly.
+module Kgen.Check
+
+open System
+open System.Text.Json
+open Microsoft.FSharp.Quotations
+open Microsoft.FSharp.Reflection
+open TorchSharp
+
+type private Tensor = torch.Tensor
+
+/// One parameter of an entry's signature, with concrete sizes.
+type Param =
+    | TensorParam of dtype: string * shape: int64[] * nonzero: bool
+    | ScalarParam of dtype: string
+
+let scalarType (dtype: string) =
+    match dtype with
+    | "bool" -> torch.ScalarType.Bool
+    | "uint8" -> torch.ScalarType.Byte
+    | "int8" -> torch.ScalarType.Int8
+    | "int16" -> torch.ScalarType.Int16
+    | "int32" -> torch.ScalarType.Int32
+    | "int64" -> torch.ScalarType.Int64
+    | "float16" -> torch.ScalarType.Float16
+    | "bfloat16" -> torch.ScalarType.BFloat16
+    | "float32" -> torch.ScalarType.Float32
+    | "float64" -> torch.ScalarType.Float64
+    | d -> invalidArg "dtype" (sprintf "unknown dtype %s" d)
+
+let private isFloat (t: torch.ScalarType) =
+    t = torch.ScalarType.Float16 || t = torch.ScalarType.BFloat16 || t = torch.ScalarType.Float32 || t = torch.ScalarType.Float64
+
+/// The parameters and captures of an entry's JSON signature; symbols get odd sizes
+/// (13, 17, 19, ... in order of appearance, or `sizes`), unknown dims 11.
+let signatureOf (signature: JsonElement) (sizes: Map<string, int64>) =
+    let odd = [| 13L; 17L; 19L; 23L; 29L; 31L; 37L |]
+    let syms = Collections.Generic.Dictionary<string, int64>()
+    let dim (d: JsonElement) =
+        match d.ValueKind with
+        | JsonValueKind.Number -> d.GetInt64()
+        | JsonValueKind.String ->
+            let s = d.GetString()
+            match sizes.TryFind s with
+            | Some v -> v
+            | None ->
+                if not (syms.ContainsKey s) then syms.[s] <- odd.[min syms.Count (odd.Length - 1)]
+                syms.[s]
+        | _ -> 11L
+    let item (p: JsonElement) =
+        let mutable v = Unchecked.defaultof<JsonElement>
+        if p.TryGetProperty("scalar", &v) then ScalarParam(v.GetString())
+        else
+            let shape = [| for d in p.GetProperty("shape").EnumerateArray() -> dim d |]
+            let nz = p.TryGetProperty("nonzero", &v) && v.GetBoolean()
+            TensorParam(p.GetProperty("dtype").GetString(), shape, nz)
+    let pars = [ for p in signature.GetProperty("params").EnumerateArray() -> item p ]
+    let mutable caps = Unchecked.defaultof<JsonElement>
+    let captures =
+        if signature.TryGetProperty("captures", &caps) then [ for c in caps.EnumerateObject() -> c.Name, item c.Value ] else []
+    pars, captures
+
+/// A random tensor in PyTorch's make_tensor ranges: floats in [-9, 9], signed integers in
+/// [-9, 10), uint8 in [0, 10), bool {0, 1}; `nonzero` replaces zeros by ones.
+let randomTensor (g: torch.Generator) (dtype: string) (shape: int64[]) (nonzero: bool) : Tensor =
+    let st = scalarType dtype
+    let t =
+        match dtype with
+        | "bool" -> torch.randint(0L, 2L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | "uint8" -> torch.randint(0L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | d when not (isFloat st) -> torch.randint(-9L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | _ -> (torch.rand(shape, dtype = torch.ScalarType.Float64, generator = g) * 18.0 - 9.0).to_type(st)
+    if nonzero then torch.where(t.eq(torch.zeros_like(t)), torch.ones_like(t), t) else t
+
+/// The .NET value of a 0-dim tensor as the F# parameter type `ty` wants it.
+let private netScalar (t: Tensor) (ty: Type) : obj =
+    let d = t.to_type(torch.ScalarType.Float64).item<float>()
+    if ty = typeof<bool> then box (d <> 0.0) else Convert.ChangeType(d, ty)
+
+/// The tensors of a result: a tensor, a number (a 0-dim tensor), or a (nested) tuple of them.
+let rec flatten (v: obj) : Tensor list =
+    match v with
+    | :? Tensor as t -> [ t ]
+    | null -> []
+    | :? (obj[]) as a -> a |> List.ofArray |> List.collect flatten
+    | :? (Tensor[]) as a -> List.ofArray a
+    | _ when FSharpType.IsTuple(v.GetType()) -> FSharpValue.GetTupleFields v |> List.ofArray |> List.collect flatten
+    | :? float as d -> [ torch.tensor d ]
+    | :? float32 as d -> [ torch.tensor d ]
+    | :? int64 as d -> [ torch.tensor d ]
+    | :? int as d -> [ torch.tensor d ]
+    | :? bool as d -> [ torch.tensor d ]
+    | _ -> invalidOp (sprintf "a result of type %O is not a tensor, a number or a tuple of them" (v.GetType()))
+
+/// PyTorch's assert_close tolerances (rtol, atol) per dtype.
+let tolerances (t: torch.ScalarType) =
+    match t with
+    | torch.ScalarType.Float16 -> 1e-3, 1e-5
+    | torch.ScalarType.BFloat16 -> 1.6e-2, 1e-5
+    | torch.ScalarType.Float32 -> 1.3e-6, 1e-5
+    | torch.ScalarType.Float64 -> 1e-7, 1e-7
+    | _ -> 0.0, 0.0
+
+/// One comparison of a result with the eager reference.
+type Verdict =
+    { Ok: bool
+      MaxAbs: float
+      MaxRel: float
+      Rule: string }
+
+let private rmse (a: Tensor) (b: Tensor) =
+    let d = (a.to_type(torch.ScalarType.Float64) - b.to_type(torch.ScalarType.Float64))
+    let d = torch.where(d.isnan(), torch.zeros_like(d), d)
+    if d.numel() = 0L then 0.0 else d.square().mean().sqrt().item<float>()
+
+/// Compare `got` with `ref` (and, for floats failing allclose, both with `fp64`).
+let compare (got: Tensor) (ref: Tensor) (fp64: Tensor option) : Verdict =
+    if got.dtype <> ref.dtype then
+        { Ok = false; MaxAbs = nan; MaxRel = nan; Rule = sprintf "MISMATCH dtype %O vs %O" got.dtype ref.dtype }
+    elif got.shape <> ref.shape then
+        { Ok = false; MaxAbs = nan; MaxRel = nan; Rule = sprintf "MISMATCH shape %A vs %A" got.shape ref.shape }
+    elif got.numel() = 0L then
+        { Ok = true; MaxAbs = 0.0; MaxRel = 0.0; Rule = "ok (empty)" }
+    else
+        let a = got.to_type(torch.ScalarType.Float64)
+        let b = ref.to_type(torch.ScalarType.Float64)
+        let bothNan = a.isnan().logical_and(b.isnan())
+        let diff = torch.where(bothNan, torch.zeros_like(a), (a - b).abs())
+        let sameInf = a.eq(b) // equal infinities give inf - inf = NaN
+        let diff = torch.where(sameInf, torch.zeros_like(a), diff)
+        let maxAbs = diff.max().item<float>()
+        let rel = diff / b.abs().clamp_min(1e-30)
+        let maxRel = rel.max().item<float>()
+        let rtol, atol = tolerances ref.dtype
+        let within = diff.le(b.abs() * rtol + atol).all().item<bool>() && not (Double.IsNaN maxAbs)
+        if within then
+            { Ok = true; MaxAbs = maxAbs; MaxRel = maxRel; Rule = (if rtol = 0.0 then "ok (exact)" else "ok (allclose)") }
+        else
+            match fp64 with
+            | Some r when isFloat ref.dtype ->
+                let mult = if ref.dtype = torch.ScalarType.Float16 || ref.dtype = torch.ScalarType.BFloat16 || ref.numel() < 16L then 3.0 else 2.0
+                let ours, theirs = rmse got r, rmse ref r
+                if ours <= mult * theirs + atol / 10.0 then
+                    { Ok = true; MaxAbs = maxAbs; MaxRel = maxRel; Rule = "ok (rmse vs fp64)" }
+                else
+                    { Ok = false; MaxAbs = maxAbs; MaxRel = maxRel; Rule = sprintf "MISMATCH (rmse %.3g vs eager %.3g against fp64)" ours theirs }
+            | _ -> { Ok = false; MaxAbs = maxAbs; MaxRel = maxRel; Rule = "MISMATCH" }
+
+/// One output's row: kgen and the TorchScript twin, each against eager.
+type Row =
+    { Index: int
+      Dtype: string
+      Shape: int64[]
+      Kgen: Verdict
+      TorchScript: Verdict }
+
+/// What a check needs from kgen itself (Kgen.Runtime provides them through libkgen): the
+/// entry's kernels run on the tensors (inputs in order, scalars as 0-dim tensors; captures by
+/// name), and the entry's TorchScript twin (source and function name).
+type KgenSide =
+    { Run: Tensor list -> (string * Tensor) list -> Tensor list
+      TorchScript: unit -> string }
+
+/// kgen's twin names some ops as Python's TorchScript resolves them
+/// (`torch.nn.functional.gelu`, `torch.ops.aten.elu`); TorchSharp's torch.jit.compile is
+/// libtorch's C++ compiler, whose resolver maps only `torch.X` to the builtin `aten::X`. The
+/// same ops under that name (their keyword arguments are aten's own).
+let forCppJit (src: string) =
+    Text.RegularExpressions.Regex.Replace(src, @"torch\.(nn\.functional|ops\.aten)\.", "torch.")
+
+/// Invoke a TorchScript function and flatten its result.
+let private invokeTs (src: string) (name: string) (args: Tensor list) =
+    use cu = torch.jit.compile (forCppJit src)
+    let r = cu.invoke(name, args |> List.map box |> Array.ofList)
+    flatten r
+
+/// Run the three sides on one set of inputs and compare. `entry` is the F# quotation (a
+/// chain of lambdas over the parameters); `parTypes` the F# parameter types (for scalars).
+let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) =
+    use g = new torch.Generator(seed, torch.CPU)
+    let inputs =
+        pars |> List.map (function
+            | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
+            | ScalarParam dt -> randomTensor g dt [||] false)
+    // the F# function's parameters, as F# sees them: tensors, or .NET numbers for scalars
+    let rec lambdaVars (e: Expr) =
+        match e with
+        | Patterns.Lambda(v, b) -> v :: lambdaVars b
+        | _ -> []
+    let vars = lambdaVars entry
+    let netArgs =
+        List.zip pars inputs
+        |> List.mapi (fun i (p, t) ->
+            match p with
+            | ScalarParam _ -> netScalar t (if i < vars.Length then vars.[i].Type else typeof<float32>)
+            | TensorParam _ -> box t)
+    let eager = Eval.applyAll (Eval.run entry) netArgs |> flatten
+    let ours = side.Run inputs captures
+    let src = side.TorchScript()
+    let tsArgs = inputs @ (captures |> List.map snd)
+    let twin = invokeTs src name tsArgs
+    let fp64 =
+        if tsArgs |> List.exists (fun t -> isFloat t.dtype) then
+            let up = tsArgs |> List.map (fun t -> if isFloat t.dtype then t.to_type(torch.ScalarType.Float64) else t)
+            try Some(invokeTs src name up) with _ -> None
+        else None
+    if ours.Length <> eager.Length || twin.Length <> eager.Length then
+        invalidOp (sprintf "%s: kgen gives %d output(s), TorchScript %d, the F# function %d" name ours.Length twin.Length eager.Length)
+    [ for i in 0 .. eager.Length - 1 ->
+          let r64 = fp64 |> Option.map (fun f -> f.[i])
+          { Index = i
+            Dtype = (string eager.[i].dtype).ToLowerInvariant()
+            Shape = eager.[i].shape
+            Kgen = compare ours.[i] eager.[i] r64
+            TorchScript = compare twin.[i] eager.[i] r64 } ]
+
+/// A row as `kgen check` prints one.
+let format (r: Row) =
+    let v (x: Verdict) = sprintf "%-9.3g %s" x.MaxAbs x.Rule
+    let shape = "[" + (r.Shape |> Array.map string |> String.concat ", ") + "]"
+    sprintf "  out%d  %-8s %-16s kgen %s | torchscript %s" r.Index r.Dtype shape (v r.Kgen) (v r.TorchScript)
+
+/// Check every entry (or `only`) of serialized entries: the document is loaded into kgen, each
+/// entry gets random inputs from its signature, captured tensors are the live objects the
+/// quotation holds (the same tensors for all three sides). Returns (entry, rows) per entry.
+let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) =
+    let doc = Serializer.serialize entries
+    use m = ctx.Load doc.Json
+    let root = JsonDocument.Parse(doc.Json).RootElement
+    [ for (i, en) in List.indexed entries do
+          if only.IsNone || only = Some en.Name then
+              let je = root.GetProperty("entries").[i]
+              let mutable sg = Unchecked.defaultof<JsonElement>
+              if not (je.TryGetProperty("signature", &sg)) then
+                  invalidOp (sprintf "entry %s has no signature: give one with [<Kgen.Entry(\"...\")>] or --sig" en.Name)
+              let pars, capSigs = signatureOf sg sizes
+              use g = new torch.Generator(seed + 7919UL, torch.CPU)
+              let captures =
+                  capSigs |> List.map (fun (n, p) ->
+                      match doc.Captures |> List.tryFind (fun c -> c.Name = n) with
+                      | Some c -> n, (c.Value :?> Tensor)
+                      | None ->
+                          match p with
+                          | TensorParam(dt, shape, nz) -> n, randomTensor g dt shape nz
+                          | ScalarParam dt -> n, randomTensor g dt [||] false)
+              let compiled = ref None
+              let side =
+                  { Run = fun ins caps ->
+                        let c = m.Specialize(en.Name, ins, caps)
+                        compiled.Value <- Some c
+                        c.Run(ins, caps)
+                    TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript }
+              let rows = run side en.Name en.Expr pars captures seed
+              compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
+              yield en.Name, rows ]

@@ -1,0 +1,235 @@
+// Kgen.Runtime: kgen's C library (libkgen) from F#, on TorchSharp tensors.
+//
+// SafeHandles own the context, module and compiled handles (a module and its compiled
+// entries keep their context alive); every failing call becomes a KgenException carrying
+// kgen's diagnostic (JSON path, F# position). Tensors cross as borrowed DLPack views: the data
+// pointer from TorchSharp's THSTensor_data (storage offset included, every dtype), shape and
+// strides in elements, so views and non-contiguous tensors need no copy. Outputs are
+// allocated by TorchSharp (torch.empty on the inputs' device) and passed as destinations.
+// CPU tensors run on kgen's emulator (the same CUDA C, compiled by the host C compiler and
+// cached), CUDA tensors through NVRTC and the Driver API on the legacy default stream.
+// A context serializes its calls with a lock (kgen.h: a context is not for concurrent use).
+module Kgen.Runtime
+
+#nowarn "9" // native pointers: the DLPack views
+
+open System
+open Microsoft.FSharp.NativeInterop
+open System.Runtime.InteropServices
+open System.Text
+open Microsoft.Win32.SafeHandles
+open TorchSharp
+open Kgen.Native
+
+type private Tensor = torch.Tensor
+
+/// A failure reported by kgen: Status 1 is bad input (document, signature, tensors), 2 an
+/// internal error; the message is kgen's diagnostic.
+type KgenException(message: string, status: int) =
+    inherit Exception(message)
+    member _.Status = status
+    member _.IsInputError = status = 1
+
+type ContextHandle(p: nativeint) as this =
+    inherit SafeHandleZeroOrMinusOneIsInvalid(true)
+    do this.SetHandle p
+    override h.ReleaseHandle() =
+        Lib.kg_context_free h.handle
+        true
+
+type ModuleHandle(p: nativeint) as this =
+    inherit SafeHandleZeroOrMinusOneIsInvalid(true)
+    do this.SetHandle p
+    override h.ReleaseHandle() =
+        Lib.kg_module_free h.handle
+        true
+
+type CompiledHandle(p: nativeint) as this =
+    inherit SafeHandleZeroOrMinusOneIsInvalid(true)
+    do this.SetHandle p
+    override h.ReleaseHandle() =
+        Lib.kg_compiled_free h.handle
+        true
+
+let private utf8z (s: string) =
+    let b = Encoding.UTF8.GetBytes s
+    Array.append b [| 0uy |]
+
+let private dlType (t: torch.ScalarType) =
+    let mk code bits = DLDataType(Code = code, Bits = bits, Lanes = 1us)
+    match t with
+    | torch.ScalarType.Bool -> mk 6uy 8uy
+    | torch.ScalarType.Byte -> mk 1uy 8uy
+    | torch.ScalarType.Int8 -> mk 0uy 8uy
+    | torch.ScalarType.Int16 -> mk 0uy 16uy
+    | torch.ScalarType.Int32 -> mk 0uy 32uy
+    | torch.ScalarType.Int64 -> mk 0uy 64uy
+    | torch.ScalarType.Float16 -> mk 2uy 16uy
+    | torch.ScalarType.BFloat16 -> mk 4uy 16uy
+    | torch.ScalarType.Float32 -> mk 2uy 32uy
+    | torch.ScalarType.Float64 -> mk 2uy 64uy
+    | t -> raise (KgenException(sprintf "tensors of dtype %O are not supported by kgen (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 are)" t, 1))
+
+let private scalarTypeOf (d: DLDataType) =
+    match d.Code, d.Bits with
+    | 6uy, 8uy -> torch.ScalarType.Bool
+    | 1uy, 8uy -> torch.ScalarType.Byte
+    | 0uy, 8uy -> torch.ScalarType.Int8
+    | 0uy, 16uy -> torch.ScalarType.Int16
+    | 0uy, 32uy -> torch.ScalarType.Int32
+    | 0uy, 64uy -> torch.ScalarType.Int64
+    | 2uy, 16uy -> torch.ScalarType.Float16
+    | 4uy, 16uy -> torch.ScalarType.BFloat16
+    | 2uy, 32uy -> torch.ScalarType.Float32
+    | 2uy, 64uy -> torch.ScalarType.Float64
+    | c, b -> raise (KgenException(sprintf "kgen reported an output of DLPack type code %d bits %d" c b, 2))
+
+/// Unmanaged DLPack views of tensors, alive until disposed.
+type private DlViews(tensors: Tensor list) =
+    let allocs = Collections.Generic.List<nativeint>()
+    let alloc (bytes: int) =
+        let p = Marshal.AllocHGlobal(max bytes 8)
+        allocs.Add p
+        p
+    let view (t: Tensor) : nativeint =
+        if isNull t then raise (KgenException("a tensor argument is null", 1))
+        if t.IsInvalid then raise (KgenException("a tensor argument has been disposed", 1))
+        let nd = int t.Dimensions
+        let shape = alloc (8 * nd)
+        let strides = alloc (8 * nd)
+        let st = t.stride()
+        for i in 0 .. nd - 1 do
+            Marshal.WriteInt64(shape, 8 * i, t.shape.[i])
+            Marshal.WriteInt64(strides, 8 * i, st.[i])
+        let dev =
+            match t.device_type with
+            | DeviceType.CPU -> DLDevice(DeviceType = 1, DeviceId = 0)
+            | DeviceType.CUDA -> DLDevice(DeviceType = 2, DeviceId = t.device_index)
+            | d -> raise (KgenException(sprintf "tensors on device %O are not supported (CPU and CUDA are)" d, 1))
+        let mutable dl = DLTensor()
+        dl.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data t.Handle))
+        dl.Device <- dev
+        dl.NDim <- nd
+        dl.DType <- dlType t.dtype
+        dl.Shape <- NativePtr.ofNativeInt shape
+        dl.Strides <- NativePtr.ofNativeInt strides
+        dl.ByteOffset <- 0UL
+        let p = alloc (Marshal.SizeOf<DLTensor>())
+        Marshal.StructureToPtr(dl, p, false)
+        p
+    let ptrs = tensors |> List.map view |> Array.ofList
+    let table =
+        let p = alloc (8 * ptrs.Length)
+        ptrs |> Array.iteri (fun i q -> Marshal.WriteIntPtr(p, 8 * i, q))
+        p
+    member _.Table = table
+    member _.Views = ptrs
+    member _.Count = ptrs.Length
+    /// Names + views as a kg_named_tensor array (for captures).
+    member _.Named(names: string list) =
+        let size = Marshal.SizeOf<KgNamedTensor>()
+        let p = alloc (size * ptrs.Length)
+        names
+        |> List.iteri (fun i n ->
+            let bytes = utf8z n
+            let s = alloc bytes.Length
+            Marshal.Copy(bytes, 0, s, bytes.Length)
+            Marshal.WriteIntPtr(p, size * i, s)
+            Marshal.WriteIntPtr(p, size * i + 8, ptrs.[i]))
+        p
+    interface IDisposable with
+        member _.Dispose() =
+            for p in allocs do Marshal.FreeHGlobal p
+            allocs.Clear()
+
+/// The device all tensors live on: the emulator for CPU, CUDA for CUDA; mixed is an error.
+let private deviceOf (ts: Tensor list) =
+    let kinds = ts |> List.filter (fun t -> not (isNull t)) |> List.map (fun t -> t.device_type, t.device_index) |> List.distinct
+    match kinds with
+    | [] | [ (DeviceType.CPU, _) ] -> KgDevice.Emu, torch.CPU
+    | [ (DeviceType.CUDA, i) ] -> KgDevice.Cuda, torch.CUDA
+    | ks -> raise (KgenException(sprintf "the tensors are on different devices (%s): kgen runs an entry on one" (ks |> List.map (fun (d, i) -> sprintf "%O:%d" d i) |> String.concat ", "), 1))
+
+/// A kgen context: options, caches, devices. Calls through it are serialized.
+type Context() =
+    let h = new ContextHandle(Lib.kg_context_new 0n)
+    do if h.IsInvalid then raise (KgenException("kg_context_new failed", 2))
+    member internal _.Handle = h
+    member internal _.Gate = obj ()
+    member internal this.Check(status: int) =
+        if status <> 0 then
+            let msg = NativePtr.ofNativeInt<byte> (NativePtr.toNativeInt (Lib.kg_last_error(h.DangerousGetHandle())))
+            let text = Marshal.PtrToStringUTF8(NativePtr.toNativeInt msg)
+            raise (KgenException((if String.IsNullOrEmpty text then sprintf "kgen failed (status %d)" status else text.TrimEnd()), status))
+    /// Load a kgen document (JSON text).
+    member this.Load(json: string) : Module =
+        lock this.Gate (fun () ->
+            let bytes = Encoding.UTF8.GetBytes json
+            let mutable m = 0n
+            use p = fixed bytes
+            this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
+            new Module(this, new ModuleHandle(m)))
+    interface IDisposable with
+        member _.Dispose() = h.Dispose()
+
+/// A loaded document.
+and Module internal (ctx: Context, h: ModuleHandle) =
+    member _.Context = ctx
+    member _.Entries =
+        let n = Lib.kg_module_n_entries(h.DangerousGetHandle())
+        [ for i in 0 .. n - 1 -> Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_module_entry_name(h.DangerousGetHandle(), i))) ]
+    /// Specialize an entry for these tensors (inputs in parameter order, scalars as 0-dim
+    /// tensors; captures by name).
+    member this.Specialize(entry: string, inputs: Tensor list, captures: (string * Tensor) list) : Compiled =
+        lock ctx.Gate (fun () ->
+            use ins = new DlViews(inputs)
+            use caps = new DlViews(captures |> List.map snd)
+            let named = caps.Named(captures |> List.map fst)
+            let name = utf8z entry
+            use pn = fixed name
+            let mutable c = 0n
+            ctx.Check(Lib.kg_specialize_for(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
+                                            NativePtr.ofNativeInt named, caps.Count, &c))
+            new Compiled(this, new CompiledHandle(c)))
+    interface IDisposable with
+        member _.Dispose() = h.Dispose()
+
+/// An entry specialized for a signature: run it, read its artifacts.
+and Compiled internal (m: Module, h: CompiledHandle) =
+    let ctx = m.Context
+    /// Output dtypes and shapes.
+    member _.Outputs =
+        let n = Lib.kg_compiled_n_outputs(h.DangerousGetHandle())
+        [ for i in 0 .. n - 1 ->
+              let shape = Array.zeroCreate<int64> 8
+              let mutable dt = DLDataType()
+              let mutable nd = 0
+              use ps = fixed shape
+              ctx.Check(Lib.kg_compiled_output(h.DangerousGetHandle(), i, &dt, &nd, ps))
+              scalarTypeOf dt, Array.sub shape 0 nd ]
+    member _.Kernels = Lib.kg_compiled_n_kernels(h.DangerousGetHandle())
+    /// An artifact as text (CUDA C, TorchScript, eager Python, IR, explain).
+    member _.Emit(kind: KgArtifact) : string =
+        lock ctx.Gate (fun () ->
+            let mutable data = 0n
+            let mutable len = 0un
+            ctx.Check(Lib.kg_emit(h.DangerousGetHandle(), int kind, 80, &data, &len))
+            let s = Marshal.PtrToStringUTF8(data, int len)
+            NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> data))
+            s.TrimEnd('\000'))
+    /// Run on these tensors; the outputs are allocated by TorchSharp on the inputs' device.
+    member this.Run(inputs: Tensor list, captures: (string * Tensor) list) : Tensor list =
+        let dev, tdev = deviceOf (inputs @ (captures |> List.map snd))
+        let outs = this.Outputs |> List.map (fun (dt, shape) -> torch.empty(shape, dtype = dt, device = tdev))
+        lock ctx.Gate (fun () ->
+            use ins = new DlViews(inputs)
+            use caps = new DlViews(captures |> List.map snd)
+            use os = new DlViews(outs)
+            let named = caps.Named(captures |> List.map fst)
+            ctx.Check(Lib.kg_run(h.DangerousGetHandle(), int dev, NativePtr.ofNativeInt ins.Table, ins.Count,
+                                 NativePtr.ofNativeInt named, caps.Count, NativePtr.ofNativeInt os.Table, os.Count, 0n)))
+        // keep the inputs alive until the launch is ordered (NULL stream: kg_run returned after it)
+        GC.KeepAlive inputs
+        outs
+    interface IDisposable with
+        member _.Dispose() = h.Dispose()
