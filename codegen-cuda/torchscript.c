@@ -964,6 +964,11 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
     } else {
       s = fmt(c, "torch.%s(%s, dim=[%s], keepdim=%s)", fn, text(c, a[0]), dims, kd);
     }
+    /* sum / nansum / prod / cumsum given a dtype other than PyTorch's default for the input
+     * (floats keep theirs, integers and bool give int64) pass it on */
+    if ((op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RPROD || op == KG_OP_RCUMSUM) &&
+        (kg_dtype)n->dtype != (kg_dtype_is_float((kg_dtype)xn->dtype) ? (kg_dtype)xn->dtype : KG_I64))
+      s = fmt(c, "%.*s, dtype=%s)", (int)strlen(s) - 1, s, tdt(c, dt));
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
   } else if (op == KG_OP_CAST) {
     if (a[0].num) s = zero_dim(c, scalar_arg(c, a[0]), dt, NULL);

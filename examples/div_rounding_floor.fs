@@ -1,4 +1,5 @@
 // div_rounding_floor: div(..., RoundingMode.floor) on float32 (named argument) and divide on int64
+// (TorchSharp 0.107's static torch.divide(n, 3, floor) drops its rounding_mode and true-divides: kgen does what TorchSharp does)
 module Examples.DivRoundingFloor
 
 open TorchSharp

@@ -607,7 +607,7 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
     kg_gnode g;
     memset(&g, 0, sizeof g);
     g.op = (uint16_t)op, g.vkind = KG_V_TENSOR, g.n_in = 1;
-    g.dtype = (uint8_t)(kg_dtype_is_float(in) ? in : KG_I64);
+    g.dtype = (uint8_t)(m->dtype != KG_DT_NONE ? m->dtype : kg_dtype_is_float(in) ? in : KG_I64);
     g.cdtype = (uint8_t)(kg_dtype_is_float(in) ? KG_F64 : KG_I64);
     g.in[0] = x.id;
     g.ia[0] = r ? mask : 0;
@@ -627,6 +627,9 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
     break;
   default: out = in; break;
   }
+  /* an explicit dtype is the result's dtype too (sum(int32, dtype=int32) stays int32; found by
+   * the .NET three-way check: TorchSharp's eager result differed from kgen and its twin) */
+  if (m->dtype != KG_DT_NONE && (op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RPROD)) out = m->dtype;
   if (op == KG_OP_RNANSUM && !kg_dtype_is_float(in)) op = KG_OP_RSUM;
   /* accumulators: float sums and means in float64 (a float32 running sum over thousands
    * of elements per thread loses digits PyTorch's cascade summation keeps; the kernel is

@@ -176,8 +176,17 @@ type KgenSide =
 /// (`torch.nn.functional.gelu`, `torch.ops.aten.elu`); TorchSharp's torch.jit.compile is
 /// libtorch's C++ compiler, whose resolver maps only `torch.X` to the builtin `aten::X`. The
 /// same ops under that name (their keyword arguments are aten's own).
+let private dtypeCodes =
+    dict [ "bool", 11; "uint8", 0; "int8", 1; "int16", 2; "int32", 3; "int64", 4; "float16", 5
+           "float32", 6; "float64", 7; "bfloat16", 15 ]
+
 let forCppJit (src: string) =
-    Text.RegularExpressions.Regex.Replace(src, @"torch\.(nn\.functional|ops\.aten)\.", "torch.")
+    let s = Text.RegularExpressions.Regex.Replace(src, @"torch\.(nn\.functional|ops\.aten)\.", "torch.")
+    // dtypes are ints in TorchScript; the C++ resolver has no torch.float32
+    let s =
+        Text.RegularExpressions.Regex.Replace(s, @"torch\.(bool|uint8|int8|int16|int32|int64|float16|float32|float64|bfloat16)\b(?!\s*\()",
+                                              (fun (m: Text.RegularExpressions.Match) -> string dtypeCodes.[m.Groups.[1].Value]))
+    s.Replace("torch.logsigmoid(", "torch.log_sigmoid(")
 
 /// Invoke a TorchScript function and flatten its result.
 let private invokeTs (src: string) (name: string) (args: Tensor list) =
@@ -203,9 +212,20 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
         List.zip pars inputs
         |> List.mapi (fun i (p, t) ->
             match p with
-            | ScalarParam _ -> netScalar t (if i < vars.Length then vars.[i].Type else typeof<float32>)
+            | ScalarParam _ ->
+                let ty =
+                    match vars with
+                    | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> FSharpType.GetTupleElements(v.Type).[i]
+                    | _ when i < vars.Length -> vars.[i].Type
+                    | _ -> typeof<float32>
+                netScalar t ty
             | TensorParam _ -> box t)
-    let eager = Eval.applyAll (Eval.run entry) netArgs |> flatten
+    // a tupled entry `fun (a, b) -> ...` takes one tuple
+    let eagerArgs =
+        match vars with
+        | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> [ FSharpValue.MakeTuple(Array.ofList netArgs, v.Type) ]
+        | _ -> netArgs
+    let eager = Eval.applyAll (Eval.run entry) eagerArgs |> flatten
     let ours = side.Run inputs captures
     let src = side.TorchScript()
     let tsArgs = inputs @ (captures |> List.map snd)

@@ -44,17 +44,19 @@ module internal Eager =
 
     let make<'T> (values: 'T[]) (shape: int64[]) : torch.Tensor =
         let dims = ReadOnlySpan<int64>(shape)
-        match box values with
-        | :? (float32[]) as v -> torch.tensor(v, dims)
-        | :? (float[]) as v -> torch.tensor(v, dims)
-        | :? (int[]) as v -> torch.tensor(v, dims)
-        | :? (int64[]) as v -> torch.tensor(v, dims)
-        | :? (int16[]) as v -> torch.tensor(v, dims)
-        | :? (sbyte[]) as v -> torch.tensor(v, dims)
-        | :? (byte[]) as v -> torch.tensor(v, dims)
-        | :? (bool[]) as v -> torch.tensor(v, dims)
-        | :? (Half[]) as v -> torch.tensor(v, dims)
-        | _ -> invalidArg "T" (sprintf "Kgen.Ops: no tensor dtype for %O" typeof<'T>)
+        // by the element type itself: the CLR lets a byte[] pass a `:? sbyte[]` test
+        let t = typeof<'T>
+        let o = box values
+        if t = typeof<float32> then torch.tensor(o :?> float32[], dims)
+        elif t = typeof<float> then torch.tensor(o :?> float[], dims)
+        elif t = typeof<int> then torch.tensor(o :?> int[], dims)
+        elif t = typeof<int64> then torch.tensor(o :?> int64[], dims)
+        elif t = typeof<int16> then torch.tensor(o :?> int16[], dims)
+        elif t = typeof<sbyte> then torch.tensor(o :?> sbyte[], dims)
+        elif t = typeof<byte> then torch.tensor(o :?> byte[], dims)
+        elif t = typeof<bool> then torch.tensor(o :?> bool[], dims)
+        elif t = typeof<Half> then torch.tensor(o :?> Half[], dims)
+        else invalidArg "T" (sprintf "Kgen.Ops: no tensor dtype for %O" typeof<'T>)
 
 /// Element-wise application of scalar F# lambdas (compiled by kgen; run eagerly otherwise).
 /// A module, so `Ops.map (fun a -> ...) x` is curried as users write it; its compiled
