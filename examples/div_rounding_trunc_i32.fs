@@ -1,4 +1,5 @@
 // div_rounding_trunc_i32: div(..., RoundingMode.trunc) on int32 (tensor and Scalar divisor)
+// (TorchSharp 0.107's static torch.div(x, y, trunc) drops its rounding_mode and true-divides: kgen does what TorchSharp does)
 module Examples.DivRoundingTruncI32
 
 open TorchSharp

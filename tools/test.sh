@@ -16,7 +16,7 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
 
 if command -v dotnet >/dev/null 2>&1; then
-  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q
+  KGEN_LIB="$PWD/build/libkgen.so" KGEN_CACHE_DIR="$PWD/build/kcache" dotnet test dotnet/kgen.slnx -nologo -v q
 else
   echo "=== SKIPPED: the .NET tests (dotnet/): no .NET SDK on this machine ==="
 fi

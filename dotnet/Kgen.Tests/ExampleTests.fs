@@ -3,6 +3,7 @@
 // with the command that regenerates it, so machines without .NET still test real documents.
 module Kgen.Tests.ExampleTests
 
+open System
 open System.IO
 open System.Reflection
 open Xunit
@@ -34,3 +35,23 @@ let ``every example has at least one entry with a signature`` () =
         Assert.True(entries.GetArrayLength() > 0, fs)
         let mutable s = Unchecked.defaultof<System.Text.Json.JsonElement>
         Assert.True(entries.[0].TryGetProperty("signature", &s), fs)
+
+/// The three-way check of every example (kgen on the emulator, the F# function run by
+/// TorchSharp, the TorchScript twin through torch.jit.compile), in a child process:
+/// TorchSharp's torch.jit.compile lets a TorchScript compile error terminate the process
+/// (a C++ exception through P/Invoke), which must fail this test, not kill the test host.
+[<Fact>]
+let ``every example passes the three-way check`` () =
+    let sources = exampleSources () |> Array.map (fun f -> "\"" + f + "\"") |> String.concat " "
+    let psi = Diagnostics.ProcessStartInfo("bash", sprintf "\"%s\" check %s" (Path.Combine(repoRoot, "tools", "kgen-fsharp")) sources,
+                                           RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+                                           WorkingDirectory = repoRoot)
+    use p = Diagnostics.Process.Start psi
+    let err = p.StandardError.ReadToEndAsync()
+    let out = p.StandardOutput.ReadToEnd()
+    p.WaitForExit()
+    let tail (s: string) = if s.Length > 6000 then s.Substring(s.Length - 6000) else s
+    if p.ExitCode <> 0 then
+        let bad = out.Split('\n') |> Array.filter (fun l -> l.Contains "MISMATCH") |> String.concat "\n"
+        failwithf "kgen-fsharp check exited %d\n%s\n--- last output ---\n%s\n--- stderr ---\n%s" p.ExitCode bad (tail out) (tail err.Result)
+    Assert.Contains("mismatch(es)", out)
