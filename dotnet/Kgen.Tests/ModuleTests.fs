@@ -110,3 +110,36 @@ let ``an unknown module is an error naming its type and path`` () =
     Assert.Contains("TorchSharp.Modules.Conv2d", ex.Data0)
     Assert.Contains("m_conv", ex.Data0)
     Assert.Contains("ModuleTests.fs:", ex.Data0)
+
+/// TorchSharpExamples' F# MNIST model (src/FSharp/FSharpExamples/MNIST.fs) as written, with
+/// the one attribute F# needs to keep forward's body. Its chain of `-->` reaches each field;
+/// the convolution is issue 12's work, so expansion stops there with the module's type.
+type MnistModel(name, device: torch.Device) as this =
+    inherit Module<torch.Tensor, torch.Tensor>(name)
+    let conv1 = Conv2d(1L, 32L, 3L)
+    let conv2 = Conv2d(32L, 64L, 3L)
+    let fc1 = Linear(9216L, 128L)
+    let fc2 = Linear(128L, 10L)
+    let pool1 = MaxPool2d(kernel_size = [| 2L; 2L |])
+    let relu = ReLU()
+    let dropout1 = Dropout(0.25)
+    let dropout2 = Dropout(0.5)
+    let flatten = Flatten()
+    let logsm = LogSoftmax(1L)
+    do
+        this.RegisterComponents()
+        if device.``type`` = DeviceType.CUDA then this.``to``(device) |> ignore
+
+    [<ReflectedDefinition>]
+    override _.forward(input) =
+        input
+        --> conv1 --> relu --> conv2 --> relu --> pool1 --> dropout1
+        --> flatten
+        --> fc1 --> relu --> dropout2 --> fc2
+        --> logsm
+
+[<Fact>]
+let ``the MNIST model of TorchSharpExamples, as written, expands up to its first convolution`` () =
+    let model = new MnistModel("model", torch.CPU)
+    let ex = Assert.Throws<Serializer.SerializeError>(fun () -> serialize <@ fun (x: Tensor) -> model.forward x @> None |> ignore)
+    Assert.Contains("'model_conv1' of type TorchSharp.Modules.Conv2d", ex.Data0)

@@ -109,3 +109,12 @@ let ``concurrent calls on one context are serialized and correct`` () =
     for rs in results do
         for r in rs do
             Assert.True(allclose r want)
+
+[<Fact>]
+let ``Kgen.check runs kgen, the F# function and the twin on the caller's tensors`` () =
+    let x = torch.randn(4L, 5L)
+    let rows = Kgen.check <@ fun (x: Tensor) (s: float32) -> ((x * s).relu(), x.sum(1L)) @> [ box x; box 2.0f ]
+    Assert.Equal(2, rows.Length)
+    for r in rows do
+        Assert.True(r.Kgen.Ok && r.TorchScript.Ok, sprintf "%A" r)
+    Assert.Equal<int64[]>([| 4L |], rows.[1].Shape)

@@ -194,32 +194,15 @@ let private invokeTs (src: string) (name: string) (args: Tensor list) =
     let r = cu.invoke(name, args |> List.map box |> Array.ofList)
     flatten r
 
-/// Run the three sides on one set of inputs and compare. `entry` is the F# quotation (a
-/// chain of lambdas over the parameters); `parTypes` the F# parameter types (for scalars).
-let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) =
-    use g = new torch.Generator(seed, torch.CPU)
-    let inputs =
-        pars |> List.map (function
-            | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
-            | ScalarParam dt -> randomTensor g dt [||] false)
-    // the F# function's parameters, as F# sees them: tensors, or .NET numbers for scalars
+/// Run the three sides on given inputs (tensors, scalars as 0-dim tensors; `netInputs` the
+/// same as the F# function takes them: tensors, or .NET numbers) and compare.
+let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list)
+          (inputs: Tensor list) (netArgs: obj list) =
     let rec lambdaVars (e: Expr) =
         match e with
         | Patterns.Lambda(v, b) -> v :: lambdaVars b
         | _ -> []
     let vars = lambdaVars entry
-    let netArgs =
-        List.zip pars inputs
-        |> List.mapi (fun i (p, t) ->
-            match p with
-            | ScalarParam _ ->
-                let ty =
-                    match vars with
-                    | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> FSharpType.GetTupleElements(v.Type).[i]
-                    | _ when i < vars.Length -> vars.[i].Type
-                    | _ -> typeof<float32>
-                netScalar t ty
-            | TensorParam _ -> box t)
     // a tupled entry `fun (a, b) -> ...` takes one tuple
     let eagerArgs =
         match vars with
@@ -244,6 +227,32 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
             Shape = eager.[i].shape
             Kgen = compare ours.[i] eager.[i] r64
             TorchScript = compare twin.[i] eager.[i] r64 } ]
+
+/// Run the three sides on random inputs for `pars` (seeded) and compare.
+let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) =
+    use g = new torch.Generator(seed, torch.CPU)
+    let inputs =
+        pars |> List.map (function
+            | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
+            | ScalarParam dt -> randomTensor g dt [||] false)
+    let rec lambdaVars (e: Expr) =
+        match e with
+        | Patterns.Lambda(v, b) -> v :: lambdaVars b
+        | _ -> []
+    let vars = lambdaVars entry
+    let netArgs =
+        List.zip pars inputs
+        |> List.mapi (fun i (p, t) ->
+            match p with
+            | ScalarParam _ ->
+                let ty =
+                    match vars with
+                    | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> FSharpType.GetTupleElements(v.Type).[i]
+                    | _ when i < vars.Length -> vars.[i].Type
+                    | _ -> typeof<float32>
+                netScalar t ty
+            | TensorParam _ -> box t)
+    runOn side name entry pars captures inputs netArgs
 
 /// A row as `kgen check` prints one.
 let format (r: Row) =
@@ -284,3 +293,52 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
               let rows = run side en.Name en.Expr pars captures seed
               compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
               yield en.Name, rows ]
+
+/// The compact signature of actual arguments (a tensor: dtype[shape]; a number: its dtype).
+let private compactOf (args: obj list) =
+    let dt (t: torch.ScalarType) = (string t).ToLowerInvariant() |> function "byte" -> "uint8" | "bool" -> "bool" | s -> s
+    args
+    |> List.map (function
+        | :? Tensor as t -> sprintf "%s[%s]" (dt t.dtype) (t.shape |> Array.map string |> String.concat ",")
+        | :? float32 -> "float32"
+        | :? float -> "float64"
+        | :? int -> "int32"
+        | :? int64 -> "int64"
+        | :? bool -> "bool"
+        | o -> invalidArg "inputs" (sprintf "an argument of type %O is neither a tensor nor a number" (o.GetType())))
+    |> String.concat ", "
+
+/// The three-way check of a quotation on the caller's own inputs (tensors or numbers, in
+/// parameter order): kgen's kernels, the F# function run by TorchSharp, and the TorchScript
+/// twin through torch.jit. Prints one row per output; raises on any mismatch.
+let quotation (q: Expr) (inputs: obj list) : Row list =
+    let entry: Serializer.Entry = { Name = "check"; Expr = q; Signature = Some(compactOf inputs); NonZero = [||] }
+    let doc = Serializer.serialize [ entry ]
+    use ctx = new Runtime.Context()
+    use m = ctx.Load doc.Json
+    let tensors =
+        inputs |> List.map (function
+            | :? Tensor as t -> t
+            | :? float32 as v -> torch.tensor v
+            | :? float as v -> torch.tensor v
+            | :? int as v -> torch.tensor v
+            | :? int64 as v -> torch.tensor v
+            | :? bool as v -> torch.tensor v
+            | o -> invalidArg "inputs" (sprintf "%O" (o.GetType())))
+    let captures =
+        doc.Captures |> List.choose (fun c -> match c.Value with :? Tensor as t -> Some(c.Name, t) | _ -> None)
+    let compiled = ref None
+    let side =
+        { Run = fun ins caps ->
+              let c = m.Specialize("check", ins, caps)
+              compiled.Value <- Some c
+              c.Run(ins, caps)
+          TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript }
+    // the caller's tensors themselves: a "signature" of fixed tensors
+    let pars = inputs |> List.map (function :? Tensor as t -> TensorParam((string t.dtype), t.shape, false) | _ -> ScalarParam "float64")
+    let rows = runOn side "check" q pars captures tensors inputs
+    compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
+    for r in rows do printfn "%s" (format r)
+    if rows |> List.exists (fun r -> not (r.Kgen.Ok && r.TorchScript.Ok)) then
+        failwithf "Kgen.check: %d output(s) differ" (rows |> List.filter (fun r -> not (r.Kgen.Ok && r.TorchScript.Ok)) |> List.length)
+    rows

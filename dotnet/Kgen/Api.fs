@@ -1,0 +1,12 @@
+// Kgen.Kgen: the entry points an F# user calls (`open Kgen`, then `Kgen.check <@ f @> inputs`).
+namespace Kgen
+
+open Microsoft.FSharp.Quotations
+
+[<RequireQualifiedAccess>]
+module Kgen =
+    /// The three-way check of a quotation on your own inputs (tensors or numbers, in parameter
+    /// order): kgen's kernels, the F# function run by TorchSharp, and kgen's TorchScript twin
+    /// run by torch.jit, compared output by output (PyTorch's assert_close tolerances; the
+    /// rmse-vs-fp64 rule where they fail). Prints a row per output; raises on a mismatch.
+    let check (q: Expr) (inputs: obj list) : Check.Row list = Check.quotation q inputs
