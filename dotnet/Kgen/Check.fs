@@ -25,19 +25,7 @@ type Param =
     | TensorParam of dtype: string * shape: int64[] * nonzero: bool
     | ScalarParam of dtype: string
 
-let scalarType (dtype: string) =
-    match dtype with
-    | "bool" -> torch.ScalarType.Bool
-    | "uint8" -> torch.ScalarType.Byte
-    | "int8" -> torch.ScalarType.Int8
-    | "int16" -> torch.ScalarType.Int16
-    | "int32" -> torch.ScalarType.Int32
-    | "int64" -> torch.ScalarType.Int64
-    | "float16" -> torch.ScalarType.Float16
-    | "bfloat16" -> torch.ScalarType.BFloat16
-    | "float32" -> torch.ScalarType.Float32
-    | "float64" -> torch.ScalarType.Float64
-    | d -> invalidArg "dtype" (sprintf "unknown dtype %s" d)
+let scalarType (dtype: string) = Collect.dtypeOf dtype
 
 let private isFloat (t: torch.ScalarType) =
     t = torch.ScalarType.Float16 || t = torch.ScalarType.BFloat16 || t = torch.ScalarType.Float32 || t = torch.ScalarType.Float64
@@ -194,14 +182,15 @@ let private invokeTs (src: string) (name: string) (args: Tensor list) =
     let r = cu.invoke(name, args |> List.map box |> Array.ofList)
     flatten r
 
+let rec private lambdaVars (e: Expr) =
+    match e with
+    | Patterns.Lambda(v, b) -> v :: lambdaVars b
+    | _ -> []
+
 /// Run the three sides on given inputs (tensors, scalars as 0-dim tensors; `netInputs` the
 /// same as the F# function takes them: tensors, or .NET numbers) and compare.
 let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list)
           (inputs: Tensor list) (netArgs: obj list) =
-    let rec lambdaVars (e: Expr) =
-        match e with
-        | Patterns.Lambda(v, b) -> v :: lambdaVars b
-        | _ -> []
     let vars = lambdaVars entry
     // a tupled entry `fun (a, b) -> ...` takes one tuple
     let eagerArgs =
@@ -235,10 +224,6 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
         pars |> List.map (function
             | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
             | ScalarParam dt -> randomTensor g dt [||] false)
-    let rec lambdaVars (e: Expr) =
-        match e with
-        | Patterns.Lambda(v, b) -> v :: lambdaVars b
-        | _ -> []
     let vars = lambdaVars entry
     let netArgs =
         List.zip pars inputs

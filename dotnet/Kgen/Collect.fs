@@ -26,7 +26,8 @@ let private isModule (t: Type) =
 let private entryAttr (m: MemberInfo) =
     m.GetCustomAttributes(typeof<EntryAttribute>, false) |> Seq.cast<EntryAttribute> |> Seq.tryHead
 
-let private dtypeOf (name: string) =
+/// A dtype name of kgen's signatures (PyTorch's: "float32", "bfloat16", ...) as a ScalarType.
+let dtypeOf (name: string) =
     match name with
     | "bool" -> torch.ScalarType.Bool
     | "uint8" -> torch.ScalarType.Byte
@@ -36,8 +37,9 @@ let private dtypeOf (name: string) =
     | "int64" -> torch.ScalarType.Int64
     | "float16" -> torch.ScalarType.Float16
     | "bfloat16" -> torch.ScalarType.BFloat16
+    | "float32" -> torch.ScalarType.Float32
     | "float64" -> torch.ScalarType.Float64
-    | _ -> torch.ScalarType.Float32
+    | d -> invalidArg "dtype" (sprintf "unknown dtype %s" d)
 
 let private asExpr (o: obj) =
     match o with

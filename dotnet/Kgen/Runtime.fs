@@ -30,25 +30,12 @@ type KgenException(message: string, status: int) =
     member _.Status = status
     member _.IsInputError = status = 1
 
-type ContextHandle(p: nativeint) as this =
+/// A native kgen handle (context, module or compiled entry) and the function that frees it.
+type KgHandle(p: nativeint, release: nativeint -> unit) as this =
     inherit SafeHandleZeroOrMinusOneIsInvalid(true)
     do this.SetHandle p
     override h.ReleaseHandle() =
-        Lib.kg_context_free h.handle
-        true
-
-type ModuleHandle(p: nativeint) as this =
-    inherit SafeHandleZeroOrMinusOneIsInvalid(true)
-    do this.SetHandle p
-    override h.ReleaseHandle() =
-        Lib.kg_module_free h.handle
-        true
-
-type CompiledHandle(p: nativeint) as this =
-    inherit SafeHandleZeroOrMinusOneIsInvalid(true)
-    do this.SetHandle p
-    override h.ReleaseHandle() =
-        Lib.kg_compiled_free h.handle
+        release h.handle
         true
 
 let private utf8z (s: string) =
@@ -152,7 +139,7 @@ let private deviceOf (ts: Tensor list) =
 
 /// A kgen context: options, caches, devices. Calls through it are serialized.
 type Context() =
-    let h = new ContextHandle(Lib.kg_context_new 0n)
+    let h = new KgHandle(Lib.kg_context_new 0n, Lib.kg_context_free)
     do if h.IsInvalid then raise (KgenException("kg_context_new failed", 2))
     member internal _.Handle = h
     member internal _.Gate = obj ()
@@ -168,12 +155,12 @@ type Context() =
             let mutable m = 0n
             use p = fixed bytes
             this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
-            new Module(this, new ModuleHandle(m)))
+            new Module(this, new KgHandle(m, Lib.kg_module_free)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
 /// A loaded document.
-and Module internal (ctx: Context, h: ModuleHandle) =
+and Module internal (ctx: Context, h: KgHandle) =
     member _.Context = ctx
     member _.Entries =
         let n = Lib.kg_module_n_entries(h.DangerousGetHandle())
@@ -190,12 +177,12 @@ and Module internal (ctx: Context, h: ModuleHandle) =
             let mutable c = 0n
             ctx.Check(Lib.kg_specialize_for(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
                                             NativePtr.ofNativeInt named, caps.Count, &c))
-            new Compiled(this, new CompiledHandle(c)))
+            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
 /// An entry specialized for a signature: run it, read its artifacts.
-and Compiled internal (m: Module, h: CompiledHandle) =
+and Compiled internal (m: Module, h: KgHandle) =
     let ctx = m.Context
     /// Output dtypes and shapes.
     member _.Outputs =
