@@ -1113,6 +1113,13 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     }
     return eval_call(el, n);
   case KG_AST_PropertyGet: {
+    /* F#'s nan / infinity / nanf / infinityf are properties of Operators, not constants */
+    if (!n->a && n->n_kids == 0 && n->member && strcmp(n->member->decl, "Microsoft.FSharp.Core.Operators") == 0) {
+      const char *p = n->member->name;
+      bool single = strcmp(p, "NaNSingle") == 0 || strcmp(p, "InfinitySingle") == 0;
+      if (strncmp(p, "NaN", 3) == 0 || strncmp(p, "Infinity", 8) == 0)
+        return ev_const(kg_cval_float(single ? KG_F32 : KG_F64, strncmp(p, "NaN", 3) == 0 ? NAN : INFINITY));
+    }
     return eval_call(el, n);
   }
   case KG_AST_FieldGet: {
