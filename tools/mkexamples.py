@@ -2112,7 +2112,8 @@ def group_of(name):
 
 def write_index(exdir, rows):
     out = [INDEX_HEAD.rsplit("| # |", 1)[0]]
-    out.append("%d examples.\n" % len(rows))
+    n_fs = len([f for f in os.listdir(exdir) if f.endswith(".fs")])
+    out.append("%d examples.\n" % max(n_fs, len(rows)))
     i = 0
     for g, (title, _) in enumerate(GROUPS + [("Other", ())]):
         grp = [r for r in rows if group_of(r[0].name) == g]
@@ -2125,6 +2126,20 @@ def write_index(exdir, rows):
                 one = one[:157] + "..."
             out.append("| %d | [%s](%s.fs) | %s | `%s` |\n" % (i, ex.name, ex.name, md_escape(ex.covers),
                                                             md_escape(one).replace("`", "'")))
+    # examples written in F# only (no DSL entry here): their first comment line says what
+    known = set(ex.name for ex, _ in rows)
+    extra = []
+    for fn_ in sorted(os.listdir(exdir)):
+        if fn_.endswith(".fs") and fn_[:-3] not in known:
+            with open(os.path.join(exdir, fn_)) as fh:
+                first = fh.readline().strip()
+            extra.append((fn_[:-3], first.lstrip("/ ").split(": ", 1)[-1]))
+    if extra:
+        out.append("\n## Written in F# only: real F# patterns (use, modules, -->, pipes, static tests)\n\n"
+                   "| # | example | covers |\n|---|---|---|\n")
+        for name, what in extra:
+            i += 1
+            out.append("| %d | [%s](%s.fs) | %s |\n" % (i, name, name, md_escape(what)))
     with open(os.path.join(exdir, "INDEX.md"), "w") as fh:
         fh.write("".join(out))
 
