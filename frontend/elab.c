@@ -940,7 +940,8 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   const kg_member *m = n->member;
   if (n->k == KG_AST_Call && m->n_params != n->n_kids)
     return kg_elab_error(el, n, KG_E_FORMAT, "call passes %u argument(s), but %s has %u parameter(s)", n->n_kids, m->key, m->n_params);
-  if (n->k == KG_AST_Call && m->ret && n->ty && strcmp(m->ret, n->ty) != 0)
+  /* (a void method's node is typed unit in a quotation: F# writes Microsoft.FSharp.Core.Unit) */
+  if (n->k == KG_AST_Call && m->ret && n->ty && strcmp(m->ret, n->ty) != 0 && !(kg_clr_is_unit(m->ret) && kg_clr_is_unit(n->ty)))
     return kg_elab_error(el, n, KG_E_FORMAT, "node type %s differs from the return type %s of %s", n->ty, m->ret, m->key);
   const kg_doc_def *def = find_def(el, m);
   if (def) return inline_def(el, n, def, av, na);

@@ -15,10 +15,19 @@ let examplesAssembly = Assembly.Load "Examples"
 let exampleSources () =
     Directory.GetFiles(Path.Combine(repoRoot, "examples"), "*.fs", SearchOption.AllDirectories) |> Array.sort
 
+/// The bad inputs of tests/bad written by the F# compiler (the others were edited after
+/// serialization, or are F# that does not compile, and come from tools/mkexamples.py).
+let badSources () =
+    Directory.GetFiles(Path.Combine(repoRoot, "tests", "bad"), "*.fs")
+    |> Array.filter (fun f ->
+        Path.GetFileName f <> "unknown_member_key.fs"
+        && not ((File.ReadAllText f).Contains "NOTE: the JSON document was edited"))
+    |> Array.sort
+
 [<Fact>]
 let ``every examples/*.json is what the serializer writes for its .fs`` () =
     let stale =
-        [ for fs in exampleSources () do
+        [ for fs in Array.append (exampleSources ()) (badSources ()) do
               let json = Path.ChangeExtension(fs, ".json")
               let doc = Collect.documentOfSource examplesAssembly fs
               if not (File.Exists json) || File.ReadAllText json <> doc.Json then
@@ -26,6 +35,10 @@ let ``every examples/*.json is what the serializer writes for its .fs`` () =
     if not stale.IsEmpty then
         failwithf "%d example document(s) differ from the serializer's output (regenerate with tools/regen-examples):\n%s"
             stale.Length (String.concat "\n" stale)
+
+[<Fact>]
+let ``the bad inputs F# can write are real F#`` () =
+    Assert.True(badSources().Length >= 25, sprintf "%d" (badSources().Length))
 
 [<Fact>]
 let ``every example has at least one entry with a signature`` () =

@@ -70,8 +70,8 @@ let private callWithCaptures (make: TensorMaker) (m: MethodInfo) (a: EntryAttrib
                 let shape = dims |> List.map (Option.defaultValue 1L) |> Array.ofList
                 box (make dt shape)
             | _ ->
-                invalidOp (sprintf "%s.%s: parameter '%s' is not a tensor capture of the signature (write it as '%s=DTYPE[...]')"
-                               m.DeclaringType.Name m.Name p.Name p.Name))
+                raise (Serializer.SerializeError(sprintf "%s.%s: parameter '%s' is not a tensor capture of the signature (write it as '%s=DTYPE[...]')"
+                                                       m.DeclaringType.Name m.Name p.Name p.Name)))
     m.Invoke(null, args) |> asExpr
 
 /// The entries of one module type (and of its nested modules), in declaration order.
@@ -91,7 +91,7 @@ let rec moduleEntriesWith (make: TensorMaker) (t: Type) : Serializer.Entry list 
                     match Expr.TryGetReflectedDefinition mi with
                     | Some body -> Some(entryOf mi.Name body (Some a))
                     | None ->
-                        invalidOp (sprintf "%s.%s is marked [<Kgen.Entry>] but has no [<ReflectedDefinition>]" t.Name mi.Name)
+                        raise (Serializer.SerializeError(sprintf "%s.%s is marked [<Kgen.Entry>] but has no [<ReflectedDefinition>]" t.Name mi.Name))
             | _ -> None)
         |> List.ofArray
     let nested =
@@ -126,14 +126,14 @@ let moduleOfSource (asm: Assembly) (source: string) : Type option =
 /// entries that have none of their own.
 let entriesOfSource (make: TensorMaker) (signature: string option) (asm: Assembly) (source: string) =
     match moduleOfSource asm source with
-    | None -> invalidOp (sprintf "%s: no module of this file in %s" source (asm.GetName().Name))
+    | None -> raise (Serializer.SerializeError(sprintf "%s: no module of this file in %s" source (asm.GetName().Name)))
     | Some t ->
         moduleEntriesWith make t
         |> List.map (fun e -> if e.Signature.IsNone then { e with Signature = signature } else e)
 
 let documentOfSourceWith (signature: string option) (asm: Assembly) (source: string) : Serializer.Document =
     match moduleOfSource asm source with
-    | None -> invalidOp (sprintf "%s: no module of this file in %s" source (asm.GetName().Name))
+    | None -> raise (Serializer.SerializeError(sprintf "%s: no module of this file in %s" source (asm.GetName().Name)))
     | Some t ->
         moduleEntries t
         |> List.map (fun e -> if e.Signature.IsNone then { e with Signature = signature } else e)

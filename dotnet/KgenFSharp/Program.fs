@@ -32,12 +32,18 @@ let build (args: string list) =
     | files, Some dir ->
         let asm = Build.compile files
         Directory.CreateDirectory dir |> ignore
+        // like a compiler: a file that cannot be serialized is reported, the others written
+        let mutable failed = 0
         for f in files do
-            let doc = Collect.documentOfSourceWith sg asm (Path.GetFullPath f)
-            let dest = Path.Combine(dir, Path.GetFileNameWithoutExtension f + ".json")
-            if not (File.Exists dest) || File.ReadAllText dest <> doc.Json then File.WriteAllText(dest, doc.Json)
-        printfn "kgen-fsharp: %d document(s) in %s" files.Length dir
-        0
+            try
+                let doc = Collect.documentOfSourceWith sg asm (Path.GetFullPath f)
+                let dest = Path.Combine(dir, Path.GetFileNameWithoutExtension f + ".json")
+                if not (File.Exists dest) || File.ReadAllText dest <> doc.Json then File.WriteAllText(dest, doc.Json)
+            with Serializer.SerializeError msg ->
+                eprintfn "kgen-fsharp: %s: %s" f msg
+                failed <- failed + 1
+        printfn "kgen-fsharp: %d document(s) in %s" (files.Length - failed) dir
+        if failed > 0 then 1 else 0
 
 let check (args: string list) =
     let rec parse file entry sg seed sizes =

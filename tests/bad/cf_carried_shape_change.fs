@@ -3,6 +3,7 @@ module Bad.CfCarriedShapeChange
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,5], int32")>]
 let cf_carried_shape_change =
     <@ fun (x: torch.Tensor) (n: int) ->
         let mutable y = x

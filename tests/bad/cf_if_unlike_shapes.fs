@@ -3,5 +3,6 @@ module Bad.CfIfUnlikeShapes
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,5], bool")>]
 let cf_if_unlike_shapes =
     <@ fun (x: torch.Tensor) (flag: bool) -> if flag then x else x.sum(0L) @>

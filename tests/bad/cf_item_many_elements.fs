@@ -3,6 +3,7 @@ module Bad.CfItemManyElements
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4]")>]
 let cf_item_many_elements =
     <@ fun (x: torch.Tensor) ->
         let s = x.item<float32>()

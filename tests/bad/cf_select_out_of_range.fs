@@ -3,5 +3,6 @@ module Bad.CfSelectOutOfRange
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,5]")>]
 let cf_select_out_of_range =
     <@ fun (x: torch.Tensor) -> x.``select``(0L, 4L) * 2.0f @>

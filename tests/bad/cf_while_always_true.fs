@@ -3,6 +3,7 @@ module Bad.CfWhileAlwaysTrue
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4]")>]
 let cf_while_always_true =
     <@ fun (x: torch.Tensor) ->
         let mutable y = x

@@ -3,5 +3,6 @@ module Bad.DtypeComplex64
 
 open TorchSharp
 
+[<Kgen.Entry("float32[16]")>]
 let dtype_complex64 =
     <@ fun (x: torch.Tensor) -> x.to_type(torch.complex64) @>

@@ -5,6 +5,7 @@ open System
 open TorchSharp
 open Kgen
 
+[<Kgen.Entry("float32[16]")>]
 let map_unsupported_call =
     <@ fun (x: torch.Tensor) ->
         Ops.map (fun (v: float32) ->

@@ -3,5 +3,6 @@ module Bad.NormLayerNormShapeMismatch
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,7]")>]
 let norm_layer_norm_shape_mismatch =
     <@ fun (x: torch.Tensor) -> torch.nn.functional.layer_norm(x, [| 8L |]) @>

@@ -3,5 +3,6 @@ module Bad.NormNormPNotConstant
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4], float32")>]
 let norm_norm_p_not_constant =
     <@ fun (x: torch.Tensor) (p: float32) -> x.norm(p) @>

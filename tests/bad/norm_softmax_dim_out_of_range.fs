@@ -3,5 +3,6 @@ module Bad.NormSoftmaxDimOutOfRange
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4]")>]
 let norm_softmax_dim_out_of_range =
     <@ fun (x: torch.Tensor) -> x.softmax(2L) @>

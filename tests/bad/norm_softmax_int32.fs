@@ -3,5 +3,6 @@ module Bad.NormSoftmaxInt32
 
 open TorchSharp
 
+[<Kgen.Entry("int32[3,4]")>]
 let norm_softmax_int32 =
     <@ fun (n: torch.Tensor) -> torch.softmax(n, -1) @>

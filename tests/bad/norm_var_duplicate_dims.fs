@@ -3,5 +3,6 @@ module Bad.NormVarDuplicateDims
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4]")>]
 let norm_var_duplicate_dims =
     <@ fun (x: torch.Tensor) -> x.var([| 1L; -1L |]) @>

@@ -3,5 +3,6 @@ module Bad.RedAmaxEmptyDim
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,0]")>]
 let red_amax_empty_dim =
     <@ fun (x: torch.Tensor) -> x.amax([| 1L |]) @>

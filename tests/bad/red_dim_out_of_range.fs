@@ -3,5 +3,6 @@ module Bad.RedDimOutOfRange
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4]")>]
 let red_dim_out_of_range =
     <@ fun (x: torch.Tensor) -> x.sum(2L) @>

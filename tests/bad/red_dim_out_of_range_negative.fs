@@ -3,5 +3,6 @@ module Bad.RedDimOutOfRangeNegative
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4]")>]
 let red_dim_out_of_range_negative =
     <@ fun (x: torch.Tensor) -> x.amax([| -3L |]) @>

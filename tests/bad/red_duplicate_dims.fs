@@ -3,5 +3,6 @@ module Bad.RedDuplicateDims
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4]")>]
 let red_duplicate_dims =
     <@ fun (x: torch.Tensor) -> x.sum([| 1L; 1L |]) @>

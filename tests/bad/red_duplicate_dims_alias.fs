@@ -3,5 +3,6 @@ module Bad.RedDuplicateDimsAlias
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4,5]")>]
 let red_duplicate_dims_alias =
     <@ fun (x: torch.Tensor) -> x.mean([| -1L; 2L |]) @>

@@ -3,5 +3,6 @@ module Bad.RedMaxAllEmpty
 
 open TorchSharp
 
+[<Kgen.Entry("float32[0,5]")>]
 let red_max_all_empty =
     <@ fun (x: torch.Tensor) -> x.max() @>

@@ -3,5 +3,6 @@ module Bad.RedMeanIntDtype
 
 open TorchSharp
 
+[<Kgen.Entry("float32[4,7]")>]
 let red_mean_int_dtype =
     <@ fun (x: torch.Tensor) -> x.mean([| 1L |], false, torch.int64) @>

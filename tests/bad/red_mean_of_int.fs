@@ -3,5 +3,6 @@ module Bad.RedMeanOfInt
 
 open TorchSharp
 
+[<Kgen.Entry("int32[4,7]")>]
 let red_mean_of_int =
     <@ fun (x: torch.Tensor) -> x.mean([| -1L |]) @>

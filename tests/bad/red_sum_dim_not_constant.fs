@@ -3,5 +3,6 @@ module Bad.RedSumDimNotConstant
 
 open TorchSharp
 
+[<Kgen.Entry("float32[3,4], int64")>]
 let red_sum_dim_not_constant =
     <@ fun (x: torch.Tensor) (d: int64) -> x.sum(d) @>

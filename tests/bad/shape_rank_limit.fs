@@ -3,5 +3,6 @@ module Bad.ShapeRankLimit
 
 open TorchSharp
 
+[<Kgen.Entry("float32[1,1,1,1,1,1,1,1,2]")>]
 let shape_rank_limit =
     <@ fun (x: torch.Tensor) -> x.exp() @>

@@ -3,5 +3,6 @@ module Bad.WhereCondNotBool
 
 open TorchSharp
 
+[<Kgen.Entry("float32[8], float32[8], float32[8]")>]
 let where_cond_not_bool =
     <@ fun (c: torch.Tensor) (x: torch.Tensor) (y: torch.Tensor) -> torch.where(c, x, y) @>
