@@ -10,3 +10,8 @@ module Kgen =
     /// run by torch.jit, compared output by output (PyTorch's assert_close tolerances; the
     /// rmse-vs-fp64 rule where they fail). Prints a row per output; raises on a mismatch.
     let check (q: Expr) (inputs: obj list) : Check.Row list = Check.quotation q inputs
+
+    /// A quotation as a function of its own type over TorchSharp tensors (curried or tupled as
+    /// the quotation is; results a tensor, a number or a tuple): kgen's kernels run each call,
+    /// specialized once per input signature; captured tensors are read live at each call.
+    let compile (q: Expr<'F>) : 'F = (new Compile.Compiled<'F>(q)).Function

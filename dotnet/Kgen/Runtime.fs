@@ -31,11 +31,21 @@ type KgenException(message: string, status: int) =
     member _.IsInputError = status = 1
 
 /// A native kgen handle (context, module or compiled entry) and the function that frees it.
-type KgHandle(p: nativeint, release: nativeint -> unit) as this =
+/// A module needs its context and a compiled entry its module until they are freed, also when
+/// the finalizer frees them in any order: a child holds a reference on its parent handle
+/// (DangerousAddRef), released after the child is freed.
+[<AllowNullLiteral>]
+type KgHandle(p: nativeint, release: nativeint -> unit, parent: KgHandle) as this =
     inherit SafeHandleZeroOrMinusOneIsInvalid(true)
-    do this.SetHandle p
+    do
+        if not (isNull parent) then
+            let mutable added = false
+            parent.DangerousAddRef(&added)
+        this.SetHandle p
+    new(p, release) = new KgHandle(p, release, null)
     override h.ReleaseHandle() =
         release h.handle
+        if not (isNull parent) then parent.DangerousRelease()
         true
 
 let private utf8z (s: string) =
@@ -155,7 +165,7 @@ type Context() =
             let mutable m = 0n
             use p = fixed bytes
             this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
-            new Module(this, new KgHandle(m, Lib.kg_module_free)))
+            new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
@@ -177,7 +187,7 @@ and Module internal (ctx: Context, h: KgHandle) =
             let mutable c = 0n
             ctx.Check(Lib.kg_specialize_for(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
                                             NativePtr.ofNativeInt named, caps.Count, &c))
-            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free)))
+            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free, h)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
