@@ -25,6 +25,8 @@ kg_context *kg_context_new(const kg_options *opts) {
   ctx->rtcfg.cc = ctx->opts.cc;
   ctx->rtcfg.emu.order = ctx->opts.emu_thread_order;
   ctx->rtcfg.emu.seed = ctx->opts.emu_seed;
+  ctx->rtcfg.cuda_ordinal = ctx->opts.cuda_device;
+  ctx->rtcfg.counts = &ctx->counts;
   ctx->last_error = kg_xstrdup("");
   const char *rb = getenv("KGEN_REDUCE_BLOCK"), *rc = getenv("KGEN_ROW_CACHE");
   if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) ctx->reduce_block = (uint32_t)atoi(rb);
@@ -44,6 +46,15 @@ void kg_context_free(kg_context *ctx) {
 }
 
 const char *kg_last_error(kg_context *ctx) { return ctx->last_error; }
+
+kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out) {
+  out->specializations = ctx->specializations;
+  out->emu_compiles = ctx->counts.emu_compiles;
+  out->emu_cache_hits = ctx->counts.emu_cache_hits;
+  out->nvrtc_compiles = ctx->counts.nvrtc_compiles;
+  out->cubin_cache_hits = ctx->counts.cubin_cache_hits;
+  return KG_OK;
+}
 
 void kg_call_begin(kg_context *ctx) { kg_diag_clear(&ctx->diag); }
 
@@ -322,6 +333,7 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
     return kg_fail(ctx);
   }
   c->explain = kg_sb_take(&log);
+  ctx->specializations++;
   *out = c;
   return KG_OK;
 }
@@ -373,6 +385,20 @@ static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, i
 
 kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
                             const kg_named_tensor *captures, int n_captures, kg_compiled **out) {
+  return kg_specialize_for_ex(m, entry, inputs, n_inputs, captures, n_captures, 0, out);
+}
+
+/* KG_SPEC_DYNAMIC: the symbol of size `v` ("s<k>", k = its rank among the distinct sizes met
+ * so far), added to `seen` on first sight */
+static const char *duck_symbol(kg_arena *a, int64_t *seen, int *n_seen, int64_t v) {
+  int k = 0;
+  while (k < *n_seen && seen[k] != v) k++;
+  if (k == *n_seen) seen[(*n_seen)++] = v;
+  return kg_arena_printf(a, "s%d", k);
+}
+
+kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                               const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
   *out = NULL;
@@ -390,6 +416,8 @@ kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *con
   s->n_captures = (uint32_t)n_captures;
   s->captures = kg_arena_alloc(&m->arena, ((size_t)n_captures + 1) * sizeof *s->captures);
   s->capture_names = kg_arena_alloc(&m->arena, ((size_t)n_captures + 1) * sizeof *s->capture_names);
+  int64_t *seen = kg_arena_alloc(&m->arena, ((size_t)(n_inputs + n_captures) * KG_MAX_RANK + 1) * sizeof *seen);
+  int n_seen = 0;
   for (int i = 0; i < n_inputs + n_captures; i++) {
     bool cap = i >= n_inputs;
     const DLTensor *t = cap ? captures[i - n_inputs].t : inputs[i];
@@ -421,6 +449,8 @@ kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *con
         return kg_fail(ctx);
       }
       p->dims[d].kind = KG_DIM_STATIC, p->dims[d].size = t->shape[d];
+      if ((flags & KG_SPEC_DYNAMIC) && t->shape[d] > 1)
+        p->dims[d].kind = KG_DIM_SYM, p->dims[d].sym = duck_symbol(&m->arena, seen, &n_seen, t->shape[d]);
     }
     if (cap) s->capture_names[i - n_inputs] = kg_arena_strdup(&m->arena, what);
   }
@@ -485,6 +515,13 @@ kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int
   *ndim = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
   for (int d = 0; d < *ndim; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : -1;
   return KG_OK;
+}
+
+const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
+  if (i < 0 || (uint32_t)i >= c->g.outputs.n) return NULL;
+  const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
+  if (n->vkind == KG_V_SCALAR || d < 0 || d >= n->shape.rank || n->shape.d[d].kind != KG_DIM_SYM) return NULL;
+  return c->g.syms.v[n->shape.d[d].v];
 }
 
 /* ---- artifacts ---- */

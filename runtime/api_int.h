@@ -29,6 +29,8 @@ struct kg_context {
   uint32_t reduce_block;
   bool row_cache;
   kg_run_stats stats;    /* of the run in progress (kg_run copies it to the compiled entry) */
+  kg_rt_counts counts;   /* compilations by the devices (rtcfg.counts points here) */
+  uint64_t specializations;
 };
 
 struct kg_module {

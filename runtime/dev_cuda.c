@@ -54,6 +54,7 @@ enum {
 typedef struct cuda_dev {
   kg_device base;
   kg_device_vt vt;    /* cuda_vt plus what this driver offers (stream-ordered allocation) */
+  kg_rt_counts *counts; /* compilations and cache hits (the context's statistics), or NULL */
   void *lib;
   /* Driver entry points (dlsym'd by their versioned names where cuda.h maps them). */
   CUresult (*cuInit)(unsigned);
@@ -236,9 +237,11 @@ static int cuda_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod,
   size_t n = 0;
   void *cubin = kg_cache_get(c->cache, "cubin", key.s, key.len, &n);
   int rc = 0;
+  if (cubin && c->counts) c->counts->cubin_cache_hits++;
   if (!cubin) {
     kg_nvrtc_out out;
     rc = kg_nvrtc_compile(c->nvrtc, prog.s, src->cuda, c->arch, true, NULL, &out, d);
+    if (!rc && c->counts) c->counts->nvrtc_compiles++;
     if (!rc) {
       cubin = out.cubin, n = out.cubin_len;
       out.cubin = NULL;
@@ -439,6 +442,7 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   c->base.vt = &cuda_vt;
   c->lib = lib;
   c->ordinal = cfg ? cfg->cuda_ordinal : 0;
+  c->counts = cfg ? cfg->counts : NULL;
   const char *missing = resolve(c);
   if (c->cuMemAllocAsync) { /* this driver has stream-ordered allocation: the instance's own table offers it */
     c->vt = cuda_vt;

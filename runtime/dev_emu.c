@@ -57,6 +57,7 @@ typedef struct emu_dev {
   emu_argv cc;       /* compiler words + fixed flags + $KGEN_EMU_CFLAGS (no -o / input) */
   char *cc_line;     /* cc joined by blanks, for keys and messages */
   char *ccid;        /* identity of the compiler binary: "path size mtime" */
+  kg_rt_counts *counts; /* compilations and cache hits (the context's statistics), or NULL */
   char *srcdir;      /* holds kg_emu_<hash>.h and the .c files */
   char *work;        /* private temp folder */
   kg_cache *cache;
@@ -345,6 +346,7 @@ static int emu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
     char *so = str_printf("%s/%s-%s-%u.so", e->work, name, hex, e->seq++);
     if (!write_private(so, bytes, n)) m = open_so(name, so, d, 1);
     if (!m) unlink(so), free(so); /* fall through to a fresh compile */
+    else if (e->counts) e->counts->emu_cache_hits++;
     free(bytes);
   }
   if (!m) {
@@ -353,6 +355,7 @@ static int emu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
     if (ensure_header(e, e->srcdir) || kg_write_file(csrc, c.s, c.len)) {
       kg_diag_add(d, KG_E_IO, NULL, NULL, "emulator: cannot write %s: %s", csrc, strerror(errno));
     } else if (!run_cc(e, name, csrc, so, d)) {
+      if (e->counts) e->counts->emu_compiles++;
       size_t sn = 0;
       char *sb = kg_read_file(so, &sn);
       if (sb) kg_cache_put(e->cache, "emu-so", key.s, key.len, sb, sn);
@@ -458,6 +461,7 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d) {
   emu_dev *e = kg_xcalloc(1, sizeof *e);
   e->base.vt = &emu_vt;
   e->opts = emu_opts(cfg);
+  e->counts = cfg ? cfg->counts : NULL;
   /* The compiler command. */
   const char *cc = cfg && cfg->cc && *cfg->cc ? cfg->cc : getenv("KGEN_CC");
   split_words(&e->cc, cc && *cc ? cc : "cc");

@@ -455,6 +455,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     } else if (!scalar && slot != 1 && dt == kDLCUDA) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", is_out ? "" : "'", nm, is_out ? "" : "'");
       st = KG_ERR_INPUT;
+    } else if (!scalar && slot == 1 && dt == kDLCUDA && t->device.device_id != ctx->opts.cuda_device) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is on CUDA device %d, but this context runs on device %d (kg_options.cuda_device)",
+                  is_out ? "" : "'", nm, is_out ? "" : "'", t->device.device_id, ctx->opts.cuda_device);
+      st = KG_ERR_INPUT;
     } else if (!scalar && slot == 1 && !on_gpu && dt != kDLCUDAHost) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in host memory, but this run is on the CUDA device (pass device pointers)", is_out ? "" : "'", nm, is_out ? "" : "'");
       st = KG_ERR_INPUT;

@@ -66,6 +66,8 @@ typedef struct kg_options {
   int force_variant;      /* testing: 0 = choose by layout; 1 = always strided; 2 = strided with
                              64-bit indices; 3 = linear without vector access when contiguous;
                              4 = the split-rows plan (no row groups) at any size */
+  int cuda_device;        /* the CUDA device (ordinal) this context runs on; a CUDA tensor on
+                             another device is an input error */
 } kg_options;
 
 /* ---- context ---- */
@@ -94,6 +96,16 @@ typedef struct kg_named_tensor {
 kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs,
                             int n_inputs, const kg_named_tensor *captures, int n_captures,
                             kg_compiled **out);
+/* Flags of kg_specialize_for_ex. KG_SPEC_DYNAMIC: the sizes are not baked in. Every dim of
+ * size 2 or more becomes a symbol, dims of equal size share one ("duck sizing", as
+ * torch.compile's dynamic shapes do), sizes 0 and 1 stay static (broadcasting depends on
+ * them). The compiled entry then runs on any tensors with the same dtypes, ranks and size
+ * pattern (which dims are 0, 1, or equal to which). Symbol "s<k>" is the k-th distinct
+ * size met in parameter order (inputs, then captures; dims left to right). */
+enum { KG_SPEC_DYNAMIC = 1 };
+kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs,
+                               int n_inputs, const kg_named_tensor *captures, int n_captures,
+                               unsigned flags, kg_compiled **out);
 void kg_compiled_free(kg_compiled *c);
 
 /* Outputs: count, dtype (a DLDataType) and concrete shape. Shapes are concrete
@@ -102,6 +114,10 @@ int kg_compiled_n_outputs(const kg_compiled *c);
 kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim,
                              int64_t shape[8]);
 int kg_compiled_n_kernels(const kg_compiled *c);
+/* The symbol an output dim is (its name, e.g. "s0" or a document's "N"), or NULL when the
+ * dim is static or out of range: with it a caller computes output shapes from its inputs'
+ * sizes without another call. */
+const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d);
 
 /* ---- artifacts ---- */
 /* Returns malloc'd bytes (text is NUL-terminated). arch: 75, 80, 90, ... (ignored
@@ -145,6 +161,19 @@ typedef struct kg_run_stats {
   uint64_t iterations;
 } kg_run_stats;
 kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
+
+/* What a context has compiled so far: entries specialized, and the kernel objects its
+ * devices built (a host C compiler run for the emulator, an NVRTC compilation for CUDA) or
+ * found in the kernel cache (memory or disk: a second process with the same cache folder
+ * compiles nothing it has already compiled). */
+typedef struct kg_context_stats {
+  uint64_t specializations;
+  uint64_t emu_compiles;
+  uint64_t emu_cache_hits;
+  uint64_t nvrtc_compiles;
+  uint64_t cubin_cache_hits;
+} kg_context_stats;
+kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out);
 
 /* Which device AUTO resolves to in this context. */
 kg_device_kind kg_default_device(kg_context *ctx);

@@ -111,11 +111,17 @@ struct kg_device {
   const kg_device_vt *vt;
 };
 
+/* Compilations a device made or found in the cache (the context's kg_context_stats). */
+typedef struct kg_rt_counts {
+  uint64_t emu_compiles, emu_cache_hits, nvrtc_compiles, cubin_cache_hits;
+} kg_rt_counts;
+
 typedef struct kg_rt_config {
   const char *cache_dir; /* NULL: $KGEN_CACHE_DIR, else $XDG_CACHE_HOME/kgen, else ~/.cache/kgen */
   const char *cc;        /* host C compiler for the emulator; NULL: $KGEN_CC, else "cc" */
   kg_emu_opts emu;
   int cuda_ordinal;      /* CUDA device index */
+  kg_rt_counts *counts;  /* where the devices count their compilations (may be NULL) */
 } kg_rt_config;
 
 /* The emulator device. Never fails for lack of a GPU. */

@@ -367,3 +367,53 @@ Test(exec, cuda_device_fails_cleanly_without_a_gpu) {
   cr_expect(strstr(kg_last_error(ctx), "CUDA") != NULL || strstr(kg_last_error(ctx), "cuda") != NULL, "%s", kg_last_error(ctx));
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
 }
+
+/* KG_SPEC_DYNAMIC: sizes of 2 and more become symbols shared by equal sizes, 0 and 1 stay
+ * static; one compiled entry then runs on every size pattern like the first, and its output
+ * dims name their symbols (the .NET fast path computes output shapes from them). */
+Test(exec, dynamic_sizes_duck_symbols) {
+  char *doc = binop_doc("op_Addition", NULL);
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK);
+  float x[42], y[7], out[42];
+  for (int i = 0; i < 42; i++) x[i] = (float)i;
+  for (int i = 0; i < 7; i++) y[i] = (float)(100 * i);
+  int64_t xs[2] = {3, 4}, ys[1] = {4};
+  DLTensor tx = view(x, F32T, 2, xs, NULL), ty = view(y, F32T, 1, ys, NULL), to = view(out, F32T, 2, xs, NULL);
+  const DLTensor *ins[2] = {&tx, &ty};
+  DLTensor *outs[1] = {&to};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for_ex(m, NULL, ins, 2, NULL, 0, KG_SPEC_DYNAMIC, &c), KG_OK, "%s", kg_last_error(ctx));
+  int nd;
+  int64_t shape[8];
+  DLDataType dt;
+  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, shape), KG_OK);
+  cr_expect(nd == 2 && shape[0] == -1 && shape[1] == -1, "symbolic output dims read as -1");
+  cr_expect_str_eq(kg_compiled_output_symbol(c, 0, 0), "s0");
+  cr_expect_str_eq(kg_compiled_output_symbol(c, 0, 1), "s1");
+  cr_expect_null(kg_compiled_output_symbol(c, 0, 2));
+  cr_expect_null(kg_compiled_output_symbol(c, 1, 0));
+  /* the same entry on [6,7] + [7] */
+  xs[0] = 6, xs[1] = 7, ys[0] = 7;
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  for (int i = 0; i < 42; i++) cr_expect_eq(out[i], x[i] + y[i % 7], "[%d]", i);
+  /* a size pattern unlike the first is the caller's to re-specialize: here a bound error */
+  ys[0] = 5;
+  cr_expect_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_ERR_INPUT);
+  kg_context_stats st;
+  cr_assert_eq(kg_context_stats_get(ctx, &st), KG_OK);
+  cr_expect_eq(st.specializations, 1);
+  cr_expect_eq(st.emu_compiles + st.emu_cache_hits, 1, "one kernel built or found in the cache");
+  kg_compiled_free(c);
+  /* equal sizes share a symbol; sizes 1 stay static (broadcast) */
+  int64_t xs2[2] = {4, 4}, ys2[1] = {1};
+  DLTensor ux = view(x, F32T, 2, xs2, NULL), uy = view(y, F32T, 1, ys2, NULL);
+  const DLTensor *ins2[2] = {&ux, &uy};
+  cr_assert_eq(kg_specialize_for_ex(m, NULL, ins2, 2, NULL, 0, KG_SPEC_DYNAMIC, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_expect_str_eq(kg_compiled_output_symbol(c, 0, 0), "s0");
+  cr_expect_str_eq(kg_compiled_output_symbol(c, 0, 1), "s0");
+  cr_assert_eq(kg_context_stats_get(ctx, &st), KG_OK);
+  cr_expect_eq(st.specializations, 2);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
+}
