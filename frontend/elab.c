@@ -124,7 +124,8 @@ const char *kg_elab_shape_str(kg_elab *el, const kg_shape *s) {
 
 /* PyTorch broadcasting of two shapes (right-aligned). A symbolic size is assumed
  * not to be 1 unless the other side is static 1; two different symbols are assumed
- * equal (checked again on concrete sizes, which is how every run specializes). */
+ * equal, and the assumption is recorded as a guard that every run checks on the sizes
+ * it binds (exec.c: kg_check_guards). */
 static bool broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out) {
   int r = a->rank > b->rank ? a->rank : b->rank;
   kg_shape o;
@@ -148,7 +149,19 @@ static bool broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg
       }
       o.d[i] = da;
     } else if (da.kind == KG_DIM_STATIC) o.d[i] = da;
-    else o.d[i] = db.kind == KG_DIM_STATIC ? db : da;
+    else if (db.kind == KG_DIM_STATIC) o.d[i] = db;
+    else {
+      o.d[i] = da;
+      bool known = da.v == db.v;
+      for (uint32_t k = 0; k < el->g->guards.n && !known; k++) {
+        const kg_sym_guard *q = &el->g->guards.v[k];
+        known = (q->a == (uint32_t)da.v && q->b == (uint32_t)db.v) || (q->a == (uint32_t)db.v && q->b == (uint32_t)da.v);
+      }
+      if (!known) {
+        kg_sym_guard q = {(uint32_t)da.v, (uint32_t)db.v, at ? at->path : NULL, at ? kg_fe_srcloc(el->arena, el->doc, at) : NULL};
+        KG_VEC_PUSH(el->g->guards, q);
+      }
+    }
   }
   *out = o;
   return true;
@@ -1188,6 +1201,13 @@ static bool flatten_outputs(kg_elab *el, const kg_ast *at, kg_ev v) {
   }
 }
 
+const kg_ast *kg_fe_after_unpacking(const kg_ast *e) {
+  if (e->k != KG_AST_Let) return NULL;
+  for (; e->k == KG_AST_Let; e = e->b)
+    if (e->a->k != KG_AST_TupleGet || e->a->a->k != KG_AST_Var) return NULL;
+  return e->k == KG_AST_Lambda ? e : NULL;
+}
+
 bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig, kg_graph *g, kg_plan *plan,
                        kg_diag *d) {
   KG_ASSERT(entry < doc->n_entries);
@@ -1261,6 +1281,13 @@ bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const
       bind(&el, body->var, items[0]);
     }
     body = body->a;
+    if (tuple && kg_fe_after_unpacking(body)) { /* the tuple's unpacking, then more parameters */
+      for (; body->k == KG_AST_Let; body = body->b) {
+        kg_ev uv = kg_elab_eval(&el, body->a);
+        if (uv.kind == EV_ERR) return false;
+        bind(&el, body->var, uv);
+      }
+    }
   }
   g->n_entry_params = g->params.n;
   if (el.sig && np < el.sig->n_params) {

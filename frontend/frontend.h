@@ -167,6 +167,11 @@ kg_doc *kg_fe_read(kg_arena *arena, const char *json, size_t len, const kg_fe_li
  * "float32[B,1024], float32[1024], float32" (a bare dtype is a scalar parameter). */
 kg_sig *kg_fe_parse_sig(kg_arena *arena, const char *text, kg_diag *d);
 
+/* F# quotes `fun (a, b) c -> e` as Lambda(t, Let(a, TupleGet(t, 0), Let(b, TupleGet(t, 1),
+ * Lambda(c, e)))): after a tupled parameter, the lets that only unpack it come before the next
+ * parameter. Returns that next Lambda when `e` is such a chain of lets, else NULL. */
+const kg_ast *kg_fe_after_unpacking(const kg_ast *e);
+
 /* "Model.fs:12:5" for a node with loc (arena string), else NULL. */
 const char *kg_fe_srcloc(kg_arena *arena, const kg_doc *doc, const kg_ast *n);
 

@@ -22,6 +22,7 @@ void kg_graph_free(kg_graph *g) {
   KG_VEC_FREE(g->params);
   KG_VEC_FREE(g->outputs);
   KG_VEC_FREE(g->syms);
+  KG_VEC_FREE(g->guards);
   KG_VEC_FREE(g->fns);
 }
 

@@ -335,12 +335,21 @@ typedef struct kg_gparam {
   uint32_t node;     /* its INPUT node */
 } kg_gparam;
 
+/* Two symbols broadcasting assumed equal (elab.c): the sizes bound at run time must agree,
+ * else the run fails with a shape error located at the op (path, srcloc). */
+typedef struct kg_sym_guard {
+  uint32_t a, b;
+  const char *path;
+  const char *srcloc;
+} kg_sym_guard;
+
 typedef struct kg_graph {
   kg_arena *arena;
   KG_VEC(kg_gnode) nodes;
   KG_VEC(kg_gparam) params;   /* entry parameters, then captures */
   KG_VEC(uint32_t) outputs;   /* result nodes in output order (tuples flattened) */
   KG_VEC(const char *) syms;  /* symbolic dim names */
+  KG_VEC(kg_sym_guard) guards; /* symbol pairs assumed equal, checked when sizes are bound */
   KG_VEC(kg_sfunc *) fns;     /* map functions */
   const char *entry;          /* entry name */
   bool fns_borrowed;          /* fns belong to another graph (a lowering copy): not freed here */

@@ -378,6 +378,7 @@ static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, i
       n++;
     }
     b = b->a;
+    if (kg_fe_after_unpacking(b)) b = kg_fe_after_unpacking(b); /* fun (a, b) c -> ...: see frontend.h */
   }
   kg_arena_free(&tmp);
   return n;

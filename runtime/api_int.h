@@ -108,6 +108,9 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
  * sight, checked after). Diagnostics name it as an input (kind 0), capture (1) or output (2). */
 typedef struct kg_binding { int64_t *sym; uint8_t *bound; } kg_binding;
 typedef struct kg_bwhat { int kind; uint32_t index; const char *name; } kg_bwhat;
+/* After the parameters are bound: the symbols broadcasting assumed equal are (a shape error
+ * at the op otherwise). */
+bool kg_check_guards(kg_context *ctx, const kg_graph *g, const kg_binding *B);
 bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_gnode *n, const DLTensor *t, const kg_bwhat *wh);
 /* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
 int64_t kg_dl_stride(const DLTensor *t, int i);

@@ -135,6 +135,18 @@ bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_
 }
 #undef what
 
+bool kg_check_guards(kg_context *ctx, const kg_graph *g, const kg_binding *B) {
+  for (uint32_t i = 0; i < g->guards.n; i++) {
+    const kg_sym_guard *q = &g->guards.v[i];
+    if (B->bound[q->a] && B->bound[q->b] && B->sym[q->a] != B->sym[q->b]) {
+      kg_diag_add(&ctx->diag, KG_E_SHAPE, q->path, q->srcloc, "shapes cannot be broadcast: %s is %lld but %s is %lld (neither is 1)",
+                  g->syms.v[q->a], (long long)B->sym[q->a], g->syms.v[q->b], (long long)B->sym[q->b]);
+      return false;
+    }
+  }
+  return true;
+}
+
 static int64_t dim_size(const binding *B, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : B->sym[d->v]; }
 
 int64_t kg_dl_stride(const DLTensor *t, int i) {
@@ -430,6 +442,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     }
     if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[gp->node], pt[p], &wh)) st = KG_ERR_INPUT;
   }
+  if (st == KG_OK && !kg_check_guards(ctx, g, &B)) st = KG_ERR_INPUT;
   for (uint32_t o = 0; o < g->outputs.n && st == KG_OK; o++) {
     bwhat wh = {2, o, NULL};
     if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[o]], outputs[o], &wh)) st = KG_ERR_INPUT;

@@ -576,6 +576,7 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
       v->t.shape = v->shape, v->t.strides = v->strides;
     }
   }
+  if (st == KG_OK && !kg_check_guards(ctx, g, &B)) st = KG_ERR_INPUT;
   for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) {
     kg_bwhat wh = {2, i, NULL};
     if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[i]], outputs[i], &wh)) st = KG_ERR_INPUT;

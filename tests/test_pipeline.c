@@ -415,5 +415,15 @@ Test(exec, dynamic_sizes_duck_symbols) {
   cr_expect_str_eq(kg_compiled_output_symbol(c, 0, 1), "s0");
   cr_assert_eq(kg_context_stats_get(ctx, &st), KG_OK);
   cr_expect_eq(st.specializations, 2);
+  kg_compiled_free(c);
+  /* sizes that cannot broadcast ([3,4] + [5]) are distinct symbols that broadcasting assumes
+   * equal: the guard fails the run with a shape error, no kernel reads out of bounds */
+  int64_t xs3[2] = {3, 4}, ys3[1] = {5};
+  DLTensor vx = view(x, F32T, 2, xs3, NULL), vy = view(y, F32T, 1, ys3, NULL), vo = view(out, F32T, 2, xs3, NULL);
+  const DLTensor *ins3[2] = {&vx, &vy};
+  DLTensor *outs3[1] = {&vo};
+  cr_assert_eq(kg_specialize_for_ex(m, NULL, ins3, 2, NULL, 0, KG_SPEC_DYNAMIC, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_expect_eq(kg_run(c, KG_DEVICE_EMU, ins3, 2, NULL, 0, outs3, 1, NULL), KG_ERR_INPUT);
+  cr_expect(strstr(kg_last_error(ctx), "cannot be broadcast: s1 is 4 but s2 is 5") != NULL, "%s", kg_last_error(ctx));
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
 }

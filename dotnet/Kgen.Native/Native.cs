@@ -53,6 +53,25 @@ public struct KgRunStats
     public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations;
 }
 
+[StructLayout(LayoutKind.Sequential)]
+public struct KgContextStats
+{
+    public ulong Specializations, EmuCompiles, EmuCacheHits, NvrtcCompiles, CubinCacheHits;
+}
+
+/// <summary>kg_options (runtime/kgen.h), field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+public unsafe struct KgOptions
+{
+    public byte* CacheDir;      // NUL-terminated UTF-8, or null: $KGEN_CACHE_DIR or ~/.cache/kgen
+    public byte* Cc;            // host C compiler for the emulator, or null
+    public int EmuThreadOrder;
+    public uint EmuSeed;
+    public int VerifyIr;
+    public int ForceVariant;
+    public int CudaDevice;
+}
+
 /// <summary>kg_device_kind</summary>
 public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3 }
 
@@ -75,6 +94,12 @@ public static unsafe partial class Lib
     [LibraryImport(Kgen)]
     public static partial int kg_specialize_for(IntPtr module, byte* entry, DLTensor** inputs, int nInputs,
                                                 KgNamedTensor* captures, int nCaptures, out IntPtr compiled);
+    public const uint SpecDynamic = 1; // KG_SPEC_DYNAMIC
+    [LibraryImport(Kgen)]
+    public static partial int kg_specialize_for_ex(IntPtr module, byte* entry, DLTensor** inputs, int nInputs,
+                                                   KgNamedTensor* captures, int nCaptures, uint flags, out IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial byte* kg_compiled_output_symbol(IntPtr compiled, int i, int d);
+    [LibraryImport(Kgen)] public static partial int kg_context_stats_get(IntPtr ctx, out KgContextStats stats);
     [LibraryImport(Kgen)] public static partial void kg_compiled_free(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_outputs(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_compiled_output(IntPtr compiled, int i, out DLDataType dtype, out int ndim, long* shape8);
@@ -88,6 +113,13 @@ public static unsafe partial class Lib
 
     /// <summary>TorchSharp's native data pointer of a tensor (storage offset included, every dtype).</summary>
     [LibraryImport("LibTorchSharp")] public static partial IntPtr THSTensor_data(IntPtr tensor);
+    // Tensor metadata without managed allocations (TorchSharp's shape / stride() build arrays).
+    [LibraryImport("LibTorchSharp")] public static partial long THSTensor_ndimension(IntPtr tensor);
+    [LibraryImport("LibTorchSharp")] public static partial long THSTensor_size(IntPtr tensor, long dim);
+    [LibraryImport("LibTorchSharp")] public static partial long THSTensor_stride(IntPtr tensor, long dim);
+    [LibraryImport("LibTorchSharp")] public static partial sbyte THSTensor_type(IntPtr tensor);
+    [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_type(IntPtr tensor);
+    [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_index(IntPtr tensor);
 
     static Lib() => NativeLibrary.SetDllImportResolver(typeof(Lib).Assembly, Resolve);
 

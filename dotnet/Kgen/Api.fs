@@ -15,3 +15,12 @@ module Kgen =
     /// the quotation is; results a tensor, a number or a tuple): kgen's kernels run each call,
     /// specialized once per input signature; captured tensors are read live at each call.
     let compile (q: Expr<'F>) : 'F = (new Compile.Compiled<'F>(q)).Function
+
+    /// A module's forward (tensor to tensor) as a compiled function: the module is expanded as
+    /// in a quotation that calls it (its parameters captured by name and read at each call).
+    let compileModule (m: TorchSharp.torch.nn.Module<TorchSharp.torch.Tensor, TorchSharp.torch.Tensor>) : TorchSharp.torch.Tensor -> TorchSharp.torch.Tensor =
+        let t = typeof<TorchSharp.torch.Tensor>
+        let x = Var("x", t)
+        let forward = m.GetType().GetMethod("forward", [| t |])
+        let body = Expr.Call(Expr.ValueWithName(m, m.GetType(), "model"), forward, [ Expr.Var x ])
+        compile (Expr.Cast<TorchSharp.torch.Tensor -> TorchSharp.torch.Tensor>(Expr.Lambda(x, body)))

@@ -1,95 +1,204 @@
-// Kgen.Compile: a quotation as an ordinary F# function over TorchSharp tensors (issue 10's
-// API, first part). `Kgen.compile <@ fun x b -> ... @>` serializes and loads the quotation
-// once and returns a function of the quotation's own type (curried as it is; a tupled
-// parameter list too), whose calls run kgen's kernels: the first call with a new input
-// signature specializes (kg_specialize_for), later calls with the same signature reuse it.
-// The signature key is what kgen may specialize on, taken conservatively: dtype, shape,
-// strides and device of every tensor. Captured tensors (a module's parameters) are the live
-// objects, read at each call, so a parameter updated in place is seen updated. Results are
-// shaped as the quotation's result type: a tensor, a number (read from its 0-dim tensor), or
-// a tuple of them.
+// Kgen.Compile: a quotation as an ordinary F# function over TorchSharp tensors (issue 10).
+// `Kgen.compile <@ fun x b -> ... @>` serializes and loads the quotation once and returns a
+// function of the quotation's own type — curried as it is (or tupled), its parameters tensors
+// or numbers, its result a tensor, a number or a tuple of them. Each call goes through the
+// engine's hot path (FastPath.fs): metadata read from LibTorchSharp, a signature key compared
+// with the few specialized so far, outputs allocated by TorchSharp, kg_run. The first call
+// with a new signature (dtypes, ranks, which dims are 0, 1 or equal: sizes are symbolic)
+// specializes. Curried functions of up to four parameters are closures of F#'s optimized
+// kind (OptimizedClosures.FSharpFunc), so `f x b` makes no partial application and boxes
+// nothing; other shapes go through reflection.
+// Captured tensors (a module's parameters) are the live objects, read at each call.
 module Kgen.Compile
 
 open System
-open System.Collections.Generic
 open Microsoft.FSharp.Quotations
 open Microsoft.FSharp.Reflection
 open TorchSharp
+open Kgen.FastPath
 
 type private Tensor = torch.Tensor
 
-let private keyOf (ts: Tensor list) =
-    let sb = Text.StringBuilder()
-    for t in ts do
-        sb.Append(int t.dtype).Append(':').Append(String.Join(",", t.shape)).Append(':')
-          .Append(String.Join(",", t.stride())).Append(':').Append(int t.device_type).Append(t.device_index).Append('|') |> ignore
-    sb.ToString()
+/// The kind of a parameter from its F# type.
+let private kindOf (t: Type) =
+    if t = typeof<Tensor> || t.IsSubclassOf typeof<Tensor> then TensorParam
+    elif t = typeof<float32> then ScalarParam torch.ScalarType.Float32
+    elif t = typeof<float> then ScalarParam torch.ScalarType.Float64
+    elif t = typeof<int> then ScalarParam torch.ScalarType.Int32
+    elif t = typeof<int64> then ScalarParam torch.ScalarType.Int64
+    elif t = typeof<bool> then ScalarParam torch.ScalarType.Bool
+    else raise (Runtime.KgenException(sprintf "a parameter of type %O: kgen takes tensors, float32, float, int, int64 and bool" t, 1))
 
-let private toTensor (o: obj) : Tensor =
-    match o with
-    | :? Tensor as t -> t
-    | :? float32 as v -> torch.tensor v
-    | :? float as v -> torch.tensor v
-    | :? int as v -> torch.tensor v
-    | :? int64 as v -> torch.tensor v
-    | :? bool as v -> torch.tensor v
-    | null -> raise (Runtime.KgenException("an argument is null", 1))
-    | o -> raise (Runtime.KgenException(sprintf "an argument of type %O is neither a tensor nor a number" (o.GetType()), 1))
+/// The parameters of a function type: per curried parameter, its flattened types.
+let rec private paramsOf (t: Type) : Type list list =
+    if FSharpType.IsFunction t then
+        let dom, rng = FSharpType.GetFunctionElements t
+        let items = if FSharpType.IsTuple dom then List.ofArray (FSharpType.GetTupleElements dom) else [ dom ]
+        let items = items |> List.filter (fun i -> i <> typeof<unit>)
+        items :: paramsOf rng
+    else []
 
-/// Results shaped as the quotation's result type.
-let rec private shape (ty: Type) (outs: Tensor list) : obj * Tensor list =
-    if ty = typeof<Tensor> then box outs.Head, outs.Tail
+let rec private resultOf (t: Type) = if FSharpType.IsFunction t then resultOf (snd (FSharpType.GetFunctionElements t)) else t
+
+/// Reads the engine's outputs as a value of the result type.
+let rec private shapeResult (ty: Type) (e: Engine) (next: int byref) : obj =
+    if ty = typeof<Tensor> then
+        let o = e.Output next
+        next <- next + 1
+        box o
     elif FSharpType.IsTuple ty then
-        let items, rest =
-            FSharpType.GetTupleElements ty
-            |> Array.fold (fun (acc, os) et -> let v, os' = shape et os in (v :: acc, os')) ([], outs)
-        FSharpValue.MakeTuple(items |> List.rev |> Array.ofList, ty), rest
+        let els = FSharpType.GetTupleElements ty
+        let items = Array.zeroCreate els.Length
+        for i in 0 .. els.Length - 1 do items.[i] <- shapeResult els.[i] e &next
+        FSharpValue.MakeTuple(items, ty)
     else
-        let t = outs.Head.to_type(torch.ScalarType.Float64).item<float>()
-        (if ty = typeof<bool> then box (t <> 0.0) else Convert.ChangeType(t, ty)), outs.Tail
+        let t = e.Output next
+        next <- next + 1
+        let v = t.to_type(torch.ScalarType.Float64).item<float>()
+        if ty = typeof<bool> then box (v <> 0.0) else Convert.ChangeType(v, ty)
 
-/// A compiled quotation: its function, and how many times it specialized.
-type Compiled<'F>(q: Expr<'F>) =
+/// What the typed closures call: argument setters and the result reader of one engine.
+[<AllowNullLiteral>]
+type Core(engine: Engine, result: Type) =
+    member _.Engine = engine
+    member _.Set<'T>(i: int, a: 'T) =
+        if typeof<'T> = typeof<Tensor> then engine.SetTensor(i, unbox<Tensor> (box a))
+        elif typeof<'T> = typeof<float32> then engine.SetScalar(i, float (unbox<float32> (box a)))
+        elif typeof<'T> = typeof<float> then engine.SetScalar(i, unbox<float> (box a))
+        elif typeof<'T> = typeof<int> then engine.SetScalar(i, float (unbox<int> (box a)))
+        elif typeof<'T> = typeof<int64> then engine.SetInt64(i, unbox<int64> (box a))
+        elif typeof<'T> = typeof<bool> then engine.SetScalar(i, (if unbox<bool> (box a) then 1.0 else 0.0))
+        else
+            match box a with
+            | :? Tensor as t -> engine.SetTensor(i, t)
+            | o -> raise (Runtime.KgenException(sprintf "argument %d of type %O is neither a tensor nor a number" (i + 1) (if isNull o then null else o.GetType()), 1))
+    member _.SetObj(i: int, a: obj) =
+        match a with
+        | :? Tensor as t -> engine.SetTensor(i, t)
+        | :? float32 as v -> engine.SetScalar(i, float v)
+        | :? float as v -> engine.SetScalar(i, v)
+        | :? int as v -> engine.SetScalar(i, float v)
+        | :? int64 as v -> engine.SetInt64(i, v)
+        | :? bool as v -> engine.SetScalar(i, (if v then 1.0 else 0.0))
+        | null -> raise (Runtime.KgenException(sprintf "argument %d is null" (i + 1), 1))
+        | o -> raise (Runtime.KgenException(sprintf "argument %d of type %O is neither a tensor nor a number" (i + 1) (o.GetType()), 1))
+    member _.Result<'R>() : 'R =
+        engine.Invoke()
+        if typeof<'R> = typeof<Tensor> then unbox<'R> (box (engine.Output 0))
+        else
+            let mutable next = 0
+            unbox<'R> (shapeResult result engine &next)
+
+type private Fn1<'A, 'R>(c: Core) =
+    inherit FSharpFunc<'A, 'R>()
+    override _.Invoke(a: 'A) =
+        c.Engine.Enter()
+        try
+            c.Set(0, a)
+            c.Result<'R>()
+        finally
+            c.Engine.Exit()
+
+type private Fn2<'A, 'B, 'R>(c: Core) =
+    inherit OptimizedClosures.FSharpFunc<'A, 'B, 'R>()
+    override this.Invoke(a: 'A) : 'B -> 'R = fun b -> this.Invoke(a, b)
+    override _.Invoke(a: 'A, b: 'B) =
+        c.Engine.Enter()
+        try
+            c.Set(0, a)
+            c.Set(1, b)
+            c.Result<'R>()
+        finally
+            c.Engine.Exit()
+
+type private Fn3<'A, 'B, 'C, 'R>(c: Core) =
+    inherit OptimizedClosures.FSharpFunc<'A, 'B, 'C, 'R>()
+    override this.Invoke(a: 'A) : 'B -> 'C -> 'R = fun b cc -> this.Invoke(a, b, cc)
+    override _.Invoke(a: 'A, b: 'B, cc: 'C) =
+        c.Engine.Enter()
+        try
+            c.Set(0, a)
+            c.Set(1, b)
+            c.Set(2, cc)
+            c.Result<'R>()
+        finally
+            c.Engine.Exit()
+
+type private Fn4<'A, 'B, 'C, 'D, 'R>(c: Core) =
+    inherit OptimizedClosures.FSharpFunc<'A, 'B, 'C, 'D, 'R>()
+    override this.Invoke(a: 'A) : 'B -> 'C -> 'D -> 'R = fun b cc d -> this.Invoke(a, b, cc, d)
+    override _.Invoke(a: 'A, b: 'B, cc: 'C, d: 'D) =
+        c.Engine.Enter()
+        try
+            c.Set(0, a)
+            c.Set(1, b)
+            c.Set(2, cc)
+            c.Set(3, d)
+            c.Result<'R>()
+        finally
+            c.Engine.Exit()
+
+/// The function value of type `t` over the engine: typed closures for curried parameters of
+/// up to four (none tupled), else closures made by reflection.
+let private functionOf (t: Type) (core: Core) (ps: Type list list) : obj =
+    let simple = ps |> List.forall (fun p -> p.Length = 1) && ps.Length >= 1 && ps.Length <= 4
+    if simple then
+        let doms = ps |> List.map List.head
+        let res = resultOf t
+        let def =
+            match ps.Length with
+            | 1 -> typedefof<Fn1<_, _>>
+            | 2 -> typedefof<Fn2<_, _, _>>
+            | 3 -> typedefof<Fn3<_, _, _, _>>
+            | _ -> typedefof<Fn4<_, _, _, _, _>>
+        let ty = def.MakeGenericType(Array.ofList (doms @ [ res ]))
+        Activator.CreateInstance(ty, [| box core |])
+    else
+        let res = resultOf t
+        let call (args: obj list) =
+            let e = core.Engine
+            e.Enter()
+            try
+                args |> List.iteri (fun i a -> core.SetObj(i, a))
+                e.Invoke()
+                let mutable next = 0
+                shapeResult res e &next
+            finally
+                e.Exit()
+        let rec build (t: Type) (acc: obj list) : obj =
+            if FSharpType.IsFunction t then
+                let dom, rng = FSharpType.GetFunctionElements t
+                FSharpValue.MakeFunction(t, fun a ->
+                    let items =
+                        if FSharpType.IsTuple dom then FSharpValue.GetTupleFields a |> List.ofArray
+                        elif dom = typeof<unit> then []
+                        else [ a ]
+                    build rng (List.rev items @ acc))
+            else call (List.rev acc)
+        if ps.IsEmpty then raise (Runtime.KgenException("the quotation is not a function: kgen compiles functions of tensors", 1))
+        build t []
+
+/// A compiled quotation: its function, what it compiled, its profile.
+type Compiled<'F>(q: Expr<'F>, options: Options) =
     let doc = Serializer.serialize [ { Name = "f"; Expr = q.Raw; Signature = None; NonZero = [||] } ]
-    let ctx = new Runtime.Context()
-    let m = ctx.Load doc.Json
-    let cache = Dictionary<string, Runtime.Compiled>()
-    let gate = obj ()
-    let mutable specializations = 0
-    let captures () =
-        doc.Captures |> List.choose (fun c -> match c.Value with :? Tensor as t -> Some(c.Name, t) | _ -> None)
-    let call (args: obj list) (resultType: Type) : obj =
-        let tensors = args |> List.map toTensor
-        let caps = captures ()
-        let key = keyOf (tensors @ (caps |> List.map snd))
-        let compiled =
-            lock gate (fun () ->
-                match cache.TryGetValue key with
-                | true, c -> c
-                | _ ->
-                    let c = m.Specialize("f", tensors, caps)
-                    specializations <- specializations + 1
-                    cache.[key] <- c
-                    c)
-        let outs = compiled.Run(tensors, caps)
-        fst (shape resultType outs)
-    // the function value: one F# closure per curried parameter; a tupled parameter spreads
-    let rec build (t: Type) (acc: obj list) : obj =
-        if FSharpType.IsFunction t then
-            let dom, rng = FSharpType.GetFunctionElements t
-            FSharpValue.MakeFunction(t, fun a ->
-                let items = if FSharpType.IsTuple dom then FSharpValue.GetTupleFields a |> List.ofArray else [ a ]
-                build rng (List.rev items @ acc))
-        else call (List.rev acc) t
-    let fn = build typeof<'F> [] :?> 'F
+    let ps = paramsOf typeof<'F>
+    let kinds = ps |> List.concat |> List.map kindOf |> Array.ofList
+    let caps = doc.Captures |> List.choose (fun c -> match c.Value with :? Tensor as t -> Some(c.Name, t) | _ -> None)
+    let capNames = caps |> List.map fst |> Array.ofList
+    let capValues = caps |> List.map snd |> Array.ofList
+    let engine = new Engine(doc.Json, "f", kinds, capNames, (fun () -> capValues), options)
+    let core = Core(engine, resultOf typeof<'F>)
+    let fn = functionOf typeof<'F> core ps :?> 'F
+    new(q: Expr<'F>) = new Compiled<'F>(q, Options.Default)
     /// The quotation as a function of its own type.
     member _.Function = fn
     /// How many input signatures were specialized so far.
-    member _.Specializations = specializations
+    member _.Specializations = engine.Specializations
+    /// Specializations, and kernel objects compiled or found in the kernel cache.
+    member _.CompileStats = engine.Stats
     /// The kgen document the quotation serialized to.
     member _.Json = doc.Json
+    /// The engine (profiling, run statistics).
+    member _.Engine = engine
     interface IDisposable with
-        member _.Dispose() =
-            for c in cache.Values do (c :> IDisposable).Dispose()
-            (m :> IDisposable).Dispose()
-            (ctx :> IDisposable).Dispose()
+        member _.Dispose() = (engine :> IDisposable).Dispose()

@@ -1,0 +1,536 @@
+// Kgen.FastPath: the hot path of a compiled entry over TorchSharp tensors (issue 10).
+//
+// An Engine owns one loaded kgen document entry and, per device (the CPU emulator, each CUDA
+// device, the null device), a kgen context, the module and the entry's specializations. A
+// call sets its arguments (SetTensor / SetScalar, in parameter order) and then Invoke()s:
+//   1. every tensor's metadata is read straight from LibTorchSharp (dtype, device, sizes,
+//      strides, data pointer: no managed arrays) into DLTensor structs in native memory that
+//      the engine allocated once;
+//   2. the signature key is built in a reused buffer: per tensor its dtype, device and rank,
+//      and per dim its size class — 0, 1, or the index of the first equal size met so far
+//      ("duck sizing", the rule of kg_specialize_for_ex's KG_SPEC_DYNAMIC), or the exact size
+//      once an entry had to be specialized statically. The key is compared with the few keys
+//      specialized so far: no JSON, no strings, no dictionary;
+//   3. a new key specializes (kg_specialize_for_ex; the cold path) — dynamically first, and
+//      statically from then on if kgen could not generalize the entry;
+//   4. outputs are allocated by TorchSharp (torch.empty on the inputs' device, their shapes from
+//      the output dims' symbols) and kg_run writes into them. CUDA tensors run on TorchSharp's
+//      current stream of their device (libtorch's aoti_torch_get_current_cuda_stream, else the
+//      legacy default stream that TorchSharp uses), enqueued, not synchronized.
+// Captured tensors (module parameters) are read through a function at every call, so a
+// parameter updated in place is seen updated. A lock per engine serializes calls (a kgen
+// context is for one thread at a time); Stats counts what was compiled.
+module Kgen.FastPath
+
+#nowarn "9" // native memory: the DLTensor tables
+#nowarn "51" // address-of for fixed buffers
+
+open System
+open System.Collections.Generic
+open System.Diagnostics
+open System.Runtime.InteropServices
+open System.Text
+open System.Threading
+open Microsoft.FSharp.NativeInterop
+open TorchSharp
+open Kgen.Native
+
+type private Tensor = torch.Tensor
+
+/// What a compiled function has compiled so far (summed over its devices).
+type CompileStats =
+    { Specializations: int64
+      EmuCompiles: int64
+      EmuCacheHits: int64
+      NvrtcCompiles: int64
+      CubinCacheHits: int64 }
+
+/// Host time spent per phase over the calls since profiling was enabled (Stopwatch ticks).
+type Profile =
+    { Calls: int64
+      /// metadata reads, signature key and lookup
+      LookupTicks: int64
+      /// output allocation by TorchSharp
+      OutputTicks: int64
+      /// kg_run: binding, schedule choice, launches (and on the emulator, the kernels)
+      RunTicks: int64 }
+
+/// How an engine runs its entry.
+type Options =
+    { /// Specialize on the size pattern (duck sizing) rather than on exact sizes.
+      DynamicSizes: bool
+      /// Launch nothing (host memory, kernels not run): for measuring kgen's host overhead.
+      NullDevice: bool
+      /// The kernel cache folder (None: $KGEN_CACHE_DIR, else ~/.cache/kgen).
+      CacheDir: string option }
+    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None }
+
+/// The kind of a parameter: a tensor, or a .NET number passed by value.
+type ParamKind =
+    | TensorParam
+    | ScalarParam of torch.ScalarType
+
+let private dl (code: byte) (bits: byte) = DLDataType(Code = code, Bits = bits, Lanes = 1us)
+
+/// kgen's DLPack dtype of a TorchSharp scalar type (ScalarType's numbering is c10's).
+let private dlOfScalarType (t: sbyte) (ok: byref<bool>) =
+    ok <- true
+    match t with
+    | 11y -> dl 6uy 8uy // Bool
+    | 0y -> dl 1uy 8uy // Byte
+    | 1y -> dl 0uy 8uy // Int8
+    | 2y -> dl 0uy 16uy // Int16
+    | 3y -> dl 0uy 32uy // Int32
+    | 4y -> dl 0uy 64uy // Int64
+    | 5y -> dl 2uy 16uy // Float16
+    | 15y -> dl 4uy 16uy // BFloat16
+    | 6y -> dl 2uy 32uy // Float32
+    | 7y -> dl 2uy 64uy // Float64
+    | _ ->
+        ok <- false
+        dl 0uy 0uy
+
+let private scalarTypeOfDl (d: DLDataType) : torch.ScalarType =
+    match d.Code, d.Bits with
+    | 6uy, _ -> torch.ScalarType.Bool
+    | 1uy, 8uy -> torch.ScalarType.Byte
+    | 0uy, 8uy -> torch.ScalarType.Int8
+    | 0uy, 16uy -> torch.ScalarType.Int16
+    | 0uy, 32uy -> torch.ScalarType.Int32
+    | 0uy, 64uy -> torch.ScalarType.Int64
+    | 2uy, 16uy -> torch.ScalarType.Float16
+    | 4uy, 16uy -> torch.ScalarType.BFloat16
+    | 2uy, 32uy -> torch.ScalarType.Float32
+    | 2uy, 64uy -> torch.ScalarType.Float64
+    | c, b -> raise (Runtime.KgenException(sprintf "kgen reported an output of DLPack type code %d bits %d" c b, 2))
+
+/// The current CUDA stream of a device as libtorch sees it (TorchSharp has no stream API;
+/// libtorch's stable C shim has the call). IntPtr 1 = CU_STREAM_LEGACY: the legacy default
+/// stream, which is TorchSharp's, enqueued asynchronously.
+module private CudaStream =
+    type GetStream = delegate of int * nativeint byref -> int
+    let private getter : Lazy<GetStream option> =
+        lazy
+            (let libs =
+                try
+                    IO.File.ReadLines "/proc/self/maps"
+                    |> Seq.choose (fun l ->
+                        let i = l.IndexOf '/'
+                        if i >= 0 && l.EndsWith("libtorch_cuda.so", StringComparison.Ordinal) then Some(l.Substring i) else None)
+                    |> Seq.distinct
+                    |> List.ofSeq
+                with _ -> []
+             libs
+             |> List.tryPick (fun path ->
+                 let mutable h = 0n
+                 let mutable f = 0n
+                 if NativeLibrary.TryLoad(path, &h) && NativeLibrary.TryGetExport(h, "aoti_torch_get_current_cuda_stream", &f) then
+                     Some(Marshal.GetDelegateForFunctionPointer<GetStream> f)
+                 else None))
+    let current (device: int) : nativeint =
+        match getter.Force() with
+        | Some g ->
+            let mutable s = 0n
+            if g.Invoke(device, &s) = 0 && s <> 0n then s else 1n
+        | None -> 1n
+
+let private maxRank = 8
+
+/// Per device: a kgen context, the loaded module and the specializations made on it.
+type private Spec =
+    { Key: int64[]
+      Handle: Runtime.KgHandle
+      OutTypes: torch.ScalarType[]
+      /// per output, per dim: the static size (>= 0) or -(symbol index + 1)
+      OutDims: int64[][]
+      /// reused size arrays handed to torch.empty (one per output)
+      OutShapes: int64[][] }
+
+type private DeviceState =
+    { Ctx: Runtime.KgHandle
+      Module: Runtime.KgHandle
+      Kind: KgDevice
+      TorchDevice: torch.Device
+      CudaIndex: int
+      Specs: List<Spec>
+      mutable Static: bool }
+
+/// One entry of a kgen document run on TorchSharp tensors.
+type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: string[], captures: unit -> Tensor[], options: Options) =
+    let gate = obj ()
+    let nIn = kinds.Length
+    let nCap = captureNames.Length
+    let nT = nIn + nCap
+    // native memory, allocated once: DLTensor structs with their shape/stride arrays, the
+    // pointer tables kg_run takes, named captures, scalar slots; outputs grow on demand
+    let dlSize = sizeof<DLTensor>
+    let block = NativeMemory.AllocZeroed(unativeint (nT * (dlSize + 16 * maxRank + 8) + 16 * nCap + 8 * nIn + 64))
+    let baseP = NativePtr.toNativeInt (NativePtr.ofVoidPtr<byte> block)
+    let tensorAt i = baseP + nativeint (i * dlSize)
+    let shapeAt i = baseP + nativeint (nT * dlSize + i * 16 * maxRank)
+    let strideAt i = shapeAt i + nativeint (8 * maxRank)
+    let tablePtr = baseP + nativeint (nT * (dlSize + 16 * maxRank))
+    let namedPtr = tablePtr + nativeint (8 * nT)
+    let scalarSlot i = namedPtr + nativeint (16 * nCap) + nativeint (8 * i)
+    let names = captureNames |> Array.map (fun n -> Marshal.StringToCoTaskMemUTF8 n)
+    let entryName = Marshal.StringToCoTaskMemUTF8 entry
+    do
+        for i in 0 .. nT - 1 do
+            Marshal.WriteIntPtr(tablePtr, 8 * i, tensorAt i)
+            let t = NativePtr.ofNativeInt<DLTensor> (tensorAt i)
+            let mutable v = NativePtr.read t
+            v.Shape <- NativePtr.ofNativeInt (shapeAt i)
+            v.Strides <- NativePtr.ofNativeInt (strideAt i)
+            NativePtr.write t v
+        for j in 0 .. nCap - 1 do
+            Marshal.WriteIntPtr(namedPtr, 16 * j, names.[j])
+            Marshal.WriteIntPtr(namedPtr, 16 * j + 8, tensorAt (nIn + j))
+    let mutable outBlock = 0n
+    let mutable outCap = 0
+    let outTable n =
+        if n > outCap then
+            if outBlock <> 0n then NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> outBlock))
+            outBlock <- NativePtr.toNativeInt (NativePtr.ofVoidPtr<byte> (NativeMemory.AllocZeroed(unativeint (n * (dlSize + 16 * maxRank + 8)))))
+            outCap <- n
+        outBlock
+    // per-call state, reused (under the lock)
+    let args : Tensor[] = Array.zeroCreate nT
+    let key = List<int64>(16 * nT + 4)
+    let seen : int64[] = Array.zeroCreate (nT * maxRank + 1)
+    let mutable nSeen = 0
+    let mutable outputs : Tensor[] = [||]
+    let devices = Dictionary<int, DeviceState>()
+    let mutable specializations = 0
+    let mutable profiling = false
+    let mutable pCalls = 0L
+    let mutable pLookup = 0L
+    let mutable pOutput = 0L
+    let mutable pRun = 0L
+    let mutable lastSpec = Unchecked.defaultof<Spec>
+    let mutable disposed = false
+
+    let fail (ctx: nativeint) status =
+        let text = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_last_error ctx))
+        raise (Runtime.KgenException((if String.IsNullOrEmpty text then sprintf "kgen failed (status %d)" status else text.TrimEnd()), status))
+
+    let newDevice (slot: int) (devType: int) (devIndex: int) =
+        let mutable o = KgOptions()
+        o.VerifyIr <- 1
+        o.CudaDevice <- (if devType = 1 then devIndex else 0)
+        let cache = options.CacheDir |> Option.map Marshal.StringToCoTaskMemUTF8 |> Option.defaultValue 0n
+        o.CacheDir <- NativePtr.ofNativeInt cache
+        let ctxP = Lib.kg_context_new(NativePtr.toNativeInt &&o)
+        // the context copied the options; the cache path string must outlive it (kept below)
+        if ctxP = 0n then raise (Runtime.KgenException("kg_context_new failed", 2))
+        let ctx = new Runtime.KgHandle(ctxP, (fun p -> Lib.kg_context_free p; if cache <> 0n then Marshal.FreeCoTaskMem cache))
+        let bytes = Encoding.UTF8.GetBytes json
+        let mutable m = 0n
+        use p = fixed bytes
+        let st = Lib.kg_module_load(ctxP, p, unativeint bytes.Length, &m)
+        if st <> 0 then fail ctxP st
+        let kind, tdev =
+            if options.NullDevice then KgDevice.Null, torch.CPU
+            elif devType = 1 then KgDevice.Cuda, torch.device(DeviceType.CUDA, devIndex)
+            else KgDevice.Emu, torch.CPU
+        let d =
+            { Ctx = ctx
+              Module = new Runtime.KgHandle(m, Lib.kg_module_free, ctx)
+              Kind = kind
+              TorchDevice = tdev
+              CudaIndex = devIndex
+              Specs = List()
+              Static = not options.DynamicSizes }
+        devices.[slot] <- d
+        d
+
+    /// Reads tensor i's metadata into its DLTensor; returns (device type 0 CPU / 1 CUDA, index).
+    let bindTensor (i: int) (t: Tensor) (what: string) : struct (int * int) =
+        if isNull t then raise (Runtime.KgenException(sprintf "%s is null" what, 1))
+        if t.IsInvalid then raise (Runtime.KgenException(sprintf "%s has been disposed" what, 1))
+        let h = t.Handle
+        let mutable ok = false
+        let st = Lib.THSTensor_type h
+        let dt = dlOfScalarType st &ok
+        if not ok then
+            raise (Runtime.KgenException(sprintf "%s has dtype %O, which kgen does not support (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)" what (LanguagePrimitives.EnumOfValue<sbyte, torch.ScalarType> st), 1))
+        let nd = int (Lib.THSTensor_ndimension h)
+        if nd > maxRank then raise (Runtime.KgenException(sprintf "%s has rank %d; kgen supports up to %d" what nd maxRank, 1))
+        let devT = Lib.THSTensor_device_type h
+        let devI = if devT = 1 then Lib.THSTensor_device_index h else 0
+        if devT <> 0 && devT <> 1 then
+            raise (Runtime.KgenException(sprintf "%s is on a %O device; kgen runs CPU tensors (on its emulator) and CUDA tensors" what (enum<DeviceType> devT), 1))
+        let p = NativePtr.ofNativeInt<DLTensor> (tensorAt i)
+        let mutable v = NativePtr.read p
+        v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))
+        v.Device <- DLDevice(DeviceType = (if devT = 1 then 2 else 1), DeviceId = devI)
+        v.NDim <- nd
+        v.DType <- dt
+        NativePtr.write p v
+        let shp = NativePtr.ofNativeInt<int64> (shapeAt i)
+        let str = NativePtr.ofNativeInt<int64> (strideAt i)
+        for d in 0 .. nd - 1 do
+            NativePtr.set shp d (Lib.THSTensor_size(h, int64 d))
+            NativePtr.set str d (Lib.THSTensor_stride(h, int64 d))
+        struct (devT, devI)
+
+    let bindScalar (i: int) (t: torch.ScalarType) =
+        let p = NativePtr.ofNativeInt<DLTensor> (tensorAt i)
+        let mutable v = NativePtr.read p
+        let mutable ok = false
+        v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (scalarSlot i))
+        v.Device <- DLDevice(DeviceType = 1, DeviceId = 0)
+        v.NDim <- 0
+        v.DType <- dlOfScalarType (sbyte t) &ok
+        NativePtr.write p v
+
+    /// The signature key of the bound arguments, into `key`.
+    let buildKey (isStatic: bool) =
+        key.Clear()
+        nSeen <- 0
+        for i in 0 .. nT - 1 do
+            let v = NativePtr.read (NativePtr.ofNativeInt<DLTensor> (tensorAt i))
+            key.Add(int64 v.DType.Code <<< 16 ||| int64 v.DType.Bits <<< 8 ||| int64 v.NDim)
+            key.Add(int64 v.Device.DeviceType <<< 32 ||| int64 v.Device.DeviceId)
+            let shp = NativePtr.ofNativeInt<int64> (shapeAt i)
+            for d in 0 .. v.NDim - 1 do
+                let s = NativePtr.get shp d
+                if isStatic || s <= 1L then key.Add s
+                else
+                    let mutable k = 0
+                    while k < nSeen && seen.[k] <> s do k <- k + 1
+                    if k = nSeen then
+                        seen.[k] <- s
+                        nSeen <- nSeen + 1
+                    key.Add(-(int64 k) - 1L)
+
+    let keyEquals (k: int64[]) =
+        if k.Length <> key.Count then false
+        else
+            let mutable eq = true
+            let mutable j = 0
+            while eq && j < k.Length do
+                eq <- k.[j] = key.[j]
+                j <- j + 1
+            eq
+
+    let specialize (dev: DeviceState) (dynamic: bool) : Result<Spec, Runtime.KgenException> =
+        let mutable c = 0n
+        let st =
+            Lib.kg_specialize_for_ex(dev.Module.DangerousGetHandle(), NativePtr.ofNativeInt entryName, NativePtr.ofNativeInt tablePtr, nIn,
+                                     NativePtr.ofNativeInt namedPtr, nCap, (if dynamic then Lib.SpecDynamic else 0u), &c)
+        if st <> 0 then
+            let ctxP = dev.Ctx.DangerousGetHandle()
+            let text = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_last_error ctxP))
+            Error(Runtime.KgenException(text.TrimEnd(), st))
+        else
+            let h = new Runtime.KgHandle(c, Lib.kg_compiled_free, dev.Module)
+            let n = Lib.kg_compiled_n_outputs c
+            let types = Array.zeroCreate n
+            let dims = Array.zeroCreate n
+            for o in 0 .. n - 1 do
+                let shape = Array.zeroCreate<int64> maxRank
+                let mutable dt = DLDataType()
+                let mutable nd = 0
+                use ps = fixed shape
+                Lib.kg_compiled_output(c, o, &dt, &nd, ps) |> ignore
+                types.[o] <- scalarTypeOfDl dt
+                dims.[o] <-
+                    Array.init nd (fun d ->
+                        if shape.[d] >= 0L then shape.[d]
+                        else
+                            let s = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_output_symbol(c, o, d)))
+                            // a duck symbol "s<k>" is the k-th distinct size of this call's key
+                            match s with
+                            | null -> raise (Runtime.KgenException(sprintf "output %d dim %d has no size" o d, 2))
+                            | s when s.StartsWith "s" && fst (Int32.TryParse(s.Substring 1)) -> -(int64 (Int32.Parse(s.Substring 1))) - 1L
+                            | s -> raise (Runtime.KgenException(sprintf "output %d dim %d is the document's symbol %s, which no input binds here" o d s, 2)))
+            specializations <- specializations + 1
+            Ok
+                { Key = key.ToArray()
+                  Handle = h
+                  OutTypes = types
+                  OutDims = dims
+                  OutShapes = dims |> Array.map (fun d -> Array.zeroCreate d.Length) }
+
+    let findOrSpecialize (dev: DeviceState) : Spec =
+        buildKey dev.Static
+        let mutable found = Unchecked.defaultof<Spec>
+        for s in dev.Specs do
+            if isNull (box found) && keyEquals s.Key then found <- s
+        if not (isNull (box found)) then found
+        else
+            let spec =
+                if dev.Static then
+                    match specialize dev false with
+                    | Ok s -> s
+                    | Error e -> raise e
+                else
+                    match specialize dev true with
+                    | Ok s -> s
+                    | Error e when e.Status = 1 ->
+                        // kgen could not generalize this entry over sizes: exact sizes from now on
+                        match specialize dev false with
+                        | Ok s ->
+                            dev.Static <- true
+                            buildKey true
+                            { s with Key = key.ToArray() }
+                        | Error e2 -> raise e2
+                    | Error e -> raise e
+            dev.Specs.Add spec
+            spec
+
+    /// Binds the arguments set so far and runs; outputs in Outputs.
+    member private _.InvokeLocked() =
+        let t0 = if profiling then Stopwatch.GetTimestamp() else 0L
+        // bind inputs and captures, find the device
+        let mutable devT = -1
+        let mutable devI = 0
+        let mutable mixed = false
+        if nCap > 0 then
+            let caps = captures ()
+            for j in 0 .. nCap - 1 do args.[nIn + j] <- caps.[j]
+        for i in 0 .. nT - 1 do
+            let isTensor = i >= nIn || (match kinds.[i] with TensorParam -> true | _ -> false)
+            if isTensor then
+                let what = if i < nIn then sprintf "argument %d" (i + 1) else sprintf "captured tensor '%s'" captureNames.[i - nIn]
+                let struct (t, di) = bindTensor i args.[i] what
+                if devT < 0 then
+                    devT <- t
+                    devI <- di
+                elif devT <> t || devI <> di then mixed <- true
+            else
+                match kinds.[i] with
+                | ScalarParam st -> bindScalar i st
+                | TensorParam -> ()
+        if mixed then
+            let where =
+                [ for i in 0 .. nT - 1 do
+                      if not (isNull args.[i]) then
+                          let t = args.[i]
+                          yield sprintf "%s on %O" (if i < nIn then sprintf "argument %d" (i + 1) else sprintf "'%s'" captureNames.[i - nIn]) t.device ]
+            raise (Runtime.KgenException(sprintf "the tensors are on different devices (%s): kgen runs an entry on one device" (String.Join(", ", where)), 1))
+        if devT < 0 then devT <- 0
+        let slot = if options.NullDevice then -1 elif devT = 1 then 1 + devI else 0
+        let dev =
+            match devices.TryGetValue slot with
+            | true, d -> d
+            | _ -> newDevice slot devT devI
+        let spec = findOrSpecialize dev
+        let t1 = if profiling then Stopwatch.GetTimestamp() else 0L
+        // outputs: allocated by TorchSharp, written by kg_run
+        let nOut = spec.OutTypes.Length
+        if outputs.Length <> nOut then outputs <- Array.zeroCreate nOut
+        let ob = outTable nOut
+        let oTensor o = ob + nativeint (o * dlSize)
+        let oShape o = ob + nativeint (nOut * dlSize + o * 16 * maxRank)
+        let oTable = ob + nativeint (nOut * (dlSize + 16 * maxRank))
+        for o in 0 .. nOut - 1 do
+            let dims = spec.OutDims.[o]
+            let shape = spec.OutShapes.[o]
+            for d in 0 .. dims.Length - 1 do
+                shape.[d] <- if dims.[d] >= 0L then dims.[d] else seen.[int (-dims.[d] - 1L)]
+            let t = torch.empty(shape, dtype = spec.OutTypes.[o], device = dev.TorchDevice)
+            outputs.[o] <- t
+            let p = NativePtr.ofNativeInt<DLTensor> (oTensor o)
+            let mutable v = NativePtr.read p
+            let mutable ok = false
+            v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data t.Handle))
+            v.Device <- (if dev.Kind = KgDevice.Cuda then DLDevice(DeviceType = 2, DeviceId = dev.CudaIndex) else DLDevice(DeviceType = 1, DeviceId = 0))
+            v.NDim <- dims.Length
+            v.DType <- dlOfScalarType (sbyte spec.OutTypes.[o]) &ok
+            v.Shape <- NativePtr.ofNativeInt (oShape o)
+            v.Strides <- NativePtr.ofNativeInt 0n // contiguous (torch.empty)
+            let sp = NativePtr.ofNativeInt<int64> (oShape o)
+            for d in 0 .. dims.Length - 1 do NativePtr.set sp d shape.[d]
+            NativePtr.write p v
+            Marshal.WriteIntPtr(oTable, 8 * o, oTensor o)
+        let t2 = if profiling then Stopwatch.GetTimestamp() else 0L
+        let stream = if dev.Kind = KgDevice.Cuda then CudaStream.current dev.CudaIndex else 0n
+        let st =
+            Lib.kg_run(spec.Handle.DangerousGetHandle(), int dev.Kind, NativePtr.ofNativeInt tablePtr, nIn, NativePtr.ofNativeInt namedPtr, nCap,
+                       NativePtr.ofNativeInt oTable, nOut, stream)
+        if st <> 0 then fail (dev.Ctx.DangerousGetHandle()) st
+        lastSpec <- spec
+        if profiling then
+            let t3 = Stopwatch.GetTimestamp()
+            pCalls <- pCalls + 1L
+            pLookup <- pLookup + (t1 - t0)
+            pOutput <- pOutput + (t2 - t1)
+            pRun <- pRun + (t3 - t2)
+
+    /// Enters the engine's lock: a call is Enter, Set*, Invoke, read Output, Exit.
+    member _.Enter() = Monitor.Enter gate
+    member _.Exit() =
+        for i in 0 .. nT - 1 do args.[i] <- null
+        Monitor.Exit gate
+    member _.SetTensor(i: int, t: Tensor) =
+        match kinds.[i] with
+        | TensorParam -> args.[i] <- t
+        | ScalarParam _ -> raise (Runtime.KgenException(sprintf "argument %d is a number, a tensor was given" (i + 1), 1))
+    member _.SetScalar(i: int, v: float) =
+        match kinds.[i] with
+        | ScalarParam t ->
+            let p = scalarSlot i
+            match t with
+            | torch.ScalarType.Float32 -> NativePtr.write (NativePtr.ofNativeInt<float32> p) (float32 v)
+            | torch.ScalarType.Float64 -> NativePtr.write (NativePtr.ofNativeInt<float> p) v
+            | torch.ScalarType.Int32 -> NativePtr.write (NativePtr.ofNativeInt<int> p) (int v)
+            | torch.ScalarType.Bool -> NativePtr.write (NativePtr.ofNativeInt<byte> p) (if v <> 0.0 then 1uy else 0uy)
+            | _ -> NativePtr.write (NativePtr.ofNativeInt<int64> p) (int64 v)
+        | TensorParam -> raise (Runtime.KgenException(sprintf "argument %d is a tensor, a number was given" (i + 1), 1))
+    member this.SetInt64(i: int, v: int64) =
+        match kinds.[i] with
+        | ScalarParam torch.ScalarType.Int64 -> NativePtr.write (NativePtr.ofNativeInt<int64> (scalarSlot i)) v
+        | ScalarParam _ -> this.SetScalar(i, float v)
+        | TensorParam -> raise (Runtime.KgenException(sprintf "argument %d is a tensor, a number was given" (i + 1), 1))
+    member this.Invoke() =
+        if disposed then raise (ObjectDisposedException "Kgen compiled function")
+        this.InvokeLocked()
+    member _.Output(i: int) = outputs.[i]
+    member _.OutputCount = outputs.Length
+    member _.Kinds = kinds
+    member _.Specializations = specializations
+    member _.Stats =
+        lock gate (fun () ->
+            let mutable acc = { Specializations = 0L; EmuCompiles = 0L; EmuCacheHits = 0L; NvrtcCompiles = 0L; CubinCacheHits = 0L }
+            for d in devices.Values do
+                let mutable s = KgContextStats()
+                Lib.kg_context_stats_get(d.Ctx.DangerousGetHandle(), &s) |> ignore
+                acc <-
+                    { Specializations = acc.Specializations + int64 s.Specializations
+                      EmuCompiles = acc.EmuCompiles + int64 s.EmuCompiles
+                      EmuCacheHits = acc.EmuCacheHits + int64 s.EmuCacheHits
+                      NvrtcCompiles = acc.NvrtcCompiles + int64 s.NvrtcCompiles
+                      CubinCacheHits = acc.CubinCacheHits + int64 s.CubinCacheHits }
+            acc)
+    /// Turns per-phase timing on (and resets it) or off.
+    member _.Profiling
+        with get () = profiling
+        and set v =
+            lock gate (fun () ->
+                profiling <- v
+                pCalls <- 0L
+                pLookup <- 0L
+                pOutput <- 0L
+                pRun <- 0L)
+    member _.Profile = { Calls = pCalls; LookupTicks = pLookup; OutputTicks = pOutput; RunTicks = pRun }
+    /// The kgen runs (launches, allocations...) of the last call.
+    member _.LastRunStats =
+        lock gate (fun () ->
+            let mutable s = KgRunStats()
+            if not (isNull (box lastSpec)) then Lib.kg_run_stats_get(lastSpec.Handle.DangerousGetHandle(), &s) |> ignore
+            s)
+    interface IDisposable with
+        member _.Dispose() =
+            lock gate (fun () ->
+                if not disposed then
+                    disposed <- true
+                    for d in devices.Values do
+                        for s in d.Specs do s.Handle.Dispose()
+                        d.Module.Dispose()
+                        d.Ctx.Dispose()
+                    devices.Clear()
+                    NativeMemory.Free block
+                    if outBlock <> 0n then NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> outBlock))
+                    for n in names do Marshal.FreeCoTaskMem n
+                    Marshal.FreeCoTaskMem entryName)
