@@ -360,8 +360,10 @@ kg_dtype kg_dtype_from_dl(DLDataType t) {
   }
 }
 
-/* Which entry parameters are .NET scalars (walks the Lambda chain's var types). */
-static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, int max) {
+/* The entry's parameters in order (walks the Lambda chain's var types; a tupled lambda gives
+ * one per item): for each, whether it is a .NET scalar and its dtype (KG_DT_NONE for a tensor
+ * or an unsupported type). Returns their count. */
+static int entry_params(const kg_module *m, uint32_t ei, bool *is_scalar, kg_dtype *dtype, int max) {
   const kg_ast *b = m->doc->entries[ei].expr;
   int n = 0;
   kg_arena tmp;
@@ -374,7 +376,10 @@ static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, i
     if (kg_clr_is_tuple(ty)) nt = kg_clr_generic_args(&tmp, ty, tys, 16);
     for (int i = 0; i < nt; i++) {
       if (kg_clr_is_unit(tys[i])) continue;
-      if (n < max) is_scalar[n] = !kg_clr_is_tensor(tys[i]);
+      if (n < max) {
+        is_scalar[n] = !kg_clr_is_tensor(tys[i]);
+        if (dtype) dtype[n] = is_scalar[n] ? kg_dtype_from_clr(tys[i]) : KG_DT_NONE;
+      }
       n++;
     }
     b = b->a;
@@ -382,6 +387,25 @@ static int entry_param_kinds(const kg_module *m, uint32_t ei, bool *is_scalar, i
   }
   kg_arena_free(&tmp);
   return n;
+}
+
+int kg_module_entry_n_params(kg_module *m, const char *entry) {
+  uint32_t ei;
+  bool sc[64];
+  if (!find_entry(m, entry, &ei)) return -1;
+  return entry_params(m, ei, sc, NULL, 64);
+}
+
+int kg_module_entry_param(kg_module *m, const char *entry, int i, DLDataType *scalar_dtype) {
+  uint32_t ei;
+  bool sc[64];
+  kg_dtype dt[64];
+  if (!find_entry(m, entry, &ei)) return -1;
+  int n = entry_params(m, ei, sc, dt, 64);
+  if (i < 0 || i >= n || i >= 64) return -1;
+  if (!sc[i]) return 0;
+  if (scalar_dtype) *scalar_dtype = kg_dtype_to_dl(dt[i]);
+  return 1;
 }
 
 kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
@@ -406,7 +430,7 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
   uint32_t ei;
   if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
   bool sc[64];
-  int np = entry_param_kinds(m, ei, sc, 64);
+  int np = entry_params(m, ei, sc, NULL, 64);
   if (np != n_inputs) {
     kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "entry '%s' takes %d parameter(s), %d input(s) given", m->doc->entries[ei].name, np, n_inputs);
     return kg_fail(ctx);

@@ -82,6 +82,11 @@ kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out
 void kg_module_free(kg_module *m);
 int kg_module_n_entries(const kg_module *m);
 const char *kg_module_entry_name(const kg_module *m, int i);
+/* The parameters of an entry (entry NULL = the first), in the order kg_run takes them (a
+ * tupled parameter counts once per item): their count (-1: no such entry), and parameter i's
+ * kind: 0 a tensor, 1 a .NET number (passed as a 0-dim tensor of *scalar_dtype), -1 none. */
+int kg_module_entry_n_params(kg_module *m, const char *entry);
+int kg_module_entry_param(kg_module *m, const char *entry, int i, DLDataType *scalar_dtype);
 
 /* ---- specialization ---- */
 /* From a signature: `sig` is NULL (use the entry's document signature), a JSON

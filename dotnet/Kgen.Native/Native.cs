@@ -90,6 +90,8 @@ public static unsafe partial class Lib
     [LibraryImport(Kgen)] public static partial void kg_module_free(IntPtr module);
     [LibraryImport(Kgen)] public static partial int kg_module_n_entries(IntPtr module);
     [LibraryImport(Kgen)] public static partial byte* kg_module_entry_name(IntPtr module, int i);
+    [LibraryImport(Kgen)] public static partial int kg_module_entry_n_params(IntPtr module, byte* entry);
+    [LibraryImport(Kgen)] public static partial int kg_module_entry_param(IntPtr module, byte* entry, int i, out DLDataType scalarDtype);
     [LibraryImport(Kgen)] public static partial int kg_specialize(IntPtr module, byte* entry, byte* sig, out IntPtr compiled);
     [LibraryImport(Kgen)]
     public static partial int kg_specialize_for(IntPtr module, byte* entry, DLTensor** inputs, int nInputs,

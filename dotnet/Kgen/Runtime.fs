@@ -175,6 +175,17 @@ and Module internal (ctx: Context, h: KgHandle) =
     member _.Entries =
         let n = Lib.kg_module_n_entries(h.DangerousGetHandle())
         [ for i in 0 .. n - 1 -> Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_module_entry_name(h.DangerousGetHandle(), i))) ]
+    /// An entry's parameters in call order: None for a tensor, Some dtype for a .NET number.
+    member _.Parameters(entry: string) : torch.ScalarType option list =
+        let name = utf8z entry
+        use pn = fixed name
+        let n = Lib.kg_module_entry_n_params(h.DangerousGetHandle(), pn)
+        if n < 0 then raise (KgenException(sprintf "the document has no entry named '%s'" entry, 1))
+        [ for i in 0 .. n - 1 ->
+              let mutable dt = DLDataType()
+              match Lib.kg_module_entry_param(h.DangerousGetHandle(), pn, i, &dt) with
+              | 1 -> Some(scalarTypeOf dt)
+              | _ -> None ]
     /// Specialize an entry for these tensors (inputs in parameter order, scalars as 0-dim
     /// tensors; captures by name).
     member this.Specialize(entry: string, inputs: Tensor list, captures: (string * Tensor) list) : Compiled =
