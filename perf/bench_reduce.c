@@ -257,7 +257,7 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
   const kg_graph *lg = &c->lg;
   r->ours_b = 0, r->blocks = 0, r->row_len = 0;
   for (uint32_t ki = 0; ki < c->n_kernels && ki < MAX_KERNELS; ki++) {
-    const kg_kernel *k = &c->kernels[ki];
+    const kg_kernel *k = kg_compiled_kernel(c, ki);
     const kg_group *grp = &c->fusion.groups.v[ki];
     bool reduce = grp->kind == KG_GROUP_REDUCE;
     int64_t space = shape_numel(&grp->space);
@@ -329,7 +329,7 @@ static int measure_nvrtc(kg_nvrtc *nv, const kg_compiled *c, int arch, bench_row
   r->spill = 0;
   for (uint32_t ki = 0; ki < c->n_kernels && ki < MAX_KERNELS; ki++)
     for (uint32_t s = 0; s < o.n_stats; s++)
-      if (!strcmp(o.stats[s].name, c->kernels[ki].name)) {
+      if (!strcmp(o.stats[s].name, kg_compiled_kernel(c, ki)->name)) {
         r->regs[ki] = o.stats[s].regs, r->smem[ki] = o.stats[s].smem;
         r->spill += o.stats[s].spill_stores + o.stats[s].spill_loads;
       }

@@ -298,8 +298,7 @@ static bool compile_plan(kg_compiled *c, kg_pass_ctx *pc) {
   return true;
 }
 
-/* Kernel i of the entry (plans: counted across regions in order). */
-static const kg_kernel *kernel_at(const kg_compiled *c, uint32_t i) {
+const kg_kernel *kg_compiled_kernel(const kg_compiled *c, uint32_t i) {
   if (!c->plan) return i < c->n_kernels ? &c->kernels[i] : NULL;
   for (uint32_t r = 0; r < c->n_regions; r++) {
     if (i < c->regions[r]->n_kernels) return &c->regions[r]->kernels[i];
@@ -647,7 +646,7 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
   if (st != KG_OK) return st;
   bool found = false;
   for (uint32_t j = 0; j < o.n_stats; j++) {
-    if (strcmp(o.stats[j].name, kernel_at(c, (uint32_t)i)->name) != 0) continue;
+    if (strcmp(o.stats[j].name, kg_compiled_kernel(c, (uint32_t)i)->name) != 0) continue;
     snprintf(out->name, sizeof out->name, "%s", o.stats[j].name);
     out->regs = o.stats[j].regs, out->spill_stores = o.stats[j].spill_stores;
     out->spill_loads = o.stats[j].spill_loads, out->smem = o.stats[j].smem;
@@ -655,7 +654,7 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
   }
   kg_nvrtc_out_free(&o);
   if (!found) {
-    kg_diag_add(&ctx->diag, KG_E_INTERNAL, NULL, NULL, "ptxas reported no statistics for kernel %s", kernel_at(c, (uint32_t)i)->name);
+    kg_diag_add(&ctx->diag, KG_E_INTERNAL, NULL, NULL, "ptxas reported no statistics for kernel %s", kg_compiled_kernel(c, (uint32_t)i)->name);
     return kg_fail(ctx);
   }
   return KG_OK;

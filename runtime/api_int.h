@@ -110,6 +110,9 @@ typedef struct kg_binding { int64_t *sym; uint8_t *bound; } kg_binding;
 typedef struct kg_bwhat { int kind; uint32_t index; const char *name; } kg_bwhat;
 /* After the parameters are bound: the symbols broadcasting assumed equal are (a shape error
  * at the op otherwise). */
+/* Kernel i of a compiled entry, 0 <= i < n_kernels, plan or not (a plan's kernels are its
+ * regions' in order): the one way to enumerate an entry's kernels. NULL past the end. */
+const kg_kernel *kg_compiled_kernel(const kg_compiled *c, uint32_t i);
 bool kg_check_guards(kg_context *ctx, const kg_graph *g, const kg_binding *B);
 bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_gnode *n, const DLTensor *t, const kg_bwhat *wh);
 /* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
