@@ -182,21 +182,40 @@ let private invokeTs (src: string) (name: string) (args: Tensor list) =
     let r = cu.invoke(name, args |> List.map box |> Array.ofList)
     flatten r
 
-let rec private lambdaVars (e: Expr) =
-    match e with
-    | Patterns.Lambda(v, b) -> v :: lambdaVars b
-    | _ -> []
+/// The parameters of a function type: per curried parameter, its type and its items (a tupled
+/// parameter has several, unit none): `fun (a, b) c -> ...` is [ (a * b, [a; b]); (c, [c]) ].
+let rec paramGroups (t: Type) : (Type * Type list) list =
+    if FSharpType.IsFunction t then
+        let dom, rng = FSharpType.GetFunctionElements t
+        let items =
+            if FSharpType.IsTuple dom then List.ofArray (FSharpType.GetTupleElements dom)
+            elif dom = typeof<unit> then []
+            else [ dom ]
+        (dom, items |> List.filter (fun i -> i <> typeof<unit>)) :: paramGroups rng
+    else []
+
+/// Flattened arguments (one per kgen parameter) as the F# function takes them: a tuple per
+/// tupled parameter, () for unit.
+let private regroup (groups: (Type * Type list) list) (args: obj list) =
+    let rec go gs args =
+        match gs with
+        | [] -> []
+        | (dom, items) :: rest ->
+            let n = List.length items
+            let mine, tail = List.splitAt n args
+            let v =
+                if dom = typeof<unit> then box ()
+                elif FSharpType.IsTuple dom then FSharpValue.MakeTuple(Array.ofList mine, dom)
+                else mine.Head
+            v :: go rest tail
+    go groups args
 
 /// Run the three sides on given inputs (tensors, scalars as 0-dim tensors; `netInputs` the
 /// same as the F# function takes them: tensors, or .NET numbers) and compare.
 let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list)
           (inputs: Tensor list) (netArgs: obj list) =
-    let vars = lambdaVars entry
-    // a tupled entry `fun (a, b) -> ...` takes one tuple
-    let eagerArgs =
-        match vars with
-        | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> [ FSharpValue.MakeTuple(Array.ofList netArgs, v.Type) ]
-        | _ -> netArgs
+    // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
+    let eagerArgs = regroup (paramGroups entry.Type) netArgs
     let eager = Eval.applyAll (Eval.run entry) eagerArgs |> flatten
     let ours = side.Run inputs captures
     let src = side.TorchScript()
@@ -224,17 +243,13 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
         pars |> List.map (function
             | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
             | ScalarParam dt -> randomTensor g dt [||] false)
-    let vars = lambdaVars entry
+    let types = paramGroups entry.Type |> List.collect snd
     let netArgs =
         List.zip pars inputs
         |> List.mapi (fun i (p, t) ->
             match p with
             | ScalarParam _ ->
-                let ty =
-                    match vars with
-                    | v :: _ when FSharpType.IsTuple v.Type && pars.Length > 1 -> FSharpType.GetTupleElements(v.Type).[i]
-                    | _ when i < vars.Length -> vars.[i].Type
-                    | _ -> typeof<float32>
+                let ty = if i < types.Length then types.[i] else typeof<float32>
                 netScalar t ty
             | TensorParam _ -> box t)
     runOn side name entry pars captures inputs netArgs

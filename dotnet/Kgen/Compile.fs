@@ -30,13 +30,7 @@ let private kindOf (t: Type) =
     else raise (Runtime.KgenException(sprintf "a parameter of type %O: kgen takes tensors, float32, float, int, int64 and bool" t, 1))
 
 /// The parameters of a function type: per curried parameter, its flattened types.
-let rec private paramsOf (t: Type) : Type list list =
-    if FSharpType.IsFunction t then
-        let dom, rng = FSharpType.GetFunctionElements t
-        let items = if FSharpType.IsTuple dom then List.ofArray (FSharpType.GetTupleElements dom) else [ dom ]
-        let items = items |> List.filter (fun i -> i <> typeof<unit>)
-        items :: paramsOf rng
-    else []
+let private paramsOf (t: Type) : Type list list = Check.paramGroups t |> List.map snd
 
 let rec private resultOf (t: Type) = if FSharpType.IsFunction t then resultOf (snd (FSharpType.GetFunctionElements t)) else t
 
