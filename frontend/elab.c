@@ -69,6 +69,22 @@ kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v) {
   }
 }
 
+bool kg_elab_for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end) {
+  const char *vty = el->doc->vars[n->var].type;
+  kg_dtype vt = kg_dtype_from_clr(vty);
+  if (!kg_dtype_is_int(vt)) {
+    kg_elab_error(el, n, KG_E_TYPE, "a for loop's variable '%s' has type %s; it must be an integer", el->doc->vars[n->var].name, vty);
+    return false;
+  }
+  kg_dtype st = kg_ev_dtype(el, start), et = kg_ev_dtype(el, end);
+  if (!kg_dtype_is_int(st) || !kg_dtype_is_int(et)) {
+    kg_elab_error(el, kg_dtype_is_int(st) ? n->b : n->a, KG_E_TYPE, "for-loop bounds must be integers (the %s is %s)",
+                  kg_dtype_is_int(st) ? "end" : "start", kg_dtype_name(kg_dtype_is_int(st) ? et : st));
+    return false;
+  }
+  return true;
+}
+
 bool kg_ev_is_tensor(const kg_elab *el, kg_ev v) {
   return v.kind == EV_NODE && gnode(el, v.id)->vkind == KG_V_TENSOR;
 }

@@ -284,6 +284,7 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
   if (s.kind == EV_ERR) return s;
   kg_ev e = kg_elab_eval(el, n->b);
   if (e.kind == EV_ERR) return e;
+  if (!kg_elab_for_bounds_ok(el, n, s, e)) return kg_ev_err();
   if (s.kind == EV_CONST && e.kind == EV_CONST) {
     int64_t lo = s.c.i, hi = e.c.i;
     if (hi < lo) return kg_ev_make(EV_UNIT); /* no iteration */

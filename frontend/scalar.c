@@ -293,9 +293,10 @@ kg_ev kg_elab_scalar_for(kg_elab *el, const kg_ast *n) {
   if (vt != KG_I32 && vt != KG_I64) vt = KG_I32;
   kg_ev s = kg_elab_eval(el, n->a);
   if (s.kind == EV_ERR) return s;
-  uint32_t sx = kg_elab_sx(el, s, vt);
   kg_ev e = kg_elab_eval(el, n->b);
   if (e.kind == EV_ERR) return e;
+  if (!kg_elab_for_bounds_ok(el, n, s, e)) return kg_ev_err();
+  uint32_t sx = kg_elab_sx(el, s, vt);
   uint32_t ex = kg_elab_sx(el, e, vt);
   if (sx == KG_NONE || ex == KG_NONE) return kg_elab_error(el, n, KG_E_TYPE, "for-loop bounds must be integers");
   kg_kernel *k = &el->fn->body;

@@ -4413,6 +4413,20 @@ def _(x):
     return Ops.map(fun(("v", SINGLE), lambda v: v * 2.0), x)
 
 
+def _float_for_end(doc):
+    loop = find_nodes(doc, lambda n: n["k"] == "ForIntegerRangeLoop")[0]
+    loop["end"] = {"k": "Value", "ty": SINGLE, "value": 3.5}
+
+
+@bad("for_float_bounds", "a for loop whose end is a float32 (F# only writes integer bounds: the document was edited); "
+     "rejected naming the bound, not rounded", [("x", ten(F32, 10))], mutate=_float_for_end,
+     note="<@ fun (x: torch.Tensor) ->\n    Ops.map (fun (v: float32) ->\n        let mutable acc = 0.0f\n"
+          "        for i in 1 .. 3.5f do acc <- acc + v\n        acc) x @>")
+def _(x):
+    return Ops.map(fun(("v", SINGLE), lambda v: letm("acc", f(0.0), lambda acc: seq(
+        for_("i", 1, 3, lambda i: acc.set(acc + v)), acc))), x)
+
+
 @bad("bcast_shape_mismatch", "shapes [3,4] and [5] do not broadcast", [("x", ten(F32, 3, 4)), ("y", ten(F32, 5))])
 def _(x, y):
     return x + y
