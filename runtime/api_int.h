@@ -135,7 +135,9 @@ DLDataType kg_dtype_to_dl(kg_dtype t);
 
 /* exec.c: host arrays */
 void kg_npy_dlview(kg_npy *a, DLTensor *t);
-void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);
+/* Host buffers for an entry's outputs (64 bytes of slack each); a size too large to allocate
+ * is an input error (kg_last_error says which output), not an abort. */
+kg_status kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);
 
 /* check.c */
 /* Runs with host tensors on any device: the emulator uses them in place; for CUDA

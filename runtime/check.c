@@ -111,7 +111,16 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
     for (int i = 0; i < rank; i++)
       shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : sym_size(opt, g0->syms.v[n->shape.d[i].v], (uint32_t)n->shape.d[i].v);
-    kg_npy_random(&arr[p], n->dtype, rank, shape, opt->seed * 1000003u + p + 1, (mark[gp->node] & IN_NONZERO) != 0);
+    if (kg_npy_random(&arr[p], n->dtype, rank, shape, opt->seed * 1000003u + p + 1, (mark[gp->node] & IN_NONZERO) != 0) != 0) {
+      kg_strbuf b;
+      kg_sb_init(&b);
+      for (int i = 0; i < rank; i++) kg_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+      kg_diag_add(&d, KG_E_LIMIT, NULL, NULL, "%s '%s' of shape [%s] (%s) is too large to allocate in host memory (--size?)",
+                  gp->is_capture ? "capture" : "input", gp->name, kg_sb_cstr(&b), kg_dtype_name((kg_dtype)n->dtype));
+      kg_sb_free(&b);
+      st = KG_ERR_INPUT;
+      break;
+    }
     if (mark[gp->node] & IN_SHIFT) { /* shift counts in [0, 8): defined in every dtype */
       size_t cnt = arr[p].nbytes / kg_dtype_get((kg_dtype)n->dtype)->size;
       for (size_t i = 0; i < cnt; i++) {
@@ -141,8 +150,8 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   const char **out_paths = kg_xcalloc((size_t)no + 1, sizeof *out_paths);
   const char **dtypes = kg_xcalloc((size_t)no + 1, sizeof *dtypes);
   if (st == KG_OK) {
-    kg_alloc_host_outputs(c, outs, ov, op);
-    st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, no);
+    st = kg_alloc_host_outputs(c, outs, ov, op);
+    if (st == KG_OK) st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, no);
   }
   for (int i = 0; i < no && st == KG_OK; i++) {
     out_paths[i] = kg_arena_printf(&A, "%s/out%d.npy", dir, i);

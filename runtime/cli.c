@@ -237,8 +237,8 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
     kg_npy *outs = kg_xcalloc((size_t)no + 1, sizeof *outs);
     DLTensor *ov = kg_xcalloc((size_t)no + 1, sizeof *ov);
     DLTensor **op = kg_xcalloc((size_t)no + 1, sizeof *op);
-    kg_alloc_host_outputs(c, outs, ov, op);
-    s = kg_run_host(c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
+    s = kg_alloc_host_outputs(c, outs, ov, op);
+    if (!s) s = kg_run_host(c, a->device, ins, a->n_in, caps, a->n_cap, op, no);
     if (s) rc = kg_cli_status(ctx, s);
     if (!rc && a->stats) {
       kg_run_stats st;

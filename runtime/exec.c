@@ -681,8 +681,9 @@ void kg_npy_dlview(kg_npy *a, DLTensor *t) {
 }
 
 /* Allocates host outputs with the shapes the compiled entry reports. */
-void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs) {
+kg_status kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs) {
   int n = kg_compiled_n_outputs(c);
+  for (int i = 0; i < n; i++) memset(&outs[i], 0, sizeof outs[i]);
   for (int i = 0; i < n; i++) {
     DLDataType dt;
     int nd;
@@ -691,12 +692,22 @@ void kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTens
     memset(&outs[i], 0, sizeof outs[i]);
     outs[i].dtype = kg_dtype_from_dl(dt);
     outs[i].rank = nd;
-    size_t numel = 1;
-    for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d], numel *= (size_t)shape[d];
-    outs[i].nbytes = numel * kg_dtype_get((kg_dtype)outs[i].dtype)->size;
-    outs[i].data = kg_xcalloc(outs[i].nbytes + 64, 1);
+    for (int d = 0; d < nd; d++) outs[i].shape[d] = shape[d];
+    if (!kg_tensor_bytes(shape, nd, kg_dtype_get((kg_dtype)outs[i].dtype)->size, &outs[i].nbytes) ||
+        !(outs[i].data = calloc(outs[i].nbytes + 64, 1))) {
+      kg_context *ctx = c->m->ctx;
+      kg_call_begin(ctx);
+      kg_strbuf b;
+      kg_sb_init(&b);
+      for (int d = 0; d < nd; d++) kg_sb_printf(&b, "%s%lld", d ? ", " : "", (long long)shape[d]);
+      kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "output %d of shape [%s] is too large to allocate in host memory", i, kg_sb_cstr(&b));
+      kg_sb_free(&b);
+      for (int j = 0; j < i; j++) kg_npy_free(&outs[j]);
+      return kg_fail(ctx);
+    }
     kg_npy_dlview(&outs[i], &views[i]);
     ptrs[i] = &views[i];
   }
+  return KG_OK;
 }
 

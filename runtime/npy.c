@@ -341,7 +341,11 @@ int kg_npy_read(const char *path, kg_npy *out, kg_diag *d) {
                 (unsigned long long)nbytes, have < nbytes ? " (truncated file)" : " (trailing bytes)");
     goto done;
   }
-  data = kg_xmalloc((size_t)nbytes + 1); /* +1: never malloc(0) */
+  data = nbytes < SIZE_MAX ? malloc((size_t)nbytes + 1) : NULL; /* +1: never malloc(0) */
+  if (!data) {
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%s: cannot allocate the %llu bytes of its data", path, (unsigned long long)nbytes);
+    goto done;
+  }
   if (fread(data, 1, (size_t)nbytes, f) != nbytes) {
     kg_diag_add(d, KG_E_IO, NULL, NULL, "%s: read error in .npy data", path);
     goto done;
@@ -458,7 +462,20 @@ static uint16_t round_small_float(double x, int mbits, int ebits) {
   return sign | (uint16_t)((unsigned)(E + bias) << mbits) | (uint16_t)((uint32_t)q - (1u << mbits));
 }
 
-void kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
+bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *bytes) {
+  size_t n = elsize;
+  for (int k = 0; k < rank; k++) {
+    if (shape[k] < 0) return false;
+    if (shape[k] == 0) n = 0;
+    else if (n > SIZE_MAX / (size_t)shape[k]) return false;
+    else n *= (size_t)shape[k];
+  }
+  if (n > SIZE_MAX - 64) return false;
+  *bytes = n;
+  return true;
+}
+
+int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
                    bool nonzero) {
   KG_ASSERT(dtype_ok(dtype) && rank >= 0 && rank <= KG_MAX_RANK);
   memset(a, 0, sizeof *a);
@@ -471,8 +488,11 @@ void kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_
     n *= (size_t)shape[k];
   }
   const int size = k_desc[dtype].size;
-  a->nbytes = n * (size_t)size;
-  unsigned char *p = kg_xmalloc(a->nbytes + 1);
+  unsigned char *p = NULL;
+  if (!kg_tensor_bytes(shape, rank, (size_t)size, &a->nbytes) || !(p = malloc(a->nbytes + 1))) {
+    a->data = NULL;
+    return -1;
+  }
   a->data = p;
   uint64_t s = seed ^ ((uint64_t)dtype << 56); /* different dtypes, different streams */
   for (size_t i = 0; i < n; i++) {
@@ -513,4 +533,5 @@ void kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_
       }
     }
   }
+  return 0;
 }

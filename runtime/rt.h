@@ -162,10 +162,14 @@ int kg_npy_read(const char *path, kg_npy *out, kg_diag *d);
 int kg_npy_write(const char *path, const kg_npy *a, kg_diag *d);
 void kg_npy_free(kg_npy *a);
 
+/* Bytes of a tensor of `rank` dims `shape` and elements of `elsize` bytes; false when the
+ * product overflows (sizes given by a user: --size, a document, a .npy header). */
+bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *bytes);
 /* Fills `a` (allocating data) with deterministic random values of `dtype` in
  * PyTorch make_tensor ranges: floats in [-9, 9], signed ints in [-9, 10), unsigned
- * in [0, 10), bool {0, 1}. nonzero: never 0 (integer divisors). */
-void kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
+ * in [0, 10), bool {0, 1}. nonzero: never 0 (integer divisors). Returns -1 (a->data NULL)
+ * when the tensor is too large to allocate. */
+int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
                    bool nonzero);
 
 /* ---- oracle.c ---- */

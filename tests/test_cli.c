@@ -174,6 +174,12 @@ Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
   free(out);
   cr_expect_eq(kgen(&out, "compile examples/bcast_bias_gelu.json --arch sm_70 -o %s/y", tmp), 1);
   free(out);
+  /* sizes too large to allocate are a located error with exit 1, not an abort (exit 134) */
+  cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size N=3000000000"), 1, "%s", out);
+  cr_expect(strstr(out, "error[limit]: input 'x' of shape [3000000000, 768]") != NULL, "%s", out);
+  free(out);
+  cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size N=9223372036854775807"), 1, "%s", out);
+  free(out);
   /* an explicit signature overrides the document's */
   cr_expect_eq(kgen(&out, "explain examples/bcast_bias_gelu.json --sig 'float16[B,64], float16[64]'"), 0, "%s", out);
   cr_expect(strstr(out, "float16[B,64]") != NULL, "%s", out);
