@@ -15,7 +15,7 @@
  * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
  * Only a reduction read by another kernel (or returned) is materialized, into its
  * output or a temporary buffer. Kernels run in node order. Every merge is kept only
- * if the scheduler accepts the merged group (kg_schedule_accepts, lower_reduce.c). Merging reductions with
+ * if the scheduler accepts the merged group (kg_schedule_accepts, schedule.c). Merging reductions with
  * different reduced dims and rows cached on chip are the scheduler's next steps.
  *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is

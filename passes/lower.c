@@ -239,31 +239,6 @@ static void mark_needed(lctx *L) {
 
 bool kg_lw_dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
 
-uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
-  uint32_t maxsz = 1;
-  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
-  for (uint32_t j = 0; j < grp->outs.n; j++) {
-    uint32_t o = g->outputs.v[grp->outs.v[j]];
-    need[o] = 1;
-    uint32_t s = kg_dtype_get((kg_dtype)g->nodes.v[o].dtype)->size;
-    if (s > maxsz) maxsz = s;
-  }
-  for (uint32_t i = g->nodes.n; i-- > 0;) {
-    if (!need[i]) continue;
-    const kg_gnode *n = &g->nodes.v[i];
-    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
-    if (!mat)
-      for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
-    if ((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) {
-      uint32_t s = kg_dtype_get((kg_dtype)n->dtype)->size;
-      if (s > maxsz) maxsz = s;
-    }
-  }
-  free(need);
-  uint32_t v = 16 / maxsz;
-  return v > 8 ? 8 : v;
-}
-
 /* Emits the computation and stores of every output for the current element. */
 static void emit_element(lctx *L, uint32_t nnodes) {
   for (uint32_t i = 0; i < nnodes; i++) L->memo[i] = KG_NONE;

@@ -6,8 +6,8 @@
  * split reductions (a partial kernel over chunks of the reduced dim, then a finish
  * kernel folding the chunks in order). Row walks may load 128-bit vectors or keep
  * the row in registers; a variance beside a mean rides in the mean's walk (Welford)
- * and independent siblings share walks. Also the scheduler's answers to the fuser
- * (kg_schedule_accepts, kg_reduce_passes, kg_group_splittable). The machinery that
+ * and independent siblings share walks; kg_reduce_passes counts the walks. Which of these
+ * schedules a group gets is the scheduler's choice (schedule.c). The machinery that
  * evaluates a group's DAG at a coordinate is lower.c's (lower_int.h). */
 #include <stdlib.h>
 #include <string.h>
@@ -108,61 +108,6 @@ static uint32_t combine_op(kg_op red) {
   case KG_OP_RAMIN: return KG_OP_MINIMUM;
   default: return KG_OP_ADD;
   }
-}
-
-/* Sources a group's kernel reads: tensor inputs, scalar inputs and other groups'
- * reductions reachable from `node` without crossing a reduction of the group's own
- * (which stay on chip) — an upper bound of what add_source_params adds. */
-static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node, uint8_t *seen, uint32_t *params) {
-  if (seen[node]) return;
-  seen[node] = 1;
-  const kg_gnode *n = &g->nodes.v[node];
-  bool own = false;
-  for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == node;
-  if (own) {
-    count_sources(g, grp, n->in[0], seen, params);
-    return;
-  }
-  if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN))) {
-    *params += 1 + (n->vkind == KG_V_TENSOR ? (uint32_t)n->shape.rank : 0); /* pointer or value, strides */
-    return;
-  }
-  for (int j = 0; j < n->n_in; j++) count_sources(g, grp, n->in[j], seen, params);
-}
-
-bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp) {
-  if (grp->kind == KG_GROUP_REDUCE && grp->outs.n > KG_ROW_OUTPUTS_MAX) return false;
-  uint32_t r = (uint32_t)grp->space.rank, params = 4 + r; /* numel, row length, split / chunk scalars; sizes */
-  uint8_t *seen = kg_xcalloc(g->nodes.n + 1, 1);
-  for (uint32_t j = 0; j < grp->outs.n; j++) {
-    count_sources(g, grp, g->outputs.v[grp->outs.v[j]], seen, &params);
-    params += 1 + r; /* the output: pointer, strides */
-  }
-  uint8_t *eseen = kg_xcalloc(g->nodes.n + 1, 1); /* an epilogue's sources get strides of their own too */
-  for (uint32_t j = 0; j < grp->epi.n; j++) {
-    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], seen, &params);
-    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], eseen, &params);
-    params += 1 + r;
-  }
-  free(eseen);
-  for (uint32_t j = 0; j < grp->reds.n; j++) {
-    count_sources(g, grp, grp->reds.v[j], seen, &params);
-    params += 1 + r; /* stored if read elsewhere */
-  }
-  free(seen);
-  return (uint64_t)params * 8 <= KG_PARAM_BYTES_MAX;
-}
-
-bool kg_red_op_splittable(kg_op op) {
-  switch (op) {
-  case KG_OP_RSUM: case KG_OP_RNANSUM: case KG_OP_RMEAN: case KG_OP_RPROD: case KG_OP_RAMAX: case KG_OP_RAMIN: return true;
-  default: return false;
-  }
-}
-
-bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
-  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
-  return kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[0]].op);
 }
 
 /* Forgets per-element values; the group's finished reductions stay (per row). */

@@ -14,7 +14,9 @@
  *             schedule: flattened index, 32/64-bit index math, stride-0 broadcasting,
  *             128-bit vector access), inlining map functions; the scan schedule
  *   lower_reduce.c — the reduction schedules (block / warp / thread per row, split
- *             reductions, Welford, siblings) and the scheduler's answers to the fuser
+ *             reductions, Welford, siblings)
+ *   schedule.c — the scheduler: which variant a group runs as (one pure function asked by
+ *             the fuser, at compile time and at run time), the target description
  *   pipeline.c — the pass list, verification after every pass, per-pass log/timing.
  * Host plan (entries with control flow over tensors):
  *   plan_regions.c — dead steps, loop-invariant hoisting, regions (each a small typed
@@ -84,19 +86,11 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node);
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c);
 void kg_fusion_free(kg_fusion *f);
 
-/* ---- the scheduler's answer to the fuser (lower_reduce.c) ----
- * Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
- * reduction joining a row group, an output joining a row group or a pointwise group)
- * and keeps the merge only if the answer is yes. Limits: a row kernel writes at most
- * KG_ROW_OUTPUTS_MAX row outputs; a kernel's parameters (pointers, scalars, sizes and
- * strides, 8 bytes each) fit CUDA's 4 KB parameter space. */
-#define KG_ROW_OUTPUTS_MAX 8
-#define KG_PARAM_BYTES_MAX 4096
-bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp);
 /* How many times the row schedule walks a REDUCE group's rows (1 for other groups): one
  * pass per reduction, two for argmax/argmin and a variance without a mean beside it,
  * none for a variance paired with a mean (Welford) or a simple sibling riding along in an
- * earlier reduction's pass; one more for row outputs. perf/bench_reduce checks it. */
+ * earlier reduction's pass; one more for row outputs. perf/bench_reduce checks it
+ * (lower_reduce.c). */
 int kg_reduce_passes(const kg_graph *g, const kg_group *grp);
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *out);
 
@@ -124,42 +118,7 @@ typedef struct kg_variant {
 #define KG_ROW_CACHE 8
 /* Rows this short get a warp each instead of a block. */
 #define KG_WARP_ROW_MAX 1024
-/* Threads per block of the persistent row kernels (several reductions or row outputs:
- * softmax, layer_norm, RMSNorm): about 8 row elements per thread, 128 to 1024. Measured on
- * an H100 (docs/gpu.md): 128 threads for rows of 1024 (softmax 135 → 115 µs at 32768 rows),
- * 512 for 4096, 1024 for rows of a million (softmax 2.7 → 0.74 ms for 16 rows). */
-static inline uint32_t kg_reduce_row_threads(int64_t n_red) {
-  uint32_t t = 128;
-  while (t < 1024 && (int64_t)t * 8 < n_red) t *= 2;
-  return t;
-}
 
-/* Reduction schedule choice: the column schedule (a thread per output, serial coalesced
- * rows) when the innermost dim is kept and either the outputs are many enough to fill the
- * GPU (≥ 8192 threads = 32 blocks) or the rows are short (≤ 64); else a block per row. */
-static inline bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
-  return inner_kept && (n_out >= 8192 || n_red <= 64);
-}
-/* Split reductions (two kernels, deterministic: the chunking depends on the sizes only).
- * A group can split when it is one combinable reduction (sum, nansum, mean, prod,
- * amax, amin) with no row outputs; epilogues run in the finish kernel. */
-bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
-/* Is reduction op `op` one a split can combine (sum, nansum, mean, prod, amax, amin)? */
-bool kg_red_op_splittable(kg_op op);
-/* How many chunks to split the reduced dim into (1 = do not split), from the sizes:
- * enough blocks (row schedule) or threads (column schedule) to fill an H100-class GPU,
- * chunks not shorter than 4096 elements (rows) or 32 rows (columns). */
-static inline int64_t kg_reduce_split_chunks(bool columns, int64_t n_out, int64_t n_red) {
-  int64_t s, cap;
-  if (n_out <= 0 || n_red <= 0) return 1;
-  if (columns) s = (270336 + n_out - 1) / n_out, cap = n_red / 32;        /* 132 SMs × 2048 threads */
-  else s = n_out >= 264 ? 1 : (1056 + n_out - 1) / n_out, cap = n_red / 4096; /* 8 blocks per SM */
-  if (s > cap) s = cap;
-  if (s > 65535) s = 65535;
-  return s < 2 ? 1 : s;
-}
-/* The widest vector (elements) for a group: 16 bytes over its widest operand, at most 8. */
-uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 /* Builds the kernel for group `grp` in variant `v` (REDUCE groups ignore the layout:
  * their operands are always addressed by strides). Kernel parameter roles:
  *   KPR_TENSOR r0 = 0 entry parameter r1 | 1 output r1 | 2 temporary r1
@@ -168,6 +127,89 @@ uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group 
  *   per output), KPR_SIZE r1 = dim of the group's space. */
 bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, const kg_variant *v,
                     const char *name, kg_kernel *k, kg_pass_ctx *c);
+
+/* ---- schedule.c: the scheduler ---- */
+/* What the GPU offers that schedules depend on. */
+typedef struct kg_target {
+  const char *name;
+  int arch;               /* compute capability, e.g. 90 */
+  int sm_count;           /* streaming multiprocessors */
+  int threads_per_sm;     /* resident threads per SM */
+  int blocks_per_sm;      /* resident blocks per SM the split aims for */
+  int smem_per_sm;        /* shared memory per SM, bytes */
+} kg_target;
+extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
+
+/* Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
+ * reduction joining a row group, an output joining a row group or a pointwise group)
+ * and keeps the merge only if the answer is yes. Limits: a row kernel writes at most
+ * KG_ROW_OUTPUTS_MAX row outputs; a kernel's parameters (pointers, scalars, sizes and
+ * strides, 8 bytes each) fit CUDA's 4 KB parameter space. */
+#define KG_ROW_OUTPUTS_MAX 8
+#define KG_PARAM_BYTES_MAX 4096
+bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp);
+
+/* A group's static facts, read from the graph once (kg_group_facts_of). */
+typedef struct kg_group_facts {
+  uint8_t kind;               /* kg_group_kind */
+  int rank;                   /* of the iteration space */
+  int64_t red_mask;           /* REDUCE / SCAN: the reduced dims of the space */
+  uint32_t n_reds, n_outs;    /* reductions; row outputs (REDUCE) or outputs (POINTWISE) */
+  bool splittable;            /* one combinable reduction, no row outputs (kg_group_splittable) */
+  bool any_splittable;        /* some reduction of it could split (the split-rows plan helps) */
+  uint32_t max_vec;           /* widest vector: 16 bytes over its widest operand, at most 8 */
+  bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
+} kg_group_facts;
+kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
+
+/* A source of a row reduction, for 128-bit row loads (run time). */
+typedef struct kg_row_operand {
+  uint32_t elem;              /* element size, bytes */
+  bool varies;                /* its innermost dim has the row's extent (else broadcast along it) */
+  int64_t inner_stride;       /* stride of its innermost dim, elements */
+  uint64_t align;             /* address alignment, bytes (a power of two, at most 64) */
+  uint64_t outer_stride_pow2; /* largest power of two (at most 64) dividing its other strides */
+} kg_row_operand;
+
+/* The facts of one moment. Compile time (runtime false): sizes may be unknown (-1), and
+ * `contiguous` says the operands have the space's shape. Run time: actual sizes, and the
+ * tensors' layout, alignment and extent. */
+typedef struct kg_sched_facts {
+  bool runtime;
+  int64_t space[KG_MAX_RANK]; /* sizes of the iteration space, -1 unknown */
+  bool contiguous;            /* every operand C-contiguous over the space */
+  int64_t max_offset;         /* the largest element offset any operand is addressed at */
+  uint32_t max_elem;          /* the widest element of any operand, bytes */
+  uint64_t align;             /* the smallest address alignment of any operand, bytes (≤ 64) */
+  const kg_row_operand *row;  /* the sources a row reduction reads */
+  uint32_t n_row;
+  bool split_plan;            /* the group belongs to the split-rows plan */
+  int force_variant;          /* kg_options.force_variant (tests) */
+  uint32_t reduce_block;      /* threads per block override (0: chosen) */
+  bool row_cache;             /* the row cache is allowed */
+} kg_sched_facts;
+
+/* The scheduler's answer: the kernel variant and how it is launched. */
+typedef struct kg_schedule {
+  kg_variant v;
+  uint32_t row_threads;       /* threads per block of the block-per-row schedules */
+  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length */
+} kg_schedule;
+
+/* THE scheduling function: a group's facts, the moment's facts and the target in; the
+ * variant out. Pure (no allocation, no graph). */
+kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t);
+/* At run time: does this group of the fused plan want the split-rows plan (few rows too
+ * long for a block each; force_variant 4 always, 1 and 2 never)? */
+bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, int force_variant, const kg_target *t);
+
+/* The policies kg_schedule_choose applies, for tests and benchmarks. */
+uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
+bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
+int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
+bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
+bool kg_red_op_splittable(kg_op op); /* sum, nansum, mean, prod, amax, amin */
+uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 
 /* ---- plan_regions.c ---- */
 /* Partitions an elaborated plan over program g (see the file comment). */

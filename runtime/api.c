@@ -150,44 +150,14 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
   return false;
 }
 
-/* The default variant of a group, from the program's shapes alone: LINEAR with
- * the widest vector when every tensor input has the space's shape, else STRIDED;
- * int32 indices unless a static size says otherwise. */
-static kg_variant default_variant(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
-  kg_variant v = {.layout = KG_LAYOUT_LINEAR, .vec = 1, .index_dtype = KG_I32};
-  if (grp->kind == KG_GROUP_SCAN) v.layout = KG_LAYOUT_STRIDED;
-  if (grp->kind == KG_GROUP_REDUCE) { /* from static sizes (exec.c decides again from the actual ones) */
-    int r = grp->space.rank;
-    bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1), known = true;
-    int64_t nout = 1, nred = 1;
-    for (int d = 0; d < r; d++) {
-      if (grp->space.d[d].kind != KG_DIM_STATIC) { known = false; continue; }
-      if ((g->nodes.v[grp->red].ia[0] >> d) & 1) nred *= grp->space.d[d].v;
-      else nout *= grp->space.d[d].v;
-    }
-    v.layout = known && kg_reduce_use_columns(inner_kept, nout, nred) ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
-  }
-  int64_t numel = 1;
-  bool sym = false;
-  for (int d = 0; d < grp->space.rank; d++) {
-    if (grp->space.d[d].kind == KG_DIM_STATIC) numel *= grp->space.d[d].v;
-    else sym = true;
-  }
-  if (!sym && numel > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
-  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
-  for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
-  for (uint32_t i = g->nodes.n; i-- > 0;) {
-    if (!need[i]) continue;
-    const kg_gnode *n = &g->nodes.v[i];
-    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
-    if (!mat)
-      for (int j = 0; j < n->n_in; j++) need[n->in[j]] = 1;
-    if (((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) && !kg_shape_equal(&n->shape, &grp->space))
-      v.layout = KG_LAYOUT_STRIDED;
-  }
-  free(need);
-  if (v.layout == KG_LAYOUT_LINEAR) v.vec = (uint8_t)kg_group_max_vec(g, f, grp);
-  return v;
+/* The default variant of a group (what `kgen compile` emits): the scheduler asked at
+ * compile time, from shapes alone (run time asks again with the actual tensors). */
+static kg_variant default_variant(const kg_group *grp, const kg_group_facts *gf) {
+  kg_sched_facts x;
+  memset(&x, 0, sizeof x);
+  for (int d = 0; d < grp->space.rank; d++) x.space[d] = grp->space.d[d].kind == KG_DIM_STATIC ? grp->space.d[d].v : -1;
+  x.contiguous = gf->operands_match_space;
+  return kg_schedule_choose(gf, &x, &kg_target_h100).v;
 }
 
 /* The typed program c->g → fused kernels and their CUDA C (c->explain gets the log). */
@@ -197,10 +167,12 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   c->n_kernels = c->fusion.groups.n;
   c->kernels = kg_xcalloc(c->n_kernels + 1, sizeof *c->kernels);
   c->variants = kg_xcalloc(c->n_kernels + 1, sizeof *c->variants);
+  c->gfacts = kg_xcalloc(c->n_kernels + 1, sizeof *c->gfacts);
   const char *base = kg_entry_cname(&c->arena, c->g.entry);
   const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
   for (uint32_t i = 0; i < c->n_kernels; i++) {
-    c->variants[i] = default_variant(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
+    c->gfacts[i] = kg_group_facts_of(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
+    c->variants[i] = default_variant(&c->fusion.groups.v[i], &c->gfacts[i]);
     const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
     if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], pc)) {
       free(kp);
@@ -494,7 +466,8 @@ void kg_compiled_free(kg_compiled *c) {
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
-  free(c->kernels), free(c->variants), free(c->cuda), free(c->explain);
+  kg_pool_release(&c->pool);
+  free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
   for (uint32_t i = 0; i < c->n_split; i++) kg_kernel_free(&c->kernels_split[i]);
   free(c->kernels_split);

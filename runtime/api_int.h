@@ -51,6 +51,16 @@ typedef struct kg_kvariant {
   kg_rt_module *mod[3];  /* [0] emu, [1] cuda, [2] null */
 } kg_kvariant;
 
+/* A plan's buffer pool (plan.c): freed buffers are reused by size. */
+typedef struct kg_pool_buf { void *p; size_t bytes; bool used; int refs; } kg_pool_buf;
+typedef struct kg_pool {
+  kg_context *ctx;
+  kg_device *dev;
+  void *stream;
+  KG_VEC(kg_pool_buf) bufs;
+  uint32_t last;         /* the entry the last kg_pool_get handed out */
+} kg_pool;
+
 struct kg_compiled {
   kg_module *m;
   uint32_t entry;
@@ -61,6 +71,7 @@ struct kg_compiled {
   char *explain;         /* pass log (kgen explain) */
   kg_kernel *kernels;    /* one per group: the default variant (what `compile` emits) */
   kg_variant *variants;
+  kg_group_facts *gfacts; /* per group: the scheduler's static facts (asked again at every run) */
   uint32_t n_kernels;
   char *cuda;            /* all default kernels as one translation unit */
   KG_VEC(kg_kvariant *) runtime; /* variants built for runs */
@@ -69,6 +80,7 @@ struct kg_compiled {
   bool split_built;
   kg_fusion fusion_split;
   kg_kernel *kernels_split;
+  kg_group_facts *gfacts_split;
   uint32_t n_split;
   /* entries with host control flow (ir/plan.c): the plan over g, and each region
    * compiled as a program of its own (kernels counted across them in n_kernels) */
@@ -78,20 +90,14 @@ struct kg_compiled {
   uint32_t n_regions;
   kg_compiled **copies;  /* per output: a program copying a value into the caller's output (built on first need) */
   kg_run_stats stats;    /* what the last kg_run did */
+  kg_pool pool;          /* a plan's buffers, kept between runs on one device and stream (plan.c) */
 };
 
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
  * the same size, so the second iteration of a loop allocates nothing. */
-typedef struct kg_pool_buf { void *p; size_t bytes; bool used; int refs; } kg_pool_buf;
-typedef struct kg_pool {
-  kg_context *ctx;
-  kg_device *dev;
-  void *stream;
-  KG_VEC(kg_pool_buf) bufs;
-  uint32_t last;         /* the entry the last kg_pool_get handed out */
-} kg_pool;
 int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d);
 void kg_pool_put(kg_pool *pl, void *p);
+void kg_pool_release(kg_pool *pl); /* frees every buffer (in stream order where it can) */
 
 /* api.c */
 kg_status kg_fail(kg_context *ctx);

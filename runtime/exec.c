@@ -218,30 +218,16 @@ static void scalar_pval(pval *v, kg_dtype dt, double f, int64_t i) {
   }
 }
 
-/* The split-rows plan (c->fusion_split) when a persistent row group of the fused plan —
- * several reductions over the same rows, or row outputs (softmax, RMSNorm) — has few rows
- * long enough that its reductions would split, and at least one of them can split (var
- * and argmax then run alone, a block per row, as they would have in the row group).
- * force_variant 4 (tests) always takes it. */
+/* The split-rows plan (c->fusion_split) when the scheduler wants it for a group of the
+ * fused plan (few rows too long for a block each; force_variant 4 always takes it). */
 static int choose_plan(const kg_compiled *c, const binding *B) {
-  const kg_graph *g = &c->lg;
-  if (c->m->ctx->opts.force_variant == 4) return 1;
-  if (c->m->ctx->opts.force_variant == 1 || c->m->ctx->opts.force_variant == 2) return 0;
+  const kg_context *ctx = c->m->ctx;
+  if (ctx->opts.force_variant == 4) return 1;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
-    if (grp->kind != KG_GROUP_REDUCE || (grp->reds.n < 2 && grp->outs.n == 0)) continue;
-    bool any = false;
-    for (uint32_t j = 0; j < grp->reds.n; j++) any |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
-    if (!any) continue;
-    int r = grp->space.rank;
-    int64_t mask = g->nodes.v[grp->red].ia[0], nout = 1, nred = 1;
-    for (int i = 0; i < r; i++) {
-      int64_t sz = dim_size(B, &grp->space.d[i]);
-      if ((mask >> i) & 1) nred *= sz;
-      else nout *= sz;
-    }
-    bool inner_kept = r > 0 && !((mask >> (r - 1)) & 1);
-    if (kg_reduce_split_chunks(inner_kept, nout, nred) > 1) return 1;
+    int64_t space[KG_MAX_RANK];
+    for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
+    if (kg_schedule_split_rows(&c->gfacts[gi], space, ctx->opts.force_variant, &kg_target_h100)) return 1;
   }
   return 0;
 }
@@ -254,6 +240,8 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   uint32_t n = c->fusion_split.groups.n;
   kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
+  c->gfacts_split = kg_xcalloc(n + 1, sizeof *c->gfacts_split);
+  for (uint32_t i = 0; i < n; i++) c->gfacts_split[i] = kg_group_facts_of(&c->lg, &c->fusion_split, &c->fusion_split.groups.v[i]);
   for (uint32_t i = 0; i < n; i++) {
     kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = 1};
     const char *name = kg_arena_printf(&c->arena, "%s_sk%u", kg_entry_cname(&c->arena, c->g.entry), i);
@@ -529,111 +517,46 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     } else if (numel == 0) {
       continue;
     }
-    /* which tensors this group reads and writes: the default kernel's params */
+    /* the facts of this run: the tensors the group's default kernel reads and writes */
     const kg_kernel *dk = &DK[gi];
-    bool linear = !reduce;
-    int64_t maxoff = numel;
-    uintptr_t align = 64;
-    uint32_t maxsz = 1;
+    kg_sched_facts x;
+    memset(&x, 0, sizeof x);
+    x.runtime = true, x.contiguous = true, x.max_offset = numel, x.max_elem = 1, x.align = 64;
+    memcpy(x.space, space, sizeof space);
+    x.split_plan = plan != 0, x.force_variant = ctx->opts.force_variant;
+    x.reduce_block = ctx->reduce_block, x.row_cache = ctx->row_cache;
+    kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     for (uint32_t j = 0; j < dk->params.n; j++) {
       const kg_kparam *kp = &dk->params.v[j];
       if (kp->role != KPR_TENSOR) continue;
       const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
-      if (!contiguous_as(t, space, r)) linear = false;
-      int64_t mo = max_offset(t);
-      if (mo > maxoff) maxoff = mo;
       uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-      if (sz > maxsz) maxsz = sz;
       uintptr_t a = (uintptr_t)data_ptr(t);
-      uintptr_t al = a ? (a & (~a + 1)) : 64;
-      if (al < align) align = al;
-    }
-    kg_variant v = {.layout = linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = (uint8_t)plan};
-    if (numel > ((int64_t)1 << 31) - 4096 || maxoff > ((int64_t)1 << 31) - 4096) v.index_dtype = KG_I64;
-    if (linear) {
-      uint32_t vec = kg_group_max_vec(g, F, grp);
-      while (vec > 1 && (uintptr_t)(vec * maxsz) > align) vec /= 2;
-      /* every operand must be aligned to vec * its own size: the widest decides */
-      v.vec = (uint8_t)vec;
-    }
-    switch (ctx->opts.force_variant) {
-    case 1: v.layout = KG_LAYOUT_STRIDED, v.vec = 1; break;
-    case 2: v.layout = KG_LAYOUT_STRIDED, v.vec = 1, v.index_dtype = KG_I64; break;
-    case 3: v.vec = 1; break;
-    default: break;
-    }
-    if (reduce && grp->kind == KG_GROUP_SCAN) {
-      v.layout = KG_LAYOUT_STRIDED, v.vec = 1;
-    } else if (reduce) {
-      /* the column schedule (a thread per output, serial rows) when the innermost dim is
-       * kept — coalesced — and there are enough outputs or the rows are short; else a
-       * block per row (a collective over the row) */
-      bool inner_kept = r > 0 && !((g->nodes.v[grp->red].ia[0] >> (r - 1)) & 1);
-      bool forced = ctx->opts.force_variant == 1 || ctx->opts.force_variant == 2;
-      bool colsched = kg_reduce_use_columns(inner_kept, nout, nred) && !forced;
-      /* few outputs over long rows: split the reduced dim into chunks (two kernels),
-       * over columns (coalesced) when the innermost dim is kept */
-      int64_t S = 1;
-      if (kg_group_splittable(g, grp) && !forced) {
-        S = kg_reduce_split_chunks(inner_kept, nout, nred);
-        if (S > 1) colsched = inner_kept;
-      }
-      v.layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v.vec = 1;
-      /* a warp per row for short rows of a lone reduction (measured on an H100: row sums of
-       * 32768 x 1024 4% faster; the multi-pass persistent kernels — softmax, layer_norm —
-       * were 20-30% slower with a warp per row, so they keep a block; docs/gpu.md) */
-      v.warp = !colsched && S == 1 && nred <= KG_WARP_ROW_MAX && grp->reds.n == 1 && grp->outs.n == 0;
-      /* threads per block of the block-per-row kernels (any multiple of 32 up to 1024: the
-       * kernels read blockDim): persistent row kernels, and lone unsplit ones over rows of
-       * 64 Ki elements and more (var, argmax), get about 8 elements per thread, the rest 256;
-       * KGEN_REDUCE_BLOCK (ctx->reduce_block) overrides it for tuning experiments */
-      bool persistent = grp->reds.n > 1 || grp->outs.n > 0;
-      E.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
-      if (ctx->reduce_block) E.row_threads = ctx->reduce_block;
-      /* a persistent row kernel can keep its row in registers when it fits (every later pass
-       * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
-       * slower than re-reading the row, which then comes from L1, so it is opt-in
-       * (KGEN_ROW_CACHE=1: ctx->row_cache) */
-      v.cache = ctx->row_cache && persistent && !colsched && S == 1 && (int64_t)E.row_threads * KG_ROW_CACHE >= nred && !forced;
-      /* 128-bit loads along the rows when the reduced dim is the innermost one and every
-       * source that varies along it is contiguous there, with rows starting 16-byte aligned
-       * (the widest source's 16 bytes decide the width; narrower widths are tried) */
-      int64_t rmask = g->nodes.v[grp->red].ia[0];
-      if (!colsched && S == 1 && !v.cache && !forced && r > 0 && rmask == ((int64_t)1 << (r - 1)) && nred >= 8) {
-        uint32_t rsz = 0;
-        for (uint32_t j = 0; j < dk->params.n; j++) {
-          const kg_kparam *kp = &dk->params.v[j];
-          if (kp->role != KPR_TENSOR || kp->r0 == 1) continue;
-          const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
-          bool varies = t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
-          uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-          if (varies && sz > rsz) rsz = sz;
-        }
-        uint32_t vec = rsz ? 16 / rsz : 1;
-        if (vec > 8) vec = 8;
-        for (; vec >= 2; vec /= 2) {
-          bool ok = true;
-          for (uint32_t j = 0; j < dk->params.n && ok; j++) {
-            const kg_kparam *kp = &dk->params.v[j];
-            if (kp->role != KPR_TENSOR || kp->r0 == 1) continue;
-            const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
-            if (!(t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1])) continue; /* broadcast along the row: scalar loads */
-            uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-            ok = kg_dl_stride(t, t->ndim - 1) == 1 && ((uintptr_t)data_ptr(t) % ((uintptr_t)vec * sz)) == 0;
-            for (int dd = 0; dd + 1 < t->ndim && ok; dd++)
-              if (t->shape[dd] > 1 && kg_dl_stride(t, dd) % (int64_t)vec != 0) ok = false;
-          }
-          if (ok) break;
-        }
-        if (vec >= 2 && nred >= 2 * (int64_t)vec) v.vec = (uint8_t)vec;
-      }
-      if (S > 1) {
-        v.split = 1;
-        E.nchunk = S;
-        E.chunk = (nred + S - 1) / S;
-        E.nchunk = (nred + E.chunk - 1) / E.chunk; /* no empty chunk */
+      uint64_t al = a ? (a & (~a + 1)) : 64;
+      if (al > 64) al = 64;
+      if (!contiguous_as(t, space, r)) x.contiguous = false;
+      int64_t mo = max_offset(t);
+      if (mo > x.max_offset) x.max_offset = mo;
+      if (sz > x.max_elem) x.max_elem = sz;
+      if (al < x.align) x.align = al;
+      if (kp->r0 == 1) continue; /* outputs are not row sources */
+      kg_row_operand *o = &rowv[x.n_row++];
+      o->elem = sz, o->align = al;
+      o->varies = r > 0 && t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
+      o->inner_stride = t->ndim > 0 ? kg_dl_stride(t, t->ndim - 1) : 1;
+      o->outer_stride_pow2 = 64;
+      for (int dd = 0; dd + 1 < t->ndim; dd++) {
+        int64_t sd = kg_dl_stride(t, dd);
+        if (t->shape[dd] <= 1) continue;
+        while (o->outer_stride_pow2 > 1 && sd % (int64_t)o->outer_stride_pow2 != 0) o->outer_stride_pow2 /= 2;
       }
     }
+    x.row = rowv;
+    kg_schedule sc = kg_schedule_choose(plan ? &c->gfacts_split[gi] : &c->gfacts[gi], &x, &kg_target_h100);
+    if (rowv != rowbuf) free(rowv);
+    kg_variant v = sc.v;
+    E.row_threads = sc.row_threads;
+    if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */

@@ -57,13 +57,15 @@ void kg_pool_put(kg_pool *pl, void *p) {
     }
 }
 
-static void pool_release(kg_pool *pl) {
+void kg_pool_release(kg_pool *pl) {
   kg_device *dev = pl->dev;
+  if (!dev) return;
   for (uint32_t i = 0; i < pl->bufs.n; i++) {
     if (pl->stream && dev->vt->free_async) dev->vt->free_async(dev, pl->bufs.v[i].p, pl->stream);
     else dev->vt->free(dev, pl->bufs.v[i].p);
   }
   KG_VEC_FREE(pl->bufs);
+  pl->dev = NULL;
 }
 
 /* ---- values ---- */
@@ -540,7 +542,13 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   E.slot = strcmp(E.dev->vt->name, "emu") == 0 ? 0 : 1;
   E.devk = E.slot == 0 ? KG_DEVICE_EMU : KG_DEVICE_CUDA;
   if (strcmp(E.dev->vt->name, "null") == 0) E.slot = 0, E.devk = devk;
+  /* the last run's buffers are reused when this run is on the same device and stream
+   * (stream order keeps that safe): a repeated call allocates nothing; else they go first */
+  if (c->pool.dev && (c->pool.dev != E.dev || c->pool.stream != stream)) kg_pool_release(&c->pool);
+  E.pool = c->pool;
+  memset(&c->pool, 0, sizeof c->pool);
   E.pool.ctx = ctx, E.pool.dev = E.dev, E.pool.stream = stream;
+  for (uint32_t i = 0; i < E.pool.bufs.n; i++) E.pool.bufs.v[i].used = false, E.pool.bufs.v[i].refs = 0;
   E.env = kg_xcalloc(g->nodes.n + 1, sizeof *E.env);
   E.sym = kg_xcalloc(g->syms.n + 1, sizeof *E.sym);
   E.sym_bound = kg_xcalloc(g->syms.n + 1, 1);
@@ -591,7 +599,7 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   bool ordered = stream && E.dev->vt->free_async;
   if (E.dev->vt->sync && (!stream || !ordered) && E.dev->vt->sync(E.dev, stream, E.d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
   for (uint32_t i = 0; i < g->nodes.n; i++) release(&E, i);
-  pool_release(&E.pool);
+  c->pool = E.pool; /* kept for the next run */
   free(E.env), free(E.sym), free(E.sym_bound), free(E.direct), free(E.written);
   return st;
 }

@@ -111,11 +111,10 @@ Test(plan, for_trip_counts_launches_and_no_allocation_per_iteration) {
                  (unsigned long long)st[i].launches);
     cr_expect_eq(st[i].reads, 0u);
   }
-  /* buffers: carried values alternate between two pool buffers; from the second iteration on
-   * nothing is allocated */
-  cr_expect_eq(st[3].device_allocs, st[4].device_allocs, "2 trips: %llu allocations, 37 trips: %llu",
-               (unsigned long long)st[3].device_allocs, (unsigned long long)st[4].device_allocs);
-  cr_expect_leq(st[4].device_allocs, 2u);
+  /* buffers: carried values alternate between two pool buffers, kept by the compiled entry
+   * between runs: iterations after the second allocate nothing, nor does a later run */
+  cr_expect_leq(st[3].device_allocs, 2u, "2 trips: %llu allocations", (unsigned long long)st[3].device_allocs);
+  cr_expect_eq(st[4].device_allocs, 0u, "37 trips after a run of 2: %llu allocations", (unsigned long long)st[4].device_allocs);
   kg_compiled_free(c);
   kg_module_free(m);
   kg_context_free(ctx);

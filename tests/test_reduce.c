@@ -181,7 +181,7 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
    * over long rows split the rows into chunks: a partial kernel (over columns when the
    * innermost dim is kept) and a finish kernel */
   bool colsched = kg_reduce_use_columns(axis != 2, no, shape[axis]);
-  int64_t chunks = kg_reduce_split_chunks(axis != 2, no, shape[axis]);
+  int64_t chunks = kg_reduce_split_chunks(&kg_target_h100, axis != 2, no, shape[axis]);
   const char *want = chunks > 1 ? (axis != 2 ? "reduce.split_partial.columns" : "reduce.split_partial.rows")
                      : colsched                        ? "reduce.thread_per_output"
                      : shape[axis] <= KG_WARP_ROW_MAX ? "reduce.warp_per_output" /* short rows: a warp each */
@@ -229,10 +229,10 @@ Test(reduce, every_axis_odd_sizes_every_order, .timeout = 300) {
 /* Few outputs over long rows: split reductions (chunks of the rows in a partial kernel, then a
  * finish kernel), over rows and over columns, odd sizes (a short last chunk), NaN, every order. */
 Test(reduce, split_reductions, .timeout = 300) {
-  cr_assert_gt(kg_reduce_split_chunks(false, 6, 70001), 1);
-  cr_assert_gt(kg_reduce_split_chunks(true, 3, 5003), 1);
-  cr_assert_eq(kg_reduce_split_chunks(false, 4096, 4096), 1); /* enough rows: no split */
-  cr_assert_eq(kg_reduce_split_chunks(true, 3, 40), 1);        /* short columns: no split */
+  cr_assert_gt(kg_reduce_split_chunks(&kg_target_h100, false, 6, 70001), 1);
+  cr_assert_gt(kg_reduce_split_chunks(&kg_target_h100, true, 3, 5003), 1);
+  cr_assert_eq(kg_reduce_split_chunks(&kg_target_h100, false, 4096, 4096), 1); /* enough rows: no split */
+  cr_assert_eq(kg_reduce_split_chunks(&kg_target_h100, true, 3, 40), 1);        /* short columns: no split */
   for (int order = 0; order < 3; order++) {
     run_axis(order == 1 ? "amax" : "sum", 2, 2, 3, 70001, order, false); /* rows */
     run_axis(order == 1 ? "amax" : "sum", 0, 5003, 3, 1, order, false);  /* columns */

@@ -243,22 +243,25 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         devices.[slot] <- d
         d
 
+    /// What tensor i is, for messages (formatted only when raising).
+    let what (i: int) = if i < nIn then sprintf "argument %d" (i + 1) else sprintf "captured tensor '%s'" captureNames.[i - nIn]
+
     /// Reads tensor i's metadata into its DLTensor; returns (device type 0 CPU / 1 CUDA, index).
-    let bindTensor (i: int) (t: Tensor) (what: string) : struct (int * int) =
-        if isNull t then raise (Runtime.KgenException(sprintf "%s is null" what, 1))
-        if t.IsInvalid then raise (Runtime.KgenException(sprintf "%s has been disposed" what, 1))
+    let bindTensor (i: int) (t: Tensor) : struct (int * int) =
+        if isNull t then raise (Runtime.KgenException(sprintf "%s is null" (what i), 1))
+        if t.IsInvalid then raise (Runtime.KgenException(sprintf "%s has been disposed" (what i), 1))
         let h = t.Handle
         let mutable ok = false
         let st = Lib.THSTensor_type h
         let dt = dlOfScalarType st &ok
         if not ok then
-            raise (Runtime.KgenException(sprintf "%s has dtype %O, which kgen does not support (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)" what (LanguagePrimitives.EnumOfValue<sbyte, torch.ScalarType> st), 1))
+            raise (Runtime.KgenException(sprintf "%s has dtype %O, which kgen does not support (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)" (what i) (LanguagePrimitives.EnumOfValue<sbyte, torch.ScalarType> st), 1))
         let nd = int (Lib.THSTensor_ndimension h)
-        if nd > maxRank then raise (Runtime.KgenException(sprintf "%s has rank %d; kgen supports up to %d" what nd maxRank, 1))
+        if nd > maxRank then raise (Runtime.KgenException(sprintf "%s has rank %d; kgen supports up to %d" (what i) nd maxRank, 1))
         let devT = Lib.THSTensor_device_type h
         let devI = if devT = 1 then Lib.THSTensor_device_index h else 0
         if devT <> 0 && devT <> 1 then
-            raise (Runtime.KgenException(sprintf "%s is on a %O device; kgen runs CPU tensors (on its emulator) and CUDA tensors" what (enum<DeviceType> devT), 1))
+            raise (Runtime.KgenException(sprintf "%s is on a %O device; kgen runs CPU tensors (on its emulator) and CUDA tensors" (what i) (enum<DeviceType> devT), 1))
         let p = NativePtr.ofNativeInt<DLTensor> (tensorAt i)
         let mutable v = NativePtr.read p
         v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))
@@ -392,8 +395,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         for i in 0 .. nT - 1 do
             let isTensor = i >= nIn || (match kinds.[i] with TensorParam -> true | _ -> false)
             if isTensor then
-                let what = if i < nIn then sprintf "argument %d" (i + 1) else sprintf "captured tensor '%s'" captureNames.[i - nIn]
-                let struct (t, di) = bindTensor i args.[i] what
+                let struct (t, di) = bindTensor i args.[i]
                 if devT < 0 then
                     devT <- t
                     devI <- di

@@ -1,0 +1,312 @@
+/* passes/schedule.c — the scheduler: one home for every choice of how a fusion group runs.
+ *
+ * A pure function, kg_schedule_choose, takes what matters as plain numbers — the group's
+ * static facts (kind, rank, reduced dims, how many reductions and row outputs, whether it
+ * can split, its widest vector), the facts of one moment (the sizes, whether every operand
+ * is contiguous, alignments, strides) and a target (SM count, threads and blocks per SM) —
+ * and returns the kernel variant as enums and numbers: layout, vector width, index width,
+ * block / warp / thread per row, threads per block, the row cache, the split and its
+ * chunking. It has three callers, one function:
+ *   - the fuser (fuse.c) asks kg_schedule_accepts before every merge: can a schedule take
+ *     the merged group at all (row outputs, CUDA's 4 KB of kernel parameters)?
+ *   - compile time (runtime/api.c) asks for the default variant from shapes alone (sizes
+ *     may be symbolic, no tensors): what `kgen compile` emits;
+ *   - run time (runtime/exec.c) asks again with the actual sizes, strides and addresses,
+ *     and whether the split-rows plan is wanted (kg_schedule_split_rows).
+ * Gathering the facts stays with each caller (the graph here, DLTensors in exec.c); the
+ * policy is only here, tested from a table (tests/test_schedule.c: facts in, variant out).
+ * New kernel classes (matrix products, convolutions) add their schedules here.
+ *
+ * The constants were measured on an H100 (docs/gpu.md); the target description carries
+ * what depends on the GPU's size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024};
+
+/* ---- the fuser's question ---- */
+
+/* Sources a group's kernel reads: tensor inputs, scalar inputs and other groups'
+ * reductions reachable from `node` without crossing a reduction of the group's own
+ * (which stay on chip) — an upper bound of what the lowering adds as parameters. */
+static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node, uint8_t *seen, uint32_t *params) {
+  if (seen[node]) return;
+  seen[node] = 1;
+  const kg_gnode *n = &g->nodes.v[node];
+  bool own = false;
+  for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == node;
+  if (own) {
+    count_sources(g, grp, n->in[0], seen, params);
+    return;
+  }
+  if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN))) {
+    *params += 1 + (n->vkind == KG_V_TENSOR ? (uint32_t)n->shape.rank : 0); /* pointer or value, strides */
+    return;
+  }
+  for (int j = 0; j < n->n_in; j++) count_sources(g, grp, n->in[j], seen, params);
+}
+
+bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind == KG_GROUP_REDUCE && grp->outs.n > KG_ROW_OUTPUTS_MAX) return false;
+  uint32_t r = (uint32_t)grp->space.rank, params = 4 + r; /* numel, row length, split / chunk scalars; sizes */
+  uint8_t *seen = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) {
+    count_sources(g, grp, g->outputs.v[grp->outs.v[j]], seen, &params);
+    params += 1 + r; /* the output: pointer, strides */
+  }
+  uint8_t *eseen = kg_xcalloc(g->nodes.n + 1, 1); /* an epilogue's sources get strides of their own too */
+  for (uint32_t j = 0; j < grp->epi.n; j++) {
+    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], seen, &params);
+    count_sources(g, grp, g->outputs.v[grp->epi.v[j]], eseen, &params);
+    params += 1 + r;
+  }
+  free(eseen);
+  for (uint32_t j = 0; j < grp->reds.n; j++) {
+    count_sources(g, grp, grp->reds.v[j], seen, &params);
+    params += 1 + r; /* stored if read elsewhere */
+  }
+  free(seen);
+  return (uint64_t)params * 8 <= KG_PARAM_BYTES_MAX;
+}
+
+/* ---- a group's static facts ---- */
+
+bool kg_red_op_splittable(kg_op op) {
+  switch (op) {
+  case KG_OP_RSUM: case KG_OP_RNANSUM: case KG_OP_RMEAN: case KG_OP_RPROD: case KG_OP_RAMAX: case KG_OP_RAMIN: return true;
+  default: return false;
+  }
+}
+
+bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
+  return kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[0]].op);
+}
+
+/* Walks the nodes a group's outputs need (stopping at materialized nodes); calls `visit`
+ * on each tensor input and materialized node reached. */
+static void walk_sources(const kg_graph *g, const kg_fusion *f, const kg_group *grp, bool full_operands,
+                         void (*visit)(const kg_gnode *n, void *arg), void *arg) {
+  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
+  for (uint32_t i = g->nodes.n; i-- > 0;) {
+    if (!need[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
+    if (!mat)
+      for (int j = 0; j < (!full_operands && n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
+    if ((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) visit(n, arg);
+  }
+  free(need);
+}
+
+static void widest(const kg_gnode *n, void *arg) {
+  uint32_t *maxsz = arg, s = kg_dtype_get((kg_dtype)n->dtype)->size;
+  if (s > *maxsz) *maxsz = s;
+}
+
+uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
+  uint32_t maxsz = 1;
+  for (uint32_t j = 0; j < grp->outs.n; j++) widest(&g->nodes.v[g->outputs.v[grp->outs.v[j]]], &maxsz);
+  walk_sources(g, f, grp, false, widest, &maxsz);
+  uint32_t v = 16 / maxsz;
+  return v > 8 ? 8 : v;
+}
+
+typedef struct shape_check {
+  const kg_shape *space;
+  bool all_equal;
+} shape_check;
+
+static void same_shape(const kg_gnode *n, void *arg) {
+  shape_check *s = arg;
+  if (!kg_shape_equal(&n->shape, s->space)) s->all_equal = false;
+}
+
+kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
+  kg_group_facts gf;
+  memset(&gf, 0, sizeof gf);
+  gf.kind = (uint8_t)grp->kind;
+  gf.rank = grp->space.rank;
+  gf.n_reds = grp->reds.n;
+  gf.n_outs = grp->outs.n;
+  if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
+  gf.splittable = kg_group_splittable(g, grp);
+  for (uint32_t j = 0; j < grp->reds.n; j++) gf.any_splittable |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
+  gf.max_vec = kg_group_max_vec(g, f, grp);
+  shape_check sc = {&grp->space, true};
+  walk_sources(g, f, grp, true, same_shape, &sc);
+  gf.operands_match_space = sc.all_equal;
+  return gf;
+}
+
+/* ---- the policy ---- */
+
+/* Threads per block of the persistent row kernels (several reductions or row outputs:
+ * softmax, layer_norm, RMSNorm): about 8 row elements per thread, 128 to 1024. Measured on
+ * an H100 (docs/gpu.md): 128 threads for rows of 1024 (softmax 135 → 115 µs at 32768 rows),
+ * 512 for 4096, 1024 for rows of a million (softmax 2.7 → 0.74 ms for 16 rows). */
+uint32_t kg_reduce_row_threads(int64_t n_red) {
+  uint32_t t = 128;
+  while (t < 1024 && (int64_t)t * 8 < n_red) t *= 2;
+  return t;
+}
+
+/* The column schedule (a thread per output, serial coalesced rows) when the innermost dim
+ * is kept and either the outputs are many enough to fill the GPU (≥ 8192 threads = 32
+ * blocks) or the rows are short (≤ 64); else a block per row. */
+bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
+  return inner_kept && (n_out >= 8192 || n_red <= 64);
+}
+
+/* How many chunks to split the reduced dim into (1 = do not split): enough blocks (row
+ * schedule: blocks_per_sm per SM) or threads (column schedule: every thread of every SM) to
+ * fill the target, chunks not shorter than 4096 elements (rows) or 32 rows (columns). */
+int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red) {
+  int64_t s, cap;
+  if (n_out <= 0 || n_red <= 0) return 1;
+  int64_t threads = (int64_t)t->sm_count * t->threads_per_sm, blocks = (int64_t)t->sm_count * t->blocks_per_sm;
+  if (columns) s = (threads + n_out - 1) / n_out, cap = n_red / 32;
+  else s = n_out >= 2 * t->sm_count ? 1 : (blocks + n_out - 1) / n_out, cap = n_red / 4096;
+  if (s > cap) s = cap;
+  if (s > 65535) s = 65535;
+  return s < 2 ? 1 : s;
+}
+
+/* rows and outputs of a reduction over `space` (sizes known) */
+static void row_counts(const kg_group_facts *gf, const int64_t *space, int64_t *nout, int64_t *nred, bool *known) {
+  *nout = 1, *nred = 1, *known = true;
+  for (int d = 0; d < gf->rank; d++) {
+    if (space[d] < 0) { *known = false; continue; }
+    if ((gf->red_mask >> d) & 1) *nred *= space[d];
+    else *nout *= space[d];
+  }
+}
+
+static bool inner_kept(const kg_group_facts *gf) { return gf->rank > 0 && !((gf->red_mask >> (gf->rank - 1)) & 1); }
+
+/* 128-bit loads along the rows when the reduced dim is the innermost one and every source
+ * that varies along it is contiguous there, with rows starting aligned (the widest source's
+ * 16 bytes decide the width; narrower widths are tried) */
+static uint8_t row_vector(const kg_sched_facts *x) {
+  uint32_t rsz = 0;
+  for (uint32_t j = 0; j < x->n_row; j++)
+    if (x->row[j].varies && x->row[j].elem > rsz) rsz = x->row[j].elem;
+  uint32_t vec = rsz ? 16 / rsz : 1;
+  if (vec > 8) vec = 8;
+  for (; vec >= 2; vec /= 2) {
+    bool ok = true;
+    for (uint32_t j = 0; j < x->n_row && ok; j++) {
+      const kg_row_operand *o = &x->row[j];
+      if (!o->varies) continue; /* broadcast along the row: scalar loads */
+      ok = o->inner_stride == 1 && o->align % ((uint64_t)vec * o->elem) == 0 && o->outer_stride_pow2 % vec == 0;
+    }
+    if (ok) break;
+  }
+  return (uint8_t)vec;
+}
+
+kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t) {
+  kg_schedule s;
+  memset(&s, 0, sizeof s);
+  s.nchunk = 1;
+  s.row_threads = 256;
+  kg_variant *v = &s.v;
+  v->vec = 1, v->index_dtype = KG_I32, v->plan = x->split_plan;
+  int64_t numel = 1, nout, nred;
+  bool known;
+  for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];
+  row_counts(gf, x->space, &nout, &nred, &known);
+  const int64_t big = ((int64_t)1 << 31) - 4096;
+
+  if (!x->runtime) {
+    /* compile time, from shapes: linear where every operand has the space's shape (assumed
+     * contiguous), the column schedule where the static sizes ask for it; 64-bit indices
+     * when static sizes need them. Warps, splits, row vectors and the row cache need the
+     * actual sizes and tensors: run time decides them. */
+    v->layout = KG_LAYOUT_LINEAR;
+    if (gf->kind == KG_GROUP_SCAN) v->layout = KG_LAYOUT_STRIDED;
+    if (gf->kind == KG_GROUP_REDUCE)
+      v->layout = known && kg_reduce_use_columns(inner_kept(gf), nout, nred) ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+    if (known && numel > big) v->index_dtype = KG_I64;
+    if (!x->contiguous) v->layout = KG_LAYOUT_STRIDED;
+    if (v->layout == KG_LAYOUT_LINEAR) v->vec = (uint8_t)gf->max_vec;
+    return s;
+  }
+
+  bool reduce = gf->kind != KG_GROUP_POINTWISE;
+  bool linear = !reduce && x->contiguous;
+  v->layout = linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+  if (numel > big || x->max_offset > big) v->index_dtype = KG_I64;
+  if (linear) {
+    /* every operand must be aligned to vec * its own size: the widest decides */
+    uint32_t vec = gf->max_vec;
+    while (vec > 1 && (uint64_t)vec * x->max_elem > x->align) vec /= 2;
+    v->vec = (uint8_t)vec;
+  }
+  switch (x->force_variant) {
+  case 1: v->layout = KG_LAYOUT_STRIDED, v->vec = 1; break;
+  case 2: v->layout = KG_LAYOUT_STRIDED, v->vec = 1, v->index_dtype = KG_I64; break;
+  case 3: v->vec = 1; break;
+  default: break;
+  }
+  if (gf->kind == KG_GROUP_SCAN) {
+    v->layout = KG_LAYOUT_STRIDED, v->vec = 1;
+    return s;
+  }
+  if (!reduce) return s;
+
+  /* a reduction: the column schedule (a thread per output, serial rows) when the innermost
+   * dim is kept — coalesced — and there are enough outputs or the rows are short; else a
+   * block per row (a collective over the row) */
+  bool forced = x->force_variant == 1 || x->force_variant == 2;
+  bool kept = inner_kept(gf);
+  bool colsched = kg_reduce_use_columns(kept, nout, nred) && !forced;
+  /* few outputs over long rows: split the reduced dim into chunks (two kernels), over
+   * columns (coalesced) when the innermost dim is kept */
+  int64_t S = 1;
+  if (gf->splittable && !forced) {
+    S = kg_reduce_split_chunks(t, kept, nout, nred);
+    if (S > 1) colsched = kept;
+  }
+  v->layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v->vec = 1;
+  /* a warp per row for short rows of a lone reduction (measured on an H100: row sums of
+   * 32768 x 1024 4% faster; the multi-pass persistent kernels — softmax, layer_norm — were
+   * 20-30% slower with a warp per row, so they keep a block; docs/gpu.md) */
+  v->warp = !colsched && S == 1 && nred <= KG_WARP_ROW_MAX && gf->n_reds == 1 && gf->n_outs == 0;
+  /* threads per block of the block-per-row kernels (any multiple of 32 up to 1024: the
+   * kernels read blockDim): persistent row kernels, and lone unsplit ones over rows of
+   * 64 Ki elements and more (var, argmax), get about 8 elements per thread, the rest 256;
+   * reduce_block (KGEN_REDUCE_BLOCK) overrides it for tuning experiments */
+  bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
+  s.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
+  if (x->reduce_block) s.row_threads = x->reduce_block;
+  /* a persistent row kernel can keep its row in registers when it fits (every later pass
+   * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
+   * slower than re-reading the row, which then comes from L1, so it is opt-in (row_cache:
+   * KGEN_ROW_CACHE=1) */
+  v->cache = x->row_cache && persistent && !colsched && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
+  int r = gf->rank;
+  if (!colsched && S == 1 && !v->cache && !forced && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
+    uint8_t vec = row_vector(x);
+    if (vec >= 2 && nred >= 2 * (int64_t)vec) v->vec = vec;
+  }
+  if (S > 1) {
+    v->split = 1;
+    s.chunk = (nred + S - 1) / S;
+    s.nchunk = (nred + s.chunk - 1) / s.chunk; /* no empty chunk */
+  }
+  return s;
+}
+
+bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, int force_variant, const kg_target *t) {
+  if (force_variant == 4) return true;
+  if (force_variant == 1 || force_variant == 2) return false;
+  if (gf->kind != KG_GROUP_REDUCE || (gf->n_reds < 2 && gf->n_outs == 0) || !gf->any_splittable) return false;
+  int64_t nout, nred;
+  bool known;
+  row_counts(gf, space, &nout, &nred, &known);
+  return known && kg_reduce_split_chunks(t, inner_kept(gf), nout, nred) > 1;
+}
