@@ -708,6 +708,26 @@ static int kg_emu__run_block(kg_emu_run *r) {
  * context is only ever resumed after makecontext, so it never does return twice. */
 static __attribute__((noinline)) int kg_emu__getcontext(ucontext_t *c) { return getcontext(c); }
 #endif
+/* The stacks of the last launch, kept for the next launch of the same shape: mapping them
+ * (one mmap, an mprotect per guard page, a munmap) and faulting their pages in again cost
+ * about a millisecond per launch. One spare mapping per object, taken and returned with
+ * atomic exchanges (concurrent launches never share one), unmapped when the object is
+ * unloaded. Not under AddressSanitizer: a fiber's frames stay poisoned on its stack. */
+typedef struct kg_emu_spare {
+  char *stacks;
+  size_t stacks_len, stack_size;
+  unsigned n;
+} kg_emu_spare;
+static kg_emu_spare *kg_emu__spare;
+static void kg_emu__spare_drop(kg_emu_spare *s) {
+  if (!s) return;
+  munmap(s->stacks, s->stacks_len);
+  free(s);
+}
+__attribute__((destructor)) static void kg_emu__spare_fini(void) {
+  kg_emu__spare_drop(__atomic_exchange_n(&kg_emu__spare, (kg_emu_spare *)0, __ATOMIC_ACQ_REL));
+}
+
 /* Fiber stacks: one mapping, a guard page below each stack. */
 static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE), kb = KG_EMU_STACK_KB;
@@ -720,10 +740,22 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
   r->stacks_len = (r->stack_size + page) * r->n;
   r->perm = (unsigned *)malloc(r->n * sizeof(unsigned));
   r->fibers = (kg_emu_fiber *)calloc(r->n, sizeof(kg_emu_fiber));
-  void *map = mmap(NULL, r->stacks_len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED) return -1;
-  r->stacks = (char *)map;
+  int guarded = 0;
+#ifndef KG_EMU_ASAN
+  kg_emu_spare *sp = __atomic_exchange_n(&kg_emu__spare, (kg_emu_spare *)0, __ATOMIC_ACQ_REL);
+  if (sp && sp->n == r->n && sp->stack_size == r->stack_size) {
+    r->stacks = sp->stacks, guarded = 1;
+    free(sp);
+  } else {
+    kg_emu__spare_drop(sp);
+  }
+#endif
+  if (!r->stacks) {
+    void *map = mmap(NULL, r->stacks_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) return -1;
+    r->stacks = (char *)map;
+  }
   if (!r->perm || !r->fibers) return -1;
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
@@ -731,7 +763,7 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
     f->stack = slot + page;
     f->tid = t;
     f->idx = make_uint3(t % block[0], t / block[0] % block[1], t / (block[0] * block[1]));
-    if (mprotect(slot, page, PROT_NONE)) return -1;
+    if (!guarded && mprotect(slot, page, PROT_NONE)) return -1;
 #ifndef KG_EMU_ASM_SWITCH
     if (kg_emu__getcontext(&f->ctx)) return -1;
     f->ctx.uc_stack.ss_sp = f->stack;
@@ -742,6 +774,14 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
   return 0;
 }
 static void kg_emu__fibers_free(kg_emu_run *r) {
+#ifndef KG_EMU_ASAN
+  kg_emu_spare *sp = r->stacks ? (kg_emu_spare *)malloc(sizeof *sp) : (kg_emu_spare *)0;
+  if (sp) {
+    sp->stacks = r->stacks, sp->stacks_len = r->stacks_len, sp->stack_size = r->stack_size, sp->n = r->n;
+    kg_emu__spare_drop(__atomic_exchange_n(&kg_emu__spare, sp, __ATOMIC_ACQ_REL));
+    r->stacks = (char *)0;
+  }
+#endif
   if (r->stacks) munmap(r->stacks, r->stacks_len);
   free(r->dyn);
   free(r->fibers);

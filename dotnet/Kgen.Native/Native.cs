@@ -122,6 +122,9 @@ public static unsafe partial class Lib
     [LibraryImport("LibTorchSharp")] public static partial sbyte THSTensor_type(IntPtr tensor);
     [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_type(IntPtr tensor);
     [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_index(IntPtr tensor);
+    /// <summary>An uninitialized tensor (what torch.empty calls); wrap it with Tensor.UnsafeCreateTensor.</summary>
+    [LibraryImport("LibTorchSharp")]
+    public static partial IntPtr THSTensor_empty(long* sizes, int length, sbyte scalarType, int deviceType, int deviceIndex, byte requiresGrad);
 
     static Lib() => NativeLibrary.SetDllImportResolver(typeof(Lib).Assembly, Resolve);
 

@@ -212,3 +212,16 @@ let ``a module's forward, its parameters read live`` () =
     Assert.True(close (f x) (model.forward x))
     let x3 = torch.randn(3L, 8L)
     Assert.True(close (f x3) (model.forward x3))
+
+[<Fact>]
+let ``outputs live in the caller's dispose scope, like any TorchSharp result`` () =
+    let f = Kgen.compile <@ fun (x: Tensor) -> x.exp() @>
+    let x = torch.randn(3L)
+    let kept, dropped =
+        use _ = torch.NewDisposeScope()
+        let a = f x
+        let b = f x
+        a.MoveToOuterDisposeScope(), b
+    Assert.False(kept.IsInvalid)
+    Assert.True(dropped.IsInvalid)
+    Assert.True(close kept (x.exp()))

@@ -13,8 +13,8 @@
 //      specialized so far: no JSON, no strings, no dictionary;
 //   3. a new key specializes (kg_specialize_for_ex; the cold path) — dynamically first, and
 //      statically from then on if kgen could not generalize the entry;
-//   4. outputs are allocated by TorchSharp (torch.empty on the inputs' device, their shapes from
-//      the output dims' symbols) and kg_run writes into them. CUDA tensors run on TorchSharp's
+//   4. outputs are allocated by TorchSharp (libtorch's empty, as torch.empty calls it, on the
+//      inputs' device; shapes from the output dims' symbols) and kg_run writes into them. CUDA tensors run on TorchSharp's
 //      current stream of their device (libtorch's aoti_torch_get_current_cuda_stream, else the
 //      legacy default stream that TorchSharp uses), enqueued, not synchronized.
 // Captured tensors (module parameters) are read through a function at every call, so a
@@ -142,9 +142,7 @@ type private Spec =
       Handle: Runtime.KgHandle
       OutTypes: torch.ScalarType[]
       /// per output, per dim: the static size (>= 0) or -(symbol index + 1)
-      OutDims: int64[][]
-      /// reused size arrays handed to torch.empty (one per output)
-      OutShapes: int64[][] }
+      OutDims: int64[][] }
 
 type private DeviceState =
     { Ctx: Runtime.KgHandle
@@ -352,8 +350,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                 { Key = key.ToArray()
                   Handle = h
                   OutTypes = types
-                  OutDims = dims
-                  OutShapes = dims |> Array.map (fun d -> Array.zeroCreate d.Length) }
+                  OutDims = dims }
 
     let findOrSpecialize (dev: DeviceState) : Spec =
         buildKey dev.Static
@@ -428,22 +425,24 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let oTable = ob + nativeint (nOut * (dlSize + 16 * maxRank))
         for o in 0 .. nOut - 1 do
             let dims = spec.OutDims.[o]
-            let shape = spec.OutShapes.[o]
+            let sp = NativePtr.ofNativeInt<int64> (oShape o)
             for d in 0 .. dims.Length - 1 do
-                shape.[d] <- if dims.[d] >= 0L then dims.[d] else seen.[int (-dims.[d] - 1L)]
-            let t = torch.empty(shape, dtype = spec.OutTypes.[o], device = dev.TorchDevice)
-            outputs.[o] <- t
+                NativePtr.set sp d (if dims.[d] >= 0L then dims.[d] else seen.[int (-dims.[d] - 1L)])
+            // libtorch's empty, as torch.empty calls it (without its managed size array)
+            let devType, devIndex = if dev.Kind = KgDevice.Cuda then 1, dev.CudaIndex else 0, 0
+            let h = Lib.THSTensor_empty(sp, dims.Length, sbyte spec.OutTypes.[o], devType, devIndex, 0uy)
+            if h = 0n then
+                raise (Runtime.KgenException(sprintf "TorchSharp could not allocate output %d (%O on %O)" o spec.OutTypes.[o] dev.TorchDevice, 2))
+            outputs.[o] <- Tensor.UnsafeCreateTensor h
             let p = NativePtr.ofNativeInt<DLTensor> (oTensor o)
             let mutable v = NativePtr.read p
             let mutable ok = false
-            v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data t.Handle))
+            v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))
             v.Device <- (if dev.Kind = KgDevice.Cuda then DLDevice(DeviceType = 2, DeviceId = dev.CudaIndex) else DLDevice(DeviceType = 1, DeviceId = 0))
             v.NDim <- dims.Length
             v.DType <- dlOfScalarType (sbyte spec.OutTypes.[o]) &ok
-            v.Shape <- NativePtr.ofNativeInt (oShape o)
-            v.Strides <- NativePtr.ofNativeInt 0n // contiguous (torch.empty)
-            let sp = NativePtr.ofNativeInt<int64> (oShape o)
-            for d in 0 .. dims.Length - 1 do NativePtr.set sp d shape.[d]
+            v.Shape <- sp
+            v.Strides <- NativePtr.ofNativeInt 0n // contiguous (empty)
             NativePtr.write p v
             Marshal.WriteIntPtr(oTable, 8 * o, oTensor o)
         let t2 = if profiling then Stopwatch.GetTimestamp() else 0L
