@@ -103,13 +103,14 @@ void kg_pool_release(kg_pool *pl); /* frees every buffer (in stream order where 
 kg_status kg_fail(kg_context *ctx);
 /* A compiled program named `name` (empty graphs), and its graph c->g → kernels + CUDA C. */
 kg_compiled *kg_compiled_new(kg_module *m, uint32_t entry, const char *name);
-bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
+bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc);
+/* compile.c: the pipeline (an entry + a signature → kernels and plan; NULL + diagnostics) */
+kg_compiled *kg_compile_entry(kg_module *m, uint32_t entry, const kg_sig *sig);
+bool kg_compile_plan(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
 void kg_call_begin(kg_context *ctx);
 kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx);       /* NULL (+diag) when NVRTC is missing */
-const char *kg_entry_cname(kg_arena *a, const char *entry); /* C-identifier form of an entry name */
 
 /* exec.c */
-kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d);
 /* Binding a tensor to a program value: rank, dtype, static sizes, symbols (bound on first
  * sight, checked after). Diagnostics name it as an input (kind 0), capture (1) or output (2). */
 typedef struct kg_binding { int64_t *sym; uint8_t *bound; } kg_binding;
