@@ -1,12 +1,15 @@
 /* runtime/api_int.h — the structures behind the public handles (kgen.h), shared
  * by api.c (contexts, modules, specialization, artifacts) and exec.c (running:
- * layout classification, kernel variants, parameter marshalling, launches). */
+ * layout classification, kernel variants, parameter marshalling, launches).
+ * The few internals the PyTorch check kit (check/) uses are declared in check_access.h
+ * (included here): kg_ctx_device, kg_dtype_from_dl / kg_dtype_to_dl, kg_entry_cname. */
 #ifndef KG_API_INT_H
 #define KG_API_INT_H
 
 #include "../codegen-cuda/codegen.h"
 #include "../frontend/frontend.h"
 #include "../passes/passes.h"
+#include "check_access.h"
 #include "kgen.h"
 #include "rt.h"
 
@@ -135,43 +138,5 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
                       const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
-
-/* api.c: DLPack dtypes (KG_DT_NONE when kgen has no such dtype) */
-kg_dtype kg_dtype_from_dl(DLDataType t);
-DLDataType kg_dtype_to_dl(kg_dtype t);
-
-/* exec.c: host arrays */
-void kg_npy_dlview(kg_npy *a, DLTensor *t);
-/* Host buffers for an entry's outputs (64 bytes of slack each); a size too large to allocate
- * is an input error (kg_last_error says which output), not an abort. */
-kg_status kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);
-
-/* check.c */
-/* Runs with host tensors on any device: the emulator uses them in place; for CUDA
- * they are staged through device memory (scalar parameters stay on the host). */
-kg_status kg_run_host(kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in, const kg_named_tensor *caps,
-                      int n_cap, DLTensor **outs, int n_out);
-
-typedef struct kg_check_opts {
-  const char *entry, *sig;
-  unsigned long long seed;
-  kg_device_kind device;
-  const char *keep_dir;        /* keep inputs / outputs / twin here (else a temp dir, removed on success) */
-  const char *const *size_names;
-  const long long *size_vals;
-  int n_sizes;
-  double tol_scale;            /* 0 = 1 */
-  bool eager_python;           /* check the eager-Python twin instead of TorchScript */
-} kg_check_opts;
-
-typedef struct kg_check_result {
-  int n_outputs, n_kernels;
-  kg_oracle_row *rows;
-  bool all_ok;
-  char dir[4096];              /* where the files were kept ("" when removed) */
-} kg_check_result;
-
-kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, kg_check_result *r);
-void kg_check_result_free(kg_check_result *r);
 
 #endif

@@ -1,5 +1,5 @@
-/* runtime/rt.h — internal runtime interfaces: NVRTC, devices, the emulator,
- * the kernel cache, .npy I/O and the oracle bridge.
+/* runtime/rt.h — internal runtime interfaces: NVRTC, devices, the emulator and
+ * the kernel cache. (.npy I/O and the PyTorch oracle are the check kit's: check/check.h.)
  *
  * Sections, one per source file:
  *   nvrtc.c     — dlopen("libnvrtc.so"): compile CUDA C → PTX / cubin for any arch
@@ -12,10 +12,6 @@
  *   dev_null.c  — launches that do nothing, host memory: measures kgen's host cost.
  *   cache.c     — compiled-artifact cache: memory + disk, content-addressed, entries
  *                 with header (magic, version, length, digest), atomic writes.
- *   npy.c       — NumPy .npy read / write (v1.0/2.0, little endian, C order) and
- *                 random test inputs in PyTorch make_tensor ranges.
- *   oracle.c    — the PyTorch cross-check: one long-lived /usr/bin/python3 process
- *                 running runtime/oracle.py (embedded), fed jobs over a pipe.
  *
  * Kernel source conventions (produced by codegen-cuda/, consumed here):
  *   - The CUDA text is self-contained for NVRTC (no #include). When compiled by the
@@ -148,65 +144,5 @@ void *kg_cache_get(kg_cache *c, const char *kind, const void *key, size_t key_le
 /* Stores a value; failures are silent (the cache is an optimisation). */
 void kg_cache_put(kg_cache *c, const char *kind, const void *key, size_t key_len, const void *val,
                   size_t len);
-
-/* ---- npy.c ---- */
-typedef struct kg_npy {
-  int dtype;        /* kg_dtype (ir.h) */
-  int rank;
-  int64_t shape[8];
-  void *data;       /* malloc'd, C-contiguous */
-  size_t nbytes;
-} kg_npy;
-
-int kg_npy_read(const char *path, kg_npy *out, kg_diag *d);
-int kg_npy_write(const char *path, const kg_npy *a, kg_diag *d);
-void kg_npy_free(kg_npy *a);
-
-/* Bytes of a tensor of `rank` dims `shape` and elements of `elsize` bytes; false when the
- * product overflows (sizes given by a user: --size, a document, a .npy header). */
-bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *bytes);
-/* Fills `a` (allocating data) with deterministic random values of `dtype` in
- * PyTorch make_tensor ranges: floats in [-9, 9], signed ints in [-9, 10), unsigned
- * in [0, 10), bool {0, 1}. nonzero: never 0 (integer divisors). Returns -1 (a->data NULL)
- * when the tensor is too large to allocate. */
-int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
-                   bool nonzero);
-
-/* ---- oracle.c ---- */
-typedef struct kg_oracle kg_oracle;
-
-typedef struct kg_oracle_job {
-  const char *script;        /* path of the TorchScript (or eager Python) source */
-  const char *fn;            /* function to call in it */
-  bool torchscript;          /* compile with torch.jit.CompilationUnit (else exec as Python) */
-  const char **inputs;       /* .npy paths, parameter order */
-  int n_inputs;
-  const char **capture_names;/* keyword arguments, same order as captures */
-  const char **captures;     /* .npy paths */
-  int n_captures;
-  const char **ours;         /* our outputs, .npy paths, output order */
-  int n_outputs;
-  const char **expect_dtypes;/* torch dtype names the outputs must have */
-  double tol_scale;          /* multiplies rtol and atol (1 = reliability.md defaults) */
-} kg_oracle_job;
-
-typedef struct kg_oracle_row {
-  char dtype[16];     /* our output dtype */
-  char shape[96];     /* "[4, 7]" */
-  double max_abs;     /* max |ours - ref| over finite elements */
-  double max_rel;     /* max |ours - ref| / |ref| */
-  char verdict[96];   /* "ok (allclose)", "ok (rmse vs fp64)", "MISMATCH ...", "dtype ..." */
-  bool ok;
-} kg_oracle_row;
-
-/* Starts the oracle ($KGEN_PYTHON, else /usr/bin/python3). Records KG_E_DEVICE when
- * Python or torch is missing. */
-kg_oracle *kg_oracle_start(kg_diag *d);
-void kg_oracle_stop(kg_oracle *o);
-/* Runs one job; rows[n_outputs] receive the verdicts. Returns 0 when the job ran
- * (whatever the verdicts), -1 when the reference itself failed (diagnostic has the
- * Python error). */
-int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows, kg_diag *d);
-extern const char kg_oracle_py_text[];
 
 #endif

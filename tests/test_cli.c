@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check/check.h"
 #include "runtime/api_int.h"
 
 static char tmp[256];

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "runtime/api_int.h"
 
 typedef struct names {

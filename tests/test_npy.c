@@ -1,4 +1,4 @@
-/* tests/test_npy.c — .npy read / write (runtime/npy.c): round trips for every dtype,
+/* tests/test_npy.c — .npy read / write (check/npy.c): round trips for every dtype,
  * 0-dim, empty and rank-8 arrays, files exchanged with numpy (from /usr/bin/python3,
  * skipped when it has no numpy), malformed and fuzzed files, random inputs. */
 #include <criterion/criterion.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
-#include "runtime/rt.h"
+#include "check/check.h"
 
 static const int k_dtypes[] = {KG_BOOL, KG_U8,   KG_I8,   KG_I16, KG_I32,
                                KG_I64,  KG_F16, KG_BF16, KG_F32, KG_F64};

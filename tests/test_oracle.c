@@ -1,4 +1,4 @@
-/* tests/test_oracle.c — the PyTorch oracle (runtime/oracle.c + oracle.py): verdicts
+/* tests/test_oracle.c — the PyTorch oracle (check/oracle.c + oracle.py): verdicts
  * for good and planted-bad outputs, dtype / shape checks, NaN and inf rules, exact
  * integers, 0-dim, empty and tuple outputs, float16 / bfloat16 inputs, the rmse-vs-fp64
  * rule, errors in the reference, a dying or hanging process, no zombies.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
-#include "runtime/rt.h"
+#include "check/check.h"
 
 /* ---- helpers ---- */
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "runtime/api_int.h"
 
 typedef struct job {

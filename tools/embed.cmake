@@ -1,6 +1,6 @@
 # tools/embed.cmake — turns a text file into a NUL-terminated C char array (used to
-# embed codegen-cuda/kg_emu.h and runtime/oracle.py into the library so they need no
-# install path). Emitted as byte values: ISO C caps string literals at 4095 chars.
+# embed codegen-cuda/kg_emu.h into the library and check/oracle.py into the check kit
+# so they need no install path). Emitted as byte values: ISO C caps string literals at 4095 chars.
 file(READ ${IN} content HEX)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "(char)0x\\1," bytes "${content}")
 string(REGEX REPLACE "(\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,\\(char\\)0x..,)" "\\1\n" bytes "${bytes}")

@@ -1,7 +1,7 @@
-/* runtime/oracle.c — the PyTorch cross-check.
+/* check/oracle.c — the PyTorch cross-check.
  *
  * One long-lived Python process ($KGEN_PYTHON, else /usr/bin/python3: Debian's
- * torch is importable only there) runs runtime/oracle.py, embedded in the library
+ * torch is importable only there) runs check/oracle.py, embedded in the check kit
  * as kg_oracle_py_text and passed with `python3 -c`. Importing torch takes 1.5–3 s,
  * a job then costs a few milliseconds, hence one process for many jobs.
  *
@@ -13,7 +13,7 @@
  * 600); on a timeout the child is killed. A child that died is reaped at once (no
  * zombies) and the next kg_oracle_check starts a new one.
  */
-#include "rt.h"
+#include "check.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

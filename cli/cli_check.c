@@ -1,5 +1,5 @@
-/* runtime/cli_check.c — `kgen check`: prints the cross-check's verdicts
- * (runtime/check.c does the work). */
+/* cli/cli_check.c — `kgen check`: prints the cross-check's verdicts
+ * (check/check.c does the work). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* runtime/cli.c — the `kgen` command line: a thin client of kgen.h.
+/* cli/cli.c — the `kgen` command line: a thin client of kgen.h.
  *
  *   kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90]
  *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+
+#include "../frontend/frontend.h" /* kg_member_doc: `kgen ops` */
 
 static void usage(FILE *f) {
   fprintf(f,

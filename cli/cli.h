@@ -1,8 +1,17 @@
-/* runtime/cli.h — shared pieces of the `kgen` command (cli.c, cli_check.c). */
+/* cli/cli.h — shared pieces of the `kgen` command (cli.c, cli_check.c).
+ *
+ * The command is a client of the library, in a folder of its own so that libkgen does not
+ * carry it: it uses the public API (runtime/kgen.h), the check kit (check/check.h: .npy
+ * files, host tensors, the PyTorch cross-check) and support/ (files, diagnostics). Its one
+ * other include is frontend/frontend.h in cli.c, for `kgen ops` (the supported-ops table
+ * is generated from the frontend's member table).
+ */
 #ifndef KG_CLI_H
 #define KG_CLI_H
 
-#include "api_int.h"
+#include "../check/check.h"
+#include "../runtime/kgen.h"
+#include "../support/support.h"
 
 #define KG_CLI_MAX 64
 

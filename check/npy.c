@@ -1,4 +1,4 @@
-/* runtime/npy.c — NumPy .npy files and random test inputs.
+/* check/npy.c — NumPy .npy files and random test inputs.
  *
  * The .npy format (numpy/lib/format.py): the magic "\x93NUMPY", a major and a
  * minor version byte, the header length (uint16 LE in v1.0, uint32 LE in v2.0 and
@@ -33,7 +33,7 @@
  * rounded once to the target type (round to nearest even, also for float16 and
  * bfloat16), signed ints uniform in [-9, 10), uint8 in [0, 10), bool {0, 1}.
  */
-#include "rt.h"
+#include "check.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* runtime/check.c — the cross-check driver: our kernels against PyTorch.
+/* check/check.c — the cross-check driver: our kernels against PyTorch.
  *
  * kg_check_module specializes an entry from its signature, gives every symbolic
  * size a value (caller's, else odd defaults 13, 17, 21, …), makes random inputs
@@ -9,13 +9,16 @@
  * compute them), and asks the long-lived PyTorch oracle to compare every output
  * (tolerances of reliability.md). The `kgen check` command and the test suite
  * both call it; the suite shares one oracle process across all examples.
+ * It reads the typed program (input constraints, half precision, the twin) through
+ * runtime/check_access.h; everything else goes through the public API.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "api_int.h"
+#include "../runtime/check_access.h"
+#include "check.h"
 
 enum { IN_PLAIN = 0, IN_NONZERO = 1, IN_SHIFT = 2 };
 
@@ -72,7 +75,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   kg_compiled *c0;
   kg_status s = kg_specialize(m, opt->entry, opt->sig, &c0);
   if (s) return s;
-  const kg_graph *g0 = &c0->g;
+  const kg_graph *g0 = kg_compiled_graph(c0);
   uint32_t np = g0->params.n;
   uint8_t *mark = kg_xcalloc(g0->nodes.n + 1, 1);
   input_constraints(g0, mark);
@@ -85,9 +88,12 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     snprintf(dir, sizeof dir, "%s/kgen-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
       kg_compiled_free(c0), free(mark);
-      kg_call_begin(ctx);
-      kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot create a temporary directory under %s", tmp && *tmp ? tmp : "/tmp");
-      return kg_fail(ctx);
+      kg_diag dt;
+      kg_diag_init(&dt);
+      kg_diag_add(&dt, KG_E_IO, NULL, NULL, "cannot create a temporary directory under %s", tmp && *tmp ? tmp : "/tmp");
+      kg_status sd = kg_ctx_report(ctx, &dt);
+      kg_diag_free(&dt);
+      return sd;
     }
   }
   snprintf(res->dir, sizeof res->dir, "%s", dir);
@@ -162,15 +168,15 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   if (st == KG_OK) {
     kg_strbuf ts;
     kg_sb_init(&ts);
-    kg_ts_opts o = {opt->eager_python, graph_has_half(&c->g)};
-    if (!kg_ts_emit_plan(&c->g, c->plan_src, &o, &ts, &d) || kg_write_file(script, ts.s ? ts.s : "", ts.len) != 0) st = KG_ERR_INTERNAL;
+    kg_ts_opts o = {opt->eager_python, graph_has_half(kg_compiled_graph(c))};
+    if (!kg_compiled_twin(c, &o, &ts, &d) || kg_write_file(script, ts.s ? ts.s : "", ts.len) != 0) st = KG_ERR_INTERNAL;
     kg_sb_free(&ts);
   }
   if (st == KG_OK) {
     kg_oracle_job job;
     memset(&job, 0, sizeof job);
     job.script = script;
-    job.fn = kg_ts_entry_name(&c->g, &A);
+    job.fn = kg_ts_entry_name(kg_compiled_graph(c), &A);
     job.torchscript = !opt->eager_python;
     job.inputs = in_paths, job.n_inputs = n_in;
     job.capture_names = cap_names, job.captures = cap_paths, job.n_captures = n_cap;
@@ -201,66 +207,11 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   kg_compiled_free(c0);
   if (d.n) {
     /* diagnostics of the oracle / npy layer become the context's last error */
-    kg_call_begin(ctx);
-    for (uint32_t i = 0; i < d.n; i++) kg_diag_add(&ctx->diag, d.items[i].code, d.items[i].path, d.items[i].srcloc, "%s", d.items[i].msg);
+    kg_status sd = kg_ctx_report(ctx, &d);
     kg_diag_free(&d);
-    return kg_fail(ctx);
+    return sd;
   }
   kg_diag_free(&d);
   if (st != KG_OK) return st;
   return KG_OK;
-}
-
-/* ---- CUDA staging ---- */
-
-static kg_status run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins, int n_in, const kg_named_tensor *caps,
-                          int n_cap, DLTensor **outs, int n_out) {
-  kg_call_begin(ctx);
-  kg_device *dev = kg_ctx_device(ctx, KG_DEVICE_CUDA, &ctx->diag);
-  if (!dev) return kg_fail(ctx);
-  int n = n_in + n_cap + n_out;
-  DLTensor *dt = kg_xcalloc((size_t)n + 1, sizeof *dt);
-  void **bufs = kg_xcalloc((size_t)n + 1, sizeof *bufs);
-  const DLTensor **di = kg_xcalloc((size_t)n_in + 1, sizeof *di);
-  kg_named_tensor *dc = kg_xcalloc((size_t)n_cap + 1, sizeof *dc);
-  DLTensor **dout = kg_xcalloc((size_t)n_out + 1, sizeof *dout);
-  kg_status st = KG_OK;
-  for (int i = 0; i < n && st == KG_OK; i++) {
-    const DLTensor *h = i < n_in ? ins[i] : i < n_in + n_cap ? caps[i - n_in].t : outs[i - n_in - n_cap];
-    size_t numel = 1;
-    for (int k = 0; k < h->ndim; k++) numel *= (size_t)h->shape[k];
-    size_t bytes = numel * h->dtype.bits / 8;
-    dt[i] = *h;
-    bool scalar_param = i < n_in && h->ndim == 0 && c->g.nodes.v[c->g.params.v[i].node].vkind == KG_V_SCALAR;
-    if (scalar_param) continue; /* scalar parameters are read on the host */
-    dt[i].device.device_type = kDLCUDA;
-    if (dev->vt->alloc(dev, bytes ? bytes : 1, &bufs[i], &ctx->diag) != 0) { st = KG_ERR_INTERNAL; break; }
-    dt[i].data = bufs[i];
-    dt[i].byte_offset = 0;
-    if (i < n_in + n_cap && bytes && dev->vt->h2d(dev, bufs[i], (const char *)h->data + h->byte_offset, bytes, &ctx->diag) != 0)
-      st = KG_ERR_INTERNAL;
-  }
-  for (int i = 0; i < n_in; i++) di[i] = &dt[i];
-  for (int i = 0; i < n_cap; i++) dc[i].name = caps[i].name, dc[i].t = &dt[n_in + i];
-  for (int i = 0; i < n_out; i++) dout[i] = &dt[n_in + n_cap + i];
-  if (st == KG_OK) st = kg_run(c, KG_DEVICE_CUDA, di, n_in, dc, n_cap, dout, n_out, NULL);
-  for (int i = 0; i < n_out && st == KG_OK; i++) {
-    size_t numel = 1;
-    for (int k = 0; k < outs[i]->ndim; k++) numel *= (size_t)outs[i]->shape[k];
-    size_t bytes = numel * outs[i]->dtype.bits / 8;
-    if (bytes && dev->vt->d2h(dev, outs[i]->data, bufs[n_in + n_cap + i], bytes, &ctx->diag) != 0) st = kg_fail(ctx);
-  }
-  for (int i = 0; i < n; i++)
-    if (bufs[i]) dev->vt->free(dev, bufs[i]);
-  free(dt), free(bufs), free(di), free(dc), free(dout);
-  if (st != KG_OK && ctx->diag.n) return kg_fail(ctx);
-  return st;
-}
-
-kg_status kg_run_host(kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in, const kg_named_tensor *caps, int n_cap,
-                      DLTensor **outs, int n_out) {
-  kg_context *ctx = c->m->ctx;
-  if (dev == KG_DEVICE_AUTO) dev = kg_default_device(ctx);
-  if (dev == KG_DEVICE_EMU || dev == KG_DEVICE_NULL) return kg_run(c, dev, ins, n_in, caps, n_cap, outs, n_out, NULL); /* host memory */
-  return run_cuda(ctx, c, ins, n_in, caps, n_cap, outs, n_out);
 }

@@ -1,7 +1,7 @@
-# runtime/oracle.py — the PyTorch oracle: runs a reference function on .npy inputs
+# check/oracle.py — the PyTorch oracle: runs a reference function on .npy inputs
 # and compares kgen's outputs with its results.
 #
-# One long-lived process (importing torch takes seconds), started by runtime/oracle.c
+# One long-lived process (importing torch takes seconds), started by check/oracle.c
 # as `python3 -c <this text>`, speaking line-delimited JSON on stdin/stdout: one
 # request line in, one response line out. Anything the reference code prints goes
 # to stderr, so it can never corrupt the protocol.
@@ -47,7 +47,7 @@
 #     k = 3 for float16 / bfloat16 or tiny outputs (numel < 32), else 2; positions
 #     where anything is NaN or inf are left out of the rmse.
 #
-# .npy loading follows runtime/npy.c: bfloat16 arrives as the 2-byte void dtype 'V2'
+# .npy loading follows check/npy.c: bfloat16 arrives as the 2-byte void dtype 'V2'
 # holding the raw bits (numpy has no bfloat16); 0-dim arrays become 0-dim tensors
 # (scalar parameters).
 

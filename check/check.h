@@ -1,0 +1,126 @@
+/* check/check.h — the PyTorch check kit: kgen's kernels checked against PyTorch.
+ *
+ * Why a folder of its own: the check kit is a client of the library, not part of it.
+ * libkgen (which .NET loads and the NuGet package ships) holds what a user links — API,
+ * compile driver, plan executor, devices, cache, NVRTC; the kit adds what only testing
+ * needs — .npy files, random inputs, host tensors staged through a device, a Python
+ * process running PyTorch (check/oracle.py, embedded into this library, not libkgen) —
+ * and is built as the static library kgen_check that the `kgen` command (cli/), the
+ * tests and the benchmarks link. It calls the public API (runtime/kgen.h) and, for the
+ * few things a cross-check needs beyond it (the typed program, device memory, the
+ * context's last error), the accessors of runtime/check_access.h — never api_int.h.
+ *
+ * Sections, one per source file:
+ *   npy.c     — NumPy .npy read / write (v1.0/2.0/3.0, little endian, C order) and
+ *               random test inputs in PyTorch make_tensor ranges.
+ *   oracle.c  — one long-lived /usr/bin/python3 process running check/oracle.py
+ *               (embedded as kg_oracle_py_text), fed jobs over a socket.
+ *   host.c    — host tensors: .npy arrays as DLTensors, host buffers for an entry's
+ *               outputs, and runs with host tensors on any device (CUDA: staged).
+ *   check.c   — the cross-check of one entry (kgen check, the example tests).
+ */
+#ifndef KG_CHECK_H
+#define KG_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/kgen.h"
+#include "../support/support.h"
+
+/* ---- npy.c ---- */
+typedef struct kg_npy {
+  int dtype;        /* kg_dtype (ir.h) */
+  int rank;
+  int64_t shape[8];
+  void *data;       /* malloc'd, C-contiguous */
+  size_t nbytes;
+} kg_npy;
+
+int kg_npy_read(const char *path, kg_npy *out, kg_diag *d);
+int kg_npy_write(const char *path, const kg_npy *a, kg_diag *d);
+void kg_npy_free(kg_npy *a);
+
+/* Bytes of a tensor of `rank` dims `shape` and elements of `elsize` bytes; false when the
+ * product overflows (sizes given by a user: --size, a document, a .npy header). */
+bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *bytes);
+/* Fills `a` (allocating data) with deterministic random values of `dtype` in
+ * PyTorch make_tensor ranges: floats in [-9, 9], signed ints in [-9, 10), unsigned
+ * in [0, 10), bool {0, 1}. nonzero: never 0 (integer divisors). Returns -1 (a->data NULL)
+ * when the tensor is too large to allocate. */
+int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
+                   bool nonzero);
+
+/* ---- oracle.c ---- */
+typedef struct kg_oracle kg_oracle;
+
+typedef struct kg_oracle_job {
+  const char *script;        /* path of the TorchScript (or eager Python) source */
+  const char *fn;            /* function to call in it */
+  bool torchscript;          /* compile with torch.jit.CompilationUnit (else exec as Python) */
+  const char **inputs;       /* .npy paths, parameter order */
+  int n_inputs;
+  const char **capture_names;/* keyword arguments, same order as captures */
+  const char **captures;     /* .npy paths */
+  int n_captures;
+  const char **ours;         /* our outputs, .npy paths, output order */
+  int n_outputs;
+  const char **expect_dtypes;/* torch dtype names the outputs must have */
+  double tol_scale;          /* multiplies rtol and atol (1 = reliability.md defaults) */
+} kg_oracle_job;
+
+typedef struct kg_oracle_row {
+  char dtype[16];     /* our output dtype */
+  char shape[96];     /* "[4, 7]" */
+  double max_abs;     /* max |ours - ref| over finite elements */
+  double max_rel;     /* max |ours - ref| / |ref| */
+  char verdict[96];   /* "ok (allclose)", "ok (rmse vs fp64)", "MISMATCH ...", "dtype ..." */
+  bool ok;
+} kg_oracle_row;
+
+/* Starts the oracle ($KGEN_PYTHON, else /usr/bin/python3). Records KG_E_DEVICE when
+ * Python or torch is missing. */
+kg_oracle *kg_oracle_start(kg_diag *d);
+void kg_oracle_stop(kg_oracle *o);
+/* Runs one job; rows[n_outputs] receive the verdicts. Returns 0 when the job ran
+ * (whatever the verdicts), -1 when the reference itself failed (diagnostic has the
+ * Python error). */
+int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows, kg_diag *d);
+extern const char kg_oracle_py_text[];
+
+/* ---- host.c ---- */
+/* A DLTensor view of a host array (kDLCPU, C-contiguous: strides NULL). */
+void kg_npy_dlview(kg_npy *a, DLTensor *t);
+/* Host buffers for an entry's outputs (64 bytes of slack each); a size too large to allocate
+ * is an input error (kg_last_error says which output), not an abort. */
+kg_status kg_alloc_host_outputs(kg_compiled *c, kg_npy *outs, DLTensor *views, DLTensor **ptrs);
+/* Runs with host tensors on any device: the emulator uses them in place; for CUDA
+ * they are staged through device memory (scalar parameters stay on the host). */
+kg_status kg_run_host(kg_compiled *c, kg_device_kind dev, const DLTensor **ins, int n_in, const kg_named_tensor *caps,
+                      int n_cap, DLTensor **outs, int n_out);
+
+/* ---- check.c ---- */
+typedef struct kg_check_opts {
+  const char *entry, *sig;
+  unsigned long long seed;
+  kg_device_kind device;
+  const char *keep_dir;        /* keep inputs / outputs / twin here (else a temp dir, removed on success) */
+  const char *const *size_names;
+  const long long *size_vals;
+  int n_sizes;
+  double tol_scale;            /* 0 = 1 */
+  bool eager_python;           /* check the eager-Python twin instead of TorchScript */
+} kg_check_opts;
+
+typedef struct kg_check_result {
+  int n_outputs, n_kernels;
+  kg_oracle_row *rows;
+  bool all_ok;
+  char dir[4096];              /* where the files were kept ("" when removed) */
+} kg_check_result;
+
+kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, kg_check_result *r);
+void kg_check_result_free(kg_check_result *r);
+
+#endif
