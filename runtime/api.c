@@ -309,10 +309,9 @@ void kg_compiled_free(kg_compiled *c) {
   if (!c) return;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
-    for (int d = 0; d < 3; d++) {
-      kg_device *dev = d == 0 ? c->m->ctx->emu : d == 1 ? c->m->ctx->cuda : c->m->ctx->null_dev;
-      if (kv->mod[d] && dev) dev->vt->unload(dev, kv->mod[d]);
-    }
+    kg_device *devs[3] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev};
+    for (int i = 0; i < 3; i++)
+      if (devs[i] && kv->mod[kg_dev_slot(devs[i])]) devs[i]->vt->unload(devs[i], kv->mod[kg_dev_slot(devs[i])]);
     kg_kernel_free(&kv->k);
     free(kv->cuda), free(kv->trampolines), free(kv);
   }

@@ -372,6 +372,7 @@ static void cuda_destroy(kg_device *dv) {
 
 static const kg_device_vt cuda_vt = {
     .name = "cuda",
+    .kind = KG_DEVICE_CUDA,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .h2d = cuda_h2d,

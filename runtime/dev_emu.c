@@ -430,6 +430,7 @@ static void emu_destroy(kg_device *dv) {
 
 static const kg_device_vt emu_vt = {
     .name = "emu",
+    .kind = KG_DEVICE_EMU,
     .alloc = emu_alloc,
     .free = emu_free,
     .h2d = emu_h2d,

@@ -46,7 +46,7 @@ static int null_sync(kg_device *dv, void *stream, kg_diag *d) {
 static void null_destroy(kg_device *dv) { free(dv); }
 
 static const kg_device_vt null_vt = {
-  .name = "null", .alloc = null_alloc, .free = null_free, .h2d = null_copy, .d2h = null_copy, .load = null_load,
+  .name = "null", .kind = KG_DEVICE_NULL, .alloc = null_alloc, .free = null_free, .h2d = null_copy, .d2h = null_copy, .load = null_load,
   .unload = null_unload, .launch = null_launch, .sync = null_sync, .destroy = null_destroy,
 };
 

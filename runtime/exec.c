@@ -440,7 +440,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     dev = kg_ctx_device(ctx, devk, d);
     if (!dev) st = KG_ERR_INTERNAL;
   }
-  int slot = dev && strcmp(dev->vt->name, "emu") == 0 ? 0 : dev && strcmp(dev->vt->name, "null") == 0 ? 2 : 1;
+  int slot = dev ? kg_dev_slot(dev) : 0;
+  bool host = !dev || kg_dev_host_memory(dev);
   /* placement: the emulator reads host memory; CUDA reads device memory, except
    * scalar parameters, whose value is read on the host at launch */
   for (uint32_t p = 0; p < g->params.n + g->outputs.n && st == KG_OK && dev; p++) {
@@ -453,14 +454,14 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     if (scalar && dt == kDLCUDA) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory (it is read at launch)", nm);
       st = KG_ERR_INPUT;
-    } else if (!scalar && slot != 1 && dt == kDLCUDA) {
+    } else if (!scalar && host && dt == kDLCUDA) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", is_out ? "" : "'", nm, is_out ? "" : "'");
       st = KG_ERR_INPUT;
-    } else if (!scalar && slot == 1 && dt == kDLCUDA && t->device.device_id != ctx->opts.cuda_device) {
+    } else if (!scalar && !host && dt == kDLCUDA && t->device.device_id != ctx->opts.cuda_device) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is on CUDA device %d, but this context runs on device %d (kg_options.cuda_device)",
                   is_out ? "" : "'", nm, is_out ? "" : "'", t->device.device_id, ctx->opts.cuda_device);
       st = KG_ERR_INPUT;
-    } else if (!scalar && slot == 1 && !on_gpu && dt != kDLCUDAHost) {
+    } else if (!scalar && !host && !on_gpu && dt != kDLCUDAHost) {
       kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in host memory, but this run is on the CUDA device (pass device pointers)", is_out ? "" : "'", nm, is_out ? "" : "'");
       st = KG_ERR_INPUT;
     }
@@ -483,7 +484,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
     if (dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
     tview[t].data = tbuf[t];
-    tview[t].device.device_type = slot != 1 ? kDLCPU : kDLCUDA;
+    tview[t].device.device_type = host ? kDLCPU : kDLCUDA;
     tview[t].ndim = n->shape.rank;
     tview[t].shape = &tshape[t * KG_MAX_RANK];
     tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);

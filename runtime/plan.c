@@ -88,7 +88,7 @@ typedef struct pexec {
   const kg_plan *p;
   kg_device *dev;
   kg_device_kind devk;
-  int slot;             /* 0 emulator, 1 CUDA */
+  bool host;            /* the device's buffers are host memory (emulator, null device) */
   void *stream;
   kg_diag *d;
   kg_pool pool;
@@ -189,7 +189,7 @@ static bool new_tensor(pexec *E, uint32_t id) {
   E->pool.bufs.v[E->pool.last].refs = 1;
   v->set = true;
   v->t.data = p;
-  v->t.device.device_type = E->slot == 0 ? kDLCPU : kDLCUDA;
+  v->t.device.device_type = E->host ? kDLCPU : kDLCUDA;
   v->t.device.device_id = 0;
   v->t.ndim = n->shape.rank;
   v->t.dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
@@ -272,7 +272,7 @@ static kg_status exec_read(pexec *E, const kg_pop *o) {
   sraw raw;
   memset(&raw, 0, sizeof raw);
   const void *p = (const char *)src->t.data + src->t.byte_offset;
-  if (E->slot == 1 && E->stream && E->dev->vt->sync && E->dev->vt->sync(E->dev, E->stream, E->d) != 0) return KG_ERR_INTERNAL;
+  if (!E->host && E->stream && E->dev->vt->sync && E->dev->vt->sync(E->dev, E->stream, E->d) != 0) return KG_ERR_INTERNAL;
   if (E->dev->vt->d2h(E->dev, &raw, p, kg_dtype_get(dt)->size, E->d) != 0) return KG_ERR_INTERNAL;
   E->ctx->stats.reads++;
   release(E, o->a);
@@ -456,7 +456,7 @@ static kg_status write_output(pexec *E, uint32_t i, DLTensor *out) {
     sraw raw;
     store_scalar(v->s, (kg_dtype)n->dtype, &raw);
     void *dst = (char *)out->data + out->byte_offset;
-    if (E->slot == 0) {
+    if (E->host) {
       memcpy(dst, &raw, kg_dtype_get((kg_dtype)n->dtype)->size);
       return KG_OK;
     }
@@ -539,9 +539,8 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   }
   E.dev = kg_ctx_device(ctx, devk, E.d);
   if (!E.dev) return KG_ERR_INTERNAL;
-  E.slot = strcmp(E.dev->vt->name, "emu") == 0 ? 0 : 1;
-  E.devk = E.slot == 0 ? KG_DEVICE_EMU : KG_DEVICE_CUDA;
-  if (strcmp(E.dev->vt->name, "null") == 0) E.slot = 0, E.devk = devk;
+  E.host = kg_dev_host_memory(E.dev);
+  E.devk = E.dev->vt->kind; /* the programs of its regions run on the same device */
   /* the last run's buffers are reused when this run is on the same device and stream
    * (stream order keeps that safe): a repeated call allocates nothing; else they go first */
   if (c->pool.dev && (c->pool.dev != E.dev || c->pool.stream != stream)) kg_pool_release(&c->pool);

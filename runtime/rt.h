@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "../support/support.h"
+#include "kgen.h"
 
 /* ---- nvrtc.c ---- */
 typedef struct kg_nvrtc kg_nvrtc;
@@ -83,7 +84,8 @@ typedef struct kg_emu_opts {
 } kg_emu_opts;
 
 typedef struct kg_device_vt {
-  const char *name; /* "emu" or "cuda" */
+  const char *name;     /* "emu", "cuda" or "null" (messages) */
+  kg_device_kind kind;  /* KG_DEVICE_EMU, KG_DEVICE_CUDA or KG_DEVICE_NULL: what it is */
   int (*alloc)(kg_device *dv, size_t bytes, void **ptr, kg_diag *d);
   void (*free)(kg_device *dv, void *ptr);
   int (*h2d)(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d);
@@ -106,6 +108,11 @@ typedef struct kg_device_vt {
 struct kg_device {
   const kg_device_vt *vt;
 };
+/* The one place a device's identity is mapped: the slot of its loaded module in a kernel
+ * variant (kg_kvariant.mod[]: emulator 0, CUDA 1, null 2), and whether its buffers are host
+ * memory (the emulator's and the null device's) or CUDA device memory. */
+static inline int kg_dev_slot(const kg_device *d) { return d->vt->kind == KG_DEVICE_EMU ? 0 : d->vt->kind == KG_DEVICE_CUDA ? 1 : 2; }
+static inline bool kg_dev_host_memory(const kg_device *d) { return d->vt->kind != KG_DEVICE_CUDA; }
 
 /* Compilations a device made or found in the cache (the context's kg_context_stats). */
 typedef struct kg_rt_counts {
