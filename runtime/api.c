@@ -310,8 +310,8 @@ void kg_compiled_free(kg_compiled *c) {
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     kg_device *devs[3] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev};
-    for (int i = 0; i < 3; i++)
-      if (devs[i] && kv->mod[kg_dev_slot(devs[i])]) devs[i]->vt->unload(devs[i], kv->mod[kg_dev_slot(devs[i])]);
+    for (int di = 0; di < 3; di++)
+      if (devs[di] && kv->mod[kg_dev_slot(devs[di])]) devs[di]->vt->unload(devs[di], kv->mod[kg_dev_slot(devs[di])]);
     kg_kernel_free(&kv->k);
     free(kv->cuda), free(kv->trampolines), free(kv);
   }
