@@ -236,11 +236,17 @@ typedef struct kg_kparam {
 
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB };
 
+/* How a kernel's grid covers its work (kg_launch.per_output). */
+typedef enum kg_launch_shape {
+  KG_LAUNCH_ELEMENTS = 0,           /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
+  KG_LAUNCH_BLOCK_PER_OUTPUT = 1,   /* reductions: grid.x = outputs (block.x chosen per run) */
+  KG_LAUNCH_THREAD_PER_OUTPUT = 2,  /* grid.x = ceil(outputs / block.x) */
+  KG_LAUNCH_WARP_PER_OUTPUT = 3,    /* grid.x = ceil(outputs / 8) */
+} kg_launch_shape;
+
 /* Launch configuration chosen by the scheduler; grid is computed at run time. */
 typedef struct kg_launch {
-  uint8_t per_output;        /* reductions: 1 a block per output element (grid.x = outputs);
-                                2 a thread per output (grid.x = ceil(outputs / block.x));
-                                3 a warp per output (grid.x = ceil(outputs / 8)) */
+  uint8_t per_output;        /* kg_launch_shape */
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */

@@ -100,13 +100,15 @@ typedef enum kg_layout {
   KG_LAYOUT_STRIDED = 1 /* general: per-operand strides (0 = broadcast), coordinates from the index */
 } kg_layout;
 
+typedef enum kg_split_part { KG_SPLIT_NONE = 0, KG_SPLIT_PARTIAL = 1, KG_SPLIT_FINISH = 2 } kg_split_part;
+
 typedef struct kg_variant {
   uint8_t layout;      /* kg_layout */
   uint8_t vec;         /* LINEAR: elements per vector access (1, 2, 4, 8) */
   uint8_t index_dtype; /* KG_I32 or KG_I64 */
-  uint8_t split;       /* REDUCE: 0 whole rows; 1 the partial kernel of a split reduction
-                          (grid = chunks × outputs, accumulators to scratch); 2 its finish
-                          kernel (a thread per output folds the chunks in order) */
+  uint8_t split;       /* REDUCE, a kg_split_part: whole rows; the partial kernel of a split
+                          reduction (grid = chunks × outputs, accumulators to scratch); its
+                          finish kernel (a thread per output folds the chunks in order) */
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
                           (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
   uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan */
@@ -171,6 +173,16 @@ typedef struct kg_row_operand {
   uint64_t outer_stride_pow2; /* largest power of two (at most 64) dividing its other strides */
 } kg_row_operand;
 
+/* What a test may force on every group (kg_options.force_variant passes it through: the public
+ * kg_force_variant of kgen.h has the same values). */
+typedef enum kg_sched_force {
+  KG_SCHED_FREE = 0,
+  KG_SCHED_STRIDED = 1,     /* strided, no vectors, no warps, no splits */
+  KG_SCHED_STRIDED_I64 = 2, /* the same with 64-bit indices */
+  KG_SCHED_NO_VECTORS = 3,  /* linear where contiguous, without vector access */
+  KG_SCHED_SPLIT_ROWS = 4,  /* the split-rows plan at any size */
+} kg_sched_force;
+
 /* The facts of one moment. Compile time (runtime false): sizes may be unknown (-1), and
  * `contiguous` says the operands have the space's shape. Run time: actual sizes, and the
  * tensors' layout, alignment and extent. */
@@ -184,7 +196,7 @@ typedef struct kg_sched_facts {
   const kg_row_operand *row;  /* the sources a row reduction reads */
   uint32_t n_row;
   bool split_plan;            /* the group belongs to the split-rows plan */
-  int force_variant;          /* kg_options.force_variant (tests) */
+  kg_sched_force force;       /* tests */
   uint32_t reduce_block;      /* threads per block override (0: chosen) */
   bool row_cache;             /* the row cache is allowed */
 } kg_sched_facts;
@@ -200,8 +212,8 @@ typedef struct kg_schedule {
  * variant out. Pure (no allocation, no graph). */
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t);
 /* At run time: does this group of the fused plan want the split-rows plan (few rows too
- * long for a block each; force_variant 4 always, 1 and 2 never)? */
-bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, int force_variant, const kg_target *t);
+ * long for a block each; KG_SCHED_SPLIT_ROWS always, KG_SCHED_STRIDED(_I64) never)? */
+bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_sched_force force, const kg_target *t);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */

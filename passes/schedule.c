@@ -246,10 +246,10 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     while (vec > 1 && (uint64_t)vec * x->max_elem > x->align) vec /= 2;
     v->vec = (uint8_t)vec;
   }
-  switch (x->force_variant) {
-  case 1: v->layout = KG_LAYOUT_STRIDED, v->vec = 1; break;
-  case 2: v->layout = KG_LAYOUT_STRIDED, v->vec = 1, v->index_dtype = KG_I64; break;
-  case 3: v->vec = 1; break;
+  switch (x->force) {
+  case KG_SCHED_STRIDED: v->layout = KG_LAYOUT_STRIDED, v->vec = 1; break;
+  case KG_SCHED_STRIDED_I64: v->layout = KG_LAYOUT_STRIDED, v->vec = 1, v->index_dtype = KG_I64; break;
+  case KG_SCHED_NO_VECTORS: v->vec = 1; break;
   default: break;
   }
   if (gf->kind == KG_GROUP_SCAN) {
@@ -261,7 +261,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   /* a reduction: the column schedule (a thread per output, serial rows) when the innermost
    * dim is kept — coalesced — and there are enough outputs or the rows are short; else a
    * block per row (a collective over the row) */
-  bool forced = x->force_variant == 1 || x->force_variant == 2;
+  bool forced = x->force == KG_SCHED_STRIDED || x->force == KG_SCHED_STRIDED_I64;
   bool kept = inner_kept(gf);
   bool colsched = kg_reduce_use_columns(kept, nout, nred) && !forced;
   /* few outputs over long rows: split the reduced dim into chunks (two kernels), over
@@ -294,16 +294,16 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if (vec >= 2 && nred >= 2 * (int64_t)vec) v->vec = vec;
   }
   if (S > 1) {
-    v->split = 1;
+    v->split = KG_SPLIT_PARTIAL;
     s.chunk = (nred + S - 1) / S;
     s.nchunk = (nred + s.chunk - 1) / s.chunk; /* no empty chunk */
   }
   return s;
 }
 
-bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, int force_variant, const kg_target *t) {
-  if (force_variant == 4) return true;
-  if (force_variant == 1 || force_variant == 2) return false;
+bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_sched_force force, const kg_target *t) {
+  if (force == KG_SCHED_SPLIT_ROWS) return true;
+  if (force == KG_SCHED_STRIDED || force == KG_SCHED_STRIDED_I64) return false;
   if (gf->kind != KG_GROUP_REDUCE || (gf->n_reds < 2 && gf->n_outs == 0) || !gf->any_splittable) return false;
   int64_t nout, nred;
   bool known;

@@ -87,11 +87,11 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
     kp[i] = &c->kernels[i];
     kg_sb_printf(log, "== kernel %u (group %u)\n", i, i);
     kg_kernel_print(&c->kernels[i], log);
-    if (c->kernels[i].launch.per_output == 1)
+    if (c->kernels[i].launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
-    else if (c->kernels[i].launch.per_output == 3)
+    else if (c->kernels[i].launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
-    else if (c->kernels[i].launch.per_output == 2)
+    else if (c->kernels[i].launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
                    c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);
     else

@@ -62,7 +62,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   KG_ASSERT(group < F->groups.n);
   const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
-                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == 1 ? "_part" : v->split == 2 ? "_fin" : "");
+                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
   if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -218,16 +218,20 @@ static void scalar_pval(pval *v, kg_dtype dt, double f, int64_t i) {
   }
 }
 
+_Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64 == (int)KG_SCHED_STRIDED_I64 &&
+                   KG_FORCE_NO_VECTORS == (int)KG_SCHED_NO_VECTORS && KG_FORCE_SPLIT_ROWS == (int)KG_SCHED_SPLIT_ROWS,
+               "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
+
 /* The split-rows plan (c->fusion_split) when the scheduler wants it for a group of the
  * fused plan (few rows too long for a block each; force_variant 4 always takes it). */
 static int choose_plan(const kg_compiled *c, const binding *B) {
   const kg_context *ctx = c->m->ctx;
-  if (ctx->opts.force_variant == 4) return 1;
+  if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     int64_t space[KG_MAX_RANK];
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
-    if (kg_schedule_split_rows(&c->gfacts[gi], space, ctx->opts.force_variant, &kg_target_h100)) return 1;
+    if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, &kg_target_h100)) return 1;
   }
   return 0;
 }
@@ -343,18 +347,18 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   }
 #undef TENSOR_OF
   uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
-  uint64_t gx = k->launch.per_output == 1 ? (uint64_t)E->nout
-                : k->launch.per_output == 2 ? nb
-                : k->launch.per_output == 3 ? ((uint64_t)E->nout + 7) / 8 /* a warp per output */
+  uint64_t gx = k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT ? (uint64_t)E->nout
+                : k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? nb
+                : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT ? ((uint64_t)E->nout + 7) / 8 /* 8 warps per block */
                                             : ((uint64_t)E->numel + per_block - 1) / per_block;
-  if (v->split == 1) gx *= (uint64_t)E->nchunk;
+  if (v->split == KG_SPLIT_PARTIAL) gx *= (uint64_t)E->nchunk;
   kg_status st = KG_OK;
   if (gx > 0x7fffffffu) {
     kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)E->numel, (unsigned long long)gx);
     st = KG_ERR_INPUT;
   } else {
     uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
-    if (k->launch.per_output == 1) block[0] = E->row_threads; /* the kernels read blockDim */
+    if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
@@ -524,7 +528,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     memset(&x, 0, sizeof x);
     x.runtime = true, x.contiguous = true, x.max_offset = numel, x.max_elem = 1, x.align = 64;
     memcpy(x.space, space, sizeof space);
-    x.split_plan = plan != 0, x.force_variant = ctx->opts.force_variant;
+    x.split_plan = plan != 0, x.force = (kg_sched_force)ctx->opts.force_variant;
     x.reduce_block = ctx->reduce_block, x.row_cache = ctx->row_cache;
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     for (uint32_t j = 0; j < dk->params.n; j++) {
@@ -567,7 +571,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       E.scratch = sbuf[gi];
       n_scratch++;
       kg_variant fin = v;
-      fin.split = 2, fin.layout = KG_LAYOUT_LINEAR;
+      fin.split = KG_SPLIT_FINISH, fin.layout = KG_LAYOUT_LINEAR;
       st = launch_variant(c, &E, gi, &v);
       if (st == KG_OK) st = launch_variant(c, &E, gi, &fin);
     } else {

@@ -57,15 +57,24 @@ typedef struct kg_context kg_context;
 typedef struct kg_module kg_module;
 typedef struct kg_compiled kg_compiled;
 
+/* kg_options.force_variant (tests: every schedule on every example) */
+typedef enum kg_force_variant {
+  KG_FORCE_NONE = 0,
+  KG_FORCE_STRIDED = 1,      /* strided, no vectors, no warps, no splits */
+  KG_FORCE_STRIDED_I64 = 2,  /* the same with 64-bit indices */
+  KG_FORCE_NO_VECTORS = 3,   /* linear where contiguous, without vector access */
+  KG_FORCE_SPLIT_ROWS = 4,   /* the split-rows plan (no row groups) at any size */
+} kg_force_variant;
+
 typedef struct kg_options {
   const char *cache_dir;  /* NULL = $KGEN_CACHE_DIR or ~/.cache/kgen */
   const char *cc;         /* host C compiler for the emulator; NULL = $KGEN_CC or "cc" */
   int emu_thread_order;   /* 0 forward, 1 reverse, 2 random */
   unsigned emu_seed;
   int verify_ir;          /* run the IR verifiers after every pass (default on in tests) */
-  int force_variant;      /* testing: 0 = choose by layout; 1 = always strided; 2 = strided with
-                             64-bit indices; 3 = linear without vector access when contiguous;
-                             4 = the split-rows plan (no row groups) at any size */
+  int force_variant;      /* testing, a kg_force_variant: 0 = choose by layout; 1 = always
+                             strided; 2 = strided with 64-bit indices; 3 = linear without vector
+                             access when contiguous; 4 = the split-rows plan at any size */
   int cuda_device;        /* the CUDA device (ordinal) this context runs on; a CUDA tensor on
                              another device is an input error */
 } kg_options;

@@ -68,7 +68,7 @@ Test(schedule, the_table) {
     memset(&x, 0, sizeof x);
     x.runtime = w->runtime;
     for (int d = 0; d < w->rank; d++) x.space[d] = w->space[d];
-    x.contiguous = w->contiguous, x.align = w->align, x.max_elem = w->max_elem, x.force_variant = w->force;
+    x.contiguous = w->contiguous, x.align = w->align, x.max_elem = w->max_elem, x.force = (kg_sched_force)w->force;
     x.max_offset = 0;
     kg_schedule s = kg_schedule_choose(&gf, &x, &kg_target_h100);
     cr_expect_eq(s.v.layout, w->layout, "%s: layout %u", w->why, s.v.layout);
@@ -114,12 +114,12 @@ Test(schedule, split_rows_plan) {
   memset(&gf, 0, sizeof gf);
   gf.kind = KG_GROUP_REDUCE, gf.rank = 2, gf.red_mask = 2, gf.n_reds = 2, gf.n_outs = 1, gf.any_splittable = true;
   int64_t few_long[2] = {8, 1 << 20}, many[2] = {32768, 1024};
-  cr_expect(kg_schedule_split_rows(&gf, few_long, 0, &kg_target_h100));
-  cr_expect(!kg_schedule_split_rows(&gf, many, 0, &kg_target_h100));
-  cr_expect(!kg_schedule_split_rows(&gf, few_long, 1, &kg_target_h100), "force_variant 1 never splits");
-  cr_expect(kg_schedule_split_rows(&gf, many, 4, &kg_target_h100), "force_variant 4 always");
+  cr_expect(kg_schedule_split_rows(&gf, few_long, KG_SCHED_FREE, &kg_target_h100));
+  cr_expect(!kg_schedule_split_rows(&gf, many, KG_SCHED_FREE, &kg_target_h100));
+  cr_expect(!kg_schedule_split_rows(&gf, few_long, KG_SCHED_STRIDED, &kg_target_h100), "forced strided never splits");
+  cr_expect(kg_schedule_split_rows(&gf, many, KG_SCHED_SPLIT_ROWS, &kg_target_h100), "forced split rows always");
   gf.any_splittable = false; /* var + argmax: nothing to split */
-  cr_expect(!kg_schedule_split_rows(&gf, few_long, 0, &kg_target_h100));
+  cr_expect(!kg_schedule_split_rows(&gf, few_long, KG_SCHED_FREE, &kg_target_h100));
   /* a smaller GPU wants splits sooner: 16 SMs fill with fewer chunks */
   kg_target small = kg_target_h100;
   small.sm_count = 16;
