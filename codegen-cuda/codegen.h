@@ -5,8 +5,9 @@
  *                   (one translation unit for all kernels of an entry), plus the
  *                   emulator trampolines.
  *   torchscript.c — typed tensor program → TorchScript and the plain eager-Python
- *                   twin, one torch call per op; map lambdas vectorized (branches
- *                   become torch.where, loops become masked loops).
+ *                   twin, one torch call per op; map lambdas vectorized by ts_map.c
+ *                   (branches become torch.where, loops become masked loops), the
+ *                   host plan's control flow written by ts_plan.c (shared: ts_int.h).
  *   kg_emu.h      — the emulation header that lets the host C compiler build the
  *                   very same CUDA C text (embedded into the library at build time).
  */

@@ -24,13 +24,16 @@
  * float32 rounds to single, x/0.0 is inf and sqrt(-1) is NaN exactly as in .NET,
  * where Python numbers would use bignums, doubles and exceptions instead.
  *
- * Map lambdas (MAP nodes) are vectorized with the "kernel" expression emitter:
+ * Map lambdas (MAP nodes) are vectorized by ts_map.c with the "kernel" expression emitter:
  * every local becomes a full-shape tensor, each statement runs under a bool
  * mask (if → two masks, while/for → a Python loop that runs while any lane is
  * active, break → clears lanes from the loop's masks), and integer division,
  * remainder, shifts, pow and float→int casts get the guards that kernels have
  * (x/0 = 0, no traps, saturating casts) through small helper functions that
  * are emitted before the entry function when used.
+ *
+ * An entry with a host plan gets its loops, branches, item() reads and views as Python
+ * control flow around the same per-op lines (ts_plan.c).
  *
  * upcast_half (CPU reference mode): float16/bfloat16 values are carried as
  * float32 and rounded back to their dtype after every op that yields them, so
@@ -43,12 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "ts_int.h"
 
 /* ---- helper functions the emitted code may call (emitted only when used) ---- */
 
-enum { H_IDIV, H_FLOORDIV, H_IMOD, H_SHL, H_SHR, H_IPOW, H_CBRT,
-       H_SAT_U8, H_SAT_I8, H_SAT_I16, H_SAT_I32, H_SAT_I64, H__COUNT };
+/* (the H_* names are in ts_int.h: the context records which helpers were used) */
 
 static const char *const helper_src[H__COUNT] = {
   [H_IDIV] =
@@ -138,44 +140,9 @@ static const char *const helper_src[H__COUNT] = {
     "    return torch.where(d >= 9.2233720368547758e18, torch.full_like(r, 9223372036854775807), r)\n",
 };
 
-/* ---- context ---- */
+/* ---- context (ts_ctx and vval: ts_int.h) ---- */
 
-#define TS_MAX_NEST 64
-
-typedef struct ts_ctx {
-  const kg_graph *g;
-  const kg_ts_opts *o;
-  kg_diag *d;
-  kg_arena *a;       /* scratch: expression strings, names */
-  kg_strbuf *body;   /* the entry function's body */
-  const char **name; /* per node: Python name of its value (NULL: CONST, inlined) */
-  bool helper[H__COUNT];
-  bool ok;
-  int ind;           /* indentation level (4 spaces each) */
-  /* expression context */
-  bool up;           /* carry float16/bfloat16 as float32, rounding after each op */
-  const char *like;  /* map code: a full-shape tensor that tensorized literals copy; NULL: 0-dim */
-  /* map state */
-  uint32_t node;     /* the MAP node being emitted */
-  const kg_sfunc *fn;
-  unsigned n_mask, n_loop, n_cond;
-  const char *mask[TS_MAX_NEST]; /* mask of each enclosing block, innermost last */
-  bool mloop[TS_MAX_NEST];       /* that block is a loop body */
-  int n_stack;
-} ts_ctx;
-
-/* A value in an expression being built. */
-typedef struct vval {
-  const char *s; /* Python expression; NULL for a literal (rendered from i / f on use) */
-  uint8_t dt;    /* kgen dtype; a tensor holds carry(dt) */
-  bool num;      /* a Python number (literal or scalar variable), not a tensor */
-  bool full;     /* map code: a full-shape tensor (else 0-dim, or a number) */
-  int64_t i;     /* literal value (integers, bool) */
-  double f;      /* literal value (floats) */
-} vval;
-
-static const char *fmt(ts_ctx *c, const char *f, ...) KG_PRINTF(2, 3);
-static const char *fmt(ts_ctx *c, const char *f, ...) {
+const char *kg_twin_fmt(ts_ctx *c, const char *f, ...) {
   kg_strbuf b;
   kg_sb_init(&b);
   va_list ap;
@@ -187,8 +154,7 @@ static const char *fmt(ts_ctx *c, const char *f, ...) {
   return r;
 }
 
-static void fail(ts_ctx *c, uint32_t node, const char *f, ...) KG_PRINTF(3, 4);
-static void fail(ts_ctx *c, uint32_t node, const char *f, ...) {
+void kg_twin_fail(ts_ctx *c, uint32_t node, const char *f, ...) {
   const kg_gnode *n = node < c->g->nodes.n ? &c->g->nodes.v[node] : NULL;
   if (c->ok) {
     kg_strbuf b;
@@ -205,18 +171,18 @@ static void fail(ts_ctx *c, uint32_t node, const char *f, ...) {
 }
 
 static bool is_half(kg_dtype t) { return t == KG_F16 || t == KG_BF16; }
-static kg_dtype carry(const ts_ctx *c, kg_dtype t) { return c->up && is_half(t) ? KG_F32 : t; }
-static const char *tdt(ts_ctx *c, kg_dtype t) { return fmt(c, "torch.%s", kg_dtype_name(t)); }
+kg_dtype kg_twin_carry(const ts_ctx *c, kg_dtype t) { return c->up && is_half(t) ? KG_F32 : t; }
+const char *kg_twin_tdt(ts_ctx *c, kg_dtype t) { return fmt(c, "torch.%s", kg_dtype_name(t)); }
 static int dt_bits(kg_dtype t) { return 8 * kg_dtype_get(t)->size; }
 
 /* ---- output lines ---- */
 
-static void pad(ts_ctx *c) {
+void kg_twin_pad(ts_ctx *c) {
   for (int i = 0; i < c->ind; i++) kg_sb_puts(c->body, "    ");
 }
 
 /* "  # %<id> <path>" for a line that comes from node id. */
-static void node_comment(ts_ctx *c, uint32_t id) {
+void kg_twin_node_comment(ts_ctx *c, uint32_t id) {
   const kg_gnode *n = &c->g->nodes.v[id];
   kg_sb_printf(c->body, "  # %%%u", id);
   if (n->path) {
@@ -225,8 +191,7 @@ static void node_comment(ts_ctx *c, uint32_t id) {
   }
 }
 
-static void line(ts_ctx *c, uint32_t node, const char *f, ...) KG_PRINTF(3, 4);
-static void line(ts_ctx *c, uint32_t node, const char *f, ...) {
+void kg_twin_line(ts_ctx *c, uint32_t node, const char *f, ...) {
   pad(c);
   va_list ap;
   va_start(ap, f);
@@ -264,10 +229,10 @@ static const char *lit_text(ts_ctx *c, kg_dtype dt, int64_t i, double f) {
   return fmt(c, "%lld", (long long)i);
 }
 
-static const char *text(ts_ctx *c, vval v) { return v.s ? v.s : lit_text(c, (kg_dtype)v.dt, v.i, v.f); }
+const char *kg_twin_text(ts_ctx *c, vval v) { return v.s ? v.s : lit_text(c, (kg_dtype)v.dt, v.i, v.f); }
 
 /* A Python number as a Scalar argument: TorchScript takes no bool there. */
-static const char *scalar_arg(ts_ctx *c, vval v) {
+const char *kg_twin_scalar_arg(ts_ctx *c, vval v) {
   if (v.dt != KG_BOOL) return text(c, v);
   if (v.s) return fmt(c, "int(%s)", v.s);
   return v.i ? "1" : "0";
@@ -275,16 +240,16 @@ static const char *scalar_arg(ts_ctx *c, vval v) {
 
 /* A 0-dim tensor holding a Python number. Not torch.tensor(v, dtype=...):
  * TorchScript builds that through float32 (1e-300 becomes 0.0 in float64). */
-static const char *zero_dim(ts_ctx *c, const char *val, kg_dtype dt, const char *device) {
+const char *kg_twin_zero_dim(ts_ctx *c, const char *val, kg_dtype dt, const char *device) {
   if (device) return fmt(c, "torch.full([], %s, dtype=%s, device=%s.device)", val, tdt(c, dt), device);
   return fmt(c, "torch.full([], %s, dtype=%s)", val, tdt(c, dt));
 }
 
-static vval vlit(kg_dtype dt, int64_t i, double f) {
+vval kg_twin_vlit(kg_dtype dt, int64_t i, double f) {
   vval v = {NULL, (uint8_t)dt, true, false, i, f};
   return v;
 }
-static vval vtens(const char *s, kg_dtype dt, bool full) {
+vval kg_twin_vtens(const char *s, kg_dtype dt, bool full) {
   vval v = {s, (uint8_t)dt, false, full, 0, 0};
   return v;
 }
@@ -327,7 +292,7 @@ static vval lit_convert(vval v, kg_dtype to) {
 
 /* Makes a literal a tensor of its dtype: full-shape in map code, else 0-dim.
  * Half literals are created in their dtype so that the value is rounded. */
-static vval vtensor(ts_ctx *c, vval v) {
+vval kg_twin_vtensor(ts_ctx *c, vval v) {
   if (!v.num) return v;
   kg_dtype dt = (kg_dtype)v.dt;
   bool rnd = c->up && is_half(dt);
@@ -352,7 +317,7 @@ static int sat_helper(kg_dtype t) {
 }
 
 /* v converted to dtype `to` as kernels convert (CAST, map arguments). */
-static vval vcast(ts_ctx *c, vval v, kg_dtype to) {
+vval kg_twin_vcast(ts_ctx *c, vval v, kg_dtype to) {
   if (v.dt == to) return v;
   if (v.num && !v.s) {
     if (!is_half(to)) return lit_convert(v, to);
@@ -524,10 +489,10 @@ static const char *op_call(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const
   return fmt(c, "%s(%s, %s, %s)", oi->torch, A, B, C);
 }
 
-/* ---- kernel-semantics expressions (map code, .NET scalar ops) ---- */
+/* ---- kernel-semantics expressions (map code: ts_map.c, .NET scalar ops) ---- */
 
 /* Applies op with kernel semantics to in[0..n); `want` is the kernel-IR dtype. */
-static vval vop(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const double *fa, vval *in, int n, kg_dtype want) {
+vval kg_twin_vop(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const double *fa, vval *in, int n, kg_dtype want) {
   const kg_op_info *oi = kg_op_get(op);
   unsigned fl = oi->flags;
   int first = op == KG_OP_WHERE ? 1 : 0;
@@ -575,207 +540,11 @@ static vval vop(ts_ctx *c, uint32_t node, kg_op op, int64_t ia, const double *fa
   return r;
 }
 
-static vval vx(ts_ctx *c, uint32_t e) {
-  const kg_kernel *k = &c->fn->body;
-  if (e >= k->exprs.n) {
-    fail(c, c->node, "map function: expression #%u out of range", e);
-    return vlit(KG_I32, 0, 0);
-  }
-  const kg_kx *x = &k->exprs.v[e];
-  switch ((kg_kx_kind)x->kind) {
-  case KX_CONST: return vlit((kg_dtype)x->dtype, x->i, x->f);
-  case KX_VAR: return vtens(fmt(c, "t%u_v%u", c->node, x->a), (kg_dtype)k->vars.v[x->a].dtype, true);
-  case KX_PARAM: return vtens(fmt(c, "t%u_a%u", c->node, x->a), (kg_dtype)k->params.v[x->a].dtype, true);
-  case KX_OP: {
-    const kg_op_info *oi = kg_op_get((kg_op)x->op);
-    int n = oi->arity;
-    if (n < 0 || n > 3 || (oi->flags & (KG_OPF_LEAF | KG_OPF_CREATE | KG_OPF_MAP))) {
-      fail(c, c->node, "map function: op %s cannot appear in scalar code", oi->name);
-      return vlit((kg_dtype)x->dtype, 0, 0);
-    }
-    uint32_t ops[3] = {x->a, x->b, x->c};
-    vval in[3];
-    for (int i = 0; i < n; i++) in[i] = vx(c, ops[i]);
-    double fa[3] = {x->f, x->f2, x->f3};
-    if (x->op == KG_OP_CAST) return vcast(c, in[0], (kg_dtype)x->dtype);
-    return vop(c, c->node, (kg_op)x->op, x->i, fa, in, n, (kg_dtype)x->dtype);
-  }
-  case KX_CAST: return vcast(c, vx(c, x->a), (kg_dtype)x->dtype);
-  case KX_SELECT: {
-    vval in[3] = {vx(c, x->a), vx(c, x->b), vx(c, x->c)};
-    double fa[3] = {0, 0, 0};
-    return vop(c, c->node, KG_OP_WHERE, 0, fa, in, 3, (kg_dtype)x->dtype);
-  }
-  default:
-    fail(c, c->node, "map function: loads and thread registers cannot appear in scalar code");
-    return vlit((kg_dtype)x->dtype, 0, 0);
-  }
-}
-
-/* ---- map statements under masks ---- */
-
-static const char *cur_mask(ts_ctx *c) { return c->mask[c->n_stack - 1]; }
-
-static bool push_mask(ts_ctx *c, const char *m, bool loop) {
-  if (c->n_stack == TS_MAX_NEST) {
-    fail(c, c->node, "map function nests blocks deeper than %d", TS_MAX_NEST);
-    return false;
-  }
-  c->mask[c->n_stack] = m, c->mloop[c->n_stack] = loop, c->n_stack++;
-  return true;
-}
-
-/* var = value on the lanes of the current mask */
-static void masked_assign(ts_ctx *c, uint32_t var, vval v) {
-  kg_dtype dt = (kg_dtype)c->fn->body.vars.v[var].dtype;
-  v = vcast(c, v, dt);
-  if (v.num && dt == KG_BOOL) v = vtensor(c, v); /* TorchScript: a bool is no Scalar */
-  const char *name = fmt(c, "t%u_v%u", c->node, var);
-  if (c->n_stack == 1 && v.full) line(c, KG_NONE, "%s = %s", name, text(c, v));
-  else line(c, KG_NONE, "%s = torch.where(%s, %s, %s)", name, cur_mask(c), text(c, v), name);
-}
-
-/* A bool tensor for a condition (literals become tensors). */
-static const char *cond_text(ts_ctx *c, uint32_t e) {
-  vval v = vx(c, e);
-  if (v.dt != KG_BOOL) v = vcast(c, v, KG_BOOL);
-  return text(c, vtensor(c, v));
-}
-
-static void emit_block(ts_ctx *c, uint32_t s);
-
-
-/* BREAK: the lanes of the current mask leave the innermost loop, so they are
- * cleared from every mask between that loop's body and here. */
-static void emit_break(ts_ctx *c) {
-  int l = c->n_stack - 1;
-  while (l >= 0 && !c->mloop[l]) l--;
-  if (l < 0) {
-    fail(c, c->node, "map function: break outside a loop");
-    return;
-  }
-  const char *cur = cur_mask(c);
-  for (int j = l; j < c->n_stack - 1; j++)
-    line(c, KG_NONE, "%s = torch.logical_and(%s, torch.logical_not(%s))", c->mask[j], c->mask[j], cur);
-  line(c, KG_NONE, "%s = torch.zeros_like(%s)", cur, cur);
-}
-
-/* WHILE and FOR: a Python loop that runs while any lane is active.
- *   l = mask                       lanes still in the loop
- *   while True:
- *       m = l & cond               lanes running this iteration
- *       if not bool(m.any()): break
- *       <body under m>             (break clears lanes from m)
- *       [for: var += step under m]
- *       l = m
- * The FOR bound and step are evaluated every iteration, as in the kernel's C loop. */
-static void emit_loop(ts_ctx *c, const kg_ks *st) {
-  const kg_kernel *k = &c->fn->body;
-  double fa0[3] = {0, 0, 0};
-  vval var = vlit(KG_I32, 0, 0);
-  const char *vname = NULL;
-  if (st->kind == KS_FOR) {
-    if (st->a >= k->vars.n) {
-      fail(c, c->node, "map function: for loop over an unknown variable");
-      return;
-    }
-    vname = fmt(c, "t%u_v%u", c->node, st->a);
-    var = vtens(vname, (kg_dtype)k->vars.v[st->a].dtype, true);
-    masked_assign(c, st->a, vx(c, st->b));
-  }
-  const char *l = fmt(c, "t%u_l%u", c->node, c->n_loop++);
-  const char *m = fmt(c, "t%u_m%u", c->node, c->n_mask++);
-  line(c, KG_NONE, "%s = %s", l, cur_mask(c));
-  line(c, KG_NONE, "while True:");
-  c->ind++;
-  const char *cnd;
-  if (st->kind == KS_WHILE) {
-    cnd = cond_text(c, st->a);
-  } else {
-    vval in[2] = {var, vx(c, st->c)};
-    cnd = text(c, vtensor(c, vop(c, c->node, st->incl ? KG_OP_LE : KG_OP_LT, 0, fa0, in, 2, KG_BOOL)));
-  }
-  line(c, KG_NONE, "%s = torch.logical_and(%s, %s)", m, l, cnd);
-  line(c, KG_NONE, "if not bool(%s.any()):", m);
-  c->ind++;
-  line(c, KG_NONE, "break");
-  c->ind--;
-  if (push_mask(c, m, true)) {
-    emit_block(c, st->body);
-    c->n_stack--;
-  }
-  if (st->kind == KS_FOR) {
-    vval in[2] = {var, vx(c, st->d)};
-    vval nx = vop(c, c->node, KG_OP_ADD, 0, fa0, in, 2, (kg_dtype)var.dt);
-    line(c, KG_NONE, "%s = torch.where(%s, %s, %s)", vname, m, text(c, nx), vname);
-  }
-  line(c, KG_NONE, "%s = %s", l, m);
-  c->ind--;
-}
-
-static const char *new_mask(ts_ctx *c) { return fmt(c, "t%u_m%u", c->node, c->n_mask++); }
-
-static void emit_block(ts_ctx *c, uint32_t s) {
-  const kg_kernel *k = &c->fn->body;
-  uint32_t steps = 0;
-  for (; s != KG_NONE && c->ok; s = k->stmts.v[s].next) {
-    if (s >= k->stmts.n || ++steps > k->stmts.n) {
-      fail(c, c->node, "map function: malformed statement list");
-      return;
-    }
-    const kg_ks *st = &k->stmts.v[s];
-    switch ((kg_ks_kind)st->kind) {
-    case KS_DECL:
-    case KS_ASSIGN:
-      if (st->a >= k->vars.n) {
-        fail(c, c->node, "map function: assignment to an unknown variable");
-        return;
-      }
-      if (st->b == KG_NONE) masked_assign(c, st->a, vlit((kg_dtype)k->vars.v[st->a].dtype, 0, 0));
-      else masked_assign(c, st->a, vx(c, st->b));
-      break;
-    case KS_IF: {
-      const char *cv = fmt(c, "t%u_c%u", c->node, c->n_cond++);
-      line(c, KG_NONE, "%s = %s", cv, cond_text(c, st->a));
-      const char *mt = NULL, *me = NULL;
-      if (st->body != KG_NONE) {
-        mt = new_mask(c);
-        line(c, KG_NONE, "%s = torch.logical_and(%s, %s)", mt, cur_mask(c), cv);
-      }
-      if (st->els != KG_NONE) {
-        me = new_mask(c);
-        line(c, KG_NONE, "%s = torch.logical_and(%s, torch.logical_not(%s))", me, cur_mask(c), cv);
-      }
-      if (mt && push_mask(c, mt, false)) {
-        emit_block(c, st->body);
-        c->n_stack--;
-      }
-      if (me && push_mask(c, me, false)) {
-        emit_block(c, st->els);
-        c->n_stack--;
-      }
-      break;
-    }
-    case KS_WHILE:
-    case KS_FOR: emit_loop(c, st); break;
-    case KS_BREAK: emit_break(c); break;
-    case KS_COMMENT: {
-      pad(c);
-      kg_sb_puts(c->body, "# ");
-      for (const char *p = st->text ? st->text : ""; *p; p++) kg_sb_putc(c->body, *p == '\n' || *p == '\r' ? ' ' : *p);
-      kg_sb_putc(c->body, '\n');
-      break;
-    }
-    default: fail(c, c->node, "map function: stores and barriers cannot appear in scalar code"); return;
-    }
-  }
-}
-
 /* ---- graph nodes ---- */
 
 /* The value of node id as an operand: CONST → literal, .NET scalar → Python
  * number variable, else a tensor. */
-static vval node_val(ts_ctx *c, uint32_t id) {
+vval kg_twin_node_val(ts_ctx *c, uint32_t id) {
   const kg_gnode *n = &c->g->nodes.v[id];
   kg_dtype dt = (kg_dtype)n->dtype;
   if (n->op == KG_OP_CONST) return kg_dtype_is_float(dt) ? vlit(dt, 0, n->fa[0]) : vlit(dt, n->ia[0], 0);
@@ -784,7 +553,7 @@ static vval node_val(ts_ctx *c, uint32_t id) {
   return v;
 }
 
-static const char *py_conv(kg_dtype t) { return t == KG_BOOL ? "bool" : kg_dtype_is_int(t) ? "int" : "float"; }
+const char *kg_twin_py_conv(kg_dtype t) { return t == KG_BOOL ? "bool" : kg_dtype_is_int(t) ? "int" : "float"; }
 
 /* A Python number where torch wants a tensor: a 0-dim tensor whose dtype makes
  * PyTorch promote as it does for a wrapped number next to a tensor of dtype
@@ -825,76 +594,6 @@ static void emit_scalar(ts_ctx *c, uint32_t id) {
   }
   vval r = n->op == KG_OP_CAST ? vcast(c, in[0], dt) : vop(c, id, (kg_op)n->op, n->ia[0], n->fa, in, n->n_in, dt);
   line(c, id, "%s = %s(%s)", c->name[id], py_conv(dt), text(c, r));
-}
-
-/* A MAP node: the scalar function vectorized over the broadcast inputs. */
-static void emit_map(ts_ctx *c, uint32_t id) {
-  const kg_gnode *n = &c->g->nodes.v[id];
-  if (n->fn >= c->g->fns.n) {
-    fail(c, id, "map names a missing function");
-    return;
-  }
-  const kg_sfunc *fn = c->g->fns.v[n->fn];
-  if (n->n_in == 0 || n->n_in > 8 || n->n_in != fn->n_args) {
-    fail(c, id, "map over %d inputs of a function of %u arguments", n->n_in, fn->n_args);
-    return;
-  }
-  c->node = id, c->fn = fn;
-  c->n_mask = 1, c->n_loop = 0, c->n_cond = 0, c->n_stack = 0;
-  c->up = c->o->upcast_half;
-  c->like = NULL;
-  /* a comment naming the function and its inputs */
-  pad(c);
-  kg_sb_printf(c->body, "# map fn%u over (", n->fn);
-  for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%s%%%u", j ? ", " : "", n->in[j]);
-  kg_sb_puts(c->body, ")");
-  node_comment(c, id);
-  kg_sb_putc(c->body, '\n');
-  /* inputs, converted to the argument dtypes, broadcast */
-  const char *dev = NULL;
-  for (int j = 0; j < n->n_in && !dev; j++)
-    if (!node_val(c, n->in[j]).num) dev = c->name[n->in[j]];
-  const char *args[8];
-  for (int j = 0; j < n->n_in; j++) {
-    vval v = node_val(c, n->in[j]);
-    if (v.num) {
-      kg_dtype vt = (kg_dtype)v.dt;
-      v = vtens(zero_dim(c, scalar_arg(c, v), carry(c, vt), dev), vt, false);
-    }
-    args[j] = text(c, vcast(c, v, (kg_dtype)fn->arg_dtypes[j]));
-  }
-  pad(c);
-  for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%st%u_a%d", j ? ", " : "", id, j);
-  if (n->n_in == 1) {
-    kg_sb_printf(c->body, " = %s\n", args[0]);
-  } else {
-    kg_sb_puts(c->body, " = torch.broadcast_tensors(");
-    for (int j = 0; j < n->n_in; j++) kg_sb_printf(c->body, "%s%s", j ? ", " : "", args[j]);
-    kg_sb_puts(c->body, ")\n");
-  }
-  const char *m0 = fmt(c, "t%u_m0", id);
-  line(c, KG_NONE, "%s = torch.ones_like(t%u_a0, dtype=torch.bool)", m0, id);
-  c->like = m0;
-  const kg_kernel *k = &fn->body;
-  for (uint32_t v = 0; v < k->vars.n; v++) {
-    pad(c);
-    kg_sb_printf(c->body, "t%u_v%u = torch.zeros_like(%s, dtype=%s)  # ", id, v, m0,
-                 tdt(c, carry(c, (kg_dtype)k->vars.v[v].dtype)));
-    for (const char *p = k->vars.v[v].name ? k->vars.v[v].name : ""; *p; p++)
-      kg_sb_putc(c->body, (unsigned char)*p < ' ' ? ' ' : *p);
-    kg_sb_printf(c->body, ": %s\n", kg_dtype_name((kg_dtype)k->vars.v[v].dtype));
-  }
-  push_mask(c, m0, false);
-  emit_block(c, k->body);
-  if (c->ok) {
-    vval r = vcast(c, vx(c, fn->result), (kg_dtype)fn->ret_dtype);
-    r = vtensor(c, r);
-    const char *s = r.full ? text(c, r) : fmt(c, "%s.expand_as(%s)", text(c, r), m0);
-    line(c, id, "%s = %s", c->name[id], s);
-  }
-  c->n_stack = 0;
-  c->like = NULL;
-  c->fn = NULL;
 }
 
 /* A tensor-level op: one torch call, PyTorch semantics and promotion. */
@@ -1020,7 +719,7 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   line(c, id, "%s = %s", c->name[id], s);
 }
 
-static void emit_node(ts_ctx *c, uint32_t id) {
+void kg_twin_emit_node(ts_ctx *c, uint32_t id) {
   const kg_gnode *n = &c->g->nodes.v[id];
   if (n->op >= KG_OP__COUNT || n->dtype >= KG_DT__COUNT || n->n_in > 8) {
     fail(c, id, "malformed node %%%u", id);
@@ -1043,7 +742,7 @@ static void emit_node(ts_ctx *c, uint32_t id) {
   c->name[id] = fmt(c, "t%u", id);
   c->up = c->o->upcast_half;
   c->like = NULL;
-  if (n->op == KG_OP_MAP) emit_map(c, id);
+  if (n->op == KG_OP_MAP) kg_twin_emit_map(c, id);
   else if (n->vkind == KG_V_SCALAR) emit_scalar(c, id);
   else emit_tensor_op(c, id);
 }
@@ -1108,101 +807,6 @@ const char *kg_ts_param_name(const kg_graph *g, uint32_t i, kg_arena *a) {
   return param_names(g, a)[i];
 }
 
-/* ---- the host plan: Python control flow ---- */
-
-static void emit_pblock(ts_ctx *c, const kg_plan *p, uint32_t b);
-
-static const char *vtext(ts_ctx *c, uint32_t id) { return text(c, node_val(c, id)); }
-
-static void name_planval(ts_ctx *c, uint32_t id) { c->name[id] = fmt(c, "t%u", id); }
-
-static void assign_all(ts_ctx *c, const uint32_t *dst, const uint32_t *src, uint32_t n) {
-  /* through temporaries when a source is also a destination (a swap of carried values) */
-  const char **tmp = kg_arena_alloc(c->a, (n + 1) * sizeof *tmp);
-  for (uint32_t k = 0; k < n; k++) tmp[k] = vtext(c, src[k]);
-  for (uint32_t k = 0; k < n; k++) line(c, KG_NONE, "%s = %s", c->name[dst[k]], tmp[k]);
-}
-
-static void emit_pop(ts_ctx *c, const kg_plan *p, const kg_pop *o) {
-  const kg_graph *g = c->g;
-  switch ((kg_pop_kind)o->kind) {
-  case KG_P_NODES:
-    for (uint32_t i = 0; i < o->n_nodes && c->ok; i++) emit_node(c, o->nodes[i]);
-    return;
-  case KG_P_READ: {
-    name_planval(c, o->a);
-    kg_dtype dt = (kg_dtype)g->nodes.v[o->a].dtype;
-    line(c, o->a, "%s = %s(%s.item())", c->name[o->a], py_conv(dt), vtext(c, o->b));
-    return;
-  }
-  case KG_P_SIZE:
-    name_planval(c, o->a);
-    line(c, o->a, "%s = int(%s.shape[%d])", c->name[o->a], vtext(c, o->b), o->dim);
-    return;
-  case KG_P_VIEW:
-    name_planval(c, o->a);
-    if (o->view == KG_VIEW_UNSQUEEZE)
-      line(c, o->a, "%s = torch.unsqueeze(%s, %d)", c->name[o->a], vtext(c, o->b), o->dim);
-    else if (o->view == KG_VIEW_SELECT)
-      line(c, o->a, "%s = torch.select(%s, %d, int(%s))", c->name[o->a], vtext(c, o->b), o->dim, vtext(c, o->c));
-    else
-      line(c, o->a, "%s = torch.narrow(%s, %d, int(%s), %lld)", c->name[o->a], vtext(c, o->b), o->dim, vtext(c, o->c), (long long)o->len);
-    return;
-  case KG_P_FOR:
-  case KG_P_WHILE: {
-    for (uint32_t k = 0; k < o->n_car; k++) name_planval(c, o->phi[k]);
-    assign_all(c, o->phi, o->init, o->n_car);
-    if (o->kind == KG_P_FOR) {
-      name_planval(c, o->a);
-      line(c, o->a, "for %s in range(int(%s), int(%s) + 1):", c->name[o->a], vtext(c, o->b), vtext(c, o->c));
-      c->ind++;
-    } else {
-      line(c, KG_NONE, "while True:");
-      c->ind++;
-      emit_pblock(c, p, o->cond);
-      line(c, KG_NONE, "if not %s:", vtext(c, o->c));
-      c->ind++;
-      line(c, KG_NONE, "break");
-      c->ind--;
-    }
-    size_t at = c->body->len;
-    emit_pblock(c, p, o->body);
-    assign_all(c, o->phi, o->yld, o->n_car);
-    if (c->body->len == at) line(c, KG_NONE, "pass");
-    c->ind--;
-    for (uint32_t k = 0; k < o->n_car; k++) name_planval(c, o->res[k]);
-    assign_all(c, o->res, o->phi, o->n_car);
-    return;
-  }
-  case KG_P_IF:
-    for (uint32_t k = 0; k < o->n_car; k++) name_planval(c, o->res[k]);
-    line(c, KG_NONE, "if %s:", vtext(c, o->c));
-    c->ind++;
-    size_t at = c->body->len;
-    emit_pblock(c, p, o->body);
-    assign_all(c, o->res, o->yld, o->n_car);
-    if (c->body->len == at) line(c, KG_NONE, "pass");
-    c->ind--;
-    line(c, KG_NONE, "else:");
-    c->ind++;
-    at = c->body->len;
-    emit_pblock(c, p, o->els);
-    assign_all(c, o->res, o->yld2, o->n_car);
-    if (c->body->len == at) line(c, KG_NONE, "pass");
-    c->ind--;
-    return;
-  case KG_P_REGION:
-  case KG_P_HOST:
-    fail(c, KG_NONE, "the twin is emitted from the elaborated plan, not a partitioned one");
-    return;
-  }
-}
-
-static void emit_pblock(ts_ctx *c, const kg_plan *p, uint32_t b) {
-  const kg_pblock *bl = &p->blocks.v[b];
-  for (uint32_t i = 0; i < bl->ops.n && c->ok; i++) emit_pop(c, p, &p->ops.v[bl->ops.v[i]]);
-}
-
 /* ---- the entry ---- */
 
 bool kg_ts_emit(const kg_graph *g, const kg_ts_opts *opts, kg_strbuf *out, kg_diag *d) {
@@ -1242,7 +846,7 @@ bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *o
       c.name[id] = pn[i];
     }
   }
-  if (plan) emit_pblock(&c, plan, 0);
+  if (plan) kg_twin_emit_pblock(&c, plan, 0);
   else
     for (uint32_t id = 0; id < g->nodes.n && c.ok; id++) emit_node(&c, id);
 

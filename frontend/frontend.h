@@ -12,6 +12,8 @@
  *                 definitions, resolves members, infers dtypes (PyTorch promotion)
  *                 and shapes (broadcasting) from a signature, and builds the typed
  *                 tensor program (ir/graph).
+ *   calls.c     — member calls: the handlers of the member table's rows (argument
+ *                 binding, tensor ops, reductions, F# operators, System.Math).
  *   scalar.c    — elaboration of scalar F# code (map lambdas, scalar params) into
  *                 kernel-IR statements with .NET semantics.
  *
@@ -232,7 +234,7 @@ void kg_member_doc(kg_strbuf *out);
 bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const kg_sig *sig,
                        kg_graph *g, kg_plan *plan, kg_diag *d);
 
-/* ---- elaboration internals (elab.c, scalar.c) ---- */
+/* ---- elaboration internals (elab.c, calls.c, scalar.c, hostflow.c) ---- */
 typedef enum kg_ev_kind {
   EV_ERR,   /* an error was recorded */
   EV_UNIT,  /* () */
@@ -301,13 +303,26 @@ kg_ev kg_elab_scalar_varset(kg_elab *el, const kg_ast *n);
 /* Builds the map function for H_MAP: fnv is the function value, nargs 1..3. */
 bool kg_elab_map_fn(kg_elab *el, const kg_ast *at, kg_ev fnv, int nargs, const kg_dtype *args,
                     kg_dtype ret, uint32_t *fn_index);
-/* elab.c helpers shared with hostflow.c */
+/* elab.c helpers shared with hostflow.c and calls.c */
 kg_ev kg_ev_make(kg_ev_kind k);
 kg_ev kg_ev_node(uint32_t id);
+kg_ev kg_ev_const(kg_cval c);
+const kg_gnode *kg_elab_gnode(const kg_elab *el, uint32_t id);
 bool kg_elab_as_node(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id);
 uint32_t kg_elab_add_node(kg_elab *el, const kg_ast *at, kg_gnode *n);
 const char *kg_elab_shape_str(kg_elab *el, const kg_shape *s);
 bool kg_ev_is_tensor(const kg_elab *el, kg_ev v);
+/* A tensor op over operand nodes: result dtype by the op's typing class (ops.def flags +
+ * PyTorch promotion; `fixed` for casts, creations and maps), shape by broadcasting the
+ * tensor operands; ia / fa (may be NULL) are its attributes. _ev: over values (constants
+ * become CONST nodes). */
+kg_ev kg_elab_tensor_op(kg_elab *el, const kg_ast *at, kg_op op, const uint32_t *in, int n,
+                        const int64_t ia[2], const double fa[4], kg_dtype fixed);
+kg_ev kg_elab_tensor_op_ev(kg_elab *el, const kg_ast *at, kg_op op, const kg_ev *a, int n,
+                           const int64_t ia[2], const double fa[4], kg_dtype fixed);
+/* calls.c: a member call resolved to a row of the member table (av: the receiver, if any,
+ * then the arguments, all evaluated) → its value */
+kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */
 void kg_hf_flush(kg_elab *el);
 kg_ev kg_hf_for(kg_elab *el, const kg_ast *n);

@@ -5,8 +5,8 @@
  *   1. Text → cJSON (kg_fe_json_parse, frontend/jsonscan.c, shared with sig.c).
  *   2. The document: format, version, files, vars, entries, definitions.
  *   3. Nodes, recursively (the depth is bounded by stage 1): "k", "ty", "loc" and
- *      the fields of each kind with their JSON types; constants decoded by "ty";
- *      member keys built exactly as the spec says.
+ *      the fields of each kind with their JSON types; constants decoded by "ty"
+ *      (json_value.c); member keys built exactly as the spec says.
  * Every diagnostic names the JSON path of what is wrong and, when that node or
  * its nearest ancestor has "loc", the F# location. Nothing is desugared here.
  * The cJSON tree is freed before returning; the AST lives in the caller's arena.
@@ -21,7 +21,6 @@
 
 /* Total bytes of node paths; only a document both very deep and very wide gets near. */
 #define KG_PATH_BUDGET ((size_t)256 << 20)
-#define KG_TWO_53 9007199254740992.0
 
 /* ---- names, limits, locations ---- */
 
@@ -115,21 +114,10 @@ void kg_linecol(const char *s, size_t off, size_t *line, size_t *col) {
 
 /* ---- stage 2 and 3: the reader ---- */
 
-typedef struct kg_rd {
-  kg_arena *arena;
-  kg_diag *d;
-  kg_fe_limits lim;
-  kg_doc *doc;
-  uint32_t n_errors; /* errors this read found (kg_diag may keep fewer) */
-  bool stop;         /* a limit was hit: read no further nodes */
-  size_t path_bytes; /* total bytes of paths made, against KG_PATH_BUDGET */
-} kg_rd;
+/* (kg_rd, the reader's state, is in json_int.h: json_value.c reads values with it) */
 
-/* `at`: the nearest node with "loc" (or NULL): its F# location goes with the error. */
-static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
-                      const char *fmt, ...) KG_PRINTF(5, 6);
-static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
-                      const char *fmt, ...) {
+void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_ast *at,
+               const char *fmt, ...) {
   va_list ap;
   uint32_t max = r->d->max_errors ? r->d->max_errors : 20;
   r->n_errors++;
@@ -139,8 +127,7 @@ static void kg_rd_err(kg_rd *r, kg_diag_code code, const char *path, const kg_as
   va_end(ap);
 }
 
-/* base + ".key" (when key) + "[idx]" (when idx >= 0), in the arena. */
-static const char *kg_rd_path(kg_rd *r, const char *base, const char *key, long idx) {
+const char *kg_rd_path(kg_rd *r, const char *base, const char *key, long idx) {
   kg_strbuf b;
   kg_sb_init(&b);
   kg_sb_puts(&b, base);
@@ -176,8 +163,7 @@ static const char *kg_num_text(kg_arena *a, double v) {
   return kg_arena_strdup(a, buf);
 }
 
-/* How a found value reads in a message: the number itself, the string quoted, or its JSON type. */
-static const char *kg_rd_found(kg_rd *r, const cJSON *j) {
+const char *kg_rd_found(kg_rd *r, const cJSON *j) {
   if (cJSON_IsNumber(j)) return kg_num_text(r->arena, j->valuedouble);
   if (cJSON_IsString(j))
     return kg_arena_printf(r->arena, "the string '%s'", kg_fe_quote(r->arena, j->valuestring));
@@ -189,8 +175,7 @@ static const char *kg_rd_found(kg_rd *r, const cJSON *j) {
   return kg_jtype(j);
 }
 
-/* A number or string value as written, for "does not fit" messages. */
-static const char *kg_rd_valtext(kg_rd *r, const cJSON *j) {
+const char *kg_rd_valtext(kg_rd *r, const cJSON *j) {
   if (cJSON_IsString(j))
     return kg_arena_printf(r->arena, "'%s'", kg_fe_quote(r->arena, j->valuestring));
   return kg_rd_found(r, j);
@@ -219,14 +204,14 @@ static const cJSON *kg_req(kg_rd *r, const cJSON *j, const char *key, const char
   return f;
 }
 
-static void kg_bad_field(kg_rd *r, const cJSON *f, const char *key, const char *want,
-                         const char *path, const kg_ast *at) {
+void kg_bad_field(kg_rd *r, const cJSON *f, const char *key, const char *want,
+                  const char *path, const kg_ast *at) {
   kg_rd_err(r, KG_E_FORMAT, kg_rd_path(r, path, key, -1), at, "field '%s' must be %s, found %s",
             key, want, kg_rd_found(r, f));
 }
 
-static const char *kg_req_str(kg_rd *r, const cJSON *j, const char *key, const char *what,
-                              const char *path, const kg_ast *at, bool nonempty) {
+const char *kg_req_str(kg_rd *r, const cJSON *j, const char *key, const char *what,
+                       const char *path, const kg_ast *at, bool nonempty) {
   const cJSON *f = kg_req(r, j, key, what, path, at);
   if (!f) return NULL;
   if (!cJSON_IsString(f) || (nonempty && !f->valuestring[0])) {
@@ -284,259 +269,6 @@ static const char **kg_rd_strings(kg_rd *r, const cJSON *f, const char *key, con
   }
   *count = n;
   return v;
-}
-
-/* ---- values (spec "Values") ---- */
-
-typedef enum kg_ty_class {
-  KG_TY_OTHER,  /* null, {"enum"}, {"array"}, {"opaque"} */
-  KG_TY_BOOL,   /* true / false */
-  KG_TY_INT,    /* JSON integer within [lo, hi] */
-  KG_TY_INT64,  /* JSON integer below 2^53 or a digit string */
-  KG_TY_UINT64, /* the same, unsigned */
-  KG_TY_SINGLE, /* number or "NaN" / "Infinity" / "-Infinity", rounded to float */
-  KG_TY_DOUBLE, /* the same */
-  KG_TY_UNIT,   /* null */
-  KG_TY_STRING, /* string or null */
-} kg_ty_class;
-
-static const struct kg_prim_type {
-  const char *name;
-  kg_ty_class cls;
-  int64_t lo, hi;
-} kg_prim_types[] = {
-    {"System.Boolean", KG_TY_BOOL, 0, 0},
-    {"System.SByte", KG_TY_INT, INT8_MIN, INT8_MAX},
-    {"System.Byte", KG_TY_INT, 0, UINT8_MAX},
-    {"System.Int16", KG_TY_INT, INT16_MIN, INT16_MAX},
-    {"System.UInt16", KG_TY_INT, 0, UINT16_MAX},
-    {"System.Char", KG_TY_INT, 0, UINT16_MAX},
-    {"System.Int32", KG_TY_INT, INT32_MIN, INT32_MAX},
-    {"System.UInt32", KG_TY_INT, 0, UINT32_MAX},
-    {"System.Int64", KG_TY_INT64, INT64_MIN, INT64_MAX},
-    {"System.UInt64", KG_TY_UINT64, 0, 0},
-    {"System.Single", KG_TY_SINGLE, 0, 0},
-    {"System.Double", KG_TY_DOUBLE, 0, 0},
-    {"System.Half", KG_TY_DOUBLE, 0, 0}, /* not in the spec; rounded to half by its users */
-    {"Microsoft.FSharp.Core.Unit", KG_TY_UNIT, 0, 0},
-    {"System.String", KG_TY_STRING, 0, 0},
-};
-
-static const struct kg_prim_type *kg_prim_type(const char *ty) {
-  for (size_t i = 0; i < KG_COUNTOF(kg_prim_types); i++)
-    if (strcmp(kg_prim_types[i].name, ty) == 0) return &kg_prim_types[i];
-  return NULL;
-}
-
-/* A digit string, exactly: optional '-' then 1+ digits; false on syntax or overflow. */
-static bool kg_parse_digits(const char *s, bool *neg, uint64_t *mag) {
-  *neg = *s == '-';
-  if (*neg) s++;
-  if (!*s) return false;
-  uint64_t m = 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9') return false;
-    unsigned dg = (unsigned)(*s - '0');
-    if (m > (UINT64_MAX - dg) / 10) return false;
-    m = m * 10 + dg;
-  }
-  *mag = m;
-  return true;
-}
-
-/* Stores a 64-bit integer (negative `neg` magnitude or unsigned `mag`) into v;
- * false when it does not fit (signed: Int64; else UInt64). */
-static bool kg_set_int64(kg_value *v, bool neg, uint64_t mag, bool is_signed) {
-  v->kind = KG_VAL_INT;
-  if (neg) {
-    if (!is_signed || mag > (uint64_t)INT64_MAX + 1) return mag == 0;
-    v->i = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
-    return true;
-  }
-  if (is_signed && mag > (uint64_t)INT64_MAX) return false;
-  v->u = mag;
-  if (mag > (uint64_t)INT64_MAX) {
-    v->is_unsigned = true;
-    v->i = (int64_t)(mag - (uint64_t)INT64_MAX - 1) + INT64_MIN; /* two's complement view */
-  } else {
-    v->i = (int64_t)mag;
-  }
-  return true;
-}
-
-/* An Int64 / UInt64 / enum number: a JSON integer below 2^53 in magnitude, or a digit string. */
-static void kg_rd_int64(kg_rd *r, const cJSON *f, const char *tyname, bool is_signed,
-                        const char *path, const kg_ast *at, kg_value *out) {
-  if (cJSON_IsNumber(f)) {
-    double v = f->valuedouble;
-    if (v != floor(v) || !isfinite(v)) {
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f),
-                tyname);
-    } else if (!(fabs(v) < KG_TWO_53)) {
-      kg_rd_err(
-          r, KG_E_FORMAT, path, at,
-          "%s value %s is a JSON number of magnitude 2^53 or more, which a double cannot hold "
-          "exactly: write it as a string of digits",
-          tyname, kg_rd_found(r, f));
-    } else if (!kg_set_int64(out, v < 0, (uint64_t)fabs(v), is_signed)) {
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
-    }
-    return;
-  }
-  bool neg;
-  uint64_t mag;
-  if (!cJSON_IsString(f)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at,
-              "a %s value must be a JSON integer or a string of digits, found %s", tyname,
-              kg_rd_found(r, f));
-  } else if (!kg_parse_digits(f->valuestring, &neg, &mag)) {
-    bool digits = f->valuestring[0] != 0;
-    for (const char *s = f->valuestring + (f->valuestring[0] == '-'); *s; s++)
-      digits &= *s >= '0' && *s <= '9';
-    if (digits)
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
-    else
-      kg_rd_err(r, KG_E_FORMAT, path, at,
-                "a %s value given as a string must be a string of digits, found %s", tyname,
-                kg_rd_found(r, f));
-  } else if (!kg_set_int64(out, neg, mag, is_signed)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s", kg_rd_valtext(r, f), tyname);
-  }
-}
-
-/* Single and Double: a number or one of the three special strings. */
-static void kg_rd_float(kg_rd *r, const cJSON *f, const char *tyname, bool single, const char *path,
-                        const kg_ast *at, kg_value *out) {
-  out->kind = KG_VAL_FLOAT;
-  if (cJSON_IsString(f)) {
-    if (strcmp(f->valuestring, "NaN") == 0)
-      out->f = NAN;
-    else if (strcmp(f->valuestring, "Infinity") == 0)
-      out->f = INFINITY;
-    else if (strcmp(f->valuestring, "-Infinity") == 0)
-      out->f = -INFINITY;
-    else
-      kg_rd_err(
-          r, KG_E_FORMAT, path, at,
-          "a %s value given as a string must be \"NaN\", \"Infinity\" or \"-Infinity\", found %s",
-          tyname, kg_rd_found(r, f));
-    return;
-  }
-  if (!cJSON_IsNumber(f) || !isfinite(f->valuedouble)) {
-    kg_rd_err(r, KG_E_FORMAT, path, at,
-              "a %s value must be a JSON number or \"NaN\", \"Infinity\", \"-Infinity\", found %s",
-              tyname, kg_rd_found(r, f));
-    return;
-  }
-  double v = f->valuedouble;
-  /* Values at or beyond FLT_MAX + half an ulp round to infinity: not a float literal. */
-  if (single && fabs(v) >= 0x1.ffffffp127) {
-    kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit System.Single", kg_rd_found(r, f));
-    return;
-  }
-  out->f = single ? (double)(float)v : v;
-}
-
-static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path,
-                        const kg_ast *at, kg_value *out);
-
-/* The object forms: {"enum": n, "name": s}, {"array": [...]}, {"opaque": true}. */
-static void kg_rd_value_object(kg_rd *r, const cJSON *f, const char *ty, const char *path,
-                               const kg_ast *at, kg_value *out) {
-  const cJSON *en = cJSON_GetObjectItemCaseSensitive(f, "enum");
-  const cJSON *ar = cJSON_GetObjectItemCaseSensitive(f, "array");
-  const cJSON *op = cJSON_GetObjectItemCaseSensitive(f, "opaque");
-  if ((en != NULL) + (ar != NULL) + (op != NULL) != 1) {
-    kg_rd_err(
-        r, KG_E_FORMAT, path, at,
-        "a value object must have exactly one of the fields \"enum\", \"array\" or \"opaque\"");
-    return;
-  }
-  if (op) {
-    if (!cJSON_IsTrue(op)) kg_bad_field(r, op, "opaque", "true", path, at);
-    out->kind = KG_VAL_OPAQUE;
-  } else if (en) {
-    kg_rd_int64(r, en, "enum", true, kg_rd_path(r, path, "enum", -1), at, out);
-    out->kind = KG_VAL_ENUM;
-    out->s = kg_req_str(r, f, "name", "an enum value", path, at, true);
-  } else {
-    size_t n = strlen(ty);
-    if (!cJSON_IsArray(ar)) {
-      kg_bad_field(r, ar, "array", "an array", path, at);
-      return;
-    }
-    if (n < 3 || strcmp(ty + n - 2, "[]") != 0) {
-      kg_rd_err(r, KG_E_FORMAT, path, at,
-                "an {\"array\": [...]} value needs an array type (\"T[]\"), not '%s'",
-                kg_fe_quote(r->arena, ty));
-      return;
-    }
-    const char *elem = kg_arena_strndup(r->arena, ty, n - 2);
-    out->kind = KG_VAL_ARRAY;
-    out->n_items = (uint32_t)cJSON_GetArraySize(ar);
-    out->items = kg_arena_alloc(r->arena, (out->n_items ? out->n_items : 1) * sizeof *out->items);
-    uint32_t i = 0;
-    for (const cJSON *e = ar->child; e; e = e->next, i++)
-      kg_rd_value(r, e, elem, kg_rd_path(r, path, "array", (long)i), at, &out->items[i]);
-  }
-}
-
-static void kg_rd_value(kg_rd *r, const cJSON *f, const char *ty, const char *path,
-                        const kg_ast *at, kg_value *out) {
-  const struct kg_prim_type *p = kg_prim_type(ty);
-  memset(out, 0, sizeof *out);
-  switch (p ? p->cls : KG_TY_OTHER) {
-  case KG_TY_BOOL:
-    if (!cJSON_IsBool(f))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "a System.Boolean value must be true or false, found %s",
-                kg_rd_found(r, f));
-    out->kind = KG_VAL_BOOL, out->b = cJSON_IsTrue(f);
-    return;
-  case KG_TY_INT:
-    out->kind = KG_VAL_INT;
-    if (!cJSON_IsNumber(f))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be a JSON integer, found %s", ty,
-                kg_rd_found(r, f));
-    else if (f->valuedouble != floor(f->valuedouble) || !isfinite(f->valuedouble))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s is not an integer (%s)", kg_rd_found(r, f), ty);
-    else if (!(f->valuedouble >= (double)p->lo && f->valuedouble <= (double)p->hi))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "value %s does not fit %s (%lld to %lld)",
-                kg_rd_found(r, f), ty, (long long)p->lo, (long long)p->hi);
-    else
-      out->i = (int64_t)f->valuedouble, out->u = (uint64_t)out->i;
-    return;
-  case KG_TY_INT64:
-  case KG_TY_UINT64: kg_rd_int64(r, f, ty, p->cls == KG_TY_INT64, path, at, out); return;
-  case KG_TY_SINGLE:
-  case KG_TY_DOUBLE: kg_rd_float(r, f, ty, p->cls == KG_TY_SINGLE, path, at, out); return;
-  case KG_TY_UNIT:
-    if (!cJSON_IsNull(f))
-      kg_rd_err(r, KG_E_FORMAT, path, at, "a %s value must be null, found %s", ty,
-                kg_rd_found(r, f));
-    out->kind = KG_VAL_NULL;
-    return;
-  case KG_TY_STRING:
-    if (cJSON_IsString(f))
-      out->kind = KG_VAL_STRING, out->s = kg_arena_strdup(r->arena, f->valuestring);
-    else if (cJSON_IsNull(f))
-      out->kind = KG_VAL_NULL;
-    else
-      kg_rd_err(r, KG_E_FORMAT, path, at,
-                "a System.String value must be a string or null, found %s", kg_rd_found(r, f));
-    return;
-  case KG_TY_OTHER:
-    if (cJSON_IsNull(f))
-      out->kind = KG_VAL_NULL;
-    else if (cJSON_IsObject(f))
-      kg_rd_value_object(r, f, ty, path, at, out);
-    else
-      kg_rd_err(
-          r, KG_E_FORMAT, path, at,
-          "a value of type '%s' must be null, {\"enum\": n, \"name\": s}, {\"array\": [...]} or "
-          "{\"opaque\": true}, found %s",
-          kg_fe_quote(r->arena, ty), kg_rd_found(r, f));
-    return;
-  }
 }
 
 /* ---- members ---- */
