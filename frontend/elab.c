@@ -141,48 +141,32 @@ const char *kg_elab_shape_str(kg_elab *el, const kg_shape *s) {
 
 #define shape_str kg_elab_shape_str
 
-/* PyTorch broadcasting of two shapes (right-aligned). A symbolic size is assumed
- * not to be 1 unless the other side is static 1; two different symbols are assumed
- * equal, and the assumption is recorded as a guard that every run checks on the sizes
- * it binds (exec.c: kg_check_guards). */
+/* PyTorch broadcasting of two shapes (ir/graph.c: kg_shape_broadcast, the one rule): a
+ * located error when static sizes differ; two different symbols it takes to be equal become
+ * a guard that every run checks on the sizes it binds (exec.c: kg_check_guards). */
 static bool broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out) {
-  int r = a->rank > b->rank ? a->rank : b->rank;
-  kg_shape o;
-  memset(&o, 0, sizeof o);
-  o.rank = (uint8_t)r;
-  for (int i = 0; i < r; i++) {
-    int ia = a->rank - r + i, ib = b->rank - r + i;
-    kg_dim da = {KG_DIM_STATIC, 1}, db = {KG_DIM_STATIC, 1};
-    if (ia >= 0) da = a->d[ia];
-    if (ib >= 0) db = b->d[ib];
-    bool a1 = da.kind == KG_DIM_STATIC && da.v == 1, b1 = db.kind == KG_DIM_STATIC && db.v == 1;
-    if (a1) o.d[i] = db;
-    else if (b1) o.d[i] = da;
-    else if (da.kind == KG_DIM_STATIC && db.kind == KG_DIM_STATIC) {
-      if (da.v != db.v) {
-        char x[64], y[64];
-        dim_print(el, &da, x, sizeof x), dim_print(el, &db, y, sizeof y);
-        kg_elab_error(el, at, KG_E_SHAPE, "shapes %s and %s cannot be broadcast (dim %d: %s vs %s)",
-                      shape_str(el, a), shape_str(el, b), i - r, x, y);
-        return false;
-      }
-      o.d[i] = da;
-    } else if (da.kind == KG_DIM_STATIC) o.d[i] = da;
-    else if (db.kind == KG_DIM_STATIC) o.d[i] = db;
-    else {
-      o.d[i] = da;
-      bool known = da.v == db.v;
-      for (uint32_t k = 0; k < el->g->guards.n && !known; k++) {
-        const kg_sym_guard *q = &el->g->guards.v[k];
-        known = (q->a == (uint32_t)da.v && q->b == (uint32_t)db.v) || (q->a == (uint32_t)db.v && q->b == (uint32_t)da.v);
-      }
-      if (!known) {
-        kg_sym_guard q = {(uint32_t)da.v, (uint32_t)db.v, at ? at->path : NULL, at ? kg_fe_srcloc(el->arena, el->doc, at) : NULL};
-        KG_VEC_PUSH(el->g->guards, q);
-      }
+  int bad = 0, n_assumed = 0;
+  uint32_t assumed[KG_MAX_RANK][2];
+  if (!kg_shape_broadcast(a, b, out, &bad, assumed, &n_assumed)) {
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    kg_dim da = a->d[a->rank - r + bad], db = b->d[b->rank - r + bad]; /* both exist: neither is a padded 1 */
+    char x[64], y[64];
+    dim_print(el, &da, x, sizeof x), dim_print(el, &db, y, sizeof y);
+    kg_elab_error(el, at, KG_E_SHAPE, "shapes %s and %s cannot be broadcast (dim %d: %s vs %s)", shape_str(el, a), shape_str(el, b),
+                  bad - r, x, y);
+    return false;
+  }
+  for (int i = 0; i < n_assumed; i++) {
+    bool known = false;
+    for (uint32_t k = 0; k < el->g->guards.n && !known; k++) {
+      const kg_sym_guard *q = &el->g->guards.v[k];
+      known = (q->a == assumed[i][0] && q->b == assumed[i][1]) || (q->a == assumed[i][1] && q->b == assumed[i][0]);
+    }
+    if (!known) {
+      kg_sym_guard q = {assumed[i][0], assumed[i][1], at ? at->path : NULL, at ? kg_fe_srcloc(el->arena, el->doc, at) : NULL};
+      KG_VEC_PUSH(el->g->guards, q);
     }
   }
-  *out = o;
   return true;
 }
 

@@ -31,6 +31,40 @@ uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n) {
   return g->nodes.n - 1;
 }
 
+bool kg_shape_broadcast(const kg_shape *a, const kg_shape *b, kg_shape *out, int *bad_dim, uint32_t (*assumed)[2], int *n_assumed) {
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  kg_shape o;
+  memset(&o, 0, sizeof o);
+  o.rank = (uint8_t)r;
+  if (n_assumed) *n_assumed = 0;
+  for (int i = 0; i < r; i++) {
+    int ia = a->rank - r + i, ib = b->rank - r + i;
+    kg_dim da = {KG_DIM_STATIC, 1}, db = {KG_DIM_STATIC, 1};
+    if (ia >= 0) da = a->d[ia];
+    if (ib >= 0) db = b->d[ib];
+    bool a1 = da.kind == KG_DIM_STATIC && da.v == 1, b1 = db.kind == KG_DIM_STATIC && db.v == 1;
+    if (a1) o.d[i] = db;
+    else if (b1) o.d[i] = da;
+    else if (da.kind == KG_DIM_STATIC && db.kind == KG_DIM_STATIC) {
+      if (da.v != db.v) {
+        if (bad_dim) *bad_dim = i;
+        return false;
+      }
+      o.d[i] = da;
+    } else if (da.kind == KG_DIM_STATIC) o.d[i] = da;
+    else if (db.kind == KG_DIM_STATIC) o.d[i] = db;
+    else {
+      o.d[i] = da;
+      if (da.v != db.v && assumed) {
+        assumed[*n_assumed][0] = (uint32_t)da.v, assumed[*n_assumed][1] = (uint32_t)db.v;
+        (*n_assumed)++;
+      }
+    }
+  }
+  *out = o;
+  return true;
+}
+
 bool kg_shape_equal(const kg_shape *a, const kg_shape *b) {
   if (a->rank != b->rank) return false;
   for (int i = 0; i < a->rank; i++)

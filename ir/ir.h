@@ -366,6 +366,12 @@ void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);
 void kg_graph_free(kg_graph *g);
 uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n); /* returns node id */
 bool kg_shape_equal(const kg_shape *a, const kg_shape *b);
+/* PyTorch broadcasting of two shapes, right-aligned: kgen's one broadcast rule. A static 1
+ * takes the other side; two static sizes must agree (else false, *bad_dim = the dim of the
+ * result where they differ); a symbol is taken not to be 1, so against a static size the
+ * static size wins; two different symbols are taken to be equal — each such pair goes to
+ * assumed[*n_assumed] (when assumed is not NULL) for the caller to guard at run time. */
+bool kg_shape_broadcast(const kg_shape *a, const kg_shape *b, kg_shape *out, int *bad_dim, uint32_t (*assumed)[2], int *n_assumed);
 void kg_shape_print(const kg_graph *g, const kg_shape *s, kg_strbuf *out);
 void kg_graph_print(const kg_graph *g, kg_strbuf *out);
 bool kg_graph_verify(const kg_graph *g, kg_diag *d);

@@ -24,20 +24,10 @@ typedef struct dctx {
   const kg_gnode *src; /* the node being expanded (path / srcloc) */
 } dctx;
 
-static bool bcast(const kg_shape *a, const kg_shape *b, kg_shape *o) {
-  int r = a->rank > b->rank ? a->rank : b->rank;
+/* the shape of an op over a and b (already checked by elaboration: kg_shape_broadcast) */
+static void bcast(const kg_shape *a, const kg_shape *b, kg_shape *o) {
   kg_shape s;
-  memset(&s, 0, sizeof s);
-  s.rank = (uint8_t)r;
-  for (int i = 0; i < r; i++) {
-    int ia = a->rank - r + i, ib = b->rank - r + i;
-    kg_dim da = {KG_DIM_STATIC, 1}, db = {KG_DIM_STATIC, 1};
-    if (ia >= 0) da = a->d[ia];
-    if (ib >= 0) db = b->d[ib];
-    s.d[i] = (da.kind == KG_DIM_STATIC && da.v == 1) ? db : da;
-  }
-  *o = s;
-  return true;
+  if (kg_shape_broadcast(a, b, &s, NULL, NULL, NULL)) *o = s;
 }
 
 static uint32_t add(dctx *D, kg_op op, kg_dtype dt, uint32_t a, uint32_t b, const double *fa) {
