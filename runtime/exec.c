@@ -397,6 +397,76 @@ static void *scratch(unsigned char *mem, size_t cap, size_t *used, void **heap, 
   return heap[(*nheap)++] = kg_xcalloc(n, size);
 }
 
+/* Placement: the emulator reads host memory; CUDA reads device memory, except scalar
+ * parameters, whose value is read on the host at launch. */
+static bool check_placement(kg_context *ctx, const kg_graph *g, const DLTensor **pt, DLTensor *const *outputs, bool host) {
+  kg_diag *d = &ctx->diag;
+  for (uint32_t p = 0; p < g->params.n + g->outputs.n; p++) {
+    bool is_out = p >= g->params.n;
+    const DLTensor *t = is_out ? outputs[p - g->params.n] : pt[p];
+    bool scalar = !is_out && g->nodes.v[g->params.v[p].node].vkind == KG_V_SCALAR;
+    int dt = t->device.device_type;
+    bool on_gpu = dt == kDLCUDA || dt == kDLCUDAManaged;
+    const char *nm = is_out ? "an output" : g->params.v[p].name;
+    const char *q = is_out ? "" : "'";
+    if (scalar && dt == kDLCUDA) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory (it is read at launch)", nm);
+      return false;
+    } else if (!scalar && host && dt == kDLCUDA) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", q, nm, q);
+      return false;
+    } else if (!scalar && !host && dt == kDLCUDA && t->device.device_id != ctx->opts.cuda_device) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is on CUDA device %d, but this context runs on device %d (kg_options.cuda_device)", q,
+                  nm, q, t->device.device_id, ctx->opts.cuda_device);
+      return false;
+    } else if (!scalar && !host && !on_gpu && dt != kDLCUDAHost) {
+      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in host memory, but this run is on the CUDA device (pass device pointers)", q, nm, q);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The facts the scheduler needs about one group in this run, from the tensors its default
+ * kernel reads and writes (dk's parameters; r0: 0 a parameter, 1 an output, 2 a temporary):
+ * contiguity over the space, the largest offset, the widest element, the smallest address
+ * alignment, and for each source of a row reduction its row stride, alignment and outer
+ * strides (rowv: room for dk->params.n). */
+static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t *space, int r, int64_t numel, const DLTensor **pt,
+                      DLTensor *const *outputs, const DLTensor *tview, bool split_plan, kg_row_operand *rowv, kg_sched_facts *x) {
+  memset(x, 0, sizeof *x);
+  x->runtime = true, x->contiguous = true, x->max_offset = numel, x->max_elem = 1, x->align = 64;
+  memcpy(x->space, space, sizeof x->space);
+  x->split_plan = split_plan, x->force = (kg_sched_force)ctx->opts.force_variant;
+  x->reduce_block = ctx->reduce_block, x->row_cache = ctx->row_cache;
+  for (uint32_t j = 0; j < dk->params.n; j++) {
+    const kg_kparam *kp = &dk->params.v[j];
+    if (kp->role != KPR_TENSOR) continue;
+    const DLTensor *t = kp->r0 == 2 ? &tview[kp->r1] : kp->r0 == 1 ? outputs[kp->r1] : pt[kp->r1];
+    uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
+    uintptr_t a = (uintptr_t)data_ptr(t);
+    uint64_t al = a ? (a & (~a + 1)) : 64;
+    if (al > 64) al = 64;
+    if (!contiguous_as(t, space, r)) x->contiguous = false;
+    int64_t mo = max_offset(t);
+    if (mo > x->max_offset) x->max_offset = mo;
+    if (sz > x->max_elem) x->max_elem = sz;
+    if (al < x->align) x->align = al;
+    if (kp->r0 == 1) continue; /* outputs are not row sources */
+    kg_row_operand *o = &rowv[x->n_row++];
+    o->elem = sz, o->align = al;
+    o->varies = r > 0 && t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
+    o->inner_stride = t->ndim > 0 ? kg_dl_stride(t, t->ndim - 1) : 1;
+    o->outer_stride_pow2 = 64;
+    for (int dd = 0; dd + 1 < t->ndim; dd++) {
+      int64_t sd = kg_dl_stride(t, dd);
+      if (t->shape[dd] <= 1) continue;
+      while (o->outer_stride_pow2 > 1 && sd % (int64_t)o->outer_stride_pow2 != 0) o->outer_stride_pow2 /= 2;
+    }
+  }
+  x->row = rowv;
+}
+
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
                          kg_pool *pool) {
@@ -446,30 +516,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   }
   int slot = dev ? kg_dev_slot(dev) : 0;
   bool host = !dev || kg_dev_host_memory(dev);
-  /* placement: the emulator reads host memory; CUDA reads device memory, except
-   * scalar parameters, whose value is read on the host at launch */
-  for (uint32_t p = 0; p < g->params.n + g->outputs.n && st == KG_OK && dev; p++) {
-    bool is_out = p >= g->params.n;
-    const DLTensor *t = is_out ? outputs[p - g->params.n] : pt[p];
-    bool scalar = !is_out && g->nodes.v[g->params.v[p].node].vkind == KG_V_SCALAR;
-    int dt = t->device.device_type;
-    bool on_gpu = dt == kDLCUDA || dt == kDLCUDAManaged;
-    const char *nm = is_out ? "an output" : g->params.v[p].name;
-    if (scalar && dt == kDLCUDA) {
-      kg_diag_add(d, KG_E_ARG, NULL, NULL, "scalar parameter '%s' must be a 0-dim tensor in host memory (it is read at launch)", nm);
-      st = KG_ERR_INPUT;
-    } else if (!scalar && host && dt == kDLCUDA) {
-      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in CUDA memory, but this run is on the CPU emulator", is_out ? "" : "'", nm, is_out ? "" : "'");
-      st = KG_ERR_INPUT;
-    } else if (!scalar && !host && dt == kDLCUDA && t->device.device_id != ctx->opts.cuda_device) {
-      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is on CUDA device %d, but this context runs on device %d (kg_options.cuda_device)",
-                  is_out ? "" : "'", nm, is_out ? "" : "'", t->device.device_id, ctx->opts.cuda_device);
-      st = KG_ERR_INPUT;
-    } else if (!scalar && !host && !on_gpu && dt != kDLCUDAHost) {
-      kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s%s%s is in host memory, but this run is on the CUDA device (pass device pointers)", is_out ? "" : "'", nm, is_out ? "" : "'");
-      st = KG_ERR_INPUT;
-    }
-  }
+  if (st == KG_OK && dev && !check_placement(ctx, g, pt, outputs, host)) st = KG_ERR_INPUT;
   /* the plan: the fused one, unless one of its row groups has rows too few and too long
    * for a block each, which only the split-rows plan spreads over the whole GPU */
   int plan = st == KG_OK ? choose_plan(c, &B) : 0;
@@ -522,41 +569,11 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     } else if (numel == 0) {
       continue;
     }
-    /* the facts of this run: the tensors the group's default kernel reads and writes */
+    /* ask the scheduler with the facts of this run */
     const kg_kernel *dk = &DK[gi];
-    kg_sched_facts x;
-    memset(&x, 0, sizeof x);
-    x.runtime = true, x.contiguous = true, x.max_offset = numel, x.max_elem = 1, x.align = 64;
-    memcpy(x.space, space, sizeof space);
-    x.split_plan = plan != 0, x.force = (kg_sched_force)ctx->opts.force_variant;
-    x.reduce_block = ctx->reduce_block, x.row_cache = ctx->row_cache;
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
-    for (uint32_t j = 0; j < dk->params.n; j++) {
-      const kg_kparam *kp = &dk->params.v[j];
-      if (kp->role != KPR_TENSOR) continue;
-      const DLTensor *t = TENSOR_OF(kp->r0, kp->r1);
-      uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-      uintptr_t a = (uintptr_t)data_ptr(t);
-      uint64_t al = a ? (a & (~a + 1)) : 64;
-      if (al > 64) al = 64;
-      if (!contiguous_as(t, space, r)) x.contiguous = false;
-      int64_t mo = max_offset(t);
-      if (mo > x.max_offset) x.max_offset = mo;
-      if (sz > x.max_elem) x.max_elem = sz;
-      if (al < x.align) x.align = al;
-      if (kp->r0 == 1) continue; /* outputs are not row sources */
-      kg_row_operand *o = &rowv[x.n_row++];
-      o->elem = sz, o->align = al;
-      o->varies = r > 0 && t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
-      o->inner_stride = t->ndim > 0 ? kg_dl_stride(t, t->ndim - 1) : 1;
-      o->outer_stride_pow2 = 64;
-      for (int dd = 0; dd + 1 < t->ndim; dd++) {
-        int64_t sd = kg_dl_stride(t, dd);
-        if (t->shape[dd] <= 1) continue;
-        while (o->outer_stride_pow2 > 1 && sd % (int64_t)o->outer_stride_pow2 != 0) o->outer_stride_pow2 /= 2;
-      }
-    }
-    x.row = rowv;
+    kg_sched_facts x;
+    run_facts(ctx, dk, space, r, numel, pt, outputs, tview, plan != 0, rowv, &x);
     kg_schedule sc = kg_schedule_choose(plan ? &c->gfacts_split[gi] : &c->gfacts[gi], &x, &kg_target_h100);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
