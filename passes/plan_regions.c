@@ -236,6 +236,38 @@ static bool defines(const kg_pop *nodes_op, uint32_t id) {
   return false;
 }
 
+/* A NODES step that mixes host numbers with tensor work splits in two, the host numbers
+ * first (they read only leaves and other host numbers, never the step's tensors): a view
+ * whose index is one of them (x.[int64 t]) then moves up past the tensor work, which joins
+ * the tensor work after the view in one region. */
+static void split_host_numbers(pctx *P, uint32_t b) {
+  kg_plan *p = P->p;
+  for (uint32_t i = 0; i < p->blocks.v[b].ops.n; i++) {
+    uint32_t oid = p->blocks.v[b].ops.v[i];
+    kg_pop *o = &p->ops.v[oid];
+    if (o->kind != KG_P_NODES) continue;
+    uint32_t nh = 0;
+    for (uint32_t k = 0; k < o->n_nodes; k++) nh += P->kind[o->nodes[k]] == NK_HOST;
+    if (nh == 0 || nh == o->n_nodes) continue;
+    uint32_t *host = kg_arena_alloc(p->arena, (nh + 1) * sizeof *host), *rest = kg_arena_alloc(p->arena, (o->n_nodes - nh + 1) * sizeof *rest);
+    uint32_t a = 0, r = 0;
+    for (uint32_t k = 0; k < o->n_nodes; k++) {
+      if (P->kind[o->nodes[k]] == NK_HOST) host[a++] = o->nodes[k];
+      else rest[r++] = o->nodes[k];
+    }
+    kg_pop h = *o;
+    h.nodes = host, h.n_nodes = nh;
+    o->nodes = rest, o->n_nodes = r;
+    KG_VEC_PUSH(p->ops, h); /* may move p->ops.v: o is not used after this */
+    uint32_t hid = p->ops.n - 1;
+    kg_pblock *bl = &p->blocks.v[b];
+    KG_VEC_PUSH(bl->ops, 0);
+    memmove(&bl->ops.v[i + 1], &bl->ops.v[i], (bl->ops.n - 1 - i) * sizeof *bl->ops.v);
+    bl->ops.v[i] = hid;
+    i++;
+  }
+}
+
 static void schedule_block(pctx *P, uint32_t b) {
   kg_plan *p = P->p;
   kg_pblock *bl = &p->blocks.v[b];
@@ -245,6 +277,7 @@ static void schedule_block(pctx *P, uint32_t b) {
     if (o->body != KG_NONE) schedule_block(P, o->body);
     if (o->els != KG_NONE) schedule_block(P, o->els);
   }
+  split_host_numbers(P, b);
   bl = &p->blocks.v[b];
   for (uint32_t i = 1; i < bl->ops.n; i++) {
     uint32_t j = i;
