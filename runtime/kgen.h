@@ -30,6 +30,13 @@ extern "C" {
 
 #define KGEN_VERSION_STRING "0.1.0"
 
+/* What libkgen.so exports: exactly the functions below (its other symbols are hidden). */
+#if defined(__GNUC__)
+#define KG_API __attribute__((visibility("default")))
+#else
+#define KG_API
+#endif
+
 typedef enum kg_status {
   KG_OK = 0,
   KG_ERR_INPUT = 1,    /* bad document, signature, inputs or arguments */
@@ -80,34 +87,34 @@ typedef struct kg_options {
 } kg_options;
 
 /* ---- context ---- */
-kg_context *kg_context_new(const kg_options *opts); /* opts may be NULL */
-void kg_context_free(kg_context *ctx);
+KG_API kg_context *kg_context_new(const kg_options *opts); /* opts may be NULL */
+KG_API void kg_context_free(kg_context *ctx);
 /* Diagnostics of the last failing call ("" if none). Valid until the next call. */
-const char *kg_last_error(kg_context *ctx);
+KG_API const char *kg_last_error(kg_context *ctx);
 
 /* ---- modules ---- */
-kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_module **out);
-kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out);
-void kg_module_free(kg_module *m);
-int kg_module_n_entries(const kg_module *m);
-const char *kg_module_entry_name(const kg_module *m, int i);
+KG_API kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_module **out);
+KG_API kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out);
+KG_API void kg_module_free(kg_module *m);
+KG_API int kg_module_n_entries(const kg_module *m);
+KG_API const char *kg_module_entry_name(const kg_module *m, int i);
 /* The parameters of an entry (entry NULL = the first), in the order kg_run takes them (a
  * tupled parameter counts once per item): their count (-1: no such entry), and parameter i's
  * kind: 0 a tensor, 1 a .NET number (passed as a 0-dim tensor of *scalar_dtype), -1 none. */
-int kg_module_entry_n_params(kg_module *m, const char *entry);
-int kg_module_entry_param(kg_module *m, const char *entry, int i, DLDataType *scalar_dtype);
+KG_API int kg_module_entry_n_params(kg_module *m, const char *entry);
+KG_API int kg_module_entry_param(kg_module *m, const char *entry, int i, DLDataType *scalar_dtype);
 
 /* ---- specialization ---- */
 /* From a signature: `sig` is NULL (use the entry's document signature), a JSON
  * signature object, or the compact form "float32[B,1024], float32[1024], float32". */
-kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
+KG_API kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
 /* From actual tensors (dtype, shape and layout are taken from them). Captures are
  * given by name; `scalars` are 0-dim tensors standing for scalar parameters. */
 typedef struct kg_named_tensor {
   const char *name;
   const DLTensor *t;
 } kg_named_tensor;
-kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs,
+KG_API kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs,
                             int n_inputs, const kg_named_tensor *captures, int n_captures,
                             kg_compiled **out);
 /* Flags of kg_specialize_for_ex. KG_SPEC_DYNAMIC: the sizes are not baked in. Every dim of
@@ -117,32 +124,32 @@ kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *con
  * pattern (which dims are 0, 1, or equal to which). Symbol "s<k>" is the k-th distinct
  * size met in parameter order (inputs, then captures; dims left to right). */
 enum { KG_SPEC_DYNAMIC = 1 };
-kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs,
+KG_API kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs,
                                int n_inputs, const kg_named_tensor *captures, int n_captures,
                                unsigned flags, kg_compiled **out);
-void kg_compiled_free(kg_compiled *c);
+KG_API void kg_compiled_free(kg_compiled *c);
 
 /* Outputs: count, dtype (a DLDataType) and concrete shape. Shapes are concrete
  * after kg_specialize_for; after kg_specialize a symbolic dim reads as -1. */
-int kg_compiled_n_outputs(const kg_compiled *c);
-kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim,
+KG_API int kg_compiled_n_outputs(const kg_compiled *c);
+KG_API kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim,
                              int64_t shape[8]);
-int kg_compiled_n_kernels(const kg_compiled *c);
+KG_API int kg_compiled_n_kernels(const kg_compiled *c);
 /* The symbol an output dim is (its name, e.g. "s0" or a document's "N"), or NULL when the
  * dim is static or out of range: with it a caller computes output shapes from its inputs'
  * sizes without another call. */
-const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d);
+KG_API const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d);
 
 /* ---- artifacts ---- */
 /* Returns malloc'd bytes (text is NUL-terminated). arch: 75, 80, 90, ... (ignored
  * for artifacts without one). */
-kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len);
+KG_API kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len);
 /* ptxas statistics of kernel i for arch: registers, spill bytes, shared memory. */
 typedef struct kg_kernel_stats {
   char name[128];
   int regs, spill_stores, spill_loads, smem;
 } kg_kernel_stats;
-kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *out);
+KG_API kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *out);
 
 /* ---- running ---- */
 /* Runs a compiled entry on a device. inputs in parameter order, captures by name,
@@ -160,7 +167,7 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
  * (asynchronous, like any op on that stream); temporary buffers between kernels
  * are then allocated and freed in stream order (cuMemAllocAsync), or, with a
  * driver that lacks it, the stream is synchronized before they are freed. */
-kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
+KG_API kg_status kg_run(kg_compiled *c, kg_device_kind dev, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs,
                  int n_outputs, void *stream);
 /* What the last kg_run of an entry did: kernel launches, device allocations (with
@@ -174,7 +181,7 @@ typedef struct kg_run_stats {
   uint64_t plan_steps;
   uint64_t iterations;
 } kg_run_stats;
-kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
+KG_API kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
 
 /* What a context has compiled so far: entries specialized, and the kernel objects its
  * devices built (a host C compiler run for the emulator, an NVRTC compilation for CUDA) or
@@ -187,10 +194,10 @@ typedef struct kg_context_stats {
   uint64_t nvrtc_compiles;
   uint64_t cubin_cache_hits;
 } kg_context_stats;
-kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out);
+KG_API kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out);
 
 /* Which device AUTO resolves to in this context. */
-kg_device_kind kg_default_device(kg_context *ctx);
+KG_API kg_device_kind kg_default_device(kg_context *ctx);
 
 #ifdef __cplusplus
 }
