@@ -1,6 +1,7 @@
 /* passes/lower_int.h — what lower.c (the pointwise and scan schedules, and the
  * machinery that evaluates a group's DAG inline at a coordinate) shares with
- * lower_reduce.c (the reduction schedules). Internal to passes/. */
+ * lower_reduce.c and lower_reduce_walk.c (the reduction schedules), and what those two
+ * share with each other (a REDUCE kernel's state, rkern). Internal to passes/. */
 #ifndef KG_LOWER_INT_H
 #define KG_LOWER_INT_H
 
@@ -54,7 +55,70 @@ void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
 
-/* lower_reduce.c: the reduction schedules */
+/* ---- the reduction schedules: lower_reduce.c (the schedules, parameters, epilogue,
+ * the driver) and lower_reduce_walk.c (the walks over the row) ---- */
 bool kg_lw_reduce(lctx *L, const char *name);
+
+/* How a row's threads combine their partials: the .i of the reduction expression that
+ * codegen-cuda prints as a collective. */
+enum {
+  KG_COLL_NONE = -1,        /* a thread per output: its accumulator is the row's value */
+  KG_COLL_BLOCK_LEADER = 0, /* block-wide, the value in thread 0 only (kg_bred) */
+  KG_COLL_BLOCK_ALL = 1,    /* block-wide, every thread gets it (kg_ball) */
+  KG_COLL_WARP_ALL = 2,     /* warp-wide, every lane gets it (kg_wall) */
+};
+
+/* What the phases of one REDUCE kernel share (kg_lw_reduce). Expressions, vars and
+ * parameters are kernel-IR ids; KG_NONE where there is none. */
+typedef struct rkern {
+  lctx *L;
+  kg_kernel *k;
+  const kg_graph *g;
+  const kg_group *grp;
+  uint32_t r;          /* rank of the iteration space (the rows' shape) */
+  int64_t mask;        /* the space's reduced dims */
+  /* the schedule, from the variant */
+  kg_split_part split; /* whole rows, a split's partial kernel, or its finish kernel */
+  bool col;            /* a thread per output (the column schedule, and the finish kernel) */
+  bool warp;           /* a warp per row */
+  bool persistent;     /* several reductions or row outputs: the row is walked more than once */
+  bool cache;          /* the row cache (a block per row only) */
+  /* parameters */
+  uint32_t *rparam;    /* per reduction: its buffer when stored (read elsewhere) */
+  uint32_t *rstride;   /* per reduction: KG_MAX_RANK strides, by dim of the space */
+  uint32_t *eparam, *estride; /* per epilogue output: its buffer, strides */
+  uint32_t numel_p, rn;       /* output elements (rows), elements per row */
+  uint32_t part, chunk_p, nchunk_p, nb_p; /* split: scratch, chunk length, chunks, blocks per chunk (columns) */
+  uint32_t size_p[KG_MAX_RANK];           /* the space's sizes (KG_NONE: static 1) */
+  uint32_t *in_stride;        /* per source: KG_MAX_RANK strides over the space */
+  uint32_t *sq_stride;        /* the same against squeezed epilogues' shape, or NULL */
+  uint32_t out_stride[KG_MAX_RANK * KG_ROW_OUTPUTS_MAX + 1]; /* per row output */
+  /* the row, as the schedule maps it */
+  uint32_t bid, tid, nt;  /* block index (within its chunk for a split partial), thread index, block size */
+  uint32_t ch, lo, hi;    /* a split partial: its chunk, the chunk's first and end element */
+  uint32_t o;             /* the output element (row) */
+  uint32_t leader;        /* the thread's index within the row: 0 stores the row's values */
+  uint32_t first, step, bound; /* the walks: j = first; j < bound; j += step */
+  int coll;               /* KG_COLL_*: the collective */
+  uint32_t coord[KG_MAX_RANK]; /* the row's kept coordinates */
+  uint32_t zero;
+  /* per node */
+  uint32_t *rowval;  /* a finished reduction's value, in its dtype */
+  uint32_t *rowacc;  /* a mean in accumulator precision (a later variance centres on it) */
+  uint32_t *preset;  /* a reduction computed in an earlier walk (Welford, or as a sibling) */
+  uint8_t *rvisit;   /* scratch of the sibling search */
+} rkern;
+
+/* lower_reduce.c: which reductions share a walk (kg_reduce_passes counts the walks the
+ * same way), and what the walks share with the epilogue */
+/* the later reductions riding along in reduction ri's walk (indices into grp->reds, at most 16) */
+uint32_t kg_lw_pick_siblings(const kg_graph *g, const kg_group *grp, uint32_t ri, const uint32_t *taken, uint32_t *fol, uint8_t *visit);
+uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri); /* the variance riding along in mean ri's walk, or KG_NONE */
+void kg_lw_row_memo_reset(rkern *S);            /* forget per-element values; the row's reductions stay */
+void kg_lw_row_store(rkern *S, kg_kcursor *c, uint32_t param, uint32_t off, uint32_t x); /* param[off] = x */
+kg_kcursor kg_lw_row_leader_only(rkern *S);     /* if (leader == 0) { … }: its body */
+/* lower_reduce_walk.c: the walks over the row */
+bool kg_lw_reduce_one(rkern *S, uint32_t ri);   /* reduction ri's passes; true: a split partial is done */
+void kg_lw_row_outputs(rkern *S);               /* the row-output pass */
 
 #endif
