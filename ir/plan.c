@@ -220,8 +220,20 @@ static void print_block(const kg_plan *p, const kg_graph *g, uint32_t b, int ind
   if (bl->n_kill) kg_sb_printf(o, "%*s", ind * 2, ""), plist(g, "free at block end", bl->kill, bl->n_kill, o), kg_sb_putc(o, '\n');
 }
 
+/* the steps a plan runs: those in its blocks (passes leave replaced steps behind in ops) */
+static uint32_t count_steps(const kg_plan *p, uint32_t b) {
+  if (b == KG_NONE) return 0;
+  const kg_pblock *bl = &p->blocks.v[b];
+  uint32_t n = bl->ops.n;
+  for (uint32_t i = 0; i < bl->ops.n; i++) {
+    const kg_pop *op = &p->ops.v[bl->ops.v[i]];
+    n += count_steps(p, op->cond) + count_steps(p, op->body) + count_steps(p, op->els);
+  }
+  return n;
+}
+
 void kg_plan_print(const kg_plan *p, const kg_graph *g, kg_strbuf *out) {
-  kg_sb_printf(out, "plan of '%s': %u step(s), %u region(s)\n", g->entry ? g->entry : "?", p->ops.n, p->regions.n);
+  kg_sb_printf(out, "plan of '%s': %u step(s), %u region(s)\n", g->entry ? g->entry : "?", count_steps(p, 0), p->regions.n);
   print_block(p, g, 0, 1, out);
   kg_sb_puts(out, " ");
   plist(g, "return", g->outputs.v, g->outputs.n, out);
