@@ -14,7 +14,9 @@
  *             schedule: flattened index, 32/64-bit index math, stride-0 broadcasting,
  *             128-bit vector access), inlining map functions; the scan schedule
  *   lower_reduce.c — the reduction schedules (block / warp / thread per row, split
- *             reductions, Welford, siblings)
+ *             reductions): one mapping function per schedule, the shared phases;
+ *             lower_reduce_walk.c — the walks over a row and each reduction's passes
+ *             (Welford, siblings, row outputs)
  *   schedule.c — the scheduler: which variant a group runs as (one pure function asked by
  *             the fuser, at compile time and at run time), the target description
  *   pipeline.c — the pass list, verification after every pass, per-pass log/timing.
