@@ -70,39 +70,7 @@ type ParamKind =
     | TensorParam
     | ScalarParam of torch.ScalarType
 
-let private dl (code: byte) (bits: byte) = DLDataType(Code = code, Bits = bits, Lanes = 1us)
-
-/// kgen's DLPack dtype of a TorchSharp scalar type (ScalarType's numbering is c10's).
-let private dlOfScalarType (t: sbyte) (ok: byref<bool>) =
-    ok <- true
-    match t with
-    | 11y -> dl 6uy 8uy // Bool
-    | 0y -> dl 1uy 8uy // Byte
-    | 1y -> dl 0uy 8uy // Int8
-    | 2y -> dl 0uy 16uy // Int16
-    | 3y -> dl 0uy 32uy // Int32
-    | 4y -> dl 0uy 64uy // Int64
-    | 5y -> dl 2uy 16uy // Float16
-    | 15y -> dl 4uy 16uy // BFloat16
-    | 6y -> dl 2uy 32uy // Float32
-    | 7y -> dl 2uy 64uy // Float64
-    | _ ->
-        ok <- false
-        dl 0uy 0uy
-
-let private scalarTypeOfDl (d: DLDataType) : torch.ScalarType =
-    match d.Code, d.Bits with
-    | 6uy, _ -> torch.ScalarType.Bool
-    | 1uy, 8uy -> torch.ScalarType.Byte
-    | 0uy, 8uy -> torch.ScalarType.Int8
-    | 0uy, 16uy -> torch.ScalarType.Int16
-    | 0uy, 32uy -> torch.ScalarType.Int32
-    | 0uy, 64uy -> torch.ScalarType.Int64
-    | 2uy, 16uy -> torch.ScalarType.Float16
-    | 4uy, 16uy -> torch.ScalarType.BFloat16
-    | 2uy, 32uy -> torch.ScalarType.Float32
-    | 2uy, 64uy -> torch.ScalarType.Float64
-    | c, b -> raise (Runtime.KgenException(sprintf "kgen reported an output of DLPack type code %d bits %d" c b, 2))
+let private scalarTypeOfDl = Runtime.scalarTypeOf
 
 /// The current CUDA stream of a device as libtorch sees it (TorchSharp has no stream API;
 /// libtorch's stable C shim has the call). IntPtr 1 = CU_STREAM_LEGACY: the legacy default
@@ -251,7 +219,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let h = t.Handle
         let mutable ok = false
         let st = Lib.THSTensor_type h
-        let dt = dlOfScalarType st &ok
+        let dt = Runtime.dlOfScalarType st &ok
         if not ok then
             raise (Runtime.KgenException(sprintf "%s has dtype %O, which kgen does not support (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)" (what i) (LanguagePrimitives.EnumOfValue<sbyte, torch.ScalarType> st), 1))
         let nd = int (Lib.THSTensor_ndimension h)
@@ -281,7 +249,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (scalarSlot i))
         v.Device <- DLDevice(DeviceType = 1, DeviceId = 0)
         v.NDim <- 0
-        v.DType <- dlOfScalarType (sbyte t) &ok
+        v.DType <- Runtime.dlOfScalarType (sbyte t) &ok
         NativePtr.write p v
 
     /// The signature key of the bound arguments, into `key`.
@@ -440,7 +408,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))
             v.Device <- (if dev.Kind = KgDevice.Cuda then DLDevice(DeviceType = 2, DeviceId = dev.CudaIndex) else DLDevice(DeviceType = 1, DeviceId = 0))
             v.NDim <- dims.Length
-            v.DType <- dlOfScalarType (sbyte spec.OutTypes.[o]) &ok
+            v.DType <- Runtime.dlOfScalarType (sbyte spec.OutTypes.[o]) &ok
             v.Shape <- sp
             v.Strides <- NativePtr.ofNativeInt 0n // contiguous (empty)
             NativePtr.write p v

@@ -52,22 +52,35 @@ let private utf8z (s: string) =
     let b = Encoding.UTF8.GetBytes s
     Array.append b [| 0uy |]
 
-let private dlType (t: torch.ScalarType) =
-    let mk code bits = DLDataType(Code = code, Bits = bits, Lanes = 1us)
-    match t with
-    | torch.ScalarType.Bool -> mk 6uy 8uy
-    | torch.ScalarType.Byte -> mk 1uy 8uy
-    | torch.ScalarType.Int8 -> mk 0uy 8uy
-    | torch.ScalarType.Int16 -> mk 0uy 16uy
-    | torch.ScalarType.Int32 -> mk 0uy 32uy
-    | torch.ScalarType.Int64 -> mk 0uy 64uy
-    | torch.ScalarType.Float16 -> mk 2uy 16uy
-    | torch.ScalarType.BFloat16 -> mk 4uy 16uy
-    | torch.ScalarType.Float32 -> mk 2uy 32uy
-    | torch.ScalarType.Float64 -> mk 2uy 64uy
-    | t -> raise (KgenException(sprintf "tensors of dtype %O are not supported by kgen (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 are)" t, 1))
+let private dl (code: byte) (bits: byte) = DLDataType(Code = code, Bits = bits, Lanes = 1us)
 
-let private scalarTypeOf (d: DLDataType) =
+/// kgen's DLPack dtype of a TorchSharp scalar type (c10's numbering); ok false when kgen has none.
+let internal dlOfScalarType (t: sbyte) (ok: byref<bool>) =
+    ok <- true
+    match t with
+    | 11y -> dl 6uy 8uy // Bool
+    | 0y -> dl 1uy 8uy // Byte
+    | 1y -> dl 0uy 8uy // Int8
+    | 2y -> dl 0uy 16uy // Int16
+    | 3y -> dl 0uy 32uy // Int32
+    | 4y -> dl 0uy 64uy // Int64
+    | 5y -> dl 2uy 16uy // Float16
+    | 15y -> dl 4uy 16uy // BFloat16
+    | 6y -> dl 2uy 32uy // Float32
+    | 7y -> dl 2uy 64uy // Float64
+    | _ ->
+        ok <- false
+        dl 0uy 0uy
+
+let private dlType (t: torch.ScalarType) =
+    let mutable ok = false
+    let d = dlOfScalarType (sbyte t) &ok
+    if not ok then
+        raise (KgenException(sprintf "tensors of dtype %O are not supported by kgen (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64 are)" t, 1))
+    d
+
+/// The TorchSharp scalar type of a DLPack dtype kgen reports.
+let internal scalarTypeOf (d: DLDataType) =
     match d.Code, d.Bits with
     | 6uy, 8uy -> torch.ScalarType.Bool
     | 1uy, 8uy -> torch.ScalarType.Byte
