@@ -235,6 +235,9 @@ typedef struct kg_kparam {
 } kg_kparam;
 
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB };
+/* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
+ * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
+typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;
 
 /* How a kernel's grid covers its work (kg_launch.per_output). */
 typedef enum kg_launch_shape {

@@ -175,10 +175,10 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   }
   for (uint32_t i = 0; i < nn; i++) {
     if (!mat[i]) continue;
-    kg_bufref b = {2, 0};
+    kg_bufref b = {KG_BUF_TEMP, 0};
     for (uint32_t o = 0; o < g->outputs.n; o++)
-      if (g->outputs.v[o] == i) { b.kind = 1, b.index = o; break; }
-    if (b.kind == 2) {
+      if (g->outputs.v[o] == i) { b.kind = KG_BUF_OUTPUT, b.index = o; break; }
+    if (b.kind == KG_BUF_TEMP) {
       b.index = f->temps.n;
       KG_VEC_PUSH(f->temps, i);
     }
@@ -207,7 +207,7 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
       uint32_t mi = kg_fusion_mat_index(f, grp->red);
       kg_sb_printf(o, "group %u: scan %%%u=%s over ", i, grp->red, kg_op_name((kg_op)g->nodes.v[grp->red].op));
       kg_shape_print(g, &grp->space, o);
-      if (mi != KG_NONE) kg_sb_printf(o, " -> %s%u", f->mat_buf.v[mi].kind == 1 ? "out" : "temp", f->mat_buf.v[mi].index);
+      if (mi != KG_NONE) kg_sb_printf(o, " -> %s%u", f->mat_buf.v[mi].kind == KG_BUF_OUTPUT ? "out" : "temp", f->mat_buf.v[mi].index);
       kg_sb_putc(o, '\n');
       continue;
     }
@@ -218,7 +218,7 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
       for (uint32_t j = 0; j < grp->reds.n; j++) {
         uint32_t rn = grp->reds.v[j], mi = kg_fusion_mat_index(f, rn);
         kg_sb_printf(o, " %%%u=%s", rn, kg_op_name((kg_op)g->nodes.v[rn].op));
-        if (mi != KG_NONE) kg_sb_printf(o, "->%s%u", f->mat_buf.v[mi].kind == 1 ? "out" : "temp", f->mat_buf.v[mi].index);
+        if (mi != KG_NONE) kg_sb_printf(o, "->%s%u", f->mat_buf.v[mi].kind == KG_BUF_OUTPUT ? "out" : "temp", f->mat_buf.v[mi].index);
       }
       for (uint32_t j = 0; j < grp->outs.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; row outputs", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
       for (uint32_t j = 0; j < grp->epi.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; epilogue", grp->epi.v[j], g->outputs.v[grp->epi.v[j]]);

@@ -262,12 +262,12 @@ kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *
 static void source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0) {
   uint32_t ngp = L->g->params.n;
   if (s < ngp) {
-    *tensor_r0 = 0, *tensor_r1 = s, *stride_r0 = s;
+    *tensor_r0 = KG_BUF_PARAM, *tensor_r1 = s, *stride_r0 = s;
     return;
   }
   kg_bufref b = L->f->mat_buf.v[s - ngp];
   *tensor_r0 = b.kind, *tensor_r1 = b.index;
-  *stride_r0 = (b.kind == 1 ? 0x80000000u : 0x40000000u) | b.index;
+  *stride_r0 = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
 }
 
 void kg_lw_add_source_params(lctx *L, kg_arena *A) {
@@ -280,7 +280,7 @@ void kg_lw_add_source_params(lctx *L, kg_arena *A) {
     bool sc = n->vkind == KG_V_SCALAR;
     uint32_t r0, r1, sr0;
     source_role(L, s, &r0, &r1, &sr0);
-    const char *nm = sc ? kg_arena_printf(A, "s%u", s) : r0 == 2 ? kg_arena_printf(A, "tmp%u", r1) : kg_arena_printf(A, "in%u", s);
+    const char *nm = sc ? kg_arena_printf(A, "s%u", s) : r0 == KG_BUF_TEMP ? kg_arena_printf(A, "tmp%u", r1) : kg_arena_printf(A, "in%u", s);
     L->pparam[s] = kg_kparam_add(k, kg_lw_mkparam(sc ? KP_SCALAR : KP_BUFFER, (kg_dtype)n->dtype, false, nm, sc ? KPR_SCALAR : KPR_TENSOR, r0, r1));
   }
 }
@@ -370,7 +370,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t j = 0; j < no; j++) {
     uint32_t o = grp->outs.v[j];
     L.oparam[j] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true,
-                                           kg_arena_printf(A, "out%u", o), KPR_TENSOR, 1, o));
+                                           kg_arena_printf(A, "out%u", o), KPR_TENSOR, KG_BUF_OUTPUT, o));
   }
   uint32_t numel = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L.ix, false, "n", KPR_NUMEL, 0, 0));
   uint32_t size_p[KG_MAX_RANK];
@@ -558,8 +558,8 @@ static bool lower_scan(lctx *L, const char *name) {
   uint32_t mi = kg_fusion_mat_index(L->f, grp->red);
   KG_ASSERT(mi != KG_NONE);
   kg_bufref ob = L->f->mat_buf.v[mi];
-  uint32_t enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
-  uint32_t outp = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, odt, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
+  uint32_t enc = (ob.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | ob.index;
+  uint32_t outp = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, odt, true, ob.kind == KG_BUF_OUTPUT ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
                                            KPR_TENSOR, ob.kind, ob.index));
   uint32_t numel_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "n", KPR_NUMEL, 0, 0));
   uint32_t rn = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));

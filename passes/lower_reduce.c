@@ -191,8 +191,8 @@ static void params_reductions(rkern *S) {
     if (mi == KG_NONE) continue;
     const kg_gnode *R = &S->g->nodes.v[grp->reds.v[i]];
     kg_bufref ob = L->f->mat_buf.v[mi];
-    uint32_t enc = (ob.kind == 1 ? 0x80000000u : 0x40000000u) | ob.index;
-    S->rparam[i] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)R->dtype, true, ob.kind == 1 ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
+    uint32_t enc = (ob.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | ob.index;
+    S->rparam[i] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)R->dtype, true, ob.kind == KG_BUF_OUTPUT ? kg_arena_printf(A, "out%u", ob.index) : kg_arena_printf(A, "tmp%u", ob.index),
                                                KPR_TENSOR, ob.kind, ob.index));
     for (int od = 0; od < R->shape.rank; od++) {
       uint32_t d = row_dim_of(L, S->mask, R->shape.rank, od);
@@ -208,7 +208,7 @@ static void params_row_outputs(rkern *S) {
   const kg_graph *g = S->g;
   for (uint32_t j = 0; j < S->grp->outs.n; j++) {
     uint32_t o = S->grp->outs.v[j];
-    L->oparam[j] = kg_kparam_add(S->k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true, kg_arena_printf(L->c->arena, "out%u", o), KPR_TENSOR, 1, o));
+    L->oparam[j] = kg_kparam_add(S->k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true, kg_arena_printf(L->c->arena, "out%u", o), KPR_TENSOR, KG_BUF_OUTPUT, o));
   }
 }
 
@@ -224,7 +224,7 @@ static void params_epilogues(rkern *S) {
   for (uint32_t j = 0; j < ne; j++) {
     uint32_t o = grp->epi.v[j];
     const kg_gnode *on = &g->nodes.v[g->outputs.v[o]];
-    S->eparam[j] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)on->dtype, true, kg_arena_printf(A, "out%u", o), KPR_TENSOR, 1, o));
+    S->eparam[j] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)on->dtype, true, kg_arena_printf(A, "out%u", o), KPR_TENSOR, KG_BUF_OUTPUT, o));
     for (uint32_t d = 0; d < KG_MAX_RANK; d++) S->estride[j * KG_MAX_RANK + d] = KG_NONE;
     for (int od = 0; od < on->shape.rank; od++) {
       uint32_t d = row_dim_of(L, S->mask, on->shape.rank, od);
@@ -242,7 +242,7 @@ static void params_scalars(rkern *S) {
   S->rn = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
   S->part = S->chunk_p = S->nchunk_p = S->nb_p = KG_NONE;
   if (S->split) {
-    S->part = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)S->g->nodes.v[S->grp->reds.v[0]].cdtype, S->split == KG_SPLIT_PARTIAL, "part", KPR_TENSOR, 3, 0));
+    S->part = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)S->g->nodes.v[S->grp->reds.v[0]].cdtype, S->split == KG_SPLIT_PARTIAL, "part", KPR_TENSOR, KG_BUF_SCRATCH, 0));
     if (S->split == KG_SPLIT_PARTIAL) S->chunk_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "chunk", KPR_SPLIT_LEN, 0, 0));
     if (S->split == KG_SPLIT_PARTIAL && S->col) S->nb_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nb", KPR_SPLIT_NB, 0, 0));
     if (S->split == KG_SPLIT_FINISH) S->nchunk_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nchunk", KPR_SPLIT_N, 0, 0));

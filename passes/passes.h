@@ -66,7 +66,7 @@ typedef struct kg_group {
 
 /* Where a materialized value lives: an entry output or a temporary buffer. */
 typedef struct kg_bufref {
-  uint8_t kind;   /* 1 output, 2 temporary */
+  uint8_t kind;   /* KG_BUF_OUTPUT or KG_BUF_TEMP (ir.h) */
   uint32_t index; /* output index or temporary index */
 } kg_bufref;
 
@@ -125,7 +125,7 @@ typedef struct kg_variant {
 
 /* Builds the kernel for group `grp` in variant `v` (REDUCE groups ignore the layout:
  * their operands are always addressed by strides). Kernel parameter roles:
- *   KPR_TENSOR r0 = 0 entry parameter r1 | 1 output r1 | 2 temporary r1
+ *   KPR_TENSOR r0 = a kg_buf_owner: entry parameter r1 | output r1 | temporary r1 | scratch
  *   KPR_STRIDE r0 = parameter p | 0x80000000 | output o | 0x40000000 | temporary t, r1 = dim
  *   KPR_NUMEL (pointwise: elements; reduce: output elements), KPR_RED_N (elements reduced
  *   per output), KPR_SIZE r1 = dim of the group's space. */

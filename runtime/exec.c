@@ -301,7 +301,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
     if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
   }
-#define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&E->tview[r1] : (r0) == 1 ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
+#define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
   const kg_kernel *k = &kv->k;
   pval vbuf[64];
   void *pbuf[64];
@@ -313,7 +313,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
     switch (kp->role) {
-    case KPR_TENSOR: vals[j].p = kp->r0 == 3 ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
+    case KPR_TENSOR: vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
     case KPR_NUMEL: scalar_pval(&vals[j], ix, 0, E->reduce ? E->nout : E->numel); break;
     case KPR_RED_N: scalar_pval(&vals[j], ix, 0, E->nred); break;
     case KPR_SPLIT_LEN: scalar_pval(&vals[j], ix, 0, E->chunk); break;
@@ -428,7 +428,7 @@ static bool check_placement(kg_context *ctx, const kg_graph *g, const DLTensor *
 }
 
 /* The facts the scheduler needs about one group in this run, from the tensors its default
- * kernel reads and writes (dk's parameters; r0: 0 a parameter, 1 an output, 2 a temporary):
+ * kernel reads and writes (dk's parameters, by owner):
  * contiguity over the space, the largest offset, the widest element, the smallest address
  * alignment, and for each source of a row reduction its row stride, alignment and outer
  * strides (rowv: room for dk->params.n). */
@@ -442,7 +442,7 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   for (uint32_t j = 0; j < dk->params.n; j++) {
     const kg_kparam *kp = &dk->params.v[j];
     if (kp->role != KPR_TENSOR) continue;
-    const DLTensor *t = kp->r0 == 2 ? &tview[kp->r1] : kp->r0 == 1 ? outputs[kp->r1] : pt[kp->r1];
+    const DLTensor *t = kp->r0 == KG_BUF_TEMP ? &tview[kp->r1] : kp->r0 == KG_BUF_OUTPUT ? outputs[kp->r1] : pt[kp->r1];
     uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
     uintptr_t a = (uintptr_t)data_ptr(t);
     uint64_t al = a ? (a & (~a + 1)) : 64;
@@ -452,7 +452,7 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
     if (mo > x->max_offset) x->max_offset = mo;
     if (sz > x->max_elem) x->max_elem = sz;
     if (al < x->align) x->align = al;
-    if (kp->r0 == 1) continue; /* outputs are not row sources */
+    if (kp->r0 == KG_BUF_OUTPUT) continue; /* outputs are not row sources */
     kg_row_operand *o = &rowv[x->n_row++];
     o->elem = sz, o->align = al;
     o->varies = r > 0 && t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
@@ -540,7 +540,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     tview[t].shape = &tshape[t * KG_MAX_RANK];
     tview[t].dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   }
-#define TENSOR_OF(r0, r1) ((r0) == 2 ? (const DLTensor *)&tview[r1] : (r0) == 1 ? (const DLTensor *)outputs[r1] : pt[r1])
+#define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)outputs[r1] : pt[r1])
   void **sbuf = SCRATCH(F->groups.n + 1, sizeof *sbuf); /* split reductions' scratch */
   launch_env E;
   memset(&E, 0, sizeof E);
