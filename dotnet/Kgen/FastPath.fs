@@ -104,6 +104,17 @@ module private CudaStream =
 
 let private maxRank = 8
 
+/// Zeroed unmanaged memory, freed on Dispose or by the finalizer (a compiled function dropped
+/// without Dispose leaks nothing).
+[<AllowNullLiteral>]
+type private NativeBuffer(bytes: int) as this =
+    inherit Microsoft.Win32.SafeHandles.SafeHandleZeroOrMinusOneIsInvalid(true)
+    do this.SetHandle(NativePtr.toNativeInt (NativePtr.ofVoidPtr<byte> (NativeMemory.AllocZeroed(unativeint (max bytes 8)))))
+    member h.Ptr : nativeint = h.DangerousGetHandle()
+    override h.ReleaseHandle() =
+        NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> h.handle))
+        true
+
 /// Per device: a kgen context, the loaded module and the specializations made on it.
 type private Spec =
     { Key: int64[]
@@ -130,16 +141,21 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
     // native memory, allocated once: DLTensor structs with their shape/stride arrays, the
     // pointer tables kg_run takes, named captures, scalar slots; outputs grow on demand
     let dlSize = sizeof<DLTensor>
-    let block = NativeMemory.AllocZeroed(unativeint (nT * (dlSize + 16 * maxRank + 8) + 16 * nCap + 8 * nIn + 64))
-    let baseP = NativePtr.toNativeInt (NativePtr.ofVoidPtr<byte> block)
+    let block = new NativeBuffer(nT * (dlSize + 16 * maxRank + 8) + 16 * nCap + 8 * nIn + 64)
+    let baseP = block.Ptr
     let tensorAt i = baseP + nativeint (i * dlSize)
     let shapeAt i = baseP + nativeint (nT * dlSize + i * 16 * maxRank)
     let strideAt i = shapeAt i + nativeint (8 * maxRank)
     let tablePtr = baseP + nativeint (nT * (dlSize + 16 * maxRank))
     let namedPtr = tablePtr + nativeint (8 * nT)
     let scalarSlot i = namedPtr + nativeint (16 * nCap) + nativeint (8 * i)
-    let names = captureNames |> Array.map (fun n -> Marshal.StringToCoTaskMemUTF8 n)
-    let entryName = Marshal.StringToCoTaskMemUTF8 entry
+    // the entry's and the captures' names, NUL-terminated UTF-8, in one buffer
+    let utf8 = Array.append [| entry |] captureNames |> Array.map (fun n -> Array.append (Encoding.UTF8.GetBytes n) [| 0uy |])
+    let strings = new NativeBuffer(utf8 |> Array.sumBy Array.length)
+    let offsets = utf8 |> Array.scan (fun o b -> o + b.Length) 0
+    do utf8 |> Array.iteri (fun i b -> Marshal.Copy(b, 0, strings.Ptr + nativeint offsets.[i], b.Length))
+    let entryName = strings.Ptr
+    let names = Array.init nCap (fun j -> strings.Ptr + nativeint offsets.[j + 1])
     do
         for i in 0 .. nT - 1 do
             Marshal.WriteIntPtr(tablePtr, 8 * i, tensorAt i)
@@ -151,14 +167,14 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         for j in 0 .. nCap - 1 do
             Marshal.WriteIntPtr(namedPtr, 16 * j, names.[j])
             Marshal.WriteIntPtr(namedPtr, 16 * j + 8, tensorAt (nIn + j))
-    let mutable outBlock = 0n
+    let mutable outBlock : NativeBuffer = null
     let mutable outCap = 0
     let outTable n =
         if n > outCap then
-            if outBlock <> 0n then NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> outBlock))
-            outBlock <- NativePtr.toNativeInt (NativePtr.ofVoidPtr<byte> (NativeMemory.AllocZeroed(unativeint (n * (dlSize + 16 * maxRank + 8)))))
+            if not (isNull outBlock) then outBlock.Dispose()
+            outBlock <- new NativeBuffer(n * (dlSize + 16 * maxRank + 8))
             outCap <- n
-        outBlock
+        outBlock.Ptr
     // per-call state, reused (under the lock)
     let args : Tensor[] = Array.zeroCreate nT
     let key = List<int64>(16 * nT + 4)
@@ -499,7 +515,6 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                         d.Module.Dispose()
                         d.Ctx.Dispose()
                     devices.Clear()
-                    NativeMemory.Free block
-                    if outBlock <> 0n then NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> outBlock))
-                    for n in names do Marshal.FreeCoTaskMem n
-                    Marshal.FreeCoTaskMem entryName)
+                    block.Dispose()
+                    strings.Dispose()
+                    if not (isNull outBlock) then outBlock.Dispose())
