@@ -6,10 +6,11 @@
  *                [--device auto|cuda|emu|null] [--stats]
  *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
  *   kgen explain FILE [--entry NAME] [--sig SIG]
+ *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
  *
  * Exit status: 0 success, 1 bad input (diagnostics on stderr), 2 internal error
  * (including a result that does not match PyTorch in `check`).
- * `check` lives in cli_check.c.
+ * `check` lives in cli_check.c, `fuzz` in cli_fuzz.c (its generator in fuzz_gen.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,10 +31,12 @@ static void usage(FILE *f) {
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
+          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]\n"
+          "      random programs checked against PyTorch (docs/fuzz.md); LIST: arith,unary,cmp,cast,reduce\n"
           "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
-          "exit status: 0 success, 1 bad input, 2 internal error (or a mismatch in check)\n",
+          "exit status: 0 success, 1 bad input (or a finding in fuzz), 2 internal error (or a mismatch in check)\n",
           KGEN_VERSION_STRING);
 }
 
@@ -312,6 +315,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "fuzz")) return kg_cli_fuzz(argc, argv);
   kg_cli_args a;
   if (kg_cli_parse(argc, argv, &a) != 0) return 1;
   kg_options o;

@@ -1,0 +1,203 @@
+/* cli/cli_fuzz.c — `kgen fuzz`: random programs (fuzz_gen.c) through the PyTorch
+ * cross-check (check/check.c), issue 13.
+ *
+ *   kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
+ *
+ * Program i is generated from seed N+i and checked like `kgen check FILE --seed N+i`
+ * (emulator or CUDA against the TorchScript twin). Each check runs in a forked child
+ * with an alarm, so that a crash, a sanitizer abort or a hang of kgen is a finding
+ * rather than the end of the run; the parent keeps the document. Outcomes:
+ *   passed    every output matches PyTorch;
+ *   rejected  kgen refused the program with an input error: the generator's bug (its
+ *             programs are meant to be valid); counted apart, saved as
+ *             fuzz_<seed>.rejected.json, does not fail the run;
+ *   finding   a mismatch, an internal error (a failing reference included), a crash or
+ *             a hang: saved as fuzz_<seed>.json (with fuzz_<seed>.check/: inputs, our
+ *             outputs and the twin, for a mismatch), one line printed; exit status 1.
+ * --keep also writes the documents that passed. Exit status 2 when the oracle
+ * (Python + torch) cannot start.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fuzz.h"
+
+#define FUZZ_HANG_S 120 /* one program: generation, compile (cc per new kernel), run, reference */
+
+enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5 };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The first line of a diagnostic, for a one-line report. */
+static void first_line(const char *s, char *buf, size_t cap) {
+  while (*s == '\n' || *s == ' ') s++;
+  size_t n = strcspn(s, "\n");
+  if (n >= cap) n = cap - 1;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+}
+
+/* The child: load, check, report one line (rejections and findings), exit with R_*. */
+static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out) {
+  char line[512];
+  kg_module *m;
+  kg_status s = kg_module_load(ctx, text, len, &m);
+  if (s) {
+    first_line(kg_last_error(ctx), line, sizeof line);
+    printf("  rejected seed %llu (load): %s\n", seed, line);
+    return s == KG_ERR_INPUT ? R_REJECT : R_INTERNAL;
+  }
+  setenv("TMPDIR", out, 1); /* the check's folder (kept on a mismatch) beside the documents */
+  kg_check_opts o;
+  memset(&o, 0, sizeof o);
+  o.seed = seed, o.device = KG_DEVICE_AUTO;
+  kg_check_result r;
+  s = kg_check_module(ctx, orc, m, &o, &r);
+  int rc = R_PASS;
+  if (s) {
+    first_line(kg_last_error(ctx), line, sizeof line);
+    if (s == KG_ERR_INPUT) printf("  rejected seed %llu: %s\n", seed, line), rc = R_REJECT;
+    else printf("  FINDING seed %llu: internal error: %s\n", seed, line), rc = R_INTERNAL;
+  } else if (!r.all_ok) {
+    char dst[4200];
+    snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);
+    const char *kept = r.dir[0] && rename(r.dir, dst) == 0 ? dst : r.dir;
+    for (int i = 0; i < r.n_outputs; i++)
+      if (!r.rows[i].ok)
+        printf("  FINDING seed %llu: mismatch: out%d %s %s max_abs %.3g max_rel %.3g %s (inputs in %s)\n", seed, i, r.rows[i].dtype,
+               r.rows[i].shape, r.rows[i].max_abs, r.rows[i].max_rel, r.rows[i].verdict, kept);
+    rc = R_MISMATCH;
+  }
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  return rc;
+}
+
+static int save(const char *out, unsigned long long seed, const char *suffix, const char *text, size_t len, char *path, size_t cap) {
+  snprintf(path, cap, "%s/fuzz_%llu%s.json", out, seed, suffix);
+  if (kg_write_file(path, text, len) != 0) {
+    fprintf(stderr, "kgen fuzz: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+int kg_cli_fuzz(int argc, char **argv) {
+  unsigned long long seed = 0, count = 100;
+  double time_limit = 0;
+  bool have_count = false, keep = false;
+  unsigned ops = KG_FUZZ_ALL;
+  const char *out = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    bool has_val = i + 1 < argc;
+    if (!strcmp(s, "--keep")) keep = true;
+    else if (!has_val && s[0] == '-') return fprintf(stderr, "kgen fuzz: %s needs a value\n", s), 1;
+    else if (!strcmp(s, "--seed")) seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(s, "--count")) count = strtoull(argv[++i], NULL, 10), have_count = true;
+    else if (!strcmp(s, "--time")) time_limit = strtod(argv[++i], NULL);
+    else if (!strcmp(s, "--out")) out = argv[++i];
+    else if (!strcmp(s, "--ops")) {
+      if (kg_fuzz_parse_ops(argv[++i], &ops) != 0)
+        return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, all)\n", argv[i]), 1;
+    } else return fprintf(stderr, "kgen fuzz: unexpected argument %s\n", s), 1;
+  }
+  if (time_limit > 0 && !have_count) count = ~0ull;
+  char tmp[4096];
+  if (!out) {
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/kgen-fuzz-XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(tmp)) return fprintf(stderr, "kgen fuzz: cannot create %s: %s\n", tmp, strerror(errno)), 1;
+    out = tmp;
+  } else if (kg_mkdirs(out) != 0) return fprintf(stderr, "kgen fuzz: cannot create %s: %s\n", out, strerror(errno)), 1;
+
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_oracle *orc = kg_oracle_start(&d);
+  if (!orc) {
+    char *t = kg_diag_format(&d);
+    fputs(t, stderr);
+    free(t);
+    kg_diag_free(&d);
+    return 2;
+  }
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  kg_context *ctx = kg_context_new(&o);
+  printf("kgen fuzz: seed %llu, %s%llu program(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
+         count == ~0ull ? 0 : count, out);
+  double t0 = now_s();
+  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0;
+  for (; n < count; n++) {
+    if (time_limit > 0 && now_s() - t0 >= time_limit) break;
+    unsigned long long sd = seed + n;
+    size_t len;
+    char *text = kg_fuzz_generate(sd, ops, &len);
+    if (!text) return fprintf(stderr, "kgen fuzz: out of memory\n"), 2;
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+      fprintf(stderr, "kgen fuzz: fork: %s\n", strerror(errno));
+      free(text);
+      break;
+    }
+    if (pid == 0) {
+      alarm(FUZZ_HANG_S);
+      int rc = run_one(ctx, orc, text, len, sd, out);
+      fflush(stdout), fflush(stderr);
+      _exit(rc);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    char path[4200];
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (code == R_PASS) {
+      passed++;
+      if (keep) save(out, sd, "", text, len, path, sizeof path);
+    } else if (code == R_REJECT) {
+      rejected++;
+      save(out, sd, ".rejected", text, len, path, sizeof path);
+    } else {
+      findings++;
+      save(out, sd, "", text, len, path, sizeof path);
+      if (code == R_MISMATCH || code == R_INTERNAL) printf("  saved %s (reproduce: kgen check %s --seed %llu)\n", path, path, sd);
+      else {
+        char how[96];
+        if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(how, sizeof how, "hang (over %d s)", FUZZ_HANG_S);
+        else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "crash (signal %d, %s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else snprintf(how, sizeof how, "crash (exit status %d)", code);
+        printf("  FINDING seed %llu: %s; saved %s (reproduce: kgen check %s --seed %llu)\n", sd, how, path, path, sd);
+        /* the child may have died mid-job: the oracle's channel can hold half an answer */
+        kg_oracle_stop(orc);
+        orc = kg_oracle_start(&d);
+        if (!orc) {
+          free(text);
+          n++;
+          fprintf(stderr, "kgen fuzz: the PyTorch oracle did not restart\n");
+          break;
+        }
+      }
+    }
+    free(text);
+  }
+  double dt = now_s() - t0;
+  printf("fuzz: %llu programs, %llu passed, %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed, findings, rejected, seed,
+         n ? seed + n - 1 : seed, dt);
+  if (orc) kg_oracle_stop(orc);
+  kg_context_free(ctx);
+  kg_diag_free(&d);
+  if (out == tmp && findings == 0 && rejected == 0 && !keep) rmdir(tmp); /* an empty temporary folder */
+  return findings ? 1 : !orc ? 2 : 0;
+}
