@@ -132,7 +132,8 @@ typedef struct node {
   int dim;           /* N_RED: as written (may be negative) */
   bool keepdim;
   bool alias;        /* N_CAST: the dtype method rather than to_type */
-  int uses;
+  int uses;          /* reachable uses from the outputs */
+  bool gen_used;     /* an operand of some node (generation) */
   bool let;
   int var;           /* param / let variable */
 } node;
@@ -144,8 +145,15 @@ typedef struct prog {
   int nn, np;
 } prog;
 
+static int operands(const node *x, int *ops) {
+  ops[0] = x->a, ops[1] = x->b, ops[2] = x->c;
+  return x->kind == N_PARAM ? 0 : x->kind == N_WHERE ? 3 : (x->kind == N_BIN || x->kind == N_DIV || x->kind == N_CMP) ? 2 : 1;
+}
+
 static int add_node(prog *p, const node *x) {
   p->n[p->nn] = *x;
+  int ops[3], k = operands(x, ops);
+  for (int i = 0; i < k; i++) p->n[ops[i]].gen_used = true;
   return p->nn++;
 }
 
@@ -165,9 +173,16 @@ static int result_type(const prog *p, const int *ops, int n, int scalar) {
 
 /* An operand: mostly one of the last few nodes, so that the DAG is deep. */
 static int pick(prog *p) {
-  if (chance(&p->r, 60)) {
-    int k = p->nn < 3 ? p->nn : 3;
-    return p->nn - 1 - rnd(&p->r, k);
+  int k = rnd(&p->r, 100);
+  if (k < 40) {
+    int m = p->nn < 3 ? p->nn : 3;
+    return p->nn - 1 - rnd(&p->r, m);
+  }
+  if (k < 75) { /* a node nothing uses yet: fewer dead branches */
+    int unused[MAXN], nu = 0;
+    for (int i = 0; i < p->nn; i++)
+      if (!p->n[i].gen_used) unused[nu++] = i;
+    if (nu) return unused[rnd(&p->r, nu)];
   }
   return rnd(&p->r, p->nn);
 }
@@ -645,8 +660,7 @@ static void count_uses(prog *p, int i, bool *seen) {
   x->uses++;
   if (seen[i]) return;
   seen[i] = true;
-  int nops = x->kind == N_PARAM ? 0 : x->kind == N_WHERE ? 3 : (x->kind == N_BIN || x->kind == N_DIV || x->kind == N_CMP) ? 2 : 1;
-  int ops[3] = {x->a, x->b, x->c};
+  int ops[3], nops = operands(x, ops);
   for (int k = 0; k < nops; k++) count_uses(p, ops[k], seen);
 }
 
@@ -695,17 +709,22 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
     x.kind = N_CAST, x.a = p->nn - 1, x.dtype = F32, x.shape = p->n[x.a].shape, x.mag = p->n[x.a].mag;
     add_node(p, &x);
   }
-  int out = p->nn - 1;
-  bool seen[MAXN] = {false};
-  count_uses(p, out, seen);
+  /* the result: the last node, sometimes a tuple with up to two nodes it does not use */
+  int outs[3] = {p->nn - 1}, nout = 1;
+  bool seen[MAXN] = {false}, is_out[MAXN] = {false};
+  count_uses(p, outs[0], seen);
+  if (chance(&p->r, 35))
+    for (int i = p->nn - 2; i >= p->np && nout < 3; i--)
+      if (!seen[i]) outs[nout++] = i, count_uses(p, i, seen);
+  for (int k = 0; k < nout; k++) is_out[outs[k]] = true;
 
   em e = {p, cJSON_CreateArray(), 0, 0};
   static const char *const pnames[] = {"x", "y", "z"};
   for (int i = 0; i < p->np; i++) new_var(&e, pnames[i], T_TENSOR);
   int lets[MAXN], nlet = 0;
-  for (int i = p->np; i < out; i++) {
+  for (int i = p->np; i < p->nn; i++) {
     node *x = &p->n[i];
-    if (!seen[i]) continue;
+    if (!seen[i] || is_out[i]) continue;
     if (x->uses > 1 || chance(&p->r, 30)) {
       char nm[16];
       snprintf(nm, sizeof nm, "t%d", i - p->np);
@@ -715,9 +734,18 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
   /* the let values in order (their witnesses' variables numbered in source order), then the result */
   cJSON *vals[MAXN];
   for (int k = 0; k < nlet; k++) vals[k] = expr_of(&e, lets[k]);
-  cJSON *body = expr_of(&e, out);
+  char ret_ty[256] = T_TENSOR;
+  cJSON *body;
+  if (nout == 1) body = expr_of(&e, outs[0]);
+  else {
+    snprintf(ret_ty, sizeof ret_ty, "System.Tuple`%d[%s,%s%s]", nout, T_TENSOR, T_TENSOR, nout == 3 ? "," T_TENSOR : "");
+    body = knode("NewTuple", ret_ty);
+    cJSON *items = cJSON_CreateArray();
+    for (int k = 0; k < nout; k++) cJSON_AddItemToArray(items, expr_of(&e, outs[k]));
+    cJSON_AddItemToObject(body, "items", items);
+  }
   for (int k = nlet - 1; k >= 0; k--) {
-    cJSON *l = knode("Let", T_TENSOR);
+    cJSON *l = knode("Let", ret_ty);
     cJSON_AddNumberToObject(l, "var", p->n[lets[k]].var);
     cJSON_AddItemToObject(l, "value", vals[k]);
     cJSON_AddItemToObject(l, "body", body);
@@ -725,7 +753,7 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
   }
   /* Lambda x -> Lambda y -> … body */
   char *tys[4];
-  tys[p->np] = strdup(T_TENSOR);
+  tys[p->np] = strdup(ret_ty);
   for (int i = p->np - 1; i >= 0; i--) tys[i] = fn_ty(T_TENSOR, tys[i + 1]);
   for (int i = p->np - 1; i >= 0; i--) body = lambda(tys[i], i, body);
   for (int i = 0; i <= p->np; i++) free(tys[i]);
