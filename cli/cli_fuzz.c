@@ -156,6 +156,7 @@ int kg_cli_fuzz(int argc, char **argv) {
     if (pid == 0) {
       alarm(FUZZ_HANG_S);
       int rc = run_one(ctx, orc, text, len, sd, out);
+      kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
       fflush(stdout), fflush(stderr);
       _exit(rc);
     }
