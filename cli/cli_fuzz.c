@@ -66,6 +66,9 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
   s = kg_check_module(ctx, orc, m, &o, &r);
   int rc = R_PASS;
   if (s) {
+    char dst[4200];
+    snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);
+    if (r.dir[0]) rename(r.dir, dst); /* inputs of the failed check, if it got that far */
     first_line(kg_last_error(ctx), line, sizeof line);
     if (s == KG_ERR_INPUT) printf("  rejected seed %llu: %s\n", seed, line), rc = R_REJECT;
     else printf("  FINDING seed %llu: internal error: %s\n", seed, line), rc = R_INTERNAL;
