@@ -134,6 +134,9 @@ typedef struct node {
   bool alias;        /* N_CAST: the dtype method rather than to_type */
   int uses;          /* reachable uses from the outputs */
   bool gen_used;     /* an operand of some node (generation) */
+  bool inexact;      /* a float that may differ by an ulp between correct implementations
+                        (transcendentals, division, mean, float sums): never compared or
+                        cast to an integer, where an ulp becomes a different answer */
   bool let;
   int var;           /* param / let variable */
 } node;
@@ -154,6 +157,13 @@ static int add_node(prog *p, const node *x) {
   p->n[p->nn] = *x;
   int ops[3], k = operands(x, ops);
   for (int i = 0; i < k; i++) p->n[ops[i]].gen_used = true;
+  node *y = &p->n[p->nn];
+  if (!is_float(y->dtype)) y->inexact = false; /* comparisons, casts to int: checked at creation */
+  else {
+    for (int i = 0; i < k; i++) y->inexact |= p->n[ops[i]].inexact;
+    y->inexact |= y->kind == N_DIV || (y->kind == N_BINS && y->op == A_DIV) || (y->kind == N_UN && y->op <= U_LOGABS1) ||
+                  (y->kind == N_RED && y->op != R_AMAX);
+  }
   return p->nn++;
 }
 
@@ -278,11 +288,13 @@ static bool gen_cmp_into(prog *p, node *x) {
   memset(x, 0, sizeof *x);
   x->op = rnd(r, 6), x->a = pick(p), x->dtype = BOOL, x->mag = 1;
   const node *a = &p->n[x->a];
+  if (a->inexact) return false;
   if (chance(r, 25)) {
     x->kind = N_CMPS, x->sc = fconst(r), x->shape = a->shape;
     return true;
   }
   x->kind = N_CMP, x->b = pick(p);
+  if (p->n[x->b].inexact) return false;
   return bcast(&a->shape, &p->n[x->b].shape, &x->shape);
 }
 
@@ -323,6 +335,7 @@ static bool gen_cast(prog *p) {
   x.kind = N_CAST, x.a = pick(p), x.dtype = rnd(r, NDT), x.alias = chance(r, 50);
   const node *a = &p->n[x.a];
   x.shape = a->shape, x.mag = a->mag;
+  if (a->inexact && !is_float(x.dtype)) return false;
   if (x.dtype == BOOL) x.mag = 1;
   else if (x.dtype == U8) {
     if (is_float(a->dtype)) return false; /* float → uint8 of a negative value: undefined */
