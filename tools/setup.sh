@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/setup.sh — installs what kgen needs on a fresh Debian/Ubuntu machine:
 # the build (cmake, a C compiler), cJSON, Criterion, and the PyTorch oracle
-# (python3-torch, python3-numpy for /usr/bin/python3). The CUDA toolkit is
+# (python3-torch, python3-numpy for /usr/bin/python3), and clang-14 with its libFuzzer and
+# sanitizer runtimes (libclang-rt-14-dev) for tools/fuzz/run.sh. The CUDA toolkit is
 # optional: without NVRTC, `kgen compile --emit ptx/cubin` reports it is missing
 # and the NVRTC tests skip. Idempotent and quiet when everything is present.
 set -euo pipefail
@@ -11,13 +12,33 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in cmake gcc make libcjson-dev libcriterion-dev python3-torch python3-numpy pkg-config; do
   have_pkg "$p" || need+=("$p")
 done
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+updated=0
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
+  updated=1
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# libFuzzer (tools/fuzz/run.sh, run by tools/test.sh): clang 14 and the runtimes of
+# -fsanitize=fuzzer,address,undefined (Debian 12: libclang-rt-14-dev; older releases ship them
+# in libclang-common-14-dev, which clang-14 pulls in). Installed where the distribution has
+# them; elsewhere run.sh finds no libFuzzer and tools/test.sh skips the fuzzing loudly.
+fuzz_need=()
+for p in clang-14 libclang-rt-14-dev; do have_pkg "$p" || fuzz_need+=("$p"); done
+if [ ${#fuzz_need[@]} -gt 0 ]; then
+  [ "$updated" = 1 ] || apt-cache show clang-14 >/dev/null 2>&1 || $SUDO apt-get update -qq || true
+  avail=()
+  for p in "${fuzz_need[@]}"; do
+    if apt-cache show "$p" >/dev/null 2>&1; then avail+=("$p"); fi
+  done
+  if [ ${#avail[@]} -gt 0 ]; then
+    echo "setup: installing ${avail[*]} (libFuzzer)"
+    $SUDO apt-get install -y -qq --no-install-recommends "${avail[@]}" >/dev/null ||
+      echo "setup: could not install ${avail[*]}: the libFuzzer run will be skipped"
+  fi
 fi
 if ! /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null; then
   echo "setup: /usr/bin/python3 cannot import torch and numpy" >&2

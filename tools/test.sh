@@ -4,8 +4,10 @@
 # structural, NVRTC and every example checked against PyTorch on the CPU
 # emulator); then the .NET suite (dotnet/: serializer, examples compiled by the F# compiler
 # and serialized to exactly the checked-in JSON; skipped loudly without the .NET SDK); then
-# the C suite again under AddressSanitizer + UBSan.
-# KGEN_NO_ASAN=1 skips the sanitizer pass (local iteration only).
+# the C suite again under AddressSanitizer + UBSan; then the libFuzzer targets (tools/fuzz/run.sh:
+# the JSON reader, the whole compile path and the .npy reader, KGEN_FUZZ_SECONDS each, default 60,
+# from their checked-in seed corpora; any crash fails).
+# KGEN_NO_ASAN=1 skips the sanitizer pass, KGEN_NO_FUZZ=1 the libFuzzer run (local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
@@ -27,4 +29,16 @@ if [ "${KGEN_NO_ASAN:-0}" != "1" ]; then
   # allocator_may_return_null: a size too large to allocate must come back as NULL, which kgen
   # reports as an error (tests/test_cli.c), instead of ASan aborting the process
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
+fi
+
+if [ "${KGEN_NO_FUZZ:-0}" = "1" ]; then
+  echo "=== SKIPPED: the libFuzzer run (tools/fuzz/run.sh): KGEN_NO_FUZZ=1 ==="
+else
+  fuzz_rc=0
+  bash tools/fuzz/run.sh || fuzz_rc=$?
+  if [ "$fuzz_rc" -eq 77 ]; then
+    echo "=== SKIPPED: the libFuzzer run (tools/fuzz/run.sh): no clang or no libFuzzer runtime on this machine ==="
+  elif [ "$fuzz_rc" -ne 0 ]; then
+    exit "$fuzz_rc"
+  fi
 fi
