@@ -53,6 +53,22 @@ static void reductions_reached(const kg_graph *g, uint32_t root, uint8_t *seen, 
   for (int j = 0; j < n->n_in; j++) reductions_reached(g, n->in[j], seen, visit);
 }
 
+/* A row output reads each of the group's reductions per row, which is right only when the
+ * reduction's value lines up with the rows: keepdim, or only leading dims reduced (its squeezed
+ * result then right-aligns with the kept dims). x / x.mean(1) on [A, B] without keepdim
+ * broadcasts the [A] means along the columns instead (found by kgen fuzz, seed 741): such an
+ * output is a pointwise kernel reading the reduction from memory. */
+static bool rows_line_up(const kg_graph *g, const kg_group *grp, const uint8_t *seen) {
+  int r = grp->space.rank;
+  for (uint32_t j = 0; j < grp->reds.n; j++) {
+    const kg_gnode *R = &g->nodes.v[grp->reds.v[j]];
+    if (!seen[grp->reds.v[j]] || R->shape.rank == r) continue;
+    int k = r - R->shape.rank; /* dims squeezed away: they must be the leading k */
+    if (k < 0 || k >= 63 || R->ia[0] != (((int64_t)1 << k) - 1)) return false;
+  }
+  return true;
+}
+
 /* The keepdim-free output shape of the reductions of a group, and its keepdim form. */
 static bool epilogue_shape(const kg_graph *g, const kg_group *grp, const kg_shape *s) {
   const kg_gnode *r = &g->nodes.v[grp->red];
@@ -128,7 +144,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
     if (gl != KG_NONE && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE) {
       kg_group *grp = &f->groups.v[gl];
-      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows) {
+      if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows && rows_line_up(g, grp, seen)) {
         KG_VEC_PUSH(grp->outs, o);
         if (kg_schedule_accepts(g, grp)) continue;
         grp->outs.n--; /* past the row kernel's capacity: a pointwise kernel reads the reductions instead */
