@@ -7,7 +7,7 @@
 # the C suite again under AddressSanitizer + UBSan; then the libFuzzer targets (tools/fuzz/run.sh:
 # the JSON reader, the whole compile path and the .npy reader, KGEN_FUZZ_SECONDS each, default 60,
 # from their checked-in seed corpora; any crash fails).
-# KGEN_NO_ASAN=1 skips the sanitizer pass, KGEN_NO_FUZZ=1 the libFuzzer run (local iteration only).
+# KGEN_NO_ASAN=1 skips the sanitizer pass, KGEN_NO_FUZZ=1 the fuzzers (local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
@@ -16,6 +16,16 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DKGEN_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
+# The program fuzzer (docs/fuzz.md) over a fixed seed range: 500 random programs here, 500 more
+# under ASan+UBSan below, each checked against PyTorch; any finding fails the run.
+fuzz_programs() { # BUILDDIR FIRST_SEED
+  if [ "${KGEN_NO_FUZZ:-0}" = "1" ]; then
+    echo "=== SKIPPED: kgen fuzz (seeds $2..): KGEN_NO_FUZZ=1 ==="
+  else
+    KGEN_CACHE_DIR="$PWD/$1/kcache" "$1/kgen" fuzz --seed "$2" --count 500 --out "$1/fuzz-findings"
+  fi
+}
+fuzz_programs build 0
 
 if command -v dotnet >/dev/null 2>&1; then
   KGEN_LIB="$PWD/build/libkgen.so" KGEN_CACHE_DIR="$PWD/build/kcache" dotnet test dotnet/kgen.slnx -nologo -v q
@@ -28,7 +38,11 @@ if [ "${KGEN_NO_ASAN:-0}" != "1" ]; then
   cmake --build build-asan -j"$jobs"
   # allocator_may_return_null: a size too large to allocate must come back as NULL, which kgen
   # reports as an error (tests/test_cli.c), instead of ASan aborting the process
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
+  (
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+    (cd build-asan && ctest --output-on-failure)
+    fuzz_programs build-asan 500
+  )
 fi
 
 if [ "${KGEN_NO_FUZZ:-0}" = "1" ]; then
