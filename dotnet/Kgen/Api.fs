@@ -16,6 +16,7 @@ open Kgen.FastPath
 /// are given by name and read at each call. Calls on one object are serialized.
 [<AllowNullLiteral>]
 type KgenFunction private (engine: Engine) =
+    let core = Compile.Core(engine, typeof<torch.Tensor>)
     static let kindsOf (json: string) (entry: string) =
         use ctx = new Runtime.Context()
         use m = ctx.Load json
@@ -48,7 +49,6 @@ type KgenFunction private (engine: Engine) =
             raise (Runtime.KgenException(sprintf "the entry takes %d argument(s), %d given" engine.Kinds.Length args.Length, 1))
         engine.Enter()
         try
-            let core = Compile.Core(engine, typeof<torch.Tensor>)
             for i in 0 .. args.Length - 1 do core.SetObj(i, args.[i])
             engine.Invoke()
             Array.init engine.OutputCount engine.Output
