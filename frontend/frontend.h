@@ -205,6 +205,7 @@ typedef enum kg_mhandler {
   H_FSHARP,    /* F# generic operator: resolved by operand types */
   H_SMATH,     /* F# / System.Math / System.MathF scalar math */
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
+  H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
 } kg_mhandler;
 
 typedef struct kg_member_row {
@@ -323,6 +324,8 @@ kg_ev kg_elab_tensor_op_ev(kg_elab *el, const kg_ast *at, kg_op op, const kg_ev 
 /* calls.c: a member call resolved to a row of the member table (av: the receiver, if any,
  * then the arguments, all evaluated) → its value */
 kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+/* ---- layout.c ---- */
+kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */
 void kg_hf_flush(kg_elab *el);
 kg_ev kg_hf_for(kg_elab *el, const kg_ast *n);
