@@ -599,7 +599,19 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
       if (d > d2) return fail(L, KG_E_ARG, "flatten() has invalid args: start_dim cannot come after end_dim");
       int k = 0;
       for (int i = 0; i < d; i++) dims[k++] = xn->shape.d[i];
-      dims[k++] = (kg_dim){KG_DIM_STATIC, -1};
+      /* the flattened size: the product when static (0 elements included), the one symbol
+       * among size-1 dims, else inferred */
+      kg_dim fl = {KG_DIM_STATIC, 1};
+      int nsym = 0;
+      for (int i = d; i <= d2; i++) {
+        if (xn->shape.d[i].kind == KG_DIM_STATIC) fl.v *= xn->shape.d[i].v;
+        else nsym++;
+      }
+      if (nsym == 1 && fl.v == 1)
+        for (int i = d; i <= d2; i++)
+          if (xn->shape.d[i].kind != KG_DIM_STATIC) fl = xn->shape.d[i];
+      if (nsym && !(nsym == 1 && fl.kind == KG_DIM_SYM)) fl = (kg_dim){KG_DIM_STATIC, -1};
+      dims[k++] = fl;
       for (int i = d2 + 1; i < r; i++) dims[k++] = xn->shape.d[i];
       if (d == d2) return kg_ev_node(x);
       return reshape_to(L, x, dims, k, false);
