@@ -356,7 +356,8 @@ static kg_ev call_fsharp(kg_elab *el, const kg_ast *at, const kg_member_row *row
     kg_strbuf k;
     kg_sb_init(&k);
     kg_sb_printf(&k, "TorchSharp.torch+Tensor::%s(", m->name);
-    for (uint32_t i = 0; i < m->n_params; i++) kg_sb_printf(&k, "%s%s", i ? "," : "", m->params[i]);
+    for (uint32_t i = 0; i < m->n_params; i++) /* a Parameter operand is a Tensor */
+      kg_sb_printf(&k, "%s%s", i ? "," : "", kg_clr_is_tensor(m->params[i]) ? "TorchSharp.torch+Tensor" : m->params[i]);
     kg_sb_putc(&k, ')');
     const kg_member_row *tr = kg_member_lookup_key(kg_sb_cstr(&k));
     kg_ev r;

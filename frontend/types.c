@@ -6,7 +6,10 @@
 
 #include "frontend.h"
 
-bool kg_clr_is_tensor(const char *ty) { return ty && strcmp(ty, "TorchSharp.torch+Tensor") == 0; }
+/* a module's parameters (TorchSharp.Modules.Parameter) are tensors */
+bool kg_clr_is_tensor(const char *ty) {
+  return ty && (strcmp(ty, "TorchSharp.torch+Tensor") == 0 || strcmp(ty, "TorchSharp.Modules.Parameter") == 0);
+}
 bool kg_clr_is_unit(const char *ty) {
   return ty && (strcmp(ty, "Microsoft.FSharp.Core.Unit") == 0 || strcmp(ty, "System.Void") == 0);
 }
