@@ -36,6 +36,9 @@ typedef struct lctx {
    * (vector-loaded into plane vars), NULL elsewhere (pointwise: every source) */
   uint8_t *vecd;
   uint32_t rvec;        /* elements per vector access of the row walks, 1 = none */
+  /* per source: KG_MAX_RANK stride parameters by the source's own dims (kg_lw_val_at),
+   * KG_NONE until first needed; NULL when the schedule does not address by coordinates */
+  uint32_t *own_stride;
 } lctx;
 
 /* kernel-IR building with the group's context */
@@ -54,6 +57,15 @@ void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint3
 void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask, bool reduced, uint32_t *coord);
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
+
+/* The value of node id at coordinate coord[0 .. rank of id) of its own shape (index expressions
+ * of type L->ix; KG_NONE for a dim of static size 1): pointwise producers evaluated inline with
+ * broadcasting, sources loaded through their own-dim strides. (lower_matmul.c: a minimal
+ * version until the general one lands in lower.c.) */
+uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
+
+/* ---- the matrix-product schedules: lower_matmul.c ---- */
+bool kg_lw_matmul(lctx *L, const char *name);
 
 /* ---- the reduction schedules: lower_reduce.c (the schedules, parameters, epilogue,
  * the driver) and lower_reduce_walk.c (the walks over the row) ---- */
