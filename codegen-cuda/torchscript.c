@@ -686,6 +686,8 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
         (kg_dtype)n->dtype != (kg_dtype_is_float((kg_dtype)xn->dtype) ? (kg_dtype)xn->dtype : KG_I64))
       s = fmt(c, "%.*s, dtype=%s)", (int)strlen(s) - 1, s, tdt(c, dt));
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (oi->flags & KG_OPF_LAYOUT) {
+    s = kg_twin_layout(c, id, a);
   } else if (op == KG_OP_CAST) {
     if (a[0].num) s = zero_dim(c, scalar_arg(c, a[0]), dt, NULL);
     else s = fmt(c, "%s.to(%s)", text(c, a[0]), tdt(c, dt));

@@ -83,6 +83,10 @@ void kg_twin_emit_node(ts_ctx *c, uint32_t id);              /* the line(s) of g
 /* A MAP node: the scalar function vectorized over the broadcast inputs. */
 void kg_twin_emit_map(ts_ctx *c, uint32_t id);
 
+/* ---- ts_layout.c ---- */
+/* A layout op (views, cat, indexing, factories) as PyTorch's own call on operand values a. */
+const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a);
+
 /* ---- ts_plan.c ---- */
 /* Block b of the elaborated host plan p as Python statements. */
 void kg_twin_emit_pblock(ts_ctx *c, const kg_plan *p, uint32_t b);

@@ -454,6 +454,7 @@ kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, 
     if (r.kind == EV_NODE) el->g->nodes.v[r.id].fn = fi;
     return r;
   }
+  if (row->handler == H_LAYOUT) return kg_elab_layout(el, at, row, av, n);
   margs m;
   if (!bind_args(el, at, row, av, n, &m)) return kg_ev_err();
   int64_t ia[2];

@@ -206,6 +206,7 @@ typedef enum kg_mhandler {
   H_SMATH,     /* F# / System.Math / System.MathF scalar math */
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
   H_MATMUL,    /* matmul / mm / bmm / mv / dot / linear / addmm / baddbmm (products.c) */
+  H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
 } kg_mhandler;
 
 typedef struct kg_member_row {
@@ -332,6 +333,8 @@ kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, con
 /* PyTorch broadcasting of two shapes (symbol pairs assumed equal are guarded); a located
  * error when they cannot broadcast */
 bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out);
+/* ---- layout.c ---- */
+kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */
 void kg_hf_flush(kg_elab *el);
 kg_ev kg_hf_for(kg_elab *el, const kg_ast *n);

@@ -617,6 +617,16 @@ kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *ha
                !strcmp(nm, "ndim") || !strcmp(nm, "Dimensions") || !strcmp(nm, "numel") || !strcmp(nm, "select") ||
                !strcmp(nm, "narrow") || !strcmp(nm, "TensorItems") || !strcmp(nm, "unsqueeze");
   if (!known) return kg_ev_err();
+  /* unsqueeze, and select / narrow at a constant index, are graph ops (frontend/layout.c):
+   * index arithmetic inside the kernels; a host plan VIEW only where the index is known at run time */
+  if (!strcmp(nm, "unsqueeze")) return kg_ev_err();
+  if ((!strcmp(nm, "select") || !strcmp(nm, "narrow")) && n >= 3 && av[2].kind == EV_CONST && av[1].kind == EV_CONST &&
+      kg_ev_is_tensor(el, av[0])) {
+    const kg_gnode *vn = &el->g->nodes.v[av[0].id];
+    int64_t dv = av[1].c.i < 0 ? av[1].c.i + vn->shape.rank : av[1].c.i;
+    /* a static size: the bounds are checked now; a symbolic one is checked by the VIEW step at run time */
+    if (dv < 0 || dv >= vn->shape.rank || vn->shape.d[dv].kind == KG_DIM_STATIC) return kg_ev_err();
+  }
   *handled = true;
   if (n < 1 || !kg_ev_is_tensor(el, av[0])) return kg_elab_error(el, at, KG_E_TYPE, "%s needs a tensor", m->key);
   if (el->fn) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "%s inside a map lambda", m->key);

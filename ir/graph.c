@@ -98,7 +98,9 @@ static void print_node(const kg_graph *g, uint32_t id, kg_strbuf *o) {
   } else if (n->op == KG_OP_INPUT) {
     kg_sb_printf(o, " %s%lld", n->ia[1] ? "capture " : "param ", (long long)n->ia[0]);
   } else {
-    if (n->ia[0] || n->ia[1]) kg_sb_printf(o, " ia=[%lld,%lld]", (long long)n->ia[0], (long long)n->ia[1]);
+    if (n->ia[2] || n->ia[3])
+      kg_sb_printf(o, " ia=[%lld,%lld,%lld,%lld]", (long long)n->ia[0], (long long)n->ia[1], (long long)n->ia[2], (long long)n->ia[3]);
+    else if (n->ia[0] || n->ia[1]) kg_sb_printf(o, " ia=[%lld,%lld]", (long long)n->ia[0], (long long)n->ia[1]);
     if (n->fa[0] != 0 || n->fa[1] != 0 || n->fa[2] != 0 || n->fa[3] != 0)
       kg_sb_printf(o, " fa=[%.9g,%.9g,%.9g,%.9g]", n->fa[0], n->fa[1], n->fa[2], n->fa[3]);
     if (n->op == KG_OP_MAP) kg_sb_printf(o, " fn=%u", n->fn);

@@ -131,7 +131,9 @@ enum {
   KG_OPF_REDUCE = 1 << 14,  /* reduction over the dims in ia[0] (block collective in kernels) */
   KG_OPF_COMPOSITE = 1 << 15, /* expanded into other ops before fusion (passes/decompose.c) */
   KG_OPF_SCAN = 1 << 16,    /* prefix scan along the dim in ia[0]: a kernel of its own, materialized */
-  KG_OPF_MATMUL = 1 << 17,  /* a matrix product: a kernel of its own (tiles), prologue and epilogue fused */
+  KG_OPF_LAYOUT = 1 << 17,  /* layout, indexing and coordinate ops: the value at a coordinate is an operand's
+                               value at another coordinate (or a function of the coordinate) */
+  KG_OPF_MATMUL = 1 << 18,  /* a matrix product: a kernel of its own (tiles), prologue and epilogue fused */
 };
 
 typedef enum kg_op {
@@ -237,7 +239,8 @@ typedef struct kg_kparam {
   uint32_t r0, r1;
 } kg_kparam;
 
-enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB };
+enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB,
+       KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */ };
 /* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
  * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
 typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;
@@ -348,7 +351,7 @@ typedef struct kg_gnode {
                         operand dtype; most ops: == dtype). KG_DT_NONE when not meaningful. */
   uint32_t in[8];    /* operand node ids (MAP: tensors, then captured scalars) */
   kg_shape shape;    /* rank 0 for scalars */
-  int64_t ia[2];     /* integer attributes (meaning per op, ops.def) */
+  int64_t ia[4];     /* integer attributes (meaning per op, ops.def) */
   double fa[4];      /* float attributes */
   uint32_t fn;       /* MAP: index into kg_graph.fns */
   const char *path;  /* JSON path of the node that produced it (may be NULL) */

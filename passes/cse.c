@@ -15,7 +15,7 @@ typedef struct key {
   uint16_t op;
   uint8_t dtype, cdtype, vkind, n_in;
   uint32_t in[8];
-  int64_t ia[2];
+  int64_t ia[4];
   double fa[4];
   uint32_t fn;
 } key;
@@ -26,7 +26,7 @@ static key key_of(const kg_gnode *n) {
   k.op = n->op, k.dtype = n->dtype, k.cdtype = n->cdtype, k.vkind = n->vkind, k.n_in = n->n_in;
   memcpy(k.in, n->in, sizeof k.in);
   for (int j = n->n_in; j < 8; j++) k.in[j] = 0;
-  k.ia[0] = n->ia[0], k.ia[1] = n->ia[1];
+  k.ia[0] = n->ia[0], k.ia[1] = n->ia[1], k.ia[2] = n->ia[2], k.ia[3] = n->ia[3];
   memcpy(k.fa, n->fa, sizeof k.fa);
   k.fn = n->op == KG_OP_MAP ? n->fn : 0;
   return k;

@@ -135,6 +135,34 @@ static void values_reached(const kg_graph *g, const mmctx *M, uint32_t gi, uint3
   for (int j = 0; j < value_operands(n); j++) values_reached(g, M, gi, n->in[j], seen, visit);
 }
 
+/* Does `root` read a reduction through a layout op (a view, cat, an index: a value at other
+ * coordinates)? A row kernel holds each reduction's value for its own row only, so such a
+ * value must come from memory. */
+static bool layout_over_reduction(const kg_graph *g, uint32_t root, bool under, uint8_t *visit) {
+  uint8_t bit = under ? 2 : 1;
+  if (visit[root] & bit) return false;
+  visit[root] |= bit;
+  if (is_reduce(g, root)) return under;
+  const kg_gnode *n = &g->nodes.v[root];
+  bool lay = under || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT);
+  for (int j = 0; j < n->n_in; j++)
+    if (layout_over_reduction(g, n->in[j], lay, visit)) return true;
+  return false;
+}
+
+/* Does `root` compute a layout op before reaching a reduction? (An epilogue's values are
+ * evaluated against the squeezed result shape, where layout ops have no coordinates.) */
+static bool has_layout(const kg_graph *g, uint32_t root, uint8_t *visit) {
+  if (visit[root]) return false;
+  visit[root] = 1;
+  if (is_reduce(g, root)) return false;
+  const kg_gnode *n = &g->nodes.v[root];
+  if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) return true;
+  for (int j = 0; j < n->n_in; j++)
+    if (has_layout(g, n->in[j], visit)) return true;
+  return false;
+}
+
 /* A row output reads each of the group's reductions per row, which is right only when the
  * reduction's value lines up with the rows: keepdim, or only leading dims reduced (its squeezed
  * result then right-aligns with the kept dims). x / x.mean(1) on [A, B] without keepdim
@@ -206,6 +234,10 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
     if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_MATMUL)) last = NULL; /* a scan or a product runs between: start a new group */
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
+    if (join) {
+      memset(visit, 0, nn + 1);
+      join = !layout_over_reduction(g, r->in[0], false, visit);
+    }
     if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
       KG_VEC_PUSH(last->reds, i);
       if (kg_schedule_accepts(g, last)) {
@@ -249,7 +281,8 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     for (uint32_t i = 0; i < nn; i++)
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
     bool later = M.on && M.gdep[node] != KG_NONE && M.gdep[node] != gl; /* reads a product run after gl */
-    if (gl != KG_NONE && !later && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE) {
+    memset(visit, 0, nn + 1);
+    if (gl != KG_NONE && !later && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE && !layout_over_reduction(g, node, false, visit)) {
       kg_group *grp = &f->groups.v[gl];
       if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows && rows_line_up(g, grp, seen)) {
         KG_VEC_PUSH(grp->outs, o);
@@ -259,7 +292,8 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       /* an epilogue in keepdim form lines up with the rows; a squeezed one reads its sources
        * right-aligned against the kept dims (its own shape: passes/lower_reduce.c), so it may
        * read other tensors and other groups' reductions too (sum(1) + b: one kernel) */
-      if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR) {
+      memset(visit, 0, nn + 1);
+      if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR && !has_layout(g, node, visit)) {
         KG_VEC_PUSH(grp->epi, o);
         if (kg_schedule_accepts(g, grp)) continue;
         grp->epi.n--;

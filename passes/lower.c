@@ -172,37 +172,25 @@ static uint32_t input_val(lctx *L, uint32_t id) {
   return kg_lw_decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(L->k, kp, L->poff[p]));
 }
 
-uint32_t kg_lw_val(lctx *L, uint32_t id) {
-  if (L->memo[id] != KG_NONE) return L->memo[id];
+uint32_t kg_lw_build(lctx *L, uint32_t id, const uint32_t *xv) {
   const kg_gnode *n = &L->g->nodes.v[id];
   kg_kernel *k = L->k;
   kg_dtype dt = (kg_dtype)n->dtype, cdt = n->cdtype < KG_DT__COUNT ? (kg_dtype)n->cdtype : dt;
   const kg_op_info *oi = kg_op_get((kg_op)n->op);
-  uint32_t r;
-  if (L->src_of[id] != KG_NONE && !L->local[id]) {
-    r = input_val(L, id); /* an input, or a value an earlier kernel materialized */
-    L->memo[id] = r;
-    return r;
-  }
   switch (n->op) {
-  case KG_OP_INPUT: r = input_val(L, id); break;
-  case KG_OP_CONST:
-    r = kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, n->fa[0]) : kg_kx_const_i(k, dt, n->ia[0]);
-    break;
+  case KG_OP_CONST: return kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, n->fa[0]) : kg_kx_const_i(k, dt, n->ia[0]);
   case KG_OP_CAST:
   case KG_OP_FULL:
-  case KG_OP_TENSOR: r = kg_lw_decl(L, "t", dt, kg_lw_cvt(L, kg_lw_val(L, n->in[0]), dt)); break;
+  case KG_OP_TENSOR: return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, xv[0], dt));
   case KG_OP_MAP: {
     const kg_sfunc *fn = L->g->fns.v[n->fn];
     uint32_t args[8];
-    for (int i = 0; i < n->n_in && i < 8; i++) args[i] = kg_lw_cvt(L, kg_lw_val(L, n->in[i]), (kg_dtype)fn->arg_dtypes[i]);
-    r = kg_lw_cvt(L, inline_fn(L, fn, args), dt);
-    break;
+    for (int i = 0; i < n->n_in && i < 8; i++) args[i] = kg_lw_cvt(L, xv[i], (kg_dtype)fn->arg_dtypes[i]);
+    return kg_lw_cvt(L, inline_fn(L, fn, args), dt);
   }
   case KG_OP_WHERE: {
-    uint32_t c = kg_lw_cvt(L, kg_lw_val(L, n->in[0]), KG_BOOL), a = kg_lw_cvt(L, kg_lw_val(L, n->in[1]), dt), b = kg_lw_cvt(L, kg_lw_val(L, n->in[2]), dt);
-    r = kg_lw_decl(L, "t", dt, kg_kx_select(k, dt, c, a, b));
-    break;
+    uint32_t c = kg_lw_cvt(L, xv[0], KG_BOOL), a = kg_lw_cvt(L, xv[1], dt), b = kg_lw_cvt(L, xv[2], dt);
+    return kg_lw_decl(L, "t", dt, kg_kx_select(k, dt, c, a, b));
   }
   default: {
     uint32_t x[3] = {KG_NONE, KG_NONE, KG_NONE};
@@ -210,16 +198,31 @@ uint32_t kg_lw_val(lctx *L, uint32_t id) {
       kg_dtype want = cdt;
       if (oi->flags & KG_OPF_LOGIC) want = KG_BOOL;
       if ((n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) && i == 1) want = KG_I32;
-      x[i] = kg_lw_cvt(L, kg_lw_val(L, n->in[i]), want);
+      x[i] = kg_lw_cvt(L, xv[i], want);
     }
     uint32_t e = kg_kx_op(k, (kg_op)n->op, dt, x[0], x[1], x[2]);
     k->exprs.v[e].i = n->ia[0];
     k->exprs.v[e].f = n->fa[0], k->exprs.v[e].f2 = n->fa[1], k->exprs.v[e].f3 = n->fa[2];
-    r = kg_lw_decl(L, "t", dt, e);
-    break;
+    return kg_lw_decl(L, "t", dt, e);
   }
   }
-  L->memo[id] = r;
+}
+
+uint32_t kg_lw_val(lctx *L, uint32_t id) {
+  if (L->memo[id] != KG_NONE) return L->memo[id];
+  const kg_gnode *n = &L->g->nodes.v[id];
+  uint32_t r;
+  if ((L->src_of[id] != KG_NONE && !L->local[id]) || n->op == KG_OP_INPUT) {
+    r = input_val(L, id); /* an input, or a value an earlier kernel materialized */
+  } else if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) {
+    r = kg_lw_layout_val(L, id);
+  } else {
+    uint32_t xv[8];
+    int nin = n->op == KG_OP_FULL ? 1 : n->n_in; /* FULL's second operand only gives the shape */
+    for (int i = 0; i < nin && i < 8; i++) xv[i] = kg_lw_val(L, n->in[i]);
+    r = kg_lw_build(L, id, xv);
+  }
+  kg_lw_memo_set(L, id, r);
   return r;
 }
 
@@ -235,6 +238,7 @@ static void mark_needed(lctx *L) {
     int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
     for (int j = 0; j < nin; j++) L->needed[n->in[j]] = 1;
   }
+  kg_lw_mark_direct(L);
 }
 
 bool kg_lw_dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
@@ -242,6 +246,7 @@ bool kg_lw_dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v
 /* Emits the computation and stores of every output for the current element. */
 static void emit_element(lctx *L, uint32_t nnodes) {
   for (uint32_t i = 0; i < nnodes; i++) L->memo[i] = KG_NONE;
+  kg_lw_at_reset(L);
   for (uint32_t j = 0; j < L->grp->outs.n; j++) {
     uint32_t node = L->g->outputs.v[L->grp->outs.v[j]];
     uint32_t x = kg_lw_cvt(L, kg_lw_val(L, node), (kg_dtype)L->g->nodes.v[node].dtype);
@@ -259,7 +264,7 @@ kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *
 }
 
 /* Encodings of a source slot in parameter roles (passes.h). */
-static void source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0) {
+void kg_lw_source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0) {
   uint32_t ngp = L->g->params.n;
   if (s < ngp) {
     *tensor_r0 = KG_BUF_PARAM, *tensor_r1 = s, *stride_r0 = s;
@@ -279,7 +284,7 @@ void kg_lw_add_source_params(lctx *L, kg_arena *A) {
     const kg_gnode *n = &L->g->nodes.v[node];
     bool sc = n->vkind == KG_V_SCALAR;
     uint32_t r0, r1, sr0;
-    source_role(L, s, &r0, &r1, &sr0);
+    kg_lw_source_role(L, s, &r0, &r1, &sr0);
     const char *nm = sc ? kg_arena_printf(A, "s%u", s) : r0 == KG_BUF_TEMP ? kg_arena_printf(A, "tmp%u", r1) : kg_arena_printf(A, "in%u", s);
     L->pparam[s] = kg_kparam_add(k, kg_lw_mkparam(sc ? KP_SCALAR : KP_BUFFER, (kg_dtype)n->dtype, false, nm, sc ? KPR_SCALAR : KPR_TENSOR, r0, r1));
   }
@@ -291,9 +296,10 @@ void kg_lw_add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride) {
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
     uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    if (!L->direct[node]) continue; /* read only through layout ops: by its own dims */
     const kg_gnode *n = &L->g->nodes.v[node];
     uint32_t r0, r1, sr0;
-    source_role(L, s, &r0, &r1, &sr0);
+    kg_lw_source_role(L, s, &r0, &r1, &sr0);
     for (uint32_t d = 0; d < r; d++) {
       int j = (int)d - (int)(r - n->shape.rank);
       if (j < 0 || kg_lw_dim_is_one(&L->grp->space.d[d]) || kg_lw_dim_is_one(&n->shape.d[j])) continue;
@@ -315,9 +321,10 @@ void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint3
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
     uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    if (!L->direct[node]) continue;
     const kg_gnode *n = &L->g->nodes.v[node];
     uint32_t r0, r1, sr0;
-    source_role(L, s, &r0, &r1, &sr0);
+    kg_lw_source_role(L, s, &r0, &r1, &sr0);
     for (int j = 0; j < n->shape.rank; j++) {
       int m = (int)rs - n->shape.rank + j;
       if (m < 0) continue;
@@ -356,7 +363,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
   for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;
   for (uint32_t i = 0; i < f->mat.n; i++) L.src_of[f->mat.v[i]] = ngp + i;
-  for (uint32_t j = 0; j < grp->mats.n; j++) L.local[grp->mats.v[j]] = L.needed[grp->mats.v[j]] = 1; /* a product stores them */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L.src_of[grp->mats.v[j]] = KG_NONE, L.needed[grp->mats.v[j]] = 1; /* a product computes and stores them */
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return kg_lw_reduce(&L, name);
   if (grp->kind == KG_GROUP_MATMUL) return kg_lw_matmul(&L, name);
@@ -425,6 +432,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
     for (uint32_t lane = 0; lane < vec; lane++) {
       L.lane = (int)lane;
       for (uint32_t i = 0; i < nn; i++) L.memo[i] = KG_NONE;
+      kg_lw_at_reset(&L);
       for (uint32_t j = 0; j < no; j++) {
         uint32_t node = g->outputs.v[grp->outs.v[j]];
         lane_out[j * vec + lane] = kg_lw_cvt(&L, kg_lw_val(&L, node), (kg_dtype)g->nodes.v[node].dtype);
@@ -477,10 +485,13 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
         coord[dd] = kg_lw_decl(&L, "c", L.ix, kg_kx_op(k, KG_OP_IDX_MOD, L.ix, rem, sz, KG_NONE));
         rem = kg_lw_decl(&L, "r", L.ix, kg_kx_op(k, KG_OP_IDX_DIV, L.ix, rem, sz, KG_NONE));
       }
+      memcpy(L.gcoord, coord, sizeof coord);
+      L.has_gcoord = true;
       for (uint32_t p = 0; p < np + no; p++) {
         bool is_out = p >= np;
         uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
         if (!is_out && (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER)) continue;
+        if (!is_out && !L.direct[p < ngp ? g->params.v[p].node : f->mat.v[p - ngp]]) continue;
         uint32_t off = kg_lw_linear_offset(&L, coord, strides, r);
         off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : kg_lw_decl(&L, "off", L.ix, off);
         if (is_out) L.ooff[p - np] = off;
@@ -492,6 +503,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   k->launch.block[0] = 256;
   free(in_stride);
   free(out_stride);
+  kg_lw_view_free(&L);
   free(L.needed), free(L.local), free(L.src_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
   if (c->verify && !kg_kernel_verify(k, c->d)) return false;
   return true;
@@ -530,8 +542,12 @@ void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord) {
   kg_kernel *k = L->k;
   uint32_t r = L->grp->space.rank;
+  memcpy(L->gcoord, coord, r * sizeof *coord);
+  L->has_gcoord = true;
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
+    uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
+    if (!L->direct[node]) { L->poff[s] = KG_NONE; continue; }
     uint32_t off = kg_lw_linear_offset(L, coord, &in_stride[s * KG_MAX_RANK], r);
     L->poff[s] = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : kg_lw_decl(L, "off", L->ix, off);
   }
@@ -599,6 +615,7 @@ static bool lower_scan(lctx *L, const char *name) {
   kg_lw_decompose(L, kg_kx_var(k, jv), size_p, mask, true, rc);
   kg_lw_source_offsets(L, in_stride, rc);
   for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE;
+  kg_lw_at_reset(L);
   uint32_t v = kg_lw_cvt(L, kg_lw_val(L, R->in[0]), acc);
   kg_ks as = kg_ks_make(KS_ASSIGN);
   as.a = accv, as.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv), v, KG_NONE);
@@ -608,6 +625,7 @@ static bool lower_scan(lctx *L, const char *name) {
   st.a = outp, st.b = off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : off, st.c = kg_lw_cvt(L, kg_kx_var(k, accv), odt);
   kg_ks_add(&L->cur, st);
   free(in_stride);
+  kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;

@@ -36,20 +36,48 @@ typedef struct lctx {
    * (vector-loaded into plane vars), NULL elsewhere (pointwise: every source) */
   uint8_t *vecd;
   uint32_t rvec;        /* elements per vector access of the row walks, 1 = none */
-  /* per source: KG_MAX_RANK stride parameters by the source's own dims (kg_lw_val_at),
-   * KG_NONE until first needed; NULL when the schedule does not address by coordinates */
-  uint32_t *own_stride;
+  /* coordinates (lower_view.c): the current element's coordinates over the space, set with
+   * the sources' offsets (KG_NONE for a dim of static size 1); which nodes are read at
+   * them (direct: reached from the group's values without crossing a layout op); values
+   * at other coordinates, memoized per (node, coordinate) and scoped to the branch of a
+   * predicated read (cat) that computed them */
+  uint32_t gcoord[KG_MAX_RANK];
+  bool has_gcoord;
+  uint8_t *direct;      /* per node */
+  uint32_t *ostride;    /* per source × KG_MAX_RANK: stride param along its own dim, lazily */
+  uint32_t *symp;       /* per symbol: size param, lazily */
+  struct kg_lw_at *at;  /* memo of values at coordinates */
+  uint32_t n_at, cap_at;
+  uint32_t *log;        /* nodes whose ctx-0 memo was set inside a predicated branch */
+  uint32_t n_log, cap_log;
+  int scoped;           /* > 0 inside a predicated branch */
 } lctx;
 
 /* kernel-IR building with the group's context */
 uint32_t kg_lw_cvt(lctx *L, uint32_t e, kg_dtype t);                        /* cast unless already t */
 uint32_t kg_lw_decl(lctx *L, const char *name, kg_dtype t, uint32_t init);  /* a local initialised to init */
 uint32_t kg_lw_val(lctx *L, uint32_t id);                                   /* node id's value at the current element */
+/* lower_view.c: node id's value at coordinate coord[0 .. rank of id) of its own shape (index
+ * expressions of type L->ix; KG_NONE for a dim of static size 1): pointwise producers
+ * evaluate their operands at the broadcast coordinates, sources load through the strides
+ * of their own dims, layout ops map the coordinate; memoized per (node, coordinate). */
+uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
+/* a layout op's value at the current element (kg_lw_val calls it) */
+uint32_t kg_lw_layout_val(lctx *L, uint32_t id);
+/* an op node from its operands' values (shared by kg_lw_val and kg_lw_val_at) */
+uint32_t kg_lw_build(lctx *L, uint32_t id, const uint32_t *x);
+/* which needed nodes are read at the element's own coordinates (L->direct) */
+void kg_lw_mark_direct(lctx *L);
+void kg_lw_memo_set(lctx *L, uint32_t id, uint32_t e); /* L->memo[id] = e (logged inside a branch) */
+void kg_lw_at_reset(lctx *L);                           /* forget values at other coordinates */
+void kg_lw_view_free(lctx *L);
 /* Σ coord[d] · stride[d] over the dims that have both (KG_NONE when none: offset 0) */
 uint32_t kg_lw_linear_offset(lctx *L, const uint32_t *coord, const uint32_t *stride, uint32_t rank);
 bool kg_lw_dim_is_one(const kg_dim *d);
 kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *name, uint8_t role, uint32_t r0, uint32_t r1);
-void kg_lw_add_source_params(lctx *L, kg_arena *A);                         /* a buffer or scalar param per source */
+void kg_lw_add_source_params(lctx *L, kg_arena *A);
+/* a source slot's parameter roles: its buffer (owner, index) and its KPR_STRIDE r0 */
+void kg_lw_source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0);                         /* a buffer or scalar param per source */
 void kg_lw_add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride);   /* their strides over the space */
 /* their strides against a row group's squeezed result shape (epilogues without keepdim) */
 void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint32_t *sq_stride);
@@ -57,12 +85,6 @@ void kg_lw_add_source_strides_squeezed(lctx *L, kg_arena *A, int64_t mask, uint3
 void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask, bool reduced, uint32_t *coord);
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
-
-/* The value of node id at coordinate coord[0 .. rank of id) of its own shape (index expressions
- * of type L->ix; KG_NONE for a dim of static size 1): pointwise producers evaluated inline with
- * broadcasting, sources loaded through their own-dim strides. (lower_matmul.c: a minimal
- * version until the general one lands in lower.c.) */
-uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
 
 /* ---- the matrix-product schedules: lower_matmul.c ---- */
 bool kg_lw_matmul(lctx *L, const char *name);

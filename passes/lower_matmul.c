@@ -25,67 +25,16 @@
  * strides are parameters (any layout, broadcast batch dims at stride 0); K = 0 leaves the
  * accumulators at 0 and runs the epilogue; empty outputs launch nothing (runtime/exec.c).
  *
- * kg_lw_val_at (the value of a node at a coordinate of its own shape) is a minimal version —
- * sources and pointwise producers — until the general one (views) lands in lower.c. */
+ * Operand and epilogue values come from kg_lw_val_at (lower_view.c: any node at any coordinate
+ * of its own shape — sources through their own-dim strides, pointwise producers with
+ * broadcasting, views and other layout ops as index arithmetic), so a transposed or sliced
+ * operand is read in place. The values this kernel stores for later kernels (grp->mats) are
+ * computed here, not loaded (lower.c clears their source slots). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower_int.h"
 
-/* ---- values at coordinates ---- */
-
-static uint32_t source_stride_r0(const lctx *L, uint32_t s) {
-  uint32_t ngp = L->g->params.n;
-  if (s < ngp) return s;
-  kg_bufref b = L->f->mat_buf.v[s - ngp];
-  return (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
-}
-
-/* the stride parameter of source s along its own dim j (made on first use) */
-static uint32_t own_stride(lctx *L, uint32_t s, uint32_t j) {
-  uint32_t *slot = &L->own_stride[s * KG_MAX_RANK + j];
-  if (*slot == KG_NONE)
-    *slot = kg_kparam_add(L->k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(L->c->arena, "os%u_%u", s, j), KPR_STRIDE,
-                                              source_stride_r0(L, s) | 0x20000000u, j));
-  return *slot;
-}
-
-uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord) {
-  if (L->memo[id] != KG_NONE) return L->memo[id];
-  const kg_gnode *n = &L->g->nodes.v[id];
-  kg_kernel *k = L->k;
-  uint32_t p = L->src_of[id];
-  if (p != KG_NONE && !L->local[id]) { /* read from memory at coord */
-    uint32_t r;
-    if (n->vkind == KG_V_SCALAR) {
-      r = kg_kx_param(k, L->pparam[p]);
-    } else {
-      uint32_t off = KG_NONE;
-      for (int j = 0; j < n->shape.rank; j++) {
-        if (!coord || coord[j] == KG_NONE || kg_lw_dim_is_one(&n->shape.d[j])) continue;
-        uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[j], kg_kx_param(k, own_stride(L, p, (uint32_t)j)), KG_NONE);
-        off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
-      }
-      r = kg_lw_decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(k, L->pparam[p], off == KG_NONE ? kg_kx_const_i(k, L->ix, 0) : off));
-    }
-    L->memo[id] = r;
-    return r;
-  }
-  /* a pointwise node: its operands at their broadcast coordinates first, then the node itself
-   * (kg_lw_val finds the operands in the memo) */
-  int nin = n->op == KG_OP_FULL ? 1 : n->n_in; /* FULL's second operand gives only a shape */
-  for (int j = 0; j < nin; j++) {
-    const kg_gnode *q = &L->g->nodes.v[n->in[j]];
-    uint32_t qc[KG_MAX_RANK];
-    int off = n->shape.rank - q->shape.rank;
-    for (int d = 0; d < q->shape.rank && q->vkind == KG_V_TENSOR; d++)
-      qc[d] = kg_lw_dim_is_one(&q->shape.d[d]) || !coord || d + off < 0 ? KG_NONE : coord[d + off];
-    kg_lw_val_at(L, n->in[j], q->vkind == KG_V_TENSOR ? qc : NULL);
-  }
-  return kg_lw_val(L, id);
-}
-
-/* ---- the tiled kernel ---- */
 
 typedef struct mkern {
   lctx *L;
@@ -129,8 +78,11 @@ static void stmt(mkern *S, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) 
  * the same block leaves a saved one's `last` behind) */
 static kg_kcursor refresh(kg_kcursor c) { return c.parent == KG_NONE ? kg_kcursor_top(c.k) : kg_kcursor_body(c.k, c.parent, c.els); }
 
+/* forget every value: the next evaluation point has other coordinates (and its locals live
+ * in another block) */
 static void memo_reset(lctx *L) {
   for (uint32_t i = 0; i < L->g->nodes.n; i++) L->memo[i] = KG_NONE;
+  kg_lw_at_reset(L);
 }
 
 /* an operand's coordinate: batch dims right-aligned against the product's, then its two
@@ -206,10 +158,11 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   uint32_t esz = acc == KG_F64 || acc == KG_I64 ? 8 : 4;
   k->launch.smem_static = KG_MM_BK * (BM + 1 + BN + 1) * esz;
 
-  /* parameters: sources, outputs and stored values, sizes, K, strides */
+  /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
+   * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(L, A);
-  L->own_stride = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *L->own_stride);
-  for (size_t i = 0; i < (size_t)L->nsrc * KG_MAX_RANK; i++) L->own_stride[i] = KG_NONE;
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
   uint32_t nst = grp->outs.n + grp->mats.n, *sparam = kg_xmalloc((nst + 1) * sizeof *sparam), *snode = kg_xmalloc((nst + 1) * sizeof *snode);
   uint32_t *senc = kg_xmalloc((nst + 1) * sizeof *senc), ns = 0;
   for (uint32_t j = 0; j < grp->outs.n; j++) {
@@ -327,8 +280,8 @@ bool kg_lw_matmul(lctx *L, const char *name) {
         stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
       }
     }
-  free(sparam), free(snode), free(senc), free(ostride), free(L->own_stride);
-  L->own_stride = NULL;
+  free(sparam), free(snode), free(senc), free(ostride);
+  kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
   return true;

@@ -29,6 +29,7 @@
 /* Forgets per-element values; the group's finished reductions stay (per row). */
 void kg_lw_row_memo_reset(rkern *S) {
   for (uint32_t i = 0; i < S->g->nodes.n; i++) S->L->memo[i] = S->rowval[i];
+  kg_lw_at_reset(S->L);
 }
 
 /* param[off] = x at cursor c (off KG_NONE: offset 0). */
@@ -470,6 +471,7 @@ static bool reduce_end(rkern *S) {
   free(L->cvar), free(L->cfilled), free(L->cfilling);
   L->cvar = NULL, L->cfilled = L->cfilling = NULL;
   free(S->rowval), free(S->rowacc), free(S->rparam), free(S->rstride), free(S->eparam), free(S->estride), free(S->in_stride), free(S->sq_stride);
+  kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(S->k, L->c->d)) return false;
   return true;

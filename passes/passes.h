@@ -193,8 +193,11 @@ typedef struct kg_group_facts {
   uint32_t max_vec;           /* widest vector: 16 bytes over its widest operand, at most 8 */
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
   int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B) */
+  bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
+                                 element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
 kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
+bool kg_group_has_layout(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 
 /* A source of a row reduction, for 128-bit row loads (run time). */
 typedef struct kg_row_operand {

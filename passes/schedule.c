@@ -126,6 +126,28 @@ static void same_shape(const kg_gnode *n, void *arg) {
   if (!kg_shape_equal(&n->shape, s->space)) s->all_equal = false;
 }
 
+/* Does the group compute a layout op (anything the kernel evaluates at coordinates other
+ * than the element's own)? Walks what its outputs and reductions need, stopping at values
+ * read from memory. */
+bool kg_group_has_layout(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
+  uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
+  for (uint32_t j = 0; j < grp->epi.n; j++) need[g->outputs.v[grp->epi.v[j]]] = 1;
+  for (uint32_t j = 0; j < grp->reds.n; j++) need[grp->reds.v[j]] = 1;
+  bool any = false;
+  for (uint32_t i = g->nodes.n; i-- > 0 && !any;) {
+    if (!need[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    bool own = false;
+    for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == i;
+    if (!own && kg_fusion_mat_index(f, i) != KG_NONE) continue;
+    if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) any = true;
+    for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
+  }
+  free(need);
+  return any;
+}
+
 kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   kg_group_facts gf;
   memset(&gf, 0, sizeof gf);
@@ -141,6 +163,7 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   shape_check sc = {&grp->space, true};
   walk_sources(g, f, grp, true, same_shape, &sc);
   gf.operands_match_space = sc.all_equal;
+  gf.coords = kg_group_has_layout(g, f, grp);
   return gf;
 }
 
@@ -281,12 +304,13 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
       v->layout = known && kg_reduce_use_columns(inner_kept(gf), nout, nred) ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
     if (known && numel > big) v->index_dtype = KG_I64;
     if (!x->contiguous) v->layout = KG_LAYOUT_STRIDED;
+    if (gf->coords && gf->kind == KG_GROUP_POINTWISE) v->layout = KG_LAYOUT_STRIDED;
     if (v->layout == KG_LAYOUT_LINEAR) v->vec = (uint8_t)gf->max_vec;
     return s;
   }
 
   bool reduce = gf->kind != KG_GROUP_POINTWISE;
-  bool linear = !reduce && x->contiguous;
+  bool linear = !reduce && x->contiguous && !gf->coords;
   v->layout = linear ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
   if (numel > big || x->max_offset > big) v->index_dtype = KG_I64;
   if (linear) {
@@ -336,9 +360,9 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
    * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
    * slower than re-reading the row, which then comes from L1, so it is opt-in (row_cache:
    * KGEN_ROW_CACHE=1) */
-  v->cache = x->row_cache && persistent && !colsched && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
+  v->cache = x->row_cache && !gf->coords && persistent && !colsched && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
   int r = gf->rank;
-  if (!colsched && S == 1 && !v->cache && !forced && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
+  if (!colsched && S == 1 && !v->cache && !forced && !gf->coords && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
     uint8_t vec = row_vector(x);
     if (vec >= 2 && nred >= 2 * (int64_t)vec) v->vec = vec;
   }

@@ -293,6 +293,7 @@ typedef struct launch_env {
   bool reduce;
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
   int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
+  const int64_t *sym;       /* the symbols' values */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -326,6 +327,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     case KPR_SPLIT_N: scalar_pval(&vals[j], ix, 0, E->nchunk); break;
     case KPR_SPLIT_NB: scalar_pval(&vals[j], ix, 0, (int64_t)nb); break;
     case KPR_SIZE: scalar_pval(&vals[j], ix, 0, E->space[kp->r1]); break;
+    case KPR_SYM: scalar_pval(&vals[j], ix, 0, E->sym[kp->r0]); break;
     case KPR_STRIDE: {
       /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
        * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
@@ -558,6 +560,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   launch_env E;
   memset(&E, 0, sizeof E);
   E.dev = dev, E.slot = slot, E.stream = stream, E.d = d, E.pt = pt, E.outputs = outputs, E.tview = tview;
+  E.sym = B.sym;
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];

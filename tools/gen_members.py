@@ -8,7 +8,7 @@ copied verbatim from a table of the spec. The mapping below says, per member
 name, which handler builds the node, which op it means and how each parameter
 is used (decided from the parameter's name and CLR type in the spec).
 
-Usage:  python3 tools/gen_members.py ../shared/spec/torchsharp-members.md > frontend/members.def
+Usage:  python3 tools/gen_members.py ../shared/spec/torchsharp-members.md docs/members-extra.md > frontend/members.def
 The generated file is committed; tests/test_members.c re-checks every key
 against the spec when the spec is present.
 """
@@ -86,13 +86,63 @@ NAMES = {
     "short": ("H_CAST", "CAST", "I16"), "char": ("H_CAST", "CAST", "I8"), "byte": ("H_CAST", "CAST", "U8"),
     "bool": ("H_CAST", "CAST", "BOOL"),
     "detach": ("H_ID", "CONST"), "clone": ("H_ID", "CONST"), "cpu": ("H_ID", "CONST"), "cuda": ("H_ID", "CONST"),
-    "contiguous": ("H_ID", "CONST"),
     "get_dtype": ("H_GETDTYPE", "CONST"),
     # G (matrix products; extra = the twin's spelling of MATMUL, or baddbmm for ADDMM) and D (linear)
     "matmul": ("H_MATMUL", "MATMUL", 0), "mm": ("H_MATMUL", "MATMUL", 1), "bmm": ("H_MATMUL", "MATMUL", 2),
     "mv": ("H_MATMUL", "MATMUL", 3), "dot": ("H_MATMUL", "MATMUL", 4),
     "addmm": ("H_MATMUL", "ADDMM", 0), "baddbmm": ("H_MATMUL", "ADDMM", 1), "linear": ("H_MATMUL", "LINEAR"),
 }
+# Layout, joining, indexing and factories (frontend/layout.c; H_LAYOUT rows get a raw argspec
+# of parameter kinds, layout_argspec, and the handler binds them itself).
+LAYOUT = {
+    "view": "RESHAPE", "reshape": "RESHAPE", "view_as": "RESHAPE", "reshape_as": "RESHAPE", "flatten": "RESHAPE",
+    "unflatten": "RESHAPE", "squeeze": "RESHAPE", "unsqueeze": "RESHAPE", "contiguous": "RESHAPE",
+    "transpose": "PERMUTE", "swapaxes": "PERMUTE", "swapdims": "PERMUTE", "permute": "PERMUTE", "t": "PERMUTE",
+    "get_T": "PERMUTE", "get_mT": "PERMUTE", "movedim": "PERMUTE",
+    "expand": "EXPAND", "expand_as": "EXPAND", "broadcast_to": "EXPAND", "repeat": "REPEAT",
+    "flip": "FLIP", "roll": "ROLL", "narrow": "SLICE", "slice": "SLICE", "chunk": "SLICE", "split": "SLICE",
+    "tensor_split": "SLICE", "select": "SELECT", "unbind": "SELECT",
+    "cat": "CAT", "concat": "CAT", "concatenate": "CAT", "stack": "CAT", "hstack": "CAT", "vstack": "CAT",
+    "index_select": "INDEX", "take_along_dim": "GATHER", "gather": "GATHER",
+    "masked_fill": "WHERE", "tril": "TRIL", "triu": "TRIL",
+    "arange": "ARANGE", "eye": "EYE", "zeros": "FILL", "ones": "FILL", "full": "FILL", "empty": "FILL",
+    "dropout": "EXPAND",
+}
+LIST_TYPES = ("TorchSharp.torch+Tensor[]", "System.Collections.Generic.IList`1[TorchSharp.torch+Tensor]",
+              "System.Collections.Generic.IEnumerable`1[TorchSharp.torch+Tensor]")
+
+
+def layout_argspec(kind, params, pnames):
+    """Parameter kinds for H_LAYOUT rows: t tensor, T tensor list, a Int64[] or Size, i integer,
+    n Nullable<Int64>, s scalar value, d dtype, b bool, f double, x ignored, X must be false."""
+    spec = "t" if kind == "instance" else ""
+    for i, p in enumerate(params):
+        pn = pnames[i] if i < len(pnames) else ""
+        if pn in IGNORED_NAMES or p in ("TorchSharp.torch+Device", "System.String[]"):
+            spec += "x"
+        elif pn in FALSE_NAMES:
+            spec += "X"
+        elif p == T:
+            spec += "t"
+        elif p in LIST_TYPES:
+            spec += "T"
+        elif p in ("System.Int64[]", "TorchSharp.torch+Size"):
+            spec += "a"
+        elif p in ("System.Int64", "System.Int32"):
+            spec += "i"
+        elif p == "System.Nullable`1[System.Int64]":
+            spec += "n"
+        elif p in ("TorchSharp.Scalar", "System.Single"):
+            spec += "s"
+        elif p == "System.Double":
+            spec += "f"
+        elif p == "System.Boolean":
+            spec += "b"
+        elif p in ("TorchSharp.torch+ScalarType", "System.Nullable`1[TorchSharp.torch+ScalarType]"):
+            spec += "d"
+        else:
+            return None
+    return spec
 DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "short": "I16", "int32": "I32",
                 "int": "I32", "int64": "I64", "long": "I64", "bfloat16": "BF16", "float16": "F16", "half": "F16",
                 "float32": "F32", "float": "F32", "float64": "F64", "double": "F64",
@@ -100,18 +150,12 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
                 "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
-SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "G.", "H1.", "H2.", "I.", "I2."}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2."}
 REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
 REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "var", "std", "logsumexp", "norm", "softmax",
                 "log_softmax", "layer_norm")
 IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
 FALSE_NAMES = {"inplace", "requires_grad"}
-STATIC_DIV_COMMENT = {
-    "div": "/* static torch.div drops its rounding_mode in TorchSharp 0.107 too (torch.PointwiseOps.cs:594/603) */",
-    "divide": "/* TorchSharp 0.107's static torch.divide drops its rounding_mode (`=> left.div(right)`,\n"
-              "   torch.PointwiseOps.cs:630/639): true division, as the F# code really computes (found by\n"
-              "   the .NET three-way check against TorchSharp itself) */",
-}
 
 
 def split_params(s):
@@ -185,13 +229,13 @@ def argspec(name, kind, params, pnames, handler):
 
 
 def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
-    rows, sec = [], None
+    text = "\n".join(open(f, encoding="utf-8").read() for f in sys.argv[1:])
+    rows, sec, seen = [], None, set()
     for line in text.splitlines():
         if line.startswith("### "):
             sec = line.split()[1]
             continue
-        if sec not in SECTIONS or not line.startswith("| `"):
+        if not line.startswith("| `"):
             continue
         cols = line.split(" | ")
         m = re.match(r"\| (``?)(.*?)\1$", cols[0].strip() if cols[0].endswith("`") else cols[0].strip())
@@ -208,7 +252,7 @@ def main():
             continue
         decl, name, plist = km.group(1), km.group(2), km.group(3)
         params = split_params(plist) if plist else []
-        if sec == "I2.":
+        if sec == "I2." and name not in LAYOUT:
             dt = DTYPE_FIELDS.get(name)
             if dt:
                 rows.append((key, "H_DTYPE", "CONST", "", dt, 0))
@@ -223,7 +267,20 @@ def main():
             if params and params[0] in PRIM_DTYPE:
                 rows.append((key, "H_PASS", "CONST", "s", "NONE", 0))
             continue
-        if name not in NAMES:
+        if name in LAYOUT and sec is not None:
+            if decl not in (T, "TorchSharp.torch", "TorchSharp.torch+nn+functional") or key in seen:
+                continue
+            if decl == T and name in ("zeros", "ones", "full", "empty", "eye", "arange"):
+                continue  # instance members that fill or resize the receiver in place
+                continue
+            if any("ValueTuple" in q or "ReadOnlySpan" in q for q in params):
+                continue
+            spec = layout_argspec("instance" if kind.startswith("instance") else "static", params, pnames)
+            if spec is not None:
+                seen.add(key)
+                rows.append((key, "H_LAYOUT", LAYOUT[name], spec, "NONE", 0))
+            continue
+        if sec not in SECTIONS or name not in NAMES:
             continue
         if decl == T and name in ("zeros", "ones", "full", "empty"):
             continue
@@ -262,13 +319,11 @@ def main():
         spec = argspec(name, "instance" if kind == "instance" else "static", params, pnames, handler)
         if spec is None:
             continue
-        if name in ("div", "divide") and kind == "static" and spec.endswith("r"):
+        if decl == "TorchSharp.torch" and name in ("div", "divide") and spec in ("ttr", "tsr"):
             # TorchSharp 0.107's static torch.div / torch.divide drop their rounding_mode
-            # (`=> left.div(right)`, torch.PointwiseOps.cs:594/603/630/639): true division, as
+            # (torch.PointwiseOps.cs:594/603, 630/639: `=> left.div(right)`): true division, as
             # the F# code really computes (found by the .NET three-way check)
-            handler, spec = "H_OP", spec[:-1] + "x"
-            if not any(r[0] == "comment" and r[1] == name for r in rows):
-                rows.append(("comment", name, STATIC_DIV_COMMENT[name], "", "", 0))
+            handler, spec = "H_OP", spec[:2] + "x"
         rows.append((key, handler, op, spec, dt, extra))
     print("/* frontend/members.def — GENERATED by tools/gen_members.py from")
     print(" * shared/spec/torchsharp-members.md; do not edit by hand.")
@@ -282,9 +337,6 @@ def main():
     print(" * x ignored (device, names), X must be false (inplace, requires_grad).")
     print(" * Handlers are documented in frontend/members.c. */")
     for key, h, op, spec, dt, extra in rows:
-        if key == "comment":
-            print(op)
-            continue
         print(f'KG_MEMBER("{key}", {h}, {op}, "{spec}", {dt}, {extra})')
 
 

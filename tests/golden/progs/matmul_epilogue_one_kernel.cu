@@ -107,292 +107,332 @@ KG_KERNEL void linear_gelu_residual_k0(const float *in0, const float *in1, const
         int v29_gk = (v25_k0 + v27_tf);
         float v30_a = 0.0f;
         if (((v28_g < size0) && (v29_gk < k))) {
-          float v31_ld = (in0[((v28_g * os0_0) + (v29_gk * os0_1))]);
-          v30_a = v31_ld;
+          int v31_off = ((v28_g * os0_0) + (v29_gk * os0_1));
+          float v32_ld = (in0[v31_off]);
+          v30_a = v32_ld;
         }
         sh0_a[((v27_tf * 65) + v26_te)] = v30_a;
-        int v32_e = (v0_tid + 256);
-        int v33_te = (v32_e / 16);
-        int v34_tf = (v32_e % 16);
-        int v35_g = (v8_m0 + v33_te);
-        int v36_gk = (v25_k0 + v34_tf);
-        float v37_a = 0.0f;
-        if (((v35_g < size0) && (v36_gk < k))) {
-          float v38_ld = (in0[((v35_g * os0_0) + (v36_gk * os0_1))]);
-          v37_a = v38_ld;
+        int v33_e = (v0_tid + 256);
+        int v34_te = (v33_e / 16);
+        int v35_tf = (v33_e % 16);
+        int v36_g = (v8_m0 + v34_te);
+        int v37_gk = (v25_k0 + v35_tf);
+        float v38_a = 0.0f;
+        if (((v36_g < size0) && (v37_gk < k))) {
+          int v39_off = ((v36_g * os0_0) + (v37_gk * os0_1));
+          float v40_ld = (in0[v39_off]);
+          v38_a = v40_ld;
         }
-        sh0_a[((v34_tf * 65) + v33_te)] = v37_a;
-        int v39_e = (v0_tid + 512);
-        int v40_te = (v39_e / 16);
-        int v41_tf = (v39_e % 16);
-        int v42_g = (v8_m0 + v40_te);
-        int v43_gk = (v25_k0 + v41_tf);
-        float v44_a = 0.0f;
-        if (((v42_g < size0) && (v43_gk < k))) {
-          float v45_ld = (in0[((v42_g * os0_0) + (v43_gk * os0_1))]);
-          v44_a = v45_ld;
+        sh0_a[((v35_tf * 65) + v34_te)] = v38_a;
+        int v41_e = (v0_tid + 512);
+        int v42_te = (v41_e / 16);
+        int v43_tf = (v41_e % 16);
+        int v44_g = (v8_m0 + v42_te);
+        int v45_gk = (v25_k0 + v43_tf);
+        float v46_a = 0.0f;
+        if (((v44_g < size0) && (v45_gk < k))) {
+          int v47_off = ((v44_g * os0_0) + (v45_gk * os0_1));
+          float v48_ld = (in0[v47_off]);
+          v46_a = v48_ld;
         }
-        sh0_a[((v41_tf * 65) + v40_te)] = v44_a;
-        int v46_e = (v0_tid + 768);
-        int v47_te = (v46_e / 16);
-        int v48_tf = (v46_e % 16);
-        int v49_g = (v8_m0 + v47_te);
-        int v50_gk = (v25_k0 + v48_tf);
-        float v51_a = 0.0f;
-        if (((v49_g < size0) && (v50_gk < k))) {
-          float v52_ld = (in0[((v49_g * os0_0) + (v50_gk * os0_1))]);
-          v51_a = v52_ld;
+        sh0_a[((v43_tf * 65) + v42_te)] = v46_a;
+        int v49_e = (v0_tid + 768);
+        int v50_te = (v49_e / 16);
+        int v51_tf = (v49_e % 16);
+        int v52_g = (v8_m0 + v50_te);
+        int v53_gk = (v25_k0 + v51_tf);
+        float v54_a = 0.0f;
+        if (((v52_g < size0) && (v53_gk < k))) {
+          int v55_off = ((v52_g * os0_0) + (v53_gk * os0_1));
+          float v56_ld = (in0[v55_off]);
+          v54_a = v56_ld;
         }
-        sh0_a[((v48_tf * 65) + v47_te)] = v51_a;
+        sh0_a[((v51_tf * 65) + v50_te)] = v54_a;
         /* prologue: the B tile */
-        int v53_te = (v0_tid / 16);
-        int v54_tf = (v0_tid % 16);
-        int v55_g = (v5_n0 + v53_te);
-        int v56_gk = (v25_k0 + v54_tf);
-        float v57_a = 0.0f;
-        if (((v55_g < size1) && (v56_gk < k))) {
-          float v58_ld = (in1[((v55_g * os1_0) + (v56_gk * os1_1))]);
-          v57_a = v58_ld;
+        int v57_te = (v0_tid / 16);
+        int v58_tf = (v0_tid % 16);
+        int v59_g = (v5_n0 + v57_te);
+        int v60_gk = (v25_k0 + v58_tf);
+        float v61_a = 0.0f;
+        if (((v59_g < size1) && (v60_gk < k))) {
+          int v62_off = ((v59_g * os1_0) + (v60_gk * os1_1));
+          float v63_ld = (in1[v62_off]);
+          v61_a = v63_ld;
         }
-        sh1_b[((v54_tf * 65) + v53_te)] = v57_a;
-        int v59_e = (v0_tid + 256);
-        int v60_te = (v59_e / 16);
-        int v61_tf = (v59_e % 16);
-        int v62_g = (v5_n0 + v60_te);
-        int v63_gk = (v25_k0 + v61_tf);
-        float v64_a = 0.0f;
-        if (((v62_g < size1) && (v63_gk < k))) {
-          float v65_ld = (in1[((v62_g * os1_0) + (v63_gk * os1_1))]);
-          v64_a = v65_ld;
+        sh1_b[((v58_tf * 65) + v57_te)] = v61_a;
+        int v64_e = (v0_tid + 256);
+        int v65_te = (v64_e / 16);
+        int v66_tf = (v64_e % 16);
+        int v67_g = (v5_n0 + v65_te);
+        int v68_gk = (v25_k0 + v66_tf);
+        float v69_a = 0.0f;
+        if (((v67_g < size1) && (v68_gk < k))) {
+          int v70_off = ((v67_g * os1_0) + (v68_gk * os1_1));
+          float v71_ld = (in1[v70_off]);
+          v69_a = v71_ld;
         }
-        sh1_b[((v61_tf * 65) + v60_te)] = v64_a;
-        int v66_e = (v0_tid + 512);
-        int v67_te = (v66_e / 16);
-        int v68_tf = (v66_e % 16);
-        int v69_g = (v5_n0 + v67_te);
-        int v70_gk = (v25_k0 + v68_tf);
-        float v71_a = 0.0f;
-        if (((v69_g < size1) && (v70_gk < k))) {
-          float v72_ld = (in1[((v69_g * os1_0) + (v70_gk * os1_1))]);
-          v71_a = v72_ld;
+        sh1_b[((v66_tf * 65) + v65_te)] = v69_a;
+        int v72_e = (v0_tid + 512);
+        int v73_te = (v72_e / 16);
+        int v74_tf = (v72_e % 16);
+        int v75_g = (v5_n0 + v73_te);
+        int v76_gk = (v25_k0 + v74_tf);
+        float v77_a = 0.0f;
+        if (((v75_g < size1) && (v76_gk < k))) {
+          int v78_off = ((v75_g * os1_0) + (v76_gk * os1_1));
+          float v79_ld = (in1[v78_off]);
+          v77_a = v79_ld;
         }
-        sh1_b[((v68_tf * 65) + v67_te)] = v71_a;
-        int v73_e = (v0_tid + 768);
-        int v74_te = (v73_e / 16);
-        int v75_tf = (v73_e % 16);
-        int v76_g = (v5_n0 + v74_te);
-        int v77_gk = (v25_k0 + v75_tf);
-        float v78_a = 0.0f;
-        if (((v76_g < size1) && (v77_gk < k))) {
-          float v79_ld = (in1[((v76_g * os1_0) + (v77_gk * os1_1))]);
-          v78_a = v79_ld;
+        sh1_b[((v74_tf * 65) + v73_te)] = v77_a;
+        int v80_e = (v0_tid + 768);
+        int v81_te = (v80_e / 16);
+        int v82_tf = (v80_e % 16);
+        int v83_g = (v5_n0 + v81_te);
+        int v84_gk = (v25_k0 + v82_tf);
+        float v85_a = 0.0f;
+        if (((v83_g < size1) && (v84_gk < k))) {
+          int v86_off = ((v83_g * os1_0) + (v84_gk * os1_1));
+          float v87_ld = (in1[v86_off]);
+          v85_a = v87_ld;
         }
-        sh1_b[((v75_tf * 65) + v74_te)] = v78_a;
+        sh1_b[((v82_tf * 65) + v81_te)] = v85_a;
         __syncthreads();
-        for (int v80_kk = 0; v80_kk < 16; v80_kk += 1) {
-          float v81_x = sh0_a[((v80_kk * 65) + (v2_ty + 0))];
-          float v82_x = sh0_a[((v80_kk * 65) + (v2_ty + 16))];
-          float v83_x = sh0_a[((v80_kk * 65) + (v2_ty + 32))];
-          float v84_x = sh0_a[((v80_kk * 65) + (v2_ty + 48))];
-          float v85_y = sh1_b[((v80_kk * 65) + (v1_tx + 0))];
-          float v86_y = sh1_b[((v80_kk * 65) + (v1_tx + 16))];
-          float v87_y = sh1_b[((v80_kk * 65) + (v1_tx + 32))];
-          float v88_y = sh1_b[((v80_kk * 65) + (v1_tx + 48))];
-          v9_acc = ((v9_acc + ((v81_x * v85_y))));
-          v10_acc = ((v10_acc + ((v81_x * v86_y))));
-          v11_acc = ((v11_acc + ((v81_x * v87_y))));
-          v12_acc = ((v12_acc + ((v81_x * v88_y))));
-          v13_acc = ((v13_acc + ((v82_x * v85_y))));
-          v14_acc = ((v14_acc + ((v82_x * v86_y))));
-          v15_acc = ((v15_acc + ((v82_x * v87_y))));
-          v16_acc = ((v16_acc + ((v82_x * v88_y))));
-          v17_acc = ((v17_acc + ((v83_x * v85_y))));
-          v18_acc = ((v18_acc + ((v83_x * v86_y))));
-          v19_acc = ((v19_acc + ((v83_x * v87_y))));
-          v20_acc = ((v20_acc + ((v83_x * v88_y))));
-          v21_acc = ((v21_acc + ((v84_x * v85_y))));
-          v22_acc = ((v22_acc + ((v84_x * v86_y))));
-          v23_acc = ((v23_acc + ((v84_x * v87_y))));
-          v24_acc = ((v24_acc + ((v84_x * v88_y))));
+        for (int v88_kk = 0; v88_kk < 16; v88_kk += 1) {
+          float v89_x = sh0_a[((v88_kk * 65) + (v2_ty + 0))];
+          float v90_x = sh0_a[((v88_kk * 65) + (v2_ty + 16))];
+          float v91_x = sh0_a[((v88_kk * 65) + (v2_ty + 32))];
+          float v92_x = sh0_a[((v88_kk * 65) + (v2_ty + 48))];
+          float v93_y = sh1_b[((v88_kk * 65) + (v1_tx + 0))];
+          float v94_y = sh1_b[((v88_kk * 65) + (v1_tx + 16))];
+          float v95_y = sh1_b[((v88_kk * 65) + (v1_tx + 32))];
+          float v96_y = sh1_b[((v88_kk * 65) + (v1_tx + 48))];
+          v9_acc = ((v9_acc + ((v89_x * v93_y))));
+          v10_acc = ((v10_acc + ((v89_x * v94_y))));
+          v11_acc = ((v11_acc + ((v89_x * v95_y))));
+          v12_acc = ((v12_acc + ((v89_x * v96_y))));
+          v13_acc = ((v13_acc + ((v90_x * v93_y))));
+          v14_acc = ((v14_acc + ((v90_x * v94_y))));
+          v15_acc = ((v15_acc + ((v90_x * v95_y))));
+          v16_acc = ((v16_acc + ((v90_x * v96_y))));
+          v17_acc = ((v17_acc + ((v91_x * v93_y))));
+          v18_acc = ((v18_acc + ((v91_x * v94_y))));
+          v19_acc = ((v19_acc + ((v91_x * v95_y))));
+          v20_acc = ((v20_acc + ((v91_x * v96_y))));
+          v21_acc = ((v21_acc + ((v92_x * v93_y))));
+          v22_acc = ((v22_acc + ((v92_x * v94_y))));
+          v23_acc = ((v23_acc + ((v92_x * v95_y))));
+          v24_acc = ((v24_acc + ((v92_x * v96_y))));
         }
         __syncthreads();
       }
       /* epilogue */
-      int v89_m = (v8_m0 + (v2_ty + 0));
-      int v90_n = (v5_n0 + (v1_tx + 0));
-      if (((v89_m < size0) && (v90_n < size1))) {
-        float v91_mm = v9_acc;
-        float v92_ld = (in2[(v90_n * os2_0)]);
-        float v93_t = ((v91_mm + v92_ld));
-        float v94_t = ((0.5f * v93_t * (1.0f + erff(v93_t * 0.707106781f))));
-        float v95_ld = (in3[((v89_m * os3_0) + (v90_n * os3_1))]);
-        float v96_t = ((v94_t + v95_ld));
-        out0[((v89_m * so0_0) + (v90_n * so0_1))] = (float)v96_t;
-      }
       int v97_m = (v8_m0 + (v2_ty + 0));
-      int v98_n = (v5_n0 + (v1_tx + 16));
+      int v98_n = (v5_n0 + (v1_tx + 0));
       if (((v97_m < size0) && (v98_n < size1))) {
-        float v99_mm = v10_acc;
-        float v100_ld = (in2[(v98_n * os2_0)]);
-        float v101_t = ((v99_mm + v100_ld));
-        float v102_t = ((0.5f * v101_t * (1.0f + erff(v101_t * 0.707106781f))));
-        float v103_ld = (in3[((v97_m * os3_0) + (v98_n * os3_1))]);
-        float v104_t = ((v102_t + v103_ld));
-        out0[((v97_m * so0_0) + (v98_n * so0_1))] = (float)v104_t;
+        float v99_mm = v9_acc;
+        int v100_off = (v98_n * os2_0);
+        float v101_ld = (in2[v100_off]);
+        float v102_t = ((v99_mm + v101_ld));
+        float v103_t = ((0.5f * v102_t * (1.0f + erff(v102_t * 0.707106781f))));
+        int v104_off = ((v97_m * os3_0) + (v98_n * os3_1));
+        float v105_ld = (in3[v104_off]);
+        float v106_t = ((v103_t + v105_ld));
+        out0[((v97_m * so0_0) + (v98_n * so0_1))] = (float)v106_t;
       }
-      int v105_m = (v8_m0 + (v2_ty + 0));
-      int v106_n = (v5_n0 + (v1_tx + 32));
-      if (((v105_m < size0) && (v106_n < size1))) {
-        float v107_mm = v11_acc;
-        float v108_ld = (in2[(v106_n * os2_0)]);
-        float v109_t = ((v107_mm + v108_ld));
-        float v110_t = ((0.5f * v109_t * (1.0f + erff(v109_t * 0.707106781f))));
-        float v111_ld = (in3[((v105_m * os3_0) + (v106_n * os3_1))]);
-        float v112_t = ((v110_t + v111_ld));
-        out0[((v105_m * so0_0) + (v106_n * so0_1))] = (float)v112_t;
+      int v107_m = (v8_m0 + (v2_ty + 0));
+      int v108_n = (v5_n0 + (v1_tx + 16));
+      if (((v107_m < size0) && (v108_n < size1))) {
+        float v109_mm = v10_acc;
+        int v110_off = (v108_n * os2_0);
+        float v111_ld = (in2[v110_off]);
+        float v112_t = ((v109_mm + v111_ld));
+        float v113_t = ((0.5f * v112_t * (1.0f + erff(v112_t * 0.707106781f))));
+        int v114_off = ((v107_m * os3_0) + (v108_n * os3_1));
+        float v115_ld = (in3[v114_off]);
+        float v116_t = ((v113_t + v115_ld));
+        out0[((v107_m * so0_0) + (v108_n * so0_1))] = (float)v116_t;
       }
-      int v113_m = (v8_m0 + (v2_ty + 0));
-      int v114_n = (v5_n0 + (v1_tx + 48));
-      if (((v113_m < size0) && (v114_n < size1))) {
-        float v115_mm = v12_acc;
-        float v116_ld = (in2[(v114_n * os2_0)]);
-        float v117_t = ((v115_mm + v116_ld));
-        float v118_t = ((0.5f * v117_t * (1.0f + erff(v117_t * 0.707106781f))));
-        float v119_ld = (in3[((v113_m * os3_0) + (v114_n * os3_1))]);
-        float v120_t = ((v118_t + v119_ld));
-        out0[((v113_m * so0_0) + (v114_n * so0_1))] = (float)v120_t;
+      int v117_m = (v8_m0 + (v2_ty + 0));
+      int v118_n = (v5_n0 + (v1_tx + 32));
+      if (((v117_m < size0) && (v118_n < size1))) {
+        float v119_mm = v11_acc;
+        int v120_off = (v118_n * os2_0);
+        float v121_ld = (in2[v120_off]);
+        float v122_t = ((v119_mm + v121_ld));
+        float v123_t = ((0.5f * v122_t * (1.0f + erff(v122_t * 0.707106781f))));
+        int v124_off = ((v117_m * os3_0) + (v118_n * os3_1));
+        float v125_ld = (in3[v124_off]);
+        float v126_t = ((v123_t + v125_ld));
+        out0[((v117_m * so0_0) + (v118_n * so0_1))] = (float)v126_t;
       }
-      int v121_m = (v8_m0 + (v2_ty + 16));
-      int v122_n = (v5_n0 + (v1_tx + 0));
-      if (((v121_m < size0) && (v122_n < size1))) {
-        float v123_mm = v13_acc;
-        float v124_ld = (in2[(v122_n * os2_0)]);
-        float v125_t = ((v123_mm + v124_ld));
-        float v126_t = ((0.5f * v125_t * (1.0f + erff(v125_t * 0.707106781f))));
-        float v127_ld = (in3[((v121_m * os3_0) + (v122_n * os3_1))]);
-        float v128_t = ((v126_t + v127_ld));
-        out0[((v121_m * so0_0) + (v122_n * so0_1))] = (float)v128_t;
-      }
-      int v129_m = (v8_m0 + (v2_ty + 16));
-      int v130_n = (v5_n0 + (v1_tx + 16));
-      if (((v129_m < size0) && (v130_n < size1))) {
-        float v131_mm = v14_acc;
-        float v132_ld = (in2[(v130_n * os2_0)]);
-        float v133_t = ((v131_mm + v132_ld));
-        float v134_t = ((0.5f * v133_t * (1.0f + erff(v133_t * 0.707106781f))));
-        float v135_ld = (in3[((v129_m * os3_0) + (v130_n * os3_1))]);
-        float v136_t = ((v134_t + v135_ld));
-        out0[((v129_m * so0_0) + (v130_n * so0_1))] = (float)v136_t;
+      int v127_m = (v8_m0 + (v2_ty + 0));
+      int v128_n = (v5_n0 + (v1_tx + 48));
+      if (((v127_m < size0) && (v128_n < size1))) {
+        float v129_mm = v12_acc;
+        int v130_off = (v128_n * os2_0);
+        float v131_ld = (in2[v130_off]);
+        float v132_t = ((v129_mm + v131_ld));
+        float v133_t = ((0.5f * v132_t * (1.0f + erff(v132_t * 0.707106781f))));
+        int v134_off = ((v127_m * os3_0) + (v128_n * os3_1));
+        float v135_ld = (in3[v134_off]);
+        float v136_t = ((v133_t + v135_ld));
+        out0[((v127_m * so0_0) + (v128_n * so0_1))] = (float)v136_t;
       }
       int v137_m = (v8_m0 + (v2_ty + 16));
-      int v138_n = (v5_n0 + (v1_tx + 32));
+      int v138_n = (v5_n0 + (v1_tx + 0));
       if (((v137_m < size0) && (v138_n < size1))) {
-        float v139_mm = v15_acc;
-        float v140_ld = (in2[(v138_n * os2_0)]);
-        float v141_t = ((v139_mm + v140_ld));
-        float v142_t = ((0.5f * v141_t * (1.0f + erff(v141_t * 0.707106781f))));
-        float v143_ld = (in3[((v137_m * os3_0) + (v138_n * os3_1))]);
-        float v144_t = ((v142_t + v143_ld));
-        out0[((v137_m * so0_0) + (v138_n * so0_1))] = (float)v144_t;
+        float v139_mm = v13_acc;
+        int v140_off = (v138_n * os2_0);
+        float v141_ld = (in2[v140_off]);
+        float v142_t = ((v139_mm + v141_ld));
+        float v143_t = ((0.5f * v142_t * (1.0f + erff(v142_t * 0.707106781f))));
+        int v144_off = ((v137_m * os3_0) + (v138_n * os3_1));
+        float v145_ld = (in3[v144_off]);
+        float v146_t = ((v143_t + v145_ld));
+        out0[((v137_m * so0_0) + (v138_n * so0_1))] = (float)v146_t;
       }
-      int v145_m = (v8_m0 + (v2_ty + 16));
-      int v146_n = (v5_n0 + (v1_tx + 48));
-      if (((v145_m < size0) && (v146_n < size1))) {
-        float v147_mm = v16_acc;
-        float v148_ld = (in2[(v146_n * os2_0)]);
-        float v149_t = ((v147_mm + v148_ld));
-        float v150_t = ((0.5f * v149_t * (1.0f + erff(v149_t * 0.707106781f))));
-        float v151_ld = (in3[((v145_m * os3_0) + (v146_n * os3_1))]);
-        float v152_t = ((v150_t + v151_ld));
-        out0[((v145_m * so0_0) + (v146_n * so0_1))] = (float)v152_t;
+      int v147_m = (v8_m0 + (v2_ty + 16));
+      int v148_n = (v5_n0 + (v1_tx + 16));
+      if (((v147_m < size0) && (v148_n < size1))) {
+        float v149_mm = v14_acc;
+        int v150_off = (v148_n * os2_0);
+        float v151_ld = (in2[v150_off]);
+        float v152_t = ((v149_mm + v151_ld));
+        float v153_t = ((0.5f * v152_t * (1.0f + erff(v152_t * 0.707106781f))));
+        int v154_off = ((v147_m * os3_0) + (v148_n * os3_1));
+        float v155_ld = (in3[v154_off]);
+        float v156_t = ((v153_t + v155_ld));
+        out0[((v147_m * so0_0) + (v148_n * so0_1))] = (float)v156_t;
       }
-      int v153_m = (v8_m0 + (v2_ty + 32));
-      int v154_n = (v5_n0 + (v1_tx + 0));
-      if (((v153_m < size0) && (v154_n < size1))) {
-        float v155_mm = v17_acc;
-        float v156_ld = (in2[(v154_n * os2_0)]);
-        float v157_t = ((v155_mm + v156_ld));
-        float v158_t = ((0.5f * v157_t * (1.0f + erff(v157_t * 0.707106781f))));
-        float v159_ld = (in3[((v153_m * os3_0) + (v154_n * os3_1))]);
-        float v160_t = ((v158_t + v159_ld));
-        out0[((v153_m * so0_0) + (v154_n * so0_1))] = (float)v160_t;
+      int v157_m = (v8_m0 + (v2_ty + 16));
+      int v158_n = (v5_n0 + (v1_tx + 32));
+      if (((v157_m < size0) && (v158_n < size1))) {
+        float v159_mm = v15_acc;
+        int v160_off = (v158_n * os2_0);
+        float v161_ld = (in2[v160_off]);
+        float v162_t = ((v159_mm + v161_ld));
+        float v163_t = ((0.5f * v162_t * (1.0f + erff(v162_t * 0.707106781f))));
+        int v164_off = ((v157_m * os3_0) + (v158_n * os3_1));
+        float v165_ld = (in3[v164_off]);
+        float v166_t = ((v163_t + v165_ld));
+        out0[((v157_m * so0_0) + (v158_n * so0_1))] = (float)v166_t;
       }
-      int v161_m = (v8_m0 + (v2_ty + 32));
-      int v162_n = (v5_n0 + (v1_tx + 16));
-      if (((v161_m < size0) && (v162_n < size1))) {
-        float v163_mm = v18_acc;
-        float v164_ld = (in2[(v162_n * os2_0)]);
-        float v165_t = ((v163_mm + v164_ld));
-        float v166_t = ((0.5f * v165_t * (1.0f + erff(v165_t * 0.707106781f))));
-        float v167_ld = (in3[((v161_m * os3_0) + (v162_n * os3_1))]);
-        float v168_t = ((v166_t + v167_ld));
-        out0[((v161_m * so0_0) + (v162_n * so0_1))] = (float)v168_t;
-      }
-      int v169_m = (v8_m0 + (v2_ty + 32));
-      int v170_n = (v5_n0 + (v1_tx + 32));
-      if (((v169_m < size0) && (v170_n < size1))) {
-        float v171_mm = v19_acc;
-        float v172_ld = (in2[(v170_n * os2_0)]);
-        float v173_t = ((v171_mm + v172_ld));
-        float v174_t = ((0.5f * v173_t * (1.0f + erff(v173_t * 0.707106781f))));
-        float v175_ld = (in3[((v169_m * os3_0) + (v170_n * os3_1))]);
-        float v176_t = ((v174_t + v175_ld));
-        out0[((v169_m * so0_0) + (v170_n * so0_1))] = (float)v176_t;
+      int v167_m = (v8_m0 + (v2_ty + 16));
+      int v168_n = (v5_n0 + (v1_tx + 48));
+      if (((v167_m < size0) && (v168_n < size1))) {
+        float v169_mm = v16_acc;
+        int v170_off = (v168_n * os2_0);
+        float v171_ld = (in2[v170_off]);
+        float v172_t = ((v169_mm + v171_ld));
+        float v173_t = ((0.5f * v172_t * (1.0f + erff(v172_t * 0.707106781f))));
+        int v174_off = ((v167_m * os3_0) + (v168_n * os3_1));
+        float v175_ld = (in3[v174_off]);
+        float v176_t = ((v173_t + v175_ld));
+        out0[((v167_m * so0_0) + (v168_n * so0_1))] = (float)v176_t;
       }
       int v177_m = (v8_m0 + (v2_ty + 32));
-      int v178_n = (v5_n0 + (v1_tx + 48));
+      int v178_n = (v5_n0 + (v1_tx + 0));
       if (((v177_m < size0) && (v178_n < size1))) {
-        float v179_mm = v20_acc;
-        float v180_ld = (in2[(v178_n * os2_0)]);
-        float v181_t = ((v179_mm + v180_ld));
-        float v182_t = ((0.5f * v181_t * (1.0f + erff(v181_t * 0.707106781f))));
-        float v183_ld = (in3[((v177_m * os3_0) + (v178_n * os3_1))]);
-        float v184_t = ((v182_t + v183_ld));
-        out0[((v177_m * so0_0) + (v178_n * so0_1))] = (float)v184_t;
+        float v179_mm = v17_acc;
+        int v180_off = (v178_n * os2_0);
+        float v181_ld = (in2[v180_off]);
+        float v182_t = ((v179_mm + v181_ld));
+        float v183_t = ((0.5f * v182_t * (1.0f + erff(v182_t * 0.707106781f))));
+        int v184_off = ((v177_m * os3_0) + (v178_n * os3_1));
+        float v185_ld = (in3[v184_off]);
+        float v186_t = ((v183_t + v185_ld));
+        out0[((v177_m * so0_0) + (v178_n * so0_1))] = (float)v186_t;
       }
-      int v185_m = (v8_m0 + (v2_ty + 48));
-      int v186_n = (v5_n0 + (v1_tx + 0));
-      if (((v185_m < size0) && (v186_n < size1))) {
-        float v187_mm = v21_acc;
-        float v188_ld = (in2[(v186_n * os2_0)]);
-        float v189_t = ((v187_mm + v188_ld));
-        float v190_t = ((0.5f * v189_t * (1.0f + erff(v189_t * 0.707106781f))));
-        float v191_ld = (in3[((v185_m * os3_0) + (v186_n * os3_1))]);
-        float v192_t = ((v190_t + v191_ld));
-        out0[((v185_m * so0_0) + (v186_n * so0_1))] = (float)v192_t;
+      int v187_m = (v8_m0 + (v2_ty + 32));
+      int v188_n = (v5_n0 + (v1_tx + 16));
+      if (((v187_m < size0) && (v188_n < size1))) {
+        float v189_mm = v18_acc;
+        int v190_off = (v188_n * os2_0);
+        float v191_ld = (in2[v190_off]);
+        float v192_t = ((v189_mm + v191_ld));
+        float v193_t = ((0.5f * v192_t * (1.0f + erff(v192_t * 0.707106781f))));
+        int v194_off = ((v187_m * os3_0) + (v188_n * os3_1));
+        float v195_ld = (in3[v194_off]);
+        float v196_t = ((v193_t + v195_ld));
+        out0[((v187_m * so0_0) + (v188_n * so0_1))] = (float)v196_t;
       }
-      int v193_m = (v8_m0 + (v2_ty + 48));
-      int v194_n = (v5_n0 + (v1_tx + 16));
-      if (((v193_m < size0) && (v194_n < size1))) {
-        float v195_mm = v22_acc;
-        float v196_ld = (in2[(v194_n * os2_0)]);
-        float v197_t = ((v195_mm + v196_ld));
-        float v198_t = ((0.5f * v197_t * (1.0f + erff(v197_t * 0.707106781f))));
-        float v199_ld = (in3[((v193_m * os3_0) + (v194_n * os3_1))]);
-        float v200_t = ((v198_t + v199_ld));
-        out0[((v193_m * so0_0) + (v194_n * so0_1))] = (float)v200_t;
+      int v197_m = (v8_m0 + (v2_ty + 32));
+      int v198_n = (v5_n0 + (v1_tx + 32));
+      if (((v197_m < size0) && (v198_n < size1))) {
+        float v199_mm = v19_acc;
+        int v200_off = (v198_n * os2_0);
+        float v201_ld = (in2[v200_off]);
+        float v202_t = ((v199_mm + v201_ld));
+        float v203_t = ((0.5f * v202_t * (1.0f + erff(v202_t * 0.707106781f))));
+        int v204_off = ((v197_m * os3_0) + (v198_n * os3_1));
+        float v205_ld = (in3[v204_off]);
+        float v206_t = ((v203_t + v205_ld));
+        out0[((v197_m * so0_0) + (v198_n * so0_1))] = (float)v206_t;
       }
-      int v201_m = (v8_m0 + (v2_ty + 48));
-      int v202_n = (v5_n0 + (v1_tx + 32));
-      if (((v201_m < size0) && (v202_n < size1))) {
-        float v203_mm = v23_acc;
-        float v204_ld = (in2[(v202_n * os2_0)]);
-        float v205_t = ((v203_mm + v204_ld));
-        float v206_t = ((0.5f * v205_t * (1.0f + erff(v205_t * 0.707106781f))));
-        float v207_ld = (in3[((v201_m * os3_0) + (v202_n * os3_1))]);
-        float v208_t = ((v206_t + v207_ld));
-        out0[((v201_m * so0_0) + (v202_n * so0_1))] = (float)v208_t;
+      int v207_m = (v8_m0 + (v2_ty + 32));
+      int v208_n = (v5_n0 + (v1_tx + 48));
+      if (((v207_m < size0) && (v208_n < size1))) {
+        float v209_mm = v20_acc;
+        int v210_off = (v208_n * os2_0);
+        float v211_ld = (in2[v210_off]);
+        float v212_t = ((v209_mm + v211_ld));
+        float v213_t = ((0.5f * v212_t * (1.0f + erff(v212_t * 0.707106781f))));
+        int v214_off = ((v207_m * os3_0) + (v208_n * os3_1));
+        float v215_ld = (in3[v214_off]);
+        float v216_t = ((v213_t + v215_ld));
+        out0[((v207_m * so0_0) + (v208_n * so0_1))] = (float)v216_t;
       }
-      int v209_m = (v8_m0 + (v2_ty + 48));
-      int v210_n = (v5_n0 + (v1_tx + 48));
-      if (((v209_m < size0) && (v210_n < size1))) {
-        float v211_mm = v24_acc;
-        float v212_ld = (in2[(v210_n * os2_0)]);
-        float v213_t = ((v211_mm + v212_ld));
-        float v214_t = ((0.5f * v213_t * (1.0f + erff(v213_t * 0.707106781f))));
-        float v215_ld = (in3[((v209_m * os3_0) + (v210_n * os3_1))]);
-        float v216_t = ((v214_t + v215_ld));
-        out0[((v209_m * so0_0) + (v210_n * so0_1))] = (float)v216_t;
+      int v217_m = (v8_m0 + (v2_ty + 48));
+      int v218_n = (v5_n0 + (v1_tx + 0));
+      if (((v217_m < size0) && (v218_n < size1))) {
+        float v219_mm = v21_acc;
+        int v220_off = (v218_n * os2_0);
+        float v221_ld = (in2[v220_off]);
+        float v222_t = ((v219_mm + v221_ld));
+        float v223_t = ((0.5f * v222_t * (1.0f + erff(v222_t * 0.707106781f))));
+        int v224_off = ((v217_m * os3_0) + (v218_n * os3_1));
+        float v225_ld = (in3[v224_off]);
+        float v226_t = ((v223_t + v225_ld));
+        out0[((v217_m * so0_0) + (v218_n * so0_1))] = (float)v226_t;
+      }
+      int v227_m = (v8_m0 + (v2_ty + 48));
+      int v228_n = (v5_n0 + (v1_tx + 16));
+      if (((v227_m < size0) && (v228_n < size1))) {
+        float v229_mm = v22_acc;
+        int v230_off = (v228_n * os2_0);
+        float v231_ld = (in2[v230_off]);
+        float v232_t = ((v229_mm + v231_ld));
+        float v233_t = ((0.5f * v232_t * (1.0f + erff(v232_t * 0.707106781f))));
+        int v234_off = ((v227_m * os3_0) + (v228_n * os3_1));
+        float v235_ld = (in3[v234_off]);
+        float v236_t = ((v233_t + v235_ld));
+        out0[((v227_m * so0_0) + (v228_n * so0_1))] = (float)v236_t;
+      }
+      int v237_m = (v8_m0 + (v2_ty + 48));
+      int v238_n = (v5_n0 + (v1_tx + 32));
+      if (((v237_m < size0) && (v238_n < size1))) {
+        float v239_mm = v23_acc;
+        int v240_off = (v238_n * os2_0);
+        float v241_ld = (in2[v240_off]);
+        float v242_t = ((v239_mm + v241_ld));
+        float v243_t = ((0.5f * v242_t * (1.0f + erff(v242_t * 0.707106781f))));
+        int v244_off = ((v237_m * os3_0) + (v238_n * os3_1));
+        float v245_ld = (in3[v244_off]);
+        float v246_t = ((v243_t + v245_ld));
+        out0[((v237_m * so0_0) + (v238_n * so0_1))] = (float)v246_t;
+      }
+      int v247_m = (v8_m0 + (v2_ty + 48));
+      int v248_n = (v5_n0 + (v1_tx + 48));
+      if (((v247_m < size0) && (v248_n < size1))) {
+        float v249_mm = v24_acc;
+        int v250_off = (v248_n * os2_0);
+        float v251_ld = (in2[v250_off]);
+        float v252_t = ((v249_mm + v251_ld));
+        float v253_t = ((0.5f * v252_t * (1.0f + erff(v252_t * 0.707106781f))));
+        int v254_off = ((v247_m * os3_0) + (v248_n * os3_1));
+        float v255_ld = (in3[v254_off]);
+        float v256_t = ((v253_t + v255_ld));
+        out0[((v247_m * so0_0) + (v248_n * so0_1))] = (float)v256_t;
       }
     }
   }

@@ -71,7 +71,7 @@ KG_INT_HELPERS(i32, int, unsigned int, (-2147483647 - 1), 2147483647, 32)
 KG_INT_HELPERS(i64, long long, unsigned long long, (-9223372036854775807LL - 1), 9223372036854775807LL, 64)
 
 /* cf_rnn_elman_r0_k0: schedule reduce.thread_per_output, index int32, block 256, 1 element per thread */
-KG_KERNEL void cf_rnn_elman_r0_k0(const float *in0, const float *in1, float *tmp0, int sr0_0, int sr0_1, int n, int rn, int size0, int size1, int size2, int st0_0, int st0_1, int st1_1, int st1_2) {
+KG_KERNEL void cf_rnn_elman_r0_k0(const float *in0, const float *in1, float *tmp0, int sr0_0, int sr0_1, int n, int rn, int size0, int size1, int size2, int st1_1, int st1_2, int os0_0, int os0_1) {
   int v0_tid = (int)threadIdx.x;
   int v1_o = (((int)blockIdx.x * (int)blockDim.x) + v0_tid);
   if ((v1_o < n)) {
@@ -79,10 +79,10 @@ KG_KERNEL void cf_rnn_elman_r0_k0(const float *in0, const float *in1, float *tmp
     int v3_r = (v1_o / size2);
     double v4_acc = 0.0;
     for (int v5_j = 0; v5_j < rn; v5_j += 1) {
-      int v6_off = ((v3_r * st0_0) + (v5_j * st0_1));
-      int v7_off = ((v5_j * st1_1) + (v2_c * st1_2));
-      float v8_ld = (in0[v6_off]);
-      float v9_ld = (in1[v7_off]);
+      int v6_off = ((v5_j * st1_1) + (v2_c * st1_2));
+      int v7_off = ((v3_r * os0_0) + (v5_j * os0_1));
+      float v8_ld = (in0[v7_off]);
+      float v9_ld = (in1[v6_off]);
       float v10_t = ((v8_ld * v9_ld));
       v4_acc = ((v4_acc + ((double)v10_t)));
     }
@@ -95,7 +95,7 @@ KG_KERNEL void cf_rnn_elman_r0_k0(const float *in0, const float *in1, float *tmp
 }
 
 /* cf_rnn_elman_r0_k1: schedule reduce.thread_per_output, index int32, block 256, 1 element per thread */
-KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, const float *in4, const float *tmp0, float *out0, int se0_0, int se0_1, int n, int rn, int size0, int size1, int size2, int st2_0, int st2_1, int st3_1, int st3_2, int st4_2, int st5_1, int st5_2, int sq2_1, int sq3_0, int sq3_1, int sq4_0, int sq5_0, int sq5_1) {
+KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, const float *in4, const float *tmp0, float *out0, int se0_0, int se0_1, int n, int rn, int size0, int size1, int size2, int st3_1, int st3_2, int st4_2, int st5_1, int st5_2, int sq3_0, int sq3_1, int sq4_0, int sq5_0, int sq5_1, int os2_0, int os2_1) {
   int v0_tid = (int)threadIdx.x;
   int v1_o = (((int)blockIdx.x * (int)blockDim.x) + v0_tid);
   if ((v1_o < n)) {
@@ -103,28 +103,27 @@ KG_KERNEL void cf_rnn_elman_r0_k1(const float *in2, const float *in3, const floa
     int v3_r = (v1_o / size2);
     double v4_acc = 0.0;
     for (int v5_j = 0; v5_j < rn; v5_j += 1) {
-      int v6_off = ((v3_r * st2_0) + (v5_j * st2_1));
-      int v7_off = ((v5_j * st3_1) + (v2_c * st3_2));
-      int v8_off = (v2_c * st4_2);
-      int v9_off = ((v5_j * st5_1) + (v2_c * st5_2));
-      float v10_ld = (in2[v6_off]);
-      float v11_ld = (in3[v7_off]);
+      int v6_off = ((v5_j * st3_1) + (v2_c * st3_2));
+      int v7_off = (v2_c * st4_2);
+      int v8_off = ((v5_j * st5_1) + (v2_c * st5_2));
+      int v9_off = ((v3_r * os2_0) + (v5_j * os2_1));
+      float v10_ld = (in2[v9_off]);
+      float v11_ld = (in3[v6_off]);
       float v12_t = ((v10_ld * v11_ld));
       v4_acc = ((v4_acc + ((double)v12_t)));
     }
     double v13_tot = v4_acc;
     float v14_red = ((float)v13_tot);
     if (1) {
-      int v15_off = (v3_r * sq2_1);
-      int v16_off = ((v3_r * sq3_0) + (v2_c * sq3_1));
-      int v17_off = (v2_c * sq4_0);
-      int v18_off = ((v3_r * sq5_0) + (v2_c * sq5_1));
-      float v19_ld = (tmp0[v18_off]);
-      float v20_t = ((v19_ld + v14_red));
-      float v21_ld = (in4[v17_off]);
-      float v22_t = ((v20_t + v21_ld));
-      float v23_t = (tanhf(v22_t));
-      out0[((v3_r * se0_0) + (v2_c * se0_1))] = (float)v23_t;
+      int v15_off = ((v3_r * sq3_0) + (v2_c * sq3_1));
+      int v16_off = (v2_c * sq4_0);
+      int v17_off = ((v3_r * sq5_0) + (v2_c * sq5_1));
+      float v18_ld = (tmp0[v17_off]);
+      float v19_t = ((v18_ld + v14_red));
+      float v20_ld = (in4[v16_off]);
+      float v21_t = ((v19_t + v20_ld));
+      float v22_t = (tanhf(v21_t));
+      out0[((v3_r * se0_0) + (v2_c * se0_1))] = (float)v22_t;
     }
   }
 }
