@@ -109,7 +109,12 @@ const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a) {
     return fmt(c, "torch.cat([%s], dim=%lld)", l, (long long)n->ia[0]);
   }
   case KG_OP_TRIL: return fmt(c, "torch.%s(%s, %lld)", n->ia[1] ? "triu" : "tril", x, (long long)n->ia[0]);
-  case KG_OP_INDEX: return fmt(c, "torch.index_select(%s, %lld, %s)", x, (long long)n->ia[0], text(c, a[1]));
+  case KG_OP_INDEX: {
+    if (!n->ia[1]) return fmt(c, "torch.index_select(%s, %lld, %s)", x, (long long)n->ia[0], text(c, a[1]));
+    const char *idx = ""; /* advanced indexing: x[:, :, idx] */
+    for (int i = 0; i < n->ia[0]; i++) idx = fmt(c, "%s:, ", idx);
+    return fmt(c, "%s[%s%s]", x, idx, text(c, a[1]));
+  }
   case KG_OP_GATHER: return fmt(c, "torch.gather(%s, %lld, %s)", x, (long long)n->ia[0], text(c, a[1]));
   case KG_OP_ARANGE:
     if (kg_dtype_is_float(dt))

@@ -638,7 +638,7 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
   }
   case KG_AST_FieldGet: {
     const kg_member_row *row = n->member ? kg_member_lookup(n->member) : NULL;
-    if (row && row->handler == H_DTYPE) return kg_elab_call_row(el, n, row, NULL, 0);
+    if (row && (row->handler == H_DTYPE || row->handler == H_LAYOUT)) return kg_elab_call_row(el, n, row, NULL, 0);
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "field %s is not supported", n->member ? n->member->key : "?");
   }
   case KG_AST_NewTuple:

@@ -250,6 +250,7 @@ typedef enum kg_ev_kind {
   EV_FUNC,  /* lam: a function value (a Lambda node, evaluated in the current environment) */
   EV_TUPLE, /* items[n] */
   EV_ARRAY, /* items[n] */
+  EV_TINDEX,/* a TorchSharp TensorIndex (layout.c): c.i = KG_TI_*, items[n] its operands */
 } kg_ev_kind;
 
 typedef struct kg_ev {

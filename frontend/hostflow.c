@@ -620,6 +620,12 @@ kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *ha
   /* unsqueeze, and select / narrow at a constant index, are graph ops (frontend/layout.c):
    * index arithmetic inside the kernels; a host plan VIEW only where the index is known at run time */
   if (!strcmp(nm, "unsqueeze")) return kg_ev_err();
+  /* x.[TensorIndex...] and x.[tensor]: layout.c's indexing */
+  if (!strcmp(nm, "TensorItems"))
+    for (int i = 1; i < n; i++)
+      if (av[i].kind == EV_TINDEX || kg_ev_is_tensor(el, av[i]) ||
+          (av[i].kind == EV_ARRAY && av[i].n && (av[i].items[0].kind == EV_TINDEX || kg_ev_is_tensor(el, av[i].items[0]))))
+        return kg_ev_err();
   if ((!strcmp(nm, "select") || !strcmp(nm, "narrow")) && n >= 3 && av[2].kind == EV_CONST && av[1].kind == EV_CONST &&
       kg_ev_is_tensor(el, av[0])) {
     const kg_gnode *vn = &el->g->nodes.v[av[0].id];

@@ -429,6 +429,95 @@ static kg_ev fill(lay *L, const kg_dim *sz, int n, kg_ev value, kg_dtype dt) {
   return kg_ev_node(add(L, KG_OP_FILL, dt, &v, 1, &sh, 0, 0, 0));
 }
 
+/* ---- indexing: x.[TensorIndex...] ---- */
+
+enum { KG_TI_SINGLE, KG_TI_SLICE, KG_TI_TENSOR, KG_TI_ELLIPSIS, KG_TI_NONE, KG_TI_COLON, KG_TI_BOOL };
+
+static kg_ev tindex(lay *L, int kind, const kg_ev *ops, int n) {
+  kg_ev v = kg_ev_make(EV_TINDEX);
+  v.c.i = kind;
+  v.n = (uint32_t)n;
+  v.items = kg_arena_alloc(L->el->arena, ((size_t)n + 1) * sizeof *v.items);
+  if (n) memcpy(v.items, ops, (size_t)n * sizeof *ops);
+  return v;
+}
+
+/* PyTorch's __getitem__ with basic indices (integers, slices, None, ..., :) and at most one
+ * integer tensor (advanced indexing: its dims replace the indexed dim) */
+static kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
+  const kg_gnode *xn = gnode(L->el, x);
+  int consuming = 0, ell = -1, tensors = 0;
+  for (int i = 0; i < ni; i++) {
+    int k = ix[i].kind == EV_TINDEX ? (int)ix[i].c.i : kg_ev_is_tensor(L->el, ix[i]) ? KG_TI_TENSOR : KG_TI_SINGLE;
+    if (k == KG_TI_ELLIPSIS) {
+      if (ell >= 0) return fail(L, KG_E_ARG, "an index can only have a single ellipsis ('...')");
+      ell = i;
+    } else if (k != KG_TI_NONE) {
+      consuming++;
+    }
+    tensors += k == KG_TI_TENSOR;
+    if (k == KG_TI_BOOL) return fail(L, KG_E_UNSUPPORTED, "a bool TensorIndex is not supported");
+  }
+  if (tensors > 1) return fail(L, KG_E_UNSUPPORTED, "indexing with more than one tensor (broadcast advanced indexing) is not supported yet");
+  if (consuming > xn->shape.rank) return fail(L, KG_E_SHAPE, "too many indices for tensor of dimension %d", xn->shape.rank);
+  uint32_t cur = x;
+  int pos = 0;
+  for (int i = 0; i < ni; i++) {
+    const kg_gnode *cn = gnode(L->el, cur);
+    kg_ev v = ix[i];
+    int k = v.kind == EV_TINDEX ? (int)v.c.i : kg_ev_is_tensor(L->el, v) ? KG_TI_TENSOR : KG_TI_SINGLE;
+    kg_ev r = kg_ev_node(cur);
+    switch (k) {
+    case KG_TI_ELLIPSIS: pos += xn->shape.rank - consuming; continue;
+    case KG_TI_COLON: pos++; continue;
+    case KG_TI_NONE: r = unsqueeze(L, cur, pos), pos++; break;
+    case KG_TI_SINGLE: {
+      int64_t a;
+      kg_ev iv = v.kind == EV_TINDEX ? v.items[0] : v;
+      if (!int_arg(L, iv, &a, "an index")) return kg_ev_err();
+      int64_t size = static_size(L, cur, pos, "indexing");
+      if (size < 0) return kg_ev_err();
+      if (a < -size || a >= size) return fail(L, KG_E_SHAPE, "index %lld is out of bounds for dimension %d with size %lld", (long long)a, pos, (long long)size);
+      r = select_at(L, cur, pos, a < 0 ? a + size : a);
+      break;
+    }
+    case KG_TI_SLICE: {
+      int64_t se[3] = {0, INT64_MAX, 1};
+      for (int j = 0; j < 3; j++)
+        if (v.items[j].kind != EV_NULL && !int_arg(L, v.items[j], &se[j], j == 0 ? "a slice's start" : j == 1 ? "a slice's stop" : "a slice's step")) return kg_ev_err();
+      if (se[2] <= 0) return fail(L, KG_E_ARG, "slice step must be positive");
+      int64_t size = static_size(L, cur, pos, "slicing");
+      if (size < 0) return kg_ev_err();
+      int64_t s = se[0] < 0 ? se[0] + size : se[0], e = se[1] == INT64_MAX ? size : se[1] < 0 ? se[1] + size : se[1];
+      s = s < 0 ? 0 : s > size ? size : s, e = e < s ? s : e > size ? size : e;
+      r = slice(L, cur, pos, s, (e - s + se[2] - 1) / se[2], se[2]);
+      pos++;
+      break;
+    }
+    case KG_TI_TENSOR: {
+      uint32_t idx = v.kind == EV_TINDEX ? v.items[0].id : v.id;
+      const kg_gnode *in = gnode(L->el, idx);
+      if (in->dtype == KG_BOOL || in->dtype == KG_U8) return fail(L, KG_E_UNSUPPORTED, "indexing with a mask (a data-dependent shape) is not supported");
+      if (kg_dtype_is_float((kg_dtype)in->dtype)) return fail(L, KG_E_TYPE, "tensors used as indices must be long, int, byte or bool tensors");
+      if (cn->shape.rank - 1 + in->shape.rank > KG_MAX_RANK) return fail(L, KG_E_LIMIT, "the result's rank exceeds kgen's %d", KG_MAX_RANK);
+      kg_shape sh;
+      memset(&sh, 0, sizeof sh);
+      for (int j = 0; j < pos; j++) sh.d[sh.rank++] = cn->shape.d[j];
+      for (int j = 0; j < in->shape.rank; j++) sh.d[sh.rank++] = in->shape.d[j];
+      for (int j = pos + 1; j < cn->shape.rank; j++) sh.d[sh.rank++] = cn->shape.d[j];
+      uint32_t ops[2] = {cur, idx};
+      r = kg_ev_node(add(L, KG_OP_INDEX, (kg_dtype)cn->dtype, ops, 2, &sh, pos, 1, 0));
+      pos += in->shape.rank;
+      break;
+    }
+    default: return fail(L, KG_E_INTERNAL, "unknown TensorIndex kind %d", k);
+    }
+    if (r.kind == EV_ERR) return r;
+    cur = r.id;
+  }
+  return kg_ev_node(cur);
+}
+
 /* ---- the handler ---- */
 
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
@@ -444,8 +533,30 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     if (av[i].kind == EV_ERR) return av[i];
     if (spec[i] == 'X' && !(av[i].kind == EV_CONST && !av[i].c.i)) return fail(L, KG_E_UNSUPPORTED, "argument %d must be false", i + 1);
   }
+  if (!strcmp(m->decl, "TorchSharp.torch+TensorIndex")) {
+    if (!strcmp(nm, "Slice")) return tindex(L, KG_TI_SLICE, av, 3);
+    if (!strcmp(nm, "Single") || !strcmp(nm, "op_Implicit")) {
+      if (av[0].kind == EV_NULL) return fail(L, KG_E_ARG, "TensorIndex.Single(null)");
+      return tindex(L, KG_TI_SINGLE, av, 1);
+    }
+    if (!strcmp(nm, "Tensor")) {
+      uint32_t t;
+      if (!tensor_arg(L, av[0], &t)) return kg_ev_err();
+      return tindex(L, KG_TI_TENSOR, av, 1);
+    }
+    if (!strcmp(nm, "Bool")) return tindex(L, KG_TI_BOOL, av, 1);
+    if (!strcmp(nm, "Ellipsis")) return tindex(L, KG_TI_ELLIPSIS, NULL, 0);
+    if (!strcmp(nm, "None") || !strcmp(nm, "Null")) return tindex(L, KG_TI_NONE, NULL, 0);
+    if (!strcmp(nm, "Colon")) return tindex(L, KG_TI_COLON, NULL, 0);
+    return err(el, at, KG_E_INTERNAL, "unhandled TensorIndex member %s", row->key);
+  }
   uint32_t x = KG_NONE;
   if (n > 0 && spec[0] == 't' && !tensor_arg(L, av[0], &x)) return kg_ev_err();
+  if (row->op == KG_OP_INDEX && (!strcmp(nm, "index") || !strcmp(nm, "TensorItems"))) {
+    snprintf(what, sizeof what, "indexing");
+    if (n == 2 && av[1].kind == EV_ARRAY) return getitem(L, x, av[1].items, (int)av[1].n);
+    return getitem(L, x, av + 1, n - 1);
+  }
   const kg_gnode *xn = x != KG_NONE ? gnode(el, x) : NULL;
   int r = xn ? xn->shape.rank : 0;
   kg_dim dims[KG_MAX_RANK + 1];
@@ -488,7 +599,19 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
       if (d > d2) return fail(L, KG_E_ARG, "flatten() has invalid args: start_dim cannot come after end_dim");
       int k = 0;
       for (int i = 0; i < d; i++) dims[k++] = xn->shape.d[i];
-      dims[k++] = (kg_dim){KG_DIM_STATIC, -1};
+      /* the flattened size: the product when static (0 elements included), the one symbol
+       * among size-1 dims, else inferred */
+      kg_dim fl = {KG_DIM_STATIC, 1};
+      int nsym = 0;
+      for (int i = d; i <= d2; i++) {
+        if (xn->shape.d[i].kind == KG_DIM_STATIC) fl.v *= xn->shape.d[i].v;
+        else nsym++;
+      }
+      if (nsym == 1 && fl.v == 1)
+        for (int i = d; i <= d2; i++)
+          if (xn->shape.d[i].kind != KG_DIM_STATIC) fl = xn->shape.d[i];
+      if (nsym && !(nsym == 1 && fl.kind == KG_DIM_SYM)) fl = (kg_dim){KG_DIM_STATIC, -1};
+      dims[k++] = fl;
       for (int i = d2 + 1; i < r; i++) dims[k++] = xn->shape.d[i];
       if (d == d2) return kg_ev_node(x);
       return reshape_to(L, x, dims, k, false);

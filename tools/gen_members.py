@@ -107,7 +107,12 @@ LAYOUT = {
     "masked_fill": "WHERE", "tril": "TRIL", "triu": "TRIL",
     "arange": "ARANGE", "eye": "EYE", "zeros": "FILL", "ones": "FILL", "full": "FILL", "empty": "FILL",
     "dropout": "EXPAND",
+    # indexing: x.[TensorIndex...], x.index(TensorIndex[]), x.[tensor]; TensorIndex's factories and fields
+    "get_TensorItems": "INDEX", "index": "INDEX",
+    "Slice": "CONST", "Single": "CONST", "Tensor": "CONST", "Bool": "CONST", "Ellipsis": "CONST", "None": "CONST",
+    "Null": "CONST", "Colon": "CONST",
 }
+TINDEX = "TorchSharp.torch+TensorIndex"
 LIST_TYPES = ("TorchSharp.torch+Tensor[]", "System.Collections.Generic.IList`1[TorchSharp.torch+Tensor]",
               "System.Collections.Generic.IEnumerable`1[TorchSharp.torch+Tensor]")
 
@@ -126,6 +131,8 @@ def layout_argspec(kind, params, pnames):
             spec += "t"
         elif p in LIST_TYPES:
             spec += "T"
+        elif p == "TorchSharp.torch+TensorIndex[]":
+            spec += "I"
         elif p in ("System.Int64[]", "TorchSharp.torch+Size"):
             spec += "a"
         elif p in ("System.Int64", "System.Int32"):
@@ -257,6 +264,9 @@ def main():
             if dt:
                 rows.append((key, "H_DTYPE", "CONST", "", dt, 0))
             continue
+        if name == "op_Implicit" and decl == TINDEX and params == ["System.Int64"]:
+            rows.append((key, "H_LAYOUT", "CONST", "i", "NONE", 0))
+            continue
         if name == "op_Implicit":
             if decl == T and len(params) == 1 and params[0] in PRIM_DTYPE:
                 rows.append((key, "H_TENSOR", "TENSOR", "s", PRIM_DTYPE[params[0]], 0))
@@ -268,8 +278,10 @@ def main():
                 rows.append((key, "H_PASS", "CONST", "s", "NONE", 0))
             continue
         if name in LAYOUT and sec is not None:
-            if decl not in (T, "TorchSharp.torch", "TorchSharp.torch+nn+functional") or key in seen:
+            if decl not in (T, "TorchSharp.torch", "TorchSharp.torch+nn+functional", TINDEX) or key in seen:
                 continue
+            if (decl == TINDEX) != (LAYOUT[name] == "CONST") or (name == "get_TensorItems" and params and params[0] in ("System.Int64", "System.Int64[]")):
+                continue  # x.[i] with integers stays frontend/hostflow.c's (a host index may be a loop variable)
             if decl == T and name in ("zeros", "ones", "full", "empty", "eye", "arange"):
                 continue  # instance members that fill or resize the receiver in place
                 continue

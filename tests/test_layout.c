@@ -1,0 +1,133 @@
+/* tests/test_layout.c — layout ops (views, slices, cat, indexing, factories; issue 11):
+ *  - structure: the fusion claims (a chain of views, cat and a causal mask fused into the
+ *    kernel that reads them; a view of a row reduction read from memory, never per row);
+ *  - the real F# examples (examples/view_heads, slice_cat, index_gen, index_tensorindex)
+ *    re-specialized at other signatures — sizes 0 and 1, odd and symbolic sizes — each run
+ *    on the emulator against PyTorch;
+ *  - PyTorch's errors, located at the F# call.
+ * The examples' own signatures run in tests/test_examples.c with every schedule variant. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "runtime/api_int.h"
+
+static kg_oracle *orc;
+static void setup(void) {
+  kg_diag d;
+  kg_diag_init(&d);
+  orc = kg_oracle_start(&d);
+  kg_diag_free(&d);
+}
+static void teardown(void) {
+  if (orc) kg_oracle_stop(orc);
+  orc = NULL;
+}
+
+static kg_module *load(kg_context *ctx, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, name);
+  kg_module *m = NULL;
+  cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+  return m;
+}
+
+static kg_context *ctx_new(void) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  return kg_context_new(&o);
+}
+
+/* entry of example `name` at signature sig (NULL: its own) against PyTorch */
+static void check_at(const char *name, const char *entry, const char *sig) {
+  if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, name);
+  kg_check_opts co;
+  memset(&co, 0, sizeof co);
+  co.entry = entry, co.sig = sig, co.device = KG_DEVICE_EMU, co.seed = 3;
+  kg_check_result r;
+  kg_status s = kg_check_module(ctx, orc, m, &co, &r);
+  cr_assert_eq(s, KG_OK, "%s [%s] at %s: %s", name, entry, sig ? sig : "its signature", kg_last_error(ctx));
+  for (int k = 0; k < r.n_outputs; k++)
+    cr_expect(r.rows[k].ok, "%s [%s] at %s: out%d %s %s: %s", name, entry, sig ? sig : "its signature", k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* kernels of entry at sig (static sizes) */
+static uint32_t kernels_of(const char *name, const char *entry, const char *sig) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, name);
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, entry, sig, &c), KG_OK, "%s", kg_last_error(ctx));
+  uint32_t n = c->fusion.groups.n;
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+  return n;
+}
+
+/* the error of entry at sig: its text contains want */
+static void expect_error(const char *name, const char *entry, const char *sig, const char *want) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, name);
+  kg_compiled *c = NULL;
+  kg_status s = kg_specialize(m, entry, sig, &c);
+  cr_expect_neq(s, KG_OK, "%s [%s] at %s compiled", name, entry, sig);
+  cr_expect(strstr(kg_last_error(ctx), want) != NULL, "%s [%s] at %s: wanted '%s' in:\n%s", name, entry, sig, want, kg_last_error(ctx));
+  cr_expect(strstr(kg_last_error(ctx), ".fs:") != NULL, "the error is located at the F# source:\n%s", kg_last_error(ctx));
+  if (c) kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(layout, views_cat_and_masks_fuse_into_one_kernel) {
+  cr_expect_eq(kernels_of("view_heads", "view_heads_split_merge", NULL), 1u, "split heads, transpose, merge, add: one kernel");
+  cr_expect_eq(kernels_of("slice_cat", "slice_rotate_half", NULL), 1u, "chunk, neg, cat, mul: one kernel");
+  cr_expect_eq(kernels_of("slice_cat", "slice_cat_promote", NULL), 1u, "a cat of three inputs and relu: one kernel");
+  cr_expect_eq(kernels_of("index_gen", "index_causal_mask", NULL), 1u, "triu mask, masked_fill and softmax: one row kernel");
+  cr_expect_eq(kernels_of("index_gen", "index_arange_full_eye", NULL), 1u, "tril, arange, full, zeros, eye: one kernel");
+  cr_expect_eq(kernels_of("index_tensorindex", "index_embedding_rows", NULL), 1u, "the gather of rows and the scale: one kernel");
+}
+
+Test(layout, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout = 600) {
+  /* size 0, size 1 and odd sizes through views, slices and cat */
+  check_at("view_heads", "view_permute_flatten", "float32[0,3,4]");
+  check_at("view_heads", "view_permute_flatten", "float32[1,3,4]");
+  check_at("view_heads", "view_permute_flatten", "float32[7,3,4]");
+  check_at("view_heads", "view_squeeze_mt", "float32[1,1,1], float32[1,1]");
+  check_at("view_heads", "view_squeeze_mt", "float32[5,1,3], float32[3,5]");
+  check_at("slice_cat", "slice_rotate_half", "float32[1,2]");
+  check_at("slice_cat", "slice_rotate_half", "float32[5,14]");
+  check_at("slice_cat", "slice_rotate_half", "float32[0,6]");
+  check_at("slice_cat", "slice_cat_promote", "float32[0,3], int32[1,3], float16[3,3]");
+  check_at("slice_cat", "slice_cat_promote", "float64[2,1], int64[1,1], bfloat16[4,1]");
+  check_at("slice_cat", "slice_narrow_step_stack", "float32[1,7]");
+  check_at("index_gen", "index_select_gather", "float32[6,4], int64[0], int64[6,5]");
+  check_at("index_gen", "index_select_gather", "float64[6,4], int32[7], int64[1,1]");
+  check_at("index_tensorindex", "index_embedding_rows", "float32[10,1], int64[5]");
+  check_at("index_tensorindex", "index_embedding_rows", "float16[10,3], int64[0,2]");
+  check_at("index_tensorindex", "index_slices_none_ellipsis", "float32[1,5,1]");
+}
+
+Test(layout, symbolic_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout = 300) {
+  /* a reshape over a symbolic batch reads the symbol's value as a kernel parameter */
+  check_at("view_heads", "view_permute_flatten", "float32[B,3,4]");
+  check_at("slice_cat", "slice_split_flip_roll", "float32[4,5], float32[5]");
+}
+
+Test(layout, pytorch_errors_located) {
+  expect_error("view_heads", "view_heads_split_merge", "float32[2,5,13]", "shape [2, 5, 3, 4] is invalid for input of shape [2, 5, 13]");
+  expect_error("view_heads", "view_squeeze_mt", "float32[4,2,6], float32[6,4]", "cannot be broadcast");
+  expect_error("slice_cat", "slice_cat_promote", "float32[2,3], int32[1,4], float16[3,3]", "Sizes of tensors must match except in dimension 0");
+  expect_error("slice_cat", "slice_narrow_step_stack", "float32[6,4]", "start (2) + length (3) exceeds dimension size (4)");
+  expect_error("slice_cat", "slice_split_flip_roll", "float32[5,5], float32[5]", "split_with_sizes expects split_sizes to sum exactly to 5");
+  expect_error("index_gen", "index_select_gather", "float32[6,4], float32[3], int64[6,2]", "index_select(): Expected dtype int32/int64 for index");
+  expect_error("index_gen", "index_select_gather", "float32[6,4], int64[3], int32[6,2]", "gather(): Expected dtype int64 for index");
+  expect_error("index_tensorindex", "index_slices_none_ellipsis", "float32[3]", "too many indices for tensor of dimension 1");
+}
