@@ -60,6 +60,14 @@ Test(matmul_fusion, attention_is_three_kernels) {
   cr_expect_eq(mm, 2);
 }
 
+Test(matmul_fusion, multi_head_attention_with_views_is_four_kernels) {
+  /* heads split by view + transpose, k transposed in place, causal mask, softmax, @ v, the heads
+   * merged back and a linear projection: scores, softmax, p @ v, the projection */
+  uint32_t mm, n = kernels_of("mm_attention_heads", &mm);
+  cr_expect_eq(n, 4, "%u kernels", n);
+  cr_expect_eq(mm, 3);
+}
+
 Test(matmul_fusion, prologue_casts_and_ops_are_inline) {
   uint32_t mm, n = kernels_of("mm_prologue", &mm);
   cr_expect_eq(n, 2, "two products with their operands' casts and ops inline: %u kernels", n);
