@@ -23,7 +23,8 @@
  * the pointwise nodes of the product's shape computed from it — bias, activation, residual,
  * scale, cast — form its epilogue set E: an output in E is stored by the product's kernel,
  * and a node of E another kernel reads is materialized there, the largest such node on the
- * reader's path (gelu(x W1 + b1) feeding a second linear is stored once, after the gelu):
+ * reader's path (gelu(x W1 + b1) feeding a second linear is stored once, after the gelu); a
+ * layout op over the product (flip, roll: other coordinates) is never in E:
  *   gelu(linear(x, w, b)) + r            ⇒  group0 MATMUL, epilogue out0      (one kernel)
  *   linear(gelu(linear(x, w1, b1)), w2)  ⇒  group0 MATMUL stores h = gelu(..) ; group1 MATMUL
  *
@@ -95,6 +96,9 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
     }
     M->gdep[i] = gd;
     if (gd == KG_NONE || n->vkind != KG_V_TENSOR || f->groups.v[gd].kind != KG_GROUP_MATMUL) continue;
+    /* a layout op reads its operand at other coordinates: the epilogue holds the product at its
+     * own (m, n) only, so such a node reads the product from memory instead */
+    if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) continue;
     if (!kg_shape_equal(&n->shape, &f->groups.v[gd].space)) continue;
     bool through = false, other = false;
     for (int j = 0; j < value_operands(n); j++) {
