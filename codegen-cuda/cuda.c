@@ -394,6 +394,11 @@ static void ex(const emit *E, uint32_t e) {
     ex(E, x->b);
     kg_sb_puts(o, t == KG_BOOL ? "] != 0)" : "])");
     return;
+  case KX_SLOAD:
+    kg_sb_printf(o, "sh%u_%s[", x->a, E->k->shared.v[x->a].name);
+    ex(E, x->b);
+    kg_sb_putc(o, ']');
+    return;
   case KX_CAST: cast_expr(E, t, x->a); return;
   case KX_SELECT:
     kg_sb_putc(o, '(');
@@ -664,6 +669,16 @@ static void block(const emit *E, uint32_t s, int ind) {
       kg_sb_indent(o, ind);
       kg_sb_puts(o, "}\n");
       break;
+    case KS_SSTORE: {
+      kg_dtype at = (kg_dtype)k->shared.v[st->a].dtype, vt = (kg_dtype)k->exprs.v[st->c].dtype;
+      kg_sb_printf(o, "sh%u_%s[", st->a, k->shared.v[st->a].name);
+      ex(E, st->b);
+      kg_sb_puts(o, "] = ");
+      if (vt != at) kg_sb_printf(o, "(%s)", rtype(at));
+      ex(E, st->c);
+      kg_sb_puts(o, ";\n");
+      break;
+    }
     case KS_BREAK: kg_sb_puts(o, "break;\n"); break;
     case KS_BARRIER: kg_sb_puts(o, "__syncthreads();\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "/* %s */\n", st->text ? st->text : ""); break;
@@ -707,6 +722,8 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
     kg_sb_printf(o, "KG_KERNEL void %s(", k->name);
     signature(k, o);
     kg_sb_puts(o, ") {\n");
+    for (uint32_t a = 0; a < k->shared.n; a++)
+      kg_sb_printf(o, "  __shared__ %s sh%u_%s[%u];\n", rtype((kg_dtype)k->shared.v[a].dtype), a, k->shared.v[a].name, k->shared.v[a].count);
     block(&E, k->body, 1);
     kg_sb_puts(o, "}\n");
   }

@@ -35,6 +35,9 @@
  * An entry with a host plan gets its loops, branches, item() reads and views as Python
  * control flow around the same per-op lines (ts_plan.c).
  *
+ * Matrix products call torch.matmul / mm / bmm / mv / dot, torch.nn.functional.linear,
+ * torch.addmm / baddbmm (beta, alpha) as written.
+ *
  * upcast_half (CPU reference mode): float16/bfloat16 values are carried as
  * float32 and rounded back to their dtype after every op that yields them, so
  * the values equal op-by-op half-precision PyTorch on a GPU (which computes
@@ -610,7 +613,21 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   vval a[8];
   for (int j = 0; j < n->n_in && j < 8; j++) a[j] = node_val(c, n->in[j]);
   const char *s;
-  if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
+  if (op == KG_OP_MATMUL || op == KG_OP_LINEAR || op == KG_OP_ADDMM) {
+    /* matrix products: PyTorch's own op, by the spelling the F# code used */
+    static const char *const mm_fn[] = {"matmul", "mm", "bmm", "mv", "dot"};
+    if (op == KG_OP_LINEAR)
+      s = n->n_in == 3 ? fmt(c, "torch.nn.functional.linear(%s, %s, %s)", text(c, a[0]), text(c, a[1]), text(c, a[2]))
+                       : fmt(c, "torch.nn.functional.linear(%s, %s)", text(c, a[0]), text(c, a[1]));
+    else if (op == KG_OP_ADDMM)
+      s = fmt(c, "torch.%s(%s, %s, %s, beta=%s, alpha=%s)", n->ia[0] ? "baddbmm" : "addmm", text(c, a[0]), text(c, a[1]), text(c, a[2]),
+              attr_f(c, n->fa[0]), attr_f(c, n->fa[1]));
+    else if (n->ia[0] & 4) /* only in a lowering program: linear's weight read transposed */
+      s = fmt(c, "torch.matmul(%s, %s.transpose(-1, -2))", text(c, a[0]), text(c, a[1]));
+    else
+      s = fmt(c, "torch.%s(%s, %s)", mm_fn[n->ia[1] >= 0 && n->ia[1] <= 4 ? n->ia[1] : 0], text(c, a[0]), text(c, a[1]));
+    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
     /* reductions: torch.<op>(x, dim=[...], keepdim=K); all dims without keepdim: torch.<op>(x) */
     const kg_gnode *xn = &c->g->nodes.v[n->in[0]];
     int r = xn->shape.rank;

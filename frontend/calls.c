@@ -527,6 +527,7 @@ kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, 
     if (t.items[1].kind == EV_ERR) return t.items[1];
     return t;
   }
+  case H_MATMUL: return kg_elab_product(el, at, row->op, row->extra, m.ops, m.present, m.n_ops, m.fattr, m.n_f);
   case H_OP:
     op_attrs(row->op, &m, ia, fa);
     if (kg_op_get(row->op)->arity >= 0 && m.n_ops != kg_op_get(row->op)->arity)

@@ -170,6 +170,10 @@ static bool broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg
   return true;
 }
 
+bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out) {
+  return broadcast(el, at, a, b, out);
+}
+
 static kg_operand_class op_class(const kg_elab *el, uint32_t id) {
   const kg_gnode *n = gnode(el, id);
   if (n->vkind == KG_V_SCALAR) return KG_CLS_SCALAR;

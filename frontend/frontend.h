@@ -205,6 +205,7 @@ typedef enum kg_mhandler {
   H_FSHARP,    /* F# generic operator: resolved by operand types */
   H_SMATH,     /* F# / System.Math / System.MathF scalar math */
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
+  H_MATMUL,    /* matmul / mm / bmm / mv / dot / linear / addmm / baddbmm (products.c) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
 } kg_mhandler;
 
@@ -325,6 +326,14 @@ kg_ev kg_elab_tensor_op_ev(kg_elab *el, const kg_ast *at, kg_op op, const kg_ev 
 /* calls.c: a member call resolved to a row of the member table (av: the receiver, if any,
  * then the arguments, all evaluated) → its value */
 kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+/* products.c: a matrix product (op MATMUL, LINEAR or ADDMM; spelling = the member row's
+ * extra) over ops[0 .. n) (present[j]: an optional operand was given), attributes fattr
+ * (addmm's beta, alpha): PyTorch's shape rules and errors, located at `at` */
+kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, const kg_ev *ops, const bool *present, int n,
+                      const double *fattr, int n_f);
+/* PyTorch broadcasting of two shapes (symbol pairs assumed equal are guarded); a located
+ * error when they cannot broadcast */
+bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out);
 /* ---- layout.c ---- */
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */

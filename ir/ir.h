@@ -133,6 +133,7 @@ enum {
   KG_OPF_SCAN = 1 << 16,    /* prefix scan along the dim in ia[0]: a kernel of its own, materialized */
   KG_OPF_LAYOUT = 1 << 17,  /* layout, indexing and coordinate ops: the value at a coordinate is an operand's
                                value at another coordinate (or a function of the coordinate) */
+  KG_OPF_MATMUL = 1 << 18,  /* a matrix product: a kernel of its own (tiles), prologue and epilogue fused */
 };
 
 typedef enum kg_op {
@@ -164,6 +165,7 @@ typedef enum kg_kx_kind {
   KX_CAST,   /* a converted to dtype */
   KX_SELECT, /* a ? b : c, both arms evaluated */
   KX_SREG,   /* a = KG_SREG_*: thread / block index registers */
+  KX_SLOAD,  /* a = shared array index (kg_kernel.shared), b = element index expr */
 } kg_kx_kind;
 
 enum { KG_SREG_TID_X, KG_SREG_TID_Y, KG_SREG_TID_Z, KG_SREG_CTAID_X, KG_SREG_CTAID_Y, KG_SREG_CTAID_Z,
@@ -192,6 +194,7 @@ typedef enum kg_ks_kind {
                  aligned vec*size-byte access; vec from the kernel) */
   KS_VSTORE,  /* vector store: buffer param a [index b .. b+vec-1] = vars c .. c+vec-1 */
   KS_COMMENT, /* text: a comment naming where code came from */
+  KS_SSTORE,  /* shared array a [index expr b] = expr c (converted to the array's dtype) */
 } kg_ks_kind;
 
 typedef struct kg_ks {
@@ -248,6 +251,8 @@ typedef enum kg_launch_shape {
   KG_LAUNCH_BLOCK_PER_OUTPUT = 1,   /* reductions: grid.x = outputs (block.x chosen per run) */
   KG_LAUNCH_THREAD_PER_OUTPUT = 2,  /* grid.x = ceil(outputs / block.x) */
   KG_LAUNCH_WARP_PER_OUTPUT = 3,    /* grid.x = ceil(outputs / 8) */
+  KG_LAUNCH_TILES = 4,              /* matrix products: grid = (ceil(N / tile_n), ceil(M / tile_m), batch),
+                                       y and z capped at 65535 (the kernel strides over the rest) */
 } kg_launch_shape;
 
 /* Launch configuration chosen by the scheduler; grid is computed at run time. */
@@ -256,7 +261,16 @@ typedef struct kg_launch {
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */
+  uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block */
 } kg_launch;
+
+/* A __shared__ array of the kernel (one per block; the emulator poisons it at every block
+ * start). Elements hold register values of `dtype` (float16 / bfloat16 as float). */
+typedef struct kg_kshared {
+  const char *name;   /* hint; the C name is sh<id>_<name> */
+  uint8_t dtype;
+  uint32_t count;     /* elements */
+} kg_kshared;
 
 typedef struct kg_kernel {
   const char *name;   /* C identifier, unique in the compiled entry */
@@ -265,6 +279,7 @@ typedef struct kg_kernel {
   KG_VEC(kg_kvar) vars;
   KG_VEC(kg_kx) exprs;
   KG_VEC(kg_ks) stmts;
+  KG_VEC(kg_kshared) shared; /* __shared__ arrays, declared at the top of the kernel */
   uint32_t body;      /* first statement */
   kg_launch launch;
   const char *schedule; /* "pointwise.linear.vec4", "pointwise.strided" — for explain */
@@ -282,6 +297,8 @@ uint32_t kg_kx_op(kg_kernel *k, kg_op op, kg_dtype t, uint32_t a, uint32_t b, ui
 uint32_t kg_kx_cast(kg_kernel *k, kg_dtype t, uint32_t a);
 uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t b);
 uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t);
+uint32_t kg_kx_sload(kg_kernel *k, uint32_t arr, uint32_t index);
+uint32_t kg_kshared_add(kg_kernel *k, const char *name, kg_dtype t, uint32_t count); /* returns its index */
 uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t);
 uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p);
 /* Statement builder: a cursor appends to the end of one block, named by its

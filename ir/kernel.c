@@ -4,7 +4,9 @@
  * by 32-bit index (style habit 4). Blocks are singly linked statement lists; a
  * kg_kcursor appends to one block. The printer is deterministic (tests diff it);
  * the verifier checks every index, every operand dtype that the C emitter
- * relies on, and that variables are declared before use. */
+ * relies on, and that variables are declared before use. Shared arrays (__shared__,
+ * declared once per kernel) are read with SLOAD and written with SSTORE; barriers
+ * around them are the schedule's business (the emulator checks them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,7 @@ void kg_kernel_free(kg_kernel *k) {
   KG_VEC_FREE(k->vars);
   KG_VEC_FREE(k->exprs);
   KG_VEC_FREE(k->stmts);
+  KG_VEC_FREE(k->shared);
 }
 
 static uint32_t add_x(kg_kernel *k, kg_kx x) {
@@ -70,6 +73,16 @@ uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t
 uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t) {
   kg_kx x = {.kind = KX_SREG, .dtype = (uint8_t)t, .a = (uint32_t)which, .b = KG_NONE, .c = KG_NONE};
   return add_x(k, x);
+}
+uint32_t kg_kx_sload(kg_kernel *k, uint32_t arr, uint32_t index) {
+  KG_ASSERT(arr < k->shared.n);
+  kg_kx x = {.kind = KX_SLOAD, .dtype = k->shared.v[arr].dtype, .a = arr, .b = index, .c = KG_NONE};
+  return add_x(k, x);
+}
+uint32_t kg_kshared_add(kg_kernel *k, const char *name, kg_dtype t, uint32_t count) {
+  kg_kshared sh = {name ? name : "s", (uint8_t)t, count};
+  KG_VEC_PUSH(k->shared, sh);
+  return k->shared.n - 1;
 }
 uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t) {
   kg_kvar v = {name ? name : "t", (uint8_t)t};
@@ -154,6 +167,11 @@ static void print_x(const kg_kernel *k, uint32_t e, kg_strbuf *o) {
     print_x(k, x->c, o), kg_sb_putc(o, ')');
     break;
   case KX_SREG: kg_sb_puts(o, sreg_name(x->a)); break;
+  case KX_SLOAD:
+    kg_sb_printf(o, "@%s%u[", k->shared.v[x->a].name, x->a);
+    print_x(k, x->b, o);
+    kg_sb_putc(o, ']');
+    break;
   }
 }
 
@@ -223,6 +241,13 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
       print_x(k, st->b, o);
       kg_sb_printf(o, "] = %%%s%u..+%u\n", k->vars.v[st->c].name, st->c, k->vec);
       break;
+    case KS_SSTORE:
+      kg_sb_printf(o, "@%s%u[", k->shared.v[st->a].name, st->a);
+      print_x(k, st->b, o);
+      kg_sb_puts(o, "] = ");
+      print_x(k, st->c, o);
+      kg_sb_putc(o, '\n');
+      break;
     case KS_BREAK: kg_sb_puts(o, "break\n"); break;
     case KS_BARRIER: kg_sb_puts(o, "barrier\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "// %s\n", st->text ? st->text : ""); break;
@@ -243,6 +268,8 @@ void kg_kernel_print(const kg_kernel *k, kg_strbuf *o) {
                k->launch.block[1], k->launch.block[2], k->launch.elems_per_thread);
   if (k->schedule) kg_sb_printf(o, " schedule=%s", k->schedule);
   kg_sb_puts(o, " {\n");
+  for (uint32_t i = 0; i < k->shared.n; i++)
+    kg_sb_printf(o, "  shared @%s%u: %s[%u]\n", k->shared.v[i].name, i, kg_dtype_name((kg_dtype)k->shared.v[i].dtype), k->shared.v[i].count);
   print_block(k, k->body, 1, o);
   kg_sb_puts(o, "}\n");
 }
@@ -292,6 +319,11 @@ static void vx(vctx *v, uint32_t e, int depth) {
     for (int i = 0; i < n; i++) vx(v, ops[i], depth + 1);
     break;
   }
+  case KX_SLOAD:
+    if (x->a >= k->shared.n) { vfail(v, "SLOAD from an unknown shared array", e); break; }
+    vx(v, x->b, depth + 1);
+    if (v->ok && !kg_dtype_is_int((kg_dtype)k->exprs.v[x->b].dtype)) vfail(v, "SLOAD index is not an integer", e);
+    break;
   case KX_CAST: vx(v, x->a, depth + 1); break;
   case KX_SELECT:
     vx(v, x->a, depth + 1), vx(v, x->b, depth + 1), vx(v, x->c, depth + 1);
@@ -323,6 +355,11 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
         return;
       }
       vx(v, st->b, 0), vx(v, st->c, 0);
+      break;
+    case KS_SSTORE:
+      if (st->a >= k->shared.n) { vfail(v, "SSTORE to an unknown shared array", s); return; }
+      vx(v, st->b, 0), vx(v, st->c, 0);
+      if (v->ok && !kg_dtype_is_int((kg_dtype)k->exprs.v[st->b].dtype)) vfail(v, "SSTORE index is not an integer", s);
       break;
     case KS_IF:
       vx(v, st->a, 0);
@@ -368,6 +405,8 @@ bool kg_kernel_verify(const kg_kernel *k, kg_diag *d) {
   if (k->index_dtype != KG_I32 && k->index_dtype != KG_I64) vfail(&v, "index dtype must be int32 or int64", 0);
   for (uint32_t i = 0; i < k->params.n && v.ok; i++)
     if (k->params.v[i].dtype >= KG_DT__COUNT) vfail(&v, "parameter with a bad dtype", i);
+  for (uint32_t i = 0; i < k->shared.n && v.ok; i++)
+    if (k->shared.v[i].dtype >= KG_DT__COUNT || k->shared.v[i].count == 0) vfail(&v, "shared array with a bad dtype or no elements", i);
   vblock(&v, k->body, 0);
   free(v.declared);
   return v.ok;

@@ -12,6 +12,11 @@
  *   std             → sqrt(var)            logsumexp → m' + log(sum(exp(x - m'))), m' = m or 0 if infinite
  *   layer_norm      → (x - mean) * rsqrt(var_biased + eps) [* w] [+ b]
  *   norm(p)         → p = 2: sqrt(sum(x²)); 1: sum|x|; inf: amax|x|; else (sum |x|^p)^(1/p)
+ *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
+ *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
+ *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
+ * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
+ * / bfloat16 products with a tail yield float32 and round once at the end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -91,7 +96,61 @@ static uint32_t cast(dctx *D, uint32_t x, kg_dtype t) {
   return add(D, KG_OP_CAST, t, x, KG_NONE, NULL);
 }
 
+/* a constant of dtype dt (integers in ia[0], floats in fa[0]) */
+static uint32_t cnst_t(dctx *D, kg_dtype dt, double v) {
+  if (kg_dtype_is_float(dt)) return cnst(D, dt, v);
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_CONST, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_SCALAR;
+  n.ia[0] = (int64_t)v;
+  n.path = D->src->path;
+  return kg_graph_add(D->out, &n);
+}
+
+static uint32_t matmul(dctx *D, kg_dtype dt, kg_dtype acc, uint32_t a, uint32_t b, int64_t flags) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_MATMUL, n.dtype = (uint8_t)dt, n.cdtype = (uint8_t)acc, n.vkind = KG_V_TENSOR, n.n_in = 2;
+  n.in[0] = a, n.in[1] = b;
+  n.ia[0] = flags;
+  n.shape = D->src->shape;
+  n.path = D->src->path, n.srcloc = D->src->srcloc;
+  return kg_graph_add(D->out, &n);
+}
+
+/* LINEAR and ADDMM: a MATMUL and its pointwise tail */
+static uint32_t expand_product(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_dtype dt = (kg_dtype)n->dtype, acc = (kg_dtype)n->cdtype;
+  kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* the tail's dtype */
+  if (n->op == KG_OP_LINEAR) {
+    if (n->n_in == 2) return matmul(D, dt, acc, in[0], in[1], n->ia[0]);
+    uint32_t mm = matmul(D, ct, acc, in[0], in[1], n->ia[0]);
+    return cast(D, add(D, KG_OP_ADD, ct, mm, cast(D, in[2], ct), NULL), dt);
+  }
+  bool batched = n->ia[0] != 0;
+  double beta = n->fa[0], alpha = n->fa[1];
+  uint32_t mm = matmul(D, ct, acc, in[1], in[2], 0);
+  uint32_t prod = KG_NONE, inp = KG_NONE;
+  if (batched || alpha != 0) prod = alpha == 1 ? mm : add(D, KG_OP_MUL, ct, mm, cnst_t(D, ct, alpha), NULL);
+  if (beta != 0) {
+    inp = cast(D, in[0], ct);
+    if (beta != 1) inp = add(D, KG_OP_MUL, ct, inp, cnst_t(D, ct, beta), NULL);
+  }
+  if (prod == KG_NONE) { /* addmm's alpha = 0: zeros of the product's shape (its values are never read) */
+    kg_gnode z;
+    memset(&z, 0, sizeof z);
+    z.op = KG_OP_FULL, z.dtype = z.cdtype = (uint8_t)ct, z.vkind = KG_V_TENSOR, z.n_in = 2;
+    z.in[0] = cnst_t(D, ct, 0), z.in[1] = mm, z.ia[0] = 1;
+    z.shape = n->shape;
+    z.path = n->path, z.srcloc = n->srcloc;
+    prod = kg_graph_add(D->out, &z);
+  }
+  uint32_t r = inp != KG_NONE ? add(D, KG_OP_ADD, ct, inp, prod, NULL) : prod;
+  return cast(D, r, dt);
+}
+
 static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
   uint32_t x = cast(D, in[0], ct);

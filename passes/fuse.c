@@ -18,6 +18,16 @@
  * if the scheduler accepts the merged group (kg_schedule_accepts, schedule.c). Merging reductions with
  * different reduced dims and rows cached on chip are the scheduler's next steps.
  *
+ * A matrix product (MATMUL) is a group of its own, in node order among the reductions: its
+ * operands' pointwise producers are evaluated inline in its tile loads (the prologue), and
+ * the pointwise nodes of the product's shape computed from it — bias, activation, residual,
+ * scale, cast — form its epilogue set E: an output in E is stored by the product's kernel,
+ * and a node of E another kernel reads is materialized there, the largest such node on the
+ * reader's path (gelu(x W1 + b1) feeding a second linear is stored once, after the gelu); a
+ * layout op over the product (flip, roll: other coordinates) is never in E:
+ *   gelu(linear(x, w, b)) + r            ⇒  group0 MATMUL, epilogue out0      (one kernel)
+ *   linear(gelu(linear(x, w1, b1)), w2)  ⇒  group0 MATMUL stores h = gelu(..) ; group1 MATMUL
+ *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
  * the same program without row groups: each reduction alone (it can then split
  * into a partial and a finish kernel across the whole GPU), row outputs in
@@ -38,6 +48,69 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node) {
 }
 
 static bool is_red_only(const kg_graph *g, uint32_t n) { return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & KG_OPF_REDUCE) != 0; }
+static bool is_matmul(const kg_graph *g, uint32_t n) { return g->nodes.v[n].op == KG_OP_MATMUL; }
+
+/* What the matrix products of a program need from the fuser (all NULL without products). */
+typedef struct mmctx {
+  bool on;           /* the program has a product */
+  uint8_t *valued;   /* per node: its value is needed (FULL's second operand gives only a shape) */
+  uint32_t *gdep;    /* per node: the latest group whose value it reads (reduction, scan, product) */
+  uint32_t *epi_of;  /* per node: the MATMUL group whose epilogue set E it belongs to, or KG_NONE */
+} mmctx;
+
+static int value_operands(const kg_gnode *n) { return n->op == KG_OP_FULL ? 1 : n->n_in; }
+
+static void mm_init(const kg_graph *g, mmctx *M) {
+  memset(M, 0, sizeof *M);
+  for (uint32_t i = 0; i < g->nodes.n && !M->on; i++) M->on = is_matmul(g, i);
+  if (!M->on) return;
+  uint32_t nn = g->nodes.n;
+  M->valued = kg_xcalloc(nn + 1, 1);
+  M->gdep = kg_xmalloc((nn + 1) * sizeof *M->gdep);
+  M->epi_of = kg_xmalloc((nn + 1) * sizeof *M->epi_of);
+  for (uint32_t o = 0; o < g->outputs.n; o++) M->valued[g->outputs.v[o]] = 1;
+  for (uint32_t i = nn; i-- > 0;) {
+    if (!M->valued[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < value_operands(n); j++) M->valued[n->in[j]] = 1;
+  }
+}
+
+/* After the groups of step 1: gdep and the epilogue sets, in node order. A node joins E of
+ * product group p when it is a pointwise tensor node of p's shape, p is the latest group it
+ * reads, and it reads p through E (not through another kernel's result). */
+static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32_t *group_of, mmctx *M) {
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    M->gdep[i] = M->epi_of[i] = KG_NONE;
+    bool value = (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL)) != 0;
+    if (value) {
+      M->gdep[i] = group_of[i];
+      if (is_matmul(g, i)) M->epi_of[i] = group_of[i];
+      continue;
+    }
+    uint32_t gd = KG_NONE;
+    for (int j = 0; j < value_operands(n); j++) {
+      uint32_t q = M->gdep[n->in[j]];
+      if (q != KG_NONE && (gd == KG_NONE || q > gd)) gd = q;
+    }
+    M->gdep[i] = gd;
+    if (gd == KG_NONE || n->vkind != KG_V_TENSOR || f->groups.v[gd].kind != KG_GROUP_MATMUL) continue;
+    /* a layout op reads its operand at other coordinates: the epilogue holds the product at its
+     * own (m, n) only, so such a node reads the product from memory instead */
+    if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) continue;
+    if (!kg_shape_equal(&n->shape, &f->groups.v[gd].space)) continue;
+    bool through = false, other = false;
+    for (int j = 0; j < value_operands(n); j++) {
+      uint32_t q = n->in[j];
+      if (M->epi_of[q] == gd) through = true;
+      else if (M->gdep[q] == gd) other = true;
+    }
+    if (through && !other) M->epi_of[i] = gd;
+  }
+}
+
+static void mm_free(mmctx *M) { free(M->valued), free(M->gdep), free(M->epi_of); }
 /* values that live in memory between kernels: reductions and scans */
 static bool is_reduce(const kg_graph *g, uint32_t n) {
   return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN)) != 0;
@@ -51,6 +124,19 @@ static void reductions_reached(const kg_graph *g, uint32_t root, uint8_t *seen, 
   if (is_reduce(g, root)) { seen[root] = 1; return; }
   const kg_gnode *n = &g->nodes.v[root];
   for (int j = 0; j < n->n_in; j++) reductions_reached(g, n->in[j], seen, visit);
+}
+
+/* The values group gi reads from other kernels, reached from `root`: reductions and scans (as
+ * reductions_reached), and with products, nodes of another product's epilogue set — the first
+ * met on the way down, the largest (group gi's own product and its E are computed in place). */
+static void values_reached(const kg_graph *g, const mmctx *M, uint32_t gi, uint32_t root, uint8_t *seen, uint8_t *visit) {
+  if (visit[root]) return;
+  visit[root] = 1;
+  if (is_reduce(g, root)) { seen[root] = 1; return; }
+  if (M->epi_of[root] != KG_NONE && M->epi_of[root] != gi) { seen[root] = 1; return; }
+  if (is_matmul(g, root)) return; /* its own product: the accumulator */
+  const kg_gnode *n = &g->nodes.v[root];
+  for (int j = 0; j < value_operands(n); j++) values_reached(g, M, gi, n->in[j], seen, visit);
 }
 
 /* Does `root` read a reduction through a layout op (a view, cat, an index: a value at other
@@ -117,8 +203,22 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   uint32_t *group_of = kg_xmalloc((nn + 1) * sizeof *group_of); /* reduction → its group */
   for (uint32_t i = 0; i < nn; i++) group_of[i] = KG_NONE;
   uint8_t *seen = kg_xcalloc(nn + 1, 1), *visit = kg_xcalloc(nn + 1, 1);
-  /* 1. row groups of reductions */
+  mmctx M;
+  mm_init(g, &M);
+  /* 1. row groups of reductions, and a group per matrix product, in node order */
   for (uint32_t i = 0; i < nn; i++) {
+    if (M.on && is_matmul(g, i)) {
+      if (!M.valued[i]) continue; /* only its shape is read (zeros_like): no kernel */
+      kg_group grp;
+      memset(&grp, 0, sizeof grp);
+      grp.kind = KG_GROUP_MATMUL;
+      grp.red = i;
+      grp.space = g->nodes.v[i].shape;
+      KG_VEC_PUSH(grp.reds, i);
+      KG_VEC_PUSH(f->groups, grp);
+      group_of[i] = f->groups.n - 1;
+      continue;
+    }
     if (!is_reduce(g, i)) continue;
     const kg_gnode *r = &g->nodes.v[i];
     if (!is_red_only(g, i)) { /* a scan: a group of its own */
@@ -136,7 +236,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     kg_group *last = NULL;
     for (uint32_t k = f->groups.n; k-- > 0;)
       if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
-    if (last && last->kind == KG_GROUP_SCAN) last = NULL; /* a scan runs between: start a new group */
+    if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_MATMUL)) last = NULL; /* a scan or a product runs between: start a new group */
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
       memset(visit, 0, nn + 1);
@@ -159,13 +259,23 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     KG_VEC_PUSH(f->groups, grp);
     group_of[i] = f->groups.n - 1;
   }
-  /* 2. outputs: reductions themselves, row outputs and epilogues of a row group, or pointwise groups */
+  if (M.on) mm_epilogue_sets(g, f, group_of, &M);
+  /* 2. outputs: reductions themselves, row outputs and epilogues of a row group, a product's
+   * epilogue, or pointwise groups */
   for (uint32_t o = 0; o < g->outputs.n; o++) {
     uint32_t node = g->outputs.v[o];
     const kg_gnode *n = &g->nodes.v[node];
     bool dup = false;
     for (uint32_t q = 0; q < o; q++) dup |= g->outputs.v[q] == node;
     if (is_reduce(g, node) && !dup) continue; /* stored by its own group */
+    if (M.on && M.epi_of[node] != KG_NONE) { /* the product's epilogue stores it */
+      kg_group *grp = &f->groups.v[M.epi_of[node]];
+      if (grp->outs.n + grp->mats.n < KG_MM_OUTPUTS_MAX) {
+        KG_VEC_PUSH(grp->outs, o);
+        if (kg_schedule_accepts(g, grp)) continue;
+        grp->outs.n--;
+      }
+    }
     kg_shape s = n->shape;
     if (n->vkind == KG_V_SCALAR) s.rank = 0;
     /* the latest row group whose reductions it reads */
@@ -174,8 +284,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     uint32_t gl = KG_NONE;
     for (uint32_t i = 0; i < nn; i++)
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
+    bool later = M.on && M.gdep[node] != KG_NONE && M.gdep[node] != gl; /* reads a product run after gl */
     memset(visit, 0, nn + 1);
-    if (gl != KG_NONE && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE && !layout_over_reduction(g, node, false, visit)) {
+    if (gl != KG_NONE && !later && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE && !layout_over_reduction(g, node, false, visit)) {
       kg_group *grp = &f->groups.v[gl];
       if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows && rows_line_up(g, grp, seen)) {
         KG_VEC_PUSH(grp->outs, o);
@@ -217,6 +328,17 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   for (uint32_t gi = 0; gi < f->groups.n; gi++) {
     const kg_group *grp = &f->groups.v[gi];
     memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
+    if (M.on) {
+      for (uint32_t j = 0; j < grp->outs.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->outs.v[j]], seen, visit);
+      for (uint32_t j = 0; j < grp->epi.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->epi.v[j]], seen, visit);
+      for (uint32_t j = 0; j < grp->reds.n; j++) {
+        const kg_gnode *rn = &g->nodes.v[grp->reds.v[j]];
+        for (int q = 0; q < (grp->kind == KG_GROUP_MATMUL ? 2 : 1); q++) values_reached(g, &M, gi, rn->in[q], seen, visit);
+      }
+      for (uint32_t i = 0; i < nn; i++)
+        if (seen[i] && (M.epi_of[i] != KG_NONE ? M.epi_of[i] != gi : group_of[i] != gi)) mat[i] = 1;
+      continue;
+    }
     for (uint32_t j = 0; j < grp->outs.n; j++) reductions_reached(g, g->outputs.v[grp->outs.v[j]], seen, visit);
     for (uint32_t j = 0; j < grp->epi.n; j++) reductions_reached(g, g->outputs.v[grp->epi.v[j]], seen, visit);
     for (uint32_t j = 0; j < grp->reds.n; j++) reductions_reached(g, g->nodes.v[grp->reds.v[j]].in[0], seen, visit);
@@ -234,7 +356,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     }
     KG_VEC_PUSH(f->mat, i);
     KG_VEC_PUSH(f->mat_buf, b);
+    if (M.on && M.epi_of[i] != KG_NONE) KG_VEC_PUSH(f->groups.v[M.epi_of[i]].mats, i); /* its product's kernel stores it */
   }
+  mm_free(&M);
   free(mat), free(seen), free(visit), free(group_of);
 }
 
@@ -243,6 +367,7 @@ void kg_fusion_free(kg_fusion *f) {
     KG_VEC_FREE(f->groups.v[i].outs);
     KG_VEC_FREE(f->groups.v[i].reds);
     KG_VEC_FREE(f->groups.v[i].epi);
+    KG_VEC_FREE(f->groups.v[i].mats);
   }
   KG_VEC_FREE(f->groups);
   KG_VEC_FREE(f->mat);
@@ -258,6 +383,17 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
       kg_sb_printf(o, "group %u: scan %%%u=%s over ", i, grp->red, kg_op_name((kg_op)g->nodes.v[grp->red].op));
       kg_shape_print(g, &grp->space, o);
       if (mi != KG_NONE) kg_sb_printf(o, " -> %s%u", f->mat_buf.v[mi].kind == KG_BUF_OUTPUT ? "out" : "temp", f->mat_buf.v[mi].index);
+      kg_sb_putc(o, '\n');
+      continue;
+    }
+    if (grp->kind == KG_GROUP_MATMUL) {
+      kg_sb_printf(o, "group %u: matmul %%%u over ", i, grp->red);
+      kg_shape_print(g, &grp->space, o);
+      for (uint32_t j = 0; j < grp->outs.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; epilogue", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
+      for (uint32_t j = 0; j < grp->mats.n; j++) {
+        uint32_t mi = kg_fusion_mat_index(f, grp->mats.v[j]);
+        kg_sb_printf(o, "%s %%%u->%s%u", j ? "" : "; stores", grp->mats.v[j], f->mat_buf.v[mi].kind == KG_BUF_OUTPUT ? "out" : "temp", f->mat_buf.v[mi].index);
+      }
       kg_sb_putc(o, '\n');
       continue;
     }

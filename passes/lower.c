@@ -363,8 +363,10 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
   for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;
   for (uint32_t i = 0; i < f->mat.n; i++) L.src_of[f->mat.v[i]] = ngp + i;
+  for (uint32_t j = 0; j < grp->mats.n; j++) L.src_of[grp->mats.v[j]] = KG_NONE, L.needed[grp->mats.v[j]] = 1; /* a product computes and stores them */
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return kg_lw_reduce(&L, name);
+  if (grp->kind == KG_GROUP_MATMUL) return kg_lw_matmul(&L, name);
   if (grp->kind == KG_GROUP_SCAN) return lower_scan(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;
   uint32_t vec = linear && v->vec > 1 ? v->vec : 1;

@@ -86,6 +86,9 @@ void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
 
+/* ---- the matrix-product schedules: lower_matmul.c ---- */
+bool kg_lw_matmul(lctx *L, const char *name);
+
 /* ---- the reduction schedules: lower_reduce.c (the schedules, parameters, epilogue,
  * the driver) and lower_reduce_walk.c (the walks over the row) ---- */
 bool kg_lw_reduce(lctx *L, const char *name);

@@ -13,6 +13,8 @@
  *   lower.c — builds the kernel IR of one group for a layout variant (the pointwise
  *             schedule: flattened index, 32/64-bit index math, stride-0 broadcasting,
  *             128-bit vector access), inlining map functions; the scan schedule
+ *   lower_matmul.c — the matrix-product schedules (tiles staged in shared memory, prologue
+ *             in the loads, epilogue in the store)
  *   lower_reduce.c — the reduction schedules (block / warp / thread per row, split
  *             reductions): one mapping function per schedule, the shared phases;
  *             lower_reduce_walk.c — the walks over a row and each reduction's passes
@@ -53,6 +55,9 @@ typedef enum kg_group_kind {
   KG_GROUP_POINTWISE = 0, /* outputs of one shape, every producer inline */
   KG_GROUP_REDUCE = 1,    /* reductions over the same rows (prologues inline), row outputs, epilogues */
   KG_GROUP_SCAN = 2,      /* one prefix scan (its prologue inline): a thread per row walks it in order */
+  KG_GROUP_MATMUL = 3,    /* one matrix product (red): its operands' pointwise producers inline in the tile
+                             loads (prologue), the pointwise outputs of its shape over it in the store
+                             (epilogue: outs), and the values other kernels read from it (mats) */
 } kg_group_kind;
 
 typedef struct kg_group {
@@ -62,6 +67,8 @@ typedef struct kg_group {
   uint32_t red;            /* REDUCE: the first reduction node */
   KG_VEC(uint32_t) reds;   /* REDUCE: every reduction of the group (same rows, same reduced dims), in node order */
   KG_VEC(uint32_t) epi;    /* REDUCE: epilogue outputs (indices into g->outputs) shaped like a reduction's result */
+  KG_VEC(uint32_t) mats;   /* MATMUL: materialized nodes its epilogue computes and stores (the product, or
+                              the largest pointwise value over it, that later kernels read) */
 } kg_group;
 
 /* Where a materialized value lives: an entry output or a temporary buffer. */
@@ -118,7 +125,29 @@ typedef struct kg_variant {
                           walks KG_ROW_CACHE slots per thread (j = tid + s · blockDim), the
                           first pass keeps what it loads, later passes read it from there;
                           valid only when the row has ≤ blockDim · KG_ROW_CACHE elements */
+  uint8_t mm_tile;     /* MATMUL: the tile schedule, a kg_mm_tile */
 } kg_variant;
+
+/* The matrix-product tile schedules (passes/lower_matmul.c): a block of 256 threads computes a
+ * bm × bn output tile, tm × tn outputs per thread, K in chunks of KG_MM_BK staged in shared
+ * memory. Tensor-core schedules come later as more entries. */
+typedef enum kg_mm_tile {
+  KG_MM_T64 = 0, /* 64 × 64, 4 × 4 per thread: large products */
+  KG_MM_T32 = 1, /* 32 × 32, 2 × 2 per thread */
+  KG_MM_T16 = 2, /* 16 × 16, 1 per thread: small products (more blocks) */
+  KG_MM_ROW = 3, /* 4 × 64: M ≤ 4 (a vector times a matrix) */
+  KG_MM_COL = 4, /* 64 × 4: N ≤ 4 (a matrix times a vector) */
+  KG_MM__COUNT
+} kg_mm_tile;
+#define KG_MM_BK 16
+typedef struct kg_mm_tile_info { uint32_t bm, bn, tm, tn; const char *name; } kg_mm_tile_info;
+const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
+/* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:
+ * batch (the product of the batch dims), M, N */
+void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, int64_t *m, int64_t *n);
+/* At most this many epilogue outputs and stored values per product kernel (each is evaluated
+ * for every one of a thread's tm × tn outputs). */
+#define KG_MM_OUTPUTS_MAX 8
 #define KG_ROW_CACHE 8
 /* Rows this short get a warp each instead of a block. */
 #define KG_WARP_ROW_MAX 1024
@@ -163,6 +192,7 @@ typedef struct kg_group_facts {
   bool any_splittable;        /* some reduction of it could split (the split-rows plan helps) */
   uint32_t max_vec;           /* widest vector: 16 bytes over its widest operand, at most 8 */
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
+  int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
@@ -222,6 +252,7 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
+kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);

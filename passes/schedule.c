@@ -39,9 +39,10 @@ static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node,
   for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == node;
   if (own) {
     count_sources(g, grp, n->in[0], seen, params);
+    if (n->op == KG_OP_MATMUL) count_sources(g, grp, n->in[1], seen, params);
     return;
   }
-  if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN))) {
+  if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL))) {
     *params += 1 + (n->vkind == KG_V_TENSOR ? (uint32_t)n->shape.rank : 0); /* pointer or value, strides */
     return;
   }
@@ -154,7 +155,8 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   gf.rank = grp->space.rank;
   gf.n_reds = grp->reds.n;
   gf.n_outs = grp->outs.n;
-  if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
+  if (grp->kind == KG_GROUP_MATMUL) gf.mm_flags = g->nodes.v[grp->red].ia[0];
+  else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
   for (uint32_t j = 0; j < grp->reds.n; j++) gf.any_splittable |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
   gf.max_vec = kg_group_max_vec(g, f, grp);
@@ -231,6 +233,41 @@ static uint8_t row_vector(const kg_sched_facts *x) {
   return (uint8_t)vec;
 }
 
+/* ---- matrix products ---- */
+
+static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
+  [KG_MM_T64] = {64, 64, 4, 4, "t64"},
+  [KG_MM_T32] = {32, 32, 2, 2, "t32"},
+  [KG_MM_T16] = {16, 16, 1, 1, "t16"},
+  [KG_MM_ROW] = {4, 64, 1, 1, "row"},
+  [KG_MM_COL] = {64, 4, 1, 1, "col"},
+};
+
+const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
+
+void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, int64_t *m, int64_t *n) {
+  int nb = rank - ((flags & 1) ? 0 : 1) - ((flags & 2) ? 0 : 1);
+  *m = (flags & 1) ? 1 : space[rank - ((flags & 2) ? 1 : 2)];
+  *n = (flags & 2) ? 1 : space[rank - 1];
+  *batch = 1;
+  for (int d = 0; d < nb; d++) *batch = space[d] < 0 || *batch < 0 ? -1 : *batch * space[d];
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The tile: a skinny one for a vector operand (M or N ≤ 4), else the largest square tile
+ * that still gives every SM a block (a 64 × 64 tile per 256 threads where the product is
+ * big enough; 32 × 32 and 16 × 16 spread small products — an RNN step — over more blocks).
+ * Unknown sizes (compile time): 64 × 64. */
+kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n) {
+  if (m >= 0 && n > 4 && m <= 4) return KG_MM_ROW;
+  if (n >= 0 && m > 4 && n <= 4) return KG_MM_COL;
+  if (m < 0 || n < 0 || batch < 0) return KG_MM_T64;
+  if (batch * cdiv(m, 64) * cdiv(n, 64) >= t->sm_count) return KG_MM_T64;
+  if (batch * cdiv(m, 32) * cdiv(n, 32) >= t->sm_count) return KG_MM_T32;
+  return KG_MM_T16;
+}
+
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t) {
   kg_schedule s;
   memset(&s, 0, sizeof s);
@@ -243,6 +280,18 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];
   row_counts(gf, x->space, &nout, &nred, &known);
   const int64_t big = ((int64_t)1 << 31) - 4096;
+
+  if (gf->kind == KG_GROUP_MATMUL) {
+    /* a product: tiles addressed by coordinates (strides are parameters); 64-bit indices when
+     * an operand's extent or the output's needs them */
+    int64_t batch, m, n;
+    kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
+    v->layout = KG_LAYOUT_STRIDED;
+    if ((x->runtime && x->max_offset > big) || numel > big) v->index_dtype = KG_I64;
+    if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
+    v->mm_tile = (uint8_t)kg_mm_choose_tile(t, batch, m, n);
+    return s;
+  }
 
   if (!x->runtime) {
     /* compile time, from shapes: linear where every operand has the space's shape (assumed

@@ -17,6 +17,9 @@
  * split into chunks of the reduced dim (kg_reduce_split_chunks): a partial
  * kernel writes each chunk's accumulator to a scratch buffer, a finish kernel
  * folds them in chunk order — two launches, no atomics, bit-identical reruns.
+ * Matrix products launch a grid of output tiles (N tiles, M tiles, batch; y and z capped at
+ * 65535, the kernel strides over the rest), their tile chosen from M, N and the batch, after
+ * checking that the two operands' K agree (a symbol on one side is known only now).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +63,11 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->v = *v;
   const kg_fusion *F = v->plan ? &c->fusion_split : &c->fusion;
   KG_ASSERT(group < F->groups.n);
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
+  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
-                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "");
+                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
+                                     mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
   if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -287,6 +292,7 @@ typedef struct launch_env {
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
   bool reduce;
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
+  int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
   const int64_t *sym;       /* the symbols' values */
 } launch_env;
 
@@ -352,14 +358,21 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   uint64_t gx = k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT ? (uint64_t)E->nout
                 : k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? nb
                 : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT ? ((uint64_t)E->nout + 7) / 8 /* 8 warps per block */
+                : k->launch.per_output == KG_LAUNCH_TILES ? ((uint64_t)E->mm_n + k->launch.tile_n - 1) / k->launch.tile_n
                                             : ((uint64_t)E->numel + per_block - 1) / per_block;
+  uint64_t gy = 1, gz = 1;
+  if (k->launch.per_output == KG_LAUNCH_TILES) { /* the kernel strides over row tiles and batches past 65535 */
+    gy = ((uint64_t)E->mm_m + k->launch.tile_m - 1) / k->launch.tile_m, gz = (uint64_t)E->mm_batch;
+    if (gy > 65535) gy = 65535;
+    if (gz > 65535) gz = 65535;
+  }
   if (v->split == KG_SPLIT_PARTIAL) gx *= (uint64_t)E->nchunk;
   kg_status st = KG_OK;
   if (gx > 0x7fffffffu) {
     kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%lld elements need %llu blocks, above the grid limit", (long long)E->numel, (unsigned long long)gx);
     st = KG_ERR_INPUT;
   } else {
-    uint32_t grid[3] = {(uint32_t)gx, 1, 1}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
+    uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
@@ -551,7 +564,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
-    bool reduce = grp->kind != KG_GROUP_POINTWISE; /* reductions and scans */
+    bool mm = grp->kind == KG_GROUP_MATMUL;
+    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
     for (int i = 0; i < r; i++) {
@@ -559,7 +573,21 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       if (reduce && ((g->nodes.v[grp->red].ia[0] >> i) & 1)) nred *= space[i];
       else nout *= space[i];
     }
-    if (reduce) {
+    if (mm) {
+      /* K of both operands (a symbol on one side is known only now), then M, N and the batch */
+      const kg_gnode *P = &g->nodes.v[grp->red], *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
+      int64_t ka = dim_size(&B, &a->shape.d[a->shape.rank - 1]);
+      int64_t kb = dim_size(&B, &b->shape.d[(P->ia[0] & 2) ? 0 : (P->ia[0] & 4) ? b->shape.rank - 1 : b->shape.rank - 2]);
+      if (ka != kb) {
+        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "mat1 and mat2 shapes cannot be multiplied: the first operand's inner size is %lld, the second's %lld",
+                    (long long)ka, (long long)kb);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      nred = ka;
+      kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
+      if (numel == 0) continue;
+    } else if (reduce) {
       kg_op rop = (kg_op)g->nodes.v[grp->red].op;
       if (nout == 0) continue;
       if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN)) {

@@ -150,13 +150,13 @@ Test(examples, structure_kernels_per_fusion_rules) {
         continue;
       }
       /* pointwise programs: one kernel per distinct output shape (reductions and scans: tests/test_reduce.c;
-       * entries with a host plan: tests/test_plan.c) */
+       * matrix products: tests/test_matmul.c; entries with a host plan: tests/test_plan.c) */
       if (c->plan) {
         kg_compiled_free(c);
         continue;
       }
       bool has_reduce = false;
-      for (uint32_t q = 0; q < c->lg.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->lg.nodes.v[q].op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN)) != 0;
+      for (uint32_t q = 0; q < c->lg.nodes.n; q++) has_reduce |= (kg_op_get((kg_op)c->lg.nodes.v[q].op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL)) != 0;
       if (has_reduce) {
         kg_compiled_free(c);
         continue;

@@ -87,6 +87,10 @@ NAMES = {
     "bool": ("H_CAST", "CAST", "BOOL"),
     "detach": ("H_ID", "CONST"), "clone": ("H_ID", "CONST"), "cpu": ("H_ID", "CONST"), "cuda": ("H_ID", "CONST"),
     "get_dtype": ("H_GETDTYPE", "CONST"),
+    # G (matrix products; extra = the twin's spelling of MATMUL, or baddbmm for ADDMM) and D (linear)
+    "matmul": ("H_MATMUL", "MATMUL", 0), "mm": ("H_MATMUL", "MATMUL", 1), "bmm": ("H_MATMUL", "MATMUL", 2),
+    "mv": ("H_MATMUL", "MATMUL", 3), "dot": ("H_MATMUL", "MATMUL", 4),
+    "addmm": ("H_MATMUL", "ADDMM", 0), "baddbmm": ("H_MATMUL", "ADDMM", 1), "linear": ("H_MATMUL", "LINEAR"),
 }
 # Layout, joining, indexing and factories (frontend/layout.c; H_LAYOUT rows get a raw argspec
 # of parameter kinds, layout_argspec, and the handler binds them itself).
@@ -153,7 +157,7 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
                 "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
-SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "H1.", "H2.", "I.", "I2."}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2."}
 REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
 REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "var", "std", "logsumexp", "norm", "softmax",
                 "log_softmax", "layer_norm")
@@ -204,6 +208,8 @@ def argspec(name, kind, params, pnames, handler):
             spec += "x"
         elif pn in FALSE_NAMES:
             spec += "X"
+        elif p == T and handler == "H_MATMUL" and pn == "bias":
+            spec += "o"  # linear's optional bias
         elif p == T:
             spec += "o" if handler == "H_CLAMP" else "t"
         elif p == "TorchSharp.torch+RoundingMode":
@@ -222,7 +228,7 @@ def argspec(name, kind, params, pnames, handler):
             spec += "s"
         elif p in ("TorchSharp.Scalar",) + tuple(PRIM_DTYPE):
             # Scalars are operands of arithmetic; parameters of activations are attributes.
-            attr_ops = ("ELU", "CELU", "LEAKY_RELU", "HARDTANH", "SOFTPLUS", "ROUND", "NAN_TO_NUM", "ISCLOSE")
+            attr_ops = ("ELU", "CELU", "LEAKY_RELU", "HARDTANH", "SOFTPLUS", "ROUND", "NAN_TO_NUM", "ISCLOSE", "ADDMM")
             spec += "f" if NAMES[name][1] in attr_ops else "s"
         else:
             return None

@@ -1,0 +1,288 @@
+/* passes/lower_matmul.c — a MATMUL group → one kernel: the tiled shared-memory schedules of a
+ * matrix product, with its prologue and epilogue fused.
+ *
+ * The product C[batch…, m, n] = Σ_k A[batch…, m, k] · B[batch…, k, n] (1-D operands lose their
+ * dim; B may be stored [.., n, k], linear's weight). A block of 256 threads owns a bm × bn
+ * tile of C (kg_mm_tile: 64 × 64 with 4 × 4 outputs per thread, 32 × 32, 16 × 16, and skinny
+ * 4 × 64 / 64 × 4 for vector operands) and walks K in chunks of KG_MM_BK = 16:
+ *
+ *   for each batch (grid.z, strided), each row of tiles (grid.y, strided), column tile grid.x:
+ *     acc[tm][tn] = 0                                     (float32 for half precision)
+ *     for k0 in 0, 16, … < K:
+ *       As[kk][row] = A(b, m0 + row, k0 + kk)  — the prologue: A's pointwise producers
+ *       Bs[kk][col] = B(b, k0 + kk, n0 + col)    evaluated inline at that coordinate
+ *                                                 (kg_lw_val_at), 0 outside the matrix
+ *       barrier
+ *       for kk < 16: acc[i][j] += As[kk][ty + i·TY] · Bs[kk][tx + j·TX]
+ *       barrier
+ *     for each (i, j) inside C: the epilogue — every output of the group (bias, activation,
+ *       residual, scale, cast over the product) evaluated at (b, m, n) with the product's
+ *       value = acc rounded once to its dtype, stored; so are the values later kernels read
+ *
+ * Thread (tx, ty) owns rows ty + i·TY and columns tx + j·TX: neighbouring threads read
+ * neighbouring shared words and store neighbouring outputs (coalesced). The shared tiles are
+ * padded by one element per row (no bank conflicts on the transposing stores). Sizes and
+ * strides are parameters (any layout, broadcast batch dims at stride 0); K = 0 leaves the
+ * accumulators at 0 and runs the epilogue; empty outputs launch nothing (runtime/exec.c).
+ *
+ * Operand and epilogue values come from kg_lw_val_at (lower_view.c: any node at any coordinate
+ * of its own shape — sources through their own-dim strides, pointwise producers with
+ * broadcasting, views and other layout ops as index arithmetic), so a transposed or sliced
+ * operand is read in place. The values this kernel stores for later kernels (grp->mats) are
+ * computed here, not loaded (lower.c clears their source slots). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_int.h"
+
+
+typedef struct mkern {
+  lctx *L;
+  kg_kernel *k;
+  kg_dtype ix;
+} mkern;
+
+static uint32_t cst(mkern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
+static uint32_t iadd(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_IDX_ADD, S->ix, a, b, KG_NONE); }
+static uint32_t imul(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_IDX_MUL, S->ix, a, b, KG_NONE); }
+static uint32_t idiv(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_IDX_DIV, S->ix, a, b, KG_NONE); }
+static uint32_t imod(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_IDX_MOD, S->ix, a, b, KG_NONE); }
+static uint32_t lt(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_LT, KG_BOOL, a, b, KG_NONE); }
+static uint32_t land(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_LAND, KG_BOOL, a, b, KG_NONE); }
+static uint32_t sreg(mkern *S, int which) { return kg_lw_cvt(S->L, kg_kx_sreg(S->k, which, KG_I32), S->ix); }
+
+/* for (var = from; var < until; var += step) { ... }: the body's cursor, the var's expression */
+static kg_kcursor loop(mkern *S, const char *name, uint32_t from, uint32_t until, uint32_t step, uint32_t *var) {
+  uint32_t v = kg_kvar_new(S->k, name, S->ix);
+  kg_ks fr = kg_ks_make(KS_FOR);
+  fr.a = v, fr.b = from, fr.c = until, fr.d = step;
+  uint32_t st = kg_ks_add(&S->L->cur, fr);
+  *var = kg_kx_var(S->k, v);
+  return kg_kcursor_body(S->k, st, false);
+}
+
+static kg_kcursor if_body(mkern *S, uint32_t cond) {
+  kg_ks is = kg_ks_make(KS_IF);
+  is.a = cond;
+  uint32_t st = kg_ks_add(&S->L->cur, is);
+  return kg_kcursor_body(S->k, st, false);
+}
+
+static void stmt(mkern *S, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) {
+  kg_ks s = kg_ks_make(kind);
+  s.a = a, s.b = b, s.c = c;
+  kg_ks_add(&S->L->cur, s);
+}
+
+/* a saved cursor again, at the current end of its block (appending through another cursor of
+ * the same block leaves a saved one's `last` behind) */
+static kg_kcursor refresh(kg_kcursor c) { return c.parent == KG_NONE ? kg_kcursor_top(c.k) : kg_kcursor_body(c.k, c.parent, c.els); }
+
+/* forget every value: the next evaluation point has other coordinates (and its locals live
+ * in another block) */
+static void memo_reset(lctx *L) {
+  for (uint32_t i = 0; i < L->g->nodes.n; i++) L->memo[i] = KG_NONE;
+  kg_lw_at_reset(L);
+}
+
+/* an operand's coordinate: batch dims right-aligned against the product's, then its two
+ * matrix dims (x, y), or just x for a 1-D operand; KG_NONE on static-1 dims */
+static void operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c) {
+  int r = o->shape.rank;
+  if (vec) {
+    c[0] = kg_lw_dim_is_one(&o->shape.d[0]) ? KG_NONE : x;
+    return;
+  }
+  for (int j = 0; j < r - 2; j++) c[j] = kg_lw_dim_is_one(&o->shape.d[j]) ? KG_NONE : bc[nb - (r - 2) + j];
+  c[r - 2] = kg_lw_dim_is_one(&o->shape.d[r - 2]) ? KG_NONE : x;
+  c[r - 1] = kg_lw_dim_is_one(&o->shape.d[r - 1]) ? KG_NONE : y;
+}
+
+/* One operand tile: `count` = rows × 16 elements, element e of the tile at (e / minor, e %
+ * minor); kmajor: k varies fastest (A, and a transposed B), else the matrix dim does. */
+static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, bool kmajor, uint32_t tid, uint32_t nthreads, uint32_t k0,
+                      uint32_t base, uint32_t extent, uint32_t K, const kg_gnode *opn, uint32_t opid, bool vec, const uint32_t *bc, int nb,
+                      bool k_first, kg_dtype acc) {
+  lctx *L = S->L;
+  uint32_t count = rows * KG_MM_BK, iters = (count + nthreads - 1) / nthreads;
+  kg_kcursor outer = L->cur;
+  for (uint32_t it = 0; it < iters; it++) {
+    L->cur = refresh(outer);
+    uint32_t e = it ? kg_lw_decl(L, "e", S->ix, iadd(S, tid, cst(S, (int64_t)it * nthreads))) : tid;
+    if (count % nthreads) L->cur = if_body(S, lt(S, e, cst(S, count)));
+    uint32_t minor = kmajor ? KG_MM_BK : rows;
+    uint32_t hi = kg_lw_decl(L, "te", S->ix, idiv(S, e, cst(S, minor))), lo = kg_lw_decl(L, "tf", S->ix, imod(S, e, cst(S, minor)));
+    uint32_t row = kmajor ? hi : lo, kk = kmajor ? lo : hi;
+    uint32_t gr = kg_lw_decl(L, "g", S->ix, iadd(S, base, row)), gk = kg_lw_decl(L, "gk", S->ix, iadd(S, k0, kk));
+    uint32_t v = kg_lw_decl(L, "a", acc, kg_lw_identity(S->k, KG_OP_RSUM, acc));
+    kg_kcursor here = L->cur;
+    L->cur = if_body(S, land(S, lt(S, gr, extent), lt(S, gk, K)));
+    memo_reset(L);
+    uint32_t c[KG_MAX_RANK];
+    if (vec) operand_coord(opn, true, bc, nb, gk, gk, c); /* a 1-D operand: [k] */
+    else if (k_first) operand_coord(opn, vec, bc, nb, gk, gr, c);
+    else operand_coord(opn, vec, bc, nb, gr, gk, c);
+    uint32_t x = kg_lw_val_at(L, opid, c);
+    stmt(S, KS_ASSIGN, S->k->exprs.v[v].a, kg_lw_cvt(L, x, acc), KG_NONE);
+    L->cur = refresh(here);
+    stmt(S, KS_SSTORE, arr, iadd(S, imul(S, kk, cst(S, pitch)), row), v);
+  }
+  L->cur = refresh(outer);
+}
+
+static uint32_t out_param(lctx *L, kg_arena *A, kg_bufref b, kg_dtype dt) {
+  const char *nm = b.kind == KG_BUF_OUTPUT ? kg_arena_printf(A, "out%u", b.index) : kg_arena_printf(A, "tmp%u", b.index);
+  return kg_kparam_add(L->k, kg_lw_mkparam(KP_BUFFER, dt, true, nm, KPR_TENSOR, b.kind, b.index));
+}
+
+bool kg_lw_matmul(lctx *L, const char *name) {
+  (void)name;
+  kg_kernel *k = L->k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  kg_arena *A = L->c->arena;
+  mkern S = {L, k, L->ix};
+  const kg_gnode *mmn = &g->nodes.v[grp->red];
+  const kg_gnode *An = &g->nodes.v[mmn->in[0]], *Bn = &g->nodes.v[mmn->in[1]];
+  bool a1 = mmn->ia[0] & 1, b1 = (mmn->ia[0] & 2) != 0, bt = (mmn->ia[0] & 4) != 0;
+  kg_dtype acc = (kg_dtype)mmn->cdtype, mdt = (kg_dtype)mmn->dtype;
+  const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
+  uint32_t BM = T->bm, BN = T->bn, TX = T->bn / T->tn, TY = T->bm / T->tm, NT = TX * TY;
+  int r = grp->space.rank, nb = r - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+  k->schedule = kg_arena_printf(A, "matmul.%s", T->name);
+  k->vec = 1;
+  k->launch.per_output = KG_LAUNCH_TILES;
+  k->launch.block[0] = NT;
+  k->launch.elems_per_thread = 1;
+  k->launch.tile_m = BM, k->launch.tile_n = BN;
+  uint32_t esz = acc == KG_F64 || acc == KG_I64 ? 8 : 4;
+  k->launch.smem_static = KG_MM_BK * (BM + 1 + BN + 1) * esz;
+
+  /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
+   * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
+  kg_lw_add_source_params(L, A);
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
+  uint32_t nst = grp->outs.n + grp->mats.n, *sparam = kg_xmalloc((nst + 1) * sizeof *sparam), *snode = kg_xmalloc((nst + 1) * sizeof *snode);
+  uint32_t *senc = kg_xmalloc((nst + 1) * sizeof *senc), ns = 0;
+  for (uint32_t j = 0; j < grp->outs.n; j++) {
+    uint32_t o = grp->outs.v[j];
+    kg_bufref b = {KG_BUF_OUTPUT, o};
+    snode[ns] = g->outputs.v[o], senc[ns] = 0x80000000u | o;
+    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype);
+  }
+  for (uint32_t j = 0; j < grp->mats.n; j++) {
+    uint32_t q = grp->mats.v[j], mi = kg_fusion_mat_index(L->f, q);
+    kg_bufref b = L->f->mat_buf.v[mi];
+    bool dup = false; /* an output of this kernel already: stored once */
+    for (uint32_t i = 0; i < grp->outs.n; i++) dup |= b.kind == KG_BUF_OUTPUT && grp->outs.v[i] == b.index;
+    if (dup) continue;
+    snode[ns] = q, senc[ns] = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
+    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[q].dtype);
+  }
+  uint32_t size_p[KG_MAX_RANK];
+  for (int d = 0; d < r; d++)
+    size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE
+                                                   : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%d", d), KPR_SIZE, 0, (uint32_t)d));
+  uint32_t kp = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "k", KPR_RED_N, 0, 0));
+  uint32_t *ostride = kg_xmalloc(((size_t)ns * KG_MAX_RANK + 1) * sizeof *ostride);
+  for (uint32_t j = 0; j < ns; j++)
+    for (int d = 0; d < r; d++)
+      ostride[j * KG_MAX_RANK + (uint32_t)d] =
+          size_p[d] == KG_NONE ? KG_NONE
+                               : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
+  uint32_t As = kg_kshared_add(k, "a", acc, KG_MM_BK * (BM + 1)), Bs = kg_kshared_add(k, "b", acc, KG_MM_BK * (BN + 1));
+
+  /* body */
+  L->cur = kg_kcursor_top(k);
+  uint32_t tid = kg_lw_decl(L, "tid", L->ix, sreg(&S, KG_SREG_TID_X));
+  uint32_t tx = kg_lw_decl(L, "tx", L->ix, imod(&S, tid, cst(&S, TX))), ty = kg_lw_decl(L, "ty", L->ix, idiv(&S, tid, cst(&S, TX)));
+  int mdim = a1 ? -1 : (b1 ? r - 1 : r - 2), ndim = b1 ? -1 : r - 1;
+  uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
+  uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);
+  uint32_t K = kg_kx_param(k, kp);
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(&S, iadd(&S, M, cst(&S, BM - 1)), cst(&S, BM)));
+  uint32_t nbatch = cst(&S, 1);
+  for (int d = 0; d < nb; d++)
+    if (size_p[d] != KG_NONE) nbatch = imul(&S, nbatch, kg_kx_param(k, size_p[d]));
+  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+  uint32_t n0 = kg_lw_decl(L, "n0", L->ix, imul(&S, sreg(&S, KG_SREG_CTAID_X), cst(&S, BN)));
+  uint32_t bz, my, k0, kk;
+  L->cur = loop(&S, "bz", sreg(&S, KG_SREG_CTAID_Z), nbatch, sreg(&S, KG_SREG_NCTAID_Z), &bz);
+  L->cur = loop(&S, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &my);
+  kg_kcursor tile_body = L->cur;
+  uint32_t m0 = kg_lw_decl(L, "m0", L->ix, imul(&S, my, cst(&S, BM)));
+  /* the batch coordinates, innermost first; the outermost takes what remains */
+  uint32_t bc[KG_MAX_RANK], rem = bz;
+  int outer = -1;
+  for (int d = 0; d < nb; d++) {
+    bc[d] = KG_NONE;
+    if (outer < 0 && size_p[d] != KG_NONE) outer = d;
+  }
+  for (int d = nb - 1; d >= 0; d--) {
+    if (size_p[d] == KG_NONE) continue;
+    if (d == outer) { bc[d] = rem; break; }
+    uint32_t sz = kg_kx_param(k, size_p[d]);
+    bc[d] = kg_lw_decl(L, "bc", L->ix, imod(&S, rem, sz));
+    rem = kg_lw_decl(L, "br", L->ix, idiv(&S, rem, sz));
+  }
+  uint32_t accv[16];
+  for (uint32_t i = 0; i < T->tm * T->tn; i++) {
+    accv[i] = kg_kvar_new(k, "acc", acc);
+    stmt(&S, KS_DECL, accv[i], kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
+  }
+  /* K in chunks: the two tiles (prologue inline), then the products from shared memory */
+  L->cur = loop(&S, "k0", cst(&S, 0), K, cst(&S, KG_MM_BK), &k0);
+  kg_kcursor kbody = L->cur;
+  kg_ks cm = kg_ks_make(KS_COMMENT);
+  cm.text = "prologue: the A tile";
+  kg_ks_add(&L->cur, cm);
+  load_tile(&S, As, BM + 1, BM, true, tid, NT, k0, m0, M, K, An, mmn->in[0], a1, bc, nb, false, acc);
+  cm.text = "prologue: the B tile";
+  L->cur = refresh(kbody);
+  kg_ks_add(&L->cur, cm);
+  load_tile(&S, Bs, BN + 1, BN, bt, tid, NT, k0, n0, N, K, Bn, mmn->in[1], b1, bc, nb, !bt, acc);
+  L->cur = refresh(kbody);
+  stmt(&S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
+  L->cur = loop(&S, "kk", cst(&S, 0), cst(&S, KG_MM_BK), cst(&S, 1), &kk);
+  uint32_t av[4], bv[4];
+  for (uint32_t i = 0; i < T->tm; i++)
+    av[i] = kg_lw_decl(L, "x", acc, kg_kx_sload(k, As, iadd(&S, imul(&S, kk, cst(&S, BM + 1)), iadd(&S, ty, cst(&S, (int64_t)i * TY)))));
+  for (uint32_t j = 0; j < T->tn; j++)
+    bv[j] = kg_lw_decl(L, "y", acc, kg_kx_sload(k, Bs, iadd(&S, imul(&S, kk, cst(&S, BN + 1)), iadd(&S, tx, cst(&S, (int64_t)j * TX)))));
+  for (uint32_t i = 0; i < T->tm; i++)
+    for (uint32_t j = 0; j < T->tn; j++) {
+      uint32_t a = accv[i * T->tn + j];
+      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  L->cur = refresh(kbody);
+  stmt(&S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
+  /* the epilogue: every stored value at each of the thread's outputs inside C */
+  L->cur = refresh(tile_body);
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  for (uint32_t i = 0; i < T->tm; i++)
+    for (uint32_t j = 0; j < T->tn; j++) {
+      L->cur = refresh(tile_body);
+      uint32_t gm = kg_lw_decl(L, "m", L->ix, iadd(&S, m0, iadd(&S, ty, cst(&S, (int64_t)i * TY))));
+      uint32_t gn = kg_lw_decl(L, "n", L->ix, iadd(&S, n0, iadd(&S, tx, cst(&S, (int64_t)j * TX))));
+      L->cur = if_body(&S, land(&S, lt(&S, gm, M), lt(&S, gn, N)));
+      memo_reset(L);
+      L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_var(k, accv[i * T->tn + j]), mdt));
+      uint32_t c[KG_MAX_RANK];
+      for (int d = 0; d < nb; d++) c[d] = bc[d];
+      if (mdim >= 0) c[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
+      if (ndim >= 0) c[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
+      for (uint32_t q = 0; q < ns; q++) {
+        uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], c), (kg_dtype)g->nodes.v[snode[q]].dtype);
+        uint32_t off = kg_lw_linear_offset(L, c, &ostride[q * KG_MAX_RANK], (uint32_t)r);
+        stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
+      }
+    }
+  free(sparam), free(snode), free(senc), free(ostride);
+  kg_lw_view_free(L);
+  free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+  if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;
+  return true;
+}

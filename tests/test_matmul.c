@@ -1,0 +1,190 @@
+/* tests/test_matmul.c — the matrix-product kernel class: its fusion claims (how many kernels
+ * real programs take), the scheduler's tile choice, and runs on the emulator with layouts the
+ * example checks do not produce (a transposed operand, a broadcast batch read at stride 0, a
+ * batch past the grid's 65535). Values are checked against a plain C product. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/api_int.h"
+
+static kg_context *ctx_new(void) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  return kg_context_new(&o);
+}
+
+static kg_module *load_example(kg_context *ctx, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, name);
+  size_t len;
+  char *doc = kg_read_file(path, &len);
+  cr_assert_not_null(doc, "cannot read %s", path);
+  kg_module *m;
+  cr_assert_eq(kg_module_load(ctx, doc, len, &m), KG_OK, "%s: %s", name, kg_last_error(ctx));
+  free(doc);
+  return m;
+}
+
+/* kernels of an example's entry, specialized with its own signature */
+static uint32_t kernels_of(const char *name, uint32_t *n_matmul) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, name);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s: %s", name, kg_last_error(ctx));
+  uint32_t n = kg_compiled_n_kernels(c);
+  *n_matmul = 0;
+  for (uint32_t i = 0; i < c->fusion.groups.n; i++) *n_matmul += c->fusion.groups.v[i].kind == KG_GROUP_MATMUL;
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  return n;
+}
+
+Test(matmul_fusion, linear_gelu_residual_is_one_kernel) {
+  uint32_t mm, n = kernels_of("linear_gelu_residual", &mm);
+  cr_expect_eq(n, 1, "gelu(linear(x, w, b)) + r: %u kernels", n);
+  cr_expect_eq(mm, 1);
+}
+
+Test(matmul_fusion, mlp_block_is_two_kernels) {
+  uint32_t mm, n = kernels_of("linear_mlp_block", &mm);
+  cr_expect_eq(n, 2, "Linear -> GELU -> Linear: %u kernels", n);
+  cr_expect_eq(mm, 2);
+}
+
+Test(matmul_fusion, attention_is_three_kernels) {
+  uint32_t mm, n = kernels_of("mm_attention_scores", &mm);
+  cr_expect_eq(n, 3, "q @ kT * s + mask, softmax, @ v: %u kernels", n);
+  cr_expect_eq(mm, 2);
+}
+
+Test(matmul_fusion, multi_head_attention_with_views_is_four_kernels) {
+  /* heads split by view + transpose, k transposed in place, causal mask, softmax, @ v, the heads
+   * merged back and a linear projection: scores, softmax, p @ v, the projection */
+  uint32_t mm, n = kernels_of("mm_attention_heads", &mm);
+  cr_expect_eq(n, 4, "%u kernels", n);
+  cr_expect_eq(mm, 3);
+}
+
+Test(matmul_fusion, prologue_casts_and_ops_are_inline) {
+  uint32_t mm, n = kernels_of("mm_prologue", &mm);
+  cr_expect_eq(n, 2, "two products with their operands' casts and ops inline: %u kernels", n);
+  cr_expect_eq(mm, 2);
+}
+
+Test(matmul_fusion, mlp_stores_the_activation_not_the_product) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "linear_mlp_block");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  const kg_group *g0 = &c->fusion.groups.v[0];
+  cr_assert_eq(g0->kind, KG_GROUP_MATMUL);
+  cr_assert_eq(g0->mats.n, 1, "the first product stores one value");
+  cr_expect_eq(c->lg.nodes.v[g0->mats.v[0]].op, KG_OP_GELU, "the stored value is gelu(x W1 + b1), read once by the second product");
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+Test(matmul_schedule, tile_from_the_sizes) {
+  const kg_target *t = &kg_target_h100;
+  cr_expect_eq(kg_mm_choose_tile(t, 1, 4096, 4096), KG_MM_T64);
+  cr_expect_eq(kg_mm_choose_tile(t, 1, 512, 512), KG_MM_T32);   /* 64 blocks of 64x64 < 132 SMs */
+  cr_expect_eq(kg_mm_choose_tile(t, 1, 64, 64), KG_MM_T16);     /* an RNN step: spread it */
+  cr_expect_eq(kg_mm_choose_tile(t, 64, 128, 128), KG_MM_T64);  /* the batch fills the GPU */
+  cr_expect_eq(kg_mm_choose_tile(t, 1, 1, 4096), KG_MM_ROW);    /* vector @ matrix */
+  cr_expect_eq(kg_mm_choose_tile(t, 1, 4096, 1), KG_MM_COL);    /* matrix @ vector */
+  cr_expect_eq(kg_mm_choose_tile(t, 1, -1, 768), KG_MM_T64);    /* compile time, M unknown */
+  int64_t batch, mm, nn, space[3] = {5, 7, 9};
+  kg_mm_dims(3, space, 0, &batch, &mm, &nn);
+  cr_expect(batch == 5 && mm == 7 && nn == 9);
+  kg_mm_dims(2, space, 2, &batch, &mm, &nn); /* [5, 7] from [5, 7, K] @ [K] */
+  cr_expect(batch == 5 && mm == 7 && nn == 1);
+}
+
+static DLTensor view(void *data, DLDataType dt, int nd, int64_t *shape, int64_t *strides) {
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = data, t.dtype = dt, t.ndim = nd, t.shape = shape, t.strides = strides;
+  t.device.device_type = kDLCPU;
+  return t;
+}
+
+static const DLDataType F32T = {kDLFloat, 32, 1};
+
+/* mm_matmul_odd ([67,33] @ [33,70]) with A a transposed view of a [33,67] buffer */
+Test(matmul_exec, transposed_operand) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "mm_matmul_odd");
+  enum { M = 67, K = 33, N = 70 };
+  float *abuf = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N), *out = malloc(sizeof(float) * M * N);
+  for (int i = 0; i < M * K; i++) abuf[i] = (float)((i * 7) % 13) - 6.0f;
+  for (int i = 0; i < K * N; i++) b[i] = (float)((i * 5) % 11) - 5.0f;
+  int64_t as[2] = {M, K}, ast[2] = {1, M}, bs[2] = {K, N}, os[2] = {M, N};
+  DLTensor ta = view(abuf, F32T, 2, as, ast), tb = view(b, F32T, 2, bs, NULL), to = view(out, F32T, 2, os, NULL);
+  const DLTensor *ins[2] = {&ta, &tb};
+  DLTensor *outs[1] = {&to};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, NULL, ins, 2, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double s = 0;
+      for (int k = 0; k < K; k++) s += (double)abuf[k * M + i] * b[k * N + j];
+      cr_expect(fabs(out[i * N + j] - s) <= 1e-3, "[%d,%d]: %g vs %g", i, j, out[i * N + j], s);
+    }
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  free(abuf), free(b), free(out);
+}
+
+/* mm_bmm_sym ([B,9,5] @ [B,5,6]) with B = 70000 (grid.z is capped at 65535: the kernel strides
+ * over the rest) and the second operand one [5,6] matrix broadcast along B at stride 0 */
+Test(matmul_exec, batch_past_the_grid_and_stride_zero) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "mm_bmm_sym");
+  enum { B = 70000, M = 9, K = 5, N = 6 };
+  float *a = malloc(sizeof(float) * B * M * K), bm[K * N], *o0 = malloc(sizeof(float) * B * M * N), *o1 = malloc(sizeof(float) * B * M * N);
+  for (long i = 0; i < (long)B * M * K; i++) a[i] = (float)((i * 3) % 7) - 3.0f;
+  for (int i = 0; i < K * N; i++) bm[i] = (float)(i % 5) - 2.0f;
+  int64_t as[3] = {B, M, K}, bs[3] = {B, K, N}, bst[3] = {0, N, 1}, os[3] = {B, M, N};
+  DLTensor ta = view(a, F32T, 3, as, NULL), tb = view(bm, F32T, 3, bs, bst), t0 = view(o0, F32T, 3, os, NULL), t1 = view(o1, F32T, 3, os, NULL);
+  const DLTensor *ins[2] = {&ta, &tb};
+  DLTensor *outs[2] = {&t0, &t1};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, NULL, ins, 2, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 2, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int bad = 0;
+  for (long z = 0; z < B && bad < 5; z += 997)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        float s = 0;
+        for (int k = 0; k < K; k++) s += a[(z * M + i) * K + k] * bm[k * N + j];
+        long o = (z * M + i) * N + j;
+        if (o0[o] != s || o1[o] != (s > 0 ? s : 0)) bad++;
+      }
+  long last = ((long)(B - 1) * M) * N; /* the last batch, past 65535 */
+  float s = 0;
+  for (int k = 0; k < K; k++) s += a[((long)(B - 1) * M) * K + k] * bm[k * N];
+  cr_expect_eq(o0[last], s);
+  cr_expect_eq(bad, 0);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  free(a), free(o0), free(o1);
+}
+
+/* a K that disagrees at run time (a symbol bound against a static size) is PyTorch's error,
+ * not an out-of-bounds read */
+Test(matmul_exec, k_mismatch_is_rejected) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "mm_bmm_sym");
+  float a[2 * 9 * 5], b[2 * 4 * 6], o[2 * 9 * 6];
+  memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+  int64_t as[3] = {2, 9, 5}, bs[3] = {2, 4, 6}, os[3] = {2, 9, 6};
+  DLTensor ta = view(a, F32T, 3, as, NULL), tb = view(b, F32T, 3, bs, NULL), t0 = view(o, F32T, 3, os, NULL);
+  const DLTensor *ins[2] = {&ta, &tb};
+  kg_compiled *c;
+  kg_status st = kg_specialize_for(m, NULL, ins, 2, NULL, 0, &c);
+  cr_expect_neq(st, KG_OK, "a [2,9,5] @ [2,4,6] product must be refused");
+  (void)t0;
+  if (st == KG_OK) kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+}
