@@ -335,6 +335,15 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
         const kg_gnode *rn = &g->nodes.v[grp->reds.v[j]];
         for (int q = 0; q < (grp->kind == KG_GROUP_MATMUL ? 2 : 1); q++) values_reached(g, &M, gi, rn->in[q], seen, visit);
       }
+      /* a product's epilogue set computes in its store whatever it reads: another product's
+       * value among them (SwiGLU's silu(gate) * up, found by the GenAI Llama MLP) comes from
+       * memory, so its kernel must store it */
+      if (grp->kind == KG_GROUP_MATMUL)
+        for (uint32_t i = 0; i < nn; i++) {
+          if (M.epi_of[i] != gi || !M.valued[i] || is_matmul(g, i)) continue;
+          const kg_gnode *en = &g->nodes.v[i];
+          for (int q = 0; q < value_operands(en); q++) values_reached(g, &M, gi, en->in[q], seen, visit);
+        }
       for (uint32_t i = 0; i < nn; i++)
         if (seen[i] && (M.epi_of[i] != KG_NONE ? M.epi_of[i] != gi : group_of[i] != gi)) mat[i] = 1;
       continue;
