@@ -380,11 +380,46 @@ static kg_ev apply_fn(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
     el->inline_depth--;
     return kg_elab_error(el, at, KG_E_LIMIT, "inlining deeper than %d levels (recursive function?)", MAX_INLINE_DEPTH);
   }
+  saved *cs = NULL;
+  uint32_t nc = f.clo ? f.clo->n : 0;
+  if (nc) {
+    cs = kg_xmalloc(nc * sizeof *cs);
+    for (uint32_t i = 0; i < nc; i++) cs[i] = bind(el, f.clo->vars[i], f.clo->vals[i]);
+  }
   saved s = bind(el, f.lam->var, arg);
   kg_ev r = kg_elab_eval(el, f.lam->a);
   unbind(el, s);
+  for (uint32_t i = nc; i-- > 0;) unbind(el, cs[i]);
+  free(cs);
   el->inline_depth--;
   return r;
+}
+
+/* The free variables of lambda `lam` bound now, with their values (NULL when none). */
+static void free_vars(const kg_ast *n, uint8_t *mark) {
+  if (!n) return;
+  if (n->k == KG_AST_Var) mark[n->var] = 1;
+  free_vars(n->a, mark), free_vars(n->b, mark), free_vars(n->c, mark);
+  for (uint32_t i = 0; i < n->n_kids; i++) free_vars(n->kids[i], mark);
+}
+
+static const kg_closure *closure_of(kg_elab *el, const kg_ast *lam) {
+  uint32_t nv = el->doc->n_vars;
+  uint8_t *mark = kg_xcalloc(nv + 1, 1);
+  free_vars(lam->a, mark);
+  uint32_t n = 0;
+  for (uint32_t v = 0; v < nv; v++) n += mark[v] && el->bound[v] && v != lam->var;
+  kg_closure *c = NULL;
+  if (n) {
+    c = kg_arena_alloc(el->arena, sizeof *c);
+    c->vars = kg_arena_alloc(el->arena, n * sizeof *c->vars);
+    c->vals = kg_arena_alloc(el->arena, n * sizeof *c->vals);
+    c->n = 0;
+    for (uint32_t v = 0; v < nv; v++)
+      if (mark[v] && el->bound[v] && v != lam->var) c->vars[c->n] = v, c->vals[c->n++] = el->env[v];
+  }
+  free(mark);
+  return c;
 }
 
 static const kg_doc_def *find_def(const kg_elab *el, const kg_member *m) {
@@ -428,7 +463,21 @@ static kg_ev inline_def(kg_elab *el, const kg_ast *at, const kg_doc_def *def, co
       el->inline_depth--;
       return kg_elab_error(el, at, KG_E_FORMAT, "call to %s passes %d arguments, its definition takes fewer", def->member->key, n);
     }
-    sv[nb++] = bind(el, body->var, av[i]);
+    /* `let map f (a, b, c)` compiles to map(f, a, b, c) over Lambda(f, Lambda(tuple, ...)): a
+     * tuple-typed lambda after the first takes the next k arguments as its tuple */
+    const char *ga[8];
+    int k = i > 0 && kg_clr_is_tuple(el->doc->vars[body->var].type) && av[i].kind != EV_TUPLE
+                ? kg_clr_generic_args(el->arena, el->doc->vars[body->var].type, ga, 8) : 0;
+    if (k > 1 && i + k <= n) {
+      kg_ev t = ev_make(EV_TUPLE);
+      t.n = (uint32_t)k;
+      t.items = kg_arena_alloc(el->arena, (size_t)k * sizeof *t.items);
+      memcpy(t.items, av + i, (size_t)k * sizeof *av);
+      sv[nb++] = bind(el, body->var, t);
+      i += k - 1;
+    } else {
+      sv[nb++] = bind(el, body->var, av[i]);
+    }
     body = body->a;
   }
   kg_ev r = kg_elab_eval(el, body);
@@ -626,6 +675,7 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
   case KG_AST_Lambda: {
     kg_ev f = ev_make(EV_FUNC);
     f.lam = n;
+    if (!el->fn) f.clo = closure_of(el, n); /* map lambdas are scalar code built where they are written */
     return f;
   }
   case KG_AST_Application: {

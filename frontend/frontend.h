@@ -262,7 +262,17 @@ typedef struct kg_ev {
   const kg_ast *lam;
   struct kg_ev *items;
   uint32_t n;
+  const struct kg_closure *clo; /* EV_FUNC: the bindings where the lambda was made (NULL: none) */
 } kg_ev;
+
+/* What a lambda closes over: the variables bound where it was evaluated, with their values
+ * then (applying it rebinds them, so a function value used outside the scope that made it —
+ * a curried helper's partial application, Tuple3.map f — still sees them). */
+typedef struct kg_closure {
+  uint32_t n;
+  uint32_t *vars;
+  struct kg_ev *vals;
+} kg_closure;
 
 typedef struct kg_elab {
   kg_arena *arena;
