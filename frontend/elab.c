@@ -486,7 +486,6 @@ static kg_ev inline_def(kg_elab *el, const kg_ast *at, const kg_doc_def *def, co
   return r;
 }
 
-static bool resource_or_device(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   kg_ev av[16];
   int na = 0;
@@ -520,72 +519,15 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
     }
   }
   kg_ev rv;
-  if (resource_or_device(el, n, m, av, na, &rv)) return rv;
+  if (kg_elab_effect_member(el, n, m, av, na, &rv)) return rv;
   const kg_member_row *row = kg_member_lookup(m);
+  if (!row && kg_elab_in_place(el, n, m, av, na, &rv)) return rv;
   if (!row) {
     if (strncmp(m->decl, "TorchSharp", 10) == 0)
       return kg_elab_error(el, n, KG_E_UNSUPPORTED, "TorchSharp member %s is not supported by kgen (yet); see docs/ops.md for what is", m->key);
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "unknown member %s (not a TorchSharp, F# core or System.Math member kgen knows, and not in \"definitions\")", m->key);
   }
   return kg_elab_call_row(el, n, row, av, na);
-}
-
-/* Members about memory and placement, not values, as model code writes them around its math
- * (dotnet/machinelearning's GenAI, the Phi port): `use _ = torch.NewDisposeScope()` (a scope
- * object whose `use` disposes it), x.MoveToOuterDisposeScope() and DetachFromDisposeScope()
- * (x itself), x.device (an opaque device value) and x.to(device) / x.to(device, dtype) (x, or
- * its cast): kgen's kernels run on the device of their inputs. And static facts below. */
-static bool resource_or_device(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out) {
-  bool tm = strcmp(m->decl, "TorchSharp.torch+Tensor") == 0;
-  if (!strcmp(m->decl, "TorchSharp.torch") && !strcmp(m->name, "NewDisposeScope") && na == 0) {
-    *out = ev_make(EV_UNIT);
-    return true;
-  }
-  if (tm && na == 1 && (!strcmp(m->name, "MoveToOuterDisposeScope") || !strcmp(m->name, "DetachFromDisposeScope"))) {
-    *out = av[0];
-    return true;
-  }
-  if (tm && na == 1 && (!strcmp(m->name, "get_device") || !strcmp(m->name, "device"))) {
-    *out = ev_make(EV_UNIT); /* the device: only ever passed to to() */
-    return true;
-  }
-  /* facts kgen knows when it compiles: an F# array's length (x.shape.Length), whether an
-   * optional tensor argument is null (isNull mask in NasBert's attention) */
-  if (!strcmp(m->decl, "System.Array") && (!strcmp(m->name, "get_Length") || !strcmp(m->name, "Length")) && na == 1 && av[0].kind == EV_ARRAY) {
-    *out = ev_const(kg_cval_int(KG_I32, av[0].n));
-    return true;
-  }
-  if (!strcmp(m->decl, "Microsoft.FSharp.Core.Operators") && !strcmp(m->name, "IsNull") && na == 1 &&
-      (av[0].kind == EV_NULL || kg_ev_is_tensor(el, av[0]))) {
-    *out = ev_const(kg_cval_int(KG_BOOL, av[0].kind == EV_NULL));
-    return true;
-  }
-  /* Debug.Assert(c): checked when kgen compiles where c is known then; otherwise dropped, as a
-   * Release build drops it ([Conditional("DEBUG")]) */
-  if (!strcmp(m->decl, "System.Diagnostics.Debug") && !strcmp(m->name, "Assert") && na >= 1) {
-    if (av[0].kind == EV_CONST && !kg_cval_truthy(av[0].c)) {
-      *out = kg_elab_error(el, n, KG_E_SHAPE, "Debug.Assert failed (its condition is false for this signature)");
-      return true;
-    }
-    *out = ev_make(EV_UNIT);
-    return true;
-  }
-  if (tm && !strcmp(m->name, "to") && na >= 2) {
-    bool dev = false;
-    kg_dtype dt = KG_DT_NONE;
-    for (uint32_t i = 0; i < m->n_params; i++) {
-      if (!strcmp(m->params[i], "TorchSharp.torch+Device") || !strcmp(m->params[i], "System.String")) dev = true;
-      if ((int)i + 1 < na && av[i + 1].kind == EV_DTYPE) dt = av[i + 1].dt;
-    }
-    if (!dev) return false;
-    if (!kg_ev_is_tensor(el, av[0])) {
-      *out = kg_elab_error(el, n, KG_E_TYPE, "to(device) needs a tensor");
-      return true;
-    }
-    *out = dt == KG_DT_NONE || dt == (kg_dtype)gnode(el, av[0].id)->dtype ? av[0] : kg_elab_tensor_op(el, n, KG_OP_CAST, &av[0].id, 1, NULL, NULL, dt);
-    return true;
-  }
-  return false;
 }
 
 /* ---- control flow at entry level ---- */

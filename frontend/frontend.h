@@ -344,6 +344,11 @@ kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, con
 /* PyTorch broadcasting of two shapes (symbol pairs assumed equal are guarded); a located
  * error when they cannot broadcast */
 bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const kg_shape *b, kg_shape *out);
+/* ---- effects.c ---- */
+/* memory scopes, devices, ignore, Debug.Assert, static facts: true when handled (*out set) */
+bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
+/* x.op_(...) with no row of its own: the row of op(...), rebinding x; true when handled */
+bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* ---- layout.c ---- */
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */

@@ -522,9 +522,14 @@ static kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
 
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
   const kg_member *m = at->member;
-  const char *nm = m->name;
+  /* the row's member name (an in-place call, effects.c, arrives here with its out-of-place row) */
+  char nbuf[64];
+  const char *k0 = strstr(row->key, "::");
+  size_t nl = k0 ? strcspn(k0 + 2, "(") : 0;
+  snprintf(nbuf, sizeof nbuf, "%.*s", (int)(nl < sizeof nbuf ? nl : sizeof nbuf - 1), k0 ? k0 + 2 : m->name);
+  const char *nm = nbuf;
   if (!strncmp(nm, "get_", 4)) nm += 4;
-  char what[64];
+  char what[80];
   snprintf(what, sizeof what, "%s()", nm);
   lay Ls = {el, at, what}, *L = &Ls;
   const char *spec = row->argspec;
@@ -533,7 +538,7 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     if (av[i].kind == EV_ERR) return av[i];
     if (spec[i] == 'X' && !(av[i].kind == EV_CONST && !av[i].c.i)) return fail(L, KG_E_UNSUPPORTED, "argument %d must be false", i + 1);
   }
-  if (!strcmp(m->decl, "TorchSharp.torch+TensorIndex")) {
+  if (!strncmp(row->key, "TorchSharp.torch+TensorIndex::", 30)) {
     if (!strcmp(nm, "Slice")) return tindex(L, KG_TI_SLICE, av, 3);
     if (!strcmp(nm, "Single") || !strcmp(nm, "op_Implicit")) {
       if (av[0].kind == EV_NULL) return fail(L, KG_E_ARG, "TensorIndex.Single(null)");

@@ -85,7 +85,7 @@ NAMES = {
     "bfloat16": ("H_CAST", "CAST", "BF16"), "long": ("H_CAST", "CAST", "I64"), "int": ("H_CAST", "CAST", "I32"),
     "short": ("H_CAST", "CAST", "I16"), "char": ("H_CAST", "CAST", "I8"), "byte": ("H_CAST", "CAST", "U8"),
     "bool": ("H_CAST", "CAST", "BOOL"),
-    "detach": ("H_ID", "CONST"), "clone": ("H_ID", "CONST"), "cpu": ("H_ID", "CONST"), "cuda": ("H_ID", "CONST"),
+    "detach": ("H_ID", "CONST"), "alias": ("H_ID", "CONST"), "clone": ("H_ID", "CONST"), "cpu": ("H_ID", "CONST"), "cuda": ("H_ID", "CONST"),
     "get_dtype": ("H_GETDTYPE", "CONST"),
     # G (matrix products; extra = the twin's spelling of MATMUL, or baddbmm for ADDMM) and D (linear)
     "matmul": ("H_MATMUL", "MATMUL", 0), "mm": ("H_MATMUL", "MATMUL", 1), "bmm": ("H_MATMUL", "MATMUL", 2),
@@ -157,7 +157,7 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
                 "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
-SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2."}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2.", "X1."}
 REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
 REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "var", "std", "logsumexp", "norm", "softmax",
                 "log_softmax", "layer_norm")

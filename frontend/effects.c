@@ -1,0 +1,148 @@
+/* frontend/effects.c — members that are about effects, not values, as model code writes
+ * them around its math: in-place ops (x.mul_(s): the out-of-place op rebinding x, where that is
+ * PyTorch's meaning), memory scopes (NewDisposeScope, MoveToOuterDisposeScope), devices
+ * (x.device, x.to(device)), ignore, Debug.Assert, and facts known when kgen compiles (an
+ * array's Length, isNull of an optional tensor). Split from elab.c, whose eval_call asks here
+ * before the member table (and for in-place members the table lacks, after it). Each was met
+ * in a real model transcription (examples/models: GenAI Llama, Phi-3, NasBert, ModestGpt). */
+#include <string.h>
+
+#include "frontend.h"
+
+#define gnode kg_elab_gnode
+#define ev_make kg_ev_make
+#define ev_const kg_ev_const
+
+/* x.add_(y), x.mul_(s), x.relu_(), x.masked_fill_(m, v), ...: TorchSharp's in-place members, as
+ * the out-of-place member of the same parameters (its exact key without the underscore) whose
+ * result rebinds the variable x — on an intermediate of straight-line code that is exactly
+ * PyTorch's meaning (or, on an unnamed temporary, just the result; transpose_ and the other
+ * metadata-only ones anywhere). Refused with a located error where it is not: the receiver an
+ * entry input or capture (the caller's tensor would have to change), a view (it would change
+ * the viewed tensor), or a variable rebound inside a loop or branch of the host plan. The result
+ * keeps x's dtype and shape, as PyTorch's in-place ops do. */
+bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out) {
+  size_t ln = strlen(m->name);
+  if (strcmp(m->decl, "TorchSharp.torch+Tensor") || m->is_static || ln < 2 || m->name[ln - 1] != '_' || na < 1) return false;
+  kg_strbuf k;
+  kg_sb_init(&k);
+  kg_sb_printf(&k, "TorchSharp.torch+Tensor::%.*s(", (int)(ln - 1), m->name);
+  for (uint32_t i = 0; i < m->n_params; i++) kg_sb_printf(&k, "%s%s", i ? "," : "", m->params[i]);
+  kg_sb_putc(&k, ')');
+  const kg_member_row *row = kg_member_lookup_key(kg_sb_cstr(&k));
+  kg_sb_free(&k);
+  if (!row) return false;
+  if (!kg_ev_is_tensor(el, av[0])) {
+    *out = kg_elab_error(el, n, KG_E_TYPE, "%s needs a tensor", m->key);
+    return true;
+  }
+  const kg_gnode *x = gnode(el, av[0].id);
+  /* metadata-only in-place ops (x.view(...).transpose_(0, 1)) change no element */
+  static const char *const meta[] = {"transpose_", "t_", "squeeze_", "unsqueeze_", "swapaxes_", "swapdims_"};
+  bool md = false;
+  for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) md |= !strcmp(m->name, meta[i]);
+  bool var = n->a && n->a->k == KG_AST_Var;
+  const char *why = NULL;
+  if (!md && x->op == KG_OP_INPUT) why = "its receiver is an entry parameter or a captured tensor (the caller's tensor would change; kgen does not write its inputs yet)";
+  else if (!md && (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT)) why = "its receiver is a view (the viewed tensor would change too)";
+  else if (var && el->blk != 0) why = "it rebinds a variable inside a loop or branch run by the host plan";
+  for (uint32_t i = av[0].id + 1; !md && !why && i < el->g->nodes.n; i++) /* views of x would see the change */
+    if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == av[0].id)
+      why = "its receiver has views (they would see the change)";
+  if (why) {
+    *out = kg_elab_error(el, n, KG_E_UNSUPPORTED, "in-place %s is not supported here: %s; write the out-of-place form", m->name, why);
+    return true;
+  }
+  kg_ev r = kg_elab_call_row(el, n, row, av, na);
+  if (r.kind == EV_ERR) return *out = r, true;
+  if (!kg_ev_is_tensor(el, r)) {
+    *out = kg_elab_error(el, n, KG_E_TYPE, "%s did not give a tensor", m->key);
+    return true;
+  }
+  const kg_gnode *rn = gnode(el, r.id);
+  x = gnode(el, av[0].id);
+  if (md) {
+    if (var) el->env[n->a->var] = r;
+    *out = r;
+    return true;
+  }
+  if (!kg_shape_equal(&rn->shape, &x->shape)) {
+    *out = kg_elab_error(el, n, KG_E_SHAPE, "output with the shape of the receiver doesn't match the broadcast shape (in-place %s)", m->name);
+    return true;
+  }
+  if (rn->dtype != x->dtype) {
+    if (kg_dtype_is_float((kg_dtype)rn->dtype) && !kg_dtype_is_float((kg_dtype)x->dtype)) {
+      *out = kg_elab_error(el, n, KG_E_TYPE, "result type %s can't be cast to the desired output type %s", kg_dtype_name((kg_dtype)rn->dtype),
+                           kg_dtype_name((kg_dtype)x->dtype));
+      return true;
+    }
+    r = kg_elab_tensor_op(el, n, KG_OP_CAST, &r.id, 1, NULL, NULL, (kg_dtype)x->dtype);
+    if (r.kind == EV_ERR) return *out = r, true;
+  }
+  if (var) el->env[n->a->var] = r; /* x now names the updated value (an unnamed temporary: no one else sees it) */
+  *out = r;
+  return true;
+}
+
+/* Members about memory and placement, not values, as model code writes them around its math
+ * (dotnet/machinelearning's GenAI, the Phi port): `use _ = torch.NewDisposeScope()` (a scope
+ * object whose `use` disposes it), x.MoveToOuterDisposeScope() and DetachFromDisposeScope()
+ * (x itself), x.device (an opaque device value) and x.to(device) / x.to(device, dtype) (x, or
+ * its cast): kgen's kernels run on the device of their inputs. And static facts below. */
+bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out) {
+  bool tm = strcmp(m->decl, "TorchSharp.torch+Tensor") == 0;
+  if (!strcmp(m->decl, "TorchSharp.torch") && !strcmp(m->name, "NewDisposeScope") && na == 0) {
+    *out = ev_make(EV_UNIT);
+    return true;
+  }
+  if (tm && na == 1 && (!strcmp(m->name, "MoveToOuterDisposeScope") || !strcmp(m->name, "DetachFromDisposeScope"))) {
+    *out = av[0];
+    return true;
+  }
+  if (tm && na == 1 && (!strcmp(m->name, "get_device") || !strcmp(m->name, "device"))) {
+    *out = ev_make(EV_UNIT); /* the device: only ever passed to to() */
+    return true;
+  }
+  /* facts kgen knows when it compiles: an F# array's length (x.shape.Length), whether an
+   * optional tensor argument is null (isNull mask in NasBert's attention) */
+  if (!strcmp(m->decl, "System.Array") && (!strcmp(m->name, "get_Length") || !strcmp(m->name, "Length")) && na == 1 && av[0].kind == EV_ARRAY) {
+    *out = ev_const(kg_cval_int(KG_I32, av[0].n));
+    return true;
+  }
+  if (!strcmp(m->decl, "Microsoft.FSharp.Core.Operators") && !strcmp(m->name, "IsNull") && na == 1 &&
+      (av[0].kind == EV_NULL || kg_ev_is_tensor(el, av[0]))) {
+    *out = ev_const(kg_cval_int(KG_BOOL, av[0].kind == EV_NULL));
+    return true;
+  }
+  /* Debug.Assert(c): checked when kgen compiles where c is known then; otherwise dropped, as a
+   * Release build drops it ([Conditional("DEBUG")]) */
+  if (!strcmp(m->decl, "System.Diagnostics.Debug") && !strcmp(m->name, "Assert") && na >= 1) {
+    if (av[0].kind == EV_CONST && !kg_cval_truthy(av[0].c)) {
+      *out = kg_elab_error(el, n, KG_E_SHAPE, "Debug.Assert failed (its condition is false for this signature)");
+      return true;
+    }
+    *out = ev_make(EV_UNIT);
+    return true;
+  }
+  if (!strcmp(m->decl, "Microsoft.FSharp.Core.Operators") && !strcmp(m->name, "Ignore") && na == 1) {
+    *out = kg_ev_make(EV_UNIT); /* x.add_(y) |> ignore: the in-place call already rebound x */
+    return true;
+  }
+  if (tm && !strcmp(m->name, "to") && na >= 2) {
+    bool dev = false;
+    kg_dtype dt = KG_DT_NONE;
+    for (uint32_t i = 0; i < m->n_params; i++) {
+      if (!strcmp(m->params[i], "TorchSharp.torch+Device") || !strcmp(m->params[i], "System.String")) dev = true;
+      if ((int)i + 1 < na && av[i + 1].kind == EV_DTYPE) dt = av[i + 1].dt;
+    }
+    if (!dev) return false;
+    if (!kg_ev_is_tensor(el, av[0])) {
+      *out = kg_elab_error(el, n, KG_E_TYPE, "to(device) needs a tensor");
+      return true;
+    }
+    *out = dt == KG_DT_NONE || dt == (kg_dtype)gnode(el, av[0].id)->dtype ? av[0] : kg_elab_tensor_op(el, n, KG_OP_CAST, &av[0].id, 1, NULL, NULL, dt);
+    return true;
+  }
+  return false;
+}
+
