@@ -7,10 +7,12 @@
  *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
  *   kgen explain FILE [--entry NAME] [--sig SIG]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
+ *   kgen reduce  FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]
  *
  * Exit status: 0 success, 1 bad input (diagnostics on stderr), 2 internal error
  * (including a result that does not match PyTorch in `check`).
- * `check` lives in cli_check.c, `fuzz` in cli_fuzz.c (its generator in fuzz_gen.c).
+ * `check` lives in cli_check.c, `fuzz` in cli_fuzz.c (its generator in fuzz_gen.c), `reduce`
+ * in cli_reduce.c (its edits in reduce_edits.c; the F# rendering in fs_render.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +35,8 @@ static void usage(FILE *f) {
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
           "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]\n"
           "      random programs checked against PyTorch (docs/fuzz.md); LIST: arith,unary,cmp,cast,reduce\n"
+          "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]\n"
+          "      shrinks a failing document while the same failure happens (docs/fuzz.md); exit 3: it does not fail\n"
           "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
@@ -316,6 +320,7 @@ int main(int argc, char **argv) {
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "fuzz")) return kg_cli_fuzz(argc, argv);
+  if (!strcmp(cmd, "reduce")) return kg_cli_reduce(argc, argv);
   kg_cli_args a;
   if (kg_cli_parse(argc, argv, &a) != 0) return 1;
   kg_options o;

@@ -1,4 +1,4 @@
-/* cli/cli.h — shared pieces of the `kgen` command (cli.c, cli_check.c, cli_fuzz.c).
+/* cli/cli.h — shared pieces of the `kgen` command (cli.c, cli_check.c, cli_fuzz.c, cli_reduce.c).
  *
  * The command is a client of the library, in a folder of its own so that libkgen does not
  * carry it: it uses the public API (runtime/kgen.h), the check kit (check/check.h: .npy
@@ -34,5 +34,7 @@ int kg_cli_status(kg_context *ctx, kg_status s);
 int kg_cli_check(kg_context *ctx, kg_cli_args *a);
 /* `kgen fuzz` (cli_fuzz.c): parses its own options, makes its own context. */
 int kg_cli_fuzz(int argc, char **argv);
+/* `kgen reduce` (cli_reduce.c, its edits in reduce_edits.c): the same. */
+int kg_cli_reduce(int argc, char **argv);
 
 #endif

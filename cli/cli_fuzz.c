@@ -13,7 +13,8 @@
  *             fuzz_<seed>.rejected.json, does not fail the run;
  *   finding   a mismatch, an internal error (a failing reference included), a crash or
  *             a hang: saved as fuzz_<seed>.json (with fuzz_<seed>.check/: inputs, our
- *             outputs and the twin, for a mismatch), one line printed; exit status 1.
+ *             outputs and the twin, for a mismatch) and its F# rendering fuzz_<seed>.fs
+ *             (fs_render.c), one line printed; exit status 1. `kgen reduce` shrinks it.
  * --keep also writes the documents that passed. Exit status 2 when the oracle
  * (Python + torch) cannot start.
  */
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fsrender.h"
 #include "fuzz.h"
 
 #define FUZZ_HANG_S 120 /* one program: generation, compile (cc per new kernel), run, reference */
@@ -94,6 +96,20 @@ static int save(const char *out, unsigned long long seed, const char *suffix, co
     return -1;
   }
   return 0;
+}
+
+/* A finding's F# rendering beside its document: fuzz_<seed>.fs. */
+static void save_fs(const char *out, unsigned long long seed, const char *text, size_t len, const char *how) {
+  cJSON *doc = cJSON_ParseWithLength(text, len);
+  if (!doc) return;
+  char comment[512], path[4200];
+  snprintf(comment, sizeof comment, "kgen fuzz, seed %llu: %s\nreproduce: kgen check fuzz_%llu.json --seed %llu; shrink: kgen reduce fuzz_%llu.json", seed, how,
+           seed, seed, seed);
+  char *fs = kg_fs_render(doc, "Fuzz", comment);
+  snprintf(path, sizeof path, "%s/fuzz_%llu.fs", out, seed);
+  if (kg_write_file(path, fs, strlen(fs)) != 0) fprintf(stderr, "kgen fuzz: cannot write %s: %s\n", path, strerror(errno));
+  free(fs);
+  cJSON_Delete(doc);
 }
 
 int kg_cli_fuzz(int argc, char **argv) {
@@ -176,13 +192,16 @@ int kg_cli_fuzz(int argc, char **argv) {
     } else {
       findings++;
       save(out, sd, "", text, len, path, sizeof path);
-      if (code == R_MISMATCH || code == R_INTERNAL) printf("  saved %s (reproduce: kgen check %s --seed %llu)\n", path, path, sd);
-      else {
+      if (code == R_MISMATCH || code == R_INTERNAL) {
+        save_fs(out, sd, text, len, code == R_MISMATCH ? "an output differs from PyTorch" : "internal error");
+        printf("  saved %s (reproduce: kgen check %s --seed %llu)\n", path, path, sd);
+      } else {
         char how[96];
         if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(how, sizeof how, "hang (over %d s)", FUZZ_HANG_S);
         else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "crash (signal %d, %s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
         else snprintf(how, sizeof how, "crash (exit status %d)", code);
         printf("  FINDING seed %llu: %s; saved %s (reproduce: kgen check %s --seed %llu)\n", sd, how, path, path, sd);
+        save_fs(out, sd, text, len, how);
         /* the child may have died mid-job: the oracle's channel can hold half an answer */
         kg_oracle_stop(orc);
         orc = kg_oracle_start(&d);

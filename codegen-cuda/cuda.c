@@ -9,17 +9,32 @@
  * arithmetic is done in unsigned types and converted back, so it wraps without
  * undefined behaviour on either compiler. Float literals print exactly
  * (%.9g / %.17g round-trip) with a suffix and never as "1e+38.0".
+ *
+ * Planted faults (TEST ONLY): the environment variable KGEN_PLANT_FAULT, read in one
+ * place (plant_faults(), once per kg_cuda_emit call), makes this printer wrong on purpose
+ * so that `kgen fuzz` and `kgen reduce` can be tested end to end (tests/test_shrink.c,
+ * docs/fuzz.md). A comma-separated list of:
+ *   mul-as-sub   an int32 multiplication is printed as a subtraction (a wrong answer);
+ *   crash-rank3  abort() when printing a kernel whose iteration space has 3 or more dims
+ *                (one with size or stride parameters for dim 2 or beyond: a strided or
+ *                row kernel over a rank >= 3 space), i.e. a crash inside kgen.
+ * Unknown names are ignored. Never set it outside tests: the output is wrong by design.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
 #include "prelude.h"
 
+/* Planted faults (file-top comment): bits of emit.plant. */
+enum { PLANT_MUL_AS_SUB = 1, PLANT_CRASH_RANK3 = 2 };
+
 typedef struct emit {
   const kg_kernel *k;
   kg_strbuf *o;
+  unsigned plant; /* PLANT_*: 0 outside tests */
 } emit;
 
 /* C type of a register value */
@@ -293,7 +308,7 @@ static void int_op(const emit *E, const kg_kx *x, kg_dtype t) {
   switch ((kg_op)x->op) {
   case KG_OP_ADD: ibin(E, t, "+", a, b); return;
   case KG_OP_SUB: ibin(E, t, "-", a, b); return;
-  case KG_OP_MUL: ibin(E, t, "*", a, b); return;
+  case KG_OP_MUL: ibin(E, t, (E->plant & PLANT_MUL_AS_SUB) && t == KG_I32 ? "-" : "*", a, b); return;
   case KG_OP_SQUARE: ibin(E, t, "*", a, a); return;
   case KG_OP_NEG: kg_sb_printf(o, "((%s)(0u - (%s)", rtype(t), utype(t)), ex(E, a), kg_sb_puts(o, "))"); return;
   case KG_OP_POS: case KG_OP_FLOOR: case KG_OP_CEIL: case KG_OP_TRUNC: case KG_OP_ROUND: case KG_OP_NAN_TO_NUM: ex(E, a); return;
@@ -697,7 +712,32 @@ static void signature(const kg_kernel *k, kg_strbuf *o) {
   }
 }
 
+/* The one reader of KGEN_PLANT_FAULT (test only; file-top comment). */
+static unsigned plant_faults(void) {
+  const char *v = getenv("KGEN_PLANT_FAULT");
+  unsigned m = 0;
+  for (const char *p = v; p && *p;) {
+    size_t l = strcspn(p, ",");
+    if (l == 10 && !strncmp(p, "mul-as-sub", l)) m |= PLANT_MUL_AS_SUB;
+    if (l == 11 && !strncmp(p, "crash-rank3", l)) m |= PLANT_CRASH_RANK3;
+    p += l + (p[l] == ',');
+  }
+  return m;
+}
+
+/* Dims of a kernel's iteration space that its parameters name (size or stride of dim d). */
+static uint32_t space_rank(const kg_kernel *k) {
+  uint32_t r = 0;
+  for (uint32_t i = 0; i < k->params.n; i++) {
+    const kg_kparam *p = &k->params.v[i];
+    uint32_t d = p->role == KPR_SIZE ? p->r0 : p->role == KPR_STRIDE ? p->r1 : 0;
+    if ((p->role == KPR_SIZE || p->role == KPR_STRIDE) && d + 1 > r) r = d + 1;
+  }
+  return r;
+}
+
 void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, kg_strbuf *o) {
+  unsigned plant = plant_faults();
   kg_sb_printf(o, "/* kgen %s: %s — %u kernel%s. Generated code: edits are lost. */\n", "0.1.0", program ? program : "", n, n == 1 ? "" : "s");
   kg_sb_puts(o, KG_CUDA_PRELUDE_1);
   kg_sb_puts(o, KG_CUDA_PRELUDE_2);
@@ -715,7 +755,8 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   }
   for (uint32_t i = 0; i < n; i++) {
     const kg_kernel *k = ks[i];
-    emit E = {k, o};
+    emit E = {k, o, plant};
+    if ((plant & PLANT_CRASH_RANK3) && space_rank(k) >= 3) abort(); /* planted fault: a crash, test only */
     kg_sb_printf(o, "\n/* %s: schedule %s, index %s, block %u, %u element%s per thread */\n", k->name,
                  k->schedule ? k->schedule : "?", kg_dtype_name((kg_dtype)k->index_dtype), k->launch.block[0],
                  k->launch.elems_per_thread, k->launch.elems_per_thread == 1 ? "" : "s");

@@ -41,7 +41,13 @@
  * upcast_half (CPU reference mode): float16/bfloat16 values are carried as
  * float32 and rounded back to their dtype after every op that yields them, so
  * the values equal op-by-op half-precision PyTorch on a GPU (which computes
- * half ops in float32 and rounds once).
+ * half ops in float32 and rounds once); every operand of an op that computes in
+ * half precision (a comparison's operands' common dtype included) is rounded to
+ * it first, Python numbers too, as PyTorch converts operands to the common dtype.
+ *
+ * One spelling dodges TorchScript's optimizer: a bool tensor times the int 1 (plus
+ * 0) takes the int as a 0-dim int64 tensor, since the optimizing executor drops the
+ * op as a no-op and loses PyTorch's promotion to int64 (bool_noop_int).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -571,6 +577,27 @@ static vval wrap_num(ts_ctx *c, vval v, kg_dtype other) {
   return vtens(s, w, false);
 }
 
+/* A Python number converted to half dtype hd, as PyTorch converts a Scalar operand to a
+ * half compute dtype (through float32, as c10::Half is built): a literal is rounded here
+ * (an integer stays one while the rounded value is one), a variable on a 0-dim tensor. */
+static vval round_num(ts_ctx *c, vval v, kg_dtype hd) {
+  if (v.dt == KG_BOOL) return v; /* 0 and 1: exact */
+  if (v.s) return vtens(fmt(c, "%s.float()", zero_dim(c, scalar_arg(c, v), hd, NULL)), hd, false);
+  float f = kg_dtype_is_float((kg_dtype)v.dt) ? (float)v.f : (float)v.i;
+  double r = hd == KG_F16 ? (double)kg_f16_to_f32(kg_f32_to_f16(f)) : (double)kg_bf16_to_f32(kg_f32_to_bf16(f));
+  if (!kg_dtype_is_float((kg_dtype)v.dt) && isfinite(r)) return vlit((kg_dtype)v.dt, (int64_t)r, 0);
+  return vlit(kg_dtype_is_float((kg_dtype)v.dt) ? (kg_dtype)v.dt : KG_F32, 0, r);
+}
+
+/* TorchScript's optimizing executor (torch 1.13's, and libtorch 2.10's under TorchSharp)
+ * drops `b * 1` and `b + 0` of a bool tensor b as no-ops, though PyTorch promotes bool by
+ * the int to int64 (kgen fuzz, seed 1544: the twin returned bool). Such an int goes in as
+ * the 0-dim int64 tensor that promotes alike (wrap_num), which the optimizer leaves alone. */
+static bool bool_noop_int(kg_op op, vval v, kg_dtype other) {
+  return other == KG_BOOL && !v.s && kg_dtype_is_int((kg_dtype)v.dt) &&
+         ((op == KG_OP_MUL && v.i == 1) || ((op == KG_OP_ADD || op == KG_OP_SUB) && v.i == 0));
+}
+
 /* A .NET scalar op: computed on 0-dim tensors (kernel semantics), converted
  * back to a Python number. */
 static void emit_scalar(ts_ctx *c, uint32_t id) {
@@ -711,11 +738,16 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   } else {
     unsigned fl = oi->flags;
     int first = op == KG_OP_WHERE ? 1 : 0;
-    /* upcast: an operand a half-precision op casts to its dtype (a wider 0-dim
-     * tensor, an integer) is rounded to that dtype first, as on the GPU */
-    if (rnd && (fl & (KG_OPF_ARITH | KG_OPF_FLOAT | KG_OPF_FLOATRES | KG_OPF_ROUND | KG_OPF_SELECT)))
-      for (int j = first; j < n->n_in; j++)
-        if (!a[j].num && a[j].dt != dt) a[j] = vtens(fmt(c, "%s.to(%s).float()", text(c, a[j]), tdt(c, dt)), dt, false);
+    /* upcast: an operand an op computing in half precision converts to that dtype (a
+     * wider 0-dim tensor, an integer, a Python number) is rounded to it first, as PyTorch
+     * converts every operand to the common dtype; a comparison computes in its operands'
+     * common dtype (cdtype), not in its bool result's */
+    kg_dtype hd = is_cmp(op) ? (kg_dtype)n->cdtype : dt;
+    if (c->up && is_half(hd) && (is_cmp(op) || (fl & (KG_OPF_ARITH | KG_OPF_FLOAT | KG_OPF_FLOATRES | KG_OPF_ROUND | KG_OPF_SELECT))))
+      for (int j = first; j < n->n_in; j++) {
+        if (a[j].num) a[j] = round_num(c, a[j], hd);
+        else if (a[j].dt != hd) a[j] = vtens(fmt(c, "%s.to(%s).float()", text(c, a[j]), tdt(c, hd)), hd, false);
+      }
     if (is_cmp(op) && a[0].num && !a[1].num) {
       vval t = a[0];
       a[0] = a[1], a[1] = t;
@@ -730,7 +762,7 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
     if (!any_t && n->n_in) a[0] = wrap_num(c, a[0], KG_DT_NONE);
     bool clamp_mixed = op == KG_OP_CLAMP && a[1].num != a[2].num;
     for (int j = 0; j < n->n_in; j++)
-      if (a[j].num && (a[j].dt == KG_BOOL || !accepts_num(op, j, helper) || clamp_mixed))
+      if (a[j].num && (a[j].dt == KG_BOOL || !accepts_num(op, j, helper) || clamp_mixed || bool_noop_int(op, a[j], other)))
         a[j] = wrap_num(c, a[j], op == KG_OP_WHERE && j == 0 ? KG_DT_NONE : other); /* TorchScript: a bool is no Scalar */
     s = op_call(c, id, op, n->ia[0], n->fa, a, n->n_in, false, dt);
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));

@@ -618,12 +618,18 @@ static void build_half(tprog *t) {
   uint32_t c = nd(g, KG_OP_CAST, KG_F16, "N", p, NO, NO);
   uint32_t nn = nd(g, KG_OP_NAN_TO_NUM, KG_F16, "N", nd(g, KG_OP_MUL, KG_F16, "N", x, cf(g, KG_F32, INFINITY), NO), NO, NO);
   uint32_t full = nd(g, KG_OP_FULL, KG_F16, "N", cf(g, KG_F64, 0.1), x, NO);
+  /* a comparison computes in its operands' common dtype: z and 0.1 are rounded to half
+   * first, as in PyTorch (kgen fuzz, seed 1803: t0.sum(0).eq(t0.half())) */
+  uint32_t q = nd(g, KG_OP_EQ, KG_BOOL, "N", x, z, NO), ql = nd(g, KG_OP_EQ, KG_BOOL, "N", full, cf(g, KG_F32, 0.1), NO);
+  g->nodes.v[q].cdtype = KG_F16, g->nodes.v[ql].cdtype = KG_F16;
   out(g, a);
   out(g, e);
   out(g, p);
   out(g, c);
   out(g, nn);
   out(g, full);
+  out(g, q);
+  out(g, ql);
   check_valid(g);
 }
 
@@ -638,6 +644,9 @@ Test(ts_emit, half_golden) {
   cr_assert_not_null(strstr(up, "z.to(torch.float16).float()"));
   cr_assert_not_null(strstr(up, "posinf=65504.0, neginf=-65504.0"));
   cr_assert_not_null(strstr(up, "torch.full_like(t0, 0.1, dtype=torch.float16).float()"));
+  cr_assert_not_null(strstr(up, "torch.mul(t3, 0.0999755859375)"), "a literal rounded to half as PyTorch converts it");
+  cr_assert_not_null(strstr(up, "torch.eq(t0, z.to(torch.float16).float())"), "a comparison in float16 rounds its float32 operand");
+  cr_assert_not_null(strstr(up, "torch.eq(t14, 0.0999755859375)"));
   cr_assert_null(strstr(plain, ".float()"), "no upcast without upcast_half");
   free(up);
   free(plain);
@@ -649,18 +658,56 @@ Test(ts_emit, half_run) {
   build_half(&t);
   run_torch(&t.g, true,
             "x = (torch.randn(9) * 2).half()\n"
+            "x[0] = 1.0\n"
             "y = torch.randn(9).bfloat16()\n"
             "z = torch.tensor(1.0001)\n"
             "r = run(x, y, z)\n"
             "H = lambda v: v.half().float()\n"
-            "a = H(H(H(torch.tanh(x.float())) * 0.1) + H(z))\n"
+            "a = H(H(H(torch.tanh(x.float())) * H(torch.tensor(0.1))) + H(z))\n"
             "e = torch.exp(y.float()).bfloat16().float()\n"
             "expect(r[0], a.half(), what='half chain')\n"
             "expect(r[1], e.bfloat16(), what='bf16 exp')\n"
             "expect(r[2], a + e, what='promoted to float32')\n"
             "expect(r[3], (a + e).half(), what='cast')\n"
             "assert r[4].float().abs().max().item() == 65504.0, r[4]\n"
-            "expect(r[5], torch.full((9,), 0.1).half(), what='full')\n");
+            "expect(r[5], torch.full((9,), 0.1).half(), what='full')\n"
+            "expect(r[6], torch.eq(x, z), what='float16 == 0-dim float32, in float16')\n"
+            "assert bool(r[6][0]), r[6]\n"
+            "expect(r[7], torch.full((9,), 0.1).half().eq(0.1), what='float16 == 0.1, in float16')\n"
+            "assert bool(r[7].all()), r[7]\n");
+  tp_free(&t);
+}
+
+/* bool tensor times 1, plus 0: PyTorch promotes to int64; TorchScript's optimizing executor
+ * drops the op as a no-op and returns bool unless the int goes in as a 0-dim int64 tensor
+ * (kgen fuzz, seed 1544) */
+static void build_bool_noop(tprog *t) {
+  tp_init(t, "bool_noop");
+  kg_graph *g = &t->g;
+  uint32_t x = input(g, "x", KG_F32, "N", false, false);
+  uint32_t b = nd(g, KG_OP_CAST, KG_BOOL, "N", nd(g, KG_OP_EXP, KG_F32, "N", x, NO, NO), NO, NO);
+  out(g, nd(g, KG_OP_MUL, KG_I64, "N", b, ci(g, KG_I32, 1), NO));
+  out(g, nd(g, KG_OP_MUL, KG_I64, "N", ci(g, KG_I32, 1), b, NO));
+  out(g, nd(g, KG_OP_ADD, KG_I64, "N", b, ci(g, KG_I32, 0), NO));
+  out(g, nd(g, KG_OP_MUL, KG_I64, "N", b, ci(g, KG_I32, 2), NO)); /* not a no-op: a number as written */
+  check_valid(g);
+}
+
+Test(ts_emit, bool_times_one) {
+  tprog t;
+  build_bool_noop(&t);
+  char *ts = emit(&t.g, false, false);
+  cr_expect_not_null(strstr(ts, "torch.mul(t2, torch.full([], 1, dtype=torch.int64))"), "%s", ts);
+  cr_expect_not_null(strstr(ts, "torch.add(t2, torch.full([], 0, dtype=torch.int64))"), "%s", ts);
+  cr_expect_not_null(strstr(ts, "torch.mul(t2, 2)"), "%s", ts);
+  free(ts);
+  /* three calls: the profiling executor optimizes from the second on */
+  run_torch(&t.g, false,
+            "x = torch.tensor([-1.0, 0.0, 2.0])\n"
+            "for _ in range(3):\n"
+            "    r = run(x)\n"
+            "    expect(r[0], torch.ones(3, dtype=torch.int64), what='b * 1')\n"
+            "    expect(r[2], torch.ones(3, dtype=torch.int64), what='b + 0')\n");
   tp_free(&t);
 }
 

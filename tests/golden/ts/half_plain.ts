@@ -11,4 +11,6 @@ def half_chain(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor):
     t11 = torch.mul(x, float('inf'))  # %11
     t12 = torch.nan_to_num(t11, nan=0.0)  # %12
     t14 = torch.full_like(x, 0.1, dtype=torch.float16)  # %14
-    return t6, t7, t8, t9, t12, t14
+    t15 = torch.eq(x, z)  # %15
+    t17 = torch.eq(t14, 0.1)  # %17
+    return t6, t7, t8, t9, t12, t14, t15, t17
