@@ -12,8 +12,18 @@ open Kgen.Tests.Support
 
 let examplesAssembly = Assembly.Load "Examples"
 
+/// Every example source: examples/*.fs and the real model forwards of examples/models/*.fs.
 let exampleSources () =
     Directory.GetFiles(Path.Combine(repoRoot, "examples"), "*.fs", SearchOption.AllDirectories) |> Array.sort
+
+/// The examples kgen compiles today (examples/*.fs). The model forwards of examples/models
+/// (docs/models.md) need the ops of issue 11 and join the checks when they compile.
+let compiledExampleSources () =
+    Directory.GetFiles(Path.Combine(repoRoot, "examples"), "*.fs", SearchOption.TopDirectoryOnly) |> Array.sort
+
+/// The model forwards transcribed from public TorchSharp code (examples/models, docs/models.md).
+let modelSources () =
+    Directory.GetFiles(Path.Combine(repoRoot, "examples", "models"), "*.fs") |> Array.sort
 
 /// The bad inputs of tests/bad written by the F# compiler (the others were edited after
 /// serialization, or are F# that does not compile, and come from tools/mkexamples.py).
@@ -25,7 +35,7 @@ let badSources () =
     |> Array.sort
 
 [<Fact>]
-let ``every examples/*.json is what the serializer writes for its .fs`` () =
+let ``every examples/*.json and examples/models/*.json is what the serializer writes for its .fs`` () =
     let stale =
         [ for fs in Array.append (exampleSources ()) (badSources ()) do
               let json = Path.ChangeExtension(fs, ".json")
@@ -35,6 +45,42 @@ let ``every examples/*.json is what the serializer writes for its .fs`` () =
     if not stale.IsEmpty then
         failwithf "%d example document(s) differ from the serializer's output (regenerate with tools/regen-examples):\n%s"
             stale.Length (String.concat "\n" stale)
+
+[<Fact>]
+let ``the model forwards of examples/models are there and each has its JSON`` () =
+    // what docs/models.md measures: the forwards issue 11's acceptance names
+    let names = modelSources () |> Array.map Path.GetFileNameWithoutExtension |> Set.ofArray
+    for m in [ "llama"; "modestgpt"; "nasbert"; "phi3"; "torchsharp_fun"; "tutorial_mlp" ] do
+        Assert.True(names.Contains m, sprintf "examples/models/%s.fs is missing" m)
+        Assert.True(File.Exists(Path.Combine(repoRoot, "examples", "models", m + ".json")), m)
+
+/// The eager side of the three-way check on every model forward: the F# entry run by TorchSharp
+/// (Kgen.Eval; the modules' compiled forwards) on inputs of its signature, so the transcriptions
+/// stay real working code until kgen compiles them. Integer inputs (token and position ids) are
+/// drawn from [0, 5), inside every model's vocabulary.
+[<Fact>]
+let ``every model forward of examples/models runs in TorchSharp`` () =
+    use g = new TorchSharp.torch.Generator(17UL, TorchSharp.torch.CPU)
+    let mutable ran = 0
+    for fs in modelSources () do
+        let doc = Collect.documentOfSource examplesAssembly fs
+        let root = parse doc.Json
+        let entries = Collect.entriesOfSource Collect.zeros None examplesAssembly fs
+        for (i, en) in List.indexed entries do
+            let pars, _ = Check.signatureOf ((root |> prop "entries").[i] |> prop "signature") Map.empty
+            let args =
+                pars |> List.map (function
+                    | Check.TensorParam("int64", shape, _) -> box (TorchSharp.torch.randint(0L, 5L, shape, dtype = TorchSharp.torch.int64, generator = g))
+                    | Check.TensorParam(dt, shape, nz) -> box (Check.randomTensor g dt shape nz)
+                    | Check.ScalarParam dt -> failwithf "%s: a number parameter (%s)" en.Name dt)
+            let outs =
+                try Eval.applyAll (Eval.run en.Expr) args |> Check.flatten
+                with ex -> failwithf "%s, entry %s: %s" (Path.GetFileName fs) en.Name (ex.ToString())
+            Assert.True(not outs.IsEmpty, en.Name)
+            for o in outs do
+                Assert.True(o.numel() > 0L, en.Name)
+            ran <- ran + 1
+    Assert.True(ran >= 17, sprintf "%d model entries ran" ran)
 
 [<Fact>]
 let ``the bad inputs F# can write are real F#`` () =
@@ -55,7 +101,7 @@ let ``every example has at least one entry with a signature`` () =
 /// (a C++ exception through P/Invoke), which must fail this test, not kill the test host.
 [<Fact>]
 let ``every example passes the three-way check`` () =
-    let sources = exampleSources () |> Array.map (fun f -> "\"" + f + "\"") |> String.concat " "
+    let sources = compiledExampleSources () |> Array.map (fun f -> "\"" + f + "\"") |> String.concat " "
     let psi = Diagnostics.ProcessStartInfo("bash", sprintf "\"%s\" check %s" (Path.Combine(repoRoot, "tools", "kgen-fsharp")) sources,
                                            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
                                            WorkingDirectory = repoRoot)

@@ -143,3 +143,112 @@ let ``the MNIST model of TorchSharpExamples, as written, expands up to its first
     let model = new MnistModel("model", torch.CPU)
     let ex = Assert.Throws<Serializer.SerializeError>(fun () -> serialize <@ fun (x: Tensor) -> model.forward x @> None |> ignore)
     Assert.Contains("'model_conv1' of type TorchSharp.Modules.Conv2d", ex.Data0)
+
+// ---- what real model code needed (examples/models, docs/models.md) ----------------------------
+
+/// A forward of several arguments (Module<T1, T2, T3, TResult>, as attention modules take the
+/// hidden states, position ids and a mask), a helper member called on `this`, a registered buffer
+/// read by name, a field tested for null.
+[<AllowNullLiteral>]
+type Rotary(dim: int64) as this =
+    inherit Module<Tensor, Tensor, Tensor * Tensor>("rotary")
+    do this.register_buffer("inv_freq", torch.arange(0L, dim, 2L, dtype = torch.float32), persistent = false)
+
+    [<ReflectedDefinition>]
+    override this.forward(x: Tensor, positions: Tensor) =
+        let freqs = this.get_buffer("inv_freq").unsqueeze(0L) * positions.unsqueeze(-1L).to_type(x.dtype)
+        (freqs.cos(), freqs.sin())
+
+type Attn(d: int64) as this =
+    inherit Module<Tensor, Tensor, Tensor, Tensor>("attn")
+    let proj = Linear(d, d, hasBias = false)
+    let rotary = new Rotary(d)
+    let missing : Rotary = null
+    do this.RegisterComponents()
+
+    [<ReflectedDefinition>]
+    member private _.Scale(t: Tensor) = t * 0.5f
+
+    [<ReflectedDefinition>]
+    override this.forward(x: Tensor, positions: Tensor, mask: Tensor) =
+        let cos, sin = rotary.forward(x, positions)
+        let h = if isNull missing then this.Scale(proj.forward x) else x
+        let h = if isNull proj then x else h
+        h * cos + sin + mask
+
+[<Fact>]
+let ``a forward of several arguments, a helper member, a buffer by name and null tests of fields`` () =
+    let m = new Attn(4L)
+    let d = serialize <@ fun (x: Tensor) (p: Tensor) (mask: Tensor) -> m.forward(x, p, mask) @> None
+    let cs = calls d.Json
+    Assert.DoesNotContain("forward", cs)
+    Assert.DoesNotContain("Scale", cs)
+    Assert.DoesNotContain("get_buffer", cs)
+    Assert.DoesNotContain("IsNull", cs)
+    Assert.Contains("linear", cs)
+    Assert.Contains("cos", cs)
+    Assert.Equal<string list>([ "m_proj_weight"; "m_rotary_inv_freq" ], d.Captures |> List.map (fun c -> c.Name) |> List.sort)
+    Assert.Same(m.get_buffer("rotary.inv_freq"), (d.Captures |> List.find (fun c -> c.Name = "m_rotary_inv_freq")).Value)
+    // isNull of a field read through the live module is a constant: the null field true, proj false
+    let bools =
+        parse d.Json |> nodes |> Seq.filter (fun n -> kind n = "Value" && (prop "value" n).ValueKind <> System.Text.Json.JsonValueKind.Object)
+        |> Seq.map (fun n -> (prop "value" n).GetRawText()) |> List.ofSeq
+    Assert.Contains("true", bools)
+    Assert.Contains("false", bools)
+    // the parameters of the inlined forwards are bound by Lets, no tuple of arguments remains
+    let vars = [ for v in (parse d.Json |> prop "vars").EnumerateArray() -> v |> prop "name" |> str ]
+    Assert.DoesNotContain("tupledArg", vars)
+    Assert.Contains("positions", vars)
+
+type NoBody() =
+    inherit Module<Tensor, Tensor, Tensor>("nobody")
+    override _.forward(x: Tensor, y: Tensor) = x + y
+
+[<Fact>]
+let ``a forward of several arguments without a reflected body is an error naming the module`` () =
+    let m = new NoBody()
+    let ex = Assert.Throws<Serializer.SerializeError>(fun () -> serialize <@ fun (x: Tensor) (y: Tensor) -> m.forward(x, y) @> None |> ignore)
+    Assert.Contains("'m' of type Kgen.Tests.ModuleTests+NoBody", ex.Data0)
+    Assert.Contains("not marked [<ReflectedDefinition>]", ex.Data0)
+
+/// A module built from a function at run time (TorchSharp.Fun's FuncModel): its forward is the
+/// quotation it carries; what it captures is named by where it registered it.
+type Quoted(name: string, children: (string * Module<Tensor, Tensor>) list, fwd: Expr<Tensor -> Tensor>) as this =
+    inherit Module<Tensor, Tensor>(name)
+    do for (n, c) in children do this.register_module(n, c)
+    override _.forward(x) = (Eval.run fwd :?> (Tensor -> Tensor)) x
+    interface IQuotedForward with
+        member _.Forward = fwd :> Expr
+
+[<Fact>]
+let ``a module carrying its forward as a quotation is inlined, its captures named by registration`` () =
+    let mk () =
+        let l1 = Linear(4L, 4L) :> Module<Tensor, Tensor>
+        let act = SELU() :> Module<Tensor, Tensor>
+        new Quoted("q", [ "fc"; "act" ] |> List.zip <| [ l1; act ], <@ fun t -> t --> l1 --> act @>)
+    // two quoted modules capture different Linears under the same local name `l1`
+    let a, b = mk (), mk ()
+    let d = serialize <@ fun (x: Tensor) -> b.forward(a.forward x) @> None
+    let cs = calls d.Json
+    Assert.Contains("selu", cs)
+    Assert.Equal(2, cs |> List.filter ((=) "linear") |> List.length)
+    Assert.Equal<string list>([ "a_fc_bias"; "a_fc_weight"; "b_fc_bias"; "b_fc_weight" ], d.Captures |> List.map (fun c -> c.Name) |> List.sort)
+
+[<Fact>]
+let ``capture names are identifiers: an Embedding's own name has colons`` () =
+    let emb = Embedding(5L, 3L)
+    let q = new Quoted("q", [ emb.GetName(), emb :> Module<Tensor, Tensor> ], <@ fun t -> t --> emb @>)
+    let d = serialize <@ fun (ids: Tensor) -> q.forward ids @> None
+    Assert.Equal<string list>([ "q_torch__nn__EmbeddingImpl_weight" ], d.Captures |> List.map (fun c -> c.Name))
+
+[<Fact>]
+let ``documents deeper than System.Text.Json's default 64 levels serialize`` () =
+    // a whole model forward is a long chain of lets (one level each)
+    let x = Var("x", typeof<Tensor>)
+    let body =
+        List.init 150 (fun i -> Var(sprintf "h%d" i, typeof<Tensor>))
+        |> List.fold (fun (prev: Var, k: Expr -> Expr) v ->
+            v, (fun inner -> k (Expr.Let(v, <@@ (%%(Expr.Var prev): Tensor).relu() @@>, inner)))) (x, id)
+        |> fun (last, k) -> k (Expr.Var last)
+    let d = serialize (Expr.Lambda(x, body)) None
+    Assert.Equal(150, calls d.Json |> List.filter ((=) "relu") |> List.length)

@@ -12,7 +12,7 @@ let repoRoot =
         else up d.Parent
     up (DirectoryInfo System.AppContext.BaseDirectory)
 
-let parse (json: string) = JsonDocument.Parse(json).RootElement
+let parse (json: string) = JsonDocument.Parse(json, JsonDocumentOptions(MaxDepth = Kgen.Serializer.maxDepth)).RootElement
 
 /// Every object node (with "k") of a document, depth first.
 let rec nodes (e: JsonElement) : JsonElement seq =

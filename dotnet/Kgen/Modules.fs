@@ -52,14 +52,18 @@ let private mMish = methodOf <@ torch.nn.functional.mish(t0, false) @>
 let private mElu = methodOf <@ t0.elu(1.0) @>
 let private mLeaky = methodOf <@ t0.leaky_relu(Scalar.op_Implicit 0.01) @>
 let private mScalarOfDouble = methodOf <@ Scalar.op_Implicit(0.01) @>
+let private mSelu = methodOf <@ t0.selu() @>
 let private mSoftplus = methodOf <@ t0.softplus(1.0, 20.0) @>
 let private mSoftmax = methodOf <@ t0.softmax(0L, Nullable()) @>
 let private mIndex = methodOf <@ t0.index([| torch.TensorIndex.Tensor t0 |]) @>
 let private mTensorIndex = methodOf <@ torch.TensorIndex.Tensor t0 @>
+let private mIsNull = (methodOf <@ isNull (null: obj) @>).GetGenericMethodDefinition()
 let private mForward =
     typeof<torch.nn.Module<Tensor, Tensor>>.GetMethod("forward", [| typeof<Tensor> |])
 
-let isModule (o: obj) = o :? torch.nn.Module
+/// A live object the serializer applies: a TorchSharp module, or an object carrying its forward
+/// as a quotation (Kgen.IQuotedForward, such as a functional library's model wrapper).
+let isModule (o: obj) = o :? torch.nn.Module || o :? Kgen.IQuotedForward
 
 /// `fc1@12` (an F# let field) -> `fc1`.
 let private memberName (n: string) =
@@ -67,7 +71,12 @@ let private memberName (n: string) =
     | -1 -> n
     | i -> n.Substring(0, i)
 
-let private join (path: string) (n: string) = if path = "" then memberName n else path + "_" + memberName n
+/// A name as an identifier of C, Python and compact signatures: other characters become '_'
+/// (an Embedding names itself `torch::nn::EmbeddingImpl`, an F# local may be ``input tensor``).
+let private ident (n: string) =
+    String(n.ToCharArray() |> Array.map (fun c -> if (Char.IsAsciiLetterOrDigit c) || c = '_' then c else '_'))
+
+let private join (path: string) (n: string) = if path = "" then ident (memberName n) else path + "_" + ident (memberName n)
 
 /// A tensor read through a live module: a named capture.
 let private capture (path: string) (t: Tensor) : Expr =
@@ -83,29 +92,83 @@ let rec live (vars: Var -> Live option) (e: Expr) : Live option =
                 with ex -> raise (ModuleError(sprintf "reading '%s' of '%s' failed: %s" name l.Path ex.Message))
             { Obj = v; Path = join l.Path name })
     match e with
-    | ValueWithName(o, _, n) when isModule o -> Some { Obj = o; Path = n }
+    | ValueWithName(o, _, n) when isModule o -> Some { Obj = o; Path = ident n }
     | Var v -> vars v
     | Coerce(x, _) -> live vars x
     | FieldGet(Some x, f) -> step x f.GetValue f.Name
     | PropertyGet(Some x, p, []) -> step x p.GetValue p.Name
     | PropertyGet(None, p, []) when typeof<torch.nn.Module>.IsAssignableFrom p.PropertyType ->
         Some { Obj = p.GetValue null; Path = p.Name }
+    | PropertyGet(None, p, []) when p.PropertyType.IsInterface ->
+        // a module-level value typed by an interface it implements (TorchSharp.Fun's IModel)
+        let v = p.GetValue null
+        if isModule v then Some { Obj = v; Path = p.Name } else None
     | FieldGet(None, f) when typeof<torch.nn.Module>.IsAssignableFrom f.FieldType ->
         Some { Obj = f.GetValue null; Path = f.Name }
     | _ -> None
 
-/// An overriding `forward` of a user module with a reflected body: Lambda(this, Lambda(x, body)).
-let private userForward (m: obj) =
-    let mi = m.GetType().GetMethod("forward", [| typeof<Tensor> |])
+/// A quoted forward's captured values (ValueWithName: the modules and tensors its closure
+/// holds, named after F# locals) renamed by where the live module `l` registered them: a child
+/// module `m_Linear_1`, a parameter or buffer `m_w`; anything else `m_<local name>`. So two
+/// quoted forwards capturing different objects under the same local name stay apart.
+let private renameCaptures (l: Live) (body: Expr) =
+    let registered =
+        match l.Obj with
+        | :? torch.nn.Module as m ->
+            [ for struct (n, c) in m.named_children() -> box c, n
+              for struct (n, p) in m.named_parameters(false) -> box p, n
+              for struct (n, b) in m.named_buffers(false) -> box b, n ]
+        | _ -> []
+    let nameOf (o: obj) (local: string) =
+        match registered |> List.tryFind (fun (r, _) -> Object.ReferenceEquals(r, o)) with
+        | Some(_, n) -> join l.Path (n.Replace('.', '_'))
+        | None -> join l.Path local
+    let rec go (e: Expr) =
+        match e with
+        | ValueWithName(o, t, n) when not (isNull o) && not (t.IsPrimitive || t.IsEnum || t = typeof<string>) ->
+            Expr.ValueWithName(o, t, nameOf o n)
+        | ExprShape.ShapeVar _ -> e
+        | ExprShape.ShapeLambda(v, b) -> Expr.Lambda(v, go b)
+        | ExprShape.ShapeCombination(shape, args) -> ExprShape.RebuildShapeCombination(shape, List.map go args)
+    go body
+
+/// The reflected body of the method `name` the live object runs for these parameter types (the
+/// most derived override: virtual dispatch on the live object): Lambda(this, Lambda(..., body)).
+let private userMethod (o: obj) (name: string) (types: Type[]) =
+    let mi =
+        try o.GetType().GetMethod(name, BindingFlags.Public ||| BindingFlags.NonPublic ||| BindingFlags.Instance, null, types, null)
+        with :? AmbiguousMatchException -> null
     if isNull mi then None else Expr.TryGetReflectedDefinition mi
+
+let private userForward (m: obj) = userMethod m "forward" [| typeof<Tensor> |]
+
+/// A reflected method's parameters bound to a call's arguments, as Lets around its body. F#
+/// quotes a method of one parameter as Lambda(p, body), of none as Lambda(unit, body), and of
+/// several as one tupled lambda Lambda(tupledArg, Let(p1, TupleGet(tupledArg, 0), ...)).
+let bindParams (lam: Expr) (args: Expr list) : Expr option =
+    match lam, args with
+    | Lambda(u, body), [] when u.Type = typeof<unit> -> Some(Expr.Let(u, Expr.Value(()), body))
+    | Lambda(p, body), [ x ] -> Some(Expr.Let(p, x, body))
+    | Lambda(t, body), _ :: _ :: _ ->
+        let rec peel (b: Expr) acc =
+            match b with
+            | Let(p, TupleGet(Var t', i), rest) when t' = t -> peel rest ((p, i) :: acc)
+            | rest -> List.rev acc, rest
+        let binds, rest = peel body []
+        let args = Array.ofList args
+        if binds.Length = args.Length && binds |> List.forall (fun (_, i) -> i < args.Length) then
+            Some(List.foldBack (fun (p: Var, i) b -> Expr.Let(p, args.[i], b)) binds rest)
+        else Some(Expr.Let(t, Expr.NewTuple(List.ofArray args), body))
+    | _ -> None
 
 let private known =
     "Linear, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
-    "LeakyReLU, Softplus, Softmax, Identity, Sequential"
+    "LeakyReLU, Softplus, Softmax, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
-/// reflected forward's `this` and parameter vars and its body (the serializer binds them).
-let apply (l: Live) (x: Expr) : Choice<Expr, Var * Var * Expr> =
+/// reflected forward's `this` and its body with the parameter bound to `x` (the serializer
+/// binds `this` to the live module).
+let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
     let call (mi: MethodInfo) args = Choice1Of2(Expr.Call(mi, args))
     let inst (mi: MethodInfo) args = Choice1Of2(Expr.Call(x, mi, args))
     let dbl (v: float) = Expr.Value v
@@ -131,7 +194,14 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Var * Expr> =
     | :? LeakyReLU as m -> inst mLeaky [ Expr.Call(mScalarOfDouble, [ dbl m.negative_slope ]) ]
     | :? Softplus as m -> inst mSoftplus [ dbl m.beta; dbl m.threshold ]
     | :? Softmax as m -> inst mSoftmax [ Expr.Value m.dim; Expr.DefaultValue typeof<Nullable<torch.ScalarType>> ]
+    | :? SELU -> inst mSelu []
     | :? Identity -> Choice1Of2 x
+    | :? Kgen.IQuotedForward as q ->
+        match q.Forward with
+        | Lambda(p, body) when p.Type = typeof<Tensor> -> Choice1Of2(Expr.Let(p, x, renameCaptures l body))
+        | f ->
+            raise (ModuleError(sprintf "module '%s' of type %s: its quoted forward is not a lambda of one tensor: %A"
+                                   l.Path (l.Obj.GetType().ToString()) f))
     | :? Sequential as s ->
         // the chain of its children, each an application of a named live module
         let chained =
@@ -142,7 +212,7 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Var * Expr> =
         Choice1Of2 chained
     | o ->
         match userForward o with
-        | Some(Lambda(this, Lambda(p, body))) -> Choice2Of2(this, p, body)
+        | Some(Lambda(this, Lambda(p, body))) -> Choice2Of2(this, Expr.Let(p, x, body))
         | _ ->
             raise (ModuleError(sprintf
                 "module '%s' of type %s is not supported: kgen expands %s, and user modules whose forward is marked [<ReflectedDefinition>]"
@@ -155,6 +225,48 @@ let (|ModuleApply|_|) (vars: Var -> Live option) (e: Expr) =
         live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
     | Call(None, mi, [ x; m ]) when mi.Name = "op_MinusMinusGreater" ->
         live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
+    | _ -> None
+
+/// Any other call of a method of a live user module: `m.forward(x, y, mask)` (a forward of
+/// several arguments, Module<T1, T2, ..., TResult>), `m.call(x, y)`, `this.Norm(x)` (a helper
+/// member), or a member of a module that is not a Module<Tensor, Tensor>. The method the live
+/// object runs (its most derived override; `call` runs `forward`) must have a reflected body;
+/// gives the live module, the body's `this` and the body with its parameters bound to the
+/// arguments. A method without a reflected body is an error naming it.
+let (|ModuleMethod|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) ->
+        match live vars m with
+        | Some l when isModule l.Obj ->
+            let name = if mi.Name = "call" then "forward" else mi.Name
+            let types = mi.GetParameters() |> Array.map (fun p -> p.ParameterType)
+            match userMethod l.Obj name types with
+            | Some(Lambda(this, lam)) ->
+                match bindParams lam args with
+                | Some body -> Some(l, this, body)
+                | None -> raise (ModuleError(sprintf "'%s.%s': its reflected body has an unexpected form" l.Path name))
+            | _ when name = "forward" ->
+                raise (ModuleError(sprintf
+                    "module '%s' of type %s: its forward of %d argument(s) is not marked [<ReflectedDefinition>] (kgen expands %s, and user modules whose forward is)"
+                    l.Path (l.Obj.GetType().ToString()) args.Length known))
+            | _ -> None
+        | _ -> None
+    | _ -> None
+
+/// `m.get_buffer("name")` / `m.get_parameter("name")` on a live module with a constant name: the
+/// registered tensor, a captured input named by its path (`rotary_inv_freq`).
+let (|ModuleTensorByName|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, [ Value(:? string as name, _) ]) when mi.Name = "get_buffer" || mi.Name = "get_parameter" ->
+        match live vars m with
+        | Some l when isModule l.Obj ->
+            let t =
+                try mi.Invoke(l.Obj, [| box name |])
+                with ex -> raise (ModuleError(sprintf "%s(\"%s\") of '%s' failed: %s" mi.Name name l.Path ex.Message))
+            match t with
+            | :? Tensor as t -> Some(capture (join l.Path (name.Replace('.', '_'))) t)
+            | _ -> raise (ModuleError(sprintf "'%s' has no %s named \"%s\"" l.Path (mi.Name.Substring 4) name))
+        | _ -> None
     | _ -> None
 
 /// A value read through a live module that is not a module itself: a tensor (parameter or
@@ -170,6 +282,16 @@ let (|LiveValue|_|) (vars: Var -> Live option) (e: Expr) =
             | o when o.GetType().IsPrimitive || o.GetType().IsEnum || (o.GetType().IsArray && o.GetType().GetElementType().IsPrimitive) ->
                 Some(Expr.Value(o, e.Type))
             | o -> raise (ModuleError(sprintf "'%s' (%s) read from a module is neither a tensor nor a number" l.Path (o.GetType().ToString())))
+        | _ -> None
+    | _ -> None
+
+/// `isNull v` of a value read through a live module (`isNull this.qkv_proj`, `isNull bias`): a
+/// constant, as the value itself is read when the quotation is serialized.
+let (|LiveNullTest|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(None, mi, [ x ]) when mi.IsGenericMethod && mi.GetGenericMethodDefinition() = mIsNull ->
+        match x with
+        | FieldGet(Some _, _) | PropertyGet(Some _, _, []) -> live vars x |> Option.map (fun l -> Expr.Value(isNull l.Obj))
         | _ -> None
     | _ -> None
 

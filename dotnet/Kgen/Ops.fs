@@ -23,6 +23,15 @@ type EntryAttribute(signature: string) =
     member _.Signature = signature
     member val NonZero: int[] = [||] with get, set
 
+/// A module whose forward is a quotation it carries, not a [<ReflectedDefinition>] method: a
+/// module built from an F# function at run time, as functional model libraries do (TorchSharp.Fun's
+/// `F` and `->>`, examples/models/torchsharp_fun.fs), where the compiled closure has no body F#
+/// can give back. The serializer inlines `Forward` — a lambda of the forward's parameter — at each
+/// application of the live module; the modules and tensors it captures are named by the path of
+/// the module and the names they are registered under (docs/fsharp.md "Modules").
+type IQuotedForward =
+    abstract Forward: Quotations.Expr
+
 module internal Eager =
     let scalarTypeOf (t: Type) =
         if t = typeof<float32> then torch.ScalarType.Float32

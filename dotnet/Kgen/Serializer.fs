@@ -335,10 +335,10 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
         | Modules.ModuleApply vars (l, x) ->
             match Modules.apply l x with
             | Choice1Of2 e' -> writeInstead c w field e e'
-            | Choice2Of2(this, p, body) ->
-                c.LiveVars.[this] <- l
-                writeInstead c w field e (Expr.Let(p, x, body))
-                c.LiveVars.Remove this |> ignore
+            | Choice2Of2(this, body) -> writeInlined c w field e this l body
+        | Modules.ModuleMethod vars (l, this, body) -> writeInlined c w field e this l body
+        | Modules.ModuleTensorByName vars e' -> writeInstead c w field e e'
+        | Modules.LiveNullTest vars e' -> writeInstead c w field e e'
         | Modules.ModuleForEach vars (item, body, items) -> writeUnrolled c w field e item body items
         | Modules.ModuleLet vars (v, l, body) ->
             c.LiveVars.[v] <- l
@@ -350,9 +350,19 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
             for (v, _) in bound do c.LiveVars.Remove v |> ignore
         | Modules.LiveValue vars e' -> writeInstead c w field e e'
         | Var v when c.LiveVars.ContainsKey v ->
-            fail "the module object '%s' is used other than through its fields or forward" v.Name
+            fail "%sthe module object '%s' (%s) is used other than through its fields, its tensors by name or its reflected methods"
+                (locText e) v.Name (c.LiveVars.[v].Obj.GetType().ToString())
         | _ -> writeNode1 c w field e
     with Modules.ModuleError msg -> fail "%s%s" (locText e) msg
+
+/// A user module's reflected method inlined at its call site `e`, `this` bound to the live module.
+and private writeInlined (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) (this: Var) (l: Modules.Live) (body: Expr) =
+    let saved = match c.LiveVars.TryGetValue this with | true, s -> Some s | _ -> None
+    c.LiveVars.[this] <- l
+    writeInstead c w field e body
+    match saved with
+    | Some s -> c.LiveVars.[this] <- s
+    | None -> c.LiveVars.Remove this |> ignore
 
 /// A loop over a live module list, unrolled: Sequential(body[item1], Sequential(body[item2], ...)).
 and private writeUnrolled (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) (item: Var) (body: Expr)
@@ -569,6 +579,9 @@ and private writeNode1 (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: E
     writeLoc c w e
     w.WriteEndObject()
 
+/// The deepest document the serializer writes (cJSON's CJSON_NESTING_LIMIT).
+let maxDepth = 1000
+
 /// Serialize entries (and the reflected definitions they reach) as one kgen document.
 let serialize (entries: Entry list) : Document =
     let c =
@@ -584,7 +597,9 @@ let serialize (entries: Entry list) : Document =
           Inherited = None }
     // The body first (it fills files, vars and definitions), the header after.
     use bodyStream = new MemoryStream()
-    let opts = JsonWriterOptions(Indented = true, IndentSize = 1, SkipValidation = false)
+    // whole model forwards nest deeper than System.Text.Json's default 64 (a Let chain is one
+    // level per binding): allow cJSON's own limit, the most the C reader could ever take
+    let opts = JsonWriterOptions(Indented = true, IndentSize = 1, SkipValidation = false, MaxDepth = maxDepth)
     (
         use w = new Utf8JsonWriter(bodyStream, opts)
         w.WriteStartObject()
@@ -639,7 +654,7 @@ let serialize (entries: Entry list) : Document =
             w.WriteEndObject()
         w.WriteEndArray()
         // Splice the body object's members in.
-        use doc = JsonDocument.Parse(bodyStream.ToArray())
+        use doc = JsonDocument.Parse(bodyStream.ToArray(), JsonDocumentOptions(MaxDepth = maxDepth))
         for p in doc.RootElement.EnumerateObject() do p.WriteTo w
         w.WriteEndObject()
     )
