@@ -252,3 +252,20 @@ let ``documents deeper than System.Text.Json's default 64 levels serialize`` () 
         |> fun (last, k) -> k (Expr.Var last)
     let d = serialize (Expr.Lambda(x, body)) None
     Assert.Equal(150, calls d.Json |> List.filter ((=) "relu") |> List.length)
+
+/// A module over an input class (Phi-3's and GenAI's attention modules take one): its forward for
+/// the argument's type is inlined like any other.
+type AttnInput = { Hidden: Tensor; Scale: float32 }
+
+type OverInput() =
+    inherit Module<AttnInput, Tensor>("overinput")
+
+    [<ReflectedDefinition>]
+    override _.forward(input: AttnInput) = input.Hidden * input.Scale
+
+[<Fact>]
+let ``a forward over an input class is inlined`` () =
+    let m = new OverInput()
+    let d = serialize <@ fun (x: Tensor) -> m.forward({ Hidden = x; Scale = 0.5f }) @> None
+    Assert.DoesNotContain("forward", calls d.Json)
+    Assert.Contains("NewRecord", parse d.Json |> nodes |> Seq.map kind)

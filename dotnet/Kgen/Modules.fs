@@ -211,7 +211,12 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
                 Expr.Call(Expr.Coerce(recv, typeof<torch.nn.Module<Tensor, Tensor>>), mForward, [ acc ])) x
         Choice1Of2 chained
     | o ->
-        match userForward o with
+        // the forward for the argument's own type (a Module<Input, Output> over a class) or a tensor
+        let fwd =
+            match userMethod o "forward" [| x.Type |] with
+            | Some f -> Some f
+            | None -> userForward o
+        match fwd with
         | Some(Lambda(this, Lambda(p, body))) -> Choice2Of2(this, Expr.Let(p, x, body))
         | _ ->
             raise (ModuleError(sprintf
