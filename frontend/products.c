@@ -280,6 +280,15 @@ kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, con
   }
   /* addmm / baddbmm: beta * input + alpha * (m1 @ m2) */
   bool batched = spelling == 1;
+  if (batched) {
+    /* TorchSharp 0.107's baddbmm passes its operands to LibTorchSharp's
+     * THSTensor_baddbmm(batch1, batch2, mat) as (self, batch1, batch2) (Tensor.cs:3341,
+     * THSTensorMath.cpp:168), so x.baddbmm(b1, b2) and torch.baddbmm(x, b1, b2) compute
+     * b2 * beta + alpha * (x @ b1): kgen computes what the F# code really computes (found by
+     * the .NET three-way check; the torch.div rows are the same kind of case) */
+    uint32_t x = in[0];
+    in[0] = in[2], in[2] = in[1], in[1] = x;
+  }
   const kg_gnode *c = kg_elab_gnode(el, in[0]), *a = kg_elab_gnode(el, in[1]), *b = kg_elab_gnode(el, in[2]);
   double beta = n_f > 0 ? fattr[0] : 1, alpha = n_f > 1 ? fattr[1] : 1;
   kg_shape out;
