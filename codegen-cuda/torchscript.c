@@ -655,64 +655,8 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
       s = fmt(c, "torch.%s(%s, %s)", mm_fn[n->ia[1] >= 0 && n->ia[1] <= 4 ? n->ia[1] : 0], text(c, a[0]), text(c, a[1]));
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
   } else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
-    /* reductions: torch.<op>(x, dim=[...], keepdim=K); all dims without keepdim: torch.<op>(x) */
-    const kg_gnode *xn = &c->g->nodes.v[n->in[0]];
-    int r = xn->shape.rank;
-    int64_t mask = n->ia[0];
-    bool all = r == 0 || mask == (((int64_t)1 << r) - 1);
-    const char *fn = op == KG_OP_RAMAX ? "amax" : op == KG_OP_RAMIN ? "amin" : oi->torch + 6;
-    if (a[0].num) {
-      fail(c, id, "reduction of a number");
-      return;
-    }
-    kg_strbuf dl;
-    kg_sb_init(&dl);
-    int first_dim = -1, nd = 0;
-    for (int d = 0; d < r; d++)
-      if (mask & ((int64_t)1 << d)) kg_sb_printf(&dl, "%s%d", dl.len ? ", " : "", d), first_dim = first_dim < 0 ? d : first_dim, nd++;
-    const char *kd = n->ia[1] ? "True" : "False";
-    const char *dims = fmt(c, "%s", kg_sb_cstr(&dl));
-    kg_sb_free(&dl);
-    if (op == KG_OP_SOFTMAX || op == KG_OP_LOG_SOFTMAX) {
-      s = fmt(c, "torch.%s(%s, dim=%d)", op == KG_OP_SOFTMAX ? "softmax" : "log_softmax", text(c, a[0]), first_dim < 0 ? 0 : first_dim);
-    } else if (op == KG_OP_LAYER_NORM) {
-      const char *w = "None", *b = "None";
-      int j = 1;
-      if (n->ia[1] & 1) w = text(c, a[j++]);
-      if (n->ia[1] & 2) b = text(c, a[j++]);
-      s = fmt(c, "torch.nn.functional.layer_norm(%s, %s.shape[%d:], %s, %s, %.17g)", text(c, a[0]), text(c, a[0]), r - nd, w, b, n->fa[0]);
-    } else if (op == KG_OP_RVAR || op == KG_OP_RSTD) {
-      const char *nm = op == KG_OP_RVAR ? "var" : "std", *ub = n->fa[0] != 0 ? "True" : "False";
-      if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s, unbiased=%s)", nm, text(c, a[0]), ub);
-      else s = fmt(c, "torch.%s(%s, dim=[%s], unbiased=%s, keepdim=%s)", nm, text(c, a[0]), dims, ub, kd);
-    } else if (op == KG_OP_RCUMSUM) {
-      s = fmt(c, "torch.cumsum(%s, dim=%d)", text(c, a[0]), first_dim < 0 ? 0 : first_dim);
-    } else if (op == KG_OP_RARGMAX || op == KG_OP_RARGMIN) {
-      const char *nm = op == KG_OP_RARGMAX ? "argmax" : "argmin";
-      if (all && !n->ia[1]) s = fmt(c, "torch.%s(%s)", nm, text(c, a[0]));
-      else s = fmt(c, "torch.%s(%s, dim=%d, keepdim=%s)", nm, text(c, a[0]), first_dim < 0 ? 0 : first_dim, kd);
-    } else if (op == KG_OP_RLOGSUMEXP) {
-      s = fmt(c, "torch.logsumexp(%s, dim=[%s], keepdim=%s)", text(c, a[0]), dims, kd);
-    } else if (op == KG_OP_RNORM) {
-      const char *pv = isinf(n->fa[0]) ? "float('inf')" : fmt(c, "%.17g", n->fa[0]);
-      if (all && !n->ia[1]) s = fmt(c, "torch.norm(%s, p=%s)", text(c, a[0]), pv);
-      else s = fmt(c, "torch.norm(%s, p=%s, dim=[%s], keepdim=%s)", text(c, a[0]), pv, dims, kd);
-    } else if (all && !n->ia[1]) {
-      if (op == KG_OP_RAMAX || op == KG_OP_RAMIN) s = fmt(c, "torch.%s(%s)", op == KG_OP_RAMAX ? "max" : "min", text(c, a[0]));
-      else s = fmt(c, "torch.%s(%s)", fn, text(c, a[0]));
-    } else if (op == KG_OP_RPROD) {
-      int d = 0;
-      while (d < r && !(mask & ((int64_t)1 << d))) d++;
-      s = fmt(c, "torch.prod(%s, dim=%d, keepdim=%s)", text(c, a[0]), d, n->ia[1] ? "True" : "False");
-    } else {
-      s = fmt(c, "torch.%s(%s, dim=[%s], keepdim=%s)", fn, text(c, a[0]), dims, kd);
-    }
-    /* sum / nansum / prod / cumsum given a dtype other than PyTorch's default for the input
-     * (floats keep theirs, integers and bool give int64) pass it on */
-    if ((op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RPROD || op == KG_OP_RCUMSUM) &&
-        (kg_dtype)n->dtype != (kg_dtype_is_float((kg_dtype)xn->dtype) ? (kg_dtype)xn->dtype : KG_I64))
-      s = fmt(c, "%.*s, dtype=%s)", (int)strlen(s) - 1, s, tdt(c, dt));
-    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+    s = kg_twin_reduce(c, id, a);
+    if (!s) return;
   } else if (oi->flags & KG_OPF_LAYOUT) {
     s = kg_twin_layout(c, id, a);
   } else if (op == KG_OP_CAST) {

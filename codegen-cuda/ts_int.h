@@ -83,6 +83,10 @@ void kg_twin_emit_node(ts_ctx *c, uint32_t id);              /* the line(s) of g
 /* A MAP node: the scalar function vectorized over the broadcast inputs. */
 void kg_twin_emit_map(ts_ctx *c, uint32_t id);
 
+/* ---- ts_reduce.c ---- */
+/* A reduction, scan or normalization as PyTorch's own call (NULL after a failure). */
+const char *kg_twin_reduce(ts_ctx *c, uint32_t id, const vval *a);
+
 /* ---- ts_layout.c ---- */
 /* A layout op (views, cat, indexing, factories) as PyTorch's own call on operand values a. */
 const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a);
