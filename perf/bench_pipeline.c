@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/api_int.h"
+#include "perf/perf_common.h"
 
 #define SELF_PATH "perf/bench_pipeline.c"
 #define NVRTC_REPS 3
@@ -100,42 +100,12 @@ static int list_examples(const char *dir, char ***out) {
   return (int)v.n;
 }
 
-/* ---- bytes moved ---- */
+/* ---- bytes moved (the counting rules: perf_common.h) ---- */
 
-/* A symbolic dim takes the value `kgen check` gives it: 13 + 4 · symbol id. */
-static int64_t dim_size(const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : 13 + 4 * d->v; }
-
-static int64_t node_bytes(const kg_graph *g, uint32_t id) {
-  const kg_gnode *n = &g->nodes.v[id];
-  int64_t e = 1;
-  if (n->vkind == KG_V_TENSOR)
-    for (int i = 0; i < n->shape.rank; i++) e *= dim_size(&n->shape.d[i]);
-  return e * kg_dtype_get((kg_dtype)n->dtype)->size;
-}
+static int64_t node_bytes(const kg_graph *g, uint32_t id) { return kp_node_bytes(&g->nodes.v[id]); }
 
 /* Whether op n reads the values of operand j (full_like & co. take only its shape). */
 static bool reads_value(const kg_gnode *n, int j) { return !(n->op == KG_OP_FULL && j == 1); }
-
-static bool var_used(const kg_kernel *k, uint32_t var) {
-  for (uint32_t i = 0; i < k->exprs.n; i++)
-    if (k->exprs.v[i].kind == KX_VAR && k->exprs.v[i].a == var) return true;
-  return false;
-}
-
-/* Whether kernel k uses values loaded from buffer parameter `param`. A vector
- * load none of whose lanes is read is dead (NVVM drops it: no ld.global in the
- * PTX), so it moves no bytes. */
-static bool kernel_reads(const kg_kernel *k, uint32_t param) {
-  for (uint32_t i = 0; i < k->exprs.n; i++)
-    if (k->exprs.v[i].kind == KX_LOAD && k->exprs.v[i].a == param) return true;
-  for (uint32_t i = 0; i < k->stmts.n; i++) {
-    const kg_ks *s = &k->stmts.v[i];
-    if (s->kind != KS_VLOAD || s->a != param) continue;
-    for (uint32_t l = 0; l < (k->vec ? k->vec : 1); l++)
-      if (var_used(k, s->c + l)) return true;
-  }
-  return false;
-}
 
 /* Bytes an eager op moves: its tensor operands read, its result written. */
 static int64_t eager_op_bytes(const kg_graph *g, uint32_t id) {
@@ -147,12 +117,6 @@ static int64_t eager_op_bytes(const kg_graph *g, uint32_t id) {
   return b;
 }
 
-static bool space_empty(const kg_shape *s) {
-  for (int i = 0; i < s->rank; i++)
-    if (dim_size(&s->d[i]) == 0) return true;
-  return false;
-}
-
 static void measure_bytes(const kg_compiled *c, bench_row *r) {
   const kg_graph *g = &c->g;
   if (c->plan) { /* kernels inside loops: what a run moves depends on its trip counts */
@@ -161,31 +125,17 @@ static void measure_bytes(const kg_compiled *c, bench_row *r) {
     return;
   }
   /* minimum: the inputs whose values reach an output, once; each output, once */
-  uint8_t *live = kg_xcalloc(g->nodes.n + 1, 1);
-  r->min_b = 0;
-  for (uint32_t o = 0; o < g->outputs.n; o++) live[g->outputs.v[o]] = 1, r->min_b += node_bytes(g, g->outputs.v[o]);
-  for (uint32_t i = g->nodes.n; i-- > 0;) {
-    if (!live[i]) continue;
-    const kg_gnode *n = &g->nodes.v[i];
-    for (int j = 0; j < n->n_in; j++)
-      if (reads_value(n, j)) live[n->in[j]] = 1;
-  }
-  for (uint32_t p = 0; p < g->params.n; p++) {
-    uint32_t id = g->params.v[p].node;
-    if (live[id] && g->nodes.v[id].vkind == KG_V_TENSOR) r->min_b += node_bytes(g, id);
-  }
-  free(live);
+  r->min_b = kp_min_bytes(g);
   /* fused: per kernel, each buffer it reads from or writes to, once; a kernel
    * over an empty space is not launched (exec.c) */
   r->fused_b = 0, r->unread_params = 0;
   for (uint32_t ki = 0; ki < c->n_kernels; ki++) {
     const kg_kernel *k = kg_compiled_kernel(c, ki);
-    if (space_empty(&c->fusion.groups.v[ki].space)) continue;
+    if (kp_space_empty(&c->fusion.groups.v[ki].space)) continue;
     for (uint32_t j = 0; j < k->params.n; j++) {
       const kg_kparam *kp = &k->params.v[j];
       if (kp->kind != KP_BUFFER || kp->role != KPR_TENSOR) continue;
-      if (kp->r0) r->fused_b += node_bytes(g, g->outputs.v[kp->r1]);
-      else if (kernel_reads(k, j)) r->fused_b += node_bytes(g, g->params.v[kp->r1].node);
+      if (kp->is_output || kp_kernel_reads(k, j)) r->fused_b += kp_param_bytes(c, kp);
       else r->unread_params++;
     }
   }

@@ -1,0 +1,237 @@
+/* perf/perf_common.c — the counting rules the perf/ benchmarks share (perf_common.h). */
+#include "perf/perf_common.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t kp_dim(const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : 13 + 4 * d->v; }
+
+int64_t kp_numel(const kg_shape *s) {
+  int64_t e = 1;
+  for (int i = 0; i < s->rank; i++) e *= kp_dim(&s->d[i]);
+  return e;
+}
+
+int64_t kp_node_bytes(const kg_gnode *n) {
+  if (n->vkind != KG_V_TENSOR) return 0;
+  return kp_numel(&n->shape) * kg_dtype_get((kg_dtype)n->dtype)->size;
+}
+
+bool kp_space_empty(const kg_shape *s) {
+  for (int i = 0; i < s->rank; i++)
+    if (kp_dim(&s->d[i]) == 0) return true;
+  return false;
+}
+
+int64_t kp_param_bytes(const kg_compiled *c, const kg_kparam *kp) {
+  switch (kp->r0) {
+  case KG_BUF_PARAM: return kp_node_bytes(&c->g.nodes.v[c->g.params.v[kp->r1].node]);
+  case KG_BUF_OUTPUT: return kp_node_bytes(&c->lg.nodes.v[c->lg.outputs.v[kp->r1]]);
+  case KG_BUF_TEMP: return kp_node_bytes(&c->lg.nodes.v[c->fusion.temps.v[kp->r1]]);
+  default: return 0; /* a split reduction's partials: small, and not known without the run's split */
+  }
+}
+
+static bool var_used(const kg_kernel *k, uint32_t var) {
+  for (uint32_t i = 0; i < k->exprs.n; i++)
+    if (k->exprs.v[i].kind == KX_VAR && k->exprs.v[i].a == var) return true;
+  return false;
+}
+
+bool kp_kernel_reads(const kg_kernel *k, uint32_t param) {
+  for (uint32_t i = 0; i < k->exprs.n; i++)
+    if (k->exprs.v[i].kind == KX_LOAD && k->exprs.v[i].a == param) return true;
+  for (uint32_t i = 0; i < k->stmts.n; i++) {
+    const kg_ks *s = &k->stmts.v[i];
+    if (s->kind != KS_VLOAD || s->a != param) continue;
+    for (uint32_t l = 0; l < (k->vec ? k->vec : 1); l++)
+      if (var_used(k, s->c + l)) return true;
+  }
+  return false;
+}
+
+/* ---- matrix-product groups ---- */
+
+/* marks the sources (inputs, materialized values, plan values) node `id` reads, stopping at them */
+static void sources(const kg_graph *g, const kg_fusion *f, uint32_t id, uint32_t own, uint8_t *mark, uint8_t *visit) {
+  if (visit[id]) return;
+  visit[id] = 1;
+  const kg_gnode *n = &g->nodes.v[id];
+  if (id != own && (n->op == KG_OP_INPUT || kg_fusion_mat_index(f, id) != KG_NONE || n->op == KG_OP_PLANVAL)) {
+    mark[id] = 1;
+    return;
+  }
+  if (n->op == KG_OP_MATMUL && id == own) return;
+  for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) sources(g, f, n->in[j], own, mark, visit);
+}
+
+void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
+  const kg_graph *g = &c->lg;
+  const kg_group *grp = &c->fusion.groups.v[gi];
+  const kg_gnode *P = &g->nodes.v[grp->red];
+  int64_t space[KG_MAX_RANK];
+  for (int q = 0; q < grp->space.rank; q++) space[q] = kp_dim(&grp->space.d[q]);
+  kg_mm_dims(grp->space.rank, space, P->ia[0], &o->batch, &o->m, &o->n);
+  const kg_gnode *A = &g->nodes.v[P->in[0]];
+  o->k = kp_dim(&A->shape.d[A->shape.rank - 1]);
+  o->tile = kg_mm_choose_tile(&kg_target_h100, o->batch, o->m, o->n);
+  const kg_mm_tile_info *T = kg_mm_tile_get(o->tile);
+  o->cdtype = P->cdtype;
+  o->smem = (uint32_t)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * (P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4));
+  o->flop = 2.0 * (double)o->batch * (double)o->m * (double)o->n * (double)o->k;
+  int64_t ntile = (o->n + T->bn - 1) / T->bn, mtile = (o->m + T->bm - 1) / T->bm;
+  size_t nn = g->nodes.n + 1;
+  uint8_t *ma = kg_xcalloc(nn, 1), *mb = kg_xcalloc(nn, 1), *me = kg_xcalloc(nn, 1), *v = kg_xcalloc(nn, 1);
+  sources(g, &c->fusion, P->in[0], grp->red, ma, v);
+  memset(v, 0, nn);
+  sources(g, &c->fusion, P->in[1], grp->red, mb, v);
+  memset(v, 0, nn);
+  for (uint32_t q = 0; q < grp->outs.n; q++) sources(g, &c->fusion, g->outputs.v[grp->outs.v[q]], grp->red, me, v);
+  for (uint32_t q = 0; q < grp->mats.n; q++) sources(g, &c->fusion, grp->mats.v[q], grp->red, me, v);
+  o->ours_b = o->min_b = 0;
+  for (uint32_t q = 0; q < g->nodes.n; q++) {
+    int64_t b = kp_node_bytes(&g->nodes.v[q]);
+    if (ma[q] || mb[q] || me[q]) o->min_b += b;
+    /* an operand that fits in half the L2 is re-read from there, not from memory */
+    int64_t rn = 2 * b <= KP_H100_L2 ? 1 : ntile, rm = 2 * b <= KP_H100_L2 ? 1 : mtile;
+    o->ours_b += (ma[q] ? b * rn : 0) + (mb[q] ? b * rm : 0) + (me[q] && !ma[q] && !mb[q] ? b : 0);
+  }
+  for (uint32_t q = 0; q < grp->outs.n; q++) {
+    int64_t b = kp_node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]);
+    o->ours_b += b, o->min_b += b;
+  }
+  for (uint32_t q = 0; q < grp->mats.n; q++) {
+    int64_t b = kp_node_bytes(&g->nodes.v[grp->mats.v[q]]);
+    o->ours_b += b, o->min_b += b;
+  }
+  free(ma), free(mb), free(me), free(v);
+}
+
+void kp_kernel_cost(const kg_compiled *c, uint32_t gi, int64_t *bytes, double *flop) {
+  const kg_group *grp = &c->fusion.groups.v[gi];
+  *bytes = 0, *flop = 0;
+  if (grp->kind == KG_GROUP_MATMUL) {
+    kp_mm mm;
+    kp_mm_group(c, gi, &mm);
+    *bytes = mm.ours_b, *flop = mm.flop;
+    return;
+  }
+  if (kp_space_empty(&grp->space)) return;
+  const kg_kernel *k = kg_compiled_kernel(c, gi);
+  for (uint32_t j = 0; j < k->params.n; j++) {
+    const kg_kparam *kp = &k->params.v[j];
+    if (kp->kind != KP_BUFFER || kp->role != KPR_TENSOR) continue;
+    if (kp->is_output || kp_kernel_reads(k, j)) *bytes += kp_param_bytes(c, kp);
+  }
+}
+
+/* ---- eager PyTorch ---- */
+
+/* Whether eager PyTorch computes node n as a view of its operand (no kernel): permute,
+ * expand, slices and selects always; a reshape when its operand is contiguous. */
+static bool eager_view(const kg_graph *g, uint32_t id, const uint8_t *strided) {
+  const kg_gnode *n = &g->nodes.v[id];
+  switch (n->op) {
+  case KG_OP_PERMUTE: case KG_OP_EXPAND: case KG_OP_SLICE: case KG_OP_SELECT: return true;
+  case KG_OP_RESHAPE: return !strided[n->in[0]];
+  default: return false;
+  }
+}
+
+/* Whether a view leaves its result non-contiguous (for a later reshape's copy). */
+static bool view_strided(const kg_graph *g, uint32_t id, const uint8_t *strided) {
+  const kg_gnode *n = &g->nodes.v[id];
+  const kg_gnode *a = &g->nodes.v[n->in[0]];
+  switch (n->op) {
+  case KG_OP_PERMUTE: case KG_OP_EXPAND: return true;
+  case KG_OP_SLICE: { /* a step-1 slice of the outermost non-1 dim stays contiguous */
+    if (n->ia[2] != 1) return true;
+    for (int d = 0; d < (int)n->ia[0]; d++)
+      if (kp_dim(&a->shape.d[d]) != 1) return true;
+    return strided[n->in[0]];
+  }
+  case KG_OP_SELECT: {
+    for (int d = 0; d < (int)n->ia[0]; d++)
+      if (kp_dim(&a->shape.d[d]) != 1) return true;
+    return strided[n->in[0]];
+  }
+  default: return false;
+  }
+}
+
+static double eager_flop(const kg_graph *g, const kg_gnode *n) {
+  uint32_t a;
+  switch (n->op) {
+  case KG_OP_MATMUL: case KG_OP_LINEAR: a = n->in[0]; break;
+  case KG_OP_ADDMM: a = n->in[1]; break;
+  default: return 0;
+  }
+  const kg_gnode *A = &g->nodes.v[a];
+  int64_t k = A->shape.rank ? kp_dim(&A->shape.d[A->shape.rank - 1]) : 1;
+  return 2.0 * (double)kp_numel(&n->shape) * (double)k;
+}
+
+void kp_eager_cost(const kg_graph *g, kp_eager *o) {
+  memset(o, 0, sizeof *o);
+  uint8_t *strided = kg_xcalloc(g->nodes.n + 1, 1);
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if (n->vkind != KG_V_TENSOR || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LEAF)) continue;
+    if (eager_view(g, i, strided)) { strided[i] = view_strided(g, i, strided); continue; }
+    int64_t b = kp_node_bytes(n);
+    for (int q = 0; q < n->n_in; q++)
+      if (!(n->op == KG_OP_FULL && q == 1)) b += kp_node_bytes(&g->nodes.v[n->in[q]]);
+    double f = eager_flop(g, n);
+    double peak = n->dtype == KG_F16 || n->dtype == KG_BF16 ? KP_H100_TC_HALF : n->dtype == KG_F64 ? KP_H100_TC_FP64 : KP_H100_FP32;
+    double t = (double)b / KP_H100_BW, tf = f / peak;
+    o->kernels++, o->bytes += b, o->flop += f, o->us += (t > tf ? t : tf) * 1e6;
+  }
+  free(strided);
+}
+
+int64_t kp_min_bytes(const kg_graph *g) {
+  uint8_t *live = kg_xcalloc(g->nodes.n + 1, 1);
+  int64_t b = 0;
+  for (uint32_t o = 0; o < g->outputs.n; o++) {
+    uint32_t id = g->outputs.v[o];
+    live[id] = 1;
+    b += kp_node_bytes(&g->nodes.v[id]);
+  }
+  for (uint32_t i = g->nodes.n; i-- > 0;) {
+    if (!live[i]) continue;
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++)
+      if (!(n->op == KG_OP_FULL && j == 1)) live[n->in[j]] = 1;
+  }
+  for (uint32_t p = 0; p < g->params.n; p++) {
+    uint32_t id = g->params.v[p].node;
+    if (live[id] && g->nodes.v[id].vkind == KG_V_TENSOR) b += kp_node_bytes(&g->nodes.v[id]);
+  }
+  free(live);
+  return b;
+}
+
+/* ---- example directories ---- */
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int kp_list_json(const char *dir, const char *const *prefixes, char ***names) {
+  *names = NULL;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".json")) continue;
+    bool ok = prefixes == NULL;
+    for (int p = 0; prefixes && prefixes[p] && !ok; p++) ok = !strncmp(e->d_name, prefixes[p], strlen(prefixes[p]));
+    if (!ok) continue;
+    *names = kg_xrealloc(*names, sizeof **names * (size_t)(n + 1));
+    (*names)[n++] = kg_xstrdup(e->d_name);
+  }
+  closedir(d);
+  if (n) qsort(*names, (size_t)n, sizeof **names, cmp_name);
+  return n;
+}
