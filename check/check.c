@@ -67,6 +67,8 @@ static int64_t sym_size(const kg_check_opts *o, const char *name, uint32_t idx) 
 
 void kg_check_result_free(kg_check_result *r) {
   free(r->rows);
+  for (int i = 0; r->row_names && i < r->n_outputs; i++) free((void *)(uintptr_t)r->row_names[i]);
+  free(r->row_names);
   memset(r, 0, sizeof *r);
 }
 
@@ -147,8 +149,23 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   }
   kg_compiled *c = NULL;
   if (st == KG_OK) st = kg_specialize_for(m, opt->entry, ins, n_in, caps, n_cap, &c);
-  int no = c ? kg_compiled_n_outputs(c) : 0;
-  res->n_outputs = no;
+  int nres = c ? kg_compiled_n_outputs(c) : 0, nwb = c ? kg_compiled_n_writebacks(c) : 0;
+  int no = nres + nwb; /* rows: the results, then the parameters updated in place */
+  res->n_outputs = no, res->n_results = nres;
+  res->row_names = kg_xcalloc((size_t)no + 1, sizeof *res->row_names);
+  int *mut_in = kg_xcalloc((size_t)nwb + 1, sizeof *mut_in);
+  const char **mut_cap = kg_xcalloc((size_t)nwb + 1, sizeof *mut_cap);
+  uint32_t *mut_param = kg_xcalloc((size_t)nwb + 1, sizeof *mut_param);
+  for (int i = 0; i < no; i++) res->row_names[i] = kg_xstrdup(kg_arena_printf(&A, "out%d", i));
+  for (int i = 0; i < nwb; i++) {
+    int pi, cap;
+    const char *nm;
+    kg_compiled_writeback(c, i, &pi, &cap, &nm);
+    mut_in[i] = cap ? -1 : pi, mut_cap[i] = cap ? nm : NULL;
+    mut_param[i] = cap ? g0->n_entry_params + (uint32_t)pi : (uint32_t)pi;
+    free((void *)(uintptr_t)res->row_names[nres + i]);
+    res->row_names[nres + i] = kg_xstrdup(kg_arena_printf(&A, "%s (in place)", nm));
+  }
   res->n_kernels = c ? kg_compiled_n_kernels(c) : 0;
   kg_npy *outs = kg_xcalloc((size_t)no + 1, sizeof *outs);
   DLTensor *ov = kg_xcalloc((size_t)no + 1, sizeof *ov);
@@ -157,7 +174,13 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   const char **dtypes = kg_xcalloc((size_t)no + 1, sizeof *dtypes);
   if (st == KG_OK) {
     st = kg_alloc_host_outputs(c, outs, ov, op);
-    if (st == KG_OK) st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, no);
+    if (st == KG_OK) st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, nres);
+  }
+  for (int i = 0; i < nwb && st == KG_OK; i++) { /* the inputs our run changed */
+    const kg_npy *a = &arr[mut_param[i]];
+    outs[nres + i] = *a;
+    outs[nres + i].data = kg_xmalloc(a->nbytes ? a->nbytes : 1);
+    memcpy(outs[nres + i].data, a->data, a->nbytes);
   }
   for (int i = 0; i < no && st == KG_OK; i++) {
     out_paths[i] = kg_arena_printf(&A, "%s/out%d.npy", dir, i);
@@ -182,6 +205,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     job.capture_names = cap_names, job.captures = cap_paths, job.n_captures = n_cap;
     job.ours = out_paths, job.n_outputs = no;
     job.expect_dtypes = dtypes;
+    job.mutated_input = mut_in, job.mutated_capture = mut_cap, job.n_mutated = nwb;
     job.tol_scale = opt->tol_scale > 0 ? opt->tol_scale : 1;
     res->rows = kg_xcalloc((size_t)no + 1, sizeof *res->rows);
     if (kg_oracle_check(orc, &job, res->rows, &d) != 0) st = KG_ERR_INTERNAL;
@@ -200,7 +224,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   }
   for (uint32_t p = 0; p < np; p++) kg_npy_free(&arr[p]);
   for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
-  free(outs), free(ov), free(op), free(out_paths), free(dtypes);
+  free(outs), free(ov), free(op), free(out_paths), free(dtypes), free(mut_in), free(mut_cap), free(mut_param);
   free(arr), free(views), free(ins), free(caps), free(in_paths), free(cap_paths), free(cap_names), free(mark);
   kg_arena_free(&A);
   kg_compiled_free(c);

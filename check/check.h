@@ -67,6 +67,11 @@ typedef struct kg_oracle_job {
   const char **ours;         /* our outputs, .npy paths, output order */
   int n_outputs;
   const char **expect_dtypes;/* torch dtype names the outputs must have */
+  /* parameters the function changes in place (kg_compiled_writeback): their values after the
+   * call are compared as outputs n_outputs - n_mutated .. n_outputs - 1, in this order */
+  const int *mutated_input;        /* input index, or -1 for a capture */
+  const char *const *mutated_capture; /* capture name (mutated_input -1) */
+  int n_mutated;
   double tol_scale;          /* multiplies rtol and atol (1 = reliability.md defaults) */
 } kg_oracle_job;
 
@@ -114,7 +119,9 @@ typedef struct kg_check_opts {
 } kg_check_opts;
 
 typedef struct kg_check_result {
-  int n_outputs, n_kernels;
+  int n_outputs, n_kernels;    /* rows: the entry's outputs, then the inputs / captures it updates in place */
+  int n_results;               /* the entry's outputs among them */
+  const char **row_names;      /* per row: "out0", ..., then "x (in place)" */
   kg_oracle_row *rows;
   bool all_ok;
   char dir[4096];              /* where the files were kept ("" when removed) */

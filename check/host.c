@@ -97,6 +97,20 @@ static kg_status run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins,
   for (int i = 0; i < n_cap; i++) dc[i].name = caps[i].name, dc[i].t = &dt[n_in + i];
   for (int i = 0; i < n_out; i++) dout[i] = &dt[n_in + n_cap + i];
   if (st == KG_OK) st = kg_run(c, KG_DEVICE_CUDA, di, n_in, dc, n_cap, dout, n_out, NULL);
+  for (int w = 0; w < kg_compiled_n_writebacks(c) && st == KG_OK; w++) { /* inputs the run changed in place */
+    int pi, cap;
+    const char *nm;
+    kg_compiled_writeback(c, w, &pi, &cap, &nm);
+    int i = pi;
+    if (cap)
+      for (int j = 0; j < n_cap; j++)
+        if (caps[j].name && !strcmp(caps[j].name, nm)) i = n_in + j;
+    const DLTensor *h = i < n_in ? ins[i] : caps[i - n_in].t;
+    size_t numel = 1;
+    for (int k = 0; k < h->ndim; k++) numel *= (size_t)h->shape[k];
+    size_t bytes = numel * h->dtype.bits / 8;
+    if (bytes && dev->vt->d2h(dev, (char *)h->data + h->byte_offset, bufs[i], bytes, &d) != 0) st = KG_ERR_INTERNAL;
+  }
   for (int i = 0; i < n_out && st == KG_OK; i++) {
     size_t numel = 1;
     for (int k = 0; k < outs[i]->ndim; k++) numel *= (size_t)outs[i]->shape[k];

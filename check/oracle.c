@@ -300,6 +300,13 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
   cJSON_AddItemToObject(req, "ours", string_array(job->ours, job->n_outputs));
   cJSON_AddItemToObject(req, "expect_dtypes", string_array(job->expect_dtypes, job->n_outputs));
   cJSON_AddNumberToObject(req, "tol_scale", job->tol_scale > 0 ? job->tol_scale : 1.0);
+  cJSON *mut = cJSON_AddArrayToObject(req, "mutated");
+  for (int i = 0; i < job->n_mutated; i++) {
+    cJSON *m = cJSON_CreateObject();
+    if (job->mutated_input[i] >= 0) cJSON_AddNumberToObject(m, "input", job->mutated_input[i]);
+    else cJSON_AddStringToObject(m, "capture", job->mutated_capture[i] ? job->mutated_capture[i] : "");
+    cJSON_AddItemToArray(mut, m);
+  }
   char *text = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
   kg_strbuf line_out;

@@ -19,7 +19,11 @@
 #    "captures": {"alpha": "/tmp/a.npy"},     keyword arguments
 #    "ours": ["/tmp/out0.npy", ...],          kgen's outputs, in output order
 #    "expect_dtypes": ["float32", ...],       torch dtype names, one per output
-#    "tol_scale": 1.0}                        multiplies rtol and atol
+#    "tol_scale": 1.0,                        multiplies rtol and atol
+#    "mutated": [{"input": 0}, {"capture": "running_mean"}]}   parameters the function changes
+#                                             in place: their values after the call follow the
+#                                             results, compared with the last entries of "ours";
+#                                             every run gets fresh copies of the inputs
 # Responses:
 #   {"id": 7, "ok": true, "ms": 3.1, "rows": [row, ...]}      one row per output
 #   {"id": 7, "ok": false, "kind": K, "error": "text"}
@@ -307,20 +311,36 @@ def check(req):
         if e not in KNOWN_DTYPES:
             raise JobError("request", "unknown expected dtype %r" % (e,))
 
+    mutated = field(req, "mutated", list, [])
     args = [load_npy(p, "input %d" % i) for i, p in enumerate(inputs)]
     kwargs = {k: load_npy(p, "capture '%s'" % k) for k, p in captures.items()}
+    for m in mutated:
+        if not (isinstance(m, dict) and (m.get("input") in range(len(args))
+                                         or m.get("capture") in kwargs)):
+            raise JobError("request", "mutated entry %r names no input or capture" % (m,))
     ours = [load_npy(p, "output %d" % i) for i, p in enumerate(ours_paths)]
     func = get_function(script, fn, torchscript)
-    refs = call(func, args, kwargs, script, fn)
+
+    def run(a, kw, label):
+        # the function may change parameters in place (x.add_(y)): each run gets its own
+        # copies, and their values after the call follow the results
+        a = [t.clone() for t in a]
+        kw = {k: v.clone() for k, v in kw.items()}
+        res = call(func, a, kw, script, label)
+        for m in mutated:
+            res.append((a[m["input"]] if "input" in m else kw[m["capture"]]).detach())
+        return res
+
+    refs = run(args, kwargs, fn)
 
     fp64 = []  # computed once, on first need; [result] or [JobError]
 
     def fp64_ref(i):
         if not fp64:
             try:
-                fp64.append(call(func, [to_fp64(a) for a in args],
-                                 {k: to_fp64(v) for k, v in kwargs.items()},
-                                 script, fn + " (float64 inputs)"))
+                fp64.append(run([to_fp64(a) for a in args],
+                                {k: to_fp64(v) for k, v in kwargs.items()},
+                                fn + " (float64 inputs)"))
             except JobError as e:
                 fp64.append(e)
         if isinstance(fp64[0], JobError):

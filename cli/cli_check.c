@@ -34,9 +34,12 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a) {
   if (s) rc = kg_cli_status(ctx, s);
   else {
     for (int i = 0; i < r.n_outputs; i++)
-      printf("  out%d  %-8s %-16s max_abs %-10.3g max_rel %-10.3g %s\n", i, r.rows[i].dtype, r.rows[i].shape, r.rows[i].max_abs,
+      printf("  %-5s %-8s %-16s max_abs %-10.3g max_rel %-10.3g %s\n", r.row_names[i], r.rows[i].dtype, r.rows[i].shape, r.rows[i].max_abs,
              r.rows[i].max_rel, r.rows[i].verdict);
-    if (r.all_ok) printf("%d output(s) match PyTorch (%d kernel%s)\n", r.n_outputs, r.n_kernels, r.n_kernels == 1 ? "" : "s");
+    if (r.all_ok && r.n_outputs > r.n_results)
+      printf("%d output(s) and %d tensor(s) updated in place match PyTorch (%d kernel%s)\n", r.n_results, r.n_outputs - r.n_results, r.n_kernels,
+             r.n_kernels == 1 ? "" : "s");
+    else if (r.all_ok) printf("%d output(s) match PyTorch (%d kernel%s)\n", r.n_outputs, r.n_kernels, r.n_kernels == 1 ? "" : "s");
     else {
       printf("MISMATCH: some outputs differ from PyTorch; inputs, outputs and the TorchScript twin are kept in %s\n", r.dir);
       rc = 2;

@@ -845,13 +845,22 @@ bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *o
   else
     for (uint32_t id = 0; id < g->nodes.n && c.ok; id++) emit_node(&c, id);
 
+  /* in-place updates of parameters (kg_gparam.wb): the caller's tensor changes, as it does in
+   * the F# code (copy_ converts to the parameter's dtype) */
+  for (uint32_t i = 0; i < g->params.n && c.ok; i++) {
+    if (!g->params.v[i].wb) continue;
+    vval v = node_val(&c, g->outputs.v[g->params.v[i].wb - 1]);
+    pad(&c);
+    kg_sb_printf(&body, "%s.%s(%s)\n", pn[i], v.num ? "fill_" : "copy_", text(&c, v));
+  }
   /* outputs, back in their own dtypes */
+  uint32_t nres = kg_graph_n_results(g);
   if (c.ok) {
     c.up = opts->upcast_half;
     pad(&c);
     kg_sb_puts(&body, "return ");
-    if (!g->outputs.n) kg_sb_puts(&body, "None");
-    for (uint32_t i = 0; i < g->outputs.n; i++) {
+    if (!nres) kg_sb_puts(&body, "None");
+    for (uint32_t i = 0; i < nres; i++) {
       uint32_t id = g->outputs.v[i];
       if (id >= g->nodes.n) {
         fail(&c, KG_NONE, "output %u is out of range", i);

@@ -8,19 +8,65 @@
 #include <string.h>
 
 #include "frontend.h"
+#include "layout_int.h"
 
 #define gnode kg_elab_gnode
 #define ev_make kg_ev_make
 #define ev_const kg_ev_const
 
-/* x.add_(y), x.mul_(s), x.relu_(), x.masked_fill_(m, v), ...: TorchSharp's in-place members, as
- * the out-of-place member of the same parameters (its exact key without the underscore) whose
- * result rebinds the variable x — on an intermediate of straight-line code that is exactly
- * PyTorch's meaning (or, on an unnamed temporary, just the result; transpose_ and the other
- * metadata-only ones anywhere). Refused with a located error where it is not: the receiver an
- * entry input or capture (the caller's tensor would have to change), a view (it would change
- * the viewed tensor), or a variable rebound inside a loop or branch of the host plan. The result
- * keeps x's dtype and shape, as PyTorch's in-place ops do. */
+/* Who an in-place op's receiver is: the parameter (entry input or capture) whose tensor it is,
+ * and the variable that names it — from the receiver itself, or from the in-place op whose
+ * result it is (x.add_(1).mul_(2) changes x twice). */
+static void receiver_of(kg_elab *el, const kg_ast *n, uint32_t id, uint32_t *var, uint32_t *param) {
+  *var = n->a && n->a->k == KG_AST_Var ? n->a->var : KG_NONE;
+  *param = KG_NONE;
+  if (gnode(el, id)->op == KG_OP_INPUT) {
+    for (uint32_t p = 0; p < el->g->params.n; p++)
+      if (el->g->params.v[p].node == id) *param = p;
+    return;
+  }
+  for (const kg_inplace *q = el->inplace; q; q = q->prev)
+    if (q->node == id) {
+      if (*param == KG_NONE) *param = q->param;
+      if (*var == KG_NONE) *var = q->var;
+      return;
+    }
+}
+
+/* The out-of-place value of the in-place members without an out-of-place twin in TorchSharp:
+ * x.copy_(src) (src broadcast to x), x.zero_(), x.fill_(v). Returns false for other members. */
+static bool special_value(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out) {
+  const kg_gnode *x = gnode(el, av[0].id);
+  if (!strcmp(m->name, "copy_") && na >= 2) {
+    if (!kg_ev_is_tensor(el, av[1])) return *out = kg_elab_error(el, n, KG_E_TYPE, "copy_ needs a tensor source"), true;
+    const kg_member_row *ex = kg_member_lookup_key("TorchSharp.torch+Tensor::expand_as(TorchSharp.torch+Tensor)");
+    KG_ASSERT(ex);
+    kg_ev ev[2] = {av[1], av[0]};
+    *out = kg_elab_call_row(el, n, ex, ev, 2); /* PyTorch's broadcast error when src does not fit */
+    return true;
+  }
+  if ((!strcmp(m->name, "zero_") && na == 1) || (!strcmp(m->name, "fill_") && na == 2)) {
+    lay L = {el, n, m->name};
+    kg_dim sz[KG_MAX_RANK];
+    for (int i = 0; i < x->shape.rank; i++) sz[i] = x->shape.d[i];
+    *out = kg_lay_fill(&L, sz, x->shape.rank, na == 2 ? av[1] : ev_const(kg_cval_int(KG_I64, 0)), (kg_dtype)x->dtype);
+    return true;
+  }
+  return false;
+}
+
+/* x.add_(y), x.mul_(s), x.relu_(), x.masked_fill_(m, v), x.copy_(s), ...: TorchSharp's in-place
+ * members, as the out-of-place member of the same parameters (its exact key without the
+ * underscore; copy_ / zero_ / fill_ by special_value) whose result rebinds the variable x — on an
+ * intermediate of straight-line code that is exactly PyTorch's meaning. On an entry input or a
+ * captured tensor the caller's tensor changes, as in PyTorch: later reads see the new value, and
+ * its final value becomes a write-back output that the runtime stores into the caller's tensor
+ * after the run (kg_elab_writebacks, kg_gparam.wb); reads before the op still see the old one.
+ * Refused with a located error where kgen cannot give PyTorch's meaning: the receiver a view (it
+ * would change the viewed tensor) or a tensor with views (they would see the change), a variable
+ * rebound or a parameter written inside a loop or branch of the host plan, and a metadata-only op
+ * (transpose_, ...: anywhere else allowed) on a parameter, whose caller's tensor would change
+ * shape. The result keeps x's dtype and shape, as PyTorch's in-place ops do. */
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out) {
   size_t ln = strlen(m->name);
   if (strcmp(m->decl, "TorchSharp.torch+Tensor") || m->is_static || ln < 2 || m->name[ln - 1] != '_' || na < 1) return false;
@@ -31,7 +77,8 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   kg_sb_putc(&k, ')');
   const kg_member_row *row = kg_member_lookup_key(kg_sb_cstr(&k));
   kg_sb_free(&k);
-  if (!row) return false;
+  bool special = !row && (!strcmp(m->name, "copy_") || !strcmp(m->name, "zero_") || !strcmp(m->name, "fill_"));
+  if (!row && !special) return false;
   if (!kg_ev_is_tensor(el, av[0])) {
     *out = kg_elab_error(el, n, KG_E_TYPE, "%s needs a tensor", m->key);
     return true;
@@ -41,11 +88,13 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   static const char *const meta[] = {"transpose_", "t_", "squeeze_", "unsqueeze_", "swapaxes_", "swapdims_"};
   bool md = false;
   for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) md |= !strcmp(m->name, meta[i]);
-  bool var = n->a && n->a->k == KG_AST_Var;
+  uint32_t var, param;
+  receiver_of(el, n, av[0].id, &var, &param);
   const char *why = NULL;
-  if (!md && x->op == KG_OP_INPUT) why = "its receiver is an entry parameter or a captured tensor (the caller's tensor would change; kgen does not write its inputs yet)";
+  if (md && param != KG_NONE) why = "its receiver is an entry parameter or a captured tensor, whose shape would change for the caller";
   else if (!md && (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT)) why = "its receiver is a view (the viewed tensor would change too)";
-  else if (var && el->blk != 0) why = "it rebinds a variable inside a loop or branch run by the host plan";
+  else if (param != KG_NONE && el->blk != 0) why = "it writes the caller's tensor inside a loop or branch run by the host plan";
+  else if (var != KG_NONE && el->blk != 0) why = "it rebinds a variable inside a loop or branch run by the host plan";
   for (uint32_t i = av[0].id + 1; !md && !why && i < el->g->nodes.n; i++) /* views of x would see the change */
     if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == av[0].id)
       why = "its receiver has views (they would see the change)";
@@ -53,7 +102,8 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
     *out = kg_elab_error(el, n, KG_E_UNSUPPORTED, "in-place %s is not supported here: %s; write the out-of-place form", m->name, why);
     return true;
   }
-  kg_ev r = kg_elab_call_row(el, n, row, av, na);
+  kg_ev r;
+  if (!special || !special_value(el, n, m, av, na, &r)) r = kg_elab_call_row(el, n, row, av, na);
   if (r.kind == EV_ERR) return *out = r, true;
   if (!kg_ev_is_tensor(el, r)) {
     *out = kg_elab_error(el, n, KG_E_TYPE, "%s did not give a tensor", m->key);
@@ -62,7 +112,7 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   const kg_gnode *rn = gnode(el, r.id);
   x = gnode(el, av[0].id);
   if (md) {
-    if (var) el->env[n->a->var] = r;
+    if (var != KG_NONE) el->env[var] = r;
     *out = r;
     return true;
   }
@@ -71,7 +121,7 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
     return true;
   }
   if (rn->dtype != x->dtype) {
-    if (kg_dtype_is_float((kg_dtype)rn->dtype) && !kg_dtype_is_float((kg_dtype)x->dtype)) {
+    if (!special && kg_dtype_is_float((kg_dtype)rn->dtype) && !kg_dtype_is_float((kg_dtype)x->dtype)) {
       *out = kg_elab_error(el, n, KG_E_TYPE, "result type %s can't be cast to the desired output type %s", kg_dtype_name((kg_dtype)rn->dtype),
                            kg_dtype_name((kg_dtype)x->dtype));
       return true;
@@ -79,9 +129,32 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
     r = kg_elab_tensor_op(el, n, KG_OP_CAST, &r.id, 1, NULL, NULL, (kg_dtype)x->dtype);
     if (r.kind == EV_ERR) return *out = r, true;
   }
-  if (var) el->env[n->a->var] = r; /* x now names the updated value (an unnamed temporary: no one else sees it) */
+  if (var != KG_NONE) el->env[var] = r; /* x now names the updated value */
+  if (param != KG_NONE) {
+    const kg_gparam *gp = &el->g->params.v[param];
+    const kg_gnode *pin = gnode(el, gp->node);
+    if (gp->is_capture && pin->ia[1] == 1) el->capture_node[pin->ia[0]] = r.id; /* later reads of the capture see the new value */
+  }
+  if (var != KG_NONE || param != KG_NONE) {
+    kg_inplace *q = kg_arena_alloc(el->arena, sizeof *q);
+    q->node = r.id, q->var = var, q->param = param, q->prev = el->inplace;
+    el->inplace = q;
+  }
   *out = r;
   return true;
+}
+
+void kg_elab_writebacks(kg_elab *el) {
+  kg_graph *g = el->g;
+  for (uint32_t p = 0; p < g->params.n; p++)
+    for (const kg_inplace *q = el->inplace; q; q = q->prev) {
+      if (q->param != p) continue;
+      if (q->node != g->params.v[p].node) { /* the newest value of p */
+        KG_VEC_PUSH(g->outputs, q->node);
+        g->params.v[p].wb = g->outputs.n;
+      }
+      break;
+    }
 }
 
 /* Members about memory and placement, not values, as model code writes them around its math

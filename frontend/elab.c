@@ -289,7 +289,7 @@ static uint32_t input_node(kg_elab *el, const kg_ast *at, const kg_sig_param *p,
     }
   }
   uint32_t id = add_node(el, at, &g);
-  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id};
+  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id, 0};
   KG_VEC_PUSH(el->g->params, gp);
   return id;
 }
@@ -850,6 +850,7 @@ bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const
   kg_ev r = kg_elab_eval(&el, body);
   if (r.kind == EV_ERR || d->n > before) return false;
   if (!flatten_outputs(&el, body, r)) return false;
+  kg_elab_writebacks(&el);
   kg_hf_flush(&el);
   if (g->outputs.n == 0) {
     kg_diag_add(d, KG_E_TYPE, en->path, NULL, "entry '%s' returns nothing", en->name);

@@ -274,6 +274,13 @@ typedef struct kg_closure {
   struct kg_ev *vals;
 } kg_closure;
 
+/* An in-place op's result (effects.c): the value variable `var` and parameter `param` (the
+ * caller's tensor, written back at the end of a run) hold from now on; KG_NONE = none. */
+typedef struct kg_inplace {
+  uint32_t node, var, param;
+  struct kg_inplace *prev; /* the one before (arena list, newest first) */
+} kg_inplace;
+
 typedef struct kg_elab {
   kg_arena *arena;
   const kg_doc *doc;
@@ -294,7 +301,12 @@ typedef struct kg_elab {
   kg_plan *plan;
   uint32_t blk, mark;
   int plan_depth;  /* run-time loops / branches being elaborated, inside each other */
+  kg_inplace *inplace; /* in-place results, newest first (effects.c) */
 } kg_elab;
+
+/* effects.c: after the entry's results, the final value of every parameter an in-place op
+ * changed becomes a write-back output (kg_gparam.wb). */
+void kg_elab_writebacks(kg_elab *el);
 
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);
 kg_ev kg_ev_err(void);

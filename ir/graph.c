@@ -124,6 +124,13 @@ void kg_graph_print(const kg_graph *g, kg_strbuf *o) {
   }
 }
 
+uint32_t kg_graph_n_results(const kg_graph *g) {
+  uint32_t n = g->outputs.n;
+  for (uint32_t i = 0; i < g->params.n; i++)
+    if (g->params.v[i].wb) n--;
+  return n;
+}
+
 uint32_t *kg_graph_use_counts(const kg_graph *g) {
   uint32_t *u = kg_xcalloc(g->nodes.n + 1, sizeof *u);
   for (uint32_t i = 0; i < g->nodes.n; i++)
@@ -161,6 +168,15 @@ bool kg_graph_verify(const kg_graph *g, kg_diag *d) {
   for (uint32_t i = 0; i < g->params.n; i++)
     if (g->params.v[i].node >= g->nodes.n || g->nodes.v[g->params.v[i].node].op != KG_OP_INPUT)
       GFAIL("parameter %u is not an INPUT node", i);
+  uint32_t nres = kg_graph_n_results(g);
+  for (uint32_t i = 0; i < g->params.n; i++) {
+    const kg_gparam *p = &g->params.v[i];
+    if (!p->wb) continue;
+    if (p->wb - 1 < nres || p->wb > g->outputs.n) GFAIL("parameter %u's write-back output %u is not after the results", i, p->wb - 1);
+    const kg_gnode *o = &g->nodes.v[g->outputs.v[p->wb - 1]], *x = &g->nodes.v[p->node];
+    if (o->dtype != x->dtype || !kg_shape_equal(&o->shape, &x->shape) || x->vkind != KG_V_TENSOR)
+      GFAIL("parameter %u's write-back value differs from it in dtype or shape", i);
+  }
   for (uint32_t f = 0; f < g->fns.n; f++)
     if (!kg_kernel_verify(&g->fns.v[f]->body, d)) return false;
   return true;

@@ -362,6 +362,10 @@ typedef struct kg_gparam {
   const char *name;  /* F# variable name / capture name */
   bool is_capture;
   uint32_t node;     /* its INPUT node */
+  uint32_t wb;       /* in-place update of the caller's tensor (x.add_(y) on an input or capture):
+                        1 + the index of the output holding its value at the end of a run, which
+                        the runtime writes back into this parameter's tensor; 0 = not written.
+                        Write-back outputs follow the entry's results (kg_graph_n_results). */
 } kg_gparam;
 
 /* Two symbols broadcasting assumed equal (elab.c): the sizes bound at run time must agree,
@@ -398,6 +402,8 @@ bool kg_shape_broadcast(const kg_shape *a, const kg_shape *b, kg_shape *out, int
 void kg_shape_print(const kg_graph *g, const kg_shape *s, kg_strbuf *out);
 void kg_graph_print(const kg_graph *g, kg_strbuf *out);
 bool kg_graph_verify(const kg_graph *g, kg_diag *d);
+/* The entry's results: outputs[0 .. n) (the rest are write-backs into parameters, kg_gparam.wb). */
+uint32_t kg_graph_n_results(const kg_graph *g);
 /* Number of uses of each node (outputs count as uses); caller frees. */
 uint32_t *kg_graph_use_counts(const kg_graph *g);
 

@@ -335,7 +335,21 @@ void kg_compiled_free(kg_compiled *c) {
   free(c);
 }
 
-int kg_compiled_n_outputs(const kg_compiled *c) { return (int)c->g.outputs.n; }
+int kg_compiled_n_outputs(const kg_compiled *c) { return (int)kg_graph_n_results(&c->g); }
+
+int kg_compiled_n_writebacks(const kg_compiled *c) { return (int)(c->g.outputs.n - kg_graph_n_results(&c->g)); }
+
+kg_status kg_compiled_writeback(const kg_compiled *c, int i, int *param, int *is_capture, const char **name) {
+  for (uint32_t p = 0; p < c->g.params.n; p++) {
+    const kg_gparam *gp = &c->g.params.v[p];
+    if (!gp->wb || i-- != 0) continue;
+    if (param) *param = gp->is_capture ? (int)(p - c->g.n_entry_params) : (int)p;
+    if (is_capture) *is_capture = gp->is_capture;
+    if (name) *name = gp->name;
+    return KG_OK;
+  }
+  return KG_ERR_INPUT;
+}
 int kg_compiled_n_kernels(const kg_compiled *c) { return (int)c->n_kernels; }
 
 DLDataType kg_dtype_to_dl(kg_dtype t) {
@@ -357,7 +371,7 @@ DLDataType kg_dtype_to_dl(kg_dtype t) {
 }
 
 kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim, int64_t shape[8]) {
-  if (i < 0 || (uint32_t)i >= c->g.outputs.n) return KG_ERR_INPUT;
+  if (i < 0 || (uint32_t)i >= kg_graph_n_results(&c->g)) return KG_ERR_INPUT;
   const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
   *dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   *ndim = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
@@ -366,7 +380,7 @@ kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int
 }
 
 const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
-  if (i < 0 || (uint32_t)i >= c->g.outputs.n) return NULL;
+  if (i < 0 || (uint32_t)i >= kg_graph_n_results(&c->g)) return NULL;
   const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
   if (n->vkind == KG_V_SCALAR || d < 0 || d >= n->shape.rank || n->shape.d[d].kind != KG_DIM_SYM) return NULL;
   return c->g.syms.v[n->shape.d[d].v];

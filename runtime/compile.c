@@ -27,6 +27,39 @@
 
 /* A compiled entry for `entry` of a document, or NULL with the reasons in the context's
  * diagnostics. */
+/* The programs that copy a value into a caller's tensor at the end of a run, one per output
+ * that needs it: with a host plan every tensor output (a loop's or branch's result; outputs a
+ * top-level region computes are written in place), and every write-back output (an in-place
+ * update of an input or capture, kg_gparam.wb: computed into a buffer of its own, then copied
+ * into the caller's tensor once nothing reads the old value). */
+static bool build_copies(kg_compiled *c, kg_pass_ctx *pc) {
+  kg_strbuf *log = pc->log;
+  uint32_t nres = kg_graph_n_results(&c->g);
+  if (!c->plan && nres == c->g.outputs.n) return true;
+  c->copies = kg_xcalloc(c->g.outputs.n + 1, sizeof *c->copies);
+  for (uint32_t i = 0; i < c->g.outputs.n; i++) {
+    const kg_gnode *on = &c->g.nodes.v[c->g.outputs.v[i]];
+    if (on->vkind != KG_V_TENSOR || (!c->plan && i < nres)) continue;
+    kg_compiled *p = kg_compiled_new(c->m, c->entry, kg_arena_printf(&c->arena, "%s_out%u", c->g.entry, i));
+    c->copies[i] = p;
+    for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
+    kg_gnode in;
+    memset(&in, 0, sizeof in);
+    in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
+    uint32_t x = kg_graph_add(&p->g, &in);
+    kg_gparam gp = {"x", false, x, 0};
+    KG_VEC_PUSH(p->g.params, gp);
+    p->g.n_entry_params = 1;
+    kg_gnode cp = in;
+    cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = x;
+    uint32_t y = kg_graph_add(&p->g, &cp);
+    KG_VEC_PUSH(p->g.outputs, y);
+    kg_sb_printf(log, "== output copy %u\n", i);
+    if (!kg_compile_program(p, pc)) return false;
+  }
+  return true;
+}
+
 kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   kg_context *ctx = m->ctx;
   kg_compiled *c = kg_compiled_new(m, ei, m->doc->entries[ei].name);
@@ -45,6 +78,7 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
+  if (ok) ok = build_copies(c, &pc);
   if (!ok) {
     kg_sb_free(&log);
     kg_compiled_free(c);
@@ -146,29 +180,6 @@ bool kg_compile_plan(kg_compiled *c, kg_pass_ctx *pc) {
     total += r->n_kernels;
   }
   c->n_kernels = total;
-  /* a program per tensor output that copies a loop's or branch's result into the caller's
-   * tensor at the end of a run (outputs a top-level region computes are written in place) */
-  c->copies = kg_xcalloc(c->g.outputs.n + 1, sizeof *c->copies);
-  for (uint32_t i = 0; i < c->g.outputs.n; i++) {
-    const kg_gnode *on = &c->g.nodes.v[c->g.outputs.v[i]];
-    if (on->vkind != KG_V_TENSOR) continue;
-    kg_compiled *p = kg_compiled_new(c->m, c->entry, kg_arena_printf(&c->arena, "%s_out%u", c->g.entry, i));
-    c->copies[i] = p;
-    for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
-    kg_gnode in;
-    memset(&in, 0, sizeof in);
-    in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
-    uint32_t x = kg_graph_add(&p->g, &in);
-    kg_gparam gp = {"x", false, x};
-    KG_VEC_PUSH(p->g.params, gp);
-    p->g.n_entry_params = 1;
-    kg_gnode cp = in;
-    cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = x;
-    uint32_t y = kg_graph_add(&p->g, &cp);
-    KG_VEC_PUSH(p->g.outputs, y);
-    kg_sb_printf(log, "== output copy %u\n", i);
-    if (!kg_compile_program(p, pc)) return false;
-  }
   const kg_kernel **kp = kg_xcalloc(total + 1, sizeof *kp);
   uint32_t k = 0;
   for (uint32_t i = 0; i < c->n_regions; i++)

@@ -381,13 +381,83 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   return st;
 }
 
+static kg_status run_entry(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                           const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
+  return c->plan ? kg_plan_run(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
+                 : kg_run_program(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream, NULL);
+}
+
+/* An entry that updates inputs or captures in place (kg_gparam.wb): its write-back values are
+ * computed into buffers of their own (C-contiguous, the parameter's shape and dtype) as extra
+ * outputs, then copied into the caller's tensors (any strides) by the copy programs once every
+ * kernel that reads the old values has run. In stream order on a caller's stream. */
+static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                                const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs,
+                                void *stream) {
+  kg_context *ctx = c->m->ctx;
+  kg_diag *d = &ctx->diag;
+  const kg_graph *g = &c->g;
+  uint32_t nres = kg_graph_n_results(g), nall = g->outputs.n;
+  if ((uint32_t)n_outputs != nres) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' has %u output(s), %d given", g->entry, nres, n_outputs);
+    return KG_ERR_INPUT;
+  }
+  if ((uint32_t)n_inputs != g->n_entry_params) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' takes %u input(s), %d given", g->entry, g->n_entry_params, n_inputs);
+    return KG_ERR_INPUT;
+  }
+  kg_device *dev = kg_ctx_device(ctx, devk, d);
+  if (!dev) return KG_ERR_INTERNAL;
+  bool host = kg_dev_host_memory(dev);
+  DLTensor **all = kg_xcalloc(nall + 1, sizeof *all);
+  DLTensor *tmp = kg_xcalloc(nall + 1, sizeof *tmp);
+  DLTensor **dst = kg_xcalloc(nall + 1, sizeof *dst);
+  void **buf = kg_xcalloc(nall + 1, sizeof *buf);
+  for (uint32_t o = 0; o < nres; o++) all[o] = outputs[o];
+  kg_status st = KG_OK;
+  for (uint32_t p = 0; p < g->params.n && st == KG_OK; p++) {
+    const kg_gparam *gp = &g->params.v[p];
+    if (!gp->wb) continue;
+    uint32_t o = gp->wb - 1;
+    const DLTensor *t = NULL;
+    if (!gp->is_capture) t = inputs[p];
+    else
+      for (int j = 0; j < n_captures; j++)
+        if (captures[j].name && !strcmp(captures[j].name, gp->name)) t = captures[j].t;
+    if (!t) { /* kg_run_program names what is missing */
+      all[o] = &tmp[o];
+      continue;
+    }
+    size_t cnt = 1, es = ((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
+    for (int i = 0; i < t->ndim; i++) cnt *= t->shape[i] > 0 ? (size_t)t->shape[i] : 0;
+    if (dev_alloc(ctx, dev, NULL, cnt * es > 0 ? cnt * es : 1, stream, &buf[o], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    tmp[o] = *t;
+    tmp[o].data = buf[o], tmp[o].byte_offset = 0, tmp[o].strides = NULL;
+    tmp[o].device.device_type = host ? kDLCPU : kDLCUDA;
+    all[o] = &tmp[o];
+    dst[o] = (DLTensor *)(uintptr_t)t; /* the caller's tensor: kg_run writes it, as PyTorch's in-place op does */
+  }
+  if (st == KG_OK) st = run_entry(c, devk, inputs, n_inputs, captures, n_captures, all, (int)nall, stream);
+  for (uint32_t o = nres; o < nall && st == KG_OK; o++) {
+    if (!dst[o]) continue;
+    const DLTensor *src[1] = {&tmp[o]};
+    st = kg_run_program(c->copies[o], devk, src, 1, NULL, 0, &dst[o], 1, stream, NULL);
+  }
+  if (stream && !dev->vt->free_async && dev->vt->sync && dev->vt->sync(dev, stream, d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
+  for (uint32_t o = nres; o < nall; o++)
+    if (buf[o]) dev_free(dev, NULL, buf[o], stream);
+  free(all), free(tmp), free(dst), free(buf);
+  return st;
+}
+
 kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(&ctx->stats, 0, sizeof ctx->stats);
-  kg_status st = c->plan ? kg_plan_run(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
-                         : kg_run_program(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream, NULL);
+  kg_status st = kg_graph_n_results(&c->g) < c->g.outputs.n
+                     ? run_writebacks(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
+                     : run_entry(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);
   c->stats = ctx->stats;
   if (st != KG_OK || ctx->diag.n) return kg_fail(ctx);
   return KG_OK;

@@ -135,6 +135,14 @@ KG_API int kg_compiled_n_outputs(const kg_compiled *c);
 KG_API kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int *ndim,
                              int64_t shape[8]);
 KG_API int kg_compiled_n_kernels(const kg_compiled *c);
+/* In-place updates of the caller's tensors (x.add_(y), x.copy_(s), ... on an entry input or a
+ * captured tensor, as PyTorch's in-place ops): how many parameters kg_run writes, and the i-th:
+ * its index (among the inputs, in kg_run's order, or among the captures), whether it is a
+ * capture, and its name. kg_run stores their final values into the caller's tensors after the
+ * entry's results are computed; reads written before the in-place op saw the old values. The
+ * tensors must not alias one another or an output. */
+KG_API int kg_compiled_n_writebacks(const kg_compiled *c);
+KG_API kg_status kg_compiled_writeback(const kg_compiled *c, int i, int *param, int *is_capture, const char **name);
 /* The symbol an output dim is (its name, e.g. "s0" or a document's "N"), or NULL when the
  * dim is static or out of range: with it a caller computes output shapes from its inputs'
  * sizes without another call. */
