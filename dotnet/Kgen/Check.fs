@@ -148,6 +148,8 @@ let compare (got: Tensor) (ref: Tensor) (fp64: Tensor option) : Verdict =
 /// One output's row: kgen and the TorchScript twin, each against eager.
 type Row =
     { Index: int
+      /// "out0", ... for the entry's results; "x (in place)" for a tensor it updates in place
+      Label: string
       Dtype: string
       Shape: int64[]
       Kgen: Verdict
@@ -211,30 +213,67 @@ let private regroup (groups: (Type * Type list) list) (args: obj list) =
     go groups args
 
 /// Run the three sides on given inputs (tensors, scalars as 0-dim tensors; `netInputs` the
-/// same as the F# function takes them: tensors, or .NET numbers) and compare.
+/// same as the F# function takes them: tensors, or .NET numbers) and compare. An entry may
+/// change its inputs or captures in place (x.add_(y)): each side runs on its own copies —
+/// kgen and the twin first, then the F# function, whose quotation holds the live captured
+/// tensors (restored afterwards) — and every tensor some side changed is compared as one more
+/// row after the results.
 let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list)
           (inputs: Tensor list) (netArgs: obj list) =
-    // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
-    let eagerArgs = regroup (paramGroups entry.Type) netArgs
-    let eager = Eval.applyAll (Eval.run entry) eagerArgs |> flatten
-    let ours = side.Run inputs captures
+    let clones (ts: Tensor list) = ts |> List.map (fun t -> t.clone())
+    let same (a: Tensor) (b: Tensor) = // bit for bit, NaN equal to NaN
+        if isFloat a.dtype then a.allclose(b, 0.0, 0.0, true) else not (a.ne(b).any().item<bool>())
+    let capsOrig = captures |> List.map (fun (n, t) -> n, t.clone())
+    let insK, capsK = clones inputs, captures |> List.map (fun (n, t) -> n, t.clone())
+    let ours = side.Run insK capsK
     let src = side.TorchScript()
-    let tsArgs = inputs @ (captures |> List.map snd)
-    let twin = invokeTs src name tsArgs
+    let insT, capsT = clones inputs, clones (captures |> List.map snd)
+    let twin = invokeTs src name (insT @ capsT)
+    let ins64, caps64 =
+        let up (t: Tensor) = if isFloat t.dtype then t.to_type(torch.ScalarType.Float64).clone() else t.clone()
+        inputs |> List.map up, captures |> List.map (snd >> up)
     let fp64 =
-        if tsArgs |> List.exists (fun t -> isFloat t.dtype) then
-            let up = tsArgs |> List.map (fun t -> if isFloat t.dtype then t.to_type(torch.ScalarType.Float64) else t)
-            try Some(invokeTs src name up) with _ -> None
+        if inputs @ (captures |> List.map snd) |> List.exists (fun t -> isFloat t.dtype) then
+            try Some(invokeTs src name (ins64 @ caps64)) with _ -> None
         else None
+    // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
+    let insE = clones inputs
+    let netE = List.mapi (fun i (a: obj) -> match a with :? Tensor -> box insE.[i] | _ -> a) netArgs
+    let eagerArgs = regroup (paramGroups entry.Type) netE
+    let eager, capsE =
+        try
+            let r = Eval.applyAll (Eval.run entry) eagerArgs |> flatten
+            r, captures |> List.map (fun (n, t) -> n, t.clone()) // the live captures as the F# code left them
+        finally
+            for (_, live), (_, orig) in List.zip captures capsOrig do
+                if not (same live orig) then live.copy_(orig) |> ignore
     if ours.Length <> eager.Length || twin.Length <> eager.Length then
         invalidOp (sprintf "%s: kgen gives %d output(s), TorchScript %d, the F# function %d" name ours.Length twin.Length eager.Length)
+    // tensors changed in place, by any side: (label, eager, kgen, twin, float64 twin)
+    let changed =
+        [ for i, t in List.indexed inputs do
+              if not (same insE.[i] t && same insK.[i] t && same insT.[i] t) then
+                  yield sprintf "input %d (in place)" i, insE.[i], insK.[i], insT.[i], ins64.[i]
+          for j, (n, orig) in List.indexed capsOrig do
+              let (_, e), (_, k) = capsE.[j], capsK.[j]
+              if not (same e orig && same k orig && same capsT.[j] orig) then
+                  yield sprintf "%s (in place)" n, e, k, capsT.[j], caps64.[j] ]
     [ for i in 0 .. eager.Length - 1 ->
           let r64 = fp64 |> Option.map (fun f -> f.[i])
           { Index = i
+            Label = sprintf "out%d" i
             Dtype = (string eager.[i].dtype).ToLowerInvariant()
             Shape = eager.[i].shape
             Kgen = compare ours.[i] eager.[i] r64
-            TorchScript = compare twin.[i] eager.[i] r64 } ]
+            TorchScript = compare twin.[i] eager.[i] r64 }
+      for j, (label, e, k, t, t64) in List.indexed changed ->
+          let r64 = fp64 |> Option.map (fun _ -> t64)
+          { Index = eager.Length + j
+            Label = label
+            Dtype = (string e.dtype).ToLowerInvariant()
+            Shape = e.shape
+            Kgen = compare k e r64
+            TorchScript = compare t e r64 } ]
 
 /// Run the three sides on random inputs for `pars` (seeded) and compare.
 let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) =
@@ -258,7 +297,7 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
 let format (r: Row) =
     let v (x: Verdict) = sprintf "%-9.3g %s" x.MaxAbs x.Rule
     let shape = "[" + (r.Shape |> Array.map string |> String.concat ", ") + "]"
-    sprintf "  out%d  %-8s %-16s kgen %s | torchscript %s" r.Index r.Dtype shape (v r.Kgen) (v r.TorchScript)
+    sprintf "  %-5s %-8s %-16s kgen %s | torchscript %s" r.Label r.Dtype shape (v r.Kgen) (v r.TorchScript)
 
 /// Check every entry (or `only`) of serialized entries: the document is loaded into kgen, each
 /// entry gets random inputs from its signature, captured tensors are the live objects the
