@@ -119,7 +119,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
     for (int i = 0; i < rank; i++)
       shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : sym_size(opt, g0->syms.v[n->shape.d[i].v], (uint32_t)n->shape.d[i].v);
-    if (kg_npy_random(&arr[p], n->dtype, rank, shape, opt->seed * 1000003u + p + 1, (mark[gp->node] & IN_NONZERO) != 0) != 0) {
+    if (kg_npy_random_in(&arr[p], n->dtype, rank, shape, opt->seed * 1000003u + p + 1, (mark[gp->node] & IN_NONZERO) != 0, gp->range) != 0) {
       kg_strbuf b;
       kg_sb_init(&b);
       for (int i = 0; i < rank; i++) kg_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);

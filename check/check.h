@@ -51,6 +51,10 @@ bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *byte
  * when the tensor is too large to allocate. */
 int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
                    bool nonzero);
+/* The same in [range[0], range[1]) when range is not NULL (a signature's "range":
+ * kg_sig_param.has_range): floats uniform, integers from ceil(lo) to ceil(hi) - 1. */
+int kg_npy_random_in(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed, bool nonzero,
+                     const double *range);
 
 /* ---- oracle.c ---- */
 typedef struct kg_oracle kg_oracle;

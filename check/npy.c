@@ -477,6 +477,11 @@ bool kg_tensor_bytes(const int64_t *shape, int rank, size_t elsize, size_t *byte
 
 int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed,
                    bool nonzero) {
+  return kg_npy_random_in(a, dtype, rank, shape, seed, nonzero, NULL);
+}
+
+int kg_npy_random_in(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t seed, bool nonzero,
+                     const double *range) {
   KG_ASSERT(dtype_ok(dtype) && rank >= 0 && rank <= KG_MAX_RANK);
   memset(a, 0, sizeof *a);
   a->dtype = dtype;
@@ -499,14 +504,15 @@ int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t
     if (kg_dtype_is_float((kg_dtype)dtype)) {
       double v;
       uint16_t bits = 0;
-      for (;;) {
-        v = -9.0 + 18.0 * (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+      double flo = range ? range[0] : -9.0, fw = range ? range[1] - range[0] : 18.0;
+      for (int tries = 0;; tries++) {
+        v = flo + fw * (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
         if (dtype == KG_F16) bits = round_small_float(v, 10, 5);
         else if (dtype == KG_BF16) bits = round_small_float(v, 7, 8);
         bool zero = dtype == KG_F16 || dtype == KG_BF16 ? (bits & 0x7fff) == 0
                     : dtype == KG_F32                   ? (float)v == 0.0f
                                                         : v == 0.0;
-        if (!nonzero || !zero) break;
+        if (!nonzero || !zero || tries >= 64) break;
       }
       if (dtype == KG_F32) {
         float f = (float)v;
@@ -520,11 +526,14 @@ int kg_npy_random(kg_npy *a, int dtype, int rank, const int64_t *shape, uint64_t
       int64_t lo = -9, hi = 10; /* [lo, hi) */
       if (dtype == KG_BOOL) lo = 0, hi = 2;
       if (dtype == KG_U8) lo = 0;
-      if (nonzero && lo == 0) lo = 1;
+      if (range) lo = (int64_t)ceil(range[0]), hi = (int64_t)ceil(range[1]);
+      if (hi <= lo) hi = lo + 1; /* an empty range [lo, lo): every element lo */
+      if (nonzero && lo == 0 && hi > 1) lo = 1;
       int64_t v;
+      int tries = 0;
       do {
         v = lo + (int64_t)(((splitmix64(&s) >> 32) * (uint64_t)(hi - lo)) >> 32);
-      } while (nonzero && v == 0);
+      } while (nonzero && v == 0 && ++tries < 64);
       switch (size) {
       case 1: { int8_t x = (int8_t)v; memcpy(p + i, &x, 1); break; }
       case 2: { int16_t x = (int16_t)v; memcpy(p + i * 2, &x, 2); break; }

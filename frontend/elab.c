@@ -289,7 +289,12 @@ static uint32_t input_node(kg_elab *el, const kg_ast *at, const kg_sig_param *p,
     }
   }
   uint32_t id = add_node(el, at, &g);
-  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id, 0};
+  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id, NULL, 0};
+  if (p->has_range) {
+    double *r = kg_arena_alloc(el->arena, 2 * sizeof *r);
+    r[0] = p->lo, r[1] = p->hi;
+    gp.range = r;
+  }
   KG_VEC_PUSH(el->g->params, gp);
   return id;
 }

@@ -9,7 +9,9 @@
  *
  * A dim is a static size (integer ≥ 0), a symbol (an identifier; equal names are
  * equal sizes) or any size (null / "?"). In the compact form a bare dtype is a
- * scalar parameter, "[]" a 0-dim tensor and "name=" makes the item a capture.
+ * scalar parameter, "[]" a 0-dim tensor and "name=" makes the item a capture. An item may
+ * end with the range its test values are drawn from: `int64[B,T] in [0, 100)`, JSON
+ * "range": [0, 100] (kgen's extension of the spec, docs/fsharp.md "Signatures").
  * The JSON form is read by kg_fe_sig_from_json, shared with json.c (entries'
  * "signature"); errors carry JSON paths ("$.params[1].shape[0]") or, for the
  * compact form, "--sig item N" (1-based).
@@ -96,6 +98,16 @@ static void kg_sig_json_dim(kg_sigrd *s, const cJSON *e, const char *path, kg_si
   }
 }
 
+/* A parameter's test-value range [lo, hi) (kg_sig_param.has_range). */
+static void kg_sig_range(kg_sigrd *s, const char *path, kg_sig_param *p, double lo, double hi) {
+  if (!(lo <= hi) || !isfinite(lo) || !isfinite(hi))
+    kg_sig_err(s, KG_E_ARG, path, "a range [lo, hi) needs finite lo <= hi, found [%g, %g)", lo, hi);
+  else if (p->dtype == KG_BOOL)
+    kg_sig_err(s, KG_E_ARG, path, "a bool parameter takes no range (its test values are 0 and 1)");
+  else
+    p->has_range = true, p->lo = lo, p->hi = hi;
+}
+
 /* {"dtype": "float32", "shape": [...]} or {"scalar": "float32"}. */
 static void kg_sig_json_param(kg_sigrd *s, const cJSON *j, const char *path, kg_sig_param *p) {
   if (!cJSON_IsObject(j)) {
@@ -122,6 +134,14 @@ static void kg_sig_json_param(kg_sigrd *s, const cJSON *j, const char *path, kg_
     kg_sig_err(s, KG_E_FORMAT, npath, "a dtype must be a string, found %s", kg_sig_found(s, name));
   } else {
     p->dtype = kg_sig_dtype(s, name->valuestring, npath);
+  }
+  const cJSON *rg = cJSON_GetObjectItemCaseSensitive(j, "range");
+  if (rg) {
+    const char *rpath = kg_arena_printf(s->arena, "%s.range", path);
+    if (!cJSON_IsArray(rg) || cJSON_GetArraySize(rg) != 2 || !cJSON_IsNumber(rg->child) || !cJSON_IsNumber(rg->child->next))
+      kg_sig_err(s, KG_E_FORMAT, rpath, "field 'range' must be [lo, hi] (two numbers), found %s", kg_sig_found(s, rg));
+    else
+      kg_sig_range(s, rpath, p, rg->child->valuedouble, rg->child->next->valuedouble);
   }
   if (sc) return;
   const char *spath = kg_arena_printf(s->arena, "%s.shape", path);
@@ -293,7 +313,40 @@ static bool kg_sig_text_shape(kg_sigrd *s, kg_sigtok *t, kg_sig_param *p) {
   }
 }
 
-/* One item: [name '='] dtype ['[' dims ']']. */
+/* An optional "in [lo, hi)" after an item's dtype and shape. */
+static bool kg_sig_text_range(kg_sigrd *s, kg_sigtok *t, kg_sig_param *p) {
+  kg_skip_ws(t);
+  if (strncmp(t->p, "in", 2) || kg_ident_len(t->p) != 2) return true;
+  t->p += 2;
+  kg_skip_ws(t);
+  double v[2];
+  for (int i = 0; i < 2; i++) {
+    if (*t->p != (i ? ',' : '[')) {
+      kg_sig_err(s, KG_E_FORMAT, t->path, "expected '%c' in a range 'in [lo, hi)', found %s", i ? ',' : '[', kg_tok_desc(s, t->p));
+      return false;
+    }
+    t->p++;
+    kg_skip_ws(t);
+    char *end;
+    v[i] = strtod(t->p, &end);
+    if (end == t->p) {
+      kg_sig_err(s, KG_E_FORMAT, t->path, "expected a number in a range 'in [lo, hi)', found %s", kg_tok_desc(s, t->p));
+      return false;
+    }
+    t->p = end;
+    kg_skip_ws(t);
+  }
+  if (*t->p != ')') {
+    kg_sig_err(s, KG_E_FORMAT, t->path, "expected ')' closing a range 'in [lo, hi)' (hi is excluded), found %s", kg_tok_desc(s, t->p));
+    return false;
+  }
+  t->p++;
+  uint32_t before = s->n_errors;
+  kg_sig_range(s, t->path, p, v[0], v[1]);
+  return s->n_errors == before;
+}
+
+/* One item: [name '='] dtype ['[' dims ']'] ['in' '[' lo ',' hi ')']. */
 static bool kg_sig_text_item(kg_sigrd *s, kg_sigtok *t, const char **cap_name, kg_sig_param *p) {
   kg_skip_ws(t);
   size_t n = kg_ident_len(t->p);
@@ -318,11 +371,9 @@ static bool kg_sig_text_item(kg_sigrd *s, kg_sigtok *t, const char **cap_name, k
   if (p->dtype == KG_DT_NONE) return false;
   t->p += n;
   kg_skip_ws(t);
-  if (*t->p != '[') {
-    p->is_scalar = true;
-    return true;
-  }
-  return kg_sig_text_shape(s, t, p);
+  if (*t->p != '[') p->is_scalar = true;
+  else if (!kg_sig_text_shape(s, t, p)) return false;
+  return kg_sig_text_range(s, t, p);
 }
 
 static kg_sig *kg_sig_parse_text(kg_sigrd *s, const char *text) {
@@ -330,7 +381,7 @@ static kg_sig *kg_sig_parse_text(kg_sigrd *s, const char *text) {
   uint32_t n_items = 1;
   int depth = 0;
   for (const char *q = text; *q; q++) {
-    depth += (*q == '[') - (*q == ']');
+    depth += (*q == '[') - (*q == ']' || *q == ')'); /* a range 'in [lo, hi)' closes with ')' */
     n_items += *q == ',' && depth <= 0;
   }
   kg_sig_param *items = kg_arena_alloc(s->arena, n_items * sizeof *items);

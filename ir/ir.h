@@ -102,6 +102,12 @@ typedef struct kg_sig_param {
   kg_dtype dtype;
   uint8_t rank;
   kg_sig_dim dims[KG_MAX_RANK];
+  /* "range": [lo, hi] (compact: `int64[B,T] in [0, 100)`): the values test inputs are drawn
+   * from (kgen check, the .NET check, the fuzzer): floats uniform in [lo, hi), integers in
+   * [lo, hi); lo == hi gives every element lo. A fact about the data (token ids below the
+   * vocabulary size, weights at their real scale), not checked on real inputs. */
+  bool has_range;
+  double lo, hi;
 } kg_sig_param;
 
 typedef struct kg_sig {
@@ -362,6 +368,7 @@ typedef struct kg_gparam {
   const char *name;  /* F# variable name / capture name */
   bool is_capture;
   uint32_t node;     /* its INPUT node */
+  const double *range; /* [lo, hi) the signature gives for test inputs (kg_sig_param), or NULL */
   uint32_t wb;       /* in-place update of the caller's tensor (x.add_(y) on an input or capture):
                         1 + the index of the output holding its value at the end of a run, which
                         the runtime writes back into this parameter's tensor; 0 = not written.

@@ -660,7 +660,7 @@ void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_g
     n.ia[0] = i;
     n.path = src->path, n.srcloc = src->srcloc;
     map[r->ins.v[i]] = kg_graph_add(out, &n);
-    kg_gparam gp = {kg_arena_printf(out->arena, "v%u", r->ins.v[i]), false, map[r->ins.v[i]], 0};
+    kg_gparam gp = {kg_arena_printf(out->arena, "v%u", r->ins.v[i]), false, map[r->ins.v[i]], NULL, 0};
     KG_VEC_PUSH(out->params, gp);
   }
   out->n_entry_params = r->ins.n;

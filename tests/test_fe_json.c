@@ -555,6 +555,36 @@ Test(fe_json, sig_compact) {
   kg_arena_free(&a);
 }
 
+Test(fe_json, sig_ranges) {
+  kg_arena a;
+  kg_arena_init(&a);
+  kg_sig *s = sig_ok(&a, "int64[2,8] in [0, 100), float32 in [-1.5,2.5), w=float32[4] in [-0.1, 0.1), float16[3]");
+  cr_assert_eq(s->n_params, 3);
+  cr_assert(s->params[0].has_range && s->params[0].lo == 0 && s->params[0].hi == 100);
+  cr_assert_eq(s->params[0].rank, 2);
+  cr_assert(s->params[1].is_scalar && s->params[1].has_range && s->params[1].lo == -1.5 && s->params[1].hi == 2.5);
+  cr_assert(!s->params[2].has_range);
+  cr_assert(s->captures[0].has_range && s->captures[0].lo == -0.1 && s->captures[0].hi == 0.1);
+  s = sig_ok(&a, "{\"params\": [{\"dtype\": \"int32\", \"shape\": [4], \"range\": [1, 7]}]}");
+  cr_assert(s->params[0].has_range && s->params[0].lo == 1 && s->params[0].hi == 7);
+  kg_arena_free(&a);
+  static const struct {
+    const char *text, *want;
+  } bad[] = {
+      {"int64[2] in [5, 1)", "error[arg]: a range [lo, hi) needs finite lo <= hi, found [5, 1)\n  at --sig item 1\n"},
+      {"bool[2] in [0, 1)", "error[arg]: a bool parameter takes no range (its test values are 0 and 1)\n  at --sig item 1\n"},
+      {"int64[2] in [0, 1]", "error[format]: expected ')' closing a range 'in [lo, hi)' (hi is excluded), found ']'\n  at --sig item 1\n"},
+      {"int64[2] in [a, 1)", "error[format]: expected a number in a range 'in [lo, hi)', found 'a'\n  at --sig item 1\n"},
+      {"{\"params\": [{\"dtype\": \"int32\", \"shape\": [4], \"range\": [1]}]}",
+       "error[format]: field 'range' must be [lo, hi] (two numbers), found an array\n  at $.params[0].range\n"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char *e = sig_errors(bad[i].text);
+    cr_expect_str_eq(e, bad[i].want, "%s", bad[i].text);
+    free(e);
+  }
+}
+
 Test(fe_json, sig_json) {
   kg_arena a;
   kg_arena_init(&a);

@@ -144,6 +144,8 @@ Test(layout, model_forwards_match_pytorch, .init = setup, .fini = teardown, .tim
     {"models/modestgpt", "causal_self_attention"}, {"models/modestgpt", "transformer_block"}, {"models/modestgpt", "gpt_forward"},
     {"models/nasbert", "nasbert_multihead_attention"}, {"models/nasbert", "nasbert_self_attention_layer"},
     {"models/torchsharp_fun", "fun_function_model"}, {"models/torchsharp_fun", "fun_resnet_features"},
+    {"models/torchsharp_fun", "fun_create_model"}, {"models/torchsharp_fun", "fun_create_model_with_names"},
+    {"models/llama", "llama_decoder_layer"},
     {"models/tutorial_mlp", "trivial"}, {"models/tutorial_mlp", "trivial_sequential"},
   };
   for (size_t i = 0; i < sizeof forwards / sizeof *forwards; i++) check_at(forwards[i][0], forwards[i][1], NULL);

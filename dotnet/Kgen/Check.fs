@@ -22,7 +22,7 @@ type private Tensor = torch.Tensor
 
 /// One parameter of an entry's signature, with concrete sizes.
 type Param =
-    | TensorParam of dtype: string * shape: int64[] * nonzero: bool
+    | TensorParam of dtype: string * shape: int64[] * nonzero: bool * range: (float * float) option
     | ScalarParam of dtype: string
 
 let scalarType (dtype: string) = Collect.dtypeOf dtype
@@ -52,7 +52,9 @@ let signatureOf (signature: JsonElement) (sizes: Map<string, int64>) =
         else
             let shape = [| for d in p.GetProperty("shape").EnumerateArray() -> dim d |]
             let nz = p.TryGetProperty("nonzero", &v) && v.GetBoolean()
-            TensorParam(p.GetProperty("dtype").GetString(), shape, nz)
+            let range =
+                if p.TryGetProperty("range", &v) then Some(v.[0].GetDouble(), v.[1].GetDouble()) else None
+            TensorParam(p.GetProperty("dtype").GetString(), shape, nz, range)
     let pars = [ for p in signature.GetProperty("params").EnumerateArray() -> item p ]
     let mutable caps = Unchecked.defaultof<JsonElement>
     let captures =
@@ -60,16 +62,27 @@ let signatureOf (signature: JsonElement) (sizes: Map<string, int64>) =
     pars, captures
 
 /// A random tensor in PyTorch's make_tensor ranges: floats in [-9, 9], signed integers in
-/// [-9, 10), uint8 in [0, 10), bool {0, 1}; `nonzero` replaces zeros by ones.
-let randomTensor (g: torch.Generator) (dtype: string) (shape: int64[]) (nonzero: bool) : Tensor =
+/// [-9, 10), uint8 in [0, 10), bool {0, 1} — or in the signature's range [lo, hi) (floats
+/// uniform, integers from ceil lo to ceil hi - 1, lo = hi: every element lo); `nonzero`
+/// replaces zeros by ones.
+let randomTensorIn (g: torch.Generator) (dtype: string) (shape: int64[]) (nonzero: bool) (range: (float * float) option) : Tensor =
     let st = scalarType dtype
     let t =
-        match dtype with
-        | "bool" -> torch.randint(0L, 2L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
-        | "uint8" -> torch.randint(0L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
-        | d when not (isFloat st) -> torch.randint(-9L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        match dtype, range with
+        | "bool", _ -> torch.randint(0L, 2L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | _, Some(lo, hi) when isFloat st ->
+            (torch.rand(shape, dtype = torch.ScalarType.Float64, generator = g) * (hi - lo) + lo).to_type(st)
+        | _, Some(lo, hi) ->
+            let l = int64 (ceil lo)
+            let h = max (int64 (ceil hi)) (l + 1L)
+            torch.randint(l, h, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | "uint8", _ -> torch.randint(0L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
+        | _ when not (isFloat st) -> torch.randint(-9L, 10L, shape, dtype = torch.ScalarType.Int64, generator = g).to_type(st)
         | _ -> (torch.rand(shape, dtype = torch.ScalarType.Float64, generator = g) * 18.0 - 9.0).to_type(st)
     if nonzero then torch.where(t.eq(torch.zeros_like(t)), torch.ones_like(t), t) else t
+
+let randomTensor (g: torch.Generator) (dtype: string) (shape: int64[]) (nonzero: bool) : Tensor =
+    randomTensorIn g dtype shape nonzero None
 
 /// The .NET value of a 0-dim tensor as the F# parameter type `ty` wants it.
 let private netScalar (t: Tensor) (ty: Type) : obj =
@@ -280,7 +293,7 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
     use g = new torch.Generator(seed, torch.CPU)
     let inputs =
         pars |> List.map (function
-            | TensorParam(dt, shape, nz) -> randomTensor g dt shape nz
+            | TensorParam(dt, shape, nz, r) -> randomTensorIn g dt shape nz r
             | ScalarParam dt -> randomTensor g dt [||] false)
     let types = paramGroups entry.Type |> List.collect snd
     let netArgs =
@@ -305,7 +318,7 @@ let format (r: Row) =
 let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) =
     let doc = Serializer.serialize entries
     use m = ctx.Load doc.Json
-    let root = JsonDocument.Parse(doc.Json).RootElement
+    let root = JsonDocument.Parse(doc.Json, JsonDocumentOptions(MaxDepth = Serializer.maxDepth)).RootElement
     [ for (i, en) in List.indexed entries do
           if only.IsNone || only = Some en.Name then
               let je = root.GetProperty("entries").[i]
@@ -320,7 +333,7 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
                       | Some c -> n, (c.Value :?> Tensor)
                       | None ->
                           match p with
-                          | TensorParam(dt, shape, nz) -> n, randomTensor g dt shape nz
+                          | TensorParam(dt, shape, nz, r) -> n, randomTensorIn g dt shape nz r
                           | ScalarParam dt -> n, randomTensor g dt [||] false)
               let compiled = ref None
               let side =
@@ -374,7 +387,7 @@ let quotation (q: Expr) (inputs: obj list) : Row list =
               c.Run(ins, caps)
           TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript }
     // the caller's tensors themselves: a "signature" of fixed tensors
-    let pars = inputs |> List.map (function :? Tensor as t -> TensorParam((string t.dtype), t.shape, false) | _ -> ScalarParam "float64")
+    let pars = inputs |> List.map (function :? Tensor as t -> TensorParam((string t.dtype), t.shape, false, None) | _ -> ScalarParam "float64")
     let rows = runOn side "check" q pars captures tensors inputs
     compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
     for r in rows do printfn "%s" (format r)

@@ -48,7 +48,7 @@ let private fail fmt = Printf.kprintf (fun s -> raise (SerializeError s)) fmt
 let private dtypes =
     set [ "bool"; "uint8"; "int8"; "int16"; "int32"; "int64"; "float16"; "bfloat16"; "float32"; "float64" ]
 
-/// Split at top-level commas (commas inside [...] belong to a shape).
+/// Split at top-level commas (commas inside [...] belong to a shape or a range).
 let private splitTop (s: string) =
     let items = ResizeArray<string>()
     let mutable depth = 0
@@ -56,7 +56,7 @@ let private splitTop (s: string) =
     for i in 0 .. s.Length - 1 do
         match s.[i] with
         | '[' -> depth <- depth + 1
-        | ']' -> depth <- depth - 1
+        | ']' | ')' -> depth <- depth - 1 // a range `in [lo, hi)` closes with ')'
         | ',' when depth = 0 ->
             items.Add(s.Substring(start, i - start).Trim())
             start <- i + 1
@@ -69,7 +69,23 @@ type private SigItem =
     | Scalar of string
     | TensorSig of string * string list // dtype, dims (int, symbol or "?")
 
-let private parseItem (n: int) (item: string) =
+/// The values test inputs of an item are drawn from: `int64[2,8] in [0, 100)` (frontend/sig.c).
+type private Range = (float * float) option
+
+let private rangeRx = Text.RegularExpressions.Regex(@"^(.*?)\s+in\s*\[\s*([^,\]]+?)\s*,\s*([^)]+?)\s*\)\s*$")
+
+let private parseItem (n: int) (item0: string) : string option * SigItem * Range =
+    let item, range =
+        let m = rangeRx.Match item0
+        if not m.Success then item0, None
+        else
+            let num (t: string) =
+                match Double.TryParse(t, NumberStyles.Float, CultureInfo.InvariantCulture) with
+                | true, v when Double.IsFinite v -> v
+                | _ -> fail "signature item %d (%s): '%s' is not a number in a range 'in [lo, hi)'" n item0 t
+            let lo, hi = num m.Groups.[2].Value, num m.Groups.[3].Value
+            if lo > hi then fail "signature item %d (%s): a range [lo, hi) needs lo <= hi" n item0
+            m.Groups.[1].Value.Trim(), Some(lo, hi)
     let name, rest =
         match item.IndexOf '=' with
         | -1 -> None, item
@@ -88,9 +104,10 @@ let private parseItem (n: int) (item: string) =
         match dims with
         | None -> Scalar dtype
         | Some ds -> TensorSig(dtype, ds)
-    name, it
+    if range.IsSome && dtype = "bool" then fail "signature item %d (%s): a bool parameter takes no range" n item0
+    name, it, range
 
-let private writeSigItem (w: Utf8JsonWriter) (it: SigItem) (nonzero: bool) =
+let private writeSigItem (w: Utf8JsonWriter) (it: SigItem) (nonzero: bool) (range: Range) =
     w.WriteStartObject()
     match it with
     | Scalar dt -> w.WriteString("scalar", dt)
@@ -104,6 +121,13 @@ let private writeSigItem (w: Utf8JsonWriter) (it: SigItem) (nonzero: bool) =
             | _ -> w.WriteStringValue d
         w.WriteEndArray()
     if nonzero then w.WriteBoolean("nonzero", true)
+    match range with
+    | Some(lo, hi) ->
+        w.WriteStartArray "range"
+        w.WriteNumberValue lo
+        w.WriteNumberValue hi
+        w.WriteEndArray()
+    | None -> ()
     w.WriteEndObject()
 
 /// The tensors a capture item of a compact signature describes: (name, dtype, dims) with
@@ -111,7 +135,7 @@ let private writeSigItem (w: Utf8JsonWriter) (it: SigItem) (nonzero: bool) =
 let signatureCaptures (signature: string) =
     splitTop signature
     |> List.mapi parseItem
-    |> List.choose (fun (name, it) ->
+    |> List.choose (fun (name, it, _) ->
         match name, it with
         | Some n, TensorSig(dt, dims) ->
             let ds = dims |> List.map (fun d -> match Int64.TryParse d with | true, v -> Some v | _ -> None)
@@ -132,10 +156,22 @@ let private dtypeName (t: TorchSharp.torch.ScalarType) =
     | TorchSharp.torch.ScalarType.Float64 -> "float64"
     | t -> fail "captured tensor of dtype %O: kgen supports %s" t (String.concat ", " dtypes)
 
-/// The signature item of a live captured tensor: its dtype and (static) shape.
-let private liveItem (c: Capture) =
+/// The signature item of a live captured tensor: its dtype, (static) shape, and the range of
+/// its values, so that a test without the live tensor (kgen check on the document) draws
+/// values at the real scale (a layer's weights in ±1/sqrt(fan_in), not in ±9).
+let private liveItem (c: Capture) : (SigItem * Range) option =
     match c.Value with
-    | :? TorchSharp.torch.Tensor as t -> Some(TensorSig(dtypeName t.dtype, [ for d in t.shape -> string d ]))
+    | :? TorchSharp.torch.Tensor as t ->
+        let it = TensorSig(dtypeName t.dtype, [ for d in t.shape -> string d ])
+        let range =
+            if t.numel() = 0L || t.dtype = TorchSharp.torch.ScalarType.Bool then None
+            else
+                use d = t.detach().to_type(TorchSharp.torch.ScalarType.Float64)
+                let lo, hi = d.min().item<float>(), d.max().item<float>()
+                if not (Double.IsFinite lo && Double.IsFinite hi) then None
+                elif t.is_floating_point() then Some(lo, hi)
+                else Some(lo, hi + 1.0) // integers: [min, max]
+        Some(it, range)
     | _ -> None
 
 let private writeSignature (w: Utf8JsonWriter) (signature: string) (nonzero: int[]) (captured: Capture list) =
@@ -143,21 +179,21 @@ let private writeSignature (w: Utf8JsonWriter) (signature: string) (nonzero: int
     w.WriteStartObject "signature"
     w.WriteStartArray "params"
     items
-    |> List.filter (fun (n, _) -> n.IsNone)
-    |> List.iteri (fun i (_, it) -> writeSigItem w it (Array.contains i nonzero))
+    |> List.filter (fun (n, _, _) -> n.IsNone)
+    |> List.iteri (fun i (_, it, r) -> writeSigItem w it (Array.contains i nonzero) r)
     w.WriteEndArray()
-    let named = items |> List.filter (fun (n, _) -> n.IsSome)
+    let named = items |> List.filter (fun (n, _, _) -> n.IsSome)
     // captured tensors the signature does not list are described by the live tensors
     let live =
         captured
-        |> List.filter (fun c -> not (named |> List.exists (fun (n, _) -> n = Some c.Name)))
-        |> List.choose (fun c -> liveItem c |> Option.map (fun it -> Some c.Name, it))
+        |> List.filter (fun c -> not (named |> List.exists (fun (n, _, _) -> n = Some c.Name)))
+        |> List.choose (fun c -> liveItem c |> Option.map (fun (it, r) -> Some c.Name, it, r))
     let caps = named @ live
     if not caps.IsEmpty then
         w.WriteStartObject "captures"
-        for (n, it) in caps do
+        for (n, it, r) in caps do
             w.WritePropertyName n.Value
-            writeSigItem w it false
+            writeSigItem w it false r
         w.WriteEndObject()
     w.WriteEndObject()
 

@@ -375,16 +375,16 @@ let llama_rmsnorm = <@ fun (input: Tensor) -> rmsNorm.forward(input) @>
 let llama_mlp = <@ fun (input: Tensor) -> mlp.forward(input) @>
 
 // hidden states (only their dtype and device are read), position ids -> cos, sin [2, 8, 16]
-[<Kgen.Entry("float32[2,8,64], int64[2,8]")>]
+[<Kgen.Entry("float32[2,8,64], int64[2,8] in [0, 64)")>]
 let llama_rotary_embedding = <@ fun (x: Tensor) (positionIds: Tensor) -> rotaryEmb.forward(x, positionIds) @>
 
 // hidden states, the rotary embedding's cos and sin, the 4-D additive mask [bsz, 1, q_len, kv_len]
-[<Kgen.Entry("float32[2,8,64], float32[2,8,16], float32[2,8,16], float32[2,1,8,8]")>]
+[<Kgen.Entry("float32[2,8,64], float32[2,8,16] in [-1, 1), float32[2,8,16] in [-1, 1), float32[2,1,8,8]")>]
 let llama_attention =
     <@ fun (hiddenStates: Tensor) (cos: Tensor) (sin: Tensor) (attentionMask: Tensor) ->
         attention.forward(hiddenStates, (cos, sin), attentionMask) @>
 
-[<Kgen.Entry("float32[2,8,64], float32[2,8,16], float32[2,8,16], float32[2,1,8,8]")>]
+[<Kgen.Entry("float32[2,8,64], float32[2,8,16] in [-1, 1), float32[2,8,16] in [-1, 1), float32[2,1,8,8]")>]
 let llama_decoder_layer =
     <@ fun (hiddenStates: Tensor) (cos: Tensor) (sin: Tensor) (attentionMask: Tensor) ->
         decoderLayer.forward(hiddenStates, (cos, sin), attentionMask) @>

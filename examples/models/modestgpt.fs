@@ -343,6 +343,6 @@ let causal_self_attention = <@ fun (inp: Tensor) -> inp --> attention @>
 [<Kgen.Entry("float32[2,8,32]")>]
 let transformer_block = <@ fun (inp: Tensor) -> inp --> block @>
 
-// token ids: they must lie in [0, 16) (the three-way check's random int64 inputs do not yet)
-[<Kgen.Entry("int64[2,8]")>]
+// token ids in [0, 16): the vocabulary
+[<Kgen.Entry("int64[2,8] in [0, 16)")>]
 let gpt_forward = <@ fun (input: Tensor) -> gpt.forward(input) @>

@@ -241,7 +241,7 @@ let attention = new Phi3Attention(config, 0) |> evaluating
 let mlp = new Phi3MLP(config) |> evaluating
 
 // hidden states, position ids, the 4-D additive attention mask [bsz, 1, q_len, kv_len]
-[<Kgen.Entry("float32[2,8,64], int64[2,8], float32[2,1,8,8]")>]
+[<Kgen.Entry("float32[2,8,64], int64[2,8] in [0, 8), float32[2,1,8,8]")>]
 let phi3_attention =
     <@ fun (hidden_states: Tensor) (position_ids: Tensor) (attention_mask: Tensor) ->
         attention.forward(hidden_states, position_ids, attention_mask) @>

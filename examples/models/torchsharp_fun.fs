@@ -236,11 +236,11 @@ let modelNamed = createNamed () |> evaluating
 let fmodel = functionModel () |> evaluating
 let resnet = resnetFeatures () |> evaluating
 
-// token ids: they must lie in [0, 5) (the three-way check's random int64 inputs do not yet)
-[<Kgen.Entry("int64[16]")>]
+// token ids in [0, 5): the vocabulary
+[<Kgen.Entry("int64[16] in [0, 5)")>]
 let fun_create_model = <@ fun (x: torch.Tensor) -> model.forward x @>
 
-[<Kgen.Entry("int64[16]")>]
+[<Kgen.Entry("int64[16] in [0, 5)")>]
 let fun_create_model_with_names = <@ fun (x: torch.Tensor) -> modelNamed.forward x @>
 
 [<Kgen.Entry("float32[1,10]")>]
