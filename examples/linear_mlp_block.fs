@@ -14,6 +14,9 @@ type Mlp(d: int64, h: int64) as this =
     [<ReflectedDefinition>]
     override _.forward(x: torch.Tensor) = x --> fc1 --> act --> fc2
 
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let mlp =
     let m = new Mlp(16L, 64L)
     m.eval() |> ignore

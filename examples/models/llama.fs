@@ -351,6 +351,9 @@ let config =
                 MaxPositionEmbeddings = 64, DType = ScalarType.Float32)
 
 /// Eval mode, and random values in the GenAI linears (a stand-in for loading a checkpoint).
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let private loaded (m: #nn.Module) =
     m.eval() |> ignore
     for struct (_, sub) in m.named_modules() do

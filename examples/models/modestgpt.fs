@@ -331,6 +331,9 @@ type Gpt(config) as self =
 let config =
     { VocabSize = 16; BlockSize = 16; NumEmbed = 32; NumLayer = 2; NumHead = 4; Dropout = 0.1 }
 
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let private evaluating (m: #nn.Module) = m.eval() |> ignore; m
 
 let attention = new CausalSelfAttention(config) |> evaluating

@@ -240,6 +240,9 @@ type SelfAttentionLayer(?embeddingDim: int, ?numAttentionHeads: int, ?dropoutRat
 
 // ---- the entries ----------------------------------------------------------------------------
 
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let private evaluating (m: #torch.nn.Module) = m.eval() |> ignore; m
 
 let attention = new MultiHeadAttention(32, 4, dropout = 0.1, selfAttention = true) |> evaluating

@@ -235,6 +235,9 @@ let config =
     Phi3Config(HiddenSize = 64, IntermediateSize = 128, NumAttentionHeads = 4, NumKeyValueHeads = Nullable 4,
                MaxPositionEmbeddings = 64, OriginalMaxPositionEmbeddings = 64, DType = ScalarType.Float32)
 
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let private evaluating (m: #nn.Module) = m.eval() |> ignore; m
 
 let attention = new Phi3Attention(config, 0) |> evaluating

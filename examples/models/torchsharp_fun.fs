@@ -229,6 +229,9 @@ let resnetFeatures () =
 
 // ---- the entries --------------------------------------------------------------------------------
 
+// the modules' weights from a fixed seed: the document describes captured weights by their range
+torch.manual_seed(20261125L) |> ignore
+
 let private evaluating (m: IModel) = m.Module.eval() |> ignore; m
 
 let model = create () |> evaluating
