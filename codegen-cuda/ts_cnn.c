@@ -19,7 +19,13 @@ static const char *ints(ts_ctx *c, const int64_t *v, int n) {
   return fmt(c, "%s]", s);
 }
 
-static const char *opt_f(ts_ctx *c, bool given, double v) { return given ? fmt(c, "%.17g", v) : "None"; }
+/* a Python float literal (TorchScript tells 2 from 2.0) */
+static const char *flt(ts_ctx *c, double v) {
+  const char *s = fmt(c, "%.17g", v);
+  return strpbrk(s, ".eni") ? s : fmt(c, "%s.0", s);
+}
+
+static const char *opt_f(ts_ctx *c, bool given, double v) { return given ? flt(c, v) : "None"; }
 
 const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a) {
   const kg_gnode *n = &c->g->nodes.v[id];
@@ -72,8 +78,8 @@ const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a) {
     if (n->ia[1] & 4) rm = text(c, a[j++]), rv = text(c, a[j++]);
     if (n->ia[1] & 1) w = text(c, a[j++]);
     if (n->ia[1] & 2) b = text(c, a[j++]);
-    s = fmt(c, "torch.%s(%s, %s, %s, %s, %s, %s, %.17g, %.17g, False)", n->ia[2] ? "instance_norm" : "batch_norm", x, w, b, rm, rv,
-            n->ia[0] ? "True" : "False", n->fa[1], n->fa[0]);
+    s = fmt(c, "torch.%s(%s, %s, %s, %s, %s, %s, %s, %s, False)", n->ia[2] ? "instance_norm" : "batch_norm", x, w, b, rm, rv,
+            n->ia[0] ? "True" : "False", flt(c, n->fa[1]), flt(c, n->fa[0]));
     break;
   }
   case KG_OP_GROUP_NORM: {
@@ -81,7 +87,7 @@ const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a) {
     int j = 1;
     if (n->ia[1] & 1) w = text(c, a[j++]);
     if (n->ia[1] & 2) b = text(c, a[j++]);
-    s = fmt(c, "torch.group_norm(%s, %lld, %s, %s, %.17g, False)", x, (long long)n->ia[0], w, b, n->fa[0]);
+    s = fmt(c, "torch.group_norm(%s, %lld, %s, %s, %s, False)", x, (long long)n->ia[0], w, b, flt(c, n->fa[0]));
     break;
   }
   default: fail(c, id, "not a pooling / normalization / resampling op"); return NULL;
