@@ -184,7 +184,11 @@ static void measure_bytes(const kg_compiled *c, bench_row *r) {
     for (uint32_t j = 0; j < k->params.n; j++) {
       const kg_kparam *kp = &k->params.v[j];
       if (kp->kind != KP_BUFFER || kp->role != KPR_TENSOR) continue;
-      if (kp->r0) r->fused_b += node_bytes(g, g->outputs.v[kp->r1]);
+      /* the owner (kg_buf_owner): an output, a temporary between kernels (group_norm's
+       * statistics), a split reduction's scratch (not counted), or a parameter */
+      if (kp->r0 == KG_BUF_OUTPUT) r->fused_b += node_bytes(g, g->outputs.v[kp->r1]);
+      else if (kp->r0 == KG_BUF_TEMP) r->fused_b += node_bytes(&c->lg, c->fusion.temps.v[kp->r1]);
+      else if (kp->r0 == KG_BUF_SCRATCH) continue;
       else if (kernel_reads(k, j)) r->fused_b += node_bytes(g, g->params.v[kp->r1].node);
       else r->unread_params++;
     }
