@@ -364,6 +364,17 @@ static bool per_channel(cnn *C, uint32_t t, const kg_dim *c, const char *what) {
   return true;
 }
 
+/* libtorch's CPU normalizations take parameters of the input's dtype, or float32 ones for a
+ * float16 / bfloat16 input ("mixed dtype") */
+static bool same_dtype(cnn *C, uint32_t x, uint32_t t, const char *what) {
+  if (t == KG_NONE) return true;
+  kg_dtype xd = (kg_dtype)node(C, x)->dtype, td = (kg_dtype)node(C, t)->dtype;
+  if (td == xd || ((xd == KG_F16 || xd == KG_BF16) && td == KG_F32)) return true;
+  PERR(C, KG_E_TYPE, "mixed dtype (CPU): all inputs must share same datatype. (%s(): the input is %s, %s is %s; only float16 / bfloat16 input takes float32 parameters)",
+       C->nm, scalar_name(xd), what, scalar_name(td));
+  return false;
+}
+
 static kg_ev batch_norm_member(cnn *C, const kg_ev *av, int n, bool instance) {
   if (n != 8) return PERR(C, KG_E_INTERNAL, "%s(): %d arguments", C->nm, n);
   uint32_t x, rm, rv, w, b;
@@ -393,7 +404,8 @@ static kg_ev batch_norm_member(cnn *C, const kg_ev *av, int n, bool instance) {
   if (!per_channel(C, rm, c, "running_mean") ||
       !per_channel(C, rv, c, "running_var") ||
       !per_channel(C, w, c, "weight") ||
-      !per_channel(C, b, c, "bias"))
+      !per_channel(C, b, c, "bias") || !same_dtype(C, x, rm, "running_mean") || !same_dtype(C, x, rv, "running_var") ||
+      !same_dtype(C, x, w, "weight") || !same_dtype(C, x, b, "bias"))
     return kg_ev_err();
   if (training && (rm != KG_NONE || rv != KG_NONE))
     return PERR(C, KG_E_UNSUPPORTED,
@@ -441,6 +453,7 @@ static kg_ev group_norm_member(cnn *C, const kg_ev *av, int n) {
       return PERR(C, KG_E_SHAPE, "Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s and input of shape %s",
                   i ? "bias" : "weight", i ? "bias" : "weight", wb, sb);
     if (!kg_dtype_is_float((kg_dtype)tn->dtype)) return PERR(C, KG_E_TYPE, "group_norm(): %s must be a floating tensor", i ? "bias" : "weight");
+    if (!same_dtype(C, x, t[i], i ? "bias" : "weight")) return kg_ev_err();
   }
   if (!floating(C, xn, "GroupNormKernelImpl")) return kg_ev_err();
   uint32_t in[3] = {x};

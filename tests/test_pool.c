@@ -148,6 +148,8 @@ Test(pool, pytorch_errors_located) {
   expect_error("norm_batch_group", "norm_batch_group", "float32[2,6,5,3], float32[5], float32[6], float32[6], float32[6], float32[3,4,7]", "running_mean should contain 6 elements not 5");
   expect_error("norm_batch_group", "norm_batch_group", "float32[2,5,5,3], float32[5], float32[5], float32[5], float32[5], float32[3,4,7]",
                "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 5, 5, 3] and num_groups=2");
+  expect_error("norm_batch_group", "norm_batch_group", "float32[2,6,5,3], float64[6], float32[6], float32[6], float32[6], float32[3,4,7]",
+               "mixed dtype (CPU): all inputs must share same datatype.");
   expect_error("norm_fused", "norm_group2", "float32[2,6,3,5], float32[4], float32[6]",
                "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape [4] and input of shape [2, 6, 3, 5]");
   /* resampling and pixel shuffle */
