@@ -87,6 +87,10 @@ void kg_twin_emit_map(ts_ctx *c, uint32_t id);
 /* A reduction, scan or normalization as PyTorch's own call (NULL after a failure). */
 const char *kg_twin_reduce(ts_ctx *c, uint32_t id, const vval *a);
 
+/* ---- ts_cnn.c ---- */
+/* Pooling, batch / instance / group norm, resampling, pixel shuffle as PyTorch's own aten op. */
+const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a);
+
 /* ---- ts_layout.c ---- */
 /* A layout op (views, cat, indexing, factories) as PyTorch's own call on operand values a. */
 const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a);

@@ -207,6 +207,7 @@ typedef enum kg_mhandler {
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
   H_MATMUL,    /* matmul / mm / bmm / mv / dot / linear / addmm / baddbmm (products.c) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
+  H_CNN,       /* pooling, batch / instance / group norm, interpolate, pixel_shuffle (cnn.c binds the raw arguments) */
 } kg_mhandler;
 
 typedef struct kg_member_row {
@@ -361,6 +362,8 @@ bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const k
 bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* x.op_(...) with no row of its own: the row of op(...), rebinding x; true when handled */
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
+/* ---- cnn.c: pooling, normalization over channels, resampling, pixel shuffle ---- */
+kg_ev kg_elab_cnn(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- layout.c ---- */
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */

@@ -11,6 +11,12 @@
  *   log_softmax     → (x - m) - log(s)
  *   std             → sqrt(var)            logsumexp → m' + log(sum(exp(x - m'))), m' = m or 0 if infinite
  *   layer_norm      → (x - mean) * rsqrt(var_biased + eps) [* w] [+ b]
+ *   batch_norm      → eval: (x - rm) * rsqrt(rv + eps) [* w] [+ b], pointwise on the running
+ *                     statistics viewed as [C, 1, ...]; training (and instance_norm): the same on
+ *                     batch statistics over every dim but the channels (and the batch)
+ *   group_norm      → G = C or 1: the same over the input's own dims; else over [N, G, C/G, ...]
+ *                     (a reshape), reshaped back
+ *   adaptive pooling to 1 (× 1) → amax / mean over the pooled dims, keepdim (a row reduction)
  *   norm(p)         → p = 2: sqrt(sum(x²)); 1: sum|x|; inf: amax|x|; else (sum |x|^p)^(1/p)
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
@@ -149,8 +155,98 @@ static uint32_t expand_product(dctx *D, const kg_gnode *n, const uint32_t *in) {
   return cast(D, r, dt);
 }
 
+/* ---- normalization over channels and global pooling (issue 12) ---- */
+
+static uint32_t reshape(dctx *D, uint32_t x, const kg_shape *sh) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = KG_OP_RESHAPE, n.dtype = n.cdtype = D->out->nodes.v[x].dtype, n.vkind = KG_V_TENSOR, n.n_in = 1;
+  n.in[0] = x;
+  n.shape = *sh;
+  n.path = D->src->path, n.srcloc = D->src->srcloc;
+  return kg_graph_add(D->out, &n);
+}
+
+/* a per-channel vector [C] as [C, 1, ...] against an input of rank r (channels at dim 1),
+ * converted to ct */
+static uint32_t per_channel(dctx *D, uint32_t v, int r, kg_dtype ct) {
+  kg_shape sh = D->out->nodes.v[v].shape;
+  for (int i = 2; i < r; i++) sh.d[sh.rank++] = (kg_dim){KG_DIM_STATIC, 1};
+  return cast(D, sh.rank == 1 ? v : reshape(D, v, &sh), ct);
+}
+
+/* (x - mean) * rsqrt(var + eps) over the dims in mask (biased variance), in ct */
+static uint32_t standardize(dctx *D, uint32_t x, int64_t mask, kg_dtype ct, double eps) {
+  uint32_t mu = reduce(D, KG_OP_RMEAN, ct, KG_F64, x, mask, true, 0);
+  uint32_t var = reduce(D, KG_OP_RVAR, ct, KG_F64, x, mask, true, 0);
+  uint32_t inv = add(D, KG_OP_RSQRT, ct, add(D, KG_OP_ADD, ct, var, cnst(D, ct, eps), NULL), KG_NONE, NULL);
+  return add(D, KG_OP_MUL, ct, add(D, KG_OP_SUB, ct, x, mu, NULL), inv, NULL);
+}
+
+/* BATCH_NORM (batch_norm, instance_norm) and GROUP_NORM; a global POOL */
+static uint32_t expand_cnn(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_dtype dt = (kg_dtype)n->dtype;
+  kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt;
+  const kg_shape *xs = &D->out->nodes.v[in[0]].shape;
+  int r = xs->rank;
+  if (n->op == KG_OP_POOL) { /* adaptive to 1 (x 1): a row reduction over the pooled dims */
+    int nd = (int)(n->ia[2] & 3);
+    int64_t mask = (((int64_t)1 << nd) - 1) << (r - nd);
+    if (((n->ia[2] >> 2) & 3) == 3) return reduce(D, KG_OP_RAMAX, dt, dt, in[0], mask, true, 0);
+    return cast(D, reduce(D, KG_OP_RMEAN, ct, KG_F64, cast(D, in[0], ct), mask, true, 0), dt);
+  }
+  uint32_t x = cast(D, in[0], ct), y;
+  int j = 1;
+  if (n->op == KG_OP_BATCH_NORM) {
+    bool stats = n->ia[0] != 0, instance = n->ia[2] != 0;
+    if (!stats) { /* evaluation: pointwise on the running statistics */
+      uint32_t rm = per_channel(D, in[1], r, ct), rv = per_channel(D, in[2], r, ct);
+      j = 3;
+      uint32_t inv = add(D, KG_OP_RSQRT, ct, add(D, KG_OP_ADD, ct, rv, cnst(D, ct, n->fa[0]), NULL), KG_NONE, NULL);
+      y = add(D, KG_OP_MUL, ct, add(D, KG_OP_SUB, ct, x, rm, NULL), inv, NULL);
+    } else { /* batch statistics: over every dim but the channels' (instance: per sample too) */
+      int64_t mask = (((int64_t)1 << r) - 1) & ~(int64_t)2;
+      if (instance) mask &= ~(int64_t)1;
+      if (n->ia[1] & 4) j = 3;
+      y = standardize(D, x, mask, ct, n->fa[0]);
+    }
+    if (n->ia[1] & 1) y = add(D, KG_OP_MUL, ct, y, per_channel(D, in[j++], r, ct), NULL);
+    if (n->ia[1] & 2) y = add(D, KG_OP_ADD, ct, y, per_channel(D, in[j++], r, ct), NULL);
+    return cast(D, y, dt);
+  }
+  /* GROUP_NORM: G = C (instance) or 1 reduce the input's own dims; else [N, G, C/G, ...] */
+  int64_t g = n->ia[0], c = xs->d[1].v;
+  int64_t all = ((int64_t)1 << r) - 1;
+  if (g == c || g == 1) {
+    y = standardize(D, x, g == c ? all & ~(int64_t)3 : all & ~(int64_t)1, ct, n->fa[0]);
+    if (n->ia[1] & 1) y = add(D, KG_OP_MUL, ct, y, per_channel(D, in[j++], r, ct), NULL);
+    if (n->ia[1] & 2) y = add(D, KG_OP_ADD, ct, y, per_channel(D, in[j++], r, ct), NULL);
+    return cast(D, y, dt);
+  }
+  kg_shape gs, ws;
+  memset(&gs, 0, sizeof gs), memset(&ws, 0, sizeof ws);
+  gs.d[gs.rank++] = xs->d[0], gs.d[gs.rank++] = (kg_dim){KG_DIM_STATIC, g}, gs.d[gs.rank++] = (kg_dim){KG_DIM_STATIC, c / g};
+  ws.d[ws.rank++] = (kg_dim){KG_DIM_STATIC, g}, ws.d[ws.rank++] = (kg_dim){KG_DIM_STATIC, c / g};
+  for (int i = 2; i < r; i++) gs.d[gs.rank++] = xs->d[i], ws.d[ws.rank++] = (kg_dim){KG_DIM_STATIC, 1};
+  uint32_t xg = reshape(D, x, &gs);
+  y = standardize(D, xg, ((int64_t)1 << gs.rank) - 1 - 3, ct, n->fa[0]);
+  if (n->ia[1] & 1) y = add(D, KG_OP_MUL, ct, y, cast(D, reshape(D, in[j++], &ws), ct), NULL);
+  if (n->ia[1] & 2) y = add(D, KG_OP_ADD, ct, y, cast(D, reshape(D, in[j++], &ws), ct), NULL);
+  return cast(D, reshape(D, y, xs), dt);
+}
+
+/* a POOL that decompose.c turns into a row reduction: adaptive to an output of 1 per pooled dim */
+static bool global_pool(const kg_gnode *n) {
+  if (n->op != KG_OP_POOL || ((n->ia[2] >> 2) & 3) < 2) return false;
+  int nd = (int)(n->ia[2] & 3), r = n->shape.rank;
+  for (int i = r - nd; i < r; i++)
+    if (n->shape.d[i].kind != KG_DIM_STATIC || n->shape.d[i].v != 1) return false;
+  return true;
+}
+
 static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
+  if (n->op == KG_OP_BATCH_NORM || n->op == KG_OP_GROUP_NORM || n->op == KG_OP_POOL) return expand_cnn(D, n, in);
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
   uint32_t x = cast(D, in[0], ct);
@@ -219,7 +315,7 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
     const kg_gnode *n = &g->nodes.v[i];
     uint32_t in[8];
     for (int j = 0; j < n->n_in && j < 8; j++) in[j] = map[n->in[j]];
-    if (kg_op_get((kg_op)n->op)->flags & KG_OPF_COMPOSITE) {
+    if ((kg_op_get((kg_op)n->op)->flags & KG_OPF_COMPOSITE) || global_pool(n)) {
       D.src = n;
       map[i] = expand(&D, n, in);
       changed = true;

@@ -62,6 +62,14 @@ uint32_t kg_lw_val(lctx *L, uint32_t id);                                   /* n
  * evaluate their operands at the broadcast coordinates, sources load through the strides
  * of their own dims, layout ops map the coordinate; memoized per (node, coordinate). */
 uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
+/* a branch or loop body of the kernel being built: values memoized inside it (they may depend on
+ * its locals) are forgotten when it ends; L->cur is the body until then */
+typedef struct kg_lw_scope { uint32_t n_at, n_log; kg_kcursor cur; } kg_lw_scope;
+kg_lw_scope kg_lw_scope_enter(lctx *L, kg_kcursor body);
+void kg_lw_scope_leave(lctx *L, kg_lw_scope s);
+/* lower_window.c: POOL (a loop over the window), UPSAMPLE (nearest: an index; linear: the
+ * neighbours lerped) and PIXEL_SHUFFLE at coordinate c of their own shape */
+uint32_t kg_lw_window_at(lctx *L, uint32_t id, const uint32_t *c);
 /* a layout op's value at the current element (kg_lw_val calls it) */
 uint32_t kg_lw_layout_val(lctx *L, uint32_t id);
 /* an op node from its operands' values (shared by kg_lw_val and kg_lw_val_at) */

@@ -158,6 +158,17 @@ static void scope_leave(lctx *L, scope s) {
   L->cur = s.cur;
 }
 
+/* the same for lower_window.c's loops over a window (a loop body is a branch too) */
+kg_lw_scope kg_lw_scope_enter(lctx *L, kg_kcursor body) {
+  scope s = scope_enter(L, body);
+  kg_lw_scope r = {s.n_at, s.n_log, s.cur};
+  return r;
+}
+void kg_lw_scope_leave(lctx *L, kg_lw_scope s) {
+  scope t = {s.n_at, s.n_log, s.cur};
+  scope_leave(L, t);
+}
+
 /* ---- layout ops ---- */
 
 /* RESHAPE: leading and trailing dims both shapes share map through; the rest is linearized
@@ -338,6 +349,9 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
     return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, eq, dt));
   }
   case KG_OP_FILL: return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, kg_lw_val(L, n->in[0]), dt));
+  case KG_OP_POOL:
+  case KG_OP_UPSAMPLE:
+  case KG_OP_PIXEL_SHUFFLE: return kg_lw_window_at(L, id, c);
   default: KG_UNREACHABLE();
   }
   return kg_lw_val_at(L, n->in[0], oc);

@@ -157,12 +157,31 @@ DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "sh
                 "qint8": "NONE", "quint8": "NONE", "qint32": "NONE"}
 PRIM_DTYPE = {"System.Single": "F32", "System.Double": "F64", "System.Int32": "I32", "System.Int64": "I64",
               "System.Boolean": "BOOL", "System.Byte": "U8", "System.SByte": "I8", "System.Int16": "I16"}
-SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2.", "X1."}
+SECTIONS = {"A1.", "A2.", "A3.", "A4.", "B.", "C1.", "C2.", "D.", "E.", "F1.", "G.", "H1.", "H2.", "I.", "I2.", "X1.", "X2."}
 REDUCE_DIM_NAMES = {"dim", "dims", "params dims", "dim0", "dim1", "dim2", "dimensions", "dimension"}
 REDUCE_NAMES = ("sum", "nansum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum", "var", "std", "logsumexp", "norm", "softmax",
                 "log_softmax", "layer_norm")
 IGNORED_NAMES = {"device", "names", "non_blocking", "copy", "disposeAfter", "deviceIndex"}
 FALSE_NAMES = {"inplace", "requires_grad"}
+
+
+# Pooling, normalization over channels, resampling and pixel shuffle (issue 12): H_CNN rows,
+# bound by frontend/cnn.c from the raw arguments (the argspec says their kinds, for docs).
+CNN = {"max_pool1d": "POOL", "max_pool2d": "POOL", "avg_pool1d": "POOL", "avg_pool2d": "POOL",
+       "adaptive_avg_pool1d": "POOL", "adaptive_avg_pool2d": "POOL", "adaptive_max_pool1d": "POOL",
+       "adaptive_max_pool2d": "POOL", "batch_norm": "BATCH_NORM", "instance_norm": "BATCH_NORM",
+       "group_norm": "GROUP_NORM", "interpolate": "UPSAMPLE", "upsample": "UPSAMPLE",
+       "upsample_nearest": "UPSAMPLE", "upsample_bilinear": "UPSAMPLE", "pixel_shuffle": "PIXEL_SHUFFLE",
+       "pixel_unshuffle": "PIXEL_SHUFFLE"}
+CNN_KINDS = {T: "t", "System.Int64": "i", "System.Nullable`1[System.Int64]": "n", "System.Int64[]": "a",
+             "System.Double[]": "F", "System.Boolean": "b", "System.Nullable`1[System.Boolean]": "B",
+             "System.Double": "f", "TorchSharp.torch+InterpolationMode": "e", "TorchSharp.torch+UpsampleMode": "e"}
+
+
+def cnn_argspec(params):
+    if any(p not in CNN_KINDS for p in params):
+        return None
+    return "".join(CNN_KINDS[p] for p in params)
 
 
 def split_params(s):
@@ -276,6 +295,12 @@ def main():
         if name == "ToScalar":
             if params and params[0] in PRIM_DTYPE:
                 rows.append((key, "H_PASS", "CONST", "s", "NONE", 0))
+            continue
+        if name in CNN and sec in ("D.", "X2.") and decl == "TorchSharp.torch+nn+functional":
+            spec = cnn_argspec(params)
+            if spec is not None and key not in seen:
+                seen.add(key)
+                rows.append((key, "H_CNN", CNN[name], spec, "NONE", 0))
             continue
         if name in LAYOUT and sec is not None:
             if decl not in (T, "TorchSharp.torch", "TorchSharp.torch+nn+functional", TINDEX) or key in seen:

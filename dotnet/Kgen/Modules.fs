@@ -58,12 +58,35 @@ let private mSoftmax = methodOf <@ t0.softmax(0L, Nullable()) @>
 let private mIndex = methodOf <@ t0.index([| torch.TensorIndex.Tensor t0 |]) @>
 let private mTensorIndex = methodOf <@ torch.TensorIndex.Tensor t0 @>
 let private mIsNull = (methodOf <@ isNull (null: obj) @>).GetGenericMethodDefinition()
+// pooling, normalization over channels, resampling (issue 12): the functional forms each module's
+// forward calls in TorchSharp 0.107
+let private mBatchNorm = methodOf <@ torch.nn.functional.batch_norm(t0, t0, t0, t0, t0, false, 0.1, 1e-5) @>
+let private mInstanceNorm = methodOf <@ torch.nn.functional.instance_norm(t0, t0, t0, t0, t0, true, 0.1, 1e-5) @>
+let private mGroupNorm = methodOf <@ torch.nn.functional.group_norm(t0, 1L, t0, t0, 1e-5) @>
+let private mMaxPool1d = methodOf <@ torch.nn.functional.max_pool1d(t0, 2L, Nullable(), Nullable(), Nullable(), false) @>
+let private mMaxPool2d = methodOf <@ torch.nn.functional.max_pool2d(t0, [| 2L |], null, null, null, false) @>
+let private mAvgPool1d = methodOf <@ torch.nn.functional.avg_pool1d(t0, 2L, Nullable(), Nullable(), false, true) @>
+let private mAvgPool2d = methodOf <@ torch.nn.functional.avg_pool2d(t0, [| 2L |], null, null, false, true, Nullable()) @>
+let private mAdaptiveAvg1d = methodOf <@ torch.nn.functional.adaptive_avg_pool1d(t0, 1L) @>
+let private mAdaptiveAvg2d = methodOf <@ torch.nn.functional.adaptive_avg_pool2d(t0, [| 1L |]) @>
+let private mAdaptiveMax1d = methodOf <@ torch.nn.functional.adaptive_max_pool1d(t0, 1L) @>
+let private mAdaptiveMax2d = methodOf <@ torch.nn.functional.adaptive_max_pool2d(t0, [| 1L |]) @>
+let private mInterpolate =
+    methodOf <@ torch.nn.functional.interpolate(t0, null, null, torch.InterpolationMode.Nearest, Nullable(), false, false) @>
+let private mPixelShuffle = methodOf <@ torch.nn.functional.pixel_shuffle(t0, 2L) @>
+let private mPixelUnshuffle = methodOf <@ torch.nn.functional.pixel_unshuffle(t0, 2L) @>
+let private mFlatten = methodOf <@ t0.flatten(1L, -1L) @>
 let private mForward =
     typeof<torch.nn.Module<Tensor, Tensor>>.GetMethod("forward", [| typeof<Tensor> |])
 
 /// A live object the serializer applies: a TorchSharp module, or an object carrying its forward
 /// as a quotation (Kgen.IQuotedForward, such as a functional library's model wrapper).
 let isModule (o: obj) = o :? torch.nn.Module || o :? Kgen.IQuotedForward
+
+/// A Nullable<'T> argument as F# quotes one: null, or `Nullable(v)` (a NewObject).
+let private nullable<'T when 'T: struct and 'T: (new: unit -> 'T) and 'T :> ValueType> (v: Nullable<'T>) : Expr =
+    if v.HasValue then Expr.NewObject(typeof<Nullable<'T>>.GetConstructor([| typeof<'T> |]), [ Expr.Value(v.Value, typeof<'T>) ])
+    else Expr.Value(null, typeof<Nullable<'T>>)
 
 /// `fc1@12` (an F# let field) -> `fc1`.
 let private memberName (n: string) =
@@ -163,6 +186,8 @@ let bindParams (lam: Expr) (args: Expr list) : Expr option =
 
 let private known =
     "Linear, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
+    "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, " +
     "LeakyReLU, Softplus, Softmax, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -196,6 +221,51 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
     | :? Softmax as m -> inst mSoftmax [ Expr.Value m.dim; Expr.DefaultValue typeof<Nullable<torch.ScalarType>> ]
     | :? SELU -> inst mSelu []
     | :? Identity -> Choice1Of2 x
+    // issue 12: as each module's forward calls the functional form in TorchSharp 0.107
+    | :? BatchNorm as m ->
+        // BatchNorm.forward: batch statistics when training (or without running statistics), the
+        // running statistics passed unless training without tracking them; training with them
+        // updates them in place, which kgen reports as an error at the call (frontend/cnn.c)
+        let bnTraining = m.training || (isNull m.running_mean && isNull m.running_var)
+        let pr = not m.training || m.track_running_stats
+        let factor = if m.momentum.HasValue then m.momentum.Value else 0.0
+        let rm = if pr then capture (join l.Path "running_mean") m.running_mean else Expr.Value(null, typeof<Tensor>)
+        let rv = if pr then capture (join l.Path "running_var") m.running_var else Expr.Value(null, typeof<Tensor>)
+        call mBatchNorm [ x; rm; rv; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias
+                          Expr.Value bnTraining; dbl factor; dbl m.eps ]
+    | :? InstanceNorm as m ->
+        // batched input (N, C, ...); InstanceNorm's unbatched (C, ...) form is not expanded
+        call mInstanceNorm [ x; capture (join l.Path "running_mean") m.running_mean; capture (join l.Path "running_var") m.running_var
+                             capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias
+                             Expr.Value(m.training || not m.track_running_stats); dbl (if m.momentum.HasValue then m.momentum.Value else 0.1); dbl m.eps ]
+    | :? GroupNorm as m ->
+        call mGroupNorm [ x; Expr.Value m.num_groups; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias; dbl m.eps ]
+    | :? MaxPool1d as m ->
+        call mMaxPool1d [ x; Expr.Value m.kernel_size; nullable m.stride; nullable m.padding
+                          nullable m.dilation; Expr.Value m.ceil_mode ]
+    | :? MaxPool2d as m ->
+        call mMaxPool2d [ x; Expr.Value(m.kernel_size, typeof<int64[]>); Expr.Value(m.stride, typeof<int64[]>); Expr.Value(m.padding, typeof<int64[]>)
+                          Expr.Value(m.dilation, typeof<int64[]>); Expr.Value m.ceil_mode ]
+    | :? AvgPool1d as m ->
+        call mAvgPool1d [ x; Expr.Value m.kernel_size; nullable m.stride; nullable m.padding
+                          Expr.Value m.ceil_mode; Expr.Value m.count_include_pad ]
+    | :? AvgPool2d as m ->
+        call mAvgPool2d [ x; Expr.Value(m.kernel_size, typeof<int64[]>); Expr.Value(m.stride, typeof<int64[]>); Expr.Value(m.padding, typeof<int64[]>)
+                          Expr.Value m.ceil_mode; Expr.Value m.count_include_pad; nullable m.divisor_override ]
+    | :? AdaptiveAvgPool1d as m -> call mAdaptiveAvg1d [ x; Expr.Value m.output_size ]
+    | :? AdaptiveAvgPool2d as m -> call mAdaptiveAvg2d [ x; Expr.Value(m.output_size, typeof<int64[]>) ]
+    | :? AdaptiveMaxPool1d as m -> call mAdaptiveMax1d [ x; Expr.Value m.output_size ]
+    | :? AdaptiveMaxPool2d as m -> call mAdaptiveMax2d [ x; Expr.Value(m.output_size, typeof<int64[]>) ]
+    | :? Upsample as m ->
+        // Upsample.forward: interpolate(input, size, scale_factor, mode, align_corners, recompute ?? false);
+        // the size and scale factors live in private fields (the properties are spans)
+        let field (n: string) = typeof<Upsample>.GetField(n, BindingFlags.NonPublic ||| BindingFlags.Instance).GetValue m
+        call mInterpolate [ x; Expr.Value(field "_size", typeof<int64[]>); Expr.Value(field "_scale_factor", typeof<float[]>)
+                            Expr.Value(enum<torch.InterpolationMode> (int m.mode)); nullable m.align_corners
+                            Expr.Value(m.recompute_scale_factor.GetValueOrDefault false); Expr.Value false ]
+    | :? PixelShuffle as m -> call mPixelShuffle [ x; Expr.Value m.upscale_factor ]
+    | :? PixelUnshuffle as m -> call mPixelUnshuffle [ x; Expr.Value m.downscale_factor ]
+    | :? Flatten as m -> inst mFlatten [ Expr.Value m.start_dim; Expr.Value m.end_dim ]
     | :? Kgen.IQuotedForward as q ->
         match q.Forward with
         | Lambda(p, body) when p.Type = typeof<Tensor> -> Choice1Of2(Expr.Let(p, x, renameCaptures l body))
