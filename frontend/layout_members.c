@@ -31,6 +31,8 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
   for (int i = 0; i < n; i++) {
     if (av[i].kind == EV_ERR) return av[i];
     if (spec[i] == 'X' && !(av[i].kind == EV_CONST && !av[i].c.i)) return fail(L, KG_E_UNSUPPORTED, "argument %d must be false", i + 1);
+    if (spec[i] == 'G' && av[i].kind != EV_NULL)
+      return fail(L, KG_E_UNSUPPORTED, "a TorchSharp Generator: kgen draws from its own generator, which the caller seeds (Kgen.manualSeed, kg_context_manual_seed); pass null");
   }
   if (!strncmp(row->key, "TorchSharp.torch+TensorIndex::", 30)) {
     if (!strcmp(nm, "Slice")) return tindex(L, KG_TI_SLICE, av, 3);
@@ -56,6 +58,7 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     if (n == 2 && av[1].kind == EV_ARRAY) return getitem(L, x, av[1].items, (int)av[1].n);
     return getitem(L, x, av + 1, n - 1);
   }
+  if (kg_op_is_random(row->op) || !strcmp(nm, "dropout")) return kg_lay_random(L, nm, row, av, n, x);
   const kg_gnode *xn = x != KG_NONE ? gnode(el, x) : NULL;
   int r = xn ? xn->shape.rank : 0;
   kg_dim dims[KG_MAX_RANK + 1];
@@ -188,15 +191,6 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     break;
   }
   case KG_OP_EXPAND: {
-    if (!strcmp(nm, "dropout")) {
-      /* dropout(x, p, training, inplace): the identity in eval mode */
-      if (av[1].kind != EV_CONST || av[2].kind != EV_CONST)
-        return fail(L, KG_E_UNSUPPORTED, "p and training must be constants when kgen compiles");
-      double p = kg_cval_as_double(av[1].c);
-      if (p < 0 || p > 1) return fail(L, KG_E_ARG, "dropout probability has to be between 0 and 1, but got %g", p);
-      if (!av[2].c.i || p == 0) return kg_ev_node(x);
-      return fail(L, KG_E_UNSUPPORTED, "dropout in training mode (p = %g) needs kgen's random generator, which is not there yet: compile the model in eval mode (model.eval())", p);
-    }
     kg_shape sh;
     memset(&sh, 0, sizeof sh);
     int k;
