@@ -92,13 +92,14 @@ const char kg_twin_rand_src[] =
     "        k1 = (k1 + 3144134277) & 4294967295\n"
     "    return [c0, c1, c2, c3]\n"
     "\n"
-    "def _kg_draw(sizes: List[int], seed: int, ctr: int, mode: int, dev: torch.device) -> torch.Tensor:\n"
+    "def _kg_draw(sizes: List[int], seed: int, ctr: int, mode: int, like: torch.Tensor) -> torch.Tensor:\n"
     "    # element e (row-major) of a draw: 0 the 24-bit uniform, 1 the 53-bit one, 2 / 3 a normal\n"
-    "    # float32 / float64 (Box-Muller), as the kernels' kg_rand_u24 / _u53 / kg_randn_f / _d\n"
+    "    # float32 / float64 (Box-Muller), as the kernels' kg_rand_u24 / _u53 / kg_randn_f / _d;\n"
+    "    # made on like's device (a tensor parameter: libtorch's C++ resolver has no torch.device type)\n"
     "    n = 1\n"
     "    for s in sizes:\n"
     "        n = n * s\n"
-    "    r = _kg_philox(torch.arange(n, dtype=torch.int64, device=dev).reshape(sizes), seed, ctr)\n"
+    "    r = _kg_philox(torch.arange(n, dtype=torch.int64, device=like.device).reshape(sizes), seed, ctr)\n"
     "    if mode == 0:\n"
     "        return r[0] >> 8\n"
     "    if mode == 1:\n"
@@ -118,14 +119,14 @@ const char kg_twin_rand_src[] =
     "    h = u.to(dt)\n"
     "    return torch.where(h == 1, torch.zeros_like(h), h)\n";
 
-/* the device draws are made on: the first tensor parameter's */
+/* a tensor on the device draws are made on: the first tensor parameter (else kg_rng) */
 static const char *device_of(ts_ctx *c) {
   const kg_graph *g = c->g;
   for (uint32_t p = 0; p < g->params.n; p++) {
     uint32_t nd = g->params.v[p].node;
-    if (g->nodes.v[nd].vkind == KG_V_TENSOR && c->name[nd]) return fmt(c, "%s.device", c->name[nd]);
+    if (g->nodes.v[nd].vkind == KG_V_TENSOR && c->name[nd]) return c->name[nd];
   }
-  return "torch.device(\"cpu\")";
+  return "kg_rng";
 }
 
 static const char *random_twin(ts_ctx *c, uint32_t id, const vval *a) {
