@@ -215,6 +215,8 @@ const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a) {
     if (kg_dtype_is_float(dt))
       return made(c, fmt(c, "torch.arange(%.17g, %.17g, %.17g, dtype=%s%s)", n->fa[0], n->fa[2], n->fa[1], tdt(c, dt), device_arg(c)), dt);
     return made(c, fmt(c, "torch.arange(%lld, %lld, %lld, dtype=%s%s)", (long long)n->fa[0], (long long)n->fa[2], (long long)n->fa[1], tdt(c, dt), device_arg(c)), dt);
+  case KG_OP_LINSPACE:
+    return made(c, fmt(c, "torch.linspace(%.17g, %.17g, %s, dtype=%s%s)", n->fa[0], n->fa[1], dim_text(c, &n->shape.d[0]), tdt(c, dt), device_arg(c)), dt);
   case KG_OP_EYE:
     return made(c, fmt(c, "torch.eye(%s, %s, dtype=%s%s)", dim_text(c, &n->shape.d[0]), dim_text(c, &n->shape.d[1]), tdt(c, dt), device_arg(c)), dt);
   case KG_OP_FILL: {

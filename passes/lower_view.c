@@ -392,6 +392,20 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
                           kg_kx_op(k, KG_OP_MUL, KG_I64, kg_lw_cvt(L, i, KG_I64), kg_kx_const_i(k, KG_I64, (int64_t)n->fa[1]), KG_NONE), KG_NONE);
     return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, e, dt));
   }
+  case KG_OP_LINSPACE: {
+    /* PyTorch's kernel: step in the dtype (float64 for integers), the two halves from each end */
+    kg_dtype ct = kg_dtype_is_float(dt) ? dt : KG_F64;
+    uint32_t i = kg_lw_cvt(L, zero_if_none(L, c[0]), KG_I64), s = kg_lw_cvt(L, size_x(L, &xs->d[0]), KG_I64);
+    uint32_t one = kg_kx_const_i(k, KG_I64, 1), last = kg_kx_op(k, KG_OP_SUB, KG_I64, s, one, KG_NONE);
+    uint32_t st = kg_kx_const_f(k, ct, n->fa[0]), en = kg_kx_const_f(k, ct, n->fa[1]);
+    uint32_t step = kg_lw_decl(L, "step", ct, kg_kx_op(k, KG_OP_DIV, ct, kg_kx_op(k, KG_OP_SUB, ct, en, st, KG_NONE), kg_lw_cvt(L, last, ct), KG_NONE));
+    uint32_t lo = kg_kx_op(k, KG_OP_ADD, ct, st, kg_kx_op(k, KG_OP_MUL, ct, step, kg_lw_cvt(L, i, ct), KG_NONE), KG_NONE);
+    uint32_t hi = kg_kx_op(k, KG_OP_SUB, ct, en, kg_kx_op(k, KG_OP_MUL, ct, step, kg_lw_cvt(L, kg_kx_op(k, KG_OP_SUB, KG_I64, last, i, KG_NONE), ct), KG_NONE), KG_NONE);
+    uint32_t half = kg_kx_op(k, KG_OP_IDIV, KG_I64, s, kg_kx_const_i(k, KG_I64, 2), KG_NONE);
+    uint32_t v = kg_kx_select(k, ct, kg_kx_op(k, KG_OP_LT, KG_BOOL, i, half, KG_NONE), lo, hi);
+    v = kg_kx_select(k, ct, kg_kx_op(k, KG_OP_EQ, KG_BOOL, s, one, KG_NONE), st, v);
+    return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, v, dt));
+  }
   case KG_OP_EYE: {
     int r = xs->rank;
     uint32_t eq = kg_kx_op(k, KG_OP_EQ, KG_BOOL, zero_if_none(L, c[r - 2]), zero_if_none(L, c[r - 1]), KG_NONE);
