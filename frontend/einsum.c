@@ -65,11 +65,11 @@ static bool diagonal(lay *L, term *t, char c, int j) {
     }
   const kg_dim *da = dim_of(L, t, a), *db = dim_of(L, t, b);
   if (!same_size(da, db)) {
-    fail(L, KG_E_SHAPE, "einsum(): subscript %c is repeated for operand %d but the sizes don't match, %lld != %lld", c, j, (long long)db->v, (long long)da->v);
+    fail(L, KG_E_SHAPE, "subscript %c is repeated for operand %d but the sizes don't match, %lld != %lld", c, j, (long long)db->v, (long long)da->v);
     return false;
   }
   if (da->kind != KG_DIM_STATIC) {
-    fail(L, KG_E_UNSUPPORTED, "einsum(): the diagonal of subscript %c over a symbolic size", c);
+    fail(L, KG_E_UNSUPPORTED, "the diagonal of subscript %c over a symbolic size", c);
     return false;
   }
   /* move the pair last, then gather along the last dim at arange(n) */
@@ -146,13 +146,13 @@ static bool merge(lay *L, term *t, int lo, int hi) {
     const kg_dim *d = &x->shape.d[i];
     if (d->kind != KG_DIM_STATIC) {
       if (hi - lo > 1 && !(m.kind == KG_DIM_STATIC && m.v == 1 && i == hi - 1)) {
-        fail(L, KG_E_UNSUPPORTED, "einsum(): merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
+        fail(L, KG_E_UNSUPPORTED, "merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
         return false;
       }
       m = *d;
     } else if (m.kind == KG_DIM_STATIC) m.v *= d->v;
     else if (d->v != 1) {
-      fail(L, KG_E_UNSUPPORTED, "einsum(): merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
+      fail(L, KG_E_UNSUPPORTED, "merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
       return false;
     }
   }
@@ -224,33 +224,33 @@ static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
   for (int i = 0; eq[i]; i++) {
     char c = eq[i];
     if (c == ' ') continue;
-    if (c == '.') return fail(L, KG_E_UNSUPPORTED, "einsum(): '...' (ellipsis) in the equation is not supported by kgen yet");
+    if (c == '.') return fail(L, KG_E_UNSUPPORTED, "'...' (ellipsis) in the equation is not supported by kgen yet");
     if (c == '-' && eq[i + 1] == '>' && !arrow) {
       arrow = true, i++, no = 0;
       continue;
     }
     if (c == ',' && !arrow) {
-      if (++cur >= 16) return fail(L, KG_E_LIMIT, "einsum(): more than 16 operands");
+      if (++cur >= 16) return fail(L, KG_E_LIMIT, "more than 16 operands");
       continue;
     }
-    if (!letter_ok(c)) return fail(L, KG_E_ARG, "einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", i);
+    if (!letter_ok(c)) return fail(L, KG_E_ARG, "invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", i);
     if (arrow) {
-      if (has(outl, no, c)) return fail(L, KG_E_ARG, "einsum(): output subscript %c appears more than once in the output", c);
-      if (no >= MAXL) return fail(L, KG_E_LIMIT, "einsum(): too many output subscripts");
+      if (has(outl, no, c)) return fail(L, KG_E_ARG, "output subscript %c appears more than once in the output", c);
+      if (no >= MAXL) return fail(L, KG_E_LIMIT, "too many output subscripts");
       outl[no++] = c;
     } else {
-      if (t[cur].r >= KG_MAX_RANK) return fail(L, KG_E_LIMIT, "einsum(): an operand of rank above %d", KG_MAX_RANK);
+      if (t[cur].r >= KG_MAX_RANK) return fail(L, KG_E_LIMIT, "an operand of rank above %d", KG_MAX_RANK);
       t[cur].l[t[cur].r++] = c;
     }
   }
   nt = cur + 1;
-  if (nt > n) return fail(L, KG_E_ARG, "einsum(): fewer operands were provided than specified in the equation");
-  if (nt < n) return fail(L, KG_E_ARG, "einsum(): more operands were provided than specified in the equation");
+  if (nt > n) return fail(L, KG_E_ARG, "fewer operands were provided than specified in the equation");
+  if (nt < n) return fail(L, KG_E_ARG, "more operands were provided than specified in the equation");
   for (int j = 0; j < nt; j++) {
     t[j].id = in[j];
     int r = gnode(L->el, in[j])->shape.rank;
     if (r != t[j].r)
-      return fail(L, KG_E_SHAPE, "einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given", t[j].r, r, j);
+      return fail(L, KG_E_SHAPE, "the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given", t[j].r, r, j);
   }
   /* every letter's size: equal, or 1 (broadcast, as PyTorch) */
   kg_dim size[128];
@@ -264,7 +264,7 @@ static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
         if (d->kind == KG_DIM_STATIC && d->v == 1) continue;
         if (size[c].kind == KG_DIM_STATIC && size[c].v == 1) { size[c] = *d; continue; }
         if (size[c].kind == KG_DIM_STATIC && d->kind == KG_DIM_STATIC)
-          return fail(L, KG_E_SHAPE, "einsum(): subscript %c has size %lld for operand %d which does not broadcast with previously seen size %lld", c,
+          return fail(L, KG_E_SHAPE, "subscript %c has size %lld for operand %d which does not broadcast with previously seen size %lld", c,
                       (long long)d->v, j, (long long)size[c].v);
       }
     }
@@ -280,7 +280,7 @@ static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
   }
   outl[no] = 0;
   for (int i = 0; i < no; i++)
-    if (!seen[(unsigned char)outl[i]]) return fail(L, KG_E_ARG, "einsum(): output subscript %c does not appear in the equation for any input operand", outl[i]);
+    if (!seen[(unsigned char)outl[i]]) return fail(L, KG_E_ARG, "output subscript %c does not appear in the equation for any input operand", outl[i]);
   /* size-1 dims of a letter another operand has larger: expanded */
   for (int j = 0; j < nt; j++) {
     const kg_gnode *x = gnode(L->el, t[j].id);
@@ -337,8 +337,8 @@ kg_ev kg_lay_einsum(lay *L, const char *nm, const kg_ev *av, int n, uint32_t x) 
   if (!tensor_arg(L, av[1], &b)) return kg_ev_err();
   (void)n;
   int ra = gnode(L->el, x)->shape.rank, rb = gnode(L->el, b)->shape.rank;
-  if (ra != 1) return fail(L, KG_E_SHAPE, "%s: Expected 1-D argument self, but got %d-D", nm, ra);
-  if (rb != 1) return fail(L, KG_E_SHAPE, "%s: Expected 1-D argument vec2, but got %d-D", nm, rb);
+  if (ra != 1) return fail(L, KG_E_SHAPE, "Expected 1-D argument self, but got %d-D", ra);
+  if (rb != 1) return fail(L, KG_E_SHAPE, "Expected 1-D argument vec2, but got %d-D", rb);
   kg_ev ua = unsqueeze(L, x, 1), ub = unsqueeze(L, b, 0);
   if (ua.kind == EV_ERR || ub.kind == EV_ERR) return kg_ev_err();
   uint32_t ops[2] = {ua.id, ub.id};

@@ -46,10 +46,9 @@ static int64_t next_stream(const lay *L) {
 static kg_ev draw(lay *L, kg_op op, kg_dtype dt, const kg_shape *sh, const uint32_t *in, int nin, int kind, double f0, double f1) {
   if (L->el->plan_depth > 0)
     return fail(L, KG_E_UNSUPPORTED,
-                "%s inside a loop or branch over run-time values: kgen fixes a random op's stream when it compiles, so every "
-                "iteration would draw the same numbers; draw them before the loop (e.g. one tensor with a dim per iteration, "
-                "indexed by the loop variable)",
-                L->what);
+                "a random draw inside a loop or branch over run-time values: kgen fixes a random op's stream when it compiles, so "
+                "every iteration would draw the same numbers; draw them before the loop (e.g. one tensor with a dim per iteration, "
+                "indexed by the loop variable)");
   for (int i = 0; i < sh->rank; i++)
     if (sh->d[i].kind == KG_DIM_STATIC && sh->d[i].v < 0)
       return fail(L, KG_E_SHAPE, "Trying to create tensor with negative dimension %lld", (long long)sh->d[i].v);
