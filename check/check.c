@@ -172,6 +172,21 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   DLTensor **op = kg_xcalloc((size_t)no + 1, sizeof *op);
   const char **out_paths = kg_xcalloc((size_t)no + 1, sizeof *out_paths);
   const char **dtypes = kg_xcalloc((size_t)no + 1, sizeof *dtypes);
+  /* an entry that draws: the twin draws the same bits from the generator state this run uses,
+   * passed as its last argument kg_rng = [seed, offset] (docs/design.md "The random generator") */
+  uint64_t rng[2] = {0, 0};
+  kg_npy rng_arr;
+  memset(&rng_arr, 0, sizeof rng_arr);
+  bool draws = c && kg_compiled_rng_streams(c) > 0;
+  if (draws) {
+    kg_context_rng_state(ctx, &rng[0], &rng[1]);
+    rng_arr.dtype = KG_I64, rng_arr.rank = 1, rng_arr.shape[0] = 2, rng_arr.nbytes = sizeof rng;
+    rng_arr.data = kg_xmalloc(sizeof rng);
+    memcpy(rng_arr.data, rng, sizeof rng);
+    const char *path = kg_arena_printf(&A, "%s/rng.npy", dir);
+    if (kg_npy_write(path, &rng_arr, &d) != 0) st = KG_ERR_INTERNAL;
+    cap_names[n_cap] = "kg_rng", cap_paths[n_cap] = path;
+  }
   if (st == KG_OK) {
     st = kg_alloc_host_outputs(c, outs, ov, op);
     if (st == KG_OK) st = kg_run_host(c, opt->device, ins, n_in, caps, n_cap, op, nres);
@@ -202,7 +217,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     job.fn = kg_ts_entry_name(kg_compiled_graph(c), &A);
     job.torchscript = !opt->eager_python;
     job.inputs = in_paths, job.n_inputs = n_in;
-    job.capture_names = cap_names, job.captures = cap_paths, job.n_captures = n_cap;
+    job.capture_names = cap_names, job.captures = cap_paths, job.n_captures = n_cap + (draws ? 1 : 0);
     job.ours = out_paths, job.n_outputs = no;
     job.expect_dtypes = dtypes;
     job.mutated_input = mut_in, job.mutated_capture = mut_cap, job.n_mutated = nwb;
@@ -216,7 +231,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   }
   if (st == KG_OK && res->all_ok && !opt->keep_dir) {
     for (int i = 0; i < n_in; i++) unlink(in_paths[i]);
-    for (int i = 0; i < n_cap; i++) unlink(cap_paths[i]);
+    for (int i = 0; i < n_cap + (draws ? 1 : 0); i++) unlink(cap_paths[i]);
     for (int i = 0; i < no; i++) unlink(out_paths[i]);
     unlink(script);
     rmdir(dir);
@@ -224,6 +239,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   }
   for (uint32_t p = 0; p < np; p++) kg_npy_free(&arr[p]);
   for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
+  kg_npy_free(&rng_arr);
   free(outs), free(ov), free(op), free(out_paths), free(dtypes), free(mut_in), free(mut_cap), free(mut_param);
   free(arr), free(views), free(ins), free(caps), free(in_paths), free(cap_paths), free(cap_names), free(mark);
   kg_arena_free(&A);

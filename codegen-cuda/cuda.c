@@ -422,6 +422,12 @@ static void ex(const emit *E, uint32_t e) {
     return;
   case KX_OP: break;
   }
+  if (x->op == KG_OP_PHILOX) { /* a draw (prelude: KG_CUDA_PRELUDE_RNG) */
+    static const char *fn[] = {"kg_rand_u24", "kg_rand_u53", "kg_randn_f", "kg_randn_d"};
+    kg_sb_printf(o, "%s((long long)", fn[x->i & 3]), ex(E, x->a), kg_sb_puts(o, ", (long long)"), ex(E, x->b);
+    kg_sb_puts(o, ", (long long)"), ex(E, x->c), kg_sb_putc(o, ')');
+    return;
+  }
   const kg_op_info *oi = kg_op_get((kg_op)x->op);
   kg_dtype at = x->a != KG_NONE ? (kg_dtype)E->k->exprs.v[x->a].dtype : t;
   if (oi->flags & KG_OPF_REDUCE) { /* block-wide collective */
@@ -748,6 +754,10 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !reduces; i++)
     for (uint32_t e = 0; e < ks[i]->exprs.n && !reduces; e++)
       reduces = ks[i]->exprs.v[e].kind == KX_OP && (kg_op_get((kg_op)ks[i]->exprs.v[e].op)->flags & KG_OPF_REDUCE);
+  bool draws = false; /* the random generator only where a kernel draws (other translation units unchanged) */
+  for (uint32_t i = 0; i < n && !draws; i++)
+    for (uint32_t e = 0; e < ks[i]->exprs.n && !draws; e++) draws = ks[i]->exprs.v[e].kind == KX_OP && ks[i]->exprs.v[e].op == KG_OP_PHILOX;
+  if (draws) kg_sb_puts(o, KG_CUDA_PRELUDE_RNG);
   if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
     kg_sb_puts(o, KG_CUDA_PRELUDE_6);
     kg_sb_puts(o, KG_CUDA_PRELUDE_7);

@@ -178,4 +178,48 @@
 "KG_BALL(kg_ball_sum_ll, kg_bred_sum_ll, long long) KG_BALL(kg_ball_prod_ll, kg_bred_prod_ll, long long)\n" \
 "KG_BALL(kg_ball_max_ll, kg_bred_max_ll, long long) KG_BALL(kg_ball_min_ll, kg_bred_min_ll, long long)\n"
 
+/* The random generator (docs/design.md "The random generator"), emitted only into translation
+ * units that draw: Philox 4x32-10 (Salmon et al., SC'11; Random123's constants, the generator
+ * PyTorch's CUDA backend uses) of the 128-bit counter (element lo, element hi, stream lo, stream
+ * hi) under the 64-bit key (seed lo, seed hi), and the draws kernels make from its four words.
+ * The normal draws take u1 in (0, 1) (odd multiples of 2^-24 / 2^-53: never 0) and u2 in [0, 1).
+ * tools/philox_ref.py is the bit-exact reference (checked against Random123's answers). */
+#define KG_CUDA_PRELUDE_RNG \
+"KG_DEV unsigned int kg_mulhilo(unsigned int a, unsigned int b, unsigned int *hi) {\n" \
+"  unsigned long long p = (unsigned long long)a * (unsigned long long)b;\n" \
+"  *hi = (unsigned int)(p >> 32);\n" \
+"  return (unsigned int)p;\n" \
+"}\n" \
+"KG_DEV void kg_philox(unsigned long long e, unsigned long long seed, unsigned long long ctr, unsigned int *r) {\n" \
+"  unsigned int c0 = (unsigned int)e, c1 = (unsigned int)(e >> 32), c2 = (unsigned int)ctr, c3 = (unsigned int)(ctr >> 32);\n" \
+"  unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32), hi0, hi1, lo0, lo1;\n" \
+"  int i;\n" \
+"  for (i = 0; i < 10; i++) {\n" \
+"    lo0 = kg_mulhilo(0xD2511F53u, c0, &hi0);\n" \
+"    lo1 = kg_mulhilo(0xCD9E8D57u, c2, &hi1);\n" \
+"    c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;\n" \
+"    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;\n" \
+"  }\n" \
+"  r[0] = c0; r[1] = c1; r[2] = c2; r[3] = c3;\n" \
+"}\n" \
+"KG_DEV int kg_rand_u24(long long e, long long seed, long long ctr) {\n" \
+"  unsigned int r[4]; kg_philox((unsigned long long)e, (unsigned long long)seed, (unsigned long long)ctr, r);\n" \
+"  return (int)(r[0] >> 8);\n" \
+"}\n" \
+"KG_DEV long long kg_rand_u53(long long e, long long seed, long long ctr) {\n" \
+"  unsigned int r[4]; kg_philox((unsigned long long)e, (unsigned long long)seed, (unsigned long long)ctr, r);\n" \
+"  return (long long)((((unsigned long long)r[0] << 32) | r[1]) >> 11);\n" \
+"}\n" \
+"KG_DEV float kg_randn_f(long long e, long long seed, long long ctr) {\n" \
+"  unsigned int r[4]; kg_philox((unsigned long long)e, (unsigned long long)seed, (unsigned long long)ctr, r);\n" \
+"  float u1 = (float)(int)((r[0] >> 9) * 2u + 1u) * 5.96046448e-08f, u2 = (float)(int)(r[1] >> 8) * 5.96046448e-08f;\n" \
+"  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318548f * u2);\n" \
+"}\n" \
+"KG_DEV double kg_randn_d(long long e, long long seed, long long ctr) {\n" \
+"  unsigned int r[4]; kg_philox((unsigned long long)e, (unsigned long long)seed, (unsigned long long)ctr, r);\n" \
+"  unsigned long long a = (((unsigned long long)r[0] << 32) | r[1]) >> 11, b = (((unsigned long long)r[2] << 32) | r[3]) >> 11;\n" \
+"  double u1 = (double)(long long)((a >> 1) * 2u + 1u) * 1.1102230246251565e-16, u2 = (double)(long long)b * 1.1102230246251565e-16;\n" \
+"  return sqrt(-2.0 * log(u1)) * cos(6.2831853071795865 * u2);\n" \
+"}\n"
+
 #endif

@@ -147,6 +147,7 @@ static const char *const helper_src[H__COUNT] = {
     "    d = torch.nan_to_num(v.to(torch.float64), nan=0.0)\n"
     "    r = torch.clamp(d, -9.2233720368547758e18, 9.2233720368547748e18).to(torch.int64)\n"
     "    return torch.where(d >= 9.2233720368547758e18, torch.full_like(r, 9223372036854775807), r)\n",
+  [H_RAND] = kg_twin_rand_src,
 };
 
 /* ---- context (ts_ctx and vval: ts_int.h) ---- */
@@ -844,6 +845,10 @@ bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *o
       c.name[id] = pn[i];
     }
   }
+  /* the random generator's state of the call: kg_rng = [seed, offset] (int64 bits) */
+  bool draws = false;
+  for (uint32_t id = 0; id < g->nodes.n; id++) draws |= kg_op_is_random(g->nodes.v[id].op);
+  if (draws) line(&c, KG_NONE, "rng_seed = int(kg_rng[0])"), line(&c, KG_NONE, "rng_off = int(kg_rng[1])");
   if (plan) kg_twin_emit_pblock(&c, plan, 0);
   else
     for (uint32_t id = 0; id < g->nodes.n && c.ok; id++) emit_node(&c, id);
@@ -879,7 +884,7 @@ bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *o
   }
 
   if (c.ok) {
-    if (opts->eager_python) kg_sb_puts(out, "import math\nimport torch\n\n");
+    if (opts->eager_python) kg_sb_puts(out, c.helper[H_RAND] ? "import math\nimport torch\nfrom typing import List\n\n" : "import math\nimport torch\n\n");
     kg_sb_printf(out, "# kgen: %s twin of entry '%s' (generated: one torch call per op)\n",
                  opts->eager_python ? "eager-Python" : "TorchScript", entry);
     if (opts->upcast_half)
@@ -888,6 +893,7 @@ bool kg_ts_emit_plan(const kg_graph *g, const kg_plan *plan, const kg_ts_opts *o
       if (c.helper[h]) kg_sb_printf(out, "\n%s", helper_src[h]);
     kg_sb_printf(out, "\n\ndef %s(", entry);
     for (uint32_t i = 0; i < g->params.n; i++) kg_sb_printf(out, "%s%s: torch.Tensor", i ? ", " : "", pn[i]);
+    if (draws) kg_sb_printf(out, "%skg_rng: torch.Tensor", g->params.n ? ", " : "");
     kg_sb_puts(out, "):\n");
     kg_sb_puts(out, kg_sb_cstr(&body));
   }

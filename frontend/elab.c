@@ -355,7 +355,12 @@ static kg_ev value_ev(kg_elab *el, const kg_ast *n, const kg_value *v, const cha
     for (uint32_t i = 0; i < v->n_items; i++) e.items[i] = value_ev(el, n, &v->items[i], elem[0]);
     return e;
   }
-  case KG_VAL_STRING: return kg_elab_error(el, n, KG_E_UNSUPPORTED, "string constants are not supported");
+  case KG_VAL_STRING: {
+    if (!v->s) return ev_make(EV_NULL);
+    kg_ev e = ev_make(EV_STR);
+    e.s = v->s;
+    return e;
+  }
   case KG_VAL_OPAQUE:
     return kg_elab_error(el, n, KG_E_FORMAT, "an opaque value must be a ValueWithName (a captured tensor with a name)");
   }

@@ -252,6 +252,7 @@ typedef enum kg_ev_kind {
   EV_TUPLE, /* items[n] */
   EV_ARRAY, /* items[n] */
   EV_TINDEX,/* a TorchSharp TensorIndex (layout.c): c.i = KG_TI_*, items[n] its operands */
+  EV_STR,   /* s: a System.String constant (einsum's equation) */
 } kg_ev_kind;
 
 typedef struct kg_ev {
@@ -264,6 +265,7 @@ typedef struct kg_ev {
   struct kg_ev *items;
   uint32_t n;
   const struct kg_closure *clo; /* EV_FUNC: the bindings where the lambda was made (NULL: none) */
+  const char *s;                /* EV_STR */
 } kg_ev;
 
 /* What a lambda closes over: the variables bound where it was evaluated, with their values

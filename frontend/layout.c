@@ -241,7 +241,18 @@ kg_ev reshape_to(lay *L, uint32_t x, const kg_dim *want, int n, bool viewing) {
     }
     if (syms_fit && !rest_sym && in.stat % out.stat == 0) sh.d[infer] = (kg_dim){KG_DIM_STATIC, in.stat / out.stat};
     else if (syms_fit && rest_sym && in.stat == out.stat) sh.d[infer] = (kg_dim){KG_DIM_SYM, rest};
-    else {
+    else if (out.stat && in.stat % out.stat == 0 && (rest_sym || !syms_fit)) {
+      /* PyTorch's view would make a dim of a product of sizes with a symbol (N*3): valid, but a
+       * kgen dim is a constant or one symbol */
+      shape_text(L, &sh, a, sizeof a), shape_text(L, &xn->shape, b, sizeof b);
+      bool ok_in = true;
+      for (uint32_t q = 0; q < L->el->g->syms.n; q++) ok_in &= out.sym[q] <= in.sym[q];
+      if (ok_in)
+        return fail(L, KG_E_UNSUPPORTED, "shape %s of an input of shape %s: the inferred size is a product of a symbol and other sizes, "
+                    "and a kgen size is a constant or one symbol (a view to a product of symbols is not supported yet); keep the dims "
+                    "apart (e.g. view(-1, 3)) or give the symbol a constant size in the signature", a, b);
+      return fail(L, KG_E_SHAPE, "shape %s is invalid for input of shape %s", a, b);
+    } else {
       shape_text(L, &sh, a, sizeof a), shape_text(L, &xn->shape, b, sizeof b);
       return fail(L, KG_E_SHAPE, "shape %s is invalid for input of shape %s%s", a, b,
                   syms_fit ? "" : " (kgen infers -1 only when the sizes left over are a constant or one symbol)");

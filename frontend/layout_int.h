@@ -42,6 +42,10 @@ kg_ev kg_lay_unsqueeze(lay *L, uint32_t x, int64_t dim);
 kg_ev kg_lay_fill(lay *L, const kg_dim *sz, int n, kg_ev value, kg_dtype dt);
 kg_ev kg_lay_tindex(lay *L, int kind, const kg_ev *ops, int n);
 kg_ev kg_lay_getitem(lay *L, uint32_t x, const kg_ev *ix, int ni);
+/* random.c: dropout (training), rand / randn (_like), bernoulli; x = the tensor argument or KG_NONE */
+kg_ev kg_lay_random(lay *L, const char *nm, const kg_member_row *row, const kg_ev *av, int n, uint32_t x);
+/* einsum.c: einsum (equation, tensors) and outer / ger (x, vec2) */
+kg_ev kg_lay_einsum(lay *L, const char *nm, const kg_ev *av, int n, uint32_t x);
 
 #define fail(...) kg_lay_fail(__VA_ARGS__)
 #define const_i(...) kg_lay_const_i(__VA_ARGS__)

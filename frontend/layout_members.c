@@ -31,6 +31,8 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
   for (int i = 0; i < n; i++) {
     if (av[i].kind == EV_ERR) return av[i];
     if (spec[i] == 'X' && !(av[i].kind == EV_CONST && !av[i].c.i)) return fail(L, KG_E_UNSUPPORTED, "argument %d must be false", i + 1);
+    if (spec[i] == 'G' && av[i].kind != EV_NULL)
+      return fail(L, KG_E_UNSUPPORTED, "a TorchSharp Generator: kgen draws from its own generator, which the caller seeds (Kgen.manualSeed, kg_context_manual_seed); pass null");
   }
   if (!strncmp(row->key, "TorchSharp.torch+TensorIndex::", 30)) {
     if (!strcmp(nm, "Slice")) return tindex(L, KG_TI_SLICE, av, 3);
@@ -56,6 +58,8 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     if (n == 2 && av[1].kind == EV_ARRAY) return getitem(L, x, av[1].items, (int)av[1].n);
     return getitem(L, x, av + 1, n - 1);
   }
+  if (kg_op_is_random(row->op) || !strcmp(nm, "dropout")) return kg_lay_random(L, nm, row, av, n, x);
+  if (!strcmp(nm, "einsum") || !strcmp(nm, "outer") || !strcmp(nm, "ger")) return kg_lay_einsum(L, nm, av, n, x);
   const kg_gnode *xn = x != KG_NONE ? gnode(el, x) : NULL;
   int r = xn ? xn->shape.rank : 0;
   kg_dim dims[KG_MAX_RANK + 1];
@@ -188,15 +192,6 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     break;
   }
   case KG_OP_EXPAND: {
-    if (!strcmp(nm, "dropout")) {
-      /* dropout(x, p, training, inplace): the identity in eval mode */
-      if (av[1].kind != EV_CONST || av[2].kind != EV_CONST)
-        return fail(L, KG_E_UNSUPPORTED, "p and training must be constants when kgen compiles");
-      double p = kg_cval_as_double(av[1].c);
-      if (p < 0 || p > 1) return fail(L, KG_E_ARG, "dropout probability has to be between 0 and 1, but got %g", p);
-      if (!av[2].c.i || p == 0) return kg_ev_node(x);
-      return fail(L, KG_E_UNSUPPORTED, "dropout in training mode (p = %g) needs kgen's random generator, which is not there yet: compile the model in eval mode (model.eval())", p);
-    }
     kg_shape sh;
     memset(&sh, 0, sizeof sh);
     int k;
@@ -510,6 +505,22 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     kg_dtype dt = av[2].kind == EV_DTYPE ? av[2].dt : KG_F32;
     kg_shape sh = {2, {dims[0], dims[1]}};
     return kg_ev_node(add(L, KG_OP_EYE, dt, NULL, 0, &sh, 0, 0, 0));
+  }
+  case KG_OP_LINSPACE: {
+    /* linspace(start, end, steps, dtype, ...): steps static or a symbolic size */
+    if (av[0].kind != EV_CONST || av[1].kind != EV_CONST) return fail(L, KG_E_UNSUPPORTED, "start and end must be constants when kgen compiles");
+    if (!size_arg(L, av[2], &dims[0])) return kg_ev_err();
+    if (dims[0].kind == KG_DIM_STATIC && dims[0].v < 0) return fail(L, KG_E_ARG, "number of steps must be non-negative");
+    kg_dtype dt = n > 3 && av[3].kind == EV_DTYPE ? av[3].dt : KG_F32;
+    if (dt == KG_BOOL) return fail(L, KG_E_TYPE, "\"linspace_cpu\" not implemented for 'Bool'");
+    kg_gnode g;
+    memset(&g, 0, sizeof g);
+    g.op = KG_OP_LINSPACE, g.dtype = (uint8_t)dt, g.cdtype = (uint8_t)dt, g.vkind = KG_V_TENSOR;
+    g.shape.rank = 1, g.shape.d[0] = dims[0];
+    /* PyTorch converts start and end to the dtype first (integers truncate) */
+    g.fa[0] = kg_cval_as_double(kg_cval_cast(kg_cval_float(KG_F64, kg_cval_as_double(av[0].c)), dt));
+    g.fa[1] = kg_cval_as_double(kg_cval_cast(kg_cval_float(KG_F64, kg_cval_as_double(av[1].c)), dt));
+    return kg_ev_node(kg_elab_add_node(el, at, &g));
   }
   case KG_OP_ARANGE: {
     /* arange(stop) / arange(start, stop) / arange(start, stop, step), then dtype */

@@ -158,6 +158,8 @@ typedef struct kg_op_info {
 } kg_op_info;
 
 const kg_op_info *kg_op_get(kg_op op);
+/* RAND and BERNOULLI: values drawn from the caller's generator (ia[0] = the stream) */
+static inline bool kg_op_is_random(int op) { return op == KG_OP_RAND || op == KG_OP_BERNOULLI; }
 const char *kg_op_name(kg_op op);
 
 /* ---- kernel.c: kernel IR ---- */
@@ -246,7 +248,8 @@ typedef struct kg_kparam {
 } kg_kparam;
 
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB,
-       KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */ };
+       KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */,
+       KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */ };
 /* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
  * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
 typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;

@@ -51,6 +51,7 @@ typedef struct lctx {
   uint32_t *log;        /* nodes whose ctx-0 memo was set inside a predicated branch */
   uint32_t n_log, cap_log;
   int scoped;           /* > 0 inside a predicated branch */
+  uint32_t rngp[2];     /* the KPR_RNG parameters (seed, offset) + 1, lazily (0: not yet) */
 } lctx;
 
 /* kernel-IR building with the group's context */

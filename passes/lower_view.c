@@ -25,6 +25,7 @@
  *     c1 = i % 4; c0 = i / 4;             the element (lower.c)
  *     ld = in0[(c1 * 6 + c0) * os0_0]     PERMUTE → (c1, c0), RESHAPE → c1·6 + c0, a load
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,65 @@ static uint32_t cat_at(lctx *L, uint32_t id, const uint32_t *c) {
   return kg_kx_var(k, var);
 }
 
+/* ---- random draws (RAND, BERNOULLI): Philox at (the element's row-major index over the node's
+ * own shape, the call's offset + the node's stream) under the call's seed; every kernel that
+ * needs the value recomputes the same bits (docs/design.md "The random generator") ---- */
+
+static uint32_t rng_param(lctx *L, int which) {
+  if (!L->rngp[which])
+    L->rngp[which] = 1 + kg_kparam_add(L->k, kg_lw_mkparam(KP_SCALAR, KG_I64, false, which ? "rng_off" : "rng_seed", KPR_RNG, (uint32_t)which, 0));
+  return kg_kx_param(L->k, L->rngp[which] - 1);
+}
+
+/* mode: 0 the 24-bit uniform (int32), 1 the 53-bit one (int64), 2 / 3 a normal float32 / float64 */
+static uint32_t draw(lctx *L, const kg_gnode *n, const uint32_t *c, int mode) {
+  kg_kernel *k = L->k;
+  uint32_t lin = KG_NONE;
+  for (int d = 0; d < n->shape.rank; d++)
+    if (!is_one(&n->shape.d[d])) lin = iadd(L, imul(L, lin, size_x(L, &n->shape.d[d])), c[d]);
+  uint32_t e = kg_lw_cvt(L, zero_if_none(L, lin), KG_I64);
+  uint32_t ctr = kg_kx_op(k, KG_OP_ADD, KG_I64, rng_param(L, 1), kg_kx_const_i(k, KG_I64, n->ia[0]), KG_NONE);
+  static const kg_dtype rt[] = {KG_I32, KG_I64, KG_F32, KG_F64};
+  uint32_t x = kg_kx_op(k, KG_OP_PHILOX, rt[mode], e, rng_param(L, 0), ctr);
+  k->exprs.v[x].i = mode;
+  return kg_lw_decl(L, "rnd", rt[mode], x);
+}
+
+/* the element's uniform in [0, 1): k·2^-24 in float32, or k·2^-53 in float64 */
+static uint32_t uniform(lctx *L, const kg_gnode *n, const uint32_t *c, bool f64) {
+  kg_kernel *k = L->k;
+  if (f64) return kg_kx_op(k, KG_OP_MUL, KG_F64, kg_lw_cvt(L, draw(L, n, c, 1), KG_F64), kg_kx_const_f(k, KG_F64, 0x1p-53), KG_NONE);
+  return kg_kx_op(k, KG_OP_MUL, KG_F32, kg_lw_cvt(L, draw(L, n, c, 0), KG_F32), kg_kx_const_f(k, KG_F32, 0x1p-24), KG_NONE);
+}
+
+static uint32_t random_at(lctx *L, uint32_t id, const uint32_t *c) {
+  const kg_gnode *n = gn(L, id);
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype;
+  bool f64 = dt == KG_F64;
+  if (n->op == KG_OP_BERNOULLI) { /* 1 where the uniform is below p (in p's precision class) */
+    uint32_t p = kg_lw_cvt(L, kg_lw_val_at(L, n->in[0], c), f64 ? KG_F64 : KG_F32);
+    uint32_t keep = kg_kx_op(k, KG_OP_LT, KG_BOOL, uniform(L, n, c, f64), p, KG_NONE);
+    return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, keep, dt));
+  }
+  switch (n->ia[1]) {
+  case 0: { /* uniform; a half-precision draw rounded up to 1 is 0 (PyTorch flips the bound alike) */
+    uint32_t u = kg_lw_cvt(L, uniform(L, n, c, f64), dt);
+    if (dt == KG_F16 || dt == KG_BF16) {
+      u = kg_lw_decl(L, "u", dt, u);
+      u = kg_kx_select(k, dt, kg_kx_op(k, KG_OP_EQ, KG_BOOL, u, kg_kx_const_f(k, dt, 1), KG_NONE), kg_kx_const_f(k, dt, 0), u);
+    }
+    return kg_lw_decl(L, "t", dt, u);
+  }
+  case 1: return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, draw(L, n, c, f64 ? 3 : 2), dt));
+  default: { /* dropout's mask: scale where the 24-bit draw k < ceil(q·2^24) (i.e. k·2^-24 < q), else 0 */
+    double th = ceil(n->fa[0] * 16777216.0);
+    uint32_t keep = kg_kx_op(k, KG_OP_LT, KG_BOOL, draw(L, n, c, 0), kg_kx_const_i(k, KG_I32, (int64_t)th), KG_NONE);
+    return kg_lw_decl(L, "t", dt, kg_kx_select(k, dt, keep, kg_kx_const_f(k, dt, n->fa[1]), kg_kx_const_f(k, dt, 0)));
+  }
+  }
+}
+
 static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
   const kg_gnode *n = gn(L, id);
   kg_kernel *k = L->k;
@@ -343,6 +403,20 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
                           kg_kx_op(k, KG_OP_MUL, KG_I64, kg_lw_cvt(L, i, KG_I64), kg_kx_const_i(k, KG_I64, (int64_t)n->fa[1]), KG_NONE), KG_NONE);
     return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, e, dt));
   }
+  case KG_OP_LINSPACE: {
+    /* PyTorch's kernel: step in the dtype (float64 for integers), the two halves from each end */
+    kg_dtype ct = kg_dtype_is_float(dt) ? dt : KG_F64;
+    uint32_t i = kg_lw_cvt(L, zero_if_none(L, c[0]), KG_I64), s = kg_lw_cvt(L, size_x(L, &xs->d[0]), KG_I64);
+    uint32_t one = kg_kx_const_i(k, KG_I64, 1), last = kg_kx_op(k, KG_OP_SUB, KG_I64, s, one, KG_NONE);
+    uint32_t st = kg_kx_const_f(k, ct, n->fa[0]), en = kg_kx_const_f(k, ct, n->fa[1]);
+    uint32_t step = kg_lw_decl(L, "step", ct, kg_kx_op(k, KG_OP_DIV, ct, kg_kx_op(k, KG_OP_SUB, ct, en, st, KG_NONE), kg_lw_cvt(L, last, ct), KG_NONE));
+    uint32_t lo = kg_kx_op(k, KG_OP_ADD, ct, st, kg_kx_op(k, KG_OP_MUL, ct, step, kg_lw_cvt(L, i, ct), KG_NONE), KG_NONE);
+    uint32_t hi = kg_kx_op(k, KG_OP_SUB, ct, en, kg_kx_op(k, KG_OP_MUL, ct, step, kg_lw_cvt(L, kg_kx_op(k, KG_OP_SUB, KG_I64, last, i, KG_NONE), ct), KG_NONE), KG_NONE);
+    uint32_t half = kg_kx_op(k, KG_OP_IDIV, KG_I64, s, kg_kx_const_i(k, KG_I64, 2), KG_NONE);
+    uint32_t v = kg_kx_select(k, ct, kg_kx_op(k, KG_OP_LT, KG_BOOL, i, half, KG_NONE), lo, hi);
+    v = kg_kx_select(k, ct, kg_kx_op(k, KG_OP_EQ, KG_BOOL, s, one, KG_NONE), st, v);
+    return kg_lw_decl(L, "t", dt, kg_lw_cvt(L, v, dt));
+  }
   case KG_OP_EYE: {
     int r = xs->rank;
     uint32_t eq = kg_kx_op(k, KG_OP_EQ, KG_BOOL, zero_if_none(L, c[r - 2]), zero_if_none(L, c[r - 1]), KG_NONE);
@@ -352,6 +426,8 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
   case KG_OP_POOL:
   case KG_OP_UPSAMPLE:
   case KG_OP_PIXEL_SHUFFLE: return kg_lw_window_at(L, id, c);
+  case KG_OP_RAND:
+  case KG_OP_BERNOULLI: return random_at(L, id, c);
   default: KG_UNREACHABLE();
   }
   return kg_lw_val_at(L, n->in[0], oc);

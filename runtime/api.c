@@ -30,6 +30,7 @@ kg_context *kg_context_new(const kg_options *opts) {
   const char *rb = getenv("KGEN_REDUCE_BLOCK"), *rc = getenv("KGEN_ROW_CACHE");
   if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) ctx->reduce_block = (uint32_t)atoi(rb);
   ctx->row_cache = rc && rc[0] == '1';
+  ctx->rng_seed = KG_DEFAULT_SEED;
   return ctx;
 }
 
@@ -496,4 +497,34 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
     return kg_fail(ctx);
   }
   return KG_OK;
+}
+
+/* ---- the random generator (docs/design.md "The random generator") ---- */
+
+kg_status kg_context_manual_seed(kg_context *ctx, uint64_t seed) {
+  ctx->rng_seed = seed, ctx->rng_offset = 0;
+  return KG_OK;
+}
+
+kg_status kg_context_rng_state(kg_context *ctx, uint64_t *seed, uint64_t *offset) {
+  if (seed) *seed = ctx->rng_seed;
+  if (offset) *offset = ctx->rng_offset;
+  return KG_OK;
+}
+
+kg_status kg_context_set_rng_state(kg_context *ctx, uint64_t seed, uint64_t offset) {
+  ctx->rng_seed = seed, ctx->rng_offset = offset;
+  return KG_OK;
+}
+
+uint64_t kg_compiled_rng_streams(kg_compiled *c) {
+  if (!c->rng_counted) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->g.nodes.n; i++) {
+      const kg_gnode *x = &c->g.nodes.v[i];
+      if (kg_op_is_random(x->op) && (uint64_t)x->ia[0] + 1 > n) n = (uint64_t)x->ia[0] + 1;
+    }
+    c->rng_streams = n, c->rng_counted = true;
+  }
+  return c->rng_streams;
 }

@@ -34,6 +34,11 @@ struct kg_context {
   kg_run_stats stats;    /* of the run in progress (kg_run copies it to the compiled entry) */
   kg_rt_counts counts;   /* compilations by the devices (rtcfg.counts points here) */
   uint64_t specializations;
+  /* the random generator (docs/design.md "The random generator"): its seed and the next
+   * counter offset; a call of an entry that draws takes (seed, offset) for its kernels
+   * (rng_call_*) and advances the offset by the entry's streams */
+  uint64_t rng_seed, rng_offset;
+  uint64_t rng_call_seed, rng_call_offset;
 };
 
 struct kg_module {
@@ -94,6 +99,8 @@ struct kg_compiled {
   kg_compiled **copies;  /* per output: a program copying a value into the caller's output (built on first need) */
   kg_run_stats stats;    /* what the last kg_run did */
   kg_pool pool;          /* a plan's buffers, kept between runs on one device and stream (plan.c) */
+  uint64_t rng_streams;  /* counters a call consumes (one per random stream of g), once rng_counted */
+  bool rng_counted;
 };
 
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
@@ -104,6 +111,8 @@ void kg_pool_release(kg_pool *pl); /* frees every buffer (in stream order where 
 
 /* api.c */
 kg_status kg_fail(kg_context *ctx);
+/* PyTorch's default seed (default_rng_seed_val): a fresh context draws reproducibly */
+#define KG_DEFAULT_SEED 67280421310721ull
 /* A compiled program named `name` (empty graphs), and its graph c->g → kernels + CUDA C. */
 kg_compiled *kg_compiled_new(kg_module *m, uint32_t entry, const char *name);
 bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc);

@@ -294,6 +294,7 @@ typedef struct launch_env {
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
   int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
   const int64_t *sym;       /* the symbols' values */
+  uint64_t rng_seed, rng_offset; /* the call's random generator (KPR_RNG) */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -328,6 +329,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     case KPR_SPLIT_NB: scalar_pval(&vals[j], ix, 0, (int64_t)nb); break;
     case KPR_SIZE: scalar_pval(&vals[j], ix, 0, E->space[kp->r1]); break;
     case KPR_SYM: scalar_pval(&vals[j], ix, 0, E->sym[kp->r0]); break;
+    case KPR_RNG: scalar_pval(&vals[j], KG_I64, 0, (int64_t)(kp->r0 ? E->rng_offset : E->rng_seed)); break;
     case KPR_STRIDE: {
       /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
        * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
@@ -455,6 +457,9 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(&ctx->stats, 0, sizeof ctx->stats);
+  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets */
+  ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
+  ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
   kg_status st = kg_graph_n_results(&c->g) < c->g.outputs.n
                      ? run_writebacks(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
                      : run_entry(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);
@@ -631,6 +636,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   memset(&E, 0, sizeof E);
   E.dev = dev, E.slot = slot, E.stream = stream, E.d = d, E.pt = pt, E.outputs = outputs, E.tview = tview;
   E.sym = B.sym;
+  E.rng_seed = ctx->rng_call_seed, E.rng_offset = ctx->rng_call_offset;
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];

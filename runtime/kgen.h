@@ -204,6 +204,20 @@ typedef struct kg_context_stats {
 } kg_context_stats;
 KG_API kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out);
 
+/* ---- the random generator ----
+ * Entries that draw random numbers (dropout in training mode, rand / randn / rand_like /
+ * randn_like, bernoulli) draw from the context's counter-based generator (Philox 4x32-10):
+ * element e of random op s of a call is a function of (seed, offset + s, e) only, so a run is
+ * reproducible and any kernel recomputes the same value. Each kg_run of such an entry uses the
+ * current (seed, offset) and advances offset by kg_compiled_rng_streams (so two calls draw
+ * different numbers). A new context has PyTorch's default seed 67280421310721 and offset 0.
+ * docs/design.md "The random generator" gives the exact bit layout. */
+KG_API kg_status kg_context_manual_seed(kg_context *ctx, uint64_t seed); /* seed, offset 0 */
+KG_API kg_status kg_context_rng_state(kg_context *ctx, uint64_t *seed, uint64_t *offset);
+KG_API kg_status kg_context_set_rng_state(kg_context *ctx, uint64_t seed, uint64_t offset);
+/* Counter offsets one call of c consumes: its random ops (0 when it draws nothing). */
+KG_API uint64_t kg_compiled_rng_streams(kg_compiled *c);
+
 /* Which device AUTO resolves to in this context. */
 KG_API kg_device_kind kg_default_device(kg_context *ctx);
 

@@ -105,8 +105,12 @@ LAYOUT = {
     "cat": "CAT", "concat": "CAT", "concatenate": "CAT", "stack": "CAT", "hstack": "CAT", "vstack": "CAT",
     "index_select": "INDEX", "take_along_dim": "GATHER", "gather": "GATHER",
     "masked_fill": "WHERE", "tril": "TRIL", "triu": "TRIL",
-    "arange": "ARANGE", "eye": "EYE", "zeros": "FILL", "ones": "FILL", "full": "FILL", "empty": "FILL",
-    "dropout": "EXPAND",
+    "arange": "ARANGE", "eye": "EYE", "linspace": "LINSPACE", "zeros": "FILL", "ones": "FILL", "full": "FILL", "empty": "FILL",
+    # random generators (frontend/random.c)
+    "dropout": "RAND", "rand_like": "RAND", "randn_like": "RAND", "rand": "RAND", "randn": "RAND",
+    "bernoulli": "BERNOULLI",
+    # contractions as products and layout ops (frontend/einsum.c)
+    "einsum": "MATMUL", "outer": "MUL", "ger": "MUL",
     # indexing: x.[TensorIndex...], x.index(TensorIndex[]), x.[tensor]; TensorIndex's factories and fields
     "get_TensorItems": "INDEX", "index": "INDEX",
     "Slice": "CONST", "Single": "CONST", "Tensor": "CONST", "Bool": "CONST", "Ellipsis": "CONST", "None": "CONST",
@@ -119,7 +123,8 @@ LIST_TYPES = ("TorchSharp.torch+Tensor[]", "System.Collections.Generic.IList`1[T
 
 def layout_argspec(kind, params, pnames):
     """Parameter kinds for H_LAYOUT rows: t tensor, T tensor list, a Int64[] or Size, i integer,
-    n Nullable<Int64>, s scalar value, d dtype, b bool, f double, x ignored, X must be false."""
+    n Nullable<Int64>, s scalar value, d dtype, b bool, f double, x ignored, X must be false,
+    G a TorchSharp Generator (must be null: kgen draws from its own), q a string constant."""
     spec = "t" if kind == "instance" else ""
     for i, p in enumerate(params):
         pn = pnames[i] if i < len(pnames) else ""
@@ -129,6 +134,10 @@ def layout_argspec(kind, params, pnames):
             spec += "X"
         elif p == T:
             spec += "t"
+        elif p == "TorchSharp.torch+Generator":
+            spec += "G"
+        elif p == "System.String":
+            spec += "q"
         elif p in LIST_TYPES:
             spec += "T"
         elif p == "TorchSharp.torch+TensorIndex[]":

@@ -106,6 +106,11 @@ public static unsafe partial class Lib
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_outputs(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_compiled_output(IntPtr compiled, int i, out DLDataType dtype, out int ndim, long* shape8);
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_kernels(IntPtr compiled);
+    // the random generator (kgen.h): seed, offset; counters a call of an entry consumes
+    [LibraryImport(Kgen)] public static partial int kg_context_manual_seed(IntPtr ctx, ulong seed);
+    [LibraryImport(Kgen)] public static partial int kg_context_rng_state(IntPtr ctx, out ulong seed, out ulong offset);
+    [LibraryImport(Kgen)] public static partial int kg_context_set_rng_state(IntPtr ctx, ulong seed, ulong offset);
+    [LibraryImport(Kgen)] public static partial ulong kg_compiled_rng_streams(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_emit(IntPtr compiled, int kind, int arch, out IntPtr data, out nuint len);
     [LibraryImport(Kgen)]
     public static partial int kg_run(IntPtr compiled, int device, DLTensor** inputs, int nInputs, KgNamedTensor* captures,

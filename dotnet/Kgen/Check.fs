@@ -173,7 +173,11 @@ type Row =
 /// name), and the entry's TorchScript twin (source and function name).
 type KgenSide =
     { Run: Tensor list -> (string * Tensor) list -> Tensor list
-      TorchScript: unit -> string }
+      TorchScript: unit -> string
+      /// the random generator's (seed, offset) now (read before Run: the state Run draws at)
+      Rng: unit -> uint64 * uint64
+      /// after Run: whether the entry draws random numbers
+      Draws: unit -> bool }
 
 /// kgen's twin names some ops as Python's TorchScript resolves them
 /// (`torch.nn.functional.gelu`, `torch.ops.aten.elu`); TorchSharp's torch.jit.compile is
@@ -238,16 +242,21 @@ let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (capt
         if isFloat a.dtype then a.allclose(b, 0.0, 0.0, true) else not (a.ne(b).any().item<bool>())
     let capsOrig = captures |> List.map (fun (n, t) -> n, t.clone())
     let insK, capsK = clones inputs, captures |> List.map (fun (n, t) -> n, t.clone())
+    let seed, offset = side.Rng()
     let ours = side.Run insK capsK
     let src = side.TorchScript()
+    // an entry that draws: its twin takes the generator state kgen's kernels drew at (kg_rng)
+    // and draws the very same bits; eager TorchSharp draws from its own generator
+    let draws = side.Draws()
+    let rngArg () = if draws then [ torch.tensor([| int64 seed; int64 offset |]) ] else []
     let insT, capsT = clones inputs, clones (captures |> List.map snd)
-    let twin = invokeTs src name (insT @ capsT)
+    let twin = invokeTs src name (insT @ capsT @ rngArg ())
     let ins64, caps64 =
         let up (t: Tensor) = if isFloat t.dtype then t.to_type(torch.ScalarType.Float64).clone() else t.clone()
         inputs |> List.map up, captures |> List.map (snd >> up)
     let fp64 =
         if inputs @ (captures |> List.map snd) |> List.exists (fun t -> isFloat t.dtype) then
-            try Some(invokeTs src name (ins64 @ caps64)) with _ -> None
+            try Some(invokeTs src name (ins64 @ caps64 @ rngArg ())) with _ -> None
         else None
     // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
     let insE = clones inputs
@@ -273,6 +282,23 @@ let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (capt
                   yield sprintf "%s (in place)" n, e, k, capsT.[j], caps64.[j] ]
     [ for i in 0 .. eager.Length - 1 ->
           let r64 = fp64 |> Option.map (fun f -> f.[i])
+          if draws then
+              // kgen against the twin drawing the same bits (exact where the draws decide, allclose
+              // downstream); the twin against eager: dtype and shape (eager's numbers are other draws)
+              let structural =
+                  if twin.[i].dtype <> eager.[i].dtype then
+                      { Ok = false; MaxAbs = nan; MaxRel = nan; Rule = sprintf "MISMATCH dtype %O vs %O" twin.[i].dtype eager.[i].dtype }
+                  elif twin.[i].shape <> eager.[i].shape then
+                      { Ok = false; MaxAbs = nan; MaxRel = nan; Rule = sprintf "MISMATCH shape %A vs %A" twin.[i].shape eager.[i].shape }
+                  else { Ok = true; MaxAbs = 0.0; MaxRel = 0.0; Rule = "ok (random: dtype, shape)" }
+              let k = compare ours.[i] twin.[i] r64
+              { Index = i
+                Label = sprintf "out%d" i
+                Dtype = (string eager.[i].dtype).ToLowerInvariant()
+                Shape = eager.[i].shape
+                Kgen = { k with Rule = k.Rule + " vs twin" }
+                TorchScript = structural }
+          else
           { Index = i
             Label = sprintf "out%d" i
             Dtype = (string eager.[i].dtype).ToLowerInvariant()
@@ -341,7 +367,9 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
                         let c = m.Specialize(en.Name, ins, caps)
                         compiled.Value <- Some c
                         c.Run(ins, caps)
-                    TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript }
+                    TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
+                    Rng = fun () -> ctx.RngState
+                    Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL) }
               let rows = run side en.Name en.Expr pars captures seed
               compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
               yield en.Name, rows ]
@@ -385,7 +413,9 @@ let quotation (q: Expr) (inputs: obj list) : Row list =
               let c = m.Specialize("check", ins, caps)
               compiled.Value <- Some c
               c.Run(ins, caps)
-          TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript }
+          TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
+          Rng = fun () -> ctx.RngState
+          Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL) }
     // the caller's tensors themselves: a "signature" of fixed tensors
     let pars = inputs |> List.map (function :? Tensor as t -> TensorParam((string t.dtype), t.shape, false, None) | _ -> ScalarParam "float64")
     let rows = runOn side "check" q pars captures tensors inputs

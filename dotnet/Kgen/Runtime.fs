@@ -179,6 +179,17 @@ type Context() =
             use p = fixed bytes
             this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
             new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
+    /// The random generator entries that draw (dropout in training mode, rand_like, ...) use:
+    /// seed it (offset 0), or read / restore its (seed, offset) (docs/design.md "The random generator").
+    member this.ManualSeed(seed: uint64) = lock this.Gate (fun () -> this.Check(Lib.kg_context_manual_seed(h.DangerousGetHandle(), seed)))
+    member this.RngState
+        with get () =
+            lock this.Gate (fun () ->
+                let mutable s = 0UL
+                let mutable o = 0UL
+                this.Check(Lib.kg_context_rng_state(h.DangerousGetHandle(), &s, &o))
+                s, o)
+        and set ((s: uint64), (o: uint64)) = lock this.Gate (fun () -> this.Check(Lib.kg_context_set_rng_state(h.DangerousGetHandle(), s, o)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
@@ -229,6 +240,8 @@ and Compiled internal (m: Module, h: KgHandle) =
               ctx.Check(Lib.kg_compiled_output(h.DangerousGetHandle(), i, &dt, &nd, ps))
               scalarTypeOf dt, Array.sub shape 0 nd ]
     member _.Kernels = Lib.kg_compiled_n_kernels(h.DangerousGetHandle())
+    /// Counter offsets a call consumes from the context's random generator (0: it draws nothing).
+    member _.RngStreams = Lib.kg_compiled_rng_streams(h.DangerousGetHandle())
     /// An artifact as text (CUDA C, TorchScript, eager Python, IR, explain).
     member _.Emit(kind: KgArtifact) : string =
         lock ctx.Gate (fun () ->

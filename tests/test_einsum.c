@@ -1,0 +1,88 @@
+/* tests/test_einsum.c — einsum, outer and linspace (issue 11): the contraction claims (attention
+ * scores written with einsum are one product kernel with its scale, reading k transposed in
+ * place), and the examples (examples/einsum_contract, linspace_gen) re-specialized at other
+ * signatures — sizes 0 and 1, odd and symbolic sizes, other dtypes — against PyTorch. The
+ * examples' own signatures run in tests/test_examples.c; their three-way check against
+ * TorchSharp's own einsum runs in the .NET suite. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "runtime/api_int.h"
+
+static kg_oracle *orc;
+static void setup(void) {
+  kg_diag d;
+  kg_diag_init(&d);
+  orc = kg_oracle_start(&d);
+  kg_diag_free(&d);
+}
+static void teardown(void) {
+  if (orc) kg_oracle_stop(orc);
+  orc = NULL;
+}
+
+static kg_context *ctx_new(void) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  return kg_context_new(&o);
+}
+
+static kg_module *load(kg_context *ctx, const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, name);
+  kg_module *m = NULL;
+  cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+  return m;
+}
+
+static void check_at(const char *name, const char *entry, const char *sig) {
+  if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, name);
+  kg_check_opts co;
+  memset(&co, 0, sizeof co);
+  co.entry = entry, co.sig = sig, co.device = KG_DEVICE_EMU, co.seed = 11;
+  kg_check_result r;
+  kg_status s = kg_check_module(ctx, orc, m, &co, &r);
+  cr_assert_eq(s, KG_OK, "%s [%s] at %s: %s", name, entry, sig ? sig : "its signature", kg_last_error(ctx));
+  for (int k = 0; k < r.n_outputs; k++)
+    cr_expect(r.rows[k].ok, "%s [%s] at %s: out%d %s %s: %s", name, entry, sig ? sig : "its signature", k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(einsum, attention_scores_are_one_product) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, "einsum_contract");
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, "einsum_attention", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  /* scores (product + scale), softmax, probabilities @ v: the three kernels of attention */
+  cr_expect_eq(c->fusion.groups.n, 3u, "einsum attention: %u kernels", c->fusion.groups.n);
+  uint32_t mm = 0, copies = 0;
+  for (uint32_t i = 0; i < c->lg.nodes.n; i++) mm += c->lg.nodes.v[i].op == KG_OP_MATMUL;
+  for (uint32_t i = 0; i < c->fusion.groups.n; i++) copies += c->fusion.groups.v[i].kind == KG_GROUP_POINTWISE;
+  cr_expect_eq(mm, 2u, "two contractions, two products");
+  cr_expect_eq(copies, 0u, "no pointwise copy of a permuted operand");
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(einsum, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout = 600) {
+  check_at("einsum_contract", "einsum_attention", "float32[1,1,1,1], float32[1,1,1,1], float32[1,1,1,1]");
+  check_at("einsum_contract", "einsum_attention", "float32[2,1,0,5], float32[2,1,3,5], float32[2,1,3,5]");
+  check_at("einsum_contract", "einsum_attention", "float32[B,2,3,4], float32[B,2,5,4], float32[B,2,5,4]");
+  check_at("einsum_contract", "einsum_attention", "float64[1,2,3,4], float64[1,2,5,4], float64[1,2,5,4]");
+  check_at("einsum_contract", "einsum_forms", "float32[1,1,1], float32[1,1,2], float32[2,2]");
+  check_at("einsum_contract", "einsum_forms", "float32[0,3,2], float32[0,2,2], float32[5,5]");
+  check_at("einsum_contract", "einsum_forms", "int64[2,3,4], int64[2,4,2], int64[3,3]");
+  check_at("einsum_contract", "einsum_outer", "float32[0], float32[1], int32[1], int32[3]");
+  check_at("einsum_contract", "einsum_outer", "float64[N], float64[M], uint8[2], uint8[2]");
+  check_at("linspace_gen", "linspace_gen", "float32[1,7]");
+  check_at("linspace_gen", "linspace_gen", "float32[0,7]");
+  check_at("linspace_gen", "linspace_gen", "float32[2,7]");
+}
