@@ -375,6 +375,52 @@ static bool same_dtype(cnn *C, uint32_t x, uint32_t t, const char *what) {
   return false;
 }
 
+/* batch_norm in training mode with running statistics updates them in place, as PyTorch does
+ * (ATen's batch_norm_cpu_update_stats): running_mean = (1 - momentum) * running_mean + momentum *
+ * mean, running_var = (1 - momentum) * running_var + momentum * unbiased variance, the statistics
+ * over every dim but the channels' (in float32 for float16 / bfloat16 input). The new values
+ * become the tensors' values (kg_elab_write_in_place: an input's or a capture's caller tensor is
+ * written back). The row reductions fuse with the output's own statistics. */
+static bool running_update(cnn *C, uint32_t x, uint32_t rm, uint32_t rv, double momentum) {
+  const kg_gnode *xn = node(C, x);
+  kg_dtype dt = (kg_dtype)xn->dtype, ct = dt == KG_F16 || dt == KG_BF16 ? KG_F32 : dt;
+  int r = xn->shape.rank;
+  int64_t mask = (((int64_t)1 << r) - 1) & ~(int64_t)2;
+  uint32_t xc = x;
+  if (ct != dt) {
+    kg_ev e = kg_elab_tensor_op(C->el, C->at, KG_OP_CAST, &x, 1, NULL, NULL, ct);
+    if (e.kind == EV_ERR) return false;
+    xc = e.id;
+  }
+  kg_shape cs;
+  memset(&cs, 0, sizeof cs);
+  cs.rank = 1, cs.d[0] = xn->shape.d[1];
+  uint32_t st[2];
+  for (int i = 0; i < 2; i++) { /* mean, unbiased variance */
+    kg_gnode g;
+    memset(&g, 0, sizeof g);
+    g.op = (uint16_t)(i ? KG_OP_RVAR : KG_OP_RMEAN), g.dtype = (uint8_t)ct, g.cdtype = (uint8_t)(ct == KG_F64 ? KG_F64 : KG_F32);
+    g.vkind = KG_V_TENSOR, g.n_in = 1, g.in[0] = xc, g.shape = cs;
+    g.ia[0] = mask, g.fa[0] = i ? 1.0 : 0.0;
+    st[i] = kg_elab_add_node(C->el, C->at, &g);
+  }
+  const uint32_t targets[2] = {rm, rv};
+  static const char *const what[2] = {"batch_norm()'s running_mean", "batch_norm()'s running_var"};
+  for (int i = 0; i < 2; i++) {
+    kg_ev a[2] = {kg_ev_node(targets[i]), kg_ev_const(kg_cval_float(KG_F64, 1.0 - momentum))};
+    kg_ev old = kg_elab_tensor_op_ev(C->el, C->at, KG_OP_MUL, a, 2, NULL, NULL, KG_DT_NONE);
+    kg_ev b[2] = {kg_ev_node(st[i]), kg_ev_const(kg_cval_float(KG_F64, momentum))};
+    kg_ev fresh = kg_elab_tensor_op_ev(C->el, C->at, KG_OP_MUL, b, 2, NULL, NULL, KG_DT_NONE);
+    if (old.kind == EV_ERR || fresh.kind == EV_ERR) return false;
+    kg_ev sum[2] = {old, fresh};
+    kg_ev nv = kg_elab_tensor_op_ev(C->el, C->at, KG_OP_ADD, sum, 2, NULL, NULL, KG_DT_NONE);
+    if (nv.kind == EV_ERR) return false;
+    const kg_ast *arg = C->at->n_kids > (uint32_t)(1 + i) ? C->at->kids[1 + i] : NULL;
+    if (kg_elab_write_in_place(C->el, C->at, arg, targets[i], nv, what[i]).kind == EV_ERR) return false;
+  }
+  return true;
+}
+
 static kg_ev batch_norm_member(cnn *C, const kg_ev *av, int n, bool instance) {
   if (n != 8) return PERR(C, KG_E_INTERNAL, "%s(): %d arguments", C->nm, n);
   uint32_t x, rm, rv, w, b;
@@ -407,11 +453,11 @@ static kg_ev batch_norm_member(cnn *C, const kg_ev *av, int n, bool instance) {
       !per_channel(C, b, c, "bias") || !same_dtype(C, x, rm, "running_mean") || !same_dtype(C, x, rv, "running_var") ||
       !same_dtype(C, x, w, "weight") || !same_dtype(C, x, b, "bias"))
     return kg_ev_err();
-  if (training && (rm != KG_NONE || rv != KG_NONE))
+  if (training && instance && (rm != KG_NONE || rv != KG_NONE))
     return PERR(C, KG_E_UNSUPPORTED,
-                "%s() with %s and running statistics: PyTorch updates running_mean and running_var in place, "
-                "which kgen cannot do yet (captured tensors are read-only); call it in evaluation mode (%s, the module's .eval()) or without running statistics",
-                C->nm, instance ? "use_input_stats=true" : "training=true", instance ? "use_input_stats=false" : "training=false");
+                "%s() with use_input_stats=true and running statistics: PyTorch updates running_mean and running_var in place "
+                "with the batch-averaged instance statistics, which kgen does not do yet; call it with use_input_stats=false or without running statistics",
+                C->nm);
   if (training && !instance) {
     /* PyTorch's "Expected more than 1 value per channel when training" is Python's check only;
      * libtorch (TorchSharp) normalizes a single value to the bias */
@@ -420,12 +466,16 @@ static kg_ev batch_norm_member(cnn *C, const kg_ev *av, int n, bool instance) {
   uint32_t in[5] = {x};
   int k = 1;
   int64_t flags = 0;
-  if (rm != KG_NONE) in[k++] = rm, in[k++] = rv, flags |= 4;
+  bool update = training && rm != KG_NONE; /* the output reads the batch statistics only */
+  if (rm != KG_NONE && !update) in[k++] = rm, in[k++] = rv, flags |= 4;
   if (w != KG_NONE) in[k++] = w, flags |= 1;
   if (b != KG_NONE) in[k++] = b, flags |= 2;
   int64_t ia[4] = {training, flags, instance, 0};
   double fa[4] = {eps, momentum, 0, 0};
-  return kg_ev_node(mknode(C, KG_OP_BATCH_NORM, (kg_dtype)xn->dtype, in, k, &xn->shape, ia, fa));
+  kg_shape xs = xn->shape;
+  kg_ev y = kg_ev_node(mknode(C, KG_OP_BATCH_NORM, (kg_dtype)xn->dtype, in, k, &xs, ia, fa));
+  if (update && !running_update(C, x, rm, rv, momentum)) return kg_ev_err();
+  return y;
 }
 
 static kg_ev group_norm_member(cnn *C, const kg_ev *av, int n) {

@@ -17,8 +17,8 @@
 /* Who an in-place op's receiver is: the parameter (entry input or capture) whose tensor it is,
  * and the variable that names it — from the receiver itself, or from the in-place op whose
  * result it is (x.add_(1).mul_(2) changes x twice). */
-static void receiver_of(kg_elab *el, const kg_ast *n, uint32_t id, uint32_t *var, uint32_t *param) {
-  *var = n->a && n->a->k == KG_AST_Var ? n->a->var : KG_NONE;
+static void receiver_of(kg_elab *el, const kg_ast *recv, uint32_t id, uint32_t *var, uint32_t *param) {
+  *var = recv && recv->k == KG_AST_Var ? recv->var : KG_NONE;
   *param = KG_NONE;
   if (gnode(el, id)->op == KG_OP_INPUT) {
     for (uint32_t p = 0; p < el->g->params.n; p++)
@@ -31,6 +31,22 @@ static void receiver_of(kg_elab *el, const kg_ast *n, uint32_t id, uint32_t *var
       if (*var == KG_NONE) *var = q->var;
       return;
     }
+}
+
+/* After an in-place update whose new value is node `id`: variable `var` names it, a capture
+ * read again gives it, and parameter `param` is written back with it (kg_elab_writebacks). */
+static void rebind(kg_elab *el, uint32_t var, uint32_t param, uint32_t id) {
+  if (var != KG_NONE) el->env[var] = kg_ev_node(id); /* x now names the updated value */
+  if (param != KG_NONE) {
+    const kg_gparam *gp = &el->g->params.v[param];
+    const kg_gnode *pin = gnode(el, gp->node);
+    if (gp->is_capture && pin->ia[1] == 1) el->capture_node[pin->ia[0]] = id; /* later reads of the capture see the new value */
+  }
+  if (var != KG_NONE || param != KG_NONE) {
+    kg_inplace *q = kg_arena_alloc(el->arena, sizeof *q);
+    q->node = id, q->var = var, q->param = param, q->prev = el->inplace;
+    el->inplace = q;
+  }
 }
 
 /* The out-of-place value of the in-place members without an out-of-place twin in TorchSharp:
@@ -89,7 +105,7 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   bool md = false;
   for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) md |= !strcmp(m->name, meta[i]);
   uint32_t var, param;
-  receiver_of(el, n, av[0].id, &var, &param);
+  receiver_of(el, n->a, av[0].id, &var, &param);
   const char *why = NULL;
   if (md && param != KG_NONE) why = "its receiver is an entry parameter or a captured tensor, whose shape would change for the caller";
   else if (!md && (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT)) why = "its receiver is a view (the viewed tensor would change too)";
@@ -129,19 +145,29 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
     r = kg_elab_tensor_op(el, n, KG_OP_CAST, &r.id, 1, NULL, NULL, (kg_dtype)x->dtype);
     if (r.kind == EV_ERR) return *out = r, true;
   }
-  if (var != KG_NONE) el->env[var] = r; /* x now names the updated value */
-  if (param != KG_NONE) {
-    const kg_gparam *gp = &el->g->params.v[param];
-    const kg_gnode *pin = gnode(el, gp->node);
-    if (gp->is_capture && pin->ia[1] == 1) el->capture_node[pin->ia[0]] = r.id; /* later reads of the capture see the new value */
-  }
-  if (var != KG_NONE || param != KG_NONE) {
-    kg_inplace *q = kg_arena_alloc(el->arena, sizeof *q);
-    q->node = r.id, q->var = var, q->param = param, q->prev = el->inplace;
-    el->inplace = q;
-  }
+  rebind(el, var, param, r.id);
   *out = r;
   return true;
+}
+
+kg_ev kg_elab_write_in_place(kg_elab *el, const kg_ast *at, const kg_ast *recv, uint32_t target, kg_ev value, const char *what) {
+  uint32_t var, param;
+  receiver_of(el, recv, target, &var, &param);
+  const kg_gnode *x = gnode(el, target);
+  const char *why = NULL;
+  if (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT) why = "it is a view (the viewed tensor would change too)";
+  else if ((param != KG_NONE || var != KG_NONE) && el->blk != 0) why = "it is written inside a loop or branch run by the host plan";
+  for (uint32_t i = target + 1; !why && i < el->g->nodes.n; i++)
+    if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == target)
+      why = "it has views (they would see the change)";
+  if (why) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "%s is updated in place, which kgen cannot do here: %s", what, why);
+  kg_ev r = value;
+  if (value.kind == EV_ERR || !kg_ev_is_tensor(el, value)) return kg_elab_error(el, at, KG_E_INTERNAL, "%s: no tensor to write", what);
+  if (!kg_shape_equal(&gnode(el, value.id)->shape, &x->shape)) return kg_elab_error(el, at, KG_E_SHAPE, "%s: the updated value has another shape", what);
+  if (gnode(el, value.id)->dtype != x->dtype) r = kg_elab_tensor_op(el, at, KG_OP_CAST, &value.id, 1, NULL, NULL, (kg_dtype)x->dtype);
+  if (r.kind == EV_ERR) return r;
+  rebind(el, var, param, r.id);
+  return r;
 }
 
 void kg_elab_writebacks(kg_elab *el) {

@@ -310,6 +310,12 @@ typedef struct kg_elab {
 /* effects.c: after the entry's results, the final value of every parameter an in-place op
  * changed becomes a write-back output (kg_gparam.wb). */
 void kg_elab_writebacks(kg_elab *el);
+/* effects.c: an op that updates tensor `target` in place as a side effect (batch_norm's running
+ * statistics in training mode): `value` becomes its value from now on — the variable `recv`
+ * names (the argument's AST, or NULL), the capture, and the caller's tensor written back — with
+ * the refusals of the in-place members (views, host-plan loops); `what` names it in errors.
+ * Returns the new value or EV_ERR. */
+kg_ev kg_elab_write_in_place(kg_elab *el, const kg_ast *at, const kg_ast *recv, uint32_t target, kg_ev value, const char *what);
 
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);
 kg_ev kg_ev_err(void);

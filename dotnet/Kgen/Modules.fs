@@ -43,6 +43,7 @@ let private mLinear = methodOf <@ torch.nn.functional.linear(t0, t0, t0) @>
 let private mLayerNorm = methodOf <@ torch.nn.functional.layer_norm(t0, [| 1L |], t0, t0, 1e-5) @>
 let private mDropout = methodOf <@ torch.nn.functional.dropout(t0, 0.5, true, false) @>
 let private mRelu = methodOf <@ t0.relu() @>
+let private mAddInPlace = methodOf <@ t0.add_(TorchSharp.Scalar.op_Implicit 1L) @>
 let private mGelu = methodOf <@ t0.gelu(GELU.Approximate.none) @>
 let private mSilu = methodOf <@ t0.silu() @>
 let private mTanh = methodOf <@ t0.tanh() @>
@@ -225,14 +226,24 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
     | :? BatchNorm as m ->
         // BatchNorm.forward: batch statistics when training (or without running statistics), the
         // running statistics passed unless training without tracking them; training with them
-        // updates them in place, which kgen reports as an error at the call (frontend/cnn.c)
+        // counts the batch (num_batches_tracked.add_(1)) and updates them in place (frontend/cnn.c),
+        // the caller's buffers written back after the run
         let bnTraining = m.training || (isNull m.running_mean && isNull m.running_var)
         let pr = not m.training || m.track_running_stats
+        let tracking = m.training && m.track_running_stats && not (isNull m.num_batches_tracked)
+        if tracking && not m.momentum.HasValue then
+            raise (ModuleError(sprintf "module '%s' (BatchNorm) in training mode with momentum = null: its cumulative average factor is 1 / num_batches_tracked, a run-time value; give it a momentum or call .eval()" l.Path))
         let factor = if m.momentum.HasValue then m.momentum.Value else 0.0
         let rm = if pr then capture (join l.Path "running_mean") m.running_mean else Expr.Value(null, typeof<Tensor>)
         let rv = if pr then capture (join l.Path "running_var") m.running_var else Expr.Value(null, typeof<Tensor>)
-        call mBatchNorm [ x; rm; rv; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias
-                          Expr.Value bnTraining; dbl factor; dbl m.eps ]
+        let bn =
+            Expr.Call(mBatchNorm, [ x; rm; rv; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias
+                                    Expr.Value bnTraining; dbl factor; dbl m.eps ])
+        if tracking then
+            let count = Expr.Call(capture (join l.Path "num_batches_tracked") m.num_batches_tracked, mAddInPlace,
+                                  [ Expr.Call(typeof<TorchSharp.Scalar>.GetMethod("op_Implicit", [| typeof<int64> |]), [ Expr.Value 1L ]) ])
+            Choice1Of2(Expr.Sequential(count, bn))
+        else Choice1Of2 bn
     | :? InstanceNorm as m ->
         // batched input (N, C, ...); InstanceNorm's unbatched (C, ...) form is not expanded
         call mInstanceNorm [ x; capture (join l.Path "running_mean") m.running_mean; capture (join l.Path "running_var") m.running_var
