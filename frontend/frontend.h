@@ -206,6 +206,7 @@ typedef enum kg_mhandler {
   H_SMATH,     /* F# / System.Math / System.MathF scalar math */
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
   H_MATMUL,    /* matmul / mm / bmm / mv / dot / linear / addmm / baddbmm (products.c) */
+  H_CONV,      /* conv1d / conv2d / conv_transpose1d / conv_transpose2d / pad (conv.c binds the raw argspec) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
 } kg_mhandler;
 
@@ -349,6 +350,8 @@ bool kg_elab_broadcast(kg_elab *el, const kg_ast *at, const kg_shape *a, const k
 bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* x.op_(...) with no row of its own: the row of op(...), rebinding x; true when handled */
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
+/* ---- conv.c: convolutions and pad (H_CONV rows, a raw argspec like H_LAYOUT's) ---- */
+kg_ev kg_elab_conv(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- layout.c ---- */
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */
