@@ -7,6 +7,8 @@
  *   %2 = PERMUTE:float32[8,N](%1) ia=[1]   →   t2 = t1.permute([1, 0])
  *   %3 = SLICE:float32[N,3](%2) ia=[1,2,2] →   t3 = t2[:, 2:8:2]
  */
+#include <string.h>
+
 #include "ts_int.h"
 
 /* a dim's size as Python: a number, or the size of a parameter that has the symbol */
@@ -138,6 +140,7 @@ const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a) {
     }
     double v = n->fa[0];
     const char *val = v != v ? "float('nan')" : v > 1e308 ? "float('inf')" : v < -1e308 ? "float('-inf')" : fmt(c, "%.17g", v);
+    if (!strpbrk(val, ".en")) val = fmt(c, "%s.0", val); /* a float for TorchScript */
     if (n->ia[0]) return fmt(c, "torch.nn.functional.pad(%s, [%s], mode='%s')", x, l, modes[n->ia[0] & 3]);
     return fmt(c, "torch.nn.functional.pad(%s, [%s], mode='constant', value=%s)", x, l, val);
   }
