@@ -304,6 +304,13 @@ static kg_ev pad(lay *L, const kg_ev *av, int n) {
   int nd = np / 2;
   if (kind != 0 && !((np == 2 && (r == 2 || r == 3)) || (np == 4 && (r == 3 || r == 4)) || (np == 6 && (r == 4 || r == 5))))
     return E(KG_E_SHAPE, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+  if (kind == 3 && np != 2 * (r - 2)) /* circular pads batched inputs only (torch 1.13's _pad_circular) */
+    return E(KG_E_SHAPE, "Invalid padding size, expected %d but got %d", 2 * (r - 2), np);
+  kg_dtype xt = (kg_dtype)xn->dtype;
+  if ((kind == 1 || kind == 2) && !kg_dtype_is_float(xt)) { /* PyTorch's CPU kernels: floating types only */
+    static const char *const names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long"};
+    return E(KG_E_TYPE, "\"%s_pad%dd%s\" not implemented for '%s'", kind == 1 ? "reflection" : "replication", np / 2, kind == 2 ? "_cpu" : "", names[xt]);
+  }
   kg_shape out = xn->shape;
   int64_t ia[4] = {kind, 0, 0, nd};
   for (int j = 0; j < nd; j++) {
