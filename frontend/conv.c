@@ -36,14 +36,10 @@ static const char *tensor_type(kg_dtype t) {
   }
 }
 
-static const char *sizes_s(lay *L, const kg_shape *s, int extra_front) {
+/* "[2, 3, 5, 5]" */
+static const char *sizes_s(lay *L, const kg_shape *s) {
   char buf[200];
   shape_text(L, s, buf, sizeof buf);
-  if (extra_front) { /* "[1, " + the rest: the unbatched input as PyTorch batchifies it */
-    char b2[220];
-    snprintf(b2, sizeof b2, "[1, %s", buf + 1);
-    return kg_arena_strdup(L->el->arena, b2);
-  }
   return kg_arena_strdup(L->el->arena, buf);
 }
 
@@ -107,7 +103,7 @@ static kg_ev conv(lay *L, const char *nm, const kg_ev *av, int n) {
   int rx = xn->shape.rank, rw = wn->shape.rank;
   /* batchify: conv{N}d takes [C, S...] or [N, C, S...] */
   if (rx != fnd + 1 && rx != fnd + 2)
-    return E(KG_E_SHAPE, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", fnd + 1, fnd + 2, nm, sizes_s(L, &xn->shape, 0));
+    return E(KG_E_SHAPE, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", fnd + 1, fnd + 2, nm, sizes_s(L, &xn->shape));
   bool unbatched = rx == fnd + 1;
   kg_shape xs = xn->shape;
   if (unbatched) {
@@ -146,29 +142,29 @@ static kg_ev conv(lay *L, const char *nm, const kg_ev *av, int n) {
   if (groups <= 0) return E(KG_E_ARG, "non-positive groups is not supported");
   if (xs.rank != rw)
     return E(KG_E_SHAPE, "Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input of size %s instead", rw, rw,
-             sizes_s(L, &wn->shape, 0), xs.rank, sizes_s(L, &xs, 0));
+             sizes_s(L, &wn->shape), xs.rank, sizes_s(L, &xs));
   for (int i = 0; i < rw; i++)
     if (wn->shape.d[i].kind != KG_DIM_STATIC) return E(KG_E_UNSUPPORTED, "%s: the weight's sizes must be static", nm);
   int64_t w0 = wn->shape.d[0].v, w1 = wn->shape.d[1].v;
   if (w0 < groups)
     return E(KG_E_SHAPE, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got weight of size %s instead", (long long)groups,
-             (long long)groups, sizes_s(L, &wn->shape, 0));
+             (long long)groups, sizes_s(L, &wn->shape));
   if (w0 % groups)
     return E(KG_E_SHAPE, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of size [%s] instead", (long long)groups,
-             (long long)groups, sizes_s(L, &wn->shape, 0));
+             (long long)groups, sizes_s(L, &wn->shape));
   int64_t cin = sdim(&xs.d[1]);
   if (cin < 0) return E(KG_E_UNSUPPORTED, "%s: the input's channel dim must be static (it is %s)", nm, el->g->syms.v[xs.d[1].v]);
   int64_t want_c = transposed ? w0 : w1 * groups, cout = transposed ? w1 * groups : w0;
   if (cin != want_c) {
     if (transposed)
-      return E(KG_E_SHAPE, "Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead", sizes_s(L, &wn->shape, 0),
-               sizes_s(L, &xs, 0), (long long)want_c, (long long)cin);
+      return E(KG_E_SHAPE, "Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead", sizes_s(L, &wn->shape),
+               sizes_s(L, &xs), (long long)want_c, (long long)cin);
     return E(KG_E_SHAPE, "Given groups=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead", (long long)groups,
-             sizes_s(L, &wn->shape, 0), sizes_s(L, &xs, 0), (long long)want_c, (long long)cin);
+             sizes_s(L, &wn->shape), sizes_s(L, &xs), (long long)want_c, (long long)cin);
   }
   if (bn && (bn->shape.rank != 1 || (bn->shape.d[0].kind == KG_DIM_STATIC && bn->shape.d[0].v != cout)))
-    return E(KG_E_SHAPE, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead", sizes_s(L, &wn->shape, 0),
-             (long long)cout, sizes_s(L, &bn->shape, 0));
+    return E(KG_E_SHAPE, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead", sizes_s(L, &wn->shape),
+             (long long)cout, sizes_s(L, &bn->shape));
   /* spatial sizes: padded input against the dilated kernel (or the transposed output) */
   int64_t ks[KG_MAX_RANK], in_s[KG_MAX_RANK], padded[KG_MAX_RANK], dk[KG_MAX_RANK];
   bool sym = false;
@@ -185,7 +181,7 @@ static kg_ev conv(lay *L, const char *nm, const kg_ev *av, int n) {
   if (nd == 1) xs1.rank = 4, xs1.d[3] = xs.d[2], xs1.d[2] = (kg_dim){KG_DIM_STATIC, 1};
   for (int i = 0; i < nd; i++)
     if (in_s[i] == 0 && (sdim(&xs.d[0]) != 0 && cin != 0))
-      return E(KG_E_SHAPE, "Only zero batch or zero channel inputs are supported, but got input shape: %s", sizes_s(L, nd == 1 ? &xs1 : &xs, 0));
+      return E(KG_E_SHAPE, "Only zero batch or zero channel inputs are supported, but got input shape: %s", sizes_s(L, nd == 1 ? &xs1 : &xs));
   kg_shape out;
   memset(&out, 0, sizeof out);
   out.rank = (uint8_t)(2 + nd);
@@ -330,11 +326,11 @@ static kg_ev pad(lay *L, const kg_ev *av, int n) {
         return E(KG_E_SHAPE, "%dD or %dD (batch mode) tensor expected for input, but got: [ %s{%.*s} ]", nd + 1, nd + 2, tensor_type((kg_dtype)xn->dtype), (int)strlen(t) - 2, t + 1);
       }
       return E(KG_E_SHAPE, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (%lld, %lld) at dimension %d of input %s",
-               (long long)lo, (long long)hi, d, sizes_s(L, &xn->shape, 0));
+               (long long)lo, (long long)hi, d, sizes_s(L, &xn->shape));
     }
     if (kind == 2 && s == 0)
       return E(KG_E_SHAPE, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: %s", nd + 1, nd + 2,
-               sizes_s(L, &xn->shape, 0));
+               sizes_s(L, &xn->shape));
     if (kind == 3 && (lo > s || hi > s)) return E(KG_E_SHAPE, "Padding value causes wrapping around more than once.");
     int64_t o = s + lo + hi;
     if (o < 0)
