@@ -628,6 +628,28 @@ static void emit_scalar(ts_ctx *c, uint32_t id) {
 }
 
 /* A tensor-level op: one torch call, PyTorch semantics and promotion. */
+/* a convolution: PyTorch's own torch.nn.functional.conv{1,2}d / conv_transpose{1,2}d with the
+ * parameters as written (frontend/conv.c) */
+static const char *twin_conv(ts_ctx *c, const kg_gnode *n, const vval *a) {
+  int nd = kg_conv_dims(n->ia[3]), sp = kg_conv_spelling(n->ia[3]);
+  bool tr = kg_conv_transposed(n->ia[3]);
+  const char *st = "", *pd = "", *dl = "", *op = "";
+  for (int i = 0; i < nd; i++) {
+    st = fmt(c, "%s%s%lld", st, i ? ", " : "", (long long)kg_conv_get(n->ia[0], i));
+    pd = fmt(c, "%s%s%lld", pd, i ? ", " : "", (long long)kg_conv_get(n->ia[1], i));
+    dl = fmt(c, "%s%s%lld", dl, i ? ", " : "", (long long)kg_conv_get(n->ia[2], i));
+    op = fmt(c, "%s%s%lld", op, i ? ", " : "", (long long)kg_conv_outpad(n->ia[3], i));
+  }
+  const char *b = n->n_in == 3 ? text(c, a[2]) : "None";
+  long long g = (long long)kg_conv_groups(n->ia[3]);
+  if (tr)
+    return fmt(c, "torch.nn.functional.conv_transpose%dd(%s, %s, %s, stride=[%s], padding=[%s], output_padding=[%s], groups=%lld, dilation=[%s])", nd,
+               text(c, a[0]), text(c, a[1]), b, st, pd, op, g, dl);
+  const char *padarg = sp == 1 ? "'valid'" : sp == 2 ? "'same'" : fmt(c, "[%s]", pd);
+  return fmt(c, "torch.nn.functional.conv%dd(%s, %s, %s, stride=[%s], padding=%s, dilation=[%s], groups=%lld)", nd, text(c, a[0]), text(c, a[1]), b, st,
+             padarg, dl, g);
+}
+
 static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   const kg_gnode *n = &c->g->nodes.v[id];
   kg_op op = (kg_op)n->op;
@@ -658,7 +680,10 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   } else if (op == KG_OP_POOL || op == KG_OP_UPSAMPLE || op == KG_OP_PIXEL_SHUFFLE || op == KG_OP_BATCH_NORM || op == KG_OP_GROUP_NORM) {
     s = kg_twin_cnn(c, id, a); /* pooling, normalization over channels, resampling: ts_cnn.c */
     if (!s) return;
-} else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
+  } else if (op == KG_OP_CONV) {
+    s = twin_conv(c, n, a);
+    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
     s = kg_twin_reduce(c, id, a);
     if (!s) return;
   } else if (oi->flags & KG_OPF_LAYOUT) {

@@ -8,6 +8,7 @@
  *   %3 = SLICE:float32[N,3](%2) ia=[1,2,2] →   t3 = t2[:, 2:8:2]
  */
 #include <math.h>
+#include <string.h>
 
 #include "ts_int.h"
 
@@ -226,6 +227,21 @@ const char *kg_twin_layout(ts_ctx *c, uint32_t id, const vval *a) {
   }
   case KG_OP_RAND:
   case KG_OP_BERNOULLI: return random_twin(c, id, a);
+  case KG_OP_PAD: { /* the pad list from the left pads and the sizes (last dim first) */
+    const char *l = "";
+    static const char *const modes[] = {"constant", "reflect", "replicate", "circular"};
+    for (int j = 0; j < n->ia[3]; j++) {
+      int d = n->shape.rank - 1 - j;
+      long long lo = (long long)kg_pad_left(n->ia, d), hi = (long long)(n->shape.d[d].v - o->shape.d[d].v) - lo;
+      if (n->shape.d[d].kind != KG_DIM_STATIC) lo = hi = 0;
+      l = fmt(c, "%s%s%lld, %lld", l, j ? ", " : "", lo, hi);
+    }
+    double v = n->fa[0];
+    const char *val = v != v ? "float('nan')" : v > 1e308 ? "float('inf')" : v < -1e308 ? "float('-inf')" : fmt(c, "%.17g", v);
+    if (!strpbrk(val, ".en")) val = fmt(c, "%s.0", val); /* a float for TorchScript */
+    if (n->ia[0]) return fmt(c, "torch.nn.functional.pad(%s, [%s], mode='%s')", x, l, modes[n->ia[0] & 3]);
+    return fmt(c, "torch.nn.functional.pad(%s, [%s], mode='constant', value=%s)", x, l, val);
+  }
   default: fail(c, id, "layout op %s has no twin", kg_op_name((kg_op)n->op)); return "None";
   }
 }

@@ -206,6 +206,7 @@ typedef enum kg_mhandler {
   H_SMATH,     /* F# / System.Math / System.MathF scalar math */
   H_SCONV,     /* F# conversions (ToSingle, ToInt32, ...) on scalars */
   H_MATMUL,    /* matmul / mm / bmm / mv / dot / linear / addmm / baddbmm (products.c) */
+  H_CONV,      /* conv1d / conv2d / conv_transpose1d / conv_transpose2d / pad (conv.c binds the raw argspec) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
   H_CNN,       /* pooling, batch / instance / group norm, interpolate, pixel_shuffle (cnn.c binds the raw arguments) */
 } kg_mhandler;
@@ -372,6 +373,8 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* ---- cnn.c: pooling, normalization over channels, resampling, pixel shuffle ---- */
 kg_ev kg_elab_cnn(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+/* ---- conv.c: convolutions and pad (H_CONV rows, a raw argspec like H_LAYOUT's) ---- */
+kg_ev kg_elab_conv(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- layout.c ---- */
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */

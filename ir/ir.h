@@ -162,6 +162,42 @@ const kg_op_info *kg_op_get(kg_op op);
 static inline bool kg_op_is_random(int op) { return op == KG_OP_RAND || op == KG_OP_BERNOULLI; }
 const char *kg_op_name(kg_op op);
 
+/* ---- convolution attributes (ops.def: CONV, IM2COL, PAD) ----
+ * Per-dim values (stride, padding, dilation, kernel sizes) of up to 3 spatial dims are packed
+ * into one int64 attribute, 21 signed bits each. CONV's ia[3]: groups in bits 0-31, the number
+ * of spatial dims in 32-33, the padding spelling in 34-35 (0 numbers, 1 'valid', 2 'same'), 36 =
+ * transposed, output_padding in 37-54 (6 bits per dim). PAD's left pads: 16 signed bits per dim,
+ * dims 0-3 in ia[1], 4-7 in ia[2]. */
+#define KG_CONV_MAX_DIMS 3
+static inline int64_t kg_conv_pack(const int64_t *v, int n) {
+  uint64_t r = 0;
+  for (int i = 0; i < n && i < KG_CONV_MAX_DIMS; i++) r |= ((uint64_t)v[i] & 0x1fffffu) << (21 * i);
+  return (int64_t)r;
+}
+static inline int64_t kg_conv_get(int64_t packed, int i) {
+  int64_t f = (int64_t)(((uint64_t)packed >> (21 * i)) & 0x1fffffu);
+  return f >= 0x100000 ? f - 0x200000 : f;
+}
+#define KG_CONV_FIELD_MAX 0xfffff /* the largest value a packed field holds */
+static inline int64_t kg_conv_groups(int64_t ia3) { return ia3 & 0xffffffff; }
+static inline int kg_conv_dims(int64_t ia3) { return (int)((ia3 >> 32) & 3); }
+static inline int kg_conv_spelling(int64_t ia3) { return (int)((ia3 >> 34) & 3); }
+static inline bool kg_conv_transposed(int64_t ia3) { return (ia3 >> 36) & 1; }
+static inline int64_t kg_conv_outpad(int64_t ia3, int i) { return (ia3 >> (37 + 6 * i)) & 63; }
+static inline int64_t kg_conv_ia3(int64_t groups, int nd, int spelling, bool transposed, const int64_t *outpad) {
+  uint64_t r = (uint64_t)groups | (uint64_t)nd << 32 | (uint64_t)spelling << 34 | (uint64_t)transposed << 36;
+  for (int i = 0; outpad && i < nd; i++) r |= ((uint64_t)outpad[i] & 63) << (37 + 6 * i);
+  return (int64_t)r;
+}
+static inline int64_t kg_pad_left(const int64_t *ia, int d) {
+  int64_t f = (int64_t)(((uint64_t)ia[1 + d / 4] >> (16 * (d % 4))) & 0xffffu);
+  return f >= 0x8000 ? f - 0x10000 : f;
+}
+static inline void kg_pad_set_left(int64_t *ia, int d, int64_t v) {
+  uint64_t *w = (uint64_t *)&ia[1 + d / 4];
+  *w = (*w & ~((uint64_t)0xffffu << (16 * (d % 4)))) | (((uint64_t)v & 0xffffu) << (16 * (d % 4)));
+}
+
 /* ---- kernel.c: kernel IR ---- */
 
 typedef enum kg_kx_kind {

@@ -21,6 +21,8 @@
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
  *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
+ *   conv(x, w, b)   → MATMUL(w viewed [G, O/G, K], IM2COL(x); convolution geometry) + b viewed [O, 1...]
+ *                     (conv_transpose: the weight regrouped and flipped, the input read dilated)
  * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
  * / bfloat16 products with a tail yield float32 and round once at the end.
  */
@@ -157,15 +159,20 @@ static uint32_t expand_product(dctx *D, const kg_gnode *n, const uint32_t *in) {
 
 /* ---- normalization over channels and global pooling (issue 12) ---- */
 
-static uint32_t reshape(dctx *D, uint32_t x, const kg_shape *sh) {
+/* a layout node over x */
+static uint32_t layout(dctx *D, kg_op op, uint32_t x, const kg_shape *sh, const int64_t *ia, const double *fa) {
   kg_gnode n;
   memset(&n, 0, sizeof n);
-  n.op = KG_OP_RESHAPE, n.dtype = n.cdtype = D->out->nodes.v[x].dtype, n.vkind = KG_V_TENSOR, n.n_in = 1;
-  n.in[0] = x;
+  n.op = (uint16_t)op, n.vkind = KG_V_TENSOR, n.n_in = 1, n.in[0] = x;
+  n.dtype = n.cdtype = D->out->nodes.v[x].dtype;
   n.shape = *sh;
+  if (ia) memcpy(n.ia, ia, sizeof n.ia);
+  if (fa) memcpy(n.fa, fa, sizeof n.fa);
   n.path = D->src->path, n.srcloc = D->src->srcloc;
   return kg_graph_add(D->out, &n);
 }
+
+static uint32_t reshape(dctx *D, uint32_t x, const kg_shape *sh) { return layout(D, KG_OP_RESHAPE, x, sh, NULL, NULL); }
 
 /* a per-channel vector [C] as [C, 1, ...] against an input of rank r (channels at dim 1),
  * converted to ct */
@@ -242,11 +249,76 @@ static bool global_pool(const kg_gnode *n) {
   for (int i = r - nd; i < r; i++)
     if (n->shape.d[i].kind != KG_DIM_STATIC || n->shape.d[i].v != 1) return false;
   return true;
+static kg_shape shape_of(int rank, const int64_t *d) {
+  kg_shape s;
+  memset(&s, 0, sizeof s);
+  s.rank = (uint8_t)rank;
+  for (int i = 0; i < rank; i++) s.d[i] = (kg_dim){KG_DIM_STATIC, d[i]};
+  return s;
+}
+
+/* CONV: the implicit GEMM. A = the weight viewed [G, O/G, K] ([O, K] for one group) (a transposed convolution's weight
+ * [C, O/G, k...] regrouped, its window flipped: the adjoint), B = IM2COL of the input [N, G, K,
+ * S...] (a transposed convolution reads its input dilated by the stride, padded by d(k-1) - p),
+ * their product in convolution geometry (MATMUL ia[0] = 8 | G << 8) is the output [N, O, S...];
+ * + bias viewed [O, 1...]. Half precision accumulates in float32, adds the bias in float32 and
+ * rounds once. */
+static uint32_t expand_conv(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_dtype dt = (kg_dtype)n->dtype, acc = (kg_dtype)n->cdtype;
+  kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt;
+  const kg_gnode *xn = &D->out->nodes.v[in[0]], *wn = &D->out->nodes.v[in[1]];
+  int nd = kg_conv_dims(n->ia[3]);
+  bool tr = kg_conv_transposed(n->ia[3]);
+  int64_t G = kg_conv_groups(n->ia[3]), w0 = wn->shape.d[0].v, w1 = wn->shape.d[1].v;
+  int64_t ks[KG_CONV_MAX_DIMS], win = 1;
+  for (int i = 0; i < nd; i++) ks[i] = wn->shape.d[2 + i].v, win *= ks[i];
+  int64_t O = tr ? w1 * G : w0, Og = O / G, Cg = tr ? w0 / G : w1, K = Cg * win;
+  /* A: [G, Og, K] */
+  uint32_t a;
+  int64_t ad[3] = {G, Og, K};
+  kg_shape as = shape_of(3, ad);
+  if (G == 1) as = shape_of(2, ad + 1); /* [O, K]: the reshape then keeps O's dim as it is */
+  if (!tr) {
+    a = layout(D, KG_OP_RESHAPE, in[1], &as, NULL, NULL);
+  } else {
+    int64_t d5[KG_MAX_RANK] = {G, Cg, Og}, dp[KG_MAX_RANK] = {G, Og, Cg};
+    for (int i = 0; i < nd; i++) d5[3 + i] = dp[3 + i] = ks[i];
+    kg_shape s5 = shape_of(3 + nd, d5), sp = shape_of(3 + nd, dp);
+    uint32_t v = layout(D, KG_OP_RESHAPE, in[1], &s5, NULL, NULL);
+    int64_t perm = 0 | 2 << 4 | 1 << 8, flip = 0;
+    for (int i = 0; i < nd; i++) perm |= (int64_t)(3 + i) << (4 * (3 + i)), flip |= (int64_t)1 << (3 + i);
+    int64_t pia[4] = {perm, 0, 0, 0}, fia[4] = {flip, 0, 0, 0};
+    v = layout(D, KG_OP_PERMUTE, v, &sp, pia, NULL);
+    v = layout(D, KG_OP_FLIP, v, &sp, fia, NULL);
+    a = layout(D, KG_OP_RESHAPE, v, &as, NULL, NULL);
+  }
+  /* B: IM2COL [N, G, K, S...] */
+  kg_shape bs;
+  memset(&bs, 0, sizeof bs);
+  bs.rank = (uint8_t)(3 + nd);
+  bs.d[0] = xn->shape.d[0], bs.d[1] = (kg_dim){KG_DIM_STATIC, G}, bs.d[2] = (kg_dim){KG_DIM_STATIC, K};
+  for (int i = 0; i < nd; i++) bs.d[3 + i] = n->shape.d[2 + i];
+  int64_t st[KG_CONV_MAX_DIMS], pd[KG_CONV_MAX_DIMS], dl[KG_CONV_MAX_DIMS];
+  double fa[4] = {1, 1, 1, 0};
+  for (int i = 0; i < nd; i++) {
+    st[i] = kg_conv_get(n->ia[0], i), pd[i] = kg_conv_get(n->ia[1], i), dl[i] = kg_conv_get(n->ia[2], i);
+    if (tr) fa[i] = (double)st[i], pd[i] = dl[i] * (ks[i] - 1) - pd[i], st[i] = 1;
+  }
+  int64_t bia[4] = {kg_conv_pack(st, nd), kg_conv_pack(pd, nd), kg_conv_pack(dl, nd), kg_conv_pack(ks, nd)};
+  uint32_t b = layout(D, KG_OP_IM2COL, in[0], &bs, bia, fa);
+  bool tail = n->n_in == 3;
+  uint32_t mm = matmul(D, tail ? ct : dt, acc, a, b, 8 | G << 8);
+  if (!tail) return mm;
+  int64_t bd[KG_MAX_RANK] = {O, 1, 1, 1};
+  kg_shape bsh = shape_of(1 + nd, bd);
+  uint32_t bias = layout(D, KG_OP_RESHAPE, cast(D, in[2], ct), &bsh, NULL, NULL);
+  return cast(D, add(D, KG_OP_ADD, ct, mm, bias, NULL), dt);
 }
 
 static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
   if (n->op == KG_OP_BATCH_NORM || n->op == KG_OP_GROUP_NORM || n->op == KG_OP_POOL) return expand_cnn(D, n, in);
+  if (n->op == KG_OP_CONV) return expand_conv(D, n, in);
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
   uint32_t x = cast(D, in[0], ct);

@@ -40,6 +40,11 @@ typedef struct mkern {
   lctx *L;
   kg_kernel *k;
   kg_dtype ix;
+  /* a convolution (ia[0] & 8): the space is [N, O, S...], the product's batch (n, g), M = O / G,
+   * N = ΠS; B is IM2COL [N, G, K, S...] */
+  bool conv;
+  int cnd;                       /* spatial dims */
+  uint32_t ssz[KG_CONV_MAX_DIMS]; /* their sizes (KG_NONE: static 1) */
 } mkern;
 
 static uint32_t cst(mkern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
@@ -98,6 +103,27 @@ static void operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int n
   c[r - 1] = kg_lw_dim_is_one(&o->shape.d[r - 1]) ? KG_NONE : y;
 }
 
+/* a convolution's spatial coordinates from the flattened output column n (the last dim fastest) */
+static void conv_spatial(mkern *S, uint32_t n, uint32_t *oc) {
+  int outer = -1;
+  for (int d = 0; d < S->cnd && outer < 0; d++)
+    if (S->ssz[d] != KG_NONE) outer = d;
+  uint32_t rem = n;
+  for (int d = S->cnd - 1; d >= 0; d--) {
+    oc[d] = KG_NONE;
+    if (S->ssz[d] == KG_NONE) continue;
+    if (d == outer) { oc[d] = rem; continue; }
+    oc[d] = kg_lw_decl(S->L, "sc", S->ix, imod(S, rem, S->ssz[d]));
+    rem = kg_lw_decl(S->L, "sq", S->ix, idiv(S, rem, S->ssz[d]));
+  }
+}
+
+/* IM2COL's coordinate [n, g, k, s...] for batch (n, g), k and the output column */
+static void conv_b_coord(mkern *S, const uint32_t *bc, uint32_t k, uint32_t col, uint32_t *c) {
+  c[0] = bc[0], c[1] = bc[1], c[2] = k;
+  conv_spatial(S, col, c + 3);
+}
+
 /* One operand tile: `count` = rows × 16 elements, element e of the tile at (e / minor, e %
  * minor); kmajor: k varies fastest (A, and a transposed B), else the matrix dim does. */
 static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, bool kmajor, uint32_t tid, uint32_t nthreads, uint32_t k0,
@@ -120,6 +146,7 @@ static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, boo
     memo_reset(L);
     uint32_t c[KG_MAX_RANK];
     if (vec) operand_coord(opn, true, bc, nb, gk, gk, c); /* a 1-D operand: [k] */
+    else if (S->conv && k_first) conv_b_coord(S, bc, gk, gr, c);
     else if (k_first) operand_coord(opn, vec, bc, nb, gk, gr, c);
     else operand_coord(opn, vec, bc, nb, gr, gk, c);
     uint32_t x = kg_lw_val_at(L, opid, c);
@@ -135,13 +162,99 @@ static uint32_t out_param(lctx *L, kg_arena *A, kg_bufref b, kg_dtype dt) {
   return kg_kparam_add(L->k, kg_lw_mkparam(KP_BUFFER, dt, true, nm, KPR_TENSOR, b.kind, b.index));
 }
 
+/* ---- convolution geometry ---- */
+
+/* output columns: the product of the spatial sizes */
+static uint32_t conv_columns(mkern *S) {
+  uint32_t n = KG_NONE;
+  for (int d = 0; d < S->cnd; d++)
+    if (S->ssz[d] != KG_NONE) n = n == KG_NONE ? S->ssz[d] : imul(S, n, S->ssz[d]);
+  return n == KG_NONE ? cst(S, 1) : n;
+}
+
+/* the batch index bz as (image, group) */
+static void conv_batch(mkern *S, uint32_t bz, int64_t G, bool n_is_one, uint32_t *bc) {
+  if (G == 1) {
+    bc[0] = n_is_one ? KG_NONE : bz, bc[1] = KG_NONE;
+    return;
+  }
+  bc[1] = n_is_one ? bz : kg_lw_decl(S->L, "grp", S->ix, imod(S, bz, cst(S, G)));
+  bc[0] = n_is_one ? KG_NONE : kg_lw_decl(S->L, "img", S->ix, idiv(S, bz, cst(S, G)));
+}
+
+/* the output's coordinate [n, g·Og + m, s...] */
+static void conv_out_coord(mkern *S, const uint32_t *bc, int64_t Og, uint32_t m, uint32_t col, uint32_t *c) {
+  c[0] = bc[0];
+  c[1] = bc[1] == KG_NONE ? m : iadd(S, imul(S, bc[1], cst(S, Og)), m);
+  conv_spatial(S, col, c + 2);
+}
+
+/* The direct schedule (depthwise convolutions: a few output channels per group over a small
+ * window): a thread per output element walks K itself — the window — reading both operands
+ * through kg_lw_val_at, no tiles, no shared memory, no barrier; then the epilogue. */
+static void direct_body(mkern *S, const kg_group *grp, const kg_gnode *mmn, int64_t G, int64_t Og, const uint32_t *size_p, uint32_t kp, uint32_t ns,
+                        const uint32_t *snode, const uint32_t *sparam, const uint32_t *ostride) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  const kg_graph *g = L->g;
+  kg_dtype acc = (kg_dtype)mmn->cdtype, mdt = (kg_dtype)mmn->dtype;
+  int r = grp->space.rank;
+  k->launch.per_output = KG_LAUNCH_ELEMENTS;
+  k->launch.block[0] = 256, k->launch.tile_m = k->launch.tile_n = 0, k->launch.smem_static = 0;
+  uint32_t np = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "numel", KPR_NUMEL, 0, 0));
+  L->cur = kg_kcursor_top(k);
+  uint32_t idx = kg_lw_decl(L, "idx", L->ix, iadd(S, imul(S, sreg(S, KG_SREG_CTAID_X), cst(S, 256)), sreg(S, KG_SREG_TID_X)));
+  L->cur = if_body(S, lt(S, idx, kg_kx_param(k, np)));
+  kg_kcursor body = L->cur;
+  /* the element's coordinates over [N, O, S...] */
+  uint32_t c[KG_MAX_RANK], rem = idx;
+  int outer = -1;
+  for (int d = 0; d < r && outer < 0; d++)
+    if (size_p[d] != KG_NONE) outer = d;
+  for (int d = r - 1; d >= 0; d--) {
+    c[d] = KG_NONE;
+    if (size_p[d] == KG_NONE) continue;
+    if (d == outer) { c[d] = rem; continue; }
+    uint32_t sz = kg_kx_param(k, size_p[d]);
+    c[d] = kg_lw_decl(L, "c", L->ix, imod(S, rem, sz));
+    rem = kg_lw_decl(L, "q", L->ix, idiv(S, rem, sz));
+  }
+  uint32_t bc[2] = {c[0], KG_NONE}, m = c[1];
+  if (G > 1 && c[1] != KG_NONE) {
+    bc[1] = Og == 1 ? c[1] : kg_lw_decl(L, "grp", L->ix, idiv(S, c[1], cst(S, Og)));
+    m = Og == 1 ? KG_NONE : kg_lw_decl(L, "m", L->ix, imod(S, c[1], cst(S, Og)));
+  }
+  uint32_t av = kg_kvar_new(k, "acc", acc);
+  stmt(S, KS_DECL, av, kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
+  uint32_t kk;
+  L->cur = loop(S, "kk", cst(S, 0), kg_kx_param(k, kp), cst(S, 1), &kk);
+  memo_reset(L);
+  uint32_t ac[KG_MAX_RANK], bcc[KG_MAX_RANK];
+  operand_coord(&g->nodes.v[mmn->in[0]], false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
+  bcc[0] = bc[0], bcc[1] = bc[1], bcc[2] = kk;
+  for (int d = 0; d < S->cnd; d++) bcc[3 + d] = c[2 + d];
+  uint32_t a = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc), b = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], bcc), acc);
+  stmt(S, KS_ASSIGN, av, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, av), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
+  L->cur = refresh(body);
+  memo_reset(L);
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_var(k, av), mdt));
+  for (uint32_t q = 0; q < ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], c), (kg_dtype)g->nodes.v[snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, c, &ostride[q * KG_MAX_RANK], (uint32_t)r);
+    stmt(S, KS_STORE, sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
+  }
+}
+
 bool kg_lw_matmul(lctx *L, const char *name) {
   (void)name;
   kg_kernel *k = L->k;
   const kg_graph *g = L->g;
   const kg_group *grp = L->grp;
   kg_arena *A = L->c->arena;
-  mkern S = {L, k, L->ix};
+  mkern S = {L, k, L->ix, false, 0, {KG_NONE, KG_NONE, KG_NONE}};
   const kg_gnode *mmn = &g->nodes.v[grp->red];
   const kg_gnode *An = &g->nodes.v[mmn->in[0]], *Bn = &g->nodes.v[mmn->in[1]];
   bool a1 = mmn->ia[0] & 1, b1 = (mmn->ia[0] & 2) != 0, bt = (mmn->ia[0] & 4) != 0;
@@ -149,7 +262,11 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
   uint32_t BM = T->bm, BN = T->bn, TX = T->bn / T->tn, TY = T->bm / T->tm, NT = TX * TY;
   int r = grp->space.rank, nb = r - (a1 ? 0 : 1) - (b1 ? 0 : 1);
-  k->schedule = kg_arena_printf(A, "matmul.%s", T->name);
+  S.conv = (mmn->ia[0] & 8) != 0;
+  int64_t G = S.conv ? mmn->ia[0] >> 8 : 1, Og = S.conv && mmn->shape.d[1].kind == KG_DIM_STATIC ? mmn->shape.d[1].v / G : 1;
+  if (S.conv) nb = 2, S.cnd = r - 2;
+  bool direct = L->v->mm_tile == KG_MM_DIRECT;
+  k->schedule = S.conv ? kg_arena_printf(A, "conv.%s", T->name) : kg_arena_printf(A, "matmul.%s", T->name);
   k->vec = 1;
   k->launch.per_output = KG_LAUNCH_TILES;
   k->launch.block[0] = NT;
@@ -191,6 +308,14 @@ bool kg_lw_matmul(lctx *L, const char *name) {
       ostride[j * KG_MAX_RANK + (uint32_t)d] =
           size_p[d] == KG_NONE ? KG_NONE
                                : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
+  for (int d = 0; d < S.cnd; d++) S.ssz[d] = size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, size_p[2 + d]);
+  if (direct) {
+    direct_body(&S, grp, mmn, G, Og, size_p, kp, ns, snode, sparam, ostride);
+    free(sparam), free(snode), free(senc), free(ostride);
+    kg_lw_view_free(L);
+    free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+    return !(L->c->verify && !kg_kernel_verify(k, L->c->d));
+  }
   uint32_t As = kg_kshared_add(k, "a", acc, KG_MM_BK * (BM + 1)), Bs = kg_kshared_add(k, "b", acc, KG_MM_BK * (BN + 1));
 
   /* body */
@@ -200,11 +325,13 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   int mdim = a1 ? -1 : (b1 ? r - 1 : r - 2), ndim = b1 ? -1 : r - 1;
   uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
   uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);
+  if (S.conv) M = cst(&S, Og), N = kg_lw_decl(L, "ncol", L->ix, conv_columns(&S));
   uint32_t K = kg_kx_param(k, kp);
   uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(&S, iadd(&S, M, cst(&S, BM - 1)), cst(&S, BM)));
   uint32_t nbatch = cst(&S, 1);
-  for (int d = 0; d < nb; d++)
+  for (int d = 0; d < nb && !S.conv; d++)
     if (size_p[d] != KG_NONE) nbatch = imul(&S, nbatch, kg_kx_param(k, size_p[d]));
+  if (S.conv) nbatch = imul(&S, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
   nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
   uint32_t n0 = kg_lw_decl(L, "n0", L->ix, imul(&S, sreg(&S, KG_SREG_CTAID_X), cst(&S, BN)));
   uint32_t bz, my, k0, kk;
@@ -219,7 +346,8 @@ bool kg_lw_matmul(lctx *L, const char *name) {
     bc[d] = KG_NONE;
     if (outer < 0 && size_p[d] != KG_NONE) outer = d;
   }
-  for (int d = nb - 1; d >= 0; d--) {
+  if (S.conv) conv_batch(&S, bz, G, size_p[0] == KG_NONE, bc);
+  for (int d = nb - 1; d >= 0 && !S.conv; d--) {
     if (size_p[d] == KG_NONE) continue;
     if (d == outer) { bc[d] = rem; break; }
     uint32_t sz = kg_kx_param(k, size_p[d]);
@@ -274,6 +402,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
       for (int d = 0; d < nb; d++) c[d] = bc[d];
       if (mdim >= 0) c[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
       if (ndim >= 0) c[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
+      if (S.conv) conv_out_coord(&S, bc, Og, gm, gn, c);
       for (uint32_t q = 0; q < ns; q++) {
         uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], c), (kg_dtype)g->nodes.v[snode[q]].dtype);
         uint32_t off = kg_lw_linear_offset(L, c, &ostride[q * KG_MAX_RANK], (uint32_t)r);

@@ -309,6 +309,111 @@ static uint32_t random_at(lctx *L, uint32_t id, const uint32_t *c) {
     return kg_lw_decl(L, "t", dt, kg_kx_select(k, dt, keep, kg_kx_const_f(k, dt, n->fa[1]), kg_kx_const_f(k, dt, 0)));
   }
   }
+/* ---- convolution operands and pad ---- */
+
+static uint32_t sop(lctx *L, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(L->k, op, L->ix, zero_if_none(L, a), zero_if_none(L, b), KG_NONE); }
+static uint32_t bop(lctx *L, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(L->k, op, KG_BOOL, a, b, KG_NONE); }
+
+/* var = (cond ? operand's value at oc : fill): the read only under the condition (a padded
+ * border never touches memory), what it computed forgotten after the branch */
+static uint32_t predicated(lctx *L, uint32_t id, uint32_t cond, const uint32_t *oc, uint32_t fill) {
+  const kg_gnode *n = gn(L, id);
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype;
+  uint32_t var = kg_kvar_new(k, "pv", dt);
+  kg_ks dcl = kg_ks_make(KS_DECL);
+  dcl.a = var, dcl.b = fill;
+  kg_ks_add(&L->cur, dcl);
+  if (cond == KG_NONE) cond = kg_kx_const_i(k, KG_BOOL, 1);
+  kg_ks ifs = kg_ks_make(KS_IF);
+  ifs.a = cond;
+  uint32_t st = kg_ks_add(&L->cur, ifs);
+  scope sc = scope_enter(L, kg_kcursor_body(k, st, false));
+  uint32_t v = kg_lw_cvt(L, kg_lw_val_at(L, n->in[0], oc), dt);
+  kg_ks as = kg_ks_make(KS_ASSIGN);
+  as.a = var, as.b = v;
+  kg_ks_add(&L->cur, as);
+  scope_leave(L, sc);
+  return kg_kx_var(k, var);
+}
+
+static uint32_t land_c(lctx *L, uint32_t a, uint32_t b) { return a == KG_NONE ? b : bop(L, KG_OP_LAND, a, b); }
+
+/* IM2COL at [n, g, k, o...]: k split over [C/G, k...]; input index j = o·stride - pad + kk·dil,
+ * read at j / fa (the input's dilation) where that is an integer inside the input, else 0 */
+static uint32_t im2col_at(lctx *L, uint32_t id, const uint32_t *c) {
+  const kg_gnode *n = gn(L, id), *x = gn(L, n->in[0]);
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype;
+  int nd = x->shape.rank - 2;
+  int64_t G = n->shape.d[1].v, Cg = x->shape.d[1].v / (G ? G : 1);
+  uint32_t kk[KG_CONV_MAX_DIMS], rem = c[2];
+  for (int i = nd - 1; i >= 0; i--) {
+    int64_t ks = kg_conv_get(n->ia[3], i);
+    kk[i] = KG_NONE;
+    if (rem == KG_NONE || ks == 1) continue;
+    kk[i] = kg_lw_decl(L, "kw", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, rem, ic(L, ks), KG_NONE));
+    rem = kg_lw_decl(L, "kq", L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, rem, ic(L, ks), KG_NONE));
+  }
+  uint32_t oc[KG_MAX_RANK], cond = KG_NONE;
+  oc[0] = c[0];
+  oc[1] = iadd(L, c[1] == KG_NONE ? KG_NONE : imul(L, c[1], ic(L, Cg)), Cg == 1 ? KG_NONE : rem);
+  for (int i = 0; i < nd; i++) {
+    int64_t st = kg_conv_get(n->ia[0], i), pd = kg_conv_get(n->ia[1], i), dl = kg_conv_get(n->ia[2], i), sd = (int64_t)n->fa[i];
+    uint32_t j = iadd(L, st == 1 ? c[3 + i] : imul(L, c[3 + i], ic(L, st)), dl == 1 ? kk[i] : imul(L, kk[i], ic(L, dl)));
+    if (pd) j = sop(L, KG_OP_SUB, j, ic(L, pd));
+    j = kg_lw_decl(L, "ij", L->ix, zero_if_none(L, j));
+    uint32_t sz = size_x(L, &x->shape.d[2 + i]), z = ic(L, 0);
+    if (sd > 1) { /* a transposed convolution: only every sd-th index is an input element */
+      uint32_t jj = kg_lw_decl(L, "ij", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_GE, j, z), j, z));
+      cond = land_c(L, cond, bop(L, KG_OP_GE, j, z));
+      cond = land_c(L, cond, bop(L, KG_OP_EQ, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, jj, ic(L, sd), KG_NONE), z));
+      j = kg_lw_decl(L, "ij", L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, jj, ic(L, sd), KG_NONE));
+      cond = land_c(L, cond, bop(L, KG_OP_LT, j, sz));
+    } else {
+      cond = land_c(L, cond, land_c(L, bop(L, KG_OP_GE, j, z), bop(L, KG_OP_LT, j, sz)));
+    }
+    oc[2 + i] = j;
+  }
+  if (cond != KG_NONE) cond = kg_lw_decl(L, "in", KG_BOOL, cond);
+  uint32_t zero = kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, 0) : kg_kx_const_i(k, dt, 0);
+  return predicated(L, id, cond, oc, zero);
+}
+
+/* PAD at c: each padded dim's index i = c - left mapped back into the input (reflect, replicate,
+ * circular), or a predicated read with the value outside (constant) */
+static uint32_t pad_at(lctx *L, uint32_t id, const uint32_t *c) {
+  const kg_gnode *n = gn(L, id), *x = gn(L, n->in[0]);
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype;
+  int r = n->shape.rank, mode = (int)n->ia[0];
+  uint32_t oc[KG_MAX_RANK], cond = KG_NONE;
+  memcpy(oc, c, sizeof oc);
+  for (int j = 0; j < n->ia[3]; j++) {
+    int d = r - 1 - j;
+    int64_t left = kg_pad_left(n->ia, d);
+    if (x->shape.d[d].kind != KG_DIM_STATIC) continue; /* unpadded (frontend) */
+    int64_t S = x->shape.d[d].v;
+    uint32_t i = left ? sop(L, KG_OP_SUB, c[d], ic(L, left)) : zero_if_none(L, c[d]);
+    i = kg_lw_decl(L, "pi", L->ix, i);
+    uint32_t z = ic(L, 0), sz = ic(L, S), last = ic(L, S - 1);
+    uint32_t lo = bop(L, KG_OP_LT, i, z), hi = bop(L, KG_OP_GE, i, sz);
+    switch (mode) {
+    case 0: cond = land_c(L, cond, bop(L, KG_OP_LAND, kg_kx_op(k, KG_OP_LNOT, KG_BOOL, lo, KG_NONE, KG_NONE), kg_kx_op(k, KG_OP_LNOT, KG_BOOL, hi, KG_NONE, KG_NONE))); break;
+    case 1: { /* reflect (without repeating the edge): -i, then 2(S-1) - i */
+      uint32_t a = kg_lw_decl(L, "pr", L->ix, kg_kx_select(k, L->ix, lo, sop(L, KG_OP_SUB, z, i), i));
+      i = kg_kx_select(k, L->ix, bop(L, KG_OP_GE, a, sz), sop(L, KG_OP_SUB, ic(L, 2 * (S - 1)), a), a);
+      break;
+    }
+    case 2: i = kg_kx_select(k, L->ix, lo, z, kg_kx_select(k, L->ix, hi, last, i)); break;
+    default: i = kg_kx_select(k, L->ix, lo, sop(L, KG_OP_ADD, i, sz), kg_kx_select(k, L->ix, hi, sop(L, KG_OP_SUB, i, sz), i)); break;
+    }
+    oc[d] = kg_lw_decl(L, "pc", L->ix, i);
+  }
+  if (mode != 0) return kg_lw_val_at(L, n->in[0], oc);
+  uint32_t fill = kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, n->fa[0]) : kg_lw_cvt(L, kg_kx_const_f(k, KG_F64, n->fa[0]), dt);
+  if (cond != KG_NONE) cond = kg_lw_decl(L, "in", KG_BOOL, cond);
+  return predicated(L, id, cond, oc, fill);
 }
 
 static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
@@ -364,6 +469,8 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
     }
     break;
   case KG_OP_CAT: return cat_at(L, id, c);
+  case KG_OP_IM2COL: return im2col_at(L, id, c);
+  case KG_OP_PAD: return pad_at(L, id, c);
   case KG_OP_TRIL: {
     int r = xs->rank;
     uint32_t row = zero_if_none(L, c[r - 2]), col = zero_if_none(L, c[r - 1]);

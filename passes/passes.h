@@ -137,13 +137,16 @@ typedef enum kg_mm_tile {
   KG_MM_T16 = 2, /* 16 × 16, 1 per thread: small products (more blocks) */
   KG_MM_ROW = 3, /* 4 × 64: M ≤ 4 (a vector times a matrix) */
   KG_MM_COL = 4, /* 64 × 4: N ≤ 4 (a matrix times a vector) */
+  KG_MM_DIRECT = 5, /* convolutions with few output channels per group over a short K (depthwise): a
+                       thread per output walks the window itself, no tiles (kg_conv_direct) */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
 typedef struct kg_mm_tile_info { uint32_t bm, bn, tm, tn; const char *name; } kg_mm_tile_info;
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:
- * batch (the product of the batch dims), M, N */
+ * batch (the product of the batch dims), M, N. A convolution's (flags & 8, groups G = flags >> 8)
+ * space is [N, O, S...]: batch N·G, M = O / G, N = ΠS. */
 void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, int64_t *m, int64_t *n);
 /* At most this many epilogue outputs and stored values per product kernel (each is evaluated
  * for every one of a thread's tm × tn outputs). */
@@ -192,7 +195,8 @@ typedef struct kg_group_facts {
   bool any_splittable;        /* some reduction of it could split (the split-rows plan helps) */
   uint32_t max_vec;           /* widest vector: 16 bytes over its widest operand, at most 8 */
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
-  int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B) */
+  int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B; a convolution) */
+  int64_t mm_k;               /* MATMUL: K when static (-1: known at run time) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
@@ -253,6 +257,10 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
+/* A convolution's product runs the direct schedule (a thread per output over its window) when it
+ * has at most 4 output channels per group and K (its window times input channels per group) is at
+ * most 64: depthwise convolutions, where a tile would be mostly empty. */
+bool kg_conv_direct(int64_t m, int64_t k);
 bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);

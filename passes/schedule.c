@@ -155,7 +155,12 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   gf.rank = grp->space.rank;
   gf.n_reds = grp->reds.n;
   gf.n_outs = grp->outs.n;
-  if (grp->kind == KG_GROUP_MATMUL) gf.mm_flags = g->nodes.v[grp->red].ia[0];
+  if (grp->kind == KG_GROUP_MATMUL) {
+    const kg_gnode *mm = &g->nodes.v[grp->red], *a = &g->nodes.v[mm->in[0]];
+    gf.mm_flags = mm->ia[0];
+    const kg_dim *kd = &a->shape.d[a->shape.rank - 1];
+    gf.mm_k = kd->kind == KG_DIM_STATIC ? kd->v : -1;
+  }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
   for (uint32_t j = 0; j < grp->reds.n; j++) gf.any_splittable |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
@@ -241,11 +246,20 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   [KG_MM_T16] = {16, 16, 1, 1, "t16"},
   [KG_MM_ROW] = {4, 64, 1, 1, "row"},
   [KG_MM_COL] = {64, 4, 1, 1, "col"},
+  [KG_MM_DIRECT] = {1, 1, 1, 1, "direct"},
 };
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
 
 void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, int64_t *m, int64_t *n) {
+  if (flags & 8) { /* a convolution over [N, O, S...] */
+    int64_t G = flags >> 8;
+    *batch = space[0] < 0 ? -1 : space[0] * G;
+    *m = space[1] < 0 ? -1 : space[1] / G;
+    *n = 1;
+    for (int d = 2; d < rank; d++) *n = space[d] < 0 || *n < 0 ? -1 : *n * space[d];
+    return;
+  }
   int nb = rank - ((flags & 1) ? 0 : 1) - ((flags & 2) ? 0 : 1);
   *m = (flags & 1) ? 1 : space[rank - ((flags & 2) ? 1 : 2)];
   *n = (flags & 2) ? 1 : space[rank - 1];
@@ -254,6 +268,8 @@ void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, i
 }
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool kg_conv_direct(int64_t m, int64_t k) { return m >= 0 && m <= 4 && k >= 0 && k <= 64; }
 
 /* The tile: a skinny one for a vector operand (M or N ≤ 4), else the largest square tile
  * that still gives every SM a block (a 64 × 64 tile per 256 threads where the product is
@@ -290,6 +306,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if ((x->runtime && x->max_offset > big) || numel > big) v->index_dtype = KG_I64;
     if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
     v->mm_tile = (uint8_t)kg_mm_choose_tile(t, batch, m, n);
+    if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
     return s;
   }
 

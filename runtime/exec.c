@@ -653,7 +653,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       /* K of both operands (a symbol on one side is known only now), then M, N and the batch */
       const kg_gnode *P = &g->nodes.v[grp->red], *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
       int64_t ka = dim_size(&B, &a->shape.d[a->shape.rank - 1]);
-      int64_t kb = dim_size(&B, &b->shape.d[(P->ia[0] & 2) ? 0 : (P->ia[0] & 4) ? b->shape.rank - 1 : b->shape.rank - 2]);
+      int64_t kb = dim_size(&B, &b->shape.d[(P->ia[0] & 8) ? 2 : (P->ia[0] & 2) ? 0 : (P->ia[0] & 4) ? b->shape.rank - 1 : b->shape.rank - 2]);
       if (ka != kb) {
         kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "mat1 and mat2 shapes cannot be multiplied: the first operand's inner size is %lld, the second's %lld",
                     (long long)ka, (long long)kb);

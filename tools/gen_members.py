@@ -159,6 +159,33 @@ def layout_argspec(kind, params, pnames):
         else:
             return None
     return spec
+# Convolutions and pad (frontend/conv.c; H_CONV rows get a raw argspec of parameter kinds, like
+# H_LAYOUT's, and the handler binds them itself): t tensor, o optional tensor (a bias), a Int64[],
+# n Nullable<Int64>, i an integer, e an enum (Padding, PaddingModes), f double.
+CONV = {"conv1d", "conv2d", "conv1d_padding", "conv2d_padding", "conv_transpose1d", "conv_transpose2d", "pad"}
+
+
+def conv_argspec(params, pnames):
+    spec = ""
+    for i, p in enumerate(params):
+        pn = pnames[i] if i < len(pnames) else ""
+        if p == T:
+            spec += "o" if pn == "bias" else "t"
+        elif p == "System.Int64[]":
+            spec += "a"
+        elif p == "System.Nullable`1[System.Int64]":
+            spec += "n"
+        elif p in ("System.Int64", "System.Int32"):
+            spec += "i"
+        elif p in ("TorchSharp.Padding", "TorchSharp.PaddingModes"):
+            spec += "e"
+        elif p == "System.Double":
+            spec += "f"
+        else:
+            return None
+    return spec
+
+
 DTYPE_FIELDS = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "short": "I16", "int32": "I32",
                 "int": "I32", "int64": "I64", "long": "I64", "bfloat16": "BF16", "float16": "F16", "half": "F16",
                 "float32": "F32", "float": "F32", "float64": "F64", "double": "F64",
@@ -325,6 +352,12 @@ def main():
             if spec is not None:
                 seen.add(key)
                 rows.append((key, "H_LAYOUT", LAYOUT[name], spec, "NONE", 0))
+            continue
+        if name in CONV and decl == "TorchSharp.torch+nn+functional" and sec is not None:
+            spec = conv_argspec(params, pnames)
+            if spec is not None and key not in seen:
+                seen.add(key)
+                rows.append((key, "H_CONV", "PAD" if name == "pad" else "CONV", spec, "NONE", 0))
             continue
         if sec not in SECTIONS or name not in NAMES:
             continue

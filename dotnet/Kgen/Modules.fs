@@ -77,6 +77,15 @@ let private mInterpolate =
 let private mPixelShuffle = methodOf <@ torch.nn.functional.pixel_shuffle(t0, 2L) @>
 let private mPixelUnshuffle = methodOf <@ torch.nn.functional.pixel_unshuffle(t0, 2L) @>
 let private mFlatten = methodOf <@ t0.flatten(1L, -1L) @>
+// convolutions (issue 12): each module as the functional call its forward makes
+let private mConv1d = methodOf <@ torch.nn.functional.conv1d(t0, t0, t0, Nullable 1L, Nullable 0L, Nullable 1L, 1L) @>
+let private mConv1dPadding = methodOf <@ torch.nn.functional.conv1d_padding(t0, t0, t0, Nullable 1L, Padding.Same, Nullable 1L, 1L) @>
+let private mConv2d = methodOf <@ torch.nn.functional.conv2d(t0, t0, t0, [| 1L |], [| 0L |], [| 1L |], 1L) @>
+let private mConv2dPadding = methodOf <@ torch.nn.functional.conv2d_padding(t0, t0, t0, [| 1L |], Padding.Same, [| 1L |], 1L) @>
+let private mConvT1d = methodOf <@ torch.nn.functional.conv_transpose1d(t0, t0, t0, Nullable 1L, Nullable 0L, Nullable 0L, Nullable 1L, 1L) @>
+let private mConvT2d = methodOf <@ torch.nn.functional.conv_transpose2d(t0, t0, t0, [| 1L |], [| 0L |], [| 0L |], [| 1L |], 1L) @>
+let private mPad = methodOf <@ torch.nn.functional.pad(t0, [| 0L |], PaddingModes.Constant, 0.0) @>
+let private nullableCtor = typeof<Nullable<int64>>.GetConstructor([| typeof<int64> |])
 let private mForward =
     typeof<torch.nn.Module<Tensor, Tensor>>.GetMethod("forward", [| typeof<Tensor> |])
 
@@ -185,8 +194,48 @@ let bindParams (lam: Expr) (args: Expr list) : Expr option =
         else Some(Expr.Let(t, Expr.NewTuple(List.ofArray args), body))
     | _ -> None
 
+/// A Nullable<int64> argument as F# writes it (`Nullable 2L`), or null.
+let private nullableOf (v: int64 option) =
+    match v with
+    | Some v -> Expr.NewObject(nullableCtor, [ Expr.Value v ])
+    | None -> Expr.DefaultValue typeof<Nullable<int64>>
+
+/// Conv1d / Conv2d / ConvTranspose1d / ConvTranspose2d as their forwards call the functional
+/// form (TorchSharp 0.107, NN/Convolution/*.cs): a padding mode other than Zeros pads the input
+/// first by the module's own _reversed_padding_repeated_twice (read as the forward reads it), a
+/// Padding (Valid / Same) goes to conv{1,2}d_padding, numbers to conv{1,2}d.
+let private convolution (l: Live) (m: Convolution) (x: Expr) =
+    let w = capture (join l.Path "weight") m.weight
+    let b = capture (join l.Path "bias") m.bias
+    let arr (a: int64[]) = Expr.Value a
+    let one (a: int64[]) = nullableOf (Some a.[0])
+    let g = Expr.Value m.groups
+    let padded () =
+        let f = typeof<Convolution>.GetField("_reversed_padding_repeated_twice", BindingFlags.NonPublic ||| BindingFlags.Instance)
+        let rev = f.GetValue m :?> int64[]
+        Expr.Call(mPad, [ x; Expr.Value rev; Expr.Value m.padding_mode; Expr.Value 0.0 ])
+    let zeros = m.kernel_size |> Array.map (fun _ -> 0L)
+    match m with
+    | :? ConvTranspose1d ->
+        Expr.Call(mConvT1d, [ x; w; b; one m.stride; one m.padding; one m.output_padding; one m.dilation; g ])
+    | :? ConvTranspose2d ->
+        Expr.Call(mConvT2d, [ x; w; b; arr m.stride; arr m.padding; arr m.output_padding; arr m.dilation; g ])
+    | :? Conv1d when m.padding_mode <> PaddingModes.Zeros ->
+        Expr.Call(mConv1d, [ padded (); w; b; one m.stride; nullableOf (Some 0L); one m.dilation; g ])
+    | :? Conv1d when m.padding_type.HasValue ->
+        Expr.Call(mConv1dPadding, [ x; w; b; one m.stride; Expr.Value m.padding_type.Value; one m.dilation; g ])
+    | :? Conv1d -> Expr.Call(mConv1d, [ x; w; b; one m.stride; one m.padding; one m.dilation; g ])
+    | :? Conv2d when m.padding_mode <> PaddingModes.Zeros ->
+        Expr.Call(mConv2d, [ padded (); w; b; arr m.stride; arr zeros; arr m.dilation; g ])
+    | :? Conv2d when m.padding_type.HasValue ->
+        Expr.Call(mConv2dPadding, [ x; w; b; arr m.stride; Expr.Value m.padding_type.Value; arr m.dilation; g ])
+    | :? Conv2d -> Expr.Call(mConv2d, [ x; w; b; arr m.stride; arr m.padding; arr m.dilation; g ])
+    | _ ->
+        raise (ModuleError(sprintf "module '%s' of type %s: kgen expands Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d (not 3-D convolutions yet)"
+                               l.Path (m.GetType().ToString())))
+
 let private known =
-    "Linear, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
+    "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
     "Upsample, PixelShuffle, PixelUnshuffle, Flatten, " +
     "LeakyReLU, Softplus, Softmax, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
@@ -200,6 +249,7 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
     let dbl (v: float) = Expr.Value v
     match l.Obj with
     | :? Linear as m -> call mLinear [ x; capture (join l.Path "weight") m.weight; capture (join l.Path "bias") m.bias ]
+    | :? Convolution as m -> Choice1Of2(convolution l m x)
     | :? LayerNorm as m ->
         call mLayerNorm [ x; Expr.Value m.normalized_shape; capture (join l.Path "weight") m.weight
                           capture (join l.Path "bias") m.bias; dbl m.eps ]

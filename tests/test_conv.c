@@ -1,0 +1,205 @@
+/* tests/test_conv.c — the convolution kernel class (issue 12):
+ *  - structure: the fusion claims (relu(conv2d(x, w, b)) and relu(conv2d(x, w, b) * s + t) are
+ *    one kernel, a ResNet basic block two, a MobileNet depthwise + pointwise pair two with the
+ *    depthwise on the direct schedule, a pad and a transposed view read in place);
+ *  - the scheduler's choices (the direct schedule, the product's dims in convolution geometry);
+ *  - the real F# examples (examples/conv_*.fs, pad_modes.fs) re-specialized at PyTorch's edge
+ *    cases — batch 0 and 1, size-1 spatial dims, odd and symbolic sizes, other dtypes — each run
+ *    on the emulator against PyTorch;
+ *  - PyTorch's errors, located at the F# call: at wrong signatures of the examples, and the
+ *    calls of tests/conv/conv_errors.fs that PyTorch rejects whatever the sizes.
+ * The examples' own signatures run in tests/test_examples.c with every schedule variant. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "runtime/api_int.h"
+
+static kg_oracle *orc;
+static void setup(void) {
+  kg_diag d;
+  kg_diag_init(&d);
+  orc = kg_oracle_start(&d);
+  kg_diag_free(&d);
+}
+static void teardown(void) {
+  if (orc) kg_oracle_stop(orc);
+  orc = NULL;
+}
+
+static kg_context *ctx_new(void) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  return kg_context_new(&o);
+}
+
+static kg_module *load(kg_context *ctx, const char *path) {
+  char full[512];
+  snprintf(full, sizeof full, "%s/%s.json", KG_SOURCE_DIR, path);
+  kg_module *m = NULL;
+  cr_assert_eq(kg_module_load_file(ctx, full, &m), KG_OK, "%s", kg_last_error(ctx));
+  return m;
+}
+
+/* entry of example `name` at signature sig (NULL: its own) against PyTorch */
+static void check_at(const char *name, const char *entry, const char *sig) {
+  if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  kg_context *ctx = ctx_new();
+  char path[256];
+  snprintf(path, sizeof path, "examples/%s", name);
+  kg_module *m = load(ctx, path);
+  kg_check_opts co;
+  memset(&co, 0, sizeof co);
+  co.entry = entry, co.sig = sig, co.device = KG_DEVICE_EMU, co.seed = 5;
+  kg_check_result r;
+  kg_status s = kg_check_module(ctx, orc, m, &co, &r);
+  cr_assert_eq(s, KG_OK, "%s [%s] at %s: %s", name, entry, sig ? sig : "its signature", kg_last_error(ctx));
+  for (int k = 0; k < r.n_outputs; k++)
+    cr_expect(r.rows[k].ok, "%s [%s] at %s: out%d %s %s: %s", name, entry, sig ? sig : "its signature", k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* kernels of an example entry at its signature; how many run the direct schedule */
+static uint32_t kernels_of(const char *name, const char *entry, uint32_t *n_direct) {
+  kg_context *ctx = ctx_new();
+  char path[256];
+  snprintf(path, sizeof path, "examples/%s", name);
+  kg_module *m = load(ctx, path);
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  uint32_t n = kg_compiled_n_kernels(c);
+  if (n_direct) {
+    *n_direct = 0;
+    for (uint32_t i = 0; i < n; i++) *n_direct += c->kernels[i].schedule && !strcmp(c->kernels[i].schedule, "conv.direct");
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+  return n;
+}
+
+/* the error of `entry` of document `path` at sig (NULL: its own): its text contains want, located
+ * at the F# source */
+static void expect_error(const char *path, const char *entry, const char *sig, const char *want) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, path);
+  kg_compiled *c = NULL;
+  kg_status s = kg_specialize(m, entry, sig, &c);
+  cr_expect_neq(s, KG_OK, "%s [%s] at %s compiled", path, entry, sig ? sig : "its signature");
+  cr_expect(strstr(kg_last_error(ctx), want) != NULL, "%s [%s]: wanted '%s' in:\n%s", path, entry, want, kg_last_error(ctx));
+  cr_expect(strstr(kg_last_error(ctx), ".fs:") != NULL, "the error is located at the F# source:\n%s", kg_last_error(ctx));
+  if (c) kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(conv_fusion, epilogues_and_prologues_are_one_kernel) {
+  cr_expect_eq(kernels_of("conv2d_relu_bias", "conv2d_relu_bias", NULL), 1u, "relu(conv2d(x, w, b)): one kernel");
+  cr_expect_eq(kernels_of("conv_edge", "conv_scale_shift", NULL), 1u, "relu(conv2d(x, w, b) * s + t): one kernel");
+  cr_expect_eq(kernels_of("conv_edge", "conv_view_prologue", NULL), 1u, "a transposed view and its relu * 2 in the loads: one kernel");
+  cr_expect_eq(kernels_of("conv_edge", "conv_reflect_pad", NULL), 1u, "a reflect pad read by the loads: one kernel");
+  cr_expect_eq(kernels_of("conv_transpose", "conv_transpose2d_strided", NULL), 1u, "conv_transpose2d + bias: one kernel");
+  cr_expect_eq(kernels_of("conv_transpose", "conv_transpose1d_tanh", NULL), 1u, "tanh(conv_transpose1d): one kernel");
+  cr_expect_eq(kernels_of("conv_dtypes", "conv_half", NULL), 2u, "two half-precision convolutions: two kernels");
+}
+
+Test(conv_fusion, cnn_blocks) {
+  uint32_t direct;
+  cr_expect_eq(kernels_of("conv_blocks", "resnet_basic_block", &direct), 2u, "a ResNet basic block: two kernels");
+  cr_expect_eq(direct, 0u);
+  cr_expect_eq(kernels_of("conv_blocks", "mobilenet_dw_pw", &direct), 2u, "a depthwise + pointwise pair: two kernels");
+  cr_expect_eq(direct, 1u, "the depthwise convolution runs the direct schedule");
+  cr_expect_eq(kernels_of("conv_edge", "conv_depthwise", &direct), 1u);
+  cr_expect_eq(direct, 1u);
+  cr_expect_eq(kernels_of("conv_edge", "conv_groups", &direct), 1u);
+  cr_expect_eq(direct, 1u, "two output channels per group over a 3x3x3 window (K = 27): direct");
+  cr_expect_eq(kernels_of("conv_edge", "conv_kernel_past_input", &direct), 1u);
+  cr_expect_eq(direct, 1u, "4 output channels over K = 50: direct");
+  cr_expect_eq(kernels_of("conv2d_relu_bias", "conv2d_relu_bias", &direct), 1u);
+  cr_expect_eq(direct, 0u, "8 output channels: tiles");
+}
+
+Test(conv_schedule, direct_and_dims) {
+  cr_expect(kg_conv_direct(1, 9), "depthwise 3x3");
+  cr_expect(kg_conv_direct(2, 49), "depthwise 7x7, multiplier 2");
+  cr_expect(!kg_conv_direct(8, 9), "8 output channels per group: tiles");
+  cr_expect(!kg_conv_direct(1, 576), "a long K: tiles");
+  cr_expect(!kg_conv_direct(1, -1), "K unknown");
+  int64_t batch, m, n, space[4] = {3, 12, 5, 7};
+  kg_mm_dims(4, space, 8 | (4 << 8), &batch, &m, &n); /* [N=3, O=12, 5, 7] in 4 groups */
+  cr_expect(batch == 12 && m == 3 && n == 35, "batch %lld m %lld n %lld", (long long)batch, (long long)m, (long long)n);
+  int64_t sym[3] = {-1, 6, 10};
+  kg_mm_dims(3, sym, 8 | (1 << 8), &batch, &m, &n);
+  cr_expect(batch == -1 && m == 6 && n == 10);
+}
+
+Test(conv_numeric, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout = 900) {
+  /* batch 0 and 1, size-1 spatial dims under padding, a symbolic batch */
+  check_at("conv2d_relu_bias", "conv2d_relu_bias", "float32[0,3,9,9], float32[8,3,3,3], float32[8]");
+  check_at("conv2d_relu_bias", "conv2d_relu_bias", "float32[1,3,1,1], float32[8,3,3,3], float32[8]");
+  check_at("conv2d_relu_bias", "conv2d_relu_bias", "float32[B,3,4,7], float32[5,3,2,2], float32[5]");
+  check_at("conv_edge", "conv_depthwise", "float32[1,8,1,2], float32[8,1,3,3], float32[8]");
+  check_at("conv_edge", "conv_depthwise", "float16[3,8,4,5], float16[8,1,3,3], float16[8]");
+  check_at("conv_edge", "conv_groups", "float64[1,6,3,4], float64[6,3,3,3]");
+  check_at("conv_edge", "conv_groups", "bfloat16[2,4,5,3], bfloat16[2,2,1,1]");
+  check_at("conv_edge", "conv_kernel_past_input", "float32[2,2,1,1], float32[3,2,5,5], float32[3]");
+  check_at("conv_edge", "conv_stride_dilation", "float32[1,3,3,1], float32[2,3,1,1]");
+  check_at("conv_edge", "conv1d_same", "float32[2,4,L], float32[6,4,5], float32[6]");
+  check_at("conv_edge", "conv1d_same", "float32[1,4,1], float32[3,4,2], float32[3]");
+  check_at("conv_edge", "conv_unbatched", "float64[3,1,1], float64[2,3,3,3], float64[2]");
+  check_at("conv_transpose", "conv_transpose2d_strided", "float64[1,4,1,3], float64[4,1,3,3], float64[2]");
+  check_at("conv_transpose", "conv_transpose2d_dilated", "float32[2,3,1,1], float32[3,4,1,2]");
+  check_at("conv_dtypes", "conv_wide", "float64[1,3,1,1], float64[2,3,1,1], float64[2], int64[2,2,1], int64[1,2,3]");
+  check_at("pad_modes", "pad_modes", "float64[1,1,5,4]");
+  check_at("pad_modes", "pad_1d", "float64[2,4]");
+}
+
+Test(conv_errors, shape_rules_at_wrong_signatures) {
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,4,9,9], float32[8,3,3,3], float32[8]",
+               "Given groups=1, weight of size [8, 3, 3, 3], expected input[2, 4, 9, 9] to have 3 channels, but got 4 channels instead");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,9,9], float32[8,3,3], float32[8]",
+               "Expected 3-dimensional input for 3-dimensional weight [8, 3, 3], but got 4-dimensional input of size [2, 3, 9, 9] instead");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[1,2,3,9,9], float32[8,3,3,3], float32[8]",
+               "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [1, 2, 3, 9, 9]");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,1,1], float32[8,3,5,5], float32[8]",
+               "Calculated padded input size per channel: (3 x 3). Kernel size: (5 x 5). Kernel size can't be greater than actual input size");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,9,9], float64[8,3,3,3], float32[8]",
+               "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,9,9], float32[8,3,3,3], float32[7]",
+               "Given weight of size [8, 3, 3, 3], expected bias to be 1-dimensional with 8 elements, but got bias of size [7] instead");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "bool[2,3,9,9], bool[8,3,3,3], bool[8]", "\"slow_conv2d_cpu\" not implemented for 'Bool'");
+  expect_error("examples/conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,0,9], float32[8,3,3,3], float32[8]",
+               "Only zero batch or zero channel inputs are supported, but got input shape: [2, 3, 0, 9]");
+  expect_error("examples/conv_edge", "conv_groups", "float32[2,6,7,7], float32[5,3,3,3]",
+               "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size [[5, 3, 3, 3]] instead");
+  expect_error("examples/conv_edge", "conv_stride_dilation", "float32[3,3,H,7], float32[5,3,2,2]", "symbolic size H");
+  expect_error("examples/pad_modes", "pad_1d", "int32[2,4]", "\"reflection_pad1d\" not implemented for 'Int'");
+  expect_error("examples/pad_modes", "pad_modes", "int64[2,3,5,4]", "\"reflection_pad2d\" not implemented for 'Long'");
+  expect_error("examples/conv_transpose", "conv_transpose2d_strided", "float32[2,3,5,4], float32[4,3,3,3], float32[6]",
+               "Given transposed=1, weight of size [4, 3, 3, 3], expected input[2, 3, 5, 4] to have 4 channels, but got 3 channels instead");
+}
+
+Test(conv_errors, calls_pytorch_rejects) {
+  static const char *const cases[][2] = {
+    {"same_strided", "padding='same' is not supported for strided convolutions"},
+    {"stride_zero", "non-positive stride is not supported"},
+    {"padding_negative", "negative padding is not supported"},
+    {"dilation_zero", "non-positive dilation is not supported"},
+    {"groups_zero", "non-positive groups is not supported"},
+    {"stride_three_values", "expected stride to be a single integer value or a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]"},
+    {"output_padding_too_big", "output padding must be smaller than either stride or dilation, but got output_padding_height: 2 output_padding_width: 2 stride_height: 2 "
+                               "stride_width: 2 dilation_height: 1 dilation_width: 1"},
+    {"transposed_output_too_small", "Given input size per channel: (5 x 5). Calculated output size per channel: (-3 x -3). Output size is too small"},
+    {"pad_reflect_past_input", "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (3, 3) at dimension 2 of input [1, 2, 3]"},
+    {"pad_odd_length", "Padding length must be divisible by 2"},
+    {"pad_too_long", "Padding length too large"},
+    {"pad_circular_wraps", "Padding value causes wrapping around more than once."},
+    {"pad_reflect_1d_input", "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) expect_error("tests/conv/conv_errors", cases[i][0], NULL, cases[i][1]);
+}
