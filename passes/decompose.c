@@ -249,6 +249,8 @@ static bool global_pool(const kg_gnode *n) {
   for (int i = r - nd; i < r; i++)
     if (n->shape.d[i].kind != KG_DIM_STATIC || n->shape.d[i].v != 1) return false;
   return true;
+}
+
 static kg_shape shape_of(int rank, const int64_t *d) {
   kg_shape s;
   memset(&s, 0, sizeof s);

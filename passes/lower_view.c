@@ -309,6 +309,8 @@ static uint32_t random_at(lctx *L, uint32_t id, const uint32_t *c) {
     return kg_lw_decl(L, "t", dt, kg_kx_select(k, dt, keep, kg_kx_const_f(k, dt, n->fa[1]), kg_kx_const_f(k, dt, 0)));
   }
   }
+}
+
 /* ---- convolution operands and pad ---- */
 
 static uint32_t sop(lctx *L, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(L->k, op, L->ix, zero_if_none(L, a), zero_if_none(L, b), KG_NONE); }
