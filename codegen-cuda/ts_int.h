@@ -16,6 +16,8 @@
  * function when used) */
 enum { H_IDIV, H_FLOORDIV, H_IMOD, H_SHL, H_SHR, H_IPOW, H_CBRT,
        H_SAT_U8, H_SAT_I8, H_SAT_I16, H_SAT_I32, H_SAT_I64, H_RAND, H__COUNT };
+/* ts_helpers.c: their Python source, by H_* */
+extern const char *const kg_twin_helper_src[H__COUNT];
 /* ts_layout.c: the H_RAND helpers (Philox 4x32-10 in int64 tensor arithmetic, bit-exact with the
  * kernels' generator) */
 extern const char kg_twin_rand_src[];
