@@ -5,6 +5,9 @@ open System
 open TorchSharp
 open type TorchSharp.torch
 
+// the weights from a fixed seed: the document describes captured tensors by their range
+torch.manual_seed(20261125L) |> ignore
+
 let conv2d = nn.Conv2d(3L, 6L, struct (3L, 3L), stride = struct (2L, 1L), padding = struct (1L, 0L))
 let conv2dSame = nn.Conv2d(6L, 4L, 3L, Padding.Same, dilation = 2L, groups = 2L)
 let conv2dReflect = nn.Conv2d(4L, 4L, 3L, padding = 1L, padding_mode = PaddingModes.Reflect, bias = false)

@@ -11,11 +11,16 @@ let net =
     let bn = BatchNorm2d(8L)
     bn.running_mean <- torch.randn(8L)
     bn.running_var <- torch.rand(8L) + 0.5
+    // TorchSharp 0.107's GroupNorm leaves its affine weight and bias uninitialized (torch.empty,
+    // no reset_parameters): set them as PyTorch initializes them
+    let gn = GroupNorm(4L, 8L)
+    torch.nn.init.ones_(gn.weight) |> ignore
+    torch.nn.init.zeros_(gn.bias) |> ignore
     let s =
         Sequential(
             ("bn", m bn), ("relu", m (ReLU())),
             ("pool", m (MaxPool2d([| 3L; 3L |], [| 2L; 2L |], [| 1L; 1L |]))),
-            ("gn", m (GroupNorm(4L, 8L))),
+            ("gn", m gn),
             ("up", m (Upsample(scale_factor = [| 2.0; 2.0 |], mode = torch.UpsampleMode.Bilinear, align_corners = false))),
             ("avg", m (AvgPool2d([| 2L; 2L |]))),
             ("inorm", m (InstanceNorm2d(8L, affine = true))),
