@@ -533,6 +533,15 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   const kg_member_row *row = kg_member_lookup(m);
   if (!row && kg_elab_in_place(el, n, m, av, na, &rv)) return rv;
   if (!row) {
+    /* members whose result's shape depends on the data: no compiled kernel can have it */
+    static const char *const data_shaped[] = {"masked_select", "nonzero", "argwhere", "unique", "unique_consecutive", "nonzero_as_list"};
+    for (size_t i = 0; strncmp(m->decl, "TorchSharp", 10) == 0 && i < sizeof data_shaped / sizeof *data_shaped; i++)
+      if (!strcmp(m->name, data_shaped[i]))
+        return kg_elab_error(el, n, KG_E_UNSUPPORTED,
+                             "%s's result has a data-dependent shape (as many elements as the data selects), which kgen's compiled kernels "
+                             "cannot have: their output shapes follow from the input shapes; keep the shape with torch.where(mask, x, other) or "
+                             "x.masked_fill(...), or run this part outside kgen",
+                             m->name);
     if (strncmp(m->decl, "TorchSharp", 10) == 0)
       return kg_elab_error(el, n, KG_E_UNSUPPORTED, "TorchSharp member %s is not supported by kgen (yet); see docs/ops.md for what is", m->key);
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "unknown member %s (not a TorchSharp, F# core or System.Math member kgen knows, and not in \"definitions\")", m->key);

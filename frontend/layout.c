@@ -452,7 +452,8 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
       consuming++;
     }
     tensors += k == KG_TI_TENSOR;
-    if (k == KG_TI_BOOL) return fail(L, KG_E_UNSUPPORTED, "a bool TensorIndex is not supported");
+    if (k == KG_TI_BOOL)
+      return fail(L, KG_E_UNSUPPORTED, "a bool TensorIndex (TensorIndex.Bool: x.[true] adds a dim of 1 or 0 elements, a data-dependent shape when not constant) is not supported; use unsqueeze");
   }
   if (tensors > 1) return fail(L, KG_E_UNSUPPORTED, "indexing with more than one tensor (broadcast advanced indexing) is not supported yet");
   if (consuming > xn->shape.rank) return fail(L, KG_E_SHAPE, "too many indices for tensor of dimension %d", xn->shape.rank);
@@ -493,7 +494,10 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
     case KG_TI_TENSOR: {
       uint32_t idx = v.kind == EV_TINDEX ? v.items[0].id : v.id;
       const kg_gnode *in = gnode(L->el, idx);
-      if (in->dtype == KG_BOOL || in->dtype == KG_U8) return fail(L, KG_E_UNSUPPORTED, "indexing with a mask (a data-dependent shape) is not supported");
+      if (in->dtype == KG_BOOL || in->dtype == KG_U8)
+        return fail(L, KG_E_UNSUPPORTED,
+                    "indexing with a mask selects as many elements as the mask has true values, a data-dependent shape kgen's compiled kernels "
+                    "cannot have; keep the shape with torch.where(mask, x, other) or x.masked_fill(...)");
       if (kg_dtype_is_float((kg_dtype)in->dtype)) return fail(L, KG_E_TYPE, "tensors used as indices must be long, int, byte or bool tensors");
       if (cn->shape.rank - 1 + in->shape.rank > KG_MAX_RANK) return fail(L, KG_E_LIMIT, "the result's rank exceeds kgen's %d", KG_MAX_RANK);
       kg_shape sh;
