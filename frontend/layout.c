@@ -438,8 +438,70 @@ kg_ev tindex(lay *L, int kind, const kg_ev *ops, int n) {
   return v;
 }
 
-/* PyTorch's __getitem__ with basic indices (integers, slices, None, ..., :) and at most one
- * integer tensor (advanced indexing: its dims replace the indexed dim) */
+/* x[..., t1, ..., t2, ...] with several integer tensors, once the basic indices are applied
+ * (PyTorch: applySlicing, then index): the tensors broadcast to B; the indexed dims (pos[],
+ * static sizes) move together — where they are when they are adjacent, else to the front, as
+ * PyTorch places B — and merge into one dim read at the linear index Σ (t_i mod S_i)·Π_{j>i} S_j
+ * (mod: a negative index counts from the end), an INDEX over the merged dim. So x[t1, t2] is one
+ * gather, index arithmetic in the consumer's kernel like x[t]. */
+static kg_ev gather_many(lay *L, uint32_t x, const int *pos, const uint32_t *idx, int nt) {
+  const kg_gnode *xn = gnode(L->el, x);
+  int r = xn->shape.rank;
+  bool adjacent = true;
+  for (int i = 1; i < nt; i++) adjacent &= pos[i] == pos[i - 1] + 1;
+  int q = adjacent ? pos[0] : 0, perm[KG_MAX_RANK], np = 0;
+  uint8_t taken[KG_MAX_RANK] = {0};
+  for (int i = 0; i < nt; i++) taken[pos[i]] = 1;
+  for (int d = 0; d < q; d++) perm[np++] = d;
+  for (int i = 0; i < nt; i++) perm[np++] = pos[i];
+  for (int d = q; d < r; d++)
+    if (!taken[d]) perm[np++] = d;
+  int64_t S[KG_MAX_RANK], total = 1;
+  for (int i = 0; i < nt; i++) {
+    S[i] = static_size(L, x, pos[i], "indexing with several tensors");
+    if (S[i] < 0) return kg_ev_err();
+    total *= S[i];
+  }
+  /* the linear index, int64, broadcast over the index tensors */
+  kg_ev lin = kg_ev_err();
+  for (int i = 0; i < nt; i++) {
+    kg_ev t = kg_ev_node(idx[i]);
+    if (gnode(L->el, idx[i])->dtype != KG_I64) t = kg_elab_tensor_op(L->el, L->at, KG_OP_CAST, &idx[i], 1, NULL, NULL, KG_I64);
+    kg_ev m[2] = {t, kg_ev_const(kg_cval_int(KG_I64, S[i] ? S[i] : 1))};
+    t = kg_elab_tensor_op_ev(L->el, L->at, KG_OP_REM, m, 2, NULL, NULL, KG_DT_NONE);
+    if (t.kind == EV_ERR) return t;
+    if (i == 0) lin = t;
+    else {
+      kg_ev a[2] = {lin, kg_ev_const(kg_cval_int(KG_I64, S[i]))};
+      kg_ev sc = kg_elab_tensor_op_ev(L->el, L->at, KG_OP_MUL, a, 2, NULL, NULL, KG_DT_NONE);
+      kg_ev b[2] = {sc, t};
+      lin = sc.kind == EV_ERR ? sc : kg_elab_tensor_op_ev(L->el, L->at, KG_OP_ADD, b, 2, NULL, NULL, KG_DT_NONE);
+    }
+    if (lin.kind == EV_ERR) return lin; /* shapes that do not broadcast: PyTorch's message */
+  }
+  kg_ev p = permute(L, x, perm);
+  if (p.kind == EV_ERR) return p;
+  const kg_gnode *pn = gnode(L->el, p.id);
+  kg_dim want[KG_MAX_RANK];
+  int nw = 0;
+  for (int d = 0; d < q; d++) want[nw++] = pn->shape.d[d];
+  want[nw++] = (kg_dim){KG_DIM_STATIC, total};
+  for (int d = q + nt; d < r; d++) want[nw++] = pn->shape.d[d];
+  kg_ev f = reshape_to(L, p.id, want, nw, false);
+  if (f.kind == EV_ERR) return f;
+  const kg_gnode *fn = gnode(L->el, f.id), *ln = gnode(L->el, lin.id);
+  if (fn->shape.rank - 1 + ln->shape.rank > KG_MAX_RANK) return fail(L, KG_E_LIMIT, "the result's rank exceeds kgen's %d", KG_MAX_RANK);
+  kg_shape sh;
+  memset(&sh, 0, sizeof sh);
+  for (int j = 0; j < q; j++) sh.d[sh.rank++] = fn->shape.d[j];
+  for (int j = 0; j < ln->shape.rank; j++) sh.d[sh.rank++] = ln->shape.d[j];
+  for (int j = q + 1; j < fn->shape.rank; j++) sh.d[sh.rank++] = fn->shape.d[j];
+  uint32_t ops[2] = {f.id, lin.id};
+  return kg_ev_node(add(L, KG_OP_INDEX, (kg_dtype)fn->dtype, ops, 2, &sh, q, 1, 0));
+}
+
+/* PyTorch's __getitem__ with basic indices (integers, slices, None, ..., :) and integer tensors
+ * (advanced indexing: one tensor's dims replace the indexed dim; several: gather_many) */
 kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
   const kg_gnode *xn = gnode(L->el, x);
   int consuming = 0, ell = -1, tensors = 0;
@@ -455,10 +517,11 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
     if (k == KG_TI_BOOL)
       return fail(L, KG_E_UNSUPPORTED, "a bool TensorIndex (TensorIndex.Bool: x.[true] adds a dim of 1 or 0 elements, a data-dependent shape when not constant) is not supported; use unsqueeze");
   }
-  if (tensors > 1) return fail(L, KG_E_UNSUPPORTED, "indexing with more than one tensor (broadcast advanced indexing) is not supported yet");
   if (consuming > xn->shape.rank) return fail(L, KG_E_SHAPE, "too many indices for tensor of dimension %d", xn->shape.rank);
   uint32_t cur = x;
   int pos = 0;
+  int tpos[KG_MAX_RANK], nt = 0; /* several tensors: their dims, gathered at the end */
+  uint32_t tidx[KG_MAX_RANK];
   for (int i = 0; i < ni; i++) {
     const kg_gnode *cn = gnode(L->el, cur);
     kg_ev v = ix[i];
@@ -494,6 +557,14 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
     case KG_TI_TENSOR: {
       uint32_t idx = v.kind == EV_TINDEX ? v.items[0].id : v.id;
       const kg_gnode *in = gnode(L->el, idx);
+      if (tensors > 1 && !(in->dtype == KG_BOOL || in->dtype == KG_U8 || kg_dtype_is_float((kg_dtype)in->dtype))) {
+        /* PyTorch's advanced indexing with several tensors, after the basic indices (a mask or a
+         * float index gets the one-tensor messages below) */
+        if (pos >= cn->shape.rank) return fail(L, KG_E_SHAPE, "too many indices for tensor of dimension %d", xn->shape.rank);
+        tpos[nt] = pos, tidx[nt++] = idx;
+        pos++;
+        continue;
+      }
       if (in->dtype == KG_BOOL || in->dtype == KG_U8)
         return fail(L, KG_E_UNSUPPORTED,
                     "indexing with a mask selects as many elements as the mask has true values, a data-dependent shape kgen's compiled kernels "
@@ -515,6 +586,6 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
     if (r.kind == EV_ERR) return r;
     cur = r.id;
   }
-  return kg_ev_node(cur);
+  return nt ? gather_many(L, cur, tpos, tidx, nt) : kg_ev_node(cur);
 }
 
