@@ -35,7 +35,7 @@ static void usage(FILE *f) {
           "      [--variant 0-4] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
-          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K]\n"
+          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
           "      random programs checked against PyTorch (docs/fuzz.md); LIST of families:\n"
           "      arith,unary,cmp,cast,reduce,intops,act,norm,layout,matmul,cf,inplace (default all)\n"
           "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"

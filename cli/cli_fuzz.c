@@ -2,11 +2,13 @@
  * cross-check (check/check.c), issue 13.
  *
  *   kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K]
+ *             [--jobs J]
  *
  * Program i is generated from seed N+i and checked like `kgen check FILE --seed N+i`
  * (emulator or CUDA against the TorchScript twin); when that passes, every K-th program
  * (default every one, 0 none) is checked again under its schedule variant (variant_of: a
- * forced kg_force_variant, another thread order, the eager-Python twin, strided inputs). Each check runs in a forked child
+ * forced kg_force_variant, another thread order, the eager-Python twin, strided inputs).
+ * --jobs J checks J programs at a time, each job with an oracle of its own. Each check runs in a forked child
  * with an alarm, so that a crash, a sanitizer abort or a hang of kgen is a finding
  * rather than the end of the run; the parent keeps the document. Outcomes:
  *   passed    every output matches PyTorch;
@@ -34,6 +36,7 @@
 #include "fuzz.h"
 
 #define FUZZ_HANG_S 120 /* one program: generation, compile (cc per new kernel), run, reference */
+#define FUZZ_MAX_JOBS 16
 
 enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 6, R_INTERNAL_V = 7 };
 
@@ -157,8 +160,19 @@ static void save_fs(const char *out, unsigned long long seed, const char *text, 
   cJSON_Delete(doc);
 }
 
+/* A job slot: its oracle and the program its child checks. */
+typedef struct slot {
+  kg_oracle *orc;
+  pid_t pid;                 /* 0: free */
+  unsigned long long seed;
+  bool variant;
+  char *text;
+  size_t len;
+} slot;
+
 int kg_cli_fuzz(int argc, char **argv) {
   unsigned long long seed = 0, count = 100, every = 1;
+  int jobs = 1;
   double time_limit = 0;
   bool have_count = false, keep = false;
   unsigned ops = KG_FUZZ_ALL;
@@ -173,6 +187,10 @@ int kg_cli_fuzz(int argc, char **argv) {
     else if (!strcmp(s, "--time")) time_limit = strtod(argv[++i], NULL);
     else if (!strcmp(s, "--out")) out = argv[++i];
     else if (!strcmp(s, "--variant-every")) every = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(s, "--jobs")) {
+      jobs = atoi(argv[++i]);
+      if (jobs < 1 || jobs > FUZZ_MAX_JOBS) return fprintf(stderr, "kgen fuzz: --jobs wants 1 to %d, not '%s'\n", FUZZ_MAX_JOBS, argv[i]), 1;
+    }
     else if (!strcmp(s, "--ops")) {
       if (kg_fuzz_parse_ops(argv[++i], &ops) != 0)
         return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, intops, act, norm, layout, matmul, cf, inplace, all)\n", argv[i]), 1;
@@ -189,48 +207,78 @@ int kg_cli_fuzz(int argc, char **argv) {
 
   kg_diag d;
   kg_diag_init(&d);
-  kg_oracle *orc = kg_oracle_start(&d);
-  if (!orc) {
-    char *t = kg_diag_format(&d);
-    fputs(t, stderr);
-    free(t);
-    kg_diag_free(&d);
-    return 2;
-  }
+  slot sl[FUZZ_MAX_JOBS];
+  memset(sl, 0, sizeof sl);
+  for (int j = 0; j < jobs; j++) /* one oracle per job: a check talks to its oracle alone */
+    if (!(sl[j].orc = kg_oracle_start(&d))) {
+      char *t = kg_diag_format(&d);
+      fputs(t, stderr);
+      free(t);
+      kg_diag_free(&d);
+      for (int k = 0; k < j; k++) kg_oracle_stop(sl[k].orc);
+      return 2;
+    }
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
   kg_context *ctx = kg_context_new(&o);
-  printf("kgen fuzz: seed %llu, %s%llu program(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
-         count == ~0ull ? 0 : count, out);
+  printf("kgen fuzz: seed %llu, %s%llu program(s), %d job(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
+         count == ~0ull ? 0 : count, jobs, out);
   double t0 = now_s();
-  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0;
-  for (; n < count; n++) {
-    if (time_limit > 0 && now_s() - t0 >= time_limit) break;
-    unsigned long long sd = seed + n;
-    size_t len;
-    char *text = kg_fuzz_generate(sd, ops, &len);
-    if (!text) return fprintf(stderr, "kgen fuzz: out of memory\n"), 2;
-    fflush(stdout), fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-      fprintf(stderr, "kgen fuzz: fork: %s\n", strerror(errno));
-      free(text);
-      break;
-    }
-    if (pid == 0) {
-      alarm(FUZZ_HANG_S);
-      int rc = run_one(ctx, orc, text, len, sd, out, every && n % every == 0);
-      kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
+  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0, varied = 0;
+  bool stop = false, oracle_lost = false;
+  int running = 0;
+  for (;;) {
+    /* fill the free slots */
+    for (int j = 0; j < jobs && !stop; j++) {
+      if (sl[j].pid || !sl[j].orc) continue;
+      if (n >= count || (time_limit > 0 && now_s() - t0 >= time_limit)) {
+        stop = true;
+        break;
+      }
+      slot *S = &sl[j];
+      S->seed = seed + n, S->variant = every && n % every == 0;
+      S->text = kg_fuzz_generate(S->seed, ops, &S->len);
+      if (!S->text) {
+        fprintf(stderr, "kgen fuzz: out of memory\n");
+        stop = true;
+        break;
+      }
       fflush(stdout), fflush(stderr);
-      _exit(rc);
+      pid_t pid = fork();
+      if (pid < 0) {
+        fprintf(stderr, "kgen fuzz: fork: %s\n", strerror(errno));
+        free(S->text), S->text = NULL;
+        stop = true;
+        break;
+      }
+      if (pid == 0) {
+        alarm(FUZZ_HANG_S);
+        int rc = run_one(ctx, S->orc, S->text, S->len, S->seed, out, S->variant);
+        kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
+        fflush(stdout), fflush(stderr);
+        _exit(rc);
+      }
+      S->pid = pid, running++, n++;
     }
+    if (!running) break;
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, 0)) < 0 && errno == EINTR) {}
+    if (pid < 0) break;
+    slot *S = NULL;
+    for (int j = 0; j < jobs; j++)
+      if (sl[j].pid == pid) S = &sl[j];
+    if (!S) continue;
+    S->pid = 0, running--;
+    unsigned long long sd = S->seed;
+    const char *text = S->text;
+    size_t len = S->len;
     char path[4200];
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (code == R_PASS) {
       passed++;
+      varied += S->variant;
       if (keep) save(out, sd, "", text, len, path, sizeof path);
     } else if (code == R_REJECT) {
       rejected++;
@@ -251,7 +299,7 @@ int kg_cli_fuzz(int argc, char **argv) {
         if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(how, sizeof how, "hang (over %d s)", FUZZ_HANG_S);
         else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "crash (signal %d, %s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
         else snprintf(how, sizeof how, "crash (exit status %d)", code);
-        if (every && n % every == 0) { /* the default check or the variant's */
+        if (S->variant) { /* the default check or the variant's */
           kg_cli_variant v = variant_of(sd);
           kg_cli_variant_str(&v, vs, sizeof vs);
         }
@@ -259,24 +307,22 @@ int kg_cli_fuzz(int argc, char **argv) {
                *vs ? " after the default check passed" : "");
         save_fs(out, sd, text, len, how, "");
         /* the child may have died mid-job: the oracle's channel can hold half an answer */
-        kg_oracle_stop(orc);
-        orc = kg_oracle_start(&d);
-        if (!orc) {
-          free(text);
-          n++;
+        kg_oracle_stop(S->orc);
+        if (!(S->orc = kg_oracle_start(&d))) {
           fprintf(stderr, "kgen fuzz: the PyTorch oracle did not restart\n");
-          break;
+          oracle_lost = stop = true;
         }
       }
     }
-    free(text);
+    free(S->text), S->text = NULL;
   }
   double dt = now_s() - t0;
-  printf("fuzz: %llu programs, %llu passed, %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed, findings, rejected, seed,
-         n ? seed + n - 1 : seed, dt);
-  if (orc) kg_oracle_stop(orc);
+  printf("fuzz: %llu programs, %llu passed (%llu under a schedule variant too), %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed,
+         varied, findings, rejected, seed, n ? seed + n - 1 : seed, dt);
+  for (int j = 0; j < jobs; j++)
+    if (sl[j].orc) kg_oracle_stop(sl[j].orc);
   kg_context_free(ctx);
   kg_diag_free(&d);
   if (out == tmp && findings == 0 && rejected == 0 && !keep) rmdir(tmp); /* an empty temporary folder */
-  return findings ? 1 : !orc ? 2 : 0;
+  return findings ? 1 : oracle_lost ? 2 : 0;
 }

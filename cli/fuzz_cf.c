@@ -152,10 +152,10 @@ bool fz_gen_inplace(fz_prog *p) {
     int m = -1;
     for (int k = 0; k < 8 && m < 0; k++) {
       int c = fz_pick(p);
-      fz_shp o;
-      if (c != t && p->n[c].dtype == BOOL && fz_bcast(&a->shape, &p->n[c].shape, &o) && fz_shape_eq(&o, &a->shape)) m = c;
+      if (c != t) m = fz_mask_operand(p, c, &p->n[t].shape);
     }
     if (m < 0) return false;
+    a = &p->n[t];
     x.in[1] = m, x.nin = 2;
     x.sc_int = !is_float(a->dtype), x.sc = x.sc_int ? 4 : -0.5;
     x.mag = fmax(a->mag, fabs(x.sc));

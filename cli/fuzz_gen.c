@@ -234,6 +234,30 @@ int fz_float_operand(fz_prog *p, int a) {
   return fz_add_node(p, &x);
 }
 
+int fz_int_operand(fz_prog *p, int a) {
+  const fz_node *n = &p->n[a];
+  if (!is_float(n->dtype)) return a;
+  if (n->inexact || n->mag > 2e9 || p->nn + 2 >= MAXN) return -1;
+  fz_node x;
+  fz_node_init(&x, N_CAST);
+  x.in[0] = a, x.nin = 1, x.dtype = fz_chance(&p->r, 50) ? I32 : I64, x.alias = fz_chance(&p->r, 50);
+  x.shape = n->shape, x.mag = n->mag, x.contig = n->contig;
+  return fz_add_node(p, &x);
+}
+
+int fz_mask_operand(fz_prog *p, int a, const fz_shp *into) {
+  const fz_node *n = &p->n[a];
+  fz_shp o;
+  if (!fz_bcast(into, &n->shape, &o) || !fz_shape_eq(&o, into)) return -1;
+  if (n->dtype == BOOL) return a;
+  if (n->inexact || p->nn + 2 >= MAXN) return -1;
+  fz_node x;
+  fz_node_init(&x, N_CMPS);
+  x.op = fz_rnd(&p->r, 6), x.in[0] = a, x.nin = 1, x.dtype = BOOL, x.mag = 1, x.contig = true;
+  x.sc = fz_fconst(&p->r), x.shape = n->shape;
+  return fz_add_node(p, &x);
+}
+
 /* ---- emission ---- */
 static cJSON *expr_of(fz_em *e, int i) {
   const fz_node *x = &e->p->n[i];

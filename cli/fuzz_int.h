@@ -119,6 +119,12 @@ bool fz_gen_cf(fz_prog *p);
 bool fz_gen_inplace(fz_prog *p);
 /* a float node from `a` (a cast to float32 when it is not): a family taking floats only */
 int fz_float_operand(fz_prog *p, int a);
+/* an integer (or bool) node from `a`: itself, else a cast of an exact float to int32 / int64;
+ * -1 when `a` may not be cast (inexact or out of range) */
+int fz_int_operand(fz_prog *p, int a);
+/* a bool node from `a` whose shape broadcasts into `into`: `a` itself, else a new comparison
+ * of an exact `a` with a constant; -1 when none fits */
+int fz_mask_operand(fz_prog *p, int a, const fz_shp *into);
 
 /* ---- emission ---- */
 #define T_TENSOR "TorchSharp.torch+Tensor"

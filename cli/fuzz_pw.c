@@ -196,7 +196,9 @@ bool fz_gen_intops(fz_prog *p) {
     if (x.dtype == U8 && x.mag > 255) x.mag = 255;
   } else if (k < 75) { /* a << (s % 8), a >> (s % 8) */
     fz_node_init(&x, N_SHIFT);
-    x.op = fz_rnd(r, 4), x.in[0] = fz_pick(p), x.in[1] = fz_pick(p), x.nin = 2;
+    x.op = fz_rnd(r, 4), x.in[0] = fz_int_operand(p, fz_pick(p));
+    x.in[1] = x.in[0] < 0 ? -1 : fz_int_operand(p, fz_pick(p)), x.nin = 2;
+    if (x.in[0] < 0 || x.in[1] < 0) return false;
     const fz_node *a = &p->n[x.in[0]], *s = &p->n[x.in[1]];
     if (!is_int(a->dtype) || !is_int(s->dtype) || !fz_bcast(&a->shape, &s->shape, &x.shape)) return false;
     x.dtype = fz_result_type(p, x.in, 2, 0);
@@ -208,11 +210,13 @@ bool fz_gen_intops(fz_prog *p) {
     }
   } else { /* &&& ||| ^^^, bitwise_not */
     fz_node_init(&x, N_BITW);
-    x.op = fz_rnd(r, 4), x.in[0] = fz_pick(p), x.nin = x.op == 3 ? 1 : 2;
+    x.op = fz_rnd(r, 4), x.in[0] = fz_int_operand(p, fz_pick(p)), x.nin = x.op == 3 ? 1 : 2;
+    if (x.in[0] < 0) return false;
     const fz_node *a = &p->n[x.in[0]];
-    if (is_float(a->dtype)) return false;
     if (x.nin == 2) {
-      x.in[1] = fz_pick(p);
+      x.in[1] = fz_int_operand(p, fz_pick(p));
+      if (x.in[1] < 0) return false;
+      a = &p->n[x.in[0]];
       const fz_node *b = &p->n[x.in[1]];
       if (is_float(b->dtype) || !fz_bcast(&a->shape, &b->shape, &x.shape)) return false;
       x.dtype = fz_result_type(p, x.in, 2, 0);

@@ -285,7 +285,8 @@ bool fz_gen_layout(fz_prog *p) {
       const fz_shp *cs = &p->n[c].shape;
       if (cs->rank != R) continue;
       bool ok = true;
-      for (int i = 0; i < R; i++) ok &= cs->d[i] == s->d[i] || (x.op == L_CAT && i == d && cs->d[i] >= 0 && s->d[i] >= 0);
+      for (int i = 0; i < R; i++) /* cat: static sizes along d (kgen needs the result's size there) */
+        ok &= x.op == L_CAT && i == d ? cs->d[i] >= 0 && s->d[i] >= 0 : cs->d[i] == s->d[i];
       if (ok) b = c;
     }
     if (b < 0) return false;
@@ -358,12 +359,9 @@ bool fz_gen_layout(fz_prog *p) {
   case L_MASKED_FILL: { /* with a bool node broadcasting into x's shape */
     if (a->dtype == BOOL) return false;
     int m = -1;
-    for (int t = 0; t < 8 && m < 0; t++) {
-      int c = fz_pick(p);
-      fz_shp o;
-      if (p->n[c].dtype == BOOL && fz_bcast(s, &p->n[c].shape, &o) && fz_shape_eq(&o, s)) m = c;
-    }
+    for (int t = 0; t < 8 && m < 0; t++) m = fz_mask_operand(p, t == 7 ? x.in[0] : fz_pick(p), s);
     if (m < 0) return false;
+    a = &p->n[x.in[0]], s = &a->shape;
     x.in[1] = m, x.nin = 2;
     x.sc_int = !is_float(a->dtype);
     x.sc = x.sc_int ? (a->dtype == U8 ? 7 : -5) : fz_fconst(r);

@@ -181,6 +181,12 @@ Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
   free(out);
   cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size N=9223372036854775807"), 1, "%s", out);
   free(out);
+  /* and so is an intermediate too large for the device (its byte count overflows size_t),
+   * located at the op that makes it */
+  cr_expect_eq(kgen(&out, "check examples/fs_oversize_intermediate.json --size N=3000000000"), 1, "%s", out);
+  cr_expect(strstr(out, "fs_oversize_intermediate.fs:7:32: error[limit]: the value of MATMUL, shape [3000000000, 3000000000] (float32), is too large") != NULL,
+            "%s", out);
+  free(out);
   /* an explicit signature overrides the document's */
   cr_expect_eq(kgen(&out, "explain examples/bcast_bias_gelu.json --sig 'float16[B,64], float16[64]'"), 0, "%s", out);
   cr_expect(strstr(out, "float16[B,64]") != NULL, "%s", out);
