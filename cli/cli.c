@@ -51,6 +51,14 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
   const char *s = argv[*i];
   if (!strcmp(s, "--eager")) return v->eager = true, 1;
   if (!strcmp(s, "--strided")) return v->strided = true, 1;
+  if (!strcmp(s, "--size")) {
+    if (*i + 1 >= argc) return fprintf(stderr, "kgen: --size needs a value\n"), -1;
+    char *eq = strchr(argv[++*i], '=');
+    if (!eq || v->n_size == 4) return fprintf(stderr, "kgen: --size wants SYMBOL=N (4 at most)\n"), -1;
+    *eq = 0;
+    v->size_name[v->n_size] = argv[*i], v->size_val[v->n_size++] = strtoll(eq + 1, NULL, 10);
+    return 1;
+  }
   bool force = !strcmp(s, "--variant");
   if (!force && strcmp(s, "--order")) return 0;
   if (*i + 1 >= argc) return fprintf(stderr, "kgen: %s needs a value\n", s), -1;
@@ -64,13 +72,15 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
 }
 
 void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s%.0d%s%.0d%s%s", v->force ? " --variant " : "", v->force, v->order ? " --order " : "", v->order,
-           v->eager ? " --eager" : "", v->strided ? " --strided" : "");
+  int n = snprintf(buf, cap, "%s%.0d%s%.0d%s%s", v->force ? " --variant " : "", v->force, v->order ? " --order " : "", v->order,
+                   v->eager ? " --eager" : "", v->strided ? " --strided" : "");
+  for (int i = 0; i < v->n_size && n > 0 && (size_t)n < cap; i++) n += snprintf(buf + n, cap - (size_t)n, " --size %s=%lld", v->size_name[i], v->size_val[i]);
 }
 
 void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co) {
   if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345;
   if (co) co->eager_python = v->eager, co->strided_inputs = v->strided;
+  if (co && v->n_size) co->size_names = v->size_name, co->size_vals = v->size_val, co->n_sizes = v->n_size;
 }
 
 int kg_cli_status(kg_context *ctx, kg_status s) {

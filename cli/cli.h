@@ -21,11 +21,14 @@
 typedef struct kg_cli_variant {
   int force, order;
   bool eager, strided;
+  const char *size_name[4]; /* --size SYM=N given to the check (kgen reduce; kgen check has its own) */
+  long long size_val[4];
+  int n_size;
 } kg_cli_variant;
-/* Takes argv[*i] if it is --variant N, --order N, --eager or --strided (advancing *i past a
- * value): 1 taken, 0 not one of them, -1 a bad value (printed). */
+/* Takes argv[*i] if it is --variant N, --order N, --eager, --strided or --size SYM=N (advancing
+ * *i past a value): 1 taken, 0 not one of them, -1 a bad value (printed). */
 int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v);
-/* The options that reproduce v (" --variant 2 --order 1 --eager"), "" for the defaults. */
+/* The options that reproduce v (" --variant 2 --order 1 --eager --size N=16"), "" for the defaults. */
 void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap);
 /* Context options and check options of v. */
 void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co);

@@ -261,7 +261,7 @@ bool fz_gen_layout(fz_prog *p) {
     if (R < 1) return false;
     int d = fz_rnd(r, R), n = s->d[d];
     int len = n < 0 ? SYM_MIN : n;
-    if (len == 0) return false;
+    if (len == 0 || (x.op == L_SLICE && n < 0)) return false; /* kgen: slice() of a symbolic size is refused */
     x.ip[0] = norm_dim(r, d, R);
     if (x.op == L_SELECT) {
       int i = fz_rnd(r, n < 0 ? 2 : len);

@@ -612,15 +612,19 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
       if (numel == 0) continue;
     } else if (reduce) {
-      kg_op rop = (kg_op)g->nodes.v[grp->red].op;
       if (nout == 0) continue;
-      if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN)) {
-        kg_diag_add(d, KG_E_SHAPE, g->nodes.v[grp->red].path, g->nodes.v[grp->red].srcloc,
-                    "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)", rop == KG_OP_RAMAX ? "amax" : "amin",
-                    (long long)numel);
-        st = KG_ERR_INPUT;
-        break;
+      /* the user's max / min / arg over nothing: PyTorch's error (a decomposed op's own max,
+       * ia[2], has its identity; softmax of an empty dim is empty, found by kgen fuzz) */
+      for (uint32_t j = 0; j < grp->reds.n && nred == 0 && st == KG_OK; j++) {
+        const kg_gnode *R = &g->nodes.v[grp->reds.v[j]];
+        kg_op rop = (kg_op)R->op;
+        if ((rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN) && !R->ia[2]) {
+          kg_diag_add(d, KG_E_SHAPE, R->path, R->srcloc, "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)",
+                      rop == KG_OP_RAMAX ? "amax" : rop == KG_OP_RAMIN ? "amin" : rop == KG_OP_RARGMAX ? "argmax" : "argmin", (long long)numel);
+          st = KG_ERR_INPUT;
+        }
       }
+      if (st != KG_OK) break;
     } else if (numel == 0) {
       continue;
     }

@@ -203,4 +203,13 @@ Test(cli, check_passes_and_reports_rows, .init = mk_tmp, .fini = rm_tmp, .timeou
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect(strstr(out, "out0") != NULL && strstr(out, "match PyTorch") != NULL, "%s", out);
   free(out);
+  /* a schedule variant (kgen fuzz's): every kernel strided with 64-bit indices, threads in
+   * reverse, the eager-Python twin, non-contiguous inputs (x, w, r stored transposed and padded) */
+  rc = kgen(&out, "check examples/linear_gelu_residual.json --variant 2 --order 1 --eager --strided");
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "device emu, --variant 2 --order 1 --eager --strided") != NULL && strstr(out, "match PyTorch") != NULL, "%s", out);
+  free(out);
+  cr_expect_eq(kgen(&out, "check examples/chain_swiglu.json --variant 7"), 1, "%s", out);
+  cr_expect(strstr(out, "--variant wants 0-4, not '7'") != NULL, "%s", out);
+  free(out);
 }
