@@ -71,8 +71,7 @@ static bool gen_loop(fz_prog *p) {
     x.ip[7] = fz_rnd(r, 60); /* while-item: the threshold of the sum */
   }
   x.dtype = y->dtype, x.shape = y->shape, x.contig = true;
-  fz_add_node(p, &x);
-  return true;
+  return fz_add_node(p, &x) >= 0;
 }
 
 static bool item_ok(const fz_node *c) { return !c->inexact && fz_numel_bound(&c->shape) * c->mag < 1e15; }
@@ -107,9 +106,7 @@ static bool gen_if(fz_prog *p) {
   } else x.in[0] = x.ip[1]; /* the parameter (read for its shape) */
   x.dtype = a->dtype, x.shape = a->shape, x.contig = true;
   x.mag = fmax(a->mag, p->n[x.in[2]].mag);
-  fz_add_node(p, &x);
-  p->n[p->nn - 1].inexact = a->inexact || p->n[x.in[2]].inexact;
-  return true;
+  return fz_add_node(p, &x) >= 0; /* inexact as its branches (fz_add_node) */
 }
 
 bool fz_gen_cf(fz_prog *p) { return fz_chance(&p->r, 60) ? gen_loop(p) : gen_if(p); }
@@ -164,7 +161,7 @@ bool fz_gen_inplace(fz_prog *p) {
   }
   if (x.dtype == U8 && x.mag > 255) x.mag = 255;
   if (!fz_mag_ok(x.dtype, x.mag)) return false;
-  fz_add_node(p, &x);
+  if (fz_add_node(p, &x) < 0) return false;
   p->n[t].dead = true;
   return true;
 }

@@ -131,13 +131,24 @@ void fz_node_init(fz_node *x, int kind) {
   x->in[0] = x->in[1] = x->in[2] = -1;
 }
 
+static int dt_prec(int d) { return d == F64 ? 3 : d == F32 ? 2 : is_float(d) ? 1 : 0; }
+
 int fz_add_node(fz_prog *p, const fz_node *x) {
-  p->n[p->nn] = *x;
-  fz_node *y = &p->n[p->nn];
-  for (int i = 0; i < y->nin; i++) p->n[y->in[i]].gen_used = true;
-  if (!is_float(y->dtype)) y->inexact = false; /* comparisons, casts to int: checked at creation */
-  else
-    for (int i = 0; i < y->nin; i++) y->inexact |= p->n[y->in[i]].inexact;
+  if (p->nn >= MAXN) return -1;
+  fz_node y = *x;
+  int inherited = 0; /* the narrowest precision of an inexact operand */
+  for (int i = y.kind == N_IF ? 1 : 0; i < y.nin; i++) { /* an if's condition is no value of it */
+    const fz_node *o = &p->n[y.in[i]];
+    if (o->inexact && (!inherited || o->prec < inherited)) inherited = o->prec;
+  }
+  if (!is_float(y.dtype)) y.inexact = false, y.prec = 0; /* comparisons, casts to int: checked at creation */
+  else {
+    if (inherited && inherited < dt_prec(y.dtype)) return -1;
+    y.inexact |= inherited != 0;
+    y.prec = y.inexact ? (inherited ? inherited : dt_prec(y.dtype)) : 0;
+  }
+  for (int i = 0; i < y.nin; i++) p->n[y.in[i]].gen_used = true;
+  p->n[p->nn] = y;
   return p->nn++;
 }
 

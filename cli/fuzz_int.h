@@ -84,6 +84,8 @@ typedef struct fz_node {
   bool inexact;      /* a float that may differ by an ulp between correct implementations
                         (transcendentals, division, mean, float sums): never compared or
                         cast to an integer, where an ulp becomes a different answer */
+  int prec;          /* an inexact float: the narrowest float precision it was rounded to (1
+                        float16 / bfloat16, 2 float32, 3 float64), 0 when exact */
   int uses;          /* reachable uses from the outputs */
   bool gen_used;     /* an operand of some node (generation) */
   bool let;
@@ -98,7 +100,10 @@ typedef struct fz_prog {
   int nn, np;
 } fz_prog;
 
-int fz_add_node(fz_prog *p, const fz_node *x);   /* operand uses, inexactness; its index */
+/* Adds x (operand uses, inexactness and its precision): its index, or -1 (nothing added) when
+ * it would widen an inexact value to a more precise float (float32 → float64, float16 →
+ * float32): the comparison's tolerance is the output's dtype, the error the narrower one's. */
+int fz_add_node(fz_prog *p, const fz_node *x);
 int fz_pick(fz_prog *p);                          /* an operand: mostly recent or unused */
 int fz_result_type(const fz_prog *p, const int *ops, int n, int scalar); /* scalar: 0 none, 1 int, 2 float */
 double fz_fconst(fz_rng *r);

@@ -77,8 +77,7 @@ bool fz_gen_reduce(fz_prog *p) {
   x.inexact = is_float(x.dtype) && (sum || mean || x.op == R_PROD);
   x.shape = drop_dims(&a->shape, mask, x.keepdim);
   if (x.op >= R_SUMALL) x.shape.rank = 0;
-  fz_add_node(p, &x);
-  return true;
+  return fz_add_node(p, &x) >= 0;
 }
 
 /* ---- norm ---- */
@@ -143,8 +142,7 @@ bool fz_gen_norm(fz_prog *p) {
   }
   if (x.op == NM_LOGSUMEXP || x.op >= NM_VAR) x.shape = drop_dims(&a->shape, 1u << d, x.keepdim);
   if (!fz_mag_ok(x.dtype, x.mag)) return false;
-  fz_add_node(p, &x);
-  return true;
+  return fz_add_node(p, &x) >= 0;
 }
 
 /* ---- layout ---- */
@@ -378,8 +376,7 @@ bool fz_gen_layout(fz_prog *p) {
   }
   if (fz_numel_bound(&x.shape) > 40000) return false;
   if (!fz_mag_ok(x.dtype, x.mag)) return false;
-  fz_add_node(p, &x);
-  return true;
+  return fz_add_node(p, &x) >= 0;
 }
 
 /* ---- matmul ---- */
@@ -447,8 +444,7 @@ bool fz_gen_matmul(fz_prog *p) {
   if (x.op == M_MATMUL_T && !is_float(a->dtype)) x.op = M_MATMUL;
   x.inexact = is_float(x.dtype);
   if (!fz_mag_ok(x.dtype, x.mag) || fz_numel_bound(&x.shape) > 40000) return false;
-  fz_add_node(p, &x);
-  return true;
+  return fz_add_node(p, &x) >= 0;
 }
 
 /* ---- emission ---- */

@@ -12,17 +12,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+fuzz_jobs=$(( jobs > 8 ? 8 : jobs ))
 
 cmake -S . -B build -DKGEN_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
 # The program fuzzer (docs/fuzz.md) over a fixed seed range: 500 random programs here, 500 more
-# under ASan+UBSan below, each checked against PyTorch; any finding fails the run.
+# under ASan+UBSan below, each checked against PyTorch (every other one also under its schedule
+# variant), one job per core; any finding fails the run. KGEN_FUZZ_COUNT changes the count.
 fuzz_programs() { # BUILDDIR FIRST_SEED
   if [ "${KGEN_NO_FUZZ:-0}" = "1" ]; then
     echo "=== SKIPPED: kgen fuzz (seeds $2..): KGEN_NO_FUZZ=1 ==="
   else
-    KGEN_CACHE_DIR="$PWD/$1/kcache" "$1/kgen" fuzz --seed "$2" --count 500 --out "$1/fuzz-findings"
+    KGEN_CACHE_DIR="$PWD/$1/kcache" "$1/kgen" fuzz --seed "$2" --count "${KGEN_FUZZ_COUNT:-500}" --jobs "$fuzz_jobs" --variant-every 2 \
+      --out "$1/fuzz-findings"
   fi
 }
 fuzz_programs build 0
