@@ -395,6 +395,7 @@ bool fz_gen_matmul(fz_prog *p) {
   if ((x.op == M_MM || x.op == M_ADDMM) && R != 2) return false;
   if (x.op == M_BMM && R != 3) return false;
   int k = s->d[R - 1];
+  if (x.op == M_ADDMM && !is_float(a->dtype) && k == 0) return false; /* PyTorch's error (tests/bad/addmm_int_no_columns) */
   /* the second operand: a node of a's dtype whose rows (or columns, transposed) are k */
   int b = -1, how = 0;
   for (int t = 0; t < 12 && b < 0; t++) {
