@@ -147,6 +147,11 @@ int fz_add_node(fz_prog *p, const fz_node *x) {
     y.inexact |= inherited != 0;
     y.prec = y.inexact ? (inherited ? inherited : dt_prec(y.dtype)) : 0;
   }
+  y.discrete = !is_float(y.dtype);
+  if (!y.discrete && y.nin) { /* a float made only from discrete values */
+    y.discrete = true;
+    for (int i = y.kind == N_IF ? 1 : 0; i < y.nin; i++) y.discrete &= p->n[y.in[i]].discrete;
+  }
   for (int i = 0; i < y.nin; i++) p->n[y.in[i]].gen_used = true;
   p->n[p->nn] = y;
   return p->nn++;

@@ -84,6 +84,8 @@ typedef struct fz_node {
   bool inexact;      /* a float that may differ by an ulp between correct implementations
                         (transcendentals, division, mean, float sums): never compared or
                         cast to an integer, where an ulp becomes a different answer */
+  bool discrete;     /* few distinct values (integers, bools, and floats made only from them):
+                        rows of equal values are likely */
   int prec;          /* an inexact float: the narrowest float precision it was rounded to (1
                         float16 / bfloat16, 2 float32, 3 float64), 0 when exact */
   int uses;          /* reachable uses from the outputs */

@@ -100,13 +100,18 @@ bool fz_gen_norm(fz_prog *p) {
   switch (x.op) {
   case NM_SOFTMAX: x.mag = 1; break;
   case NM_LOGSOFTMAX: x.mag = 2 * a->mag + log(n + 1) + 1; break;
-  case NM_LAYERNORM: { /* over the last 1 or 2 dims, static and non-empty */
+  case NM_LAYERNORM: { /* over the last 1 or 2 dims, static, of 2 or more elements */
+    /* a row of equal values has variance 0: the output is the rounding of x - mean times
+     * 1 / sqrt(eps) = 316, 0 in kgen and 1e-5 in PyTorch (seeds 10483, 20318): only of
+     * continuous values, over rows of 2 or more */
+    if (a->discrete) return false;
     int k = R >= 2 && fz_chance(r, 30) ? 2 : 1;
     double m = 1;
     for (int i = R - k; i < R; i++) {
       if (a->shape.d[i] <= 0) return false;
       x.ip[i - (R - k)] = a->shape.d[i], m *= a->shape.d[i];
     }
+    if (m < 2) return false;
     x.ip[2] = k, x.mag = sqrt(m) + 1;
     /* weight and bias: nodes of the normalized shape and x's dtype, when there are */
     fz_shp ns = {k, {0}};
