@@ -65,6 +65,38 @@ static int64_t sym_size(const kg_check_opts *o, const char *name, uint32_t idx) 
   return 13 + 4 * (int64_t)idx;
 }
 
+/* A non-contiguous copy of host array `a` for --strided: rank >= 2 stores the last two dims
+ * transposed with 3 elements of padding after each stored row, rank 1 every other element;
+ * rank 0 and empty arrays stay as they are (*buf NULL). Fills strides (elements). */
+static int strided_copy(const kg_npy *a, void **buf, int64_t *strides) {
+  int R = a->rank;
+  size_t el = kg_dtype_get((kg_dtype)a->dtype)->size, numel = 1;
+  for (int i = 0; i < R; i++) numel *= (size_t)a->shape[i];
+  *buf = NULL;
+  if (R == 0 || numel == 0) return 0;
+  int perm[8];
+  int64_t phys[8], pstride[8];
+  for (int i = 0; i < R; i++) perm[i] = i;
+  if (R >= 2) perm[R - 1] = R - 2, perm[R - 2] = R - 1;
+  for (int j = 0; j < R; j++) phys[j] = a->shape[perm[j]];
+  phys[R - 1] = R == 1 ? 2 * phys[R - 1] : phys[R - 1] + 3;
+  size_t total = 1;
+  for (int j = R - 1; j >= 0; j--) pstride[j] = (int64_t)total, total *= (size_t)phys[j];
+  for (int j = 0; j < R; j++) strides[perm[j]] = pstride[j];
+  if (R == 1) strides[0] = 2;
+  unsigned char *b = calloc(total, el);
+  if (!b) return -1;
+  int64_t idx[8] = {0};
+  for (size_t i = 0; i < numel; i++) {
+    int64_t off = 0;
+    for (int k = 0; k < R; k++) off += idx[k] * strides[k];
+    memcpy(b + (size_t)off * el, (const unsigned char *)a->data + i * el, el);
+    for (int k = R - 1; k >= 0 && ++idx[k] == a->shape[k]; k--) idx[k] = 0;
+  }
+  *buf = b;
+  return 0;
+}
+
 void kg_check_result_free(kg_check_result *r) {
   free(r->rows);
   for (int i = 0; r->row_names && i < r->n_outputs; i++) free((void *)(uintptr_t)r->row_names[i]);
@@ -102,6 +134,8 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   kg_diag d;
   kg_diag_init(&d);
   kg_npy *arr = kg_xcalloc(np + 1, sizeof *arr);
+  void **sbuf = kg_xcalloc(np + 1, sizeof *sbuf);           /* --strided: the inputs' storage */
+  int64_t *sstr = kg_xcalloc((size_t)np * 8 + 1, sizeof *sstr);
   DLTensor *views = kg_xcalloc(np + 1, sizeof *views);
   const DLTensor **ins = kg_xcalloc(np + 1, sizeof *ins);
   kg_named_tensor *caps = kg_xcalloc(np + 1, sizeof *caps);
@@ -142,6 +176,14 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
       }
     }
     kg_npy_dlview(&arr[p], &views[p]);
+    if (opt->strided_inputs && !gp->is_capture && n->vkind != KG_V_SCALAR) {
+      if (strided_copy(&arr[p], &sbuf[p], sstr + 8 * p) != 0) {
+        kg_diag_add(&d, KG_E_LIMIT, NULL, NULL, "input '%s' is too large to allocate in host memory (strided copy)", gp->name);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      if (sbuf[p]) views[p].data = sbuf[p], views[p].strides = sstr + 8 * p;
+    }
     const char *path = kg_arena_printf(&A, "%s/%s%u.npy", dir, gp->is_capture ? "cap" : "in", p);
     if (kg_npy_write(path, &arr[p], &d) != 0) st = KG_ERR_INTERNAL;
     if (!gp->is_capture) ins[n_in] = &views[p], in_paths[n_in++] = path;
@@ -237,7 +279,8 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     rmdir(dir);
     res->dir[0] = 0;
   }
-  for (uint32_t p = 0; p < np; p++) kg_npy_free(&arr[p]);
+  for (uint32_t p = 0; p < np; p++) kg_npy_free(&arr[p]), free(sbuf[p]);
+  free(sbuf), free(sstr);
   for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
   kg_npy_free(&rng_arr);
   free(outs), free(ov), free(op), free(out_paths), free(dtypes), free(mut_in), free(mut_cap), free(mut_param);

@@ -120,6 +120,9 @@ typedef struct kg_check_opts {
   int n_sizes;
   double tol_scale;            /* 0 = 1 */
   bool eager_python;           /* check the eager-Python twin instead of TorchScript */
+  bool strided_inputs;         /* pass non-contiguous inputs: the last two dims stored transposed with
+                                  the rows padded, a vector every other element (PyTorch gets the
+                                  same values, contiguous) */
 } kg_check_opts;
 
 typedef struct kg_check_result {

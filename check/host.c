@@ -82,6 +82,11 @@ static kg_status run_cuda(kg_context *ctx, kg_compiled *c, const DLTensor **ins,
     const DLTensor *h = i < n_in ? ins[i] : i < n_in + n_cap ? caps[i - n_in].t : outs[i - n_in - n_cap];
     size_t numel = 1;
     for (int k = 0; k < h->ndim; k++) numel *= (size_t)h->shape[k];
+    if (h->strides && numel) { /* a strided input: the span it reaches, copied as it lies */
+      size_t span = 1;
+      for (int k = 0; k < h->ndim; k++) span += (size_t)(h->shape[k] - 1) * (size_t)h->strides[k];
+      numel = span;
+    }
     size_t bytes = numel * h->dtype.bits / 8;
     dt[i] = *h;
     bool scalar_param = i < n_in && h->ndim == 0 && g->nodes.v[g->params.v[i].node].vkind == KG_V_SCALAR;

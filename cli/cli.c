@@ -32,16 +32,55 @@ static void usage(FILE *f) {
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
+          "      [--variant 0-4] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
+          "      the eager-Python twin, non-contiguous inputs\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
-          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]\n"
-          "      random programs checked against PyTorch (docs/fuzz.md); LIST: arith,unary,cmp,cast,reduce\n"
-          "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]\n"
+          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
+          "      random programs checked against PyTorch (docs/fuzz.md); LIST of families:\n"
+          "      arith,unary,cmp,cast,reduce,intops,act,norm,layout,matmul,cf,inplace (default all)\n"
+          "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"
           "      shrinks a failing document while the same failure happens (docs/fuzz.md); exit 3: it does not fail\n"
           "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
           "exit status: 0 success, 1 bad input (or a finding in fuzz), 2 internal error (or a mismatch in check)\n",
           KGEN_VERSION_STRING);
+}
+
+int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
+  const char *s = argv[*i];
+  if (!strcmp(s, "--eager")) return v->eager = true, 1;
+  if (!strcmp(s, "--strided")) return v->strided = true, 1;
+  if (!strcmp(s, "--size")) {
+    if (*i + 1 >= argc) return fprintf(stderr, "kgen: --size needs a value\n"), -1;
+    char *eq = strchr(argv[++*i], '=');
+    if (!eq || v->n_size == 4) return fprintf(stderr, "kgen: --size wants SYMBOL=N (4 at most)\n"), -1;
+    *eq = 0;
+    v->size_name[v->n_size] = argv[*i], v->size_val[v->n_size++] = strtoll(eq + 1, NULL, 10);
+    return 1;
+  }
+  bool force = !strcmp(s, "--variant");
+  if (!force && strcmp(s, "--order")) return 0;
+  if (*i + 1 >= argc) return fprintf(stderr, "kgen: %s needs a value\n", s), -1;
+  char *end;
+  long n = strtol(argv[++*i], &end, 10);
+  if (*end || n < 0 || n > (force ? 4 : 2))
+    return fprintf(stderr, "kgen: %s wants %s, not '%s'\n", s, force ? "0-4" : "0 (forward), 1 (reverse) or 2 (random)", argv[*i]), -1;
+  if (force) v->force = (int)n;
+  else v->order = (int)n;
+  return 1;
+}
+
+void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "%s%.0d%s%.0d%s%s", v->force ? " --variant " : "", v->force, v->order ? " --order " : "", v->order,
+                   v->eager ? " --eager" : "", v->strided ? " --strided" : "");
+  for (int i = 0; i < v->n_size && n > 0 && (size_t)n < cap; i++) n += snprintf(buf + n, cap - (size_t)n, " --size %s=%lld", v->size_name[i], v->size_val[i]);
+}
+
+void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co) {
+  if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345;
+  if (co) co->eager_python = v->eager, co->strided_inputs = v->strided;
+  if (co && v->n_size) co->size_names = v->size_name, co->size_vals = v->size_val, co->n_sizes = v->n_size;
 }
 
 int kg_cli_status(kg_context *ctx, kg_status s) {
@@ -53,6 +92,7 @@ int kg_cli_status(kg_context *ctx, kg_status s) {
 int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
   memset(a, 0, sizeof *a);
   a->device = KG_DEVICE_AUTO;
+  int vr;
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
 #define NEXT()                                                            \
@@ -99,6 +139,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
       else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, null)\n", d), -1;
     } else if (!strcmp(s, "--stats")) {
       a->stats = 1;
+    } else if (s[0] == '-' && (vr = kg_cli_variant_opt(argc, argv, &i, &a->var)) != 0) {
+      if (vr < 0) return -1;
     } else if (s[0] == '-') {
       fprintf(stderr, "kgen: unknown option %s\n", s);
       return -1;
@@ -326,8 +368,9 @@ int main(int argc, char **argv) {
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
+  kg_cli_variant_apply(&a.var, &o, NULL);
   const char *ord = getenv("KGEN_EMU_ORDER");
-  if (ord) o.emu_thread_order = atoi(ord);
+  if (ord && !a.var.order) o.emu_thread_order = atoi(ord);
   kg_context *ctx = kg_context_new(&o);
   int rc;
   if (!strcmp(cmd, "compile")) rc = cmd_compile(ctx, &a);

@@ -15,6 +15,24 @@
 
 #define KG_CLI_MAX 64
 
+/* How a check runs besides the defaults (kgen check, fuzz, reduce): the schedule forced on
+ * every kernel (kg_options.force_variant, 0-4), the emulator's thread order (0 forward, 1
+ * reverse, 2 random), the eager-Python twin instead of TorchScript, non-contiguous inputs. */
+typedef struct kg_cli_variant {
+  int force, order;
+  bool eager, strided;
+  const char *size_name[4]; /* --size SYM=N given to the check (kgen reduce; kgen check has its own) */
+  long long size_val[4];
+  int n_size;
+} kg_cli_variant;
+/* Takes argv[*i] if it is --variant N, --order N, --eager, --strided or --size SYM=N (advancing
+ * *i past a value): 1 taken, 0 not one of them, -1 a bad value (printed). */
+int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v);
+/* The options that reproduce v (" --variant 2 --order 1 --eager --size N=16"), "" for the defaults. */
+void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap);
+/* Context options and check options of v. */
+void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co);
+
 typedef struct kg_cli_args {
   const char *file, *entry, *sig, *arch, *emit, *out, *keep;
   unsigned long long seed;
@@ -27,6 +45,7 @@ typedef struct kg_cli_args {
   const char *size_name[KG_CLI_MAX];
   long long size_val[KG_CLI_MAX];
   int n_size;
+  kg_cli_variant var;
 } kg_cli_args;
 
 int kg_cli_parse(int argc, char **argv, kg_cli_args *a);

@@ -25,9 +25,12 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a) {
   memset(&o, 0, sizeof o);
   o.entry = a->entry, o.sig = a->sig, o.seed = a->seed, o.device = a->device, o.keep_dir = a->keep;
   o.size_names = a->size_name, o.size_vals = a->size_val, o.n_sizes = a->n_size;
+  kg_cli_variant_apply(&a->var, NULL, &o);
   kg_device_kind dk = a->device == KG_DEVICE_AUTO ? kg_default_device(ctx) : a->device;
-  printf("kgen check %s: entry %s, seed %llu, device %s\n", a->file, a->entry ? a->entry : kg_module_entry_name(m, 0), a->seed,
-         dk == KG_DEVICE_CUDA ? "cuda" : "emu");
+  char vs[128];
+  kg_cli_variant_str(&a->var, vs, sizeof vs);
+  printf("kgen check %s: entry %s, seed %llu, device %s%s%s\n", a->file, a->entry ? a->entry : kg_module_entry_name(m, 0), a->seed,
+         dk == KG_DEVICE_CUDA ? "cuda" : "emu", *vs ? "," : "", vs);
   kg_check_result r;
   s = kg_check_module(ctx, orc, m, &o, &r);
   int rc = 0;
@@ -41,7 +44,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a) {
              r.n_kernels == 1 ? "" : "s");
     else if (r.all_ok) printf("%d output(s) match PyTorch (%d kernel%s)\n", r.n_outputs, r.n_kernels, r.n_kernels == 1 ? "" : "s");
     else {
-      printf("MISMATCH: some outputs differ from PyTorch; inputs, outputs and the TorchScript twin are kept in %s\n", r.dir);
+      printf("MISMATCH: some outputs differ from PyTorch; inputs, outputs and the %s twin are kept in %s\n", a->var.eager ? "eager-Python" : "TorchScript", r.dir);
       rc = 2;
     }
   }

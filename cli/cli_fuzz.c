@@ -1,10 +1,14 @@
 /* cli/cli_fuzz.c — `kgen fuzz`: random programs (fuzz_gen.c) through the PyTorch
  * cross-check (check/check.c), issue 13.
  *
- *   kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
+ *   kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K]
+ *             [--jobs J]
  *
  * Program i is generated from seed N+i and checked like `kgen check FILE --seed N+i`
- * (emulator or CUDA against the TorchScript twin). Each check runs in a forked child
+ * (emulator or CUDA against the TorchScript twin); when that passes, every K-th program
+ * (default every one, 0 none) is checked again under its schedule variant (variant_of: a
+ * forced kg_force_variant, another thread order, the eager-Python twin, strided inputs).
+ * --jobs J checks J programs at a time, each job with an oracle of its own. Each check runs in a forked child
  * with an alarm, so that a crash, a sanitizer abort or a hang of kgen is a finding
  * rather than the end of the run; the parent keeps the document. Outcomes:
  *   passed    every output matches PyTorch;
@@ -32,8 +36,23 @@
 #include "fuzz.h"
 
 #define FUZZ_HANG_S 120 /* one program: generation, compile (cc per new kernel), run, reference */
+#define FUZZ_MAX_JOBS 16
 
-enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5 };
+enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 6, R_INTERNAL_V = 7 };
+
+/* The schedule variant program `seed` also runs under (after its default check passes):
+ * every kernel forced to one of the four variants of kg_force_variant, the emulator's
+ * threads in reverse or random order, the eager-Python twin instead of TorchScript, and on
+ * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
+static kg_cli_variant variant_of(unsigned long long seed) {
+  kg_cli_variant v = {(int)(1 + seed % 4), (int)(1 + (seed / 4) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0};
+  /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
+   * both, as duck sizing would give them), or larger and odd */
+  static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};
+  int k = (int)((seed / 8) % 3);
+  if (k) v.size_val[0] = sizes[k][0], v.size_val[1] = sizes[k][1], v.n_size = 2;
+  return v;
+}
 
 static double now_s(void) {
   struct timespec ts;
@@ -51,7 +70,7 @@ static void first_line(const char *s, char *buf, size_t cap) {
 }
 
 /* The child: load, check, report one line (rejections and findings), exit with R_*. */
-static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out) {
+static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out, bool variant) {
   char line[512];
   kg_module *m;
   kg_status s = kg_module_load(ctx, text, len, &m);
@@ -86,6 +105,40 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
   }
   kg_check_result_free(&r);
   kg_module_free(m);
+  if (rc == R_PASS && variant) { /* the same program and inputs under the seed's schedule variant */
+    kg_cli_variant v = variant_of(seed);
+    char vs[128];
+    kg_cli_variant_str(&v, vs, sizeof vs);
+    kg_options ko;
+    memset(&ko, 0, sizeof ko);
+    ko.verify_ir = 1;
+    kg_cli_variant_apply(&v, &ko, &o);
+    ko.emu_seed = (unsigned)seed;
+    kg_context *vc = kg_context_new(&ko);
+    s = kg_module_load(vc, text, len, &m);
+    if (s == KG_OK) {
+      s = kg_check_module(vc, orc, m, &o, &r);
+      kg_module_free(m);
+    }
+    if (s) {
+      char dst[4200];
+      snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);
+      if (r.dir[0]) rename(r.dir, dst);
+      first_line(kg_last_error(vc), line, sizeof line);
+      printf("  FINDING seed %llu (variant%s): %s error: %s\n", seed, vs, s == KG_ERR_INPUT ? "input" : "internal", line), rc = R_INTERNAL_V;
+    } else if (!r.all_ok) {
+      char dst[4200];
+      snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);
+      const char *kept = r.dir[0] && rename(r.dir, dst) == 0 ? dst : r.dir;
+      for (int i = 0; i < r.n_outputs; i++)
+        if (!r.rows[i].ok)
+          printf("  FINDING seed %llu (variant%s): mismatch: out%d %s %s max_abs %.3g max_rel %.3g %s (inputs in %s)\n", seed, vs, i, r.rows[i].dtype,
+                 r.rows[i].shape, r.rows[i].max_abs, r.rows[i].max_rel, r.rows[i].verdict, kept);
+      rc = R_MISMATCH_V;
+    }
+    kg_check_result_free(&r);
+    kg_context_free(vc);
+  }
   return rc;
 }
 
@@ -99,12 +152,12 @@ static int save(const char *out, unsigned long long seed, const char *suffix, co
 }
 
 /* A finding's F# rendering beside its document: fuzz_<seed>.fs. */
-static void save_fs(const char *out, unsigned long long seed, const char *text, size_t len, const char *how) {
+static void save_fs(const char *out, unsigned long long seed, const char *text, size_t len, const char *how, const char *vs) {
   cJSON *doc = cJSON_ParseWithLength(text, len);
   if (!doc) return;
   char comment[512], path[4200];
-  snprintf(comment, sizeof comment, "kgen fuzz, seed %llu: %s\nreproduce: kgen check fuzz_%llu.json --seed %llu; shrink: kgen reduce fuzz_%llu.json", seed, how,
-           seed, seed, seed);
+  snprintf(comment, sizeof comment, "kgen fuzz, seed %llu: %s\nreproduce: kgen check fuzz_%llu.json --seed %llu%s; shrink: kgen reduce fuzz_%llu.json%s", seed,
+           how, seed, seed, vs, seed, vs);
   char *fs = kg_fs_render(doc, "Fuzz", comment);
   snprintf(path, sizeof path, "%s/fuzz_%llu.fs", out, seed);
   if (kg_write_file(path, fs, strlen(fs)) != 0) fprintf(stderr, "kgen fuzz: cannot write %s: %s\n", path, strerror(errno));
@@ -112,8 +165,19 @@ static void save_fs(const char *out, unsigned long long seed, const char *text, 
   cJSON_Delete(doc);
 }
 
+/* A job slot: its oracle and the program its child checks. */
+typedef struct slot {
+  kg_oracle *orc;
+  pid_t pid;                 /* 0: free */
+  unsigned long long seed;
+  bool variant;
+  char *text;
+  size_t len;
+} slot;
+
 int kg_cli_fuzz(int argc, char **argv) {
-  unsigned long long seed = 0, count = 100;
+  unsigned long long seed = 0, count = 100, every = 1;
+  int jobs = 1;
   double time_limit = 0;
   bool have_count = false, keep = false;
   unsigned ops = KG_FUZZ_ALL;
@@ -127,9 +191,14 @@ int kg_cli_fuzz(int argc, char **argv) {
     else if (!strcmp(s, "--count")) count = strtoull(argv[++i], NULL, 10), have_count = true;
     else if (!strcmp(s, "--time")) time_limit = strtod(argv[++i], NULL);
     else if (!strcmp(s, "--out")) out = argv[++i];
+    else if (!strcmp(s, "--variant-every")) every = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(s, "--jobs")) {
+      jobs = atoi(argv[++i]);
+      if (jobs < 1 || jobs > FUZZ_MAX_JOBS) return fprintf(stderr, "kgen fuzz: --jobs wants 1 to %d, not '%s'\n", FUZZ_MAX_JOBS, argv[i]), 1;
+    }
     else if (!strcmp(s, "--ops")) {
       if (kg_fuzz_parse_ops(argv[++i], &ops) != 0)
-        return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, all)\n", argv[i]), 1;
+        return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, intops, act, norm, layout, matmul, cf, inplace, all)\n", argv[i]), 1;
     } else return fprintf(stderr, "kgen fuzz: unexpected argument %s\n", s), 1;
   }
   if (time_limit > 0 && !have_count) count = ~0ull;
@@ -143,48 +212,78 @@ int kg_cli_fuzz(int argc, char **argv) {
 
   kg_diag d;
   kg_diag_init(&d);
-  kg_oracle *orc = kg_oracle_start(&d);
-  if (!orc) {
-    char *t = kg_diag_format(&d);
-    fputs(t, stderr);
-    free(t);
-    kg_diag_free(&d);
-    return 2;
-  }
+  slot sl[FUZZ_MAX_JOBS];
+  memset(sl, 0, sizeof sl);
+  for (int j = 0; j < jobs; j++) /* one oracle per job: a check talks to its oracle alone */
+    if (!(sl[j].orc = kg_oracle_start(&d))) {
+      char *t = kg_diag_format(&d);
+      fputs(t, stderr);
+      free(t);
+      kg_diag_free(&d);
+      for (int k = 0; k < j; k++) kg_oracle_stop(sl[k].orc);
+      return 2;
+    }
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
   kg_context *ctx = kg_context_new(&o);
-  printf("kgen fuzz: seed %llu, %s%llu program(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
-         count == ~0ull ? 0 : count, out);
+  printf("kgen fuzz: seed %llu, %s%llu program(s), %d job(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
+         count == ~0ull ? 0 : count, jobs, out);
   double t0 = now_s();
-  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0;
-  for (; n < count; n++) {
-    if (time_limit > 0 && now_s() - t0 >= time_limit) break;
-    unsigned long long sd = seed + n;
-    size_t len;
-    char *text = kg_fuzz_generate(sd, ops, &len);
-    if (!text) return fprintf(stderr, "kgen fuzz: out of memory\n"), 2;
-    fflush(stdout), fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-      fprintf(stderr, "kgen fuzz: fork: %s\n", strerror(errno));
-      free(text);
-      break;
-    }
-    if (pid == 0) {
-      alarm(FUZZ_HANG_S);
-      int rc = run_one(ctx, orc, text, len, sd, out);
-      kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
+  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0, varied = 0;
+  bool stop = false, oracle_lost = false;
+  int running = 0;
+  for (;;) {
+    /* fill the free slots */
+    for (int j = 0; j < jobs && !stop; j++) {
+      if (sl[j].pid || !sl[j].orc) continue;
+      if (n >= count || (time_limit > 0 && now_s() - t0 >= time_limit)) {
+        stop = true;
+        break;
+      }
+      slot *S = &sl[j];
+      S->seed = seed + n, S->variant = every && n % every == 0;
+      S->text = kg_fuzz_generate(S->seed, ops, &S->len);
+      if (!S->text) {
+        fprintf(stderr, "kgen fuzz: out of memory\n");
+        stop = true;
+        break;
+      }
       fflush(stdout), fflush(stderr);
-      _exit(rc);
+      pid_t pid = fork();
+      if (pid < 0) {
+        fprintf(stderr, "kgen fuzz: fork: %s\n", strerror(errno));
+        free(S->text), S->text = NULL;
+        stop = true;
+        break;
+      }
+      if (pid == 0) {
+        alarm(FUZZ_HANG_S);
+        int rc = run_one(ctx, S->orc, S->text, S->len, S->seed, out, S->variant);
+        kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
+        fflush(stdout), fflush(stderr);
+        _exit(rc);
+      }
+      S->pid = pid, running++, n++;
     }
+    if (!running) break;
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, 0)) < 0 && errno == EINTR) {}
+    if (pid < 0) break;
+    slot *S = NULL;
+    for (int j = 0; j < jobs; j++)
+      if (sl[j].pid == pid) S = &sl[j];
+    if (!S) continue;
+    S->pid = 0, running--;
+    unsigned long long sd = S->seed;
+    const char *text = S->text;
+    size_t len = S->len;
     char path[4200];
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (code == R_PASS) {
       passed++;
+      varied += S->variant;
       if (keep) save(out, sd, "", text, len, path, sizeof path);
     } else if (code == R_REJECT) {
       rejected++;
@@ -192,35 +291,43 @@ int kg_cli_fuzz(int argc, char **argv) {
     } else {
       findings++;
       save(out, sd, "", text, len, path, sizeof path);
-      if (code == R_MISMATCH || code == R_INTERNAL) {
-        save_fs(out, sd, text, len, code == R_MISMATCH ? "an output differs from PyTorch" : "internal error");
-        printf("  saved %s (reproduce: kgen check %s --seed %llu)\n", path, path, sd);
+      char vs[128] = "";
+      if (code == R_MISMATCH_V || code == R_INTERNAL_V) {
+        kg_cli_variant v = variant_of(sd);
+        kg_cli_variant_str(&v, vs, sizeof vs);
+      }
+      if (code >= R_MISMATCH && code <= R_INTERNAL_V) {
+        save_fs(out, sd, text, len, code == R_MISMATCH || code == R_MISMATCH_V ? "an output differs from PyTorch" : "internal error", vs);
+        printf("  saved %s (reproduce: kgen check %s --seed %llu%s)\n", path, path, sd, vs);
       } else {
         char how[96];
         if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(how, sizeof how, "hang (over %d s)", FUZZ_HANG_S);
         else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "crash (signal %d, %s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
         else snprintf(how, sizeof how, "crash (exit status %d)", code);
-        printf("  FINDING seed %llu: %s; saved %s (reproduce: kgen check %s --seed %llu)\n", sd, how, path, path, sd);
-        save_fs(out, sd, text, len, how);
+        if (S->variant) { /* the default check or the variant's */
+          kg_cli_variant v = variant_of(sd);
+          kg_cli_variant_str(&v, vs, sizeof vs);
+        }
+        printf("  FINDING seed %llu: %s; saved %s (reproduce: kgen check %s --seed %llu%s%s%s)\n", sd, how, path, path, sd, *vs ? ", or with" : "", vs,
+               *vs ? " after the default check passed" : "");
+        save_fs(out, sd, text, len, how, "");
         /* the child may have died mid-job: the oracle's channel can hold half an answer */
-        kg_oracle_stop(orc);
-        orc = kg_oracle_start(&d);
-        if (!orc) {
-          free(text);
-          n++;
+        kg_oracle_stop(S->orc);
+        if (!(S->orc = kg_oracle_start(&d))) {
           fprintf(stderr, "kgen fuzz: the PyTorch oracle did not restart\n");
-          break;
+          oracle_lost = stop = true;
         }
       }
     }
-    free(text);
+    free(S->text), S->text = NULL;
   }
   double dt = now_s() - t0;
-  printf("fuzz: %llu programs, %llu passed, %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed, findings, rejected, seed,
-         n ? seed + n - 1 : seed, dt);
-  if (orc) kg_oracle_stop(orc);
+  printf("fuzz: %llu programs, %llu passed (%llu under a schedule variant too), %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed,
+         varied, findings, rejected, seed, n ? seed + n - 1 : seed, dt);
+  for (int j = 0; j < jobs; j++)
+    if (sl[j].orc) kg_oracle_stop(sl[j].orc);
   kg_context_free(ctx);
   kg_diag_free(&d);
   if (out == tmp && findings == 0 && rejected == 0 && !keep) rmdir(tmp); /* an empty temporary folder */
-  return findings ? 1 : !orc ? 2 : 0;
+  return findings ? 1 : oracle_lost ? 2 : 0;
 }

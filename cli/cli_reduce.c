@@ -71,6 +71,7 @@ typedef struct reducer {
   uint64_t *memo; /* hashes of candidates that did not reproduce */
   size_t n_memo, cap_memo;
   int tests, accepted, memo_hits;
+  kg_cli_variant var; /* --variant / --order / --eager / --strided: the check as the finding ran it */
 } reducer;
 
 static double now_s(void) {
@@ -135,6 +136,7 @@ static void child_run(reducer *R, const char *text, int fd, int want_out) {
     kg_check_opts o;
     memset(&o, 0, sizeof o);
     o.entry = R->entry, o.seed = R->seed, o.device = KG_DEVICE_AUTO;
+    kg_cli_variant_apply(&R->var, NULL, &o);
     kg_check_result r;
     s = kg_check_module(R->kg, R->orc, m, &o, &r);
     if (s != KG_OK) from_status(R->kg, s, &f);
@@ -367,9 +369,10 @@ static int reduce_main(reducer *R) {
   describe(&R->want, line, sizeof line);
   printf("reduced failure: %s\n", line);
   char *json = cJSON_Print(R->cur);
-  char comment[1200];
-  snprintf(comment, sizeof comment, "reduced by kgen reduce from %s (seed %llu)\n%s\nreproduce: kgen check THIS.json --seed %llu", R->file, R->seed,
-           line, R->seed);
+  char comment[1200], vs[128];
+  kg_cli_variant_str(&R->var, vs, sizeof vs);
+  snprintf(comment, sizeof comment, "reduced by kgen reduce from %s (seed %llu)\n%s\nreproduce: kgen check THIS.json --seed %llu%s", R->file, R->seed,
+           line, R->seed, vs);
   char *fs = kg_fs_render(R->cur, "Reduced", comment);
   int rc = R->out_dir ? write_out(R, json, fs) : 0;
   printf("--- reduced document ---\n%s\n--- F# ---\n%s", json, fs);
@@ -385,6 +388,9 @@ int kg_cli_reduce(int argc, char **argv) {
   bool have_seed = false;
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
+    int vr = s[0] == '-' ? kg_cli_variant_opt(argc, argv, &i, &R.var) : 0;
+    if (vr < 0) return 1;
+    if (vr) continue;
     if (s[0] == '-' && i + 1 >= argc) return fprintf(stderr, "kgen reduce: %s needs a value\n", s), 1;
     if (!strcmp(s, "--entry")) entry = argv[++i];
     else if (!strcmp(s, "--out")) R.out_dir = argv[++i];
@@ -397,7 +403,7 @@ int kg_cli_reduce(int argc, char **argv) {
     else if (!R.file) R.file = s;
     else return fprintf(stderr, "kgen reduce: unexpected argument %s\n", s), 1;
   }
-  if (!R.file) return fprintf(stderr, "kgen reduce: missing FILE\nusage: kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]\n"), 1;
+  if (!R.file) return fprintf(stderr, "kgen reduce: missing FILE\nusage: kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"), 1;
 
   /* the children's temporary files live in one folder, removed at the end */
   const char *tmp = getenv("TMPDIR");
@@ -407,6 +413,7 @@ int kg_cli_reduce(int argc, char **argv) {
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
+  kg_cli_variant_apply(&R.var, &o, NULL);
   R.kg = kg_context_new(&o);
   kg_diag_init(&R.d);
   int rc = 0;

@@ -318,6 +318,12 @@ static void call(const fsr *R, const cJSON *n, int need) {
     kg_sb_puts(o, ".[");
     expr(R, cJSON_GetArrayItem(args, 1), P_CMP);
     kg_sb_putc(o, ']');
+  } else if (!strcmp(decl, "Microsoft.FSharp.Core.Operators") && !strcmp(name, "op_PipeRight") && na == 2) { /* x |> f (a statement) */
+    const cJSON *f = cJSON_GetArrayItem(args, 1), *fb = get(f, "body");
+    expr(R, cJSON_GetArrayItem(args, 0), P_CMP);
+    kg_sb_puts(o, " |> ");
+    if (!strcmp(str(f, "k"), "Lambda") && !strcmp(str(fb, "k"), "Call") && !strcmp(str(get(fb, "method"), "name"), "Ignore")) kg_sb_puts(o, "ignore");
+    else expr(R, f, P_ATOM);
   } else if (is_fs_module(R, decl)) { /* curried application of a module function */
     const char *fn = NULL;
     if (!strcmp(decl, "Microsoft.FSharp.Core.Operators"))

@@ -472,8 +472,8 @@ static uint32_t tensorize(kg_elab *el, const kg_ast *at, uint32_t c, tmemo *M) {
     const kg_pop *rd = defining_read(el, c);
     r = rd ? rd->b : c;
   } else if (depends_on_read(el, c, M)) {
-    kg_gnode t = *n;
-    for (int j = 0; j < n->n_in; j++) t.in[j] = tensorize(el, at, n->in[j], M);
+    kg_gnode t = *n; /* n dangles once a recursive call adds a node: read the copy */
+    for (int j = 0; j < t.n_in; j++) t.in[j] = tensorize(el, at, t.in[j], M);
     t.vkind = KG_V_TENSOR;
     memset(&t.shape, 0, sizeof t.shape);
     r = kg_elab_add_node(el, at, &t);
@@ -562,7 +562,8 @@ static bool norm_dim(kg_elab *el, const kg_ast *at, kg_ev dv, int rank, int *d, 
 
 /* select (len < 0) or narrow (len >= 0) of t along dim d at index / start iv */
 static kg_ev view(kg_elab *el, const kg_ast *at, uint32_t t, int d, kg_ev iv, int64_t len, const char *what) {
-  const kg_gnode *tn = &el->g->nodes.v[t];
+  /* a copy: host_scalar may add a node and move the array (found by kgen fuzz under ASan, seed 984) */
+  const kg_gnode tcopy = el->g->nodes.v[t], *tn = &tcopy;
   uint32_t ii;
   if (!host_scalar(el, at, iv, &ii, len < 0 ? "an index" : "narrow()'s start")) return kg_ev_err();
   if (kg_dtype_is_float((kg_dtype)el->g->nodes.v[ii].dtype) || el->g->nodes.v[ii].dtype == KG_BOOL)

@@ -204,7 +204,7 @@ static bool strides_of(lay *L, uint32_t id, int64_t *st) {
 /* RESHAPE of x to dims (one may be -1: inferred); viewing: PyTorch's view() error when the
  * input's layout cannot be viewed so */
 kg_ev reshape_to(lay *L, uint32_t x, const kg_dim *want, int n, bool viewing) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   kg_shape sh;
   memset(&sh, 0, sizeof sh);
   sh.rank = (uint8_t)n;
@@ -278,7 +278,7 @@ kg_ev reshape_to(lay *L, uint32_t x, const kg_dim *want, int n, bool viewing) {
 /* ---- permute family ---- */
 
 kg_ev permute(lay *L, uint32_t x, const int *perm) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   kg_shape sh = xn->shape;
   int64_t code = 0;
   bool ident = true;
@@ -303,7 +303,7 @@ kg_ev transpose(lay *L, uint32_t x, int64_t d0, int64_t d1) {
 /* ---- slices ---- */
 
 kg_ev slice(lay *L, uint32_t x, int d, int64_t start, int64_t len, int64_t step) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   kg_shape sh = xn->shape;
   sh.d[d] = (kg_dim){KG_DIM_STATIC, len};
   if (start == 0 && step == 1 && dim_eq(&sh.d[d], &xn->shape.d[d])) return kg_ev_node(x);
@@ -311,7 +311,7 @@ kg_ev slice(lay *L, uint32_t x, int d, int64_t start, int64_t len, int64_t step)
 }
 
 kg_ev select_at(lay *L, uint32_t x, int d, int64_t i) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   kg_shape sh;
   memset(&sh, 0, sizeof sh);
   for (int j = 0; j < xn->shape.rank; j++)
@@ -402,7 +402,7 @@ int tensor_list(lay *L, kg_ev v, uint32_t *out, int max) {
 }
 
 kg_ev unsqueeze(lay *L, uint32_t x, int64_t dim) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   int r = xn->shape.rank, d;
   if (r >= KG_MAX_RANK) return fail(L, KG_E_LIMIT, "a tensor of rank %d: kgen supports rank %d", r, KG_MAX_RANK);
   if (!norm_dim(L, dim, r + 1, &d)) return kg_ev_err();
@@ -503,7 +503,7 @@ static kg_ev gather_many(lay *L, uint32_t x, const int *pos, const uint32_t *idx
 /* PyTorch's __getitem__ with basic indices (integers, slices, None, ..., :) and integer tensors
  * (advanced indexing: one tensor's dims replace the indexed dim; several: gather_many) */
 kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
-  const kg_gnode *xn = gnode(L->el, x);
+  const kg_gnode xcopy = *gnode(L->el, x), *xn = &xcopy; /* a copy: adding nodes moves the array */
   int consuming = 0, ell = -1, tensors = 0;
   for (int i = 0; i < ni; i++) {
     int k = ix[i].kind == EV_TINDEX ? (int)ix[i].c.i : kg_ev_is_tensor(L->el, ix[i]) ? KG_TI_TENSOR : KG_TI_SINGLE;

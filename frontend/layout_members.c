@@ -60,7 +60,11 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
   }
   if (kg_op_is_random(row->op) || !strcmp(nm, "dropout")) return kg_lay_random(L, nm, row, av, n, x);
   if (!strcmp(nm, "einsum") || !strcmp(nm, "outer") || !strcmp(nm, "ger")) return kg_lay_einsum(L, nm, av, n, x);
-  const kg_gnode *xn = x != KG_NONE ? gnode(el, x) : NULL;
+  /* a copy: every node added below may move the graph's node array (a pointer into it read
+   * after masked_fill's where() was freed memory: found by kgen fuzz under ASan, seed 40006) */
+  kg_gnode xcopy;
+  const kg_gnode *xn = NULL;
+  if (x != KG_NONE) xcopy = *gnode(el, x), xn = &xcopy;
   int r = xn ? xn->shape.rank : 0;
   kg_dim dims[KG_MAX_RANK + 1];
   int64_t a = 0, b = 0, c = 0;

@@ -301,6 +301,15 @@ kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, con
   if (!product_shape(P, a, b, batched ? 2 : 1, &out, &flags)) return kg_ev_err();
   if (!check_expand(P, &c->shape, &out, (kg_dtype)c->dtype)) return kg_ev_err();
   kg_dtype dt = (kg_dtype)a->dtype;
+  if (!batched && kg_dtype_is_int(dt) && a->shape.d[1].kind == KG_DIM_STATIC && a->shape.d[1].v == 0 && beta != 0) {
+    /* mat1 without columns: PyTorch (and TorchSharp, whose addmm passes float beta and alpha)
+     * scales the input in place by the float beta, which an integer result cannot hold
+     * (addmm_impl_cpu_); found by kgen fuzz, seed 10199 */
+    static const char *const cname[] = {"Bool", "Byte", "Char", "Short", "Int", "Long"};
+    (void)kg_elab_error(el, at, KG_E_TYPE, "result type Float can't be cast to the desired output type %s (addmm of integer matrices scales "
+                        "the input by the float beta when mat1 has no columns)", dt <= KG_I64 ? cname[dt] : kg_dtype_name(dt));
+    return kg_ev_err();
+  }
   if (kg_dtype_is_int(dt)) { /* PyTorch converts beta and alpha to the integer type */
     beta = beta != beta || beta > 9e18 || beta < -9e18 ? 0 : (double)(int64_t)beta;
     alpha = alpha != alpha || alpha > 9e18 || alpha < -9e18 ? 0 : (double)(int64_t)alpha;

@@ -99,6 +99,14 @@ static uint32_t reduce(dctx *D, kg_op op, kg_dtype dt, kg_dtype acc, uint32_t x,
   return kg_graph_add(D->out, &n);
 }
 
+/* Marks reduction r as a decomposed op's own (ia[2] = 1): a max over an empty dim is no error
+ * there (softmax and log_softmax of an empty dim are empty, logsumexp's is -inf: the identity
+ * -inf stands), unlike the user's amax (runtime/exec.c). */
+static uint32_t internal(dctx *D, uint32_t r) {
+  D->out->nodes.v[r].ia[2] = 1;
+  return r;
+}
+
 static uint32_t cast(dctx *D, uint32_t x, kg_dtype t) {
   if (D->out->nodes.v[x].dtype == t) return x;
   return add(D, KG_OP_CAST, t, x, KG_NONE, NULL);
@@ -330,7 +338,7 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   switch (n->op) {
   case KG_OP_SOFTMAX:
   case KG_OP_LOG_SOFTMAX: {
-    uint32_t m = reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0);
+    uint32_t m = internal(D, reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0));
     uint32_t xm = add(D, KG_OP_SUB, ct, x, m, NULL);
     uint32_t e = add(D, KG_OP_EXP, ct, xm, KG_NONE, NULL);
     uint32_t s = reduce(D, KG_OP_RSUM, ct, KG_F64, e, mask, true, 0);
@@ -342,11 +350,11 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
     r = add(D, KG_OP_SQRT, ct, reduce(D, KG_OP_RVAR, ct, KG_F64, x, mask, keep, n->fa[0]), KG_NONE, NULL);
     break;
   case KG_OP_RLOGSUMEXP: {
-    uint32_t m = reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0);
+    uint32_t m = internal(D, reduce(D, KG_OP_RAMAX, ct, ct, x, mask, true, 0));
     uint32_t zero = cnst(D, ct, 0);
     uint32_t ms = where(D, ct, add(D, KG_OP_ISINF, KG_BOOL, m, KG_NONE, NULL), zero, m);
     uint32_t s = reduce(D, KG_OP_RSUM, ct, KG_F64, add(D, KG_OP_EXP, ct, add(D, KG_OP_SUB, ct, x, ms, NULL), KG_NONE, NULL), mask, keep, 0);
-    uint32_t m2 = keep ? ms : reduce(D, KG_OP_RAMAX, ct, ct, x, mask, false, 0);
+    uint32_t m2 = keep ? ms : internal(D, reduce(D, KG_OP_RAMAX, ct, ct, x, mask, false, 0));
     if (!keep) m2 = where(D, ct, add(D, KG_OP_ISINF, KG_BOOL, m2, KG_NONE, NULL), zero, m2);
     r = add(D, KG_OP_ADD, ct, add(D, KG_OP_LOG, ct, s, KG_NONE, NULL), m2, NULL);
     break;

@@ -242,6 +242,13 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       memset(visit, 0, nn + 1);
       join = !layout_over_reduction(g, r->in[0], false, visit);
     }
+    if (join) { /* the group's reductions it reads are read per row: they must line up with the
+                   rows as a row output's must ((x - x.mean(1)).sum(1) on a square x reads the
+                   means along the columns; found by a kgen fuzz case, issue 13) */
+      memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
+      reductions_reached(g, r->in[0], seen, visit);
+      join = rows_line_up(g, last, seen);
+    }
     if (join) { /* every reduction it reads must be in this group or an earlier one: it is, as the last group runs last */
       KG_VEC_PUSH(last->reds, i);
       if (kg_schedule_accepts(g, last)) {

@@ -106,6 +106,13 @@ struct kg_compiled {
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
  * the same size, so the second iteration of a loop allocates nothing. */
 int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d);
+/* Bytes of a run-time tensor of `rank` sizes `shape` and dtype dt; false when the count
+ * overflows (sizes too large for any memory). */
+bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes);
+/* An intermediate of node n (shape, rank) could not be allocated (its byte count overflows
+ * or the device has no room): the run's sizes are too large, an input error located at the
+ * op (KG_E_LIMIT, replacing the device's own message recorded after item `mark`). */
+kg_status kg_run_too_large(kg_diag *d, uint32_t mark, const kg_gnode *n, const int64_t *shape, int rank, const char *what);
 void kg_pool_put(kg_pool *pl, void *p);
 void kg_pool_release(kg_pool *pl); /* frees every buffer (in stream order where it can) */
 

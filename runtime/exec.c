@@ -264,6 +264,25 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   return true;
 }
 
+bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {
+  size_t n = kg_dtype_get(dt)->size;
+  for (int i = 0; i < rank; i++)
+    if (shape[i] < 0 || __builtin_mul_overflow(n, (size_t)shape[i], &n)) return false;
+  *bytes = n;
+  return true;
+}
+
+kg_status kg_run_too_large(kg_diag *d, uint32_t mark, const kg_gnode *n, const int64_t *shape, int rank, const char *what) {
+  kg_diag_truncate(d, mark);
+  kg_strbuf b;
+  kg_sb_init(&b);
+  for (int i = 0; i < rank; i++) kg_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  kg_diag_add(d, KG_E_LIMIT, n->path, n->srcloc, "%s of %s, shape [%s] (%s), is too large to allocate on the device: the sizes of this run are too large",
+              what, kg_op_get((kg_op)n->op)->name, kg_sb_cstr(&b), kg_dtype_name((kg_dtype)n->dtype));
+  kg_sb_free(&b);
+  return KG_ERR_INPUT;
+}
+
 /* Buffers of one run: from the host plan's pool when the run is a step of a plan,
  * else stream-ordered on a caller's stream where the device can. */
 static int dev_alloc(kg_context *ctx, kg_device *dev, kg_pool *pool, size_t bytes, void *stream, void **p, kg_diag *d) {
@@ -620,10 +639,15 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   int64_t *tshape = SCRATCH(((size_t)nt + 1) * KG_MAX_RANK, sizeof *tshape);
   for (uint32_t t = 0; t < nt && st == KG_OK; t++) {
     const kg_gnode *n = &g->nodes.v[F->temps.v[t]];
-    size_t cnt = 1;
-    for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]), cnt *= (size_t)tshape[t * KG_MAX_RANK + i];
-    size_t bytes = cnt * kg_dtype_get((kg_dtype)n->dtype)->size;
-    if (dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]);
+    size_t bytes = 0;
+    uint32_t mark = d->n;
+    if (!kg_run_bytes(&tshape[t * KG_MAX_RANK], n->shape.rank, (kg_dtype)n->dtype, &bytes) ||
+        dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) {
+      tbuf[t] = NULL;
+      st = kg_run_too_large(d, mark, n, &tshape[t * KG_MAX_RANK], n->shape.rank, "the value");
+      break;
+    }
     tview[t].data = tbuf[t];
     tview[t].device.device_type = host ? kDLCPU : kDLCUDA;
     tview[t].ndim = n->shape.rank;
@@ -664,15 +688,19 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
       if (numel == 0) continue;
     } else if (reduce) {
-      kg_op rop = (kg_op)g->nodes.v[grp->red].op;
       if (nout == 0) continue;
-      if (nred == 0 && (rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN)) {
-        kg_diag_add(d, KG_E_SHAPE, g->nodes.v[grp->red].path, g->nodes.v[grp->red].srcloc,
-                    "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)", rop == KG_OP_RAMAX ? "amax" : "amin",
-                    (long long)numel);
-        st = KG_ERR_INPUT;
-        break;
+      /* the user's max / min / arg over nothing: PyTorch's error (a decomposed op's own max,
+       * ia[2], has its identity; softmax of an empty dim is empty, found by kgen fuzz) */
+      for (uint32_t j = 0; j < grp->reds.n && nred == 0 && st == KG_OK; j++) {
+        const kg_gnode *R = &g->nodes.v[grp->reds.v[j]];
+        kg_op rop = (kg_op)R->op;
+        if ((rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN) && !R->ia[2]) {
+          kg_diag_add(d, KG_E_SHAPE, R->path, R->srcloc, "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)",
+                      rop == KG_OP_RAMAX ? "amax" : rop == KG_OP_RAMIN ? "amin" : rop == KG_OP_RARGMAX ? "argmax" : "argmin", (long long)numel);
+          st = KG_ERR_INPUT;
+        }
       }
+      if (st != KG_OK) break;
     } else if (numel == 0) {
       continue;
     }

@@ -98,6 +98,7 @@ typedef struct pexec {
   DLTensor *const *outputs;
   int32_t *direct;      /* per node: the entry output its region writes in place, or -1 */
   uint8_t *written;     /* per entry output: written in place already */
+  kg_status too_large;  /* an intermediate did not fit (kg_run_too_large): the status to return */
 } pexec;
 
 static kg_cval load_scalar(const void *src, kg_dtype dt) {
@@ -184,7 +185,12 @@ static bool new_tensor(pexec *E, uint32_t id) {
     cnt *= (size_t)v->shape[i];
   }
   void *p;
-  if (kg_pool_get(&E->pool, cnt * kg_dtype_get((kg_dtype)n->dtype)->size, &p, E->d) != 0) return false;
+  size_t bytes = 0;
+  uint32_t mark = E->d->n;
+  if (!kg_run_bytes(v->shape, n->shape.rank, (kg_dtype)n->dtype, &bytes) || kg_pool_get(&E->pool, bytes, &p, E->d) != 0) {
+    E->too_large = kg_run_too_large(E->d, mark, n, v->shape, n->shape.rank, "the value");
+    return false;
+  }
   v->buf = E->pool.last + 1;
   E->pool.bufs.v[E->pool.last].refs = 1;
   v->set = true;
@@ -254,7 +260,7 @@ static kg_status run_region(pexec *E, const kg_pop *o) {
       E->written[oi] = 1;
       outs[k] = &v->t;
     } else if (!new_tensor(E, id)) {
-      st = KG_ERR_INTERNAL;
+      st = E->too_large ? E->too_large : KG_ERR_INTERNAL;
     } else {
       outs[k] = &E->env[id].t;
     }

@@ -15,6 +15,10 @@ void kg_diag_clear(kg_diag *d) {
   }
   d->n = 0;
 }
+void kg_diag_truncate(kg_diag *d, uint32_t n) {
+  for (uint32_t i = n; i < d->n; i++) free(d->items[i].path), free(d->items[i].srcloc), free(d->items[i].msg);
+  if (n < d->n) d->n = n;
+}
 void kg_diag_free(kg_diag *d) {
   kg_diag_clear(d);
   free(d->items);

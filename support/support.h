@@ -119,6 +119,8 @@ typedef struct kg_diag {
 void kg_diag_init(kg_diag *d);
 void kg_diag_free(kg_diag *d);
 void kg_diag_clear(kg_diag *d);
+/* Drops the items recorded after the first n (a lower layer's message a caller replaces). */
+void kg_diag_truncate(kg_diag *d, uint32_t n);
 void kg_diag_add(kg_diag *d, kg_diag_code code, const char *path, const char *srcloc,
                  const char *fmt, ...) KG_PRINTF(5, 6);
 void kg_diag_vadd(kg_diag *d, kg_diag_code code, const char *path, const char *srcloc,

@@ -181,6 +181,12 @@ Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
   free(out);
   cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size N=9223372036854775807"), 1, "%s", out);
   free(out);
+  /* and so is an intermediate too large for the device (its byte count overflows size_t),
+   * located at the op that makes it */
+  cr_expect_eq(kgen(&out, "check examples/fs_oversize_intermediate.json --size N=3000000000"), 1, "%s", out);
+  cr_expect(strstr(out, "fs_oversize_intermediate.fs:7:32: error[limit]: the value of MATMUL, shape [3000000000, 3000000000] (float32), is too large") != NULL,
+            "%s", out);
+  free(out);
   /* an explicit signature overrides the document's */
   cr_expect_eq(kgen(&out, "explain examples/bcast_bias_gelu.json --sig 'float16[B,64], float16[64]'"), 0, "%s", out);
   cr_expect(strstr(out, "float16[B,64]") != NULL, "%s", out);
@@ -196,5 +202,14 @@ Test(cli, check_passes_and_reports_rows, .init = mk_tmp, .fini = rm_tmp, .timeou
   }
   cr_expect_eq(rc, 0, "%s", out);
   cr_expect(strstr(out, "out0") != NULL && strstr(out, "match PyTorch") != NULL, "%s", out);
+  free(out);
+  /* a schedule variant (kgen fuzz's): every kernel strided with 64-bit indices, threads in
+   * reverse, the eager-Python twin, non-contiguous inputs (x, w, r stored transposed and padded) */
+  rc = kgen(&out, "check examples/linear_gelu_residual.json --variant 2 --order 1 --eager --strided");
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "device emu, --variant 2 --order 1 --eager --strided") != NULL && strstr(out, "match PyTorch") != NULL, "%s", out);
+  free(out);
+  cr_expect_eq(kgen(&out, "check examples/chain_swiglu.json --variant 7"), 1, "%s", out);
+  cr_expect(strstr(out, "--variant wants 0-4, not '7'") != NULL, "%s", out);
   free(out);
 }

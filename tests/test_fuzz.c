@@ -1,6 +1,7 @@
 /* tests/test_fuzz.c — `kgen fuzz` (issue 13): its generator is deterministic per seed,
  * every program it makes is one kgen accepts (loads and specializes from the document's
- * signature), and a short run of the command against PyTorch finds nothing. */
+ * signature), every family alone included, and a short run of the command against
+ * PyTorch (schedule variants and two jobs included) finds nothing. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +32,22 @@ Test(fuzz, ops_list) {
   cr_expect_eq(m, (unsigned)(KG_FUZZ_ARITH | KG_FUZZ_REDUCE));
   cr_expect_eq(kg_fuzz_parse_ops("all", &m), 0);
   cr_expect_eq(m, (unsigned)KG_FUZZ_ALL);
-  cr_expect_eq(kg_fuzz_parse_ops("arith,matmul", &m), -1);
+  cr_expect_eq(kg_fuzz_parse_ops("arith,matmul,cf", &m), 0);
+  cr_expect_eq(m, (unsigned)(KG_FUZZ_ARITH | KG_FUZZ_MATMUL | KG_FUZZ_CF));
+  cr_expect_eq(kg_fuzz_parse_ops("arith,conv2d", &m), -1);
   cr_expect_eq(kg_fuzz_parse_ops("", &m), -1);
   /* a family alone still makes valid programs (a cast to float32 when nothing fits) */
-  static const unsigned one[] = {KG_FUZZ_ARITH, KG_FUZZ_UNARY, KG_FUZZ_CMP, KG_FUZZ_CAST, KG_FUZZ_REDUCE};
   kg_context *ctx = kg_context_new(NULL);
-  for (int f = 0; f < 5; f++)
+  for (int f = 0; kg_fuzz_family_name(f); f++)
     for (uint64_t seed = 0; seed < 10; seed++) {
       size_t len;
-      char *doc = kg_fuzz_generate(seed, one[f], &len);
+      unsigned one = 1u << f;
+      cr_assert_eq(kg_fuzz_parse_ops(kg_fuzz_family_name(f), &m), 0);
+      cr_assert_eq(m, one);
+      char *doc = kg_fuzz_generate(seed, one, &len);
       kg_module *m2;
       kg_status s = kg_module_load(ctx, doc, len, &m2);
-      cr_expect_eq(s, KG_OK, "ops %u seed %llu: %s", one[f], (unsigned long long)seed, kg_last_error(ctx));
+      cr_expect_eq(s, KG_OK, "ops %s seed %llu: %s", kg_fuzz_family_name(f), (unsigned long long)seed, kg_last_error(ctx));
       if (s == KG_OK) kg_module_free(m2);
       free(doc);
     }
@@ -73,13 +78,14 @@ Test(fuzz, every_program_loads_and_specializes, .timeout = 120) {
   kg_context_free(ctx);
 }
 
-/* The command: 30 programs against PyTorch, no finding, no rejection (skipped without
- * the oracle). The kernel cache makes reruns fast; a cold run compiles ~100 kernels. */
+/* The command: 30 programs against PyTorch (every third also under its schedule variant),
+ * two at a time, no finding, no rejection (skipped without the oracle). The kernel cache
+ * makes reruns fast; a cold run compiles ~150 kernels. */
 Test(fuzz, cli_run_finds_nothing, .timeout = 300) {
   char dir[] = "/tmp/kgen-fuzz-test-XXXXXX";
   cr_assert_not_null(mkdtemp(dir));
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "'%s' fuzz --seed 0 --count 30 --out '%s/out' > '%s/log' 2>&1", KG_CLI_PATH, dir, dir);
+  snprintf(cmd, sizeof cmd, "'%s' fuzz --seed 0 --count 30 --jobs 2 --variant-every 3 --out '%s/out' > '%s/log' 2>&1", KG_CLI_PATH, dir, dir);
   int st = system(cmd);
   char lp[512];
   snprintf(lp, sizeof lp, "%s/log", dir);
@@ -93,7 +99,7 @@ Test(fuzz, cli_run_finds_nothing, .timeout = 300) {
     cr_skip_test("PyTorch oracle unavailable");
   }
   cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
-  cr_expect(strstr(out, "fuzz: 30 programs, 30 passed, 0 findings, 0 rejected (seed 0..29") != NULL, "%s", out);
+  cr_expect(strstr(out, "fuzz: 30 programs, 30 passed (10 under a schedule variant too), 0 findings, 0 rejected (seed 0..29") != NULL, "%s", out);
   free(out);
   if (system(cmd)) cr_log_warn("could not remove %s", dir);
 }
