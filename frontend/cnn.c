@@ -382,9 +382,10 @@ static bool same_dtype(cnn *C, uint32_t x, uint32_t t, const char *what) {
  * become the tensors' values (kg_elab_write_in_place: an input's or a capture's caller tensor is
  * written back). The row reductions fuse with the output's own statistics. */
 static bool running_update(cnn *C, uint32_t x, uint32_t rm, uint32_t rv, double momentum) {
-  const kg_gnode *xn = node(C, x);
+  const kg_gnode *xn = node(C, x); /* read before any node is added (the node array may move) */
   kg_dtype dt = (kg_dtype)xn->dtype, ct = dt == KG_F16 || dt == KG_BF16 ? KG_F32 : dt;
   int r = xn->shape.rank;
+  kg_dim chan = xn->shape.d[1];
   int64_t mask = (((int64_t)1 << r) - 1) & ~(int64_t)2;
   uint32_t xc = x;
   if (ct != dt) {
@@ -394,7 +395,7 @@ static bool running_update(cnn *C, uint32_t x, uint32_t rm, uint32_t rv, double 
   }
   kg_shape cs;
   memset(&cs, 0, sizeof cs);
-  cs.rank = 1, cs.d[0] = xn->shape.d[1];
+  cs.rank = 1, cs.d[0] = chan;
   uint32_t st[2];
   for (int i = 0; i < 2; i++) { /* mean, unbiased variance */
     kg_gnode g;
