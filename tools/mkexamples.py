@@ -2168,8 +2168,22 @@ golden files are produced separately.
 
 def write_bad_index(baddir, rows):
     out = [BAD_HEAD]
+    listed = set()
     for ex, one in rows:
+        listed.add(ex.name)
         out.append("| [%s](%s.json) | %s |\n" % (ex.name, ex.name, md_escape(ex.bad)))
+    # the bad inputs written only in F# (tests/bad/NAME.fs, serialized by tools/regen-examples):
+    # their rule is the first comment line, "// NAME: rule"
+    for fn_ in sorted(os.listdir(baddir)):
+        name = fn_[:-3]
+        if not fn_.endswith(".fs") or name in listed or not os.path.exists(os.path.join(baddir, name + ".json")):
+            continue
+        with open(os.path.join(baddir, fn_)) as fh:
+            first = fh.readline().strip()
+        rule = first[2:].strip() if first.startswith("//") else ""
+        if rule.startswith(name + ":"):
+            rule = rule[len(name) + 1:].strip()
+        out.append("| [%s](%s.json) | %s |\n" % (name, name, md_escape(rule or "(see the .fs)")))
     with open(os.path.join(baddir, "INDEX.md"), "w") as fh:
         fh.write("".join(out))
 
