@@ -198,6 +198,27 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
     *out = av[0];
     return true;
   }
+  /* the scope object's own members, as TorchVision's forwards write them (ResNet:
+   * `scope.MoveToOuter(res); return res;`): scope.MoveToOuter(t) / Detach(t) give t back, the two-
+   * and three-tensor forms the tuple, the params / IEnumerable forms nothing */
+  if (!strcmp(m->decl, "TorchSharp.DisposeScope") && (!strcmp(m->name, "MoveToOuter") || !strcmp(m->name, "Detach")) &&
+      na >= 2) {
+    for (int i = 1; i < na; i++)
+      if (!kg_ev_is_tensor(el, av[i]) && av[i].kind != EV_ARRAY && av[i].kind != EV_NULL)
+        return false;
+    if (na == 2 && kg_ev_is_tensor(el, av[1])) {
+      *out = av[1];
+    } else if (na <= 4 && kg_ev_is_tensor(el, av[1])) {
+      kg_ev t = ev_make(EV_TUPLE);
+      t.n = (uint32_t)(na - 1);
+      t.items = kg_arena_alloc(el->arena, (size_t)t.n * sizeof *t.items);
+      memcpy(t.items, av + 1, (size_t)t.n * sizeof *av);
+      *out = t;
+    } else {
+      *out = ev_make(EV_UNIT);
+    }
+    return true;
+  }
   if (tm && na == 1 && (!strcmp(m->name, "get_device") || !strcmp(m->name, "device"))) {
     *out = ev_make(EV_UNIT); /* the device: only ever passed to to() */
     return true;

@@ -197,242 +197,274 @@ KG_KERNEL void linear_gelu_residual_k0(const float *in0, const float *in1, const
         }
         sh1_b[((v82_tf * 65) + v81_te)] = v85_a;
         __syncthreads();
-        for (int v88_kk = 0; v88_kk < 16; v88_kk += 1) {
-          float v89_x = sh0_a[((v88_kk * 65) + (v2_ty + 0))];
-          float v90_x = sh0_a[((v88_kk * 65) + (v2_ty + 16))];
-          float v91_x = sh0_a[((v88_kk * 65) + (v2_ty + 32))];
-          float v92_x = sh0_a[((v88_kk * 65) + (v2_ty + 48))];
-          float v93_y = sh1_b[((v88_kk * 65) + (v1_tx + 0))];
-          float v94_y = sh1_b[((v88_kk * 65) + (v1_tx + 16))];
-          float v95_y = sh1_b[((v88_kk * 65) + (v1_tx + 32))];
-          float v96_y = sh1_b[((v88_kk * 65) + (v1_tx + 48))];
-          v9_acc = ((v9_acc + ((v89_x * v93_y))));
-          v10_acc = ((v10_acc + ((v89_x * v94_y))));
-          v11_acc = ((v11_acc + ((v89_x * v95_y))));
-          v12_acc = ((v12_acc + ((v89_x * v96_y))));
-          v13_acc = ((v13_acc + ((v90_x * v93_y))));
-          v14_acc = ((v14_acc + ((v90_x * v94_y))));
-          v15_acc = ((v15_acc + ((v90_x * v95_y))));
-          v16_acc = ((v16_acc + ((v90_x * v96_y))));
-          v17_acc = ((v17_acc + ((v91_x * v93_y))));
-          v18_acc = ((v18_acc + ((v91_x * v94_y))));
-          v19_acc = ((v19_acc + ((v91_x * v95_y))));
-          v20_acc = ((v20_acc + ((v91_x * v96_y))));
-          v21_acc = ((v21_acc + ((v92_x * v93_y))));
-          v22_acc = ((v22_acc + ((v92_x * v94_y))));
-          v23_acc = ((v23_acc + ((v92_x * v95_y))));
-          v24_acc = ((v24_acc + ((v92_x * v96_y))));
+        float v88_part = 0.0f;
+        float v89_part = 0.0f;
+        float v90_part = 0.0f;
+        float v91_part = 0.0f;
+        float v92_part = 0.0f;
+        float v93_part = 0.0f;
+        float v94_part = 0.0f;
+        float v95_part = 0.0f;
+        float v96_part = 0.0f;
+        float v97_part = 0.0f;
+        float v98_part = 0.0f;
+        float v99_part = 0.0f;
+        float v100_part = 0.0f;
+        float v101_part = 0.0f;
+        float v102_part = 0.0f;
+        float v103_part = 0.0f;
+        for (int v104_kk = 0; v104_kk < 16; v104_kk += 1) {
+          float v105_x = sh0_a[((v104_kk * 65) + (v2_ty + 0))];
+          float v106_x = sh0_a[((v104_kk * 65) + (v2_ty + 16))];
+          float v107_x = sh0_a[((v104_kk * 65) + (v2_ty + 32))];
+          float v108_x = sh0_a[((v104_kk * 65) + (v2_ty + 48))];
+          float v109_y = sh1_b[((v104_kk * 65) + (v1_tx + 0))];
+          float v110_y = sh1_b[((v104_kk * 65) + (v1_tx + 16))];
+          float v111_y = sh1_b[((v104_kk * 65) + (v1_tx + 32))];
+          float v112_y = sh1_b[((v104_kk * 65) + (v1_tx + 48))];
+          v88_part = ((v88_part + ((v105_x * v109_y))));
+          v89_part = ((v89_part + ((v105_x * v110_y))));
+          v90_part = ((v90_part + ((v105_x * v111_y))));
+          v91_part = ((v91_part + ((v105_x * v112_y))));
+          v92_part = ((v92_part + ((v106_x * v109_y))));
+          v93_part = ((v93_part + ((v106_x * v110_y))));
+          v94_part = ((v94_part + ((v106_x * v111_y))));
+          v95_part = ((v95_part + ((v106_x * v112_y))));
+          v96_part = ((v96_part + ((v107_x * v109_y))));
+          v97_part = ((v97_part + ((v107_x * v110_y))));
+          v98_part = ((v98_part + ((v107_x * v111_y))));
+          v99_part = ((v99_part + ((v107_x * v112_y))));
+          v100_part = ((v100_part + ((v108_x * v109_y))));
+          v101_part = ((v101_part + ((v108_x * v110_y))));
+          v102_part = ((v102_part + ((v108_x * v111_y))));
+          v103_part = ((v103_part + ((v108_x * v112_y))));
         }
+        v9_acc = ((v9_acc + v88_part));
+        v10_acc = ((v10_acc + v89_part));
+        v11_acc = ((v11_acc + v90_part));
+        v12_acc = ((v12_acc + v91_part));
+        v13_acc = ((v13_acc + v92_part));
+        v14_acc = ((v14_acc + v93_part));
+        v15_acc = ((v15_acc + v94_part));
+        v16_acc = ((v16_acc + v95_part));
+        v17_acc = ((v17_acc + v96_part));
+        v18_acc = ((v18_acc + v97_part));
+        v19_acc = ((v19_acc + v98_part));
+        v20_acc = ((v20_acc + v99_part));
+        v21_acc = ((v21_acc + v100_part));
+        v22_acc = ((v22_acc + v101_part));
+        v23_acc = ((v23_acc + v102_part));
+        v24_acc = ((v24_acc + v103_part));
         __syncthreads();
       }
       /* epilogue */
-      int v97_m = (v8_m0 + (v2_ty + 0));
-      int v98_n = (v5_n0 + (v1_tx + 0));
-      if (((v97_m < size0) && (v98_n < size1))) {
-        float v99_mm = v9_acc;
-        int v100_off = (v98_n * os2_0);
-        float v101_ld = (in2[v100_off]);
-        float v102_t = ((v99_mm + v101_ld));
-        float v103_t = ((0.5f * v102_t * (1.0f + erff(v102_t * 0.707106781f))));
-        int v104_off = ((v97_m * os3_0) + (v98_n * os3_1));
-        float v105_ld = (in3[v104_off]);
-        float v106_t = ((v103_t + v105_ld));
-        out0[((v97_m * so0_0) + (v98_n * so0_1))] = (float)v106_t;
+      int v113_m = (v8_m0 + (v2_ty + 0));
+      int v114_n = (v5_n0 + (v1_tx + 0));
+      if (((v113_m < size0) && (v114_n < size1))) {
+        float v115_mm = v9_acc;
+        int v116_off = (v114_n * os2_0);
+        float v117_ld = (in2[v116_off]);
+        float v118_t = ((v115_mm + v117_ld));
+        float v119_t = ((0.5f * v118_t * (1.0f + erff(v118_t * 0.707106781f))));
+        int v120_off = ((v113_m * os3_0) + (v114_n * os3_1));
+        float v121_ld = (in3[v120_off]);
+        float v122_t = ((v119_t + v121_ld));
+        out0[((v113_m * so0_0) + (v114_n * so0_1))] = (float)v122_t;
       }
-      int v107_m = (v8_m0 + (v2_ty + 0));
-      int v108_n = (v5_n0 + (v1_tx + 16));
-      if (((v107_m < size0) && (v108_n < size1))) {
-        float v109_mm = v10_acc;
-        int v110_off = (v108_n * os2_0);
-        float v111_ld = (in2[v110_off]);
-        float v112_t = ((v109_mm + v111_ld));
-        float v113_t = ((0.5f * v112_t * (1.0f + erff(v112_t * 0.707106781f))));
-        int v114_off = ((v107_m * os3_0) + (v108_n * os3_1));
-        float v115_ld = (in3[v114_off]);
-        float v116_t = ((v113_t + v115_ld));
-        out0[((v107_m * so0_0) + (v108_n * so0_1))] = (float)v116_t;
+      int v123_m = (v8_m0 + (v2_ty + 0));
+      int v124_n = (v5_n0 + (v1_tx + 16));
+      if (((v123_m < size0) && (v124_n < size1))) {
+        float v125_mm = v10_acc;
+        int v126_off = (v124_n * os2_0);
+        float v127_ld = (in2[v126_off]);
+        float v128_t = ((v125_mm + v127_ld));
+        float v129_t = ((0.5f * v128_t * (1.0f + erff(v128_t * 0.707106781f))));
+        int v130_off = ((v123_m * os3_0) + (v124_n * os3_1));
+        float v131_ld = (in3[v130_off]);
+        float v132_t = ((v129_t + v131_ld));
+        out0[((v123_m * so0_0) + (v124_n * so0_1))] = (float)v132_t;
       }
-      int v117_m = (v8_m0 + (v2_ty + 0));
-      int v118_n = (v5_n0 + (v1_tx + 32));
-      if (((v117_m < size0) && (v118_n < size1))) {
-        float v119_mm = v11_acc;
-        int v120_off = (v118_n * os2_0);
-        float v121_ld = (in2[v120_off]);
-        float v122_t = ((v119_mm + v121_ld));
-        float v123_t = ((0.5f * v122_t * (1.0f + erff(v122_t * 0.707106781f))));
-        int v124_off = ((v117_m * os3_0) + (v118_n * os3_1));
-        float v125_ld = (in3[v124_off]);
-        float v126_t = ((v123_t + v125_ld));
-        out0[((v117_m * so0_0) + (v118_n * so0_1))] = (float)v126_t;
+      int v133_m = (v8_m0 + (v2_ty + 0));
+      int v134_n = (v5_n0 + (v1_tx + 32));
+      if (((v133_m < size0) && (v134_n < size1))) {
+        float v135_mm = v11_acc;
+        int v136_off = (v134_n * os2_0);
+        float v137_ld = (in2[v136_off]);
+        float v138_t = ((v135_mm + v137_ld));
+        float v139_t = ((0.5f * v138_t * (1.0f + erff(v138_t * 0.707106781f))));
+        int v140_off = ((v133_m * os3_0) + (v134_n * os3_1));
+        float v141_ld = (in3[v140_off]);
+        float v142_t = ((v139_t + v141_ld));
+        out0[((v133_m * so0_0) + (v134_n * so0_1))] = (float)v142_t;
       }
-      int v127_m = (v8_m0 + (v2_ty + 0));
-      int v128_n = (v5_n0 + (v1_tx + 48));
-      if (((v127_m < size0) && (v128_n < size1))) {
-        float v129_mm = v12_acc;
-        int v130_off = (v128_n * os2_0);
-        float v131_ld = (in2[v130_off]);
-        float v132_t = ((v129_mm + v131_ld));
-        float v133_t = ((0.5f * v132_t * (1.0f + erff(v132_t * 0.707106781f))));
-        int v134_off = ((v127_m * os3_0) + (v128_n * os3_1));
-        float v135_ld = (in3[v134_off]);
-        float v136_t = ((v133_t + v135_ld));
-        out0[((v127_m * so0_0) + (v128_n * so0_1))] = (float)v136_t;
+      int v143_m = (v8_m0 + (v2_ty + 0));
+      int v144_n = (v5_n0 + (v1_tx + 48));
+      if (((v143_m < size0) && (v144_n < size1))) {
+        float v145_mm = v12_acc;
+        int v146_off = (v144_n * os2_0);
+        float v147_ld = (in2[v146_off]);
+        float v148_t = ((v145_mm + v147_ld));
+        float v149_t = ((0.5f * v148_t * (1.0f + erff(v148_t * 0.707106781f))));
+        int v150_off = ((v143_m * os3_0) + (v144_n * os3_1));
+        float v151_ld = (in3[v150_off]);
+        float v152_t = ((v149_t + v151_ld));
+        out0[((v143_m * so0_0) + (v144_n * so0_1))] = (float)v152_t;
       }
-      int v137_m = (v8_m0 + (v2_ty + 16));
-      int v138_n = (v5_n0 + (v1_tx + 0));
-      if (((v137_m < size0) && (v138_n < size1))) {
-        float v139_mm = v13_acc;
-        int v140_off = (v138_n * os2_0);
-        float v141_ld = (in2[v140_off]);
-        float v142_t = ((v139_mm + v141_ld));
-        float v143_t = ((0.5f * v142_t * (1.0f + erff(v142_t * 0.707106781f))));
-        int v144_off = ((v137_m * os3_0) + (v138_n * os3_1));
-        float v145_ld = (in3[v144_off]);
-        float v146_t = ((v143_t + v145_ld));
-        out0[((v137_m * so0_0) + (v138_n * so0_1))] = (float)v146_t;
+      int v153_m = (v8_m0 + (v2_ty + 16));
+      int v154_n = (v5_n0 + (v1_tx + 0));
+      if (((v153_m < size0) && (v154_n < size1))) {
+        float v155_mm = v13_acc;
+        int v156_off = (v154_n * os2_0);
+        float v157_ld = (in2[v156_off]);
+        float v158_t = ((v155_mm + v157_ld));
+        float v159_t = ((0.5f * v158_t * (1.0f + erff(v158_t * 0.707106781f))));
+        int v160_off = ((v153_m * os3_0) + (v154_n * os3_1));
+        float v161_ld = (in3[v160_off]);
+        float v162_t = ((v159_t + v161_ld));
+        out0[((v153_m * so0_0) + (v154_n * so0_1))] = (float)v162_t;
       }
-      int v147_m = (v8_m0 + (v2_ty + 16));
-      int v148_n = (v5_n0 + (v1_tx + 16));
-      if (((v147_m < size0) && (v148_n < size1))) {
-        float v149_mm = v14_acc;
-        int v150_off = (v148_n * os2_0);
-        float v151_ld = (in2[v150_off]);
-        float v152_t = ((v149_mm + v151_ld));
-        float v153_t = ((0.5f * v152_t * (1.0f + erff(v152_t * 0.707106781f))));
-        int v154_off = ((v147_m * os3_0) + (v148_n * os3_1));
-        float v155_ld = (in3[v154_off]);
-        float v156_t = ((v153_t + v155_ld));
-        out0[((v147_m * so0_0) + (v148_n * so0_1))] = (float)v156_t;
+      int v163_m = (v8_m0 + (v2_ty + 16));
+      int v164_n = (v5_n0 + (v1_tx + 16));
+      if (((v163_m < size0) && (v164_n < size1))) {
+        float v165_mm = v14_acc;
+        int v166_off = (v164_n * os2_0);
+        float v167_ld = (in2[v166_off]);
+        float v168_t = ((v165_mm + v167_ld));
+        float v169_t = ((0.5f * v168_t * (1.0f + erff(v168_t * 0.707106781f))));
+        int v170_off = ((v163_m * os3_0) + (v164_n * os3_1));
+        float v171_ld = (in3[v170_off]);
+        float v172_t = ((v169_t + v171_ld));
+        out0[((v163_m * so0_0) + (v164_n * so0_1))] = (float)v172_t;
       }
-      int v157_m = (v8_m0 + (v2_ty + 16));
-      int v158_n = (v5_n0 + (v1_tx + 32));
-      if (((v157_m < size0) && (v158_n < size1))) {
-        float v159_mm = v15_acc;
-        int v160_off = (v158_n * os2_0);
-        float v161_ld = (in2[v160_off]);
-        float v162_t = ((v159_mm + v161_ld));
-        float v163_t = ((0.5f * v162_t * (1.0f + erff(v162_t * 0.707106781f))));
-        int v164_off = ((v157_m * os3_0) + (v158_n * os3_1));
-        float v165_ld = (in3[v164_off]);
-        float v166_t = ((v163_t + v165_ld));
-        out0[((v157_m * so0_0) + (v158_n * so0_1))] = (float)v166_t;
+      int v173_m = (v8_m0 + (v2_ty + 16));
+      int v174_n = (v5_n0 + (v1_tx + 32));
+      if (((v173_m < size0) && (v174_n < size1))) {
+        float v175_mm = v15_acc;
+        int v176_off = (v174_n * os2_0);
+        float v177_ld = (in2[v176_off]);
+        float v178_t = ((v175_mm + v177_ld));
+        float v179_t = ((0.5f * v178_t * (1.0f + erff(v178_t * 0.707106781f))));
+        int v180_off = ((v173_m * os3_0) + (v174_n * os3_1));
+        float v181_ld = (in3[v180_off]);
+        float v182_t = ((v179_t + v181_ld));
+        out0[((v173_m * so0_0) + (v174_n * so0_1))] = (float)v182_t;
       }
-      int v167_m = (v8_m0 + (v2_ty + 16));
-      int v168_n = (v5_n0 + (v1_tx + 48));
-      if (((v167_m < size0) && (v168_n < size1))) {
-        float v169_mm = v16_acc;
-        int v170_off = (v168_n * os2_0);
-        float v171_ld = (in2[v170_off]);
-        float v172_t = ((v169_mm + v171_ld));
-        float v173_t = ((0.5f * v172_t * (1.0f + erff(v172_t * 0.707106781f))));
-        int v174_off = ((v167_m * os3_0) + (v168_n * os3_1));
-        float v175_ld = (in3[v174_off]);
-        float v176_t = ((v173_t + v175_ld));
-        out0[((v167_m * so0_0) + (v168_n * so0_1))] = (float)v176_t;
+      int v183_m = (v8_m0 + (v2_ty + 16));
+      int v184_n = (v5_n0 + (v1_tx + 48));
+      if (((v183_m < size0) && (v184_n < size1))) {
+        float v185_mm = v16_acc;
+        int v186_off = (v184_n * os2_0);
+        float v187_ld = (in2[v186_off]);
+        float v188_t = ((v185_mm + v187_ld));
+        float v189_t = ((0.5f * v188_t * (1.0f + erff(v188_t * 0.707106781f))));
+        int v190_off = ((v183_m * os3_0) + (v184_n * os3_1));
+        float v191_ld = (in3[v190_off]);
+        float v192_t = ((v189_t + v191_ld));
+        out0[((v183_m * so0_0) + (v184_n * so0_1))] = (float)v192_t;
       }
-      int v177_m = (v8_m0 + (v2_ty + 32));
-      int v178_n = (v5_n0 + (v1_tx + 0));
-      if (((v177_m < size0) && (v178_n < size1))) {
-        float v179_mm = v17_acc;
-        int v180_off = (v178_n * os2_0);
-        float v181_ld = (in2[v180_off]);
-        float v182_t = ((v179_mm + v181_ld));
-        float v183_t = ((0.5f * v182_t * (1.0f + erff(v182_t * 0.707106781f))));
-        int v184_off = ((v177_m * os3_0) + (v178_n * os3_1));
-        float v185_ld = (in3[v184_off]);
-        float v186_t = ((v183_t + v185_ld));
-        out0[((v177_m * so0_0) + (v178_n * so0_1))] = (float)v186_t;
+      int v193_m = (v8_m0 + (v2_ty + 32));
+      int v194_n = (v5_n0 + (v1_tx + 0));
+      if (((v193_m < size0) && (v194_n < size1))) {
+        float v195_mm = v17_acc;
+        int v196_off = (v194_n * os2_0);
+        float v197_ld = (in2[v196_off]);
+        float v198_t = ((v195_mm + v197_ld));
+        float v199_t = ((0.5f * v198_t * (1.0f + erff(v198_t * 0.707106781f))));
+        int v200_off = ((v193_m * os3_0) + (v194_n * os3_1));
+        float v201_ld = (in3[v200_off]);
+        float v202_t = ((v199_t + v201_ld));
+        out0[((v193_m * so0_0) + (v194_n * so0_1))] = (float)v202_t;
       }
-      int v187_m = (v8_m0 + (v2_ty + 32));
-      int v188_n = (v5_n0 + (v1_tx + 16));
-      if (((v187_m < size0) && (v188_n < size1))) {
-        float v189_mm = v18_acc;
-        int v190_off = (v188_n * os2_0);
-        float v191_ld = (in2[v190_off]);
-        float v192_t = ((v189_mm + v191_ld));
-        float v193_t = ((0.5f * v192_t * (1.0f + erff(v192_t * 0.707106781f))));
-        int v194_off = ((v187_m * os3_0) + (v188_n * os3_1));
-        float v195_ld = (in3[v194_off]);
-        float v196_t = ((v193_t + v195_ld));
-        out0[((v187_m * so0_0) + (v188_n * so0_1))] = (float)v196_t;
+      int v203_m = (v8_m0 + (v2_ty + 32));
+      int v204_n = (v5_n0 + (v1_tx + 16));
+      if (((v203_m < size0) && (v204_n < size1))) {
+        float v205_mm = v18_acc;
+        int v206_off = (v204_n * os2_0);
+        float v207_ld = (in2[v206_off]);
+        float v208_t = ((v205_mm + v207_ld));
+        float v209_t = ((0.5f * v208_t * (1.0f + erff(v208_t * 0.707106781f))));
+        int v210_off = ((v203_m * os3_0) + (v204_n * os3_1));
+        float v211_ld = (in3[v210_off]);
+        float v212_t = ((v209_t + v211_ld));
+        out0[((v203_m * so0_0) + (v204_n * so0_1))] = (float)v212_t;
       }
-      int v197_m = (v8_m0 + (v2_ty + 32));
-      int v198_n = (v5_n0 + (v1_tx + 32));
-      if (((v197_m < size0) && (v198_n < size1))) {
-        float v199_mm = v19_acc;
-        int v200_off = (v198_n * os2_0);
-        float v201_ld = (in2[v200_off]);
-        float v202_t = ((v199_mm + v201_ld));
-        float v203_t = ((0.5f * v202_t * (1.0f + erff(v202_t * 0.707106781f))));
-        int v204_off = ((v197_m * os3_0) + (v198_n * os3_1));
-        float v205_ld = (in3[v204_off]);
-        float v206_t = ((v203_t + v205_ld));
-        out0[((v197_m * so0_0) + (v198_n * so0_1))] = (float)v206_t;
+      int v213_m = (v8_m0 + (v2_ty + 32));
+      int v214_n = (v5_n0 + (v1_tx + 32));
+      if (((v213_m < size0) && (v214_n < size1))) {
+        float v215_mm = v19_acc;
+        int v216_off = (v214_n * os2_0);
+        float v217_ld = (in2[v216_off]);
+        float v218_t = ((v215_mm + v217_ld));
+        float v219_t = ((0.5f * v218_t * (1.0f + erff(v218_t * 0.707106781f))));
+        int v220_off = ((v213_m * os3_0) + (v214_n * os3_1));
+        float v221_ld = (in3[v220_off]);
+        float v222_t = ((v219_t + v221_ld));
+        out0[((v213_m * so0_0) + (v214_n * so0_1))] = (float)v222_t;
       }
-      int v207_m = (v8_m0 + (v2_ty + 32));
-      int v208_n = (v5_n0 + (v1_tx + 48));
-      if (((v207_m < size0) && (v208_n < size1))) {
-        float v209_mm = v20_acc;
-        int v210_off = (v208_n * os2_0);
-        float v211_ld = (in2[v210_off]);
-        float v212_t = ((v209_mm + v211_ld));
-        float v213_t = ((0.5f * v212_t * (1.0f + erff(v212_t * 0.707106781f))));
-        int v214_off = ((v207_m * os3_0) + (v208_n * os3_1));
-        float v215_ld = (in3[v214_off]);
-        float v216_t = ((v213_t + v215_ld));
-        out0[((v207_m * so0_0) + (v208_n * so0_1))] = (float)v216_t;
+      int v223_m = (v8_m0 + (v2_ty + 32));
+      int v224_n = (v5_n0 + (v1_tx + 48));
+      if (((v223_m < size0) && (v224_n < size1))) {
+        float v225_mm = v20_acc;
+        int v226_off = (v224_n * os2_0);
+        float v227_ld = (in2[v226_off]);
+        float v228_t = ((v225_mm + v227_ld));
+        float v229_t = ((0.5f * v228_t * (1.0f + erff(v228_t * 0.707106781f))));
+        int v230_off = ((v223_m * os3_0) + (v224_n * os3_1));
+        float v231_ld = (in3[v230_off]);
+        float v232_t = ((v229_t + v231_ld));
+        out0[((v223_m * so0_0) + (v224_n * so0_1))] = (float)v232_t;
       }
-      int v217_m = (v8_m0 + (v2_ty + 48));
-      int v218_n = (v5_n0 + (v1_tx + 0));
-      if (((v217_m < size0) && (v218_n < size1))) {
-        float v219_mm = v21_acc;
-        int v220_off = (v218_n * os2_0);
-        float v221_ld = (in2[v220_off]);
-        float v222_t = ((v219_mm + v221_ld));
-        float v223_t = ((0.5f * v222_t * (1.0f + erff(v222_t * 0.707106781f))));
-        int v224_off = ((v217_m * os3_0) + (v218_n * os3_1));
-        float v225_ld = (in3[v224_off]);
-        float v226_t = ((v223_t + v225_ld));
-        out0[((v217_m * so0_0) + (v218_n * so0_1))] = (float)v226_t;
+      int v233_m = (v8_m0 + (v2_ty + 48));
+      int v234_n = (v5_n0 + (v1_tx + 0));
+      if (((v233_m < size0) && (v234_n < size1))) {
+        float v235_mm = v21_acc;
+        int v236_off = (v234_n * os2_0);
+        float v237_ld = (in2[v236_off]);
+        float v238_t = ((v235_mm + v237_ld));
+        float v239_t = ((0.5f * v238_t * (1.0f + erff(v238_t * 0.707106781f))));
+        int v240_off = ((v233_m * os3_0) + (v234_n * os3_1));
+        float v241_ld = (in3[v240_off]);
+        float v242_t = ((v239_t + v241_ld));
+        out0[((v233_m * so0_0) + (v234_n * so0_1))] = (float)v242_t;
       }
-      int v227_m = (v8_m0 + (v2_ty + 48));
-      int v228_n = (v5_n0 + (v1_tx + 16));
-      if (((v227_m < size0) && (v228_n < size1))) {
-        float v229_mm = v22_acc;
-        int v230_off = (v228_n * os2_0);
-        float v231_ld = (in2[v230_off]);
-        float v232_t = ((v229_mm + v231_ld));
-        float v233_t = ((0.5f * v232_t * (1.0f + erff(v232_t * 0.707106781f))));
-        int v234_off = ((v227_m * os3_0) + (v228_n * os3_1));
-        float v235_ld = (in3[v234_off]);
-        float v236_t = ((v233_t + v235_ld));
-        out0[((v227_m * so0_0) + (v228_n * so0_1))] = (float)v236_t;
+      int v243_m = (v8_m0 + (v2_ty + 48));
+      int v244_n = (v5_n0 + (v1_tx + 16));
+      if (((v243_m < size0) && (v244_n < size1))) {
+        float v245_mm = v22_acc;
+        int v246_off = (v244_n * os2_0);
+        float v247_ld = (in2[v246_off]);
+        float v248_t = ((v245_mm + v247_ld));
+        float v249_t = ((0.5f * v248_t * (1.0f + erff(v248_t * 0.707106781f))));
+        int v250_off = ((v243_m * os3_0) + (v244_n * os3_1));
+        float v251_ld = (in3[v250_off]);
+        float v252_t = ((v249_t + v251_ld));
+        out0[((v243_m * so0_0) + (v244_n * so0_1))] = (float)v252_t;
       }
-      int v237_m = (v8_m0 + (v2_ty + 48));
-      int v238_n = (v5_n0 + (v1_tx + 32));
-      if (((v237_m < size0) && (v238_n < size1))) {
-        float v239_mm = v23_acc;
-        int v240_off = (v238_n * os2_0);
-        float v241_ld = (in2[v240_off]);
-        float v242_t = ((v239_mm + v241_ld));
-        float v243_t = ((0.5f * v242_t * (1.0f + erff(v242_t * 0.707106781f))));
-        int v244_off = ((v237_m * os3_0) + (v238_n * os3_1));
-        float v245_ld = (in3[v244_off]);
-        float v246_t = ((v243_t + v245_ld));
-        out0[((v237_m * so0_0) + (v238_n * so0_1))] = (float)v246_t;
+      int v253_m = (v8_m0 + (v2_ty + 48));
+      int v254_n = (v5_n0 + (v1_tx + 32));
+      if (((v253_m < size0) && (v254_n < size1))) {
+        float v255_mm = v23_acc;
+        int v256_off = (v254_n * os2_0);
+        float v257_ld = (in2[v256_off]);
+        float v258_t = ((v255_mm + v257_ld));
+        float v259_t = ((0.5f * v258_t * (1.0f + erff(v258_t * 0.707106781f))));
+        int v260_off = ((v253_m * os3_0) + (v254_n * os3_1));
+        float v261_ld = (in3[v260_off]);
+        float v262_t = ((v259_t + v261_ld));
+        out0[((v253_m * so0_0) + (v254_n * so0_1))] = (float)v262_t;
       }
-      int v247_m = (v8_m0 + (v2_ty + 48));
-      int v248_n = (v5_n0 + (v1_tx + 48));
-      if (((v247_m < size0) && (v248_n < size1))) {
-        float v249_mm = v24_acc;
-        int v250_off = (v248_n * os2_0);
-        float v251_ld = (in2[v250_off]);
-        float v252_t = ((v249_mm + v251_ld));
-        float v253_t = ((0.5f * v252_t * (1.0f + erff(v252_t * 0.707106781f))));
-        int v254_off = ((v247_m * os3_0) + (v248_n * os3_1));
-        float v255_ld = (in3[v254_off]);
-        float v256_t = ((v253_t + v255_ld));
-        out0[((v247_m * so0_0) + (v248_n * so0_1))] = (float)v256_t;
+      int v263_m = (v8_m0 + (v2_ty + 48));
+      int v264_n = (v5_n0 + (v1_tx + 48));
+      if (((v263_m < size0) && (v264_n < size1))) {
+        float v265_mm = v24_acc;
+        int v266_off = (v264_n * os2_0);
+        float v267_ld = (in2[v266_off]);
+        float v268_t = ((v265_mm + v267_ld));
+        float v269_t = ((0.5f * v268_t * (1.0f + erff(v268_t * 0.707106781f))));
+        int v270_off = ((v263_m * os3_0) + (v264_n * os3_1));
+        float v271_ld = (in3[v270_off]);
+        float v272_t = ((v269_t + v271_ld));
+        out0[((v263_m * so0_0) + (v264_n * so0_1))] = (float)v272_t;
       }
     }
   }
