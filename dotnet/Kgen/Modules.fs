@@ -455,6 +455,24 @@ let (|ModuleForEach|_|) (vars: Var -> Live option) (e: Expr) =
         | _ -> None
     | _ -> None
 
+/// `Seq.map (fun item -> body) list` over a live module list (ModuleList, Sequential): how F#
+/// quotes a comprehension over one, `[| for conv in convs -> body |]` =
+/// ToArray(CreateSequence(Delay(fun () -> Map(fun conv -> body, list)))) (TextCNN's convolutions
+/// of several widths). Gives the item variable, the body and the live items with their paths,
+/// so the serializer writes the array of one copy of the body per module.
+let (|ModuleMap|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(None, mi, [ Lambda(item, body); coll ])
+        when mi.Name = "Map" && mi.DeclaringType.FullName = "Microsoft.FSharp.Collections.SeqModule" ->
+        match live vars coll with
+        | Some l when isModule l.Obj && (l.Obj :? Collections.IEnumerable) ->
+            let items =
+                (l.Obj :?> Collections.IEnumerable) |> Seq.cast<obj>
+                |> Seq.mapi (fun i o -> { Obj = o; Path = join l.Path (string i) }) |> List.ofSeq
+            Some(item, body, items)
+        | _ -> None
+    | _ -> None
+
 /// `let v = <a live module> in body` (F# binds a method's receiver before making a closure
 /// of it: `x |> m.forward` is `let objectArg = m in fun arg -> objectArg.forward arg`).
 let (|ModuleLet|_|) (vars: Var -> Live option) (e: Expr) =
