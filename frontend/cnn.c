@@ -46,10 +46,12 @@ static bool cdouble(kg_ev v, double *out) {
   return true;
 }
 
-/* an Int64[] argument (or a single Int64): n values, -1 on a non-constant; 0 for null */
+/* an Int64[] argument, a (long, long) ValueTuple (C#'s `(1, 1)`, F#'s `struct (1L, 1L)`: the
+ * overloads TorchVision's forwards call) or a single Int64: n values, -1 on a non-constant; 0
+ * for null */
 static int ints(cnn *C, kg_ev v, int64_t *out, int max, const char *what) {
   if (v.kind == EV_NULL) return 0;
-  if (v.kind != EV_ARRAY) {
+  if (v.kind != EV_ARRAY && v.kind != EV_TUPLE) {
     if (!cint(v, &out[0])) goto bad;
     return 1;
   }

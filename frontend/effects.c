@@ -198,6 +198,27 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
     *out = av[0];
     return true;
   }
+  /* the scope object's own members, as TorchVision's forwards write them (ResNet:
+   * `scope.MoveToOuter(res); return res;`): scope.MoveToOuter(t) / Detach(t) give t back, the two-
+   * and three-tensor forms the tuple, the params / IEnumerable forms nothing */
+  if (!strcmp(m->decl, "TorchSharp.DisposeScope") && (!strcmp(m->name, "MoveToOuter") || !strcmp(m->name, "Detach")) &&
+      na >= 2) {
+    for (int i = 1; i < na; i++)
+      if (!kg_ev_is_tensor(el, av[i]) && av[i].kind != EV_ARRAY && av[i].kind != EV_NULL)
+        return false;
+    if (na == 2 && kg_ev_is_tensor(el, av[1])) {
+      *out = av[1];
+    } else if (na <= 4 && kg_ev_is_tensor(el, av[1])) {
+      kg_ev t = ev_make(EV_TUPLE);
+      t.n = (uint32_t)(na - 1);
+      t.items = kg_arena_alloc(el->arena, (size_t)t.n * sizeof *t.items);
+      memcpy(t.items, av + 1, (size_t)t.n * sizeof *av);
+      *out = t;
+    } else {
+      *out = ev_make(EV_UNIT);
+    }
+    return true;
+  }
   if (tm && na == 1 && (!strcmp(m->name, "get_device") || !strcmp(m->name, "device"))) {
     *out = ev_make(EV_UNIT); /* the device: only ever passed to to() */
     return true;
@@ -221,6 +242,36 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
       return true;
     }
     *out = ev_make(EV_UNIT);
+    return true;
+  }
+  /* F#'s comprehensions over arrays, as model code collects branch outputs (TextCNN:
+   * `[| for i in xs -> f i |]` = Seq.toArray (seq (Seq.delay (fun () -> Seq.map f xs))); over a
+   * live ModuleList the serializer has made xs the array of the per-module bodies): on an array
+   * known when kgen compiles, Seq.map / Array.map apply f to each item, Seq.delay applies its
+   * function, seq / Seq.toArray / Array.ofSeq are the array itself */
+  bool seqm = !strcmp(m->decl, "Microsoft.FSharp.Collections.SeqModule"), arrm = !strcmp(m->decl, "Microsoft.FSharp.Collections.ArrayModule");
+  if ((seqm || arrm) && !strcmp(m->name, "Map") && na == 2 && av[1].kind == EV_ARRAY) {
+    kg_ev r = ev_make(EV_ARRAY);
+    r.n = av[1].n;
+    r.items = kg_arena_alloc(el->arena, (size_t)(r.n ? r.n : 1) * sizeof *r.items);
+    for (uint32_t i = 0; i < r.n; i++) {
+      r.items[i] = kg_elab_apply(el, n, av[0], av[1].items[i]);
+      if (r.items[i].kind == EV_ERR) {
+        *out = r.items[i];
+        return true;
+      }
+    }
+    *out = r;
+    return true;
+  }
+  if (seqm && !strcmp(m->name, "Delay") && na == 1) {
+    *out = kg_elab_apply(el, n, av[0], ev_make(EV_UNIT));
+    return true;
+  }
+  if (((seqm && !strcmp(m->name, "ToArray")) || (arrm && !strcmp(m->name, "OfSeq")) ||
+       ((!strcmp(m->decl, "Microsoft.FSharp.Core.ExtraTopLevelOperators") || !strcmp(m->decl, "Microsoft.FSharp.Core.Operators")) && !strcmp(m->name, "CreateSequence"))) &&
+      na == 1 && av[0].kind == EV_ARRAY) {
+    *out = av[0];
     return true;
   }
   if (!strcmp(m->decl, "Microsoft.FSharp.Core.Operators") && !strcmp(m->name, "Ignore") && na == 1) {

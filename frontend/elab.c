@@ -383,7 +383,7 @@ static void unbind(kg_elab *el, saved s) {
 }
 
 /* Binds a function's parameter var to an argument. */
-static kg_ev apply_fn(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
+kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
   if (f.kind == EV_ERR || arg.kind == EV_ERR) return kg_ev_err();
   if (f.kind != EV_FUNC) return kg_elab_error(el, at, KG_E_TYPE, "applying something that is not a function");
   if (++el->inline_depth > MAX_INLINE_DEPTH) {
@@ -448,7 +448,7 @@ static kg_ev inline_def(kg_elab *el, const kg_ast *at, const kg_doc_def *def, co
   if (n == 0) {
     if (e->k != KG_AST_Lambda) return kg_elab_eval(el, e);
     f.lam = e;
-    return apply_fn(el, at, f, ev_make(EV_UNIT));
+    return kg_elab_apply(el, at, f, ev_make(EV_UNIT));
   }
   if (e->k == KG_AST_Lambda && n > 1 && kg_clr_is_tuple(el->doc->vars[e->var].type)) {
     kg_ev t = ev_make(EV_TUPLE);
@@ -456,7 +456,7 @@ static kg_ev inline_def(kg_elab *el, const kg_ast *at, const kg_doc_def *def, co
     t.items = kg_arena_alloc(el->arena, (size_t)n * sizeof *t.items);
     memcpy(t.items, av, (size_t)n * sizeof *av);
     f.lam = e;
-    return apply_fn(el, at, f, t);
+    return kg_elab_apply(el, at, f, t);
   }
   /* curried: bind one argument per Lambda, nesting bindings */
   if (e->k != KG_AST_Lambda) return kg_elab_error(el, def->expr, KG_E_FORMAT, "reflected definition %s is not a function", def->member->key);
@@ -520,11 +520,11 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
   /* F#'s pipes, as model code chains functions: x |> f is f x, f <| x too, (a, b) ||> f is
    * f a b, (a, b, c) |||> f is f a b c (docs/fsharp.md) */
   if (n->k == KG_AST_Call && strcmp(m->decl, "Microsoft.FSharp.Core.Operators") == 0) {
-    if (strcmp(m->name, "op_PipeRight") == 0 && na == 2) return apply_fn(el, n, av[1], av[0]);
-    if (strcmp(m->name, "op_PipeLeft") == 0 && na == 2) return apply_fn(el, n, av[0], av[1]);
+    if (strcmp(m->name, "op_PipeRight") == 0 && na == 2) return kg_elab_apply(el, n, av[1], av[0]);
+    if (strcmp(m->name, "op_PipeLeft") == 0 && na == 2) return kg_elab_apply(el, n, av[0], av[1]);
     if ((strcmp(m->name, "op_PipeRight2") == 0 && na == 3) || (strcmp(m->name, "op_PipeRight3") == 0 && na == 4)) {
       kg_ev f = av[na - 1];
-      for (int i = 0; i < na - 1 && f.kind != EV_ERR; i++) f = apply_fn(el, n, f, av[i]);
+      for (int i = 0; i < na - 1 && f.kind != EV_ERR; i++) f = kg_elab_apply(el, n, f, av[i]);
       return f;
     }
   }
@@ -643,7 +643,7 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     kg_ev f = kg_elab_eval(el, n->a);
     if (f.kind == EV_ERR) return f;
     kg_ev arg = kg_elab_eval(el, n->b);
-    return apply_fn(el, n, f, arg);
+    return kg_elab_apply(el, n, f, arg);
   }
   case KG_AST_Let: {
     if (el->doc->vars[n->var].is_mutable && el->fn) return kg_elab_scalar_let_mutable(el, n);

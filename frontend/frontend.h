@@ -319,6 +319,8 @@ void kg_elab_writebacks(kg_elab *el);
 kg_ev kg_elab_write_in_place(kg_elab *el, const kg_ast *at, const kg_ast *recv, uint32_t target, kg_ev value, const char *what);
 
 kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n);
+/* f applied to arg (an F# function value: a lambda with its closure) */
+kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg);
 kg_ev kg_ev_err(void);
 /* Records an error located at node n. Returns EV_ERR for convenience. */
 kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);

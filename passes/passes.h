@@ -142,6 +142,7 @@ typedef enum kg_mm_tile {
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
+#define KG_MM_KBLOCK 128 /* float32 products: K summed in blocks this long (passes/lower_matmul.c) */
 typedef struct kg_mm_tile_info { uint32_t bm, bn, tm, tn; const char *name; } kg_mm_tile_info;
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:

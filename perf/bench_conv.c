@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/perf_common.h"
 #include "runtime/api_int.h"
 
 static int64_t dsz(const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : 13 + 4 * d->v; }
@@ -34,19 +35,6 @@ static int64_t node_bytes(const kg_gnode *n) {
   if (n->vkind != KG_V_TENSOR) return 0;
   for (int i = 0; i < n->shape.rank; i++) e *= dsz(&n->shape.d[i]);
   return e * kg_dtype_get((kg_dtype)n->dtype)->size;
-}
-
-/* marks the sources (inputs, materialized values) node `id` reads, stopping at them */
-static void sources(const kg_graph *g, const kg_fusion *f, uint32_t id, uint32_t own, uint8_t *mark, uint8_t *visit) {
-  if (visit[id]) return;
-  visit[id] = 1;
-  const kg_gnode *n = &g->nodes.v[id];
-  if (id != own && (n->op == KG_OP_INPUT || kg_fusion_mat_index(f, id) != KG_NONE || n->op == KG_OP_PLANVAL)) {
-    mark[id] = 1;
-    return;
-  }
-  if (n->op == KG_OP_MATMUL && id == own) return;
-  for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) sources(g, f, n->in[j], own, mark, visit);
 }
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -103,12 +91,12 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       const kg_mm_tile_info *T = kg_mm_tile_get(tile);
       int64_t ntile = (N + T->bn - 1) / T->bn, mtile = (M + T->bm - 1) / T->bm, nimg = space[0];
       uint8_t *ma = calloc(g->nodes.n + 1, 1), *mb = calloc(g->nodes.n + 1, 1), *me = calloc(g->nodes.n + 1, 1), *v = calloc(g->nodes.n + 1, 1);
-      sources(g, &c->fusion, P->in[0], grp->red, ma, v);
+      kp_sources(g, &c->fusion, grp, P->in[0], ma, v);
       memset(v, 0, g->nodes.n + 1);
-      sources(g, &c->fusion, P->in[1], grp->red, mb, v);
+      kp_sources(g, &c->fusion, grp, P->in[1], mb, v);
       memset(v, 0, g->nodes.n + 1);
-      for (uint32_t q = 0; q < grp->outs.n; q++) sources(g, &c->fusion, g->outputs.v[grp->outs.v[q]], grp->red, me, v);
-      for (uint32_t q = 0; q < grp->mats.n; q++) sources(g, &c->fusion, grp->mats.v[q], grp->red, me, v);
+      for (uint32_t q = 0; q < grp->outs.n; q++) kp_sources(g, &c->fusion, grp, g->outputs.v[grp->outs.v[q]], me, v);
+      for (uint32_t q = 0; q < grp->mats.n; q++) kp_sources(g, &c->fusion, grp, grp->mats.v[q], me, v);
       /* the input read through IM2COL: its bytes × taps per element (the IM2COL node's size) */
       double im2col = (double)node_bytes(B) / (double)(node_bytes(X) ? node_bytes(X) : 1);
       double ours = 0, minb = 0, out_elems = (double)batch * (double)M * (double)N;

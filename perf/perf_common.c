@@ -53,17 +53,24 @@ bool kp_kernel_reads(const kg_kernel *k, uint32_t param) {
 
 /* ---- matrix-product groups ---- */
 
-/* marks the sources (inputs, materialized values, plan values) node `id` reads, stopping at them */
-static void sources(const kg_graph *g, const kg_fusion *f, uint32_t id, uint32_t own, uint8_t *mark, uint8_t *visit) {
+static bool stored_by(const kg_group *grp, uint32_t id) {
+  for (uint32_t q = 0; q < grp->mats.n; q++)
+    if (grp->mats.v[q] == id) return true;
+  return false;
+}
+
+void kp_sources(const kg_graph *g, const kg_fusion *f, const kg_group *grp, uint32_t id, uint8_t *mark, uint8_t *visit) {
   if (visit[id]) return;
   visit[id] = 1;
   const kg_gnode *n = &g->nodes.v[id];
-  if (id != own && (n->op == KG_OP_INPUT || kg_fusion_mat_index(f, id) != KG_NONE || n->op == KG_OP_PLANVAL)) {
+  if (id == grp->red && n->op == KG_OP_MATMUL) return;
+  /* a value this group stores (grp->mats) is computed here, not read: its own sources are */
+  if (id != grp->red && !stored_by(grp, id) &&
+      (n->op == KG_OP_INPUT || kg_fusion_mat_index(f, id) != KG_NONE || n->op == KG_OP_PLANVAL)) {
     mark[id] = 1;
     return;
   }
-  if (n->op == KG_OP_MATMUL && id == own) return;
-  for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) sources(g, f, n->in[j], own, mark, visit);
+  for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) kp_sources(g, f, grp, n->in[j], mark, visit);
 }
 
 void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
@@ -75,27 +82,49 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
   kg_mm_dims(grp->space.rank, space, P->ia[0], &o->batch, &o->m, &o->n);
   const kg_gnode *A = &g->nodes.v[P->in[0]];
   o->k = kp_dim(&A->shape.d[A->shape.rank - 1]);
-  o->tile = kg_mm_choose_tile(&kg_target_h100, o->batch, o->m, o->n);
+  /* a convolution (implicit GEMM over [N, O, S...]): the scheduler's direct schedule for few
+   * output channels per group over a short K (depthwise), no tiles and no shared memory */
+  bool conv = (P->ia[0] & 8) != 0, direct = conv && kg_conv_direct(o->m, o->k);
+  o->tile = direct ? KG_MM_DIRECT : kg_mm_choose_tile(&kg_target_h100, o->batch, o->m, o->n);
   const kg_mm_tile_info *T = kg_mm_tile_get(o->tile);
   o->cdtype = P->cdtype;
-  o->smem = (uint32_t)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * (P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4));
+  o->smem = direct ? 0 : (uint32_t)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * (P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4));
   o->flop = 2.0 * (double)o->batch * (double)o->m * (double)o->n * (double)o->k;
   int64_t ntile = (o->n + T->bn - 1) / T->bn, mtile = (o->m + T->bm - 1) / T->bm;
+  /* a convolution's operands: the weights (A) are re-read per column of tiles of each image's
+   * blocks (its batch is images × groups, a group's weights read by its own blocks only); the
+   * input (B, read through IM2COL) by every tap of the window per row of tiles; the direct
+   * schedule reads K of each per output. An operand that fits in half the L2 is read once. */
+  double taps = 1, out_elems = (double)o->batch * (double)o->m * (double)o->n;
+  int64_t nimg = 1;
+  if (conv) {
+    const kg_gnode *B = &g->nodes.v[P->in[1]];
+    if (B->op == KG_OP_IM2COL) {
+      int64_t bx = kp_node_bytes(&g->nodes.v[B->in[0]]);
+      taps = bx ? (double)kp_node_bytes(B) / (double)bx : 1;
+    }
+    nimg = kp_dim(&grp->space.d[0]);
+    if (nimg < 1) nimg = 1;
+  }
   size_t nn = g->nodes.n + 1;
   uint8_t *ma = kg_xcalloc(nn, 1), *mb = kg_xcalloc(nn, 1), *me = kg_xcalloc(nn, 1), *v = kg_xcalloc(nn, 1);
-  sources(g, &c->fusion, P->in[0], grp->red, ma, v);
+  kp_sources(g, &c->fusion, grp, P->in[0], ma, v);
   memset(v, 0, nn);
-  sources(g, &c->fusion, P->in[1], grp->red, mb, v);
+  kp_sources(g, &c->fusion, grp, P->in[1], mb, v);
   memset(v, 0, nn);
-  for (uint32_t q = 0; q < grp->outs.n; q++) sources(g, &c->fusion, g->outputs.v[grp->outs.v[q]], grp->red, me, v);
-  for (uint32_t q = 0; q < grp->mats.n; q++) sources(g, &c->fusion, grp->mats.v[q], grp->red, me, v);
+  for (uint32_t q = 0; q < grp->outs.n; q++) kp_sources(g, &c->fusion, grp, g->outputs.v[grp->outs.v[q]], me, v);
+  for (uint32_t q = 0; q < grp->mats.n; q++) kp_sources(g, &c->fusion, grp, grp->mats.v[q], me, v);
   o->ours_b = o->min_b = 0;
   for (uint32_t q = 0; q < g->nodes.n; q++) {
     int64_t b = kp_node_bytes(&g->nodes.v[q]);
     if (ma[q] || mb[q] || me[q]) o->min_b += b;
     /* an operand that fits in half the L2 is re-read from there, not from memory */
-    int64_t rn = 2 * b <= KP_H100_L2 ? 1 : ntile, rm = 2 * b <= KP_H100_L2 ? 1 : mtile;
-    o->ours_b += (ma[q] ? b * rn : 0) + (mb[q] ? b * rm : 0) + (me[q] && !ma[q] && !mb[q] ? b : 0);
+    bool fits = 2 * b <= KP_H100_L2;
+    int64_t rn = fits ? 1 : ntile * nimg, rm = fits ? 1 : mtile;
+    int64_t ra = b * rn, rb = fits ? b : (int64_t)((double)b * taps) * rm;
+    if (direct && !fits) /* every output reads K of each operand */
+      ra = rb = (int64_t)(out_elems * (double)o->k * kg_dtype_get((kg_dtype)g->nodes.v[q].dtype)->size);
+    o->ours_b += (ma[q] ? ra : 0) + (mb[q] ? rb : 0) + (me[q] && !ma[q] && !mb[q] ? b : 0);
   }
   for (uint32_t q = 0; q < grp->outs.n; q++) {
     int64_t b = kp_node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]);
@@ -165,6 +194,15 @@ static double eager_flop(const kg_graph *g, const kg_gnode *n) {
   switch (n->op) {
   case KG_OP_MATMUL: case KG_OP_LINEAR: a = n->in[0]; break;
   case KG_OP_ADDMM: a = n->in[1]; break;
+  case KG_OP_CONV: { /* cuDNN's convolution: 2 FLOPs per multiply-add of the window */
+    const kg_gnode *w = &g->nodes.v[n->in[1]];
+    int64_t wn = kp_numel(&w->shape), w0 = kp_dim(&w->shape.d[0]);
+    if (w0 <= 0) return 0;
+    /* out[n, o, s] sums C/G·ΠK products; conv_transpose (w [C, O/G, K...]) scatters each input
+     * element over O/G·ΠK outputs */
+    if (kg_conv_transposed(n->ia[3])) return 2.0 * (double)kp_numel(&g->nodes.v[n->in[0]].shape) * (double)(wn / w0);
+    return 2.0 * (double)kp_numel(&n->shape) * (double)(wn / w0);
+  }
   default: return 0;
   }
   const kg_gnode *A = &g->nodes.v[a];

@@ -46,6 +46,13 @@ typedef struct kp_mm {
 } kp_mm;
 void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *out);
 
+/* Marks in `mark` the sources a product group reads for node `id`: inputs, values earlier
+ * kernels stored, plan values — stopping at them; the group's product and the values it
+ * stores itself (grp->mats) are computed in the kernel, so their own sources are marked
+ * instead (counting a stored value as read once and its bias / normalization operands not at
+ * all was the mistake this replaced). */
+void kp_sources(const kg_graph *g, const kg_fusion *f, const kg_group *grp, uint32_t id, uint8_t *mark, uint8_t *visit);
+
 /* Bytes a kernel of c moves (per buffer it reads or writes, once; matrix-product groups by
  * kp_mm's tile model) and its FLOPs (products only). 0 bytes for a kernel not launched. */
 void kp_kernel_cost(const kg_compiled *c, uint32_t gi, int64_t *bytes, double *flop);

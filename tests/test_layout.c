@@ -150,3 +150,23 @@ Test(layout, model_forwards_match_pytorch, .init = setup, .fini = teardown, .tim
   };
   for (size_t i = 0; i < sizeof forwards / sizeof *forwards; i++) check_at(forwards[i][0], forwards[i][1], NULL);
 }
+
+/* Issue 12's acceptance: the CNN forwards (docs/models.md, CNNs) against PyTorch, the
+ * documents alone (captured weights drawn with the live weights' mean and deviation), and the
+ * issue's fusion bounds on them: a ResNet basic block at most three kernels (conv+bn+relu,
+ * conv+bn+residual+relu, the 1x1 downsample), MobileNetV2's depthwise + pointwise two. */
+Test(layout, cnn_forwards_match_pytorch, .init = setup, .fini = teardown, .timeout = 1200) {
+  static const char *const forwards[][2] = {
+    {"models/mnist", "mnist"}, {"models/alexnet", "alexnet"},
+    {"models/resnet", "resnet18_forward"}, {"models/resnet", "resnet_basic_block_train"},
+    {"models/mobilenet", "mobilenet_v2_forward"}, {"models/vgg", "vgg11_forward"},
+    {"models/googlenet", "googlenet_forward"}, {"models/m5", "m5_forward"}, {"models/textcnn", "textcnn_forward"},
+  };
+  for (size_t i = 0; i < sizeof forwards / sizeof *forwards; i++) check_at(forwards[i][0], forwards[i][1], NULL);
+  /* ResNet-18: the stem (its max pool read by the next convolution), 8 blocks x 2, 3
+   * downsamples, the global average pool, fc */
+  cr_expect_leq(kernels_of("models/resnet", "resnet18_forward", NULL), 22u);
+  /* MobileNetV2: the stem, the first block's 2, 16 blocks x 3 (expand, depthwise, project with
+   * its residual), the last 1x1, the pool and the classifier */
+  cr_expect_leq(kernels_of("models/mobilenet", "mobilenet_v2_forward", NULL), 54u);
+}

@@ -211,7 +211,10 @@ CNN = {"max_pool1d": "POOL", "max_pool2d": "POOL", "avg_pool1d": "POOL", "avg_po
        "pixel_unshuffle": "PIXEL_SHUFFLE"}
 CNN_KINDS = {T: "t", "System.Int64": "i", "System.Nullable`1[System.Int64]": "n", "System.Int64[]": "a",
              "System.Double[]": "F", "System.Boolean": "b", "System.Nullable`1[System.Boolean]": "B",
-             "System.Double": "f", "TorchSharp.torch+InterpolationMode": "e", "TorchSharp.torch+UpsampleMode": "e"}
+             "System.Double": "f", "TorchSharp.torch+InterpolationMode": "e", "TorchSharp.torch+UpsampleMode": "e",
+             # C#'s (h, w) tuples (TorchVision: adaptive_avg_pool2d(x, (1, 1))): frontend/cnn.c reads them as arrays
+             "System.ValueTuple`2[System.Int64,System.Int64]": "a",
+             "System.Nullable`1[System.ValueTuple`2[System.Int64,System.Int64]]": "a"}
 
 
 def cnn_argspec(params):

@@ -50,7 +50,9 @@ let ``every examples/*.json and examples/models/*.json is what the serializer wr
 let ``the model forwards of examples/models are there and each has its JSON`` () =
     // what docs/models.md measures: the forwards issue 11's acceptance names
     let names = modelSources () |> Array.map Path.GetFileNameWithoutExtension |> Set.ofArray
-    for m in [ "llama"; "modestgpt"; "nasbert"; "phi3"; "torchsharp_fun"; "tutorial_mlp" ] do
+    for m in [ "llama"; "modestgpt"; "nasbert"; "phi3"; "torchsharp_fun"; "tutorial_mlp"
+               // issue 12's CNNs
+               "mnist"; "alexnet"; "resnet"; "mobilenet"; "vgg"; "googlenet"; "m5"; "textcnn" ] do
         Assert.True(names.Contains m, sprintf "examples/models/%s.fs is missing" m)
         Assert.True(File.Exists(Path.Combine(repoRoot, "examples", "models", m + ".json")), m)
 
@@ -79,7 +81,7 @@ let ``every model forward of examples/models runs in TorchSharp`` () =
             for o in outs do
                 Assert.True(o.numel() > 0L, en.Name)
             ran <- ran + 1
-    Assert.True(ran >= 17, sprintf "%d model entries ran" ran)
+    Assert.True(ran >= 27, sprintf "%d model entries ran" ran)
 
 [<Fact>]
 let ``the bad inputs F# can write are real F#`` () =
@@ -117,10 +119,12 @@ let private threeWay (files: string[]) =
 [<Fact>]
 let ``every example passes the three-way check`` () = threeWay (compiledExampleSources ()) |> ignore
 
-/// Issue 11's acceptance: the real model forwards (Phi-3, GenAI Llama, ModestGpt, NasBert,
-/// TorchSharp.Fun, the tutorial MLPs) compile and agree with TorchSharp and the twin, on inputs
-/// in their signatures' ranges (token ids in the vocabulary) and the live modules' weights.
+/// Issues 11 and 12's acceptance: the real model forwards (Phi-3, GenAI Llama, ModestGpt, NasBert,
+/// TorchSharp.Fun, the tutorial MLPs; MNIST, AlexNet, ResNet-18 and its basic block in training
+/// mode, MobileNetV2, VGG-11, GoogLeNet, M5, TextCNN) compile and agree with TorchSharp and the
+/// twin, on inputs in their signatures' ranges (token ids in the vocabulary) and the live
+/// modules' weights.
 [<Fact>]
 let ``every model forward passes the three-way check`` () =
     let out = threeWay (modelSources ())
-    Assert.Contains("18 entries checked, 0 mismatch(es)", out)
+    Assert.Contains("27 entries checked, 0 mismatch(es)", out)

@@ -138,3 +138,23 @@ let ``loops, mutation and conditions keep their shape`` () =
         |> nodes |> Seq.map kind |> Set.ofSeq
     for k in [ "ForIntegerRangeLoop"; "WhileLoop"; "IfThenElse"; "VarSet"; "Sequential"; "Let" ] do
         Assert.Contains(k, ks)
+
+[<Fact>]
+let ``a live captured tensor's range has the live values' mean and deviation, inside their extremes`` () =
+    // floats: mean ± √3·σ (a uniform draw with the live values' moments), clamped to [min, max];
+    // constants [c, c]; integers [min, max + 1) (ids stay inside their table)
+    let w = torch.tensor([| -4.0f; 0.5f; 1.0f; 1.5f; 2.0f; 3.0f |])
+    let one = torch.ones(3L)
+    let ids = torch.tensor([| 2L; 7L; 5L |])
+    let d = Serializer.serialize [ { Name = "f"; Expr = <@ fun (x: Tensor) -> (x * w + one).index_select(0L, ids) @>
+                                     Signature = Some "float32[6]"; NonZero = [||] } ]
+    let caps = (parse d.Json |> prop "entries").[0] |> prop "signature" |> prop "captures"
+    let range n = let r = caps |> prop n |> prop "range" in r.[0].GetDouble(), r.[1].GetDouble()
+    let mean = 4.0 / 6.0
+    let sd = sqrt ([ -4.0; 0.5; 1.0; 1.5; 2.0; 3.0 ] |> List.averageBy (fun v -> (v - mean) ** 2.0))
+    let lo, hi = range "w"
+    Assert.Equal(mean - sqrt 3.0 * sd, lo, 5)
+    Assert.True(lo > -4.0, sprintf "%g" lo)
+    Assert.Equal(3.0, hi)   // mean + √3·σ = 4.53 lies past the largest value
+    Assert.Equal((1.0, 1.0), range "one")
+    Assert.Equal((2.0, 8.0), range "ids")

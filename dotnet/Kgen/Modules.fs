@@ -56,6 +56,8 @@ let private mScalarOfDouble = methodOf <@ Scalar.op_Implicit(0.01) @>
 let private mSelu = methodOf <@ t0.selu() @>
 let private mSoftplus = methodOf <@ t0.softplus(1.0, 20.0) @>
 let private mSoftmax = methodOf <@ t0.softmax(0L, Nullable()) @>
+let private mLogSoftmax = methodOf <@ torch.nn.functional.log_softmax(t0, 0L) @>
+let private mRelu6 = methodOf <@ torch.nn.functional.relu6(t0, false) @>
 let private mIndex = methodOf <@ t0.index([| torch.TensorIndex.Tensor t0 |]) @>
 let private mTensorIndex = methodOf <@ torch.TensorIndex.Tensor t0 @>
 let private mIsNull = (methodOf <@ isNull (null: obj) @>).GetGenericMethodDefinition()
@@ -238,7 +240,7 @@ let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
     "Upsample, PixelShuffle, PixelUnshuffle, Flatten, " +
-    "LeakyReLU, Softplus, Softmax, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
+    "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
 /// reflected forward's `this` and its body with the parameter bound to `x` (the serializer
@@ -270,6 +272,10 @@ let apply (l: Live) (x: Expr) : Choice<Expr, Var * Expr> =
     | :? LeakyReLU as m -> inst mLeaky [ Expr.Call(mScalarOfDouble, [ dbl m.negative_slope ]) ]
     | :? Softplus as m -> inst mSoftplus [ dbl m.beta; dbl m.threshold ]
     | :? Softmax as m -> inst mSoftmax [ Expr.Value m.dim; Expr.DefaultValue typeof<Nullable<torch.ScalarType>> ]
+    // LogSoftmax.forward: functional.log_softmax(tensor, dim); ReLU6.forward: functional.relu6(tensor,
+    // inplace) (in place or not, the value is the same: the module's input is an intermediate)
+    | :? LogSoftmax as m -> call mLogSoftmax [ x; Expr.Value m.dim ]
+    | :? ReLU6 -> call mRelu6 [ x; Expr.Value false ]
     | :? SELU -> inst mSelu []
     | :? Identity -> Choice1Of2 x
     // issue 12: as each module's forward calls the functional form in TorchSharp 0.107
@@ -440,6 +446,24 @@ let (|ModuleForEach|_|) (vars: Var -> Live option) (e: Expr) =
     | Let(en, Call(Some coll, gm, []), TryFinally(WhileLoop(Call(Some(Var en1), mm, []),
                                                               Let(item, PropertyGet(Some(Var en2), cur, []), body)), _))
         when gm.Name = "GetEnumerator" && mm.Name = "MoveNext" && cur.Name = "Current" && en1 = en && en2 = en ->
+        match live vars coll with
+        | Some l when isModule l.Obj && (l.Obj :? Collections.IEnumerable) ->
+            let items =
+                (l.Obj :?> Collections.IEnumerable) |> Seq.cast<obj>
+                |> Seq.mapi (fun i o -> { Obj = o; Path = join l.Path (string i) }) |> List.ofSeq
+            Some(item, body, items)
+        | _ -> None
+    | _ -> None
+
+/// `Seq.map (fun item -> body) list` over a live module list (ModuleList, Sequential): how F#
+/// quotes a comprehension over one, `[| for conv in convs -> body |]` =
+/// ToArray(CreateSequence(Delay(fun () -> Map(fun conv -> body, list)))) (TextCNN's convolutions
+/// of several widths). Gives the item variable, the body and the live items with their paths,
+/// so the serializer writes the array of one copy of the body per module.
+let (|ModuleMap|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(None, mi, [ Lambda(item, body); coll ])
+        when mi.Name = "Map" && mi.DeclaringType.FullName = "Microsoft.FSharp.Collections.SeqModule" ->
         match live vars coll with
         | Some l when isModule l.Obj && (l.Obj :? Collections.IEnumerable) ->
             let items =

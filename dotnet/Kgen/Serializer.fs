@@ -156,9 +156,19 @@ let private dtypeName (t: TorchSharp.torch.ScalarType) =
     | TorchSharp.torch.ScalarType.Float64 -> "float64"
     | t -> fail "captured tensor of dtype %O: kgen supports %s" t (String.concat ", " dtypes)
 
+/// A bound written with 6 significant digits (mean and deviation are sums: their last bits
+/// must not make two serializations of the same weights differ).
+let private round6 (v: float) = if v = 0.0 then 0.0 else Double.Parse(v.ToString("G6", Globalization.CultureInfo.InvariantCulture), Globalization.CultureInfo.InvariantCulture)
+
 /// The signature item of a live captured tensor: its dtype, (static) shape, and the range of
 /// its values, so that a test without the live tensor (kgen check on the document) draws
-/// values at the real scale (a layer's weights in ±1/sqrt(fan_in), not in ±9).
+/// values at the real scale (a layer's weights in ±1/sqrt(fan_in), not in ±9). For floats
+/// the range is the uniform distribution with the live values' mean and deviation
+/// (mean ± √3·σ), inside [min, max]: the extremes of normally initialized weights (kaiming,
+/// N(0, 0.01)) lie at ±4σ and are not symmetric, and uniform draws over them had 2.3 times the
+/// deviation (ResNet-18's activations grew 2.3x a layer, to 10^6) and a mean off zero
+/// (VGG's 25088-wide classifier summed it into an all-negative layer: every ReLU output 0).
+/// Integers keep [min, max] (ids stay inside their table); constants are [c, c].
 let private liveItem (c: Capture) : (SigItem * Range) option =
     match c.Value with
     | :? TorchSharp.torch.Tensor as t ->
@@ -169,7 +179,13 @@ let private liveItem (c: Capture) : (SigItem * Range) option =
                 use d = t.detach().to_type(TorchSharp.torch.ScalarType.Float64)
                 let lo, hi = d.min().item<float>(), d.max().item<float>()
                 if not (Double.IsFinite lo && Double.IsFinite hi) then None
-                elif t.is_floating_point() then Some(lo, hi)
+                elif t.is_floating_point() then
+                    if lo = hi then Some(lo, hi)
+                    else
+                        let mean = d.mean().item<float>()
+                        let sd = d.std(false).item<float>()
+                        let h = sqrt 3.0 * sd
+                        Some(max lo (round6 (mean - h)), min hi (round6 (mean + h)))
                 else Some(lo, hi + 1.0) // integers: [min, max]
         Some(it, range)
     | _ -> None
@@ -376,6 +392,7 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
         | Modules.ModuleTensorByName vars e' -> writeInstead c w field e e'
         | Modules.LiveNullTest vars e' -> writeInstead c w field e e'
         | Modules.ModuleForEach vars (item, body, items) -> writeUnrolled c w field e item body items
+        | Modules.ModuleMap vars (item, body, items) -> writeMapped c w field e item body items
         | Modules.ModuleLet vars (v, l, body) ->
             c.LiveVars.[v] <- l
             writeInstead c w field e body
@@ -420,6 +437,30 @@ and private writeUnrolled (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e
         writeUnrolled c w (Some "second") e item body rest
         writeLoc c w e
         w.WriteEndObject()
+
+/// `Seq.map (fun item -> body) list` over a live module list: the sequence is the array of one
+/// copy of the body per module, Coerce(NewArray(body[item1], body[item2], ...), seq<'T>).
+and private writeMapped (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Expr) (item: Var) (body: Expr)
+                        (items: Modules.Live list) =
+    match field with
+    | Some f -> w.WriteStartObject f
+    | None -> w.WriteStartObject()
+    w.WriteString("k", "Coerce")
+    w.WriteString("ty", tyName e.Type)
+    w.WriteStartObject "expr"
+    w.WriteString("k", "NewArray")
+    w.WriteString("ty", tyName (body.Type.MakeArrayType()))
+    w.WriteString("elemType", tyName body.Type)
+    w.WriteStartArray "items"
+    for l in items do
+        c.LiveVars.[item] <- l
+        writeInstead c w None e body
+        c.LiveVars.Remove item |> ignore
+    w.WriteEndArray()
+    writeLoc c w e
+    w.WriteEndObject()
+    writeLoc c w e
+    w.WriteEndObject()
 
 and private locText (e: Expr) =
     match debugRange e with

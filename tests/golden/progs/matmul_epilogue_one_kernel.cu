@@ -99,340 +99,374 @@ KG_KERNEL void linear_gelu_residual_k0(const float *in0, const float *in1, const
       float v22_acc = 0.0f;
       float v23_acc = 0.0f;
       float v24_acc = 0.0f;
-      for (int v25_k0 = 0; v25_k0 < k; v25_k0 += 16) {
-        /* prologue: the A tile */
-        int v26_te = (v0_tid / 16);
-        int v27_tf = (v0_tid % 16);
-        int v28_g = (v8_m0 + v26_te);
-        int v29_gk = (v25_k0 + v27_tf);
-        float v30_a = 0.0f;
-        if (((v28_g < size0) && (v29_gk < k))) {
-          int v31_off = ((v28_g * os0_0) + (v29_gk * os0_1));
-          float v32_ld = (in0[v31_off]);
-          v30_a = v32_ld;
+      for (int v25_k1 = 0; v25_k1 < k; v25_k1 += 128) {
+        float v26_part = 0.0f;
+        float v27_part = 0.0f;
+        float v28_part = 0.0f;
+        float v29_part = 0.0f;
+        float v30_part = 0.0f;
+        float v31_part = 0.0f;
+        float v32_part = 0.0f;
+        float v33_part = 0.0f;
+        float v34_part = 0.0f;
+        float v35_part = 0.0f;
+        float v36_part = 0.0f;
+        float v37_part = 0.0f;
+        float v38_part = 0.0f;
+        float v39_part = 0.0f;
+        float v40_part = 0.0f;
+        float v41_part = 0.0f;
+        for (int v42_k0 = v25_k1; v42_k0 < ((v25_k1 + 128) < k ? (v25_k1 + 128) : k); v42_k0 += 16) {
+          /* prologue: the A tile */
+          int v43_te = (v0_tid / 16);
+          int v44_tf = (v0_tid % 16);
+          int v45_g = (v8_m0 + v43_te);
+          int v46_gk = (v42_k0 + v44_tf);
+          float v47_a = 0.0f;
+          if (((v45_g < size0) && (v46_gk < k))) {
+            int v48_off = ((v45_g * os0_0) + (v46_gk * os0_1));
+            float v49_ld = (in0[v48_off]);
+            v47_a = v49_ld;
+          }
+          sh0_a[((v44_tf * 65) + v43_te)] = v47_a;
+          int v50_e = (v0_tid + 256);
+          int v51_te = (v50_e / 16);
+          int v52_tf = (v50_e % 16);
+          int v53_g = (v8_m0 + v51_te);
+          int v54_gk = (v42_k0 + v52_tf);
+          float v55_a = 0.0f;
+          if (((v53_g < size0) && (v54_gk < k))) {
+            int v56_off = ((v53_g * os0_0) + (v54_gk * os0_1));
+            float v57_ld = (in0[v56_off]);
+            v55_a = v57_ld;
+          }
+          sh0_a[((v52_tf * 65) + v51_te)] = v55_a;
+          int v58_e = (v0_tid + 512);
+          int v59_te = (v58_e / 16);
+          int v60_tf = (v58_e % 16);
+          int v61_g = (v8_m0 + v59_te);
+          int v62_gk = (v42_k0 + v60_tf);
+          float v63_a = 0.0f;
+          if (((v61_g < size0) && (v62_gk < k))) {
+            int v64_off = ((v61_g * os0_0) + (v62_gk * os0_1));
+            float v65_ld = (in0[v64_off]);
+            v63_a = v65_ld;
+          }
+          sh0_a[((v60_tf * 65) + v59_te)] = v63_a;
+          int v66_e = (v0_tid + 768);
+          int v67_te = (v66_e / 16);
+          int v68_tf = (v66_e % 16);
+          int v69_g = (v8_m0 + v67_te);
+          int v70_gk = (v42_k0 + v68_tf);
+          float v71_a = 0.0f;
+          if (((v69_g < size0) && (v70_gk < k))) {
+            int v72_off = ((v69_g * os0_0) + (v70_gk * os0_1));
+            float v73_ld = (in0[v72_off]);
+            v71_a = v73_ld;
+          }
+          sh0_a[((v68_tf * 65) + v67_te)] = v71_a;
+          /* prologue: the B tile */
+          int v74_te = (v0_tid / 16);
+          int v75_tf = (v0_tid % 16);
+          int v76_g = (v5_n0 + v74_te);
+          int v77_gk = (v42_k0 + v75_tf);
+          float v78_a = 0.0f;
+          if (((v76_g < size1) && (v77_gk < k))) {
+            int v79_off = ((v76_g * os1_0) + (v77_gk * os1_1));
+            float v80_ld = (in1[v79_off]);
+            v78_a = v80_ld;
+          }
+          sh1_b[((v75_tf * 65) + v74_te)] = v78_a;
+          int v81_e = (v0_tid + 256);
+          int v82_te = (v81_e / 16);
+          int v83_tf = (v81_e % 16);
+          int v84_g = (v5_n0 + v82_te);
+          int v85_gk = (v42_k0 + v83_tf);
+          float v86_a = 0.0f;
+          if (((v84_g < size1) && (v85_gk < k))) {
+            int v87_off = ((v84_g * os1_0) + (v85_gk * os1_1));
+            float v88_ld = (in1[v87_off]);
+            v86_a = v88_ld;
+          }
+          sh1_b[((v83_tf * 65) + v82_te)] = v86_a;
+          int v89_e = (v0_tid + 512);
+          int v90_te = (v89_e / 16);
+          int v91_tf = (v89_e % 16);
+          int v92_g = (v5_n0 + v90_te);
+          int v93_gk = (v42_k0 + v91_tf);
+          float v94_a = 0.0f;
+          if (((v92_g < size1) && (v93_gk < k))) {
+            int v95_off = ((v92_g * os1_0) + (v93_gk * os1_1));
+            float v96_ld = (in1[v95_off]);
+            v94_a = v96_ld;
+          }
+          sh1_b[((v91_tf * 65) + v90_te)] = v94_a;
+          int v97_e = (v0_tid + 768);
+          int v98_te = (v97_e / 16);
+          int v99_tf = (v97_e % 16);
+          int v100_g = (v5_n0 + v98_te);
+          int v101_gk = (v42_k0 + v99_tf);
+          float v102_a = 0.0f;
+          if (((v100_g < size1) && (v101_gk < k))) {
+            int v103_off = ((v100_g * os1_0) + (v101_gk * os1_1));
+            float v104_ld = (in1[v103_off]);
+            v102_a = v104_ld;
+          }
+          sh1_b[((v99_tf * 65) + v98_te)] = v102_a;
+          __syncthreads();
+          for (int v105_kk = 0; v105_kk < 16; v105_kk += 1) {
+            float v106_x = sh0_a[((v105_kk * 65) + (v2_ty + 0))];
+            float v107_x = sh0_a[((v105_kk * 65) + (v2_ty + 16))];
+            float v108_x = sh0_a[((v105_kk * 65) + (v2_ty + 32))];
+            float v109_x = sh0_a[((v105_kk * 65) + (v2_ty + 48))];
+            float v110_y = sh1_b[((v105_kk * 65) + (v1_tx + 0))];
+            float v111_y = sh1_b[((v105_kk * 65) + (v1_tx + 16))];
+            float v112_y = sh1_b[((v105_kk * 65) + (v1_tx + 32))];
+            float v113_y = sh1_b[((v105_kk * 65) + (v1_tx + 48))];
+            v26_part = ((v26_part + ((v106_x * v110_y))));
+            v27_part = ((v27_part + ((v106_x * v111_y))));
+            v28_part = ((v28_part + ((v106_x * v112_y))));
+            v29_part = ((v29_part + ((v106_x * v113_y))));
+            v30_part = ((v30_part + ((v107_x * v110_y))));
+            v31_part = ((v31_part + ((v107_x * v111_y))));
+            v32_part = ((v32_part + ((v107_x * v112_y))));
+            v33_part = ((v33_part + ((v107_x * v113_y))));
+            v34_part = ((v34_part + ((v108_x * v110_y))));
+            v35_part = ((v35_part + ((v108_x * v111_y))));
+            v36_part = ((v36_part + ((v108_x * v112_y))));
+            v37_part = ((v37_part + ((v108_x * v113_y))));
+            v38_part = ((v38_part + ((v109_x * v110_y))));
+            v39_part = ((v39_part + ((v109_x * v111_y))));
+            v40_part = ((v40_part + ((v109_x * v112_y))));
+            v41_part = ((v41_part + ((v109_x * v113_y))));
+          }
+          __syncthreads();
         }
-        sh0_a[((v27_tf * 65) + v26_te)] = v30_a;
-        int v33_e = (v0_tid + 256);
-        int v34_te = (v33_e / 16);
-        int v35_tf = (v33_e % 16);
-        int v36_g = (v8_m0 + v34_te);
-        int v37_gk = (v25_k0 + v35_tf);
-        float v38_a = 0.0f;
-        if (((v36_g < size0) && (v37_gk < k))) {
-          int v39_off = ((v36_g * os0_0) + (v37_gk * os0_1));
-          float v40_ld = (in0[v39_off]);
-          v38_a = v40_ld;
-        }
-        sh0_a[((v35_tf * 65) + v34_te)] = v38_a;
-        int v41_e = (v0_tid + 512);
-        int v42_te = (v41_e / 16);
-        int v43_tf = (v41_e % 16);
-        int v44_g = (v8_m0 + v42_te);
-        int v45_gk = (v25_k0 + v43_tf);
-        float v46_a = 0.0f;
-        if (((v44_g < size0) && (v45_gk < k))) {
-          int v47_off = ((v44_g * os0_0) + (v45_gk * os0_1));
-          float v48_ld = (in0[v47_off]);
-          v46_a = v48_ld;
-        }
-        sh0_a[((v43_tf * 65) + v42_te)] = v46_a;
-        int v49_e = (v0_tid + 768);
-        int v50_te = (v49_e / 16);
-        int v51_tf = (v49_e % 16);
-        int v52_g = (v8_m0 + v50_te);
-        int v53_gk = (v25_k0 + v51_tf);
-        float v54_a = 0.0f;
-        if (((v52_g < size0) && (v53_gk < k))) {
-          int v55_off = ((v52_g * os0_0) + (v53_gk * os0_1));
-          float v56_ld = (in0[v55_off]);
-          v54_a = v56_ld;
-        }
-        sh0_a[((v51_tf * 65) + v50_te)] = v54_a;
-        /* prologue: the B tile */
-        int v57_te = (v0_tid / 16);
-        int v58_tf = (v0_tid % 16);
-        int v59_g = (v5_n0 + v57_te);
-        int v60_gk = (v25_k0 + v58_tf);
-        float v61_a = 0.0f;
-        if (((v59_g < size1) && (v60_gk < k))) {
-          int v62_off = ((v59_g * os1_0) + (v60_gk * os1_1));
-          float v63_ld = (in1[v62_off]);
-          v61_a = v63_ld;
-        }
-        sh1_b[((v58_tf * 65) + v57_te)] = v61_a;
-        int v64_e = (v0_tid + 256);
-        int v65_te = (v64_e / 16);
-        int v66_tf = (v64_e % 16);
-        int v67_g = (v5_n0 + v65_te);
-        int v68_gk = (v25_k0 + v66_tf);
-        float v69_a = 0.0f;
-        if (((v67_g < size1) && (v68_gk < k))) {
-          int v70_off = ((v67_g * os1_0) + (v68_gk * os1_1));
-          float v71_ld = (in1[v70_off]);
-          v69_a = v71_ld;
-        }
-        sh1_b[((v66_tf * 65) + v65_te)] = v69_a;
-        int v72_e = (v0_tid + 512);
-        int v73_te = (v72_e / 16);
-        int v74_tf = (v72_e % 16);
-        int v75_g = (v5_n0 + v73_te);
-        int v76_gk = (v25_k0 + v74_tf);
-        float v77_a = 0.0f;
-        if (((v75_g < size1) && (v76_gk < k))) {
-          int v78_off = ((v75_g * os1_0) + (v76_gk * os1_1));
-          float v79_ld = (in1[v78_off]);
-          v77_a = v79_ld;
-        }
-        sh1_b[((v74_tf * 65) + v73_te)] = v77_a;
-        int v80_e = (v0_tid + 768);
-        int v81_te = (v80_e / 16);
-        int v82_tf = (v80_e % 16);
-        int v83_g = (v5_n0 + v81_te);
-        int v84_gk = (v25_k0 + v82_tf);
-        float v85_a = 0.0f;
-        if (((v83_g < size1) && (v84_gk < k))) {
-          int v86_off = ((v83_g * os1_0) + (v84_gk * os1_1));
-          float v87_ld = (in1[v86_off]);
-          v85_a = v87_ld;
-        }
-        sh1_b[((v82_tf * 65) + v81_te)] = v85_a;
-        __syncthreads();
-        for (int v88_kk = 0; v88_kk < 16; v88_kk += 1) {
-          float v89_x = sh0_a[((v88_kk * 65) + (v2_ty + 0))];
-          float v90_x = sh0_a[((v88_kk * 65) + (v2_ty + 16))];
-          float v91_x = sh0_a[((v88_kk * 65) + (v2_ty + 32))];
-          float v92_x = sh0_a[((v88_kk * 65) + (v2_ty + 48))];
-          float v93_y = sh1_b[((v88_kk * 65) + (v1_tx + 0))];
-          float v94_y = sh1_b[((v88_kk * 65) + (v1_tx + 16))];
-          float v95_y = sh1_b[((v88_kk * 65) + (v1_tx + 32))];
-          float v96_y = sh1_b[((v88_kk * 65) + (v1_tx + 48))];
-          v9_acc = ((v9_acc + ((v89_x * v93_y))));
-          v10_acc = ((v10_acc + ((v89_x * v94_y))));
-          v11_acc = ((v11_acc + ((v89_x * v95_y))));
-          v12_acc = ((v12_acc + ((v89_x * v96_y))));
-          v13_acc = ((v13_acc + ((v90_x * v93_y))));
-          v14_acc = ((v14_acc + ((v90_x * v94_y))));
-          v15_acc = ((v15_acc + ((v90_x * v95_y))));
-          v16_acc = ((v16_acc + ((v90_x * v96_y))));
-          v17_acc = ((v17_acc + ((v91_x * v93_y))));
-          v18_acc = ((v18_acc + ((v91_x * v94_y))));
-          v19_acc = ((v19_acc + ((v91_x * v95_y))));
-          v20_acc = ((v20_acc + ((v91_x * v96_y))));
-          v21_acc = ((v21_acc + ((v92_x * v93_y))));
-          v22_acc = ((v22_acc + ((v92_x * v94_y))));
-          v23_acc = ((v23_acc + ((v92_x * v95_y))));
-          v24_acc = ((v24_acc + ((v92_x * v96_y))));
-        }
-        __syncthreads();
+        v9_acc = ((v9_acc + v26_part));
+        v10_acc = ((v10_acc + v27_part));
+        v11_acc = ((v11_acc + v28_part));
+        v12_acc = ((v12_acc + v29_part));
+        v13_acc = ((v13_acc + v30_part));
+        v14_acc = ((v14_acc + v31_part));
+        v15_acc = ((v15_acc + v32_part));
+        v16_acc = ((v16_acc + v33_part));
+        v17_acc = ((v17_acc + v34_part));
+        v18_acc = ((v18_acc + v35_part));
+        v19_acc = ((v19_acc + v36_part));
+        v20_acc = ((v20_acc + v37_part));
+        v21_acc = ((v21_acc + v38_part));
+        v22_acc = ((v22_acc + v39_part));
+        v23_acc = ((v23_acc + v40_part));
+        v24_acc = ((v24_acc + v41_part));
       }
       /* epilogue */
-      int v97_m = (v8_m0 + (v2_ty + 0));
-      int v98_n = (v5_n0 + (v1_tx + 0));
-      if (((v97_m < size0) && (v98_n < size1))) {
-        float v99_mm = v9_acc;
-        int v100_off = (v98_n * os2_0);
-        float v101_ld = (in2[v100_off]);
-        float v102_t = ((v99_mm + v101_ld));
-        float v103_t = ((0.5f * v102_t * (1.0f + erff(v102_t * 0.707106781f))));
-        int v104_off = ((v97_m * os3_0) + (v98_n * os3_1));
-        float v105_ld = (in3[v104_off]);
-        float v106_t = ((v103_t + v105_ld));
-        out0[((v97_m * so0_0) + (v98_n * so0_1))] = (float)v106_t;
+      int v114_m = (v8_m0 + (v2_ty + 0));
+      int v115_n = (v5_n0 + (v1_tx + 0));
+      if (((v114_m < size0) && (v115_n < size1))) {
+        float v116_mm = v9_acc;
+        int v117_off = (v115_n * os2_0);
+        float v118_ld = (in2[v117_off]);
+        float v119_t = ((v116_mm + v118_ld));
+        float v120_t = ((0.5f * v119_t * (1.0f + erff(v119_t * 0.707106781f))));
+        int v121_off = ((v114_m * os3_0) + (v115_n * os3_1));
+        float v122_ld = (in3[v121_off]);
+        float v123_t = ((v120_t + v122_ld));
+        out0[((v114_m * so0_0) + (v115_n * so0_1))] = (float)v123_t;
       }
-      int v107_m = (v8_m0 + (v2_ty + 0));
-      int v108_n = (v5_n0 + (v1_tx + 16));
-      if (((v107_m < size0) && (v108_n < size1))) {
-        float v109_mm = v10_acc;
-        int v110_off = (v108_n * os2_0);
-        float v111_ld = (in2[v110_off]);
-        float v112_t = ((v109_mm + v111_ld));
-        float v113_t = ((0.5f * v112_t * (1.0f + erff(v112_t * 0.707106781f))));
-        int v114_off = ((v107_m * os3_0) + (v108_n * os3_1));
-        float v115_ld = (in3[v114_off]);
-        float v116_t = ((v113_t + v115_ld));
-        out0[((v107_m * so0_0) + (v108_n * so0_1))] = (float)v116_t;
+      int v124_m = (v8_m0 + (v2_ty + 0));
+      int v125_n = (v5_n0 + (v1_tx + 16));
+      if (((v124_m < size0) && (v125_n < size1))) {
+        float v126_mm = v10_acc;
+        int v127_off = (v125_n * os2_0);
+        float v128_ld = (in2[v127_off]);
+        float v129_t = ((v126_mm + v128_ld));
+        float v130_t = ((0.5f * v129_t * (1.0f + erff(v129_t * 0.707106781f))));
+        int v131_off = ((v124_m * os3_0) + (v125_n * os3_1));
+        float v132_ld = (in3[v131_off]);
+        float v133_t = ((v130_t + v132_ld));
+        out0[((v124_m * so0_0) + (v125_n * so0_1))] = (float)v133_t;
       }
-      int v117_m = (v8_m0 + (v2_ty + 0));
-      int v118_n = (v5_n0 + (v1_tx + 32));
-      if (((v117_m < size0) && (v118_n < size1))) {
-        float v119_mm = v11_acc;
-        int v120_off = (v118_n * os2_0);
-        float v121_ld = (in2[v120_off]);
-        float v122_t = ((v119_mm + v121_ld));
-        float v123_t = ((0.5f * v122_t * (1.0f + erff(v122_t * 0.707106781f))));
-        int v124_off = ((v117_m * os3_0) + (v118_n * os3_1));
-        float v125_ld = (in3[v124_off]);
-        float v126_t = ((v123_t + v125_ld));
-        out0[((v117_m * so0_0) + (v118_n * so0_1))] = (float)v126_t;
+      int v134_m = (v8_m0 + (v2_ty + 0));
+      int v135_n = (v5_n0 + (v1_tx + 32));
+      if (((v134_m < size0) && (v135_n < size1))) {
+        float v136_mm = v11_acc;
+        int v137_off = (v135_n * os2_0);
+        float v138_ld = (in2[v137_off]);
+        float v139_t = ((v136_mm + v138_ld));
+        float v140_t = ((0.5f * v139_t * (1.0f + erff(v139_t * 0.707106781f))));
+        int v141_off = ((v134_m * os3_0) + (v135_n * os3_1));
+        float v142_ld = (in3[v141_off]);
+        float v143_t = ((v140_t + v142_ld));
+        out0[((v134_m * so0_0) + (v135_n * so0_1))] = (float)v143_t;
       }
-      int v127_m = (v8_m0 + (v2_ty + 0));
-      int v128_n = (v5_n0 + (v1_tx + 48));
-      if (((v127_m < size0) && (v128_n < size1))) {
-        float v129_mm = v12_acc;
-        int v130_off = (v128_n * os2_0);
-        float v131_ld = (in2[v130_off]);
-        float v132_t = ((v129_mm + v131_ld));
-        float v133_t = ((0.5f * v132_t * (1.0f + erff(v132_t * 0.707106781f))));
-        int v134_off = ((v127_m * os3_0) + (v128_n * os3_1));
-        float v135_ld = (in3[v134_off]);
-        float v136_t = ((v133_t + v135_ld));
-        out0[((v127_m * so0_0) + (v128_n * so0_1))] = (float)v136_t;
+      int v144_m = (v8_m0 + (v2_ty + 0));
+      int v145_n = (v5_n0 + (v1_tx + 48));
+      if (((v144_m < size0) && (v145_n < size1))) {
+        float v146_mm = v12_acc;
+        int v147_off = (v145_n * os2_0);
+        float v148_ld = (in2[v147_off]);
+        float v149_t = ((v146_mm + v148_ld));
+        float v150_t = ((0.5f * v149_t * (1.0f + erff(v149_t * 0.707106781f))));
+        int v151_off = ((v144_m * os3_0) + (v145_n * os3_1));
+        float v152_ld = (in3[v151_off]);
+        float v153_t = ((v150_t + v152_ld));
+        out0[((v144_m * so0_0) + (v145_n * so0_1))] = (float)v153_t;
       }
-      int v137_m = (v8_m0 + (v2_ty + 16));
-      int v138_n = (v5_n0 + (v1_tx + 0));
-      if (((v137_m < size0) && (v138_n < size1))) {
-        float v139_mm = v13_acc;
-        int v140_off = (v138_n * os2_0);
-        float v141_ld = (in2[v140_off]);
-        float v142_t = ((v139_mm + v141_ld));
-        float v143_t = ((0.5f * v142_t * (1.0f + erff(v142_t * 0.707106781f))));
-        int v144_off = ((v137_m * os3_0) + (v138_n * os3_1));
-        float v145_ld = (in3[v144_off]);
-        float v146_t = ((v143_t + v145_ld));
-        out0[((v137_m * so0_0) + (v138_n * so0_1))] = (float)v146_t;
+      int v154_m = (v8_m0 + (v2_ty + 16));
+      int v155_n = (v5_n0 + (v1_tx + 0));
+      if (((v154_m < size0) && (v155_n < size1))) {
+        float v156_mm = v13_acc;
+        int v157_off = (v155_n * os2_0);
+        float v158_ld = (in2[v157_off]);
+        float v159_t = ((v156_mm + v158_ld));
+        float v160_t = ((0.5f * v159_t * (1.0f + erff(v159_t * 0.707106781f))));
+        int v161_off = ((v154_m * os3_0) + (v155_n * os3_1));
+        float v162_ld = (in3[v161_off]);
+        float v163_t = ((v160_t + v162_ld));
+        out0[((v154_m * so0_0) + (v155_n * so0_1))] = (float)v163_t;
       }
-      int v147_m = (v8_m0 + (v2_ty + 16));
-      int v148_n = (v5_n0 + (v1_tx + 16));
-      if (((v147_m < size0) && (v148_n < size1))) {
-        float v149_mm = v14_acc;
-        int v150_off = (v148_n * os2_0);
-        float v151_ld = (in2[v150_off]);
-        float v152_t = ((v149_mm + v151_ld));
-        float v153_t = ((0.5f * v152_t * (1.0f + erff(v152_t * 0.707106781f))));
-        int v154_off = ((v147_m * os3_0) + (v148_n * os3_1));
-        float v155_ld = (in3[v154_off]);
-        float v156_t = ((v153_t + v155_ld));
-        out0[((v147_m * so0_0) + (v148_n * so0_1))] = (float)v156_t;
+      int v164_m = (v8_m0 + (v2_ty + 16));
+      int v165_n = (v5_n0 + (v1_tx + 16));
+      if (((v164_m < size0) && (v165_n < size1))) {
+        float v166_mm = v14_acc;
+        int v167_off = (v165_n * os2_0);
+        float v168_ld = (in2[v167_off]);
+        float v169_t = ((v166_mm + v168_ld));
+        float v170_t = ((0.5f * v169_t * (1.0f + erff(v169_t * 0.707106781f))));
+        int v171_off = ((v164_m * os3_0) + (v165_n * os3_1));
+        float v172_ld = (in3[v171_off]);
+        float v173_t = ((v170_t + v172_ld));
+        out0[((v164_m * so0_0) + (v165_n * so0_1))] = (float)v173_t;
       }
-      int v157_m = (v8_m0 + (v2_ty + 16));
-      int v158_n = (v5_n0 + (v1_tx + 32));
-      if (((v157_m < size0) && (v158_n < size1))) {
-        float v159_mm = v15_acc;
-        int v160_off = (v158_n * os2_0);
-        float v161_ld = (in2[v160_off]);
-        float v162_t = ((v159_mm + v161_ld));
-        float v163_t = ((0.5f * v162_t * (1.0f + erff(v162_t * 0.707106781f))));
-        int v164_off = ((v157_m * os3_0) + (v158_n * os3_1));
-        float v165_ld = (in3[v164_off]);
-        float v166_t = ((v163_t + v165_ld));
-        out0[((v157_m * so0_0) + (v158_n * so0_1))] = (float)v166_t;
+      int v174_m = (v8_m0 + (v2_ty + 16));
+      int v175_n = (v5_n0 + (v1_tx + 32));
+      if (((v174_m < size0) && (v175_n < size1))) {
+        float v176_mm = v15_acc;
+        int v177_off = (v175_n * os2_0);
+        float v178_ld = (in2[v177_off]);
+        float v179_t = ((v176_mm + v178_ld));
+        float v180_t = ((0.5f * v179_t * (1.0f + erff(v179_t * 0.707106781f))));
+        int v181_off = ((v174_m * os3_0) + (v175_n * os3_1));
+        float v182_ld = (in3[v181_off]);
+        float v183_t = ((v180_t + v182_ld));
+        out0[((v174_m * so0_0) + (v175_n * so0_1))] = (float)v183_t;
       }
-      int v167_m = (v8_m0 + (v2_ty + 16));
-      int v168_n = (v5_n0 + (v1_tx + 48));
-      if (((v167_m < size0) && (v168_n < size1))) {
-        float v169_mm = v16_acc;
-        int v170_off = (v168_n * os2_0);
-        float v171_ld = (in2[v170_off]);
-        float v172_t = ((v169_mm + v171_ld));
-        float v173_t = ((0.5f * v172_t * (1.0f + erff(v172_t * 0.707106781f))));
-        int v174_off = ((v167_m * os3_0) + (v168_n * os3_1));
-        float v175_ld = (in3[v174_off]);
-        float v176_t = ((v173_t + v175_ld));
-        out0[((v167_m * so0_0) + (v168_n * so0_1))] = (float)v176_t;
+      int v184_m = (v8_m0 + (v2_ty + 16));
+      int v185_n = (v5_n0 + (v1_tx + 48));
+      if (((v184_m < size0) && (v185_n < size1))) {
+        float v186_mm = v16_acc;
+        int v187_off = (v185_n * os2_0);
+        float v188_ld = (in2[v187_off]);
+        float v189_t = ((v186_mm + v188_ld));
+        float v190_t = ((0.5f * v189_t * (1.0f + erff(v189_t * 0.707106781f))));
+        int v191_off = ((v184_m * os3_0) + (v185_n * os3_1));
+        float v192_ld = (in3[v191_off]);
+        float v193_t = ((v190_t + v192_ld));
+        out0[((v184_m * so0_0) + (v185_n * so0_1))] = (float)v193_t;
       }
-      int v177_m = (v8_m0 + (v2_ty + 32));
-      int v178_n = (v5_n0 + (v1_tx + 0));
-      if (((v177_m < size0) && (v178_n < size1))) {
-        float v179_mm = v17_acc;
-        int v180_off = (v178_n * os2_0);
-        float v181_ld = (in2[v180_off]);
-        float v182_t = ((v179_mm + v181_ld));
-        float v183_t = ((0.5f * v182_t * (1.0f + erff(v182_t * 0.707106781f))));
-        int v184_off = ((v177_m * os3_0) + (v178_n * os3_1));
-        float v185_ld = (in3[v184_off]);
-        float v186_t = ((v183_t + v185_ld));
-        out0[((v177_m * so0_0) + (v178_n * so0_1))] = (float)v186_t;
+      int v194_m = (v8_m0 + (v2_ty + 32));
+      int v195_n = (v5_n0 + (v1_tx + 0));
+      if (((v194_m < size0) && (v195_n < size1))) {
+        float v196_mm = v17_acc;
+        int v197_off = (v195_n * os2_0);
+        float v198_ld = (in2[v197_off]);
+        float v199_t = ((v196_mm + v198_ld));
+        float v200_t = ((0.5f * v199_t * (1.0f + erff(v199_t * 0.707106781f))));
+        int v201_off = ((v194_m * os3_0) + (v195_n * os3_1));
+        float v202_ld = (in3[v201_off]);
+        float v203_t = ((v200_t + v202_ld));
+        out0[((v194_m * so0_0) + (v195_n * so0_1))] = (float)v203_t;
       }
-      int v187_m = (v8_m0 + (v2_ty + 32));
-      int v188_n = (v5_n0 + (v1_tx + 16));
-      if (((v187_m < size0) && (v188_n < size1))) {
-        float v189_mm = v18_acc;
-        int v190_off = (v188_n * os2_0);
-        float v191_ld = (in2[v190_off]);
-        float v192_t = ((v189_mm + v191_ld));
-        float v193_t = ((0.5f * v192_t * (1.0f + erff(v192_t * 0.707106781f))));
-        int v194_off = ((v187_m * os3_0) + (v188_n * os3_1));
-        float v195_ld = (in3[v194_off]);
-        float v196_t = ((v193_t + v195_ld));
-        out0[((v187_m * so0_0) + (v188_n * so0_1))] = (float)v196_t;
+      int v204_m = (v8_m0 + (v2_ty + 32));
+      int v205_n = (v5_n0 + (v1_tx + 16));
+      if (((v204_m < size0) && (v205_n < size1))) {
+        float v206_mm = v18_acc;
+        int v207_off = (v205_n * os2_0);
+        float v208_ld = (in2[v207_off]);
+        float v209_t = ((v206_mm + v208_ld));
+        float v210_t = ((0.5f * v209_t * (1.0f + erff(v209_t * 0.707106781f))));
+        int v211_off = ((v204_m * os3_0) + (v205_n * os3_1));
+        float v212_ld = (in3[v211_off]);
+        float v213_t = ((v210_t + v212_ld));
+        out0[((v204_m * so0_0) + (v205_n * so0_1))] = (float)v213_t;
       }
-      int v197_m = (v8_m0 + (v2_ty + 32));
-      int v198_n = (v5_n0 + (v1_tx + 32));
-      if (((v197_m < size0) && (v198_n < size1))) {
-        float v199_mm = v19_acc;
-        int v200_off = (v198_n * os2_0);
-        float v201_ld = (in2[v200_off]);
-        float v202_t = ((v199_mm + v201_ld));
-        float v203_t = ((0.5f * v202_t * (1.0f + erff(v202_t * 0.707106781f))));
-        int v204_off = ((v197_m * os3_0) + (v198_n * os3_1));
-        float v205_ld = (in3[v204_off]);
-        float v206_t = ((v203_t + v205_ld));
-        out0[((v197_m * so0_0) + (v198_n * so0_1))] = (float)v206_t;
+      int v214_m = (v8_m0 + (v2_ty + 32));
+      int v215_n = (v5_n0 + (v1_tx + 32));
+      if (((v214_m < size0) && (v215_n < size1))) {
+        float v216_mm = v19_acc;
+        int v217_off = (v215_n * os2_0);
+        float v218_ld = (in2[v217_off]);
+        float v219_t = ((v216_mm + v218_ld));
+        float v220_t = ((0.5f * v219_t * (1.0f + erff(v219_t * 0.707106781f))));
+        int v221_off = ((v214_m * os3_0) + (v215_n * os3_1));
+        float v222_ld = (in3[v221_off]);
+        float v223_t = ((v220_t + v222_ld));
+        out0[((v214_m * so0_0) + (v215_n * so0_1))] = (float)v223_t;
       }
-      int v207_m = (v8_m0 + (v2_ty + 32));
-      int v208_n = (v5_n0 + (v1_tx + 48));
-      if (((v207_m < size0) && (v208_n < size1))) {
-        float v209_mm = v20_acc;
-        int v210_off = (v208_n * os2_0);
-        float v211_ld = (in2[v210_off]);
-        float v212_t = ((v209_mm + v211_ld));
-        float v213_t = ((0.5f * v212_t * (1.0f + erff(v212_t * 0.707106781f))));
-        int v214_off = ((v207_m * os3_0) + (v208_n * os3_1));
-        float v215_ld = (in3[v214_off]);
-        float v216_t = ((v213_t + v215_ld));
-        out0[((v207_m * so0_0) + (v208_n * so0_1))] = (float)v216_t;
+      int v224_m = (v8_m0 + (v2_ty + 32));
+      int v225_n = (v5_n0 + (v1_tx + 48));
+      if (((v224_m < size0) && (v225_n < size1))) {
+        float v226_mm = v20_acc;
+        int v227_off = (v225_n * os2_0);
+        float v228_ld = (in2[v227_off]);
+        float v229_t = ((v226_mm + v228_ld));
+        float v230_t = ((0.5f * v229_t * (1.0f + erff(v229_t * 0.707106781f))));
+        int v231_off = ((v224_m * os3_0) + (v225_n * os3_1));
+        float v232_ld = (in3[v231_off]);
+        float v233_t = ((v230_t + v232_ld));
+        out0[((v224_m * so0_0) + (v225_n * so0_1))] = (float)v233_t;
       }
-      int v217_m = (v8_m0 + (v2_ty + 48));
-      int v218_n = (v5_n0 + (v1_tx + 0));
-      if (((v217_m < size0) && (v218_n < size1))) {
-        float v219_mm = v21_acc;
-        int v220_off = (v218_n * os2_0);
-        float v221_ld = (in2[v220_off]);
-        float v222_t = ((v219_mm + v221_ld));
-        float v223_t = ((0.5f * v222_t * (1.0f + erff(v222_t * 0.707106781f))));
-        int v224_off = ((v217_m * os3_0) + (v218_n * os3_1));
-        float v225_ld = (in3[v224_off]);
-        float v226_t = ((v223_t + v225_ld));
-        out0[((v217_m * so0_0) + (v218_n * so0_1))] = (float)v226_t;
+      int v234_m = (v8_m0 + (v2_ty + 48));
+      int v235_n = (v5_n0 + (v1_tx + 0));
+      if (((v234_m < size0) && (v235_n < size1))) {
+        float v236_mm = v21_acc;
+        int v237_off = (v235_n * os2_0);
+        float v238_ld = (in2[v237_off]);
+        float v239_t = ((v236_mm + v238_ld));
+        float v240_t = ((0.5f * v239_t * (1.0f + erff(v239_t * 0.707106781f))));
+        int v241_off = ((v234_m * os3_0) + (v235_n * os3_1));
+        float v242_ld = (in3[v241_off]);
+        float v243_t = ((v240_t + v242_ld));
+        out0[((v234_m * so0_0) + (v235_n * so0_1))] = (float)v243_t;
       }
-      int v227_m = (v8_m0 + (v2_ty + 48));
-      int v228_n = (v5_n0 + (v1_tx + 16));
-      if (((v227_m < size0) && (v228_n < size1))) {
-        float v229_mm = v22_acc;
-        int v230_off = (v228_n * os2_0);
-        float v231_ld = (in2[v230_off]);
-        float v232_t = ((v229_mm + v231_ld));
-        float v233_t = ((0.5f * v232_t * (1.0f + erff(v232_t * 0.707106781f))));
-        int v234_off = ((v227_m * os3_0) + (v228_n * os3_1));
-        float v235_ld = (in3[v234_off]);
-        float v236_t = ((v233_t + v235_ld));
-        out0[((v227_m * so0_0) + (v228_n * so0_1))] = (float)v236_t;
+      int v244_m = (v8_m0 + (v2_ty + 48));
+      int v245_n = (v5_n0 + (v1_tx + 16));
+      if (((v244_m < size0) && (v245_n < size1))) {
+        float v246_mm = v22_acc;
+        int v247_off = (v245_n * os2_0);
+        float v248_ld = (in2[v247_off]);
+        float v249_t = ((v246_mm + v248_ld));
+        float v250_t = ((0.5f * v249_t * (1.0f + erff(v249_t * 0.707106781f))));
+        int v251_off = ((v244_m * os3_0) + (v245_n * os3_1));
+        float v252_ld = (in3[v251_off]);
+        float v253_t = ((v250_t + v252_ld));
+        out0[((v244_m * so0_0) + (v245_n * so0_1))] = (float)v253_t;
       }
-      int v237_m = (v8_m0 + (v2_ty + 48));
-      int v238_n = (v5_n0 + (v1_tx + 32));
-      if (((v237_m < size0) && (v238_n < size1))) {
-        float v239_mm = v23_acc;
-        int v240_off = (v238_n * os2_0);
-        float v241_ld = (in2[v240_off]);
-        float v242_t = ((v239_mm + v241_ld));
-        float v243_t = ((0.5f * v242_t * (1.0f + erff(v242_t * 0.707106781f))));
-        int v244_off = ((v237_m * os3_0) + (v238_n * os3_1));
-        float v245_ld = (in3[v244_off]);
-        float v246_t = ((v243_t + v245_ld));
-        out0[((v237_m * so0_0) + (v238_n * so0_1))] = (float)v246_t;
+      int v254_m = (v8_m0 + (v2_ty + 48));
+      int v255_n = (v5_n0 + (v1_tx + 32));
+      if (((v254_m < size0) && (v255_n < size1))) {
+        float v256_mm = v23_acc;
+        int v257_off = (v255_n * os2_0);
+        float v258_ld = (in2[v257_off]);
+        float v259_t = ((v256_mm + v258_ld));
+        float v260_t = ((0.5f * v259_t * (1.0f + erff(v259_t * 0.707106781f))));
+        int v261_off = ((v254_m * os3_0) + (v255_n * os3_1));
+        float v262_ld = (in3[v261_off]);
+        float v263_t = ((v260_t + v262_ld));
+        out0[((v254_m * so0_0) + (v255_n * so0_1))] = (float)v263_t;
       }
-      int v247_m = (v8_m0 + (v2_ty + 48));
-      int v248_n = (v5_n0 + (v1_tx + 48));
-      if (((v247_m < size0) && (v248_n < size1))) {
-        float v249_mm = v24_acc;
-        int v250_off = (v248_n * os2_0);
-        float v251_ld = (in2[v250_off]);
-        float v252_t = ((v249_mm + v251_ld));
-        float v253_t = ((0.5f * v252_t * (1.0f + erff(v252_t * 0.707106781f))));
-        int v254_off = ((v247_m * os3_0) + (v248_n * os3_1));
-        float v255_ld = (in3[v254_off]);
-        float v256_t = ((v253_t + v255_ld));
-        out0[((v247_m * so0_0) + (v248_n * so0_1))] = (float)v256_t;
+      int v264_m = (v8_m0 + (v2_ty + 48));
+      int v265_n = (v5_n0 + (v1_tx + 48));
+      if (((v264_m < size0) && (v265_n < size1))) {
+        float v266_mm = v24_acc;
+        int v267_off = (v265_n * os2_0);
+        float v268_ld = (in2[v267_off]);
+        float v269_t = ((v266_mm + v268_ld));
+        float v270_t = ((0.5f * v269_t * (1.0f + erff(v269_t * 0.707106781f))));
+        int v271_off = ((v264_m * os3_0) + (v265_n * os3_1));
+        float v272_ld = (in3[v271_off]);
+        float v273_t = ((v270_t + v272_ld));
+        out0[((v264_m * so0_0) + (v265_n * so0_1))] = (float)v273_t;
       }
     }
   }
