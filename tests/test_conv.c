@@ -6,10 +6,13 @@
  *  - the real F# examples (examples/conv_*.fs, pad_modes.fs) re-specialized at PyTorch's edge
  *    cases — batch 0 and 1, size-1 spatial dims, odd and symbolic sizes, other dtypes — each run
  *    on the emulator against PyTorch;
+ *  - channels-last inputs read through their strides (the implicit GEMM, the depthwise direct
+ *    schedule, a ResNet block) give what a contiguous copy gives;
  *  - PyTorch's errors, located at the F# call: at wrong signatures of the examples, and the
  *    calls of tests/conv/conv_errors.fs that PyTorch rejects whatever the sizes.
  * The examples' own signatures run in tests/test_examples.c with every schedule variant. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,4 +205,72 @@ Test(conv_errors, calls_pytorch_rejects) {
     {"pad_reflect_1d_input", "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) expect_error("tests/conv/conv_errors", cases[i][0], NULL, cases[i][1]);
+}
+
+/* A channels-last input (NHWC memory, NCHW shape: strides C·H·W, 1, W·C, C) is read through its
+ * strides: the same entry gives the same values as on a contiguous copy (the contiguous run is
+ * checked against PyTorch above), for the implicit GEMM, the depthwise direct schedule and a
+ * ResNet block. */
+static void channels_last_matches(const char *name, const char *entry, int ni, const int64_t shapes[][4], const int *ranks) {
+  kg_context *ctx = ctx_new();
+  char path[256];
+  snprintf(path, sizeof path, "examples/%s", name);
+  kg_module *m = load(ctx, path);
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  float *buf[8], *cl = NULL;
+  DLTensor t[8], x_cl;
+  const DLTensor *ins[8], *ins_cl[8];
+  for (int i = 0; i < ni; i++) {
+    size_t n = 1;
+    for (int d = 0; d < ranks[i]; d++) n *= (size_t)shapes[i][d];
+    buf[i] = malloc(n * sizeof(float) + 4);
+    for (size_t e = 0; e < n; e++) buf[i][e] = (float)((e * 7919 + (size_t)i * 104729) % 1000) / 250.0f - 2.0f;
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].data = buf[i], t[i].ndim = ranks[i], t[i].shape = (int64_t *)(uintptr_t)shapes[i];
+    t[i].dtype = (DLDataType){kDLFloat, 32, 1}, t[i].device.device_type = kDLCPU;
+    ins[i] = ins_cl[i] = &t[i];
+  }
+  /* input 0 in channels-last memory */
+  int64_t N = shapes[0][0], C = shapes[0][1], H = shapes[0][2], W = shapes[0][3];
+  int64_t st[4] = {C * H * W, 1, W * C, C};
+  cl = malloc((size_t)(N * C * H * W) * sizeof(float) + 4);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t ch = 0; ch < C; ch++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) cl[n * st[0] + ch * st[1] + h * st[2] + w * st[3]] = buf[0][((n * C + ch) * H + h) * W + w];
+  x_cl = t[0], x_cl.data = cl, x_cl.strides = st;
+  ins_cl[0] = &x_cl;
+  DLDataType dt;
+  int nd;
+  int64_t os[8];
+  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, os), KG_OK);
+  size_t on = 1;
+  for (int d = 0; d < nd; d++) on *= (size_t)os[d];
+  float *o1 = calloc(on + 1, sizeof(float)), *o2 = calloc(on + 1, sizeof(float));
+  DLTensor out1, out2;
+  memset(&out1, 0, sizeof out1);
+  out1.data = o1, out1.ndim = nd, out1.shape = os, out1.dtype = dt, out1.device.device_type = kDLCPU;
+  out2 = out1, out2.data = o2;
+  DLTensor *op1[1] = {&out1}, *op2[1] = {&out2};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, ni, NULL, 0, op1, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins_cl, ni, NULL, 0, op2, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  for (size_t e = 0; e < on; e++) cr_expect_float_eq(o1[e], o2[e], 1e-5f * (1.0f + fabsf(o1[e])), "%s: element %zu: %g vs %g (channels-last)", entry, e, o1[e], o2[e]);
+  for (int i = 0; i < ni; i++) free(buf[i]);
+  free(cl), free(o1), free(o2);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(conv_numeric, channels_last_inputs) {
+  static const int64_t s1[3][4] = {{2, 3, 9, 9}, {8, 3, 3, 3}, {8}};
+  static const int r1[3] = {4, 4, 1};
+  channels_last_matches("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r1);
+  static const int64_t s2[5][4] = {{2, 6, 9, 9}, {6, 1, 3, 3}, {6}, {12, 6, 1, 1}, {12}};
+  static const int r2[5] = {4, 4, 1, 4, 1};
+  channels_last_matches("conv_blocks", "mobilenet_dw_pw", 5, s2, r2);
+  static const int64_t s3[7][4] = {{2, 8, 8, 8}, {8, 8, 3, 3}, {8, 1, 1}, {8, 1, 1}, {8, 8, 3, 3}, {8, 1, 1}, {8, 1, 1}};
+  static const int r3[7] = {4, 4, 3, 3, 4, 3, 3};
+  channels_last_matches("conv_blocks", "resnet_basic_block", 7, s3, r3);
 }
