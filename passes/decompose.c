@@ -202,7 +202,8 @@ static uint32_t standardize(dctx *D, uint32_t x, int64_t mask, kg_dtype ct, doub
 static uint32_t expand_cnn(dctx *D, const kg_gnode *n, const uint32_t *in) {
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt;
-  const kg_shape *xs = &D->out->nodes.v[in[0]].shape;
+  const kg_shape xshape = D->out->nodes.v[in[0]].shape; /* a copy: adding nodes may move the array */
+  const kg_shape *xs = &xshape;
   int r = xs->rank;
   if (n->op == KG_OP_POOL) { /* adaptive to 1 (x 1): a row reduction over the pooled dims */
     int nd = (int)(n->ia[2] & 3);
@@ -276,7 +277,9 @@ static kg_shape shape_of(int rank, const int64_t *d) {
 static uint32_t expand_conv(dctx *D, const kg_gnode *n, const uint32_t *in) {
   kg_dtype dt = (kg_dtype)n->dtype, acc = (kg_dtype)n->cdtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt;
-  const kg_gnode *xn = &D->out->nodes.v[in[0]], *wn = &D->out->nodes.v[in[1]];
+  /* read before any node is added: the node array may move */
+  const kg_gnode *wn = &D->out->nodes.v[in[1]];
+  kg_dim batch = D->out->nodes.v[in[0]].shape.d[0];
   int nd = kg_conv_dims(n->ia[3]);
   bool tr = kg_conv_transposed(n->ia[3]);
   int64_t G = kg_conv_groups(n->ia[3]), w0 = wn->shape.d[0].v, w1 = wn->shape.d[1].v;
@@ -306,7 +309,7 @@ static uint32_t expand_conv(dctx *D, const kg_gnode *n, const uint32_t *in) {
   kg_shape bs;
   memset(&bs, 0, sizeof bs);
   bs.rank = (uint8_t)(3 + nd);
-  bs.d[0] = xn->shape.d[0], bs.d[1] = (kg_dim){KG_DIM_STATIC, G}, bs.d[2] = (kg_dim){KG_DIM_STATIC, K};
+  bs.d[0] = batch, bs.d[1] = (kg_dim){KG_DIM_STATIC, G}, bs.d[2] = (kg_dim){KG_DIM_STATIC, K};
   for (int i = 0; i < nd; i++) bs.d[3 + i] = n->shape.d[2 + i];
   int64_t st[KG_CONV_MAX_DIMS], pd[KG_CONV_MAX_DIMS], dl[KG_CONV_MAX_DIMS];
   double fa[4] = {1, 1, 1, 0};
