@@ -84,7 +84,9 @@ static bool diagonal(lay *L, term *t, char c, int j) {
   perm[t->r - 2] = a, perm[t->r - 1] = b;
   kg_ev p = permute(L, t->id, perm);
   if (p.kind == EV_ERR) return false;
-  const kg_gnode *pn = gnode(L->el, p.id);
+  const kg_gnode pcopy = *gnode(L->el, p.id); /* a copy: adding a node may move the node array */
+  const kg_gnode *pn = &pcopy;
+  kg_shape is = pn->shape; /* [..., n, 1] */
   int64_t nn = da->v;
   kg_gnode g;
   memset(&g, 0, sizeof g);
@@ -92,7 +94,6 @@ static bool diagonal(lay *L, term *t, char c, int j) {
   g.shape.rank = 1, g.shape.d[0] = (kg_dim){KG_DIM_STATIC, nn};
   g.fa[0] = 0, g.fa[1] = 1, g.fa[2] = (double)nn;
   uint32_t ar = kg_elab_add_node(L->el, L->at, &g);
-  kg_shape is = pn->shape; /* [..., n, 1] */
   is.d[is.rank - 1] = (kg_dim){KG_DIM_STATIC, 1};
   kg_ev ix = reshape_to(L, ar, (kg_dim[]){{KG_DIM_STATIC, nn}, {KG_DIM_STATIC, 1}}, 2, false);
   if (ix.kind == EV_ERR) return false;

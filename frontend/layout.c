@@ -577,8 +577,9 @@ kg_ev getitem(lay *L, uint32_t x, const kg_ev *ix, int ni) {
       for (int j = 0; j < in->shape.rank; j++) sh.d[sh.rank++] = in->shape.d[j];
       for (int j = pos + 1; j < cn->shape.rank; j++) sh.d[sh.rank++] = cn->shape.d[j];
       uint32_t ops[2] = {cur, idx};
+      int irank = in->shape.rank; /* read before the node is added (the array may move) */
       r = kg_ev_node(add(L, KG_OP_INDEX, (kg_dtype)cn->dtype, ops, 2, &sh, pos, 1, 0));
-      pos += in->shape.rank;
+      pos += irank;
       break;
     }
     default: return fail(L, KG_E_INTERNAL, "unknown TensorIndex kind %d", k);
