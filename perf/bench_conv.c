@@ -20,7 +20,6 @@
  *     34 fp64, without tensor cores), ours (for the loads issued, and for the minimum: what
  *     on-chip reuse can reach) and eager's (its bytes, one op at a time).
  * A benchmark, not a test: exit 1 only when an example fails to compile. docs/perf.md. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +27,6 @@
 #include "perf/perf_common.h"
 #include "runtime/api_int.h"
 
-static int64_t dsz(const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : 13 + 4 * d->v; }
-
-static int64_t node_bytes(const kg_gnode *n) {
-  int64_t e = 1;
-  if (n->vkind != KG_V_TENSOR) return 0;
-  for (int i = 0; i < n->shape.rank; i++) e *= dsz(&n->shape.d[i]);
-  return e * kg_dtype_get((kg_dtype)n->dtype)->size;
-}
-
-static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static double h100_us(double bytes, double flop, bool f64) { return (bytes / 3.35e12 > flop / (f64 ? 34e12 : 67e12) ? bytes / 3.35e12 : flop / (f64 ? 34e12 : 67e12)) * 1e6; }
 
@@ -72,8 +61,8 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       const kg_gnode *n = &c->g.nodes.v[j];
       if (n->vkind != KG_V_TENSOR || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LEAF)) continue;
       eager_k++;
-      eager += node_bytes(n);
-      for (int q = 0; q < n->n_in; q++) eager += node_bytes(&c->g.nodes.v[n->in[q]]);
+      eager += kp_node_bytes(n);
+      for (int q = 0; q < n->n_in; q++) eager += kp_node_bytes(&c->g.nodes.v[n->in[q]]);
     }
     const kg_graph *g = &c->lg;
     for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
@@ -82,10 +71,10 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       const kg_gnode *P = &g->nodes.v[grp->red];
       if (!(P->ia[0] & 8)) continue;
       int64_t space[KG_MAX_RANK], batch, M, N, G = P->ia[0] >> 8;
-      for (int q = 0; q < grp->space.rank; q++) space[q] = dsz(&grp->space.d[q]);
+      for (int q = 0; q < grp->space.rank; q++) space[q] = kp_dim(&grp->space.d[q]);
       kg_mm_dims(grp->space.rank, space, P->ia[0], &batch, &M, &N);
       const kg_gnode *A = &g->nodes.v[P->in[0]], *B = &g->nodes.v[P->in[1]], *X = &g->nodes.v[B->in[0]];
-      int64_t K = dsz(&A->shape.d[A->shape.rank - 1]);
+      int64_t K = kp_dim(&A->shape.d[A->shape.rank - 1]);
       bool direct = kg_conv_direct(M, K);
       kg_mm_tile tile = direct ? KG_MM_DIRECT : kg_mm_choose_tile(&kg_target_h100, batch, M, N);
       const kg_mm_tile_info *T = kg_mm_tile_get(tile);
@@ -98,10 +87,10 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       for (uint32_t q = 0; q < grp->outs.n; q++) kp_sources(g, &c->fusion, grp, g->outputs.v[grp->outs.v[q]], me, v);
       for (uint32_t q = 0; q < grp->mats.n; q++) kp_sources(g, &c->fusion, grp, grp->mats.v[q], me, v);
       /* the input read through IM2COL: its bytes × taps per element (the IM2COL node's size) */
-      double im2col = (double)node_bytes(B) / (double)(node_bytes(X) ? node_bytes(X) : 1);
+      double im2col = (double)kp_node_bytes(B) / (double)(kp_node_bytes(X) ? kp_node_bytes(X) : 1);
       double ours = 0, minb = 0, out_elems = (double)batch * (double)M * (double)N;
       for (uint32_t q = 0; q < g->nodes.n; q++) {
-        double b = (double)node_bytes(&g->nodes.v[q]);
+        double b = (double)kp_node_bytes(&g->nodes.v[q]);
         if (ma[q] || mb[q] || me[q]) minb += b;
         if (direct) {
           double esz = kg_dtype_get((kg_dtype)g->nodes.v[q].dtype)->size;
@@ -110,8 +99,8 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
           ours += (ma[q] ? b * (double)ntile * (double)nimg : 0) + (mb[q] ? b * im2col * (double)mtile : 0) + (me[q] && !ma[q] && !mb[q] ? b : 0);
         }
       }
-      for (uint32_t q = 0; q < grp->outs.n; q++) ours += (double)node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]), minb += (double)node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]);
-      for (uint32_t q = 0; q < grp->mats.n; q++) ours += (double)node_bytes(&g->nodes.v[grp->mats.v[q]]), minb += (double)node_bytes(&g->nodes.v[grp->mats.v[q]]);
+      for (uint32_t q = 0; q < grp->outs.n; q++) ours += (double)kp_node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]), minb += (double)kp_node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]);
+      for (uint32_t q = 0; q < grp->mats.n; q++) ours += (double)kp_node_bytes(&g->nodes.v[grp->mats.v[q]]), minb += (double)kp_node_bytes(&g->nodes.v[grp->mats.v[q]]);
       free(ma), free(mb), free(me), free(v);
       double flop = 2.0 * out_elems * (double)K;
       bool f64 = P->cdtype == KG_F64;
@@ -119,7 +108,7 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       for (int q = 2; q < grp->space.rank; q++) snprintf(osz + strlen(osz), sizeof osz - strlen(osz), "%s%lld", q > 2 ? "x" : "", (long long)space[q]);
       unsigned smem = direct ? 0 : (unsigned)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * (P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4));
       printf("| %s [%s]%s%s | %s | %lld x %lld -> %lld, %s, K %lld, groups %lld | %s | %u B | %.2f | %.1f | %.1f | %.2f | %u / %u | %.3f / %.3f / %.3f |\n", file, en,
-             sig ? " at " : "", sig ? sig : "", kg_dtype_name((kg_dtype)X->dtype), (long long)nimg, (long long)dsz(&X->shape.d[1]), (long long)space[1], osz,
+             sig ? " at " : "", sig ? sig : "", kg_dtype_name((kg_dtype)X->dtype), (long long)nimg, (long long)kp_dim(&X->shape.d[1]), (long long)space[1], osz,
              (long long)K, (long long)G, T->name, smem, flop / 1e6, ours / 1024.0, minb / 1024.0, minb > 0 ? ours / minb : 0.0, kg_compiled_n_kernels(c), eager_k,
              h100_us(ours, flop, f64), h100_us(minb, flop, f64), h100_us((double)eager, flop, f64));
       eager_flop += flop;
@@ -136,19 +125,10 @@ int main(int argc, char **argv) {
   const char *dir = KG_SOURCE_DIR "/examples";
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--examples") && i + 1 < argc) dir = argv[++i];
-  DIR *d = opendir(dir);
-  if (!d) { fprintf(stderr, "bench_conv: cannot open %s\n", dir); return 1; }
-  char **names = NULL;
-  int nn = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (l < 6 || strcmp(e->d_name + l - 5, ".json") || strncmp(e->d_name, "conv", 4)) continue;
-    names = realloc(names, sizeof *names * (size_t)(nn + 1));
-    names[nn++] = strdup(e->d_name);
-  }
-  closedir(d);
-  if (nn) qsort(names, (size_t)nn, sizeof *names, cmp);
+  static const char *const prefixes[] = {"conv", NULL};
+  char **names;
+  int nn = kp_list_json(dir, prefixes, &names);
+  if (nn < 0) { fprintf(stderr, "bench_conv: cannot open %s\n", dir); return 1; }
   kg_options o;
   memset(&o, 0, sizeof o);
   kg_context *ctx = kg_context_new(&o);
