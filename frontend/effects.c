@@ -33,6 +33,22 @@ static void receiver_of(kg_elab *el, const kg_ast *recv, uint32_t id, uint32_t *
     }
 }
 
+#define REFUSED_REBIND "it rebinds a variable inside a loop or branch run by the host plan"
+
+/* Why changing the elements of tensor `id` (named by variable var, the caller's tensor of
+ * parameter param) in place cannot have PyTorch's meaning in kgen, or NULL: a view (the viewed
+ * tensor would change too), a tensor with views (they would see the change), a write inside a
+ * host-plan loop or branch (a write-back or a rebinding per iteration). */
+static const char *update_refused(kg_elab *el, uint32_t id, uint32_t var, uint32_t param) {
+  if (kg_op_get((kg_op)gnode(el, id)->op)->flags & KG_OPF_LAYOUT) return "its receiver is a view (the viewed tensor would change too)";
+  if (param != KG_NONE && el->blk != 0) return "it writes the caller's tensor inside a loop or branch run by the host plan";
+  if (var != KG_NONE && el->blk != 0) return REFUSED_REBIND;
+  for (uint32_t i = id + 1; i < el->g->nodes.n; i++)
+    if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == id)
+      return "its receiver has views (they would see the change)";
+  return NULL;
+}
+
 /* After an in-place update whose new value is node `id`: variable `var` names it, a capture
  * read again gives it, and parameter `param` is written back with it (kg_elab_writebacks). */
 static void rebind(kg_elab *el, uint32_t var, uint32_t param, uint32_t id) {
@@ -106,14 +122,10 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) md |= !strcmp(m->name, meta[i]);
   uint32_t var, param;
   receiver_of(el, n->a, av[0].id, &var, &param);
-  const char *why = NULL;
-  if (md && param != KG_NONE) why = "its receiver is an entry parameter or a captured tensor, whose shape would change for the caller";
-  else if (!md && (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT)) why = "its receiver is a view (the viewed tensor would change too)";
-  else if (param != KG_NONE && el->blk != 0) why = "it writes the caller's tensor inside a loop or branch run by the host plan";
-  else if (var != KG_NONE && el->blk != 0) why = "it rebinds a variable inside a loop or branch run by the host plan";
-  for (uint32_t i = av[0].id + 1; !md && !why && i < el->g->nodes.n; i++) /* views of x would see the change */
-    if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == av[0].id)
-      why = "its receiver has views (they would see the change)";
+  const char *why = !md                                ? update_refused(el, av[0].id, var, param)
+                    : param != KG_NONE                   ? "its receiver is an entry parameter or a captured tensor, whose shape would change for the caller"
+                    : var != KG_NONE && el->blk != 0     ? REFUSED_REBIND
+                                                         : NULL;
   if (why) {
     *out = kg_elab_error(el, n, KG_E_UNSUPPORTED, "in-place %s is not supported here: %s; write the out-of-place form", m->name, why);
     return true;
@@ -154,12 +166,7 @@ kg_ev kg_elab_write_in_place(kg_elab *el, const kg_ast *at, const kg_ast *recv, 
   uint32_t var, param;
   receiver_of(el, recv, target, &var, &param);
   const kg_gnode *x = gnode(el, target);
-  const char *why = NULL;
-  if (kg_op_get((kg_op)x->op)->flags & KG_OPF_LAYOUT) why = "it is a view (the viewed tensor would change too)";
-  else if ((param != KG_NONE || var != KG_NONE) && el->blk != 0) why = "it is written inside a loop or branch run by the host plan";
-  for (uint32_t i = target + 1; !why && i < el->g->nodes.n; i++)
-    if ((kg_op_get((kg_op)el->g->nodes.v[i].op)->flags & KG_OPF_LAYOUT) && el->g->nodes.v[i].n_in && el->g->nodes.v[i].in[0] == target)
-      why = "it has views (they would see the change)";
+  const char *why = update_refused(el, target, var, param);
   if (why) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "%s is updated in place, which kgen cannot do here: %s", what, why);
   kg_ev r = value;
   if (value.kind == EV_ERR || !kg_ev_is_tensor(el, value)) return kg_elab_error(el, at, KG_E_INTERNAL, "%s: no tensor to write", what);
