@@ -346,6 +346,15 @@ static kg_ev reduce_op(kg_elab *el, const kg_ast *at, kg_op op, const margs *m) 
   return ev_node(add_node(el, at, &g));
 }
 
+const kg_member_row *kg_member_tensor_row(const char *name, size_t len, const kg_member *m, kg_strbuf *key) {
+  kg_sb_init(key);
+  kg_sb_printf(key, "TorchSharp.torch+Tensor::%.*s(", (int)len, name);
+  for (uint32_t i = 0; i < m->n_params; i++) /* a Parameter operand is a Tensor */
+    kg_sb_printf(key, "%s%s", i ? "," : "", kg_clr_is_tensor(m->params[i]) ? "TorchSharp.torch+Tensor" : m->params[i]);
+  kg_sb_putc(key, ')');
+  return kg_member_lookup_key(kg_sb_cstr(key));
+}
+
 /* F# generic operators: tensors go to the exact Tensor::op_* row of the operand
  * types; scalars get .NET semantics. */
 static kg_ev call_fsharp(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
@@ -354,12 +363,7 @@ static kg_ev call_fsharp(kg_elab *el, const kg_ast *at, const kg_member_row *row
   const kg_member *m = at->member;
   if (tensor) {
     kg_strbuf k;
-    kg_sb_init(&k);
-    kg_sb_printf(&k, "TorchSharp.torch+Tensor::%s(", m->name);
-    for (uint32_t i = 0; i < m->n_params; i++) /* a Parameter operand is a Tensor */
-      kg_sb_printf(&k, "%s%s", i ? "," : "", kg_clr_is_tensor(m->params[i]) ? "TorchSharp.torch+Tensor" : m->params[i]);
-    kg_sb_putc(&k, ')');
-    const kg_member_row *tr = kg_member_lookup_key(kg_sb_cstr(&k));
+    const kg_member_row *tr = kg_member_tensor_row(m->name, strlen(m->name), m, &k);
     kg_ev r;
     if (!tr) r = kg_elab_error(el, at, KG_E_UNSUPPORTED, "no TorchSharp operator %s for these operand types (F# %s)", kg_sb_cstr(&k), m->key);
     else r = call_row(el, at, tr, av, n);

@@ -103,11 +103,7 @@ bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg
   size_t ln = strlen(m->name);
   if (strcmp(m->decl, "TorchSharp.torch+Tensor") || m->is_static || ln < 2 || m->name[ln - 1] != '_' || na < 1) return false;
   kg_strbuf k;
-  kg_sb_init(&k);
-  kg_sb_printf(&k, "TorchSharp.torch+Tensor::%.*s(", (int)(ln - 1), m->name);
-  for (uint32_t i = 0; i < m->n_params; i++) kg_sb_printf(&k, "%s%s", i ? "," : "", m->params[i]);
-  kg_sb_putc(&k, ')');
-  const kg_member_row *row = kg_member_lookup_key(kg_sb_cstr(&k));
+  const kg_member_row *row = kg_member_tensor_row(m->name, ln - 1, m, &k); /* x.add_(y): Tensor::add(...) */
   kg_sb_free(&k);
   bool special = !row && (!strcmp(m->name, "copy_") || !strcmp(m->name, "zero_") || !strcmp(m->name, "fill_"));
   if (!row && !special) return false;

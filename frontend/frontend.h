@@ -223,6 +223,9 @@ typedef struct kg_member_row {
 /* Exact key first, then the F# / .NET families (keyed "decl::name"). */
 const kg_member_row *kg_member_lookup(const kg_member *m);
 const kg_member_row *kg_member_lookup_key(const char *key);
+/* calls.c: the row of TorchSharp.torch+Tensor::NAME(m's parameter types) — name's first len
+ * characters, a Parameter operand typed as a Tensor — or NULL; *key (to free) holds the key. */
+const kg_member_row *kg_member_tensor_row(const char *name, size_t len, const kg_member *m, kg_strbuf *key);
 /* Every exact row (for docs and tests). */
 const kg_member_row *kg_member_rows(uint32_t *n);
 const kg_member_row *kg_member_family_rows(uint32_t *n);
