@@ -32,7 +32,7 @@ static void usage(FILE *f) {
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
-          "      [--variant 0-4] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
+          "      [--variant 0-5] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
           "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
@@ -64,8 +64,8 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
   if (*i + 1 >= argc) return fprintf(stderr, "kgen: %s needs a value\n", s), -1;
   char *end;
   long n = strtol(argv[++*i], &end, 10);
-  if (*end || n < 0 || n > (force ? 4 : 2))
-    return fprintf(stderr, "kgen: %s wants %s, not '%s'\n", s, force ? "0-4" : "0 (forward), 1 (reverse) or 2 (random)", argv[*i]), -1;
+  if (*end || n < 0 || n > (force ? 5 : 2))
+    return fprintf(stderr, "kgen: %s wants %s, not '%s'\n", s, force ? "0-5" : "0 (forward), 1 (reverse) or 2 (random)", argv[*i]), -1;
   if (force) v->force = (int)n;
   else v->order = (int)n;
   return 1;

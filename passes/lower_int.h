@@ -97,6 +97,11 @@ uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a
 
 /* ---- the matrix-product schedules: lower_matmul.c ---- */
 bool kg_lw_matmul(lctx *L, const char *name);
+/* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
+ * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
+void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);
+/* lower_dot.c: a folded product (MMFOLD) at coordinate c of its own shape: a loop over K */
+uint32_t kg_lw_dot_at(lctx *L, uint32_t id, const uint32_t *c);
 
 /* ---- the reduction schedules: lower_reduce.c (the schedules, parameters, epilogue,
  * the driver) and lower_reduce_walk.c (the walks over the row) ---- */

@@ -92,9 +92,8 @@ static void memo_reset(lctx *L) {
   kg_lw_at_reset(L);
 }
 
-/* an operand's coordinate: batch dims right-aligned against the product's, then its two
- * matrix dims (x, y), or just x for a 1-D operand; KG_NONE on static-1 dims */
-static void operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c) {
+/* an operand's coordinate (lower_int.h) */
+void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c) {
   int r = o->shape.rank;
   if (vec) {
     c[0] = kg_lw_dim_is_one(&o->shape.d[0]) ? KG_NONE : x;
@@ -147,10 +146,10 @@ static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, boo
     L->cur = if_body(S, land(S, lt(S, gr, extent), lt(S, gk, K)));
     memo_reset(L);
     uint32_t c[KG_MAX_RANK];
-    if (vec) operand_coord(opn, true, bc, nb, gk, gk, c); /* a 1-D operand: [k] */
+    if (vec) kg_lw_mm_operand_coord(opn, true, bc, nb, gk, gk, c); /* a 1-D operand: [k] */
     else if (S->conv && k_first) conv_b_coord(S, bc, gk, gr, c);
-    else if (k_first) operand_coord(opn, vec, bc, nb, gk, gr, c);
-    else operand_coord(opn, vec, bc, nb, gr, gk, c);
+    else if (k_first) kg_lw_mm_operand_coord(opn, vec, bc, nb, gk, gr, c);
+    else kg_lw_mm_operand_coord(opn, vec, bc, nb, gr, gk, c);
     uint32_t x = kg_lw_val_at(L, opid, c);
     stmt(S, KS_ASSIGN, S->k->exprs.v[v].a, kg_lw_cvt(L, x, acc), KG_NONE);
     L->cur = refresh(here);
@@ -232,7 +231,7 @@ static void direct_body(mkern *S, const kg_group *grp, const kg_gnode *mmn, int6
   L->cur = loop(S, "kk", cst(S, 0), kg_kx_param(k, kp), cst(S, 1), &kk);
   memo_reset(L);
   uint32_t ac[KG_MAX_RANK], bcc[KG_MAX_RANK];
-  operand_coord(&g->nodes.v[mmn->in[0]], false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
+  kg_lw_mm_operand_coord(&g->nodes.v[mmn->in[0]], false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
   bcc[0] = bc[0], bcc[1] = bc[1], bcc[2] = kk;
   for (int d = 0; d < S->cnd; d++) bcc[3 + d] = c[2 + d];
   uint32_t a = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc), b = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], bcc), acc);

@@ -537,6 +537,7 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
   case KG_OP_PIXEL_SHUFFLE: return kg_lw_window_at(L, id, c);
   case KG_OP_RAND:
   case KG_OP_BERNOULLI: return random_at(L, id, c);
+  case KG_OP_MMFOLD: return kg_lw_dot_at(L, id, c);
   default: KG_UNREACHABLE();
   }
   return kg_lw_val_at(L, n->in[0], oc);

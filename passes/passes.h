@@ -38,6 +38,7 @@ typedef struct kg_pass_ctx {
   bool verify;     /* run the verifier after every pass */
   kg_strbuf *log;  /* when non-NULL: IR after each pass (kgen explain) */
   const char *dump;/* comma-separated pass names to dump to stderr ($KG_DUMP), or NULL */
+  bool no_fold;    /* keep every matrix product tiled (fold_products.c: force_variant 2 and 5) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */
@@ -47,6 +48,12 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* fold_products.c: small static products (K <= KG_FOLD_K_MAX, batch·M·N·K <= KG_FOLD_MACS_MAX)
+ * whose every reader computes each element once become MMFOLD: a loop over K in the kernel
+ * that reads them (passes/lower_dot.c). Runs on the lowered program, after decompose. */
+#define KG_FOLD_K_MAX 256
+#define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
+bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
 /* Rewrites every use of node i to repl[i] (repl[i] <= i). */
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
 

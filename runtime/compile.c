@@ -76,7 +76,8 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   /* 2–3. the plan's regions, or the one program: kernels and their CUDA C */
   kg_strbuf log;
   kg_sb_init(&log);
-  kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP")};
+  kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP"),
+                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
   if (ok) ok = build_copies(c, &pc);
   if (!ok) {

@@ -68,7 +68,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "");
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
@@ -245,7 +245,7 @@ static int choose_plan(const kg_compiled *c, const binding *B) {
 static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   uint32_t n = c->fusion_split.groups.n;
   kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);

@@ -71,6 +71,8 @@ typedef enum kg_force_variant {
   KG_FORCE_STRIDED_I64 = 2,  /* the same with 64-bit indices */
   KG_FORCE_NO_VECTORS = 3,   /* linear where contiguous, without vector access */
   KG_FORCE_SPLIT_ROWS = 4,   /* the split-rows plan (no row groups) at any size */
+  KG_FORCE_TILED = 5,        /* every matrix product a tiled kernel of its own (no product folded
+                                into its reader: passes/fold_products.c); 2 implies it too */
 } kg_force_variant;
 
 typedef struct kg_options {
@@ -80,8 +82,9 @@ typedef struct kg_options {
   unsigned emu_seed;
   int verify_ir;          /* run the IR verifiers after every pass (default on in tests) */
   int force_variant;      /* testing, a kg_force_variant: 0 = choose by layout; 1 = always
-                             strided; 2 = strided with 64-bit indices; 3 = linear without vector
-                             access when contiguous; 4 = the split-rows plan at any size */
+                             strided; 2 = strided with 64-bit indices, products tiled; 3 = linear
+                             without vector access when contiguous; 4 = the split-rows plan at
+                             any size; 5 = every product tiled (none folded) */
   int cuda_device;        /* the CUDA device (ordinal) this context runs on; a CUDA tensor on
                              another device is an input error */
 } kg_options;
