@@ -10,12 +10,14 @@
 
 #include "runtime/api_int.h"
 
-static kg_context *ctx_new(void) {
+static kg_context *ctx_forced(int force_variant) {
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
+  o.force_variant = force_variant;
   return kg_context_new(&o);
 }
+static kg_context *ctx_new(void) { return ctx_forced(0); }
 
 static kg_module *load_example(kg_context *ctx, const char *name) {
   char path[512];
@@ -29,18 +31,25 @@ static kg_module *load_example(kg_context *ctx, const char *name) {
   return m;
 }
 
-/* kernels of an example's entry, specialized with its own signature */
-static uint32_t kernels_of(const char *name, uint32_t *n_matmul) {
-  kg_context *ctx = ctx_new();
+/* kernels of an example's entry, specialized with its own signature; the tiled plan
+ * (force_variant 5: no product folded into its reader) or the default */
+static uint32_t kernels_in(const char *name, int force_variant, uint32_t *n_matmul, uint32_t *n_folded) {
+  kg_context *ctx = ctx_forced(force_variant);
   kg_module *m = load_example(ctx, name);
   kg_compiled *c;
   cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s: %s", name, kg_last_error(ctx));
   uint32_t n = kg_compiled_n_kernels(c);
   *n_matmul = 0;
   for (uint32_t i = 0; i < c->fusion.groups.n; i++) *n_matmul += c->fusion.groups.v[i].kind == KG_GROUP_MATMUL;
+  if (n_folded) {
+    *n_folded = 0;
+    for (uint32_t i = 0; i < c->lg.nodes.n; i++) *n_folded += c->lg.nodes.v[i].op == KG_OP_MMFOLD;
+  }
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   return n;
 }
+/* the tiled kernel class's fusion claims (small examples would fold their products) */
+static uint32_t kernels_of(const char *name, uint32_t *n_matmul) { return kernels_in(name, KG_FORCE_TILED, n_matmul, NULL); }
 
 Test(matmul_fusion, linear_gelu_residual_is_one_kernel) {
   uint32_t mm, n = kernels_of("linear_gelu_residual", &mm);
@@ -84,6 +93,38 @@ Test(matmul_fusion, mlp_stores_the_activation_not_the_product) {
   cr_assert_eq(g0->mats.n, 1, "the first product stores one value");
   cr_expect_eq(c->lg.nodes.v[g0->mats.v[0]].op, KG_OP_GELU, "the stored value is gelu(x W1 + b1), read once by the second product");
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+/* passes/fold_products.c: small static products are computed by the kernel that reads them */
+Test(matmul_fold, rnn_cells_are_one_kernel) {
+  static const struct { const char *name; uint32_t products, tiled_kernels; } cells[] = {
+      {"rnn_elman_cell", 2, 2}, /* the second product's epilogue takes the add and tanh */
+      {"rnn_lstm_cell", 2, 3},  /* chunked gates: views of the sum, read once each */
+      {"rnn_gru_cell", 2, 3},
+  };
+  for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+    uint32_t mm, folded, n = kernels_in(cells[i].name, 0, &mm, &folded);
+    cr_expect_eq(n, 1, "%s: %u kernels, expected one", cells[i].name, n);
+    cr_expect_eq(mm, 0, "%s: %u tiled products", cells[i].name, mm);
+    cr_expect_eq(folded, cells[i].products, "%s: %u folded products", cells[i].name, folded);
+    n = kernels_in(cells[i].name, KG_FORCE_TILED, &mm, &folded);
+    cr_expect_eq(n, cells[i].tiled_kernels, "%s tiled: %u kernels", cells[i].name, n);
+    cr_expect(mm == cells[i].products && folded == 0, "%s tiled: %u products, %u folded", cells[i].name, mm, folded);
+    n = kernels_in(cells[i].name, KG_FORCE_STRIDED_I64, &mm, &folded);
+    cr_expect(mm == cells[i].products && folded == 0, "%s, variant 2 keeps the general schedule: %u products, %u folded", cells[i].name, mm, folded);
+  }
+}
+
+/* what is not folded: a product read by another product's operand (the MLP's first: K·K work),
+ * by a reduction (attention scores under softmax: a walk per pass), a symbolic size */
+Test(matmul_fold, only_where_each_element_is_computed_once) {
+  uint32_t mm, folded;
+  uint32_t n = kernels_in("linear_mlp_block", 0, &mm, &folded);
+  cr_expect(n == 2 && mm == 1 && folded == 1, "MLP: the first product stores gelu(..), the second folds into a pointwise kernel: %u kernels, %u tiled, %u folded", n, mm, folded);
+  n = kernels_in("mm_attention_scores", 0, &mm, &folded);
+  cr_expect(n == 3 && mm == 1 && folded == 1, "attention: scores tiled (softmax reads them), p @ v folded: %u kernels, %u tiled, %u folded", n, mm, folded);
+  n = kernels_in("linear_gelu_residual", 0, &mm, &folded);
+  cr_expect(n == 1 && mm == 1 && folded == 0, "symbolic N: the tiled kernel, %u kernels, %u tiled, %u folded", n, mm, folded);
 }
 
 Test(matmul_schedule, tile_from_the_sizes) {

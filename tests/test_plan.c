@@ -167,6 +167,60 @@ Test(plan, rnn_one_region_per_step_and_views) {
   kg_context_free(ctx);
 }
 
+/* cf_rnn_matmul: h <- tanh(x.[t] @ wx + h @ wh + b) with K = 150 and 24: both products are
+ * folded into the step's pointwise kernel (passes/fold_products.c), so a step is ONE launch;
+ * force_variant 5 keeps them tiled (two kernels per step). Both against a double reference. */
+static void rnn_matmul_case(int force_variant, uint32_t want_kernels) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  o.force_variant = force_variant;
+  kg_context *ctx = kg_context_new(&o);
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_rnn_matmul", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_assert_eq(c->n_regions, 1);
+  cr_expect_eq(c->regions[0]->n_kernels, want_kernels, "variant %d: %u kernels per step", force_variant, c->regions[0]->n_kernels);
+  enum { T = 5, B = 3, I = 150, H = 24 };
+  int64_t sx[3] = {T, B, I}, swx[2] = {I, H}, swh[2] = {H, H}, sb[1] = {H}, sh0[2] = {B, H};
+  static float xv[T * B * I], wxv[I * H], whv[H * H], bv[H], h0v[B * H];
+  for (int i = 0; i < T * B * I; i++) xv[i] = sinf((float)i * 0.37f);
+  for (int i = 0; i < I * H; i++) wxv[i] = cosf((float)i * 0.11f) * 0.08f;
+  for (int i = 0; i < H * H; i++) whv[i] = sinf((float)i * 0.7f) * 0.2f;
+  for (int i = 0; i < H; i++) bv[i] = 0.05f * (float)(i % 7) - 0.1f;
+  for (int i = 0; i < B * H; i++) h0v[i] = 0.03f * (float)(i % 5);
+  ht x, wx, wh, b, h0, out;
+  ht_f32(&x, 3, sx, xv), ht_f32(&wx, 2, swx, wxv), ht_f32(&wh, 2, swh, whv), ht_f32(&b, 1, sb, bv), ht_f32(&h0, 2, sh0, h0v);
+  ht_f32(&out, 2, sh0, NULL);
+  const DLTensor *ins[5] = {&x.t, &wx.t, &wh.t, &b.t, &h0.t};
+  DLTensor *outs[1] = {&out.t};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 5, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  cr_expect_eq(st.launches, T * (uint64_t)want_kernels + 1, "variant %d: %llu launches for %d steps", force_variant, (unsigned long long)st.launches, T);
+  double h[B * H];
+  for (int i = 0; i < B * H; i++) h[i] = h0v[i];
+  for (int t = 0; t < T; t++) {
+    double hn[B * H];
+    for (int bb = 0; bb < B; bb++)
+      for (int k = 0; k < H; k++) {
+        double a = bv[k];
+        for (int i = 0; i < I; i++) a += (double)xv[(t * B + bb) * I + i] * wxv[i * H + k];
+        for (int j = 0; j < H; j++) a += h[bb * H + j] * whv[j * H + k];
+        hn[bb * H + k] = tanh(a);
+      }
+    memcpy(h, hn, sizeof h);
+  }
+  for (int i = 0; i < B * H; i++) cr_expect(fabs(((float *)out.data)[i] - h[i]) < 2e-5, "h[%d] = %g, expected %g", i, ((float *)out.data)[i], h[i]);
+  free(x.data), free(wx.data), free(wh.data), free(b.data), free(h0.data), free(out.data);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(plan, rnn_step_with_small_products_is_one_launch) { rnn_matmul_case(0, 1); }
+Test(plan, rnn_step_tiled_products_two_launches) { rnn_matmul_case(KG_FORCE_TILED, 2); }
+
 /* while y.abs().max().item() > |limit| + 0.5 do y <- y * 0.5 */
 static void while_case(kg_context *ctx, kg_compiled *c, float xmax, float limit, int want_trips) {
   int64_t sh[2] = {5, 7};
