@@ -137,15 +137,50 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
   free(ma), free(mb), free(me), free(v);
 }
 
+/* FLOPs of the products folded into a kernel (MMFOLD: passes/fold_products.c): those reached
+ * from what the kernel computes without crossing a value another kernel stores, 2·numel·K each */
+static double folded_walk(const kg_compiled *c, const kg_group *grp, uint32_t id, uint8_t *visit) {
+  if (visit[id]) return 0;
+  visit[id] = 1;
+  const kg_graph *g = &c->lg;
+  const kg_gnode *n = &g->nodes.v[id];
+  if (n->op == KG_OP_INPUT || n->op == KG_OP_PLANVAL) return 0;
+  if (kg_fusion_mat_index(&c->fusion, id) != KG_NONE && !stored_by(grp, id)) {
+    bool own = false; /* a reduction of this group is computed here even when stored */
+    for (uint32_t q = 0; q < grp->reds.n; q++) own |= grp->reds.v[q] == id;
+    if (!own) return 0;
+  }
+  double f = 0;
+  if (n->op == KG_OP_MMFOLD) {
+    const kg_gnode *a = &g->nodes.v[n->in[0]];
+    f = 2.0 * (double)kp_numel(&n->shape) * (double)kp_dim(&a->shape.d[a->shape.rank - 1]);
+  }
+  for (int j = 0; j < (n->op == KG_OP_FULL ? 1 : n->n_in); j++) f += folded_walk(c, grp, n->in[j], visit);
+  return f;
+}
+
+double kp_folded_flop(const kg_compiled *c, uint32_t gi) {
+  const kg_group *grp = &c->fusion.groups.v[gi];
+  uint8_t *visit = kg_xcalloc(c->lg.nodes.n + 1, 1);
+  double f = 0;
+  for (uint32_t q = 0; q < grp->outs.n; q++) f += folded_walk(c, grp, c->lg.outputs.v[grp->outs.v[q]], visit);
+  for (uint32_t q = 0; q < grp->epi.n; q++) f += folded_walk(c, grp, c->lg.outputs.v[grp->epi.v[q]], visit);
+  for (uint32_t q = 0; q < grp->reds.n; q++) f += folded_walk(c, grp, grp->reds.v[q], visit);
+  for (uint32_t q = 0; q < grp->mats.n; q++) f += folded_walk(c, grp, grp->mats.v[q], visit);
+  free(visit);
+  return f;
+}
+
 void kp_kernel_cost(const kg_compiled *c, uint32_t gi, int64_t *bytes, double *flop) {
   const kg_group *grp = &c->fusion.groups.v[gi];
   *bytes = 0, *flop = 0;
   if (grp->kind == KG_GROUP_MATMUL) {
     kp_mm mm;
     kp_mm_group(c, gi, &mm);
-    *bytes = mm.ours_b, *flop = mm.flop;
+    *bytes = mm.ours_b, *flop = mm.flop + kp_folded_flop(c, gi);
     return;
   }
+  *flop = kp_space_empty(&grp->space) ? 0 : kp_folded_flop(c, gi);
   if (kp_space_empty(&grp->space)) return;
   const kg_kernel *k = kg_compiled_kernel(c, gi);
   for (uint32_t j = 0; j < k->params.n; j++) {

@@ -54,8 +54,11 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *out);
 void kp_sources(const kg_graph *g, const kg_fusion *f, const kg_group *grp, uint32_t id, uint8_t *mark, uint8_t *visit);
 
 /* Bytes a kernel of c moves (per buffer it reads or writes, once; matrix-product groups by
- * kp_mm's tile model) and its FLOPs (products only). 0 bytes for a kernel not launched. */
+ * kp_mm's tile model) and its FLOPs (products only: its tiled product and the products folded
+ * into it). 0 bytes for a kernel not launched. */
 void kp_kernel_cost(const kg_compiled *c, uint32_t gi, int64_t *bytes, double *flop);
+/* FLOPs of the small products folded into kernel gi (MMFOLD, passes/fold_products.c) */
+double kp_folded_flop(const kg_compiled *c, uint32_t gi);
 
 /* Eager PyTorch over the typed program c->g: one kernel per tensor op; views (permute,
  * expand, slices, selects, reshapes of contiguous values) are metadata and free; a reshape or
