@@ -5,7 +5,8 @@
  *   bench_matmul [--examples DIR]      (the examples named mm_* and linear_*)
  *
  * One row per product (a MATMUL group) of every example, symbolic sizes concretized as
- * `kgen check` does (symbol i → 13 + 4·i):
+ * `kgen check` does (symbol i → 13 + 4·i), every product tiled (force_variant 5: the small
+ * ones would fold into their readers, passes/fold_products.c):
  *   - batch × M × N × K, the tile the scheduler picks for those sizes, shared memory per block;
  *   - FLOPs = 2·batch·M·N·K;
  *   - bytes from memory (perf_common.h: kp_mm_group, L2 serving the tile re-reads of operands
@@ -32,6 +33,8 @@ int main(int argc, char **argv) {
   if (nn < 0) { fprintf(stderr, "bench_matmul: cannot open %s\n", dir); return 1; }
   kg_options o;
   memset(&o, 0, sizeof o);
+  o.force_variant = KG_FORCE_TILED; /* the tiled kernel class: the small examples' products would
+                                       otherwise fold into their readers (docs/perf.md) */
   kg_context *ctx = kg_context_new(&o);
   int fails = 0;
   printf("| example | product | batch x M x N x K | tile | smem/block | MFLOP | ours KB | min KB | ours / min | kernels ours / eager | eager KB (entry) | H100 us (ours: product / eager: entry) |\n");
