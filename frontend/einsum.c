@@ -82,12 +82,12 @@ static bool diagonal(lay *L, term *t, char c, int j) {
   for (int i = 0, q = 0; i < t->r; i++)
     if (i != a && i != b) perm[q++] = i;
   perm[t->r - 2] = a, perm[t->r - 1] = b;
+  int64_t nn = da->v; /* read before permute adds a node (the node array may move: da points into it) */
   kg_ev p = permute(L, t->id, perm);
   if (p.kind == EV_ERR) return false;
   const kg_gnode pcopy = *gnode(L->el, p.id); /* a copy: adding a node may move the node array */
   const kg_gnode *pn = &pcopy;
   kg_shape is = pn->shape; /* [..., n, 1] */
-  int64_t nn = da->v;
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = KG_OP_ARANGE, g.dtype = g.cdtype = KG_I64, g.vkind = KG_V_TENSOR;

@@ -86,3 +86,46 @@ Test(einsum, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeo
   check_at("linspace_gen", "linspace_gen", "float32[0,7]");
   check_at("linspace_gen", "linspace_gen", "float32[2,7]");
 }
+
+/* A diagonal whose pair of dims must be moved last (a permute) read the operand's size through
+ * a pointer into the node array after the permute's node was added: a heap-use-after-free when
+ * that add reallocates the array. The chain of k neg() before the einsum sweeps the node count
+ * so that for some k the permute's add is the one that reallocates (the AddressSanitizer pass of
+ * tools/test.sh then trips on the old code; a KGEN_VEC_MOVE build trips for every k). */
+Test(einsum, diagonal_after_node_array_growth) {
+  kg_context *ctx = ctx_new();
+  for (int k = 0; k < 40; k++) {
+    size_t cap = 4096;
+    char *x = malloc(cap);
+    snprintf(x, cap, "{\"k\":\"Var\",\"ty\":\"TorchSharp.torch+Tensor\",\"var\":0}");
+    for (int i = 0; i < k; i++) {
+      char *y = malloc(strlen(x) + 512);
+      sprintf(y, "{\"k\":\"Call\",\"ty\":\"TorchSharp.torch+Tensor\",\"obj\":%s,\"method\":{\"decl\":\"TorchSharp.torch+Tensor\","
+                 "\"name\":\"neg\",\"static\":false,\"params\":[],\"ret\":\"TorchSharp.torch+Tensor\",\"genericArgs\":[]},\"args\":[]}", x);
+      free(x);
+      x = y;
+    }
+    char *doc = malloc(strlen(x) + 2048);
+    sprintf(doc,
+            "{\"format\":\"kgen-quotation\",\"version\":1,\"vars\":[{\"name\":\"x\",\"type\":\"TorchSharp.torch+Tensor\",\"mutable\":false}],"
+            "\"entries\":[{\"name\":\"f\",\"signature\":{\"params\":[{\"dtype\":\"float32\",\"shape\":[3,2,3]}]},\"expr\":"
+            "{\"k\":\"Lambda\",\"ty\":\"Microsoft.FSharp.Core.FSharpFunc`2[TorchSharp.torch+Tensor,TorchSharp.torch+Tensor]\",\"var\":0,\"body\":"
+            "{\"k\":\"Call\",\"ty\":\"TorchSharp.torch+Tensor\",\"obj\":null,\"method\":{\"decl\":\"TorchSharp.torch\",\"name\":\"einsum\",\"static\":true,"
+            "\"params\":[\"System.String\",\"TorchSharp.torch+Tensor[]\"],\"ret\":\"TorchSharp.torch+Tensor\",\"genericArgs\":[]},"
+            "\"args\":[{\"k\":\"Value\",\"ty\":\"System.String\",\"value\":\"iji->j\"},{\"k\":\"NewArray\",\"ty\":\"TorchSharp.torch+Tensor[]\","
+            "\"elemType\":\"TorchSharp.torch+Tensor\",\"items\":[%s]}]}}}]}",
+            x);
+    free(x);
+    kg_module *m = NULL;
+    cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK, "%s", kg_last_error(ctx));
+    kg_compiled *c = NULL;
+    cr_assert_eq(kg_specialize(m, "f", NULL, &c), KG_OK, "k = %d: %s", k, kg_last_error(ctx));
+    cr_expect_eq(c->g.outputs.n, 1u);
+    const kg_gnode *o = &c->g.nodes.v[c->g.outputs.v[0]];
+    cr_expect(o->shape.rank == 1 && o->shape.d[0].v == 2, "k = %d: iji->j of [3,2,3] is [2]", k);
+    kg_compiled_free(c);
+    kg_module_free(m);
+    free(doc);
+  }
+  kg_context_free(ctx);
+}
