@@ -11,8 +11,17 @@
  *   einsum("ii->i", x)               →  GATHER(x, arange(n)[:, None]) viewed as [n]
  *   outer(a, b)                      →  a[:, None] * b[None, :]      (PyTorch's own definition)
  *
- * Not here: '...' in equations (an error says so), and merging several symbolic dims into one
- * (a view to a product of symbols).
+ * '...' (PyTorch's ellipsis): the dims an operand's '...' covers (its rank minus its letters,
+ * possibly none) are right-aligned across the operands and broadcast (size 1 against n, as
+ * letters). Each such dim gets an internal subscript '0' + k (k counting the widest '...' from
+ * the left), so from then on it is a letter like any other: shared dims are batch dims of the
+ * products, an output without '...' sums them out, the implicit output puts them first.
+ *
+ *   einsum("...qd,...kd->...qk", q, k)  →  as "01qd,01kd->01qk"
+ *   einsum("b...,b...->b", x, y)        →  x [2,3], y [2,1,3]: as "b1,b01->b" (y's '...' covers
+ *                                          two dims, x's one: right-aligned)
+ *
+ * Not here: merging several symbolic dims into one (a view to a product of symbols).
  */
 #include <string.h>
 
@@ -82,12 +91,12 @@ static bool diagonal(lay *L, term *t, char c, int j) {
   for (int i = 0, q = 0; i < t->r; i++)
     if (i != a && i != b) perm[q++] = i;
   perm[t->r - 2] = a, perm[t->r - 1] = b;
+  int64_t nn = da->v; /* read before permute adds a node (the node array may move: da points into it) */
   kg_ev p = permute(L, t->id, perm);
   if (p.kind == EV_ERR) return false;
   const kg_gnode pcopy = *gnode(L->el, p.id); /* a copy: adding a node may move the node array */
   const kg_gnode *pn = &pcopy;
   kg_shape is = pn->shape; /* [..., n, 1] */
-  int64_t nn = da->v;
   kg_gnode g;
   memset(&g, 0, sizeof g);
   g.op = KG_OP_ARANGE, g.dtype = g.cdtype = KG_I64, g.vkind = KG_V_TENSOR;
@@ -216,16 +225,35 @@ static bool contract(lay *L, term *a, term *b, const char *keep, term *out) {
   return true;
 }
 
+/* the internal subscript of the k-th dim (from the left) of the widest '...' */
+static char ell_sub(int k) { return (char)('0' + k); }
+static int is_ell_sub(char c) { return c >= '0' && c < '0' + KG_MAX_RANK; }
+
 static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
   term t[16];
-  char outl[MAXL + 1];
-  int no = -1, cur = 0, nt = 0;
+  char outl[MAXL + KG_MAX_RANK + 1];
+  int no = -1, cur = 0, nt = 0, out_ell = -1; /* out_ell: where '...' stands in the output */
+  int ell_at[16];                             /* where '...' stands in an operand's letters (-1: none) */
   bool arrow = false;
   memset(t, 0, sizeof t);
+  for (int j = 0; j < 16; j++) ell_at[j] = -1;
   for (int i = 0; eq[i]; i++) {
     char c = eq[i];
     if (c == ' ') continue;
-    if (c == '.') return fail(L, KG_E_UNSUPPORTED, "'...' (ellipsis) in the equation is not supported by kgen yet");
+    if (c == '.') { /* PyTorch's checks, in its order */
+      bool three = eq[i + 1] == '.' && eq[i + 2] == '.';
+      if (arrow) {
+        if (out_ell >= 0) return fail(L, KG_E_ARG, "found '.' for output but an ellipsis (...) was already found");
+        if (!three) return fail(L, KG_E_ARG, "found '.' for output that is not part of any ellipsis (...)");
+        out_ell = no;
+      } else {
+        if (ell_at[cur] >= 0) return fail(L, KG_E_ARG, "found '.' for operand %d for which an ellipsis was already found", cur);
+        if (!three) return fail(L, KG_E_ARG, "found '.' for operand %d that is not part of any ellipsis", cur);
+        ell_at[cur] = t[cur].r;
+      }
+      i += 2;
+      continue;
+    }
     if (c == '-' && eq[i + 1] == '>' && !arrow) {
       arrow = true, i++, no = 0;
       continue;
@@ -247,11 +275,32 @@ static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
   nt = cur + 1;
   if (nt > n) return fail(L, KG_E_ARG, "fewer operands were provided than specified in the equation");
   if (nt < n) return fail(L, KG_E_ARG, "more operands were provided than specified in the equation");
+  int ne[16], ell = 0; /* dims each operand's '...' covers; the widest */
   for (int j = 0; j < nt; j++) {
     t[j].id = in[j];
     int r = gnode(L->el, in[j])->shape.rank;
-    if (r != t[j].r)
+    ne[j] = r - t[j].r;
+    if (ell_at[j] < 0 && r != t[j].r)
       return fail(L, KG_E_SHAPE, "the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given", t[j].r, r, j);
+    if (ell_at[j] >= 0 && r < t[j].r)
+      return fail(L, KG_E_SHAPE, "the number of subscripts in the equation (%d) is more than the number of dimensions (%d) for operand %d", t[j].r, r, j);
+    if (ne[j] > ell) ell = ne[j];
+  }
+  /* '...' becomes internal subscripts, right-aligned: operand j's k-th covered dim is ell_sub(ell - ne[j] + k) */
+  for (int j = 0; j < nt; j++) {
+    if (ell_at[j] < 0 || ne[j] == 0) continue;
+    char l[KG_MAX_RANK + 1];
+    int k = 0;
+    for (int i = 0; i < ell_at[j]; i++) l[k++] = t[j].l[i];
+    for (int e = 0; e < ne[j]; e++) l[k++] = ell_sub(ell - ne[j] + e);
+    for (int i = ell_at[j]; i < t[j].r; i++) l[k++] = t[j].l[i];
+    memcpy(t[j].l, l, (size_t)k);
+    t[j].r = k, t[j].l[k] = 0;
+  }
+  if (out_ell >= 0) { /* the output's '...': every covered dim, in order */
+    memmove(outl + out_ell + ell, outl + out_ell, (size_t)(no - out_ell));
+    for (int e = 0; e < ell; e++) outl[out_ell + e] = ell_sub(e);
+    no += ell;
   }
   /* every letter's size: equal, or 1 (broadcast, as PyTorch) */
   kg_dim size[128];
@@ -264,13 +313,17 @@ static kg_ev einsum(lay *L, const char *eq, const uint32_t *in, int n) {
       else if (!same_size(&size[c], d)) {
         if (d->kind == KG_DIM_STATIC && d->v == 1) continue;
         if (size[c].kind == KG_DIM_STATIC && size[c].v == 1) { size[c] = *d; continue; }
+        if (size[c].kind == KG_DIM_STATIC && d->kind == KG_DIM_STATIC && is_ell_sub((char)c))
+          return fail(L, KG_E_SHAPE, "dimension %d covered by ellipsis in operand %d has size %lld which does not broadcast with previously seen ellipsis with size %lld for the respective dimension",
+                      c - '0' - (ell - ne[j]), j, (long long)d->v, (long long)size[c].v);
         if (size[c].kind == KG_DIM_STATIC && d->kind == KG_DIM_STATIC)
           return fail(L, KG_E_SHAPE, "subscript %c has size %lld for operand %d which does not broadcast with previously seen size %lld", c,
                       (long long)d->v, j, (long long)size[c].v);
       }
     }
-  if (!arrow) { /* implicit output: the letters used once, in alphabetical order */
+  if (!arrow) { /* implicit output: the dims '...' covers, then the letters used once, in alphabetical order */
     no = 0;
+    for (int e = 0; e < ell; e++) outl[no++] = ell_sub(e);
     for (int c = 'A'; c <= 'z'; c++) {
       if (!letter_ok((char)c)) continue;
       int cnt = 0;

@@ -27,7 +27,8 @@ void kg_graph_free(kg_graph *g) {
 }
 
 uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n) {
-  KG_VEC_PUSH(g->nodes, *n);
+  kg_gnode c = *n; /* before the push: n may point into g->nodes, which the push may move */
+  KG_VEC_PUSH(g->nodes, c);
   return g->nodes.n - 1;
 }
 

@@ -272,10 +272,12 @@ static void schedule_block(pctx *P, uint32_t b) {
   kg_plan *p = P->p;
   kg_pblock *bl = &p->blocks.v[b];
   for (uint32_t i = 0; i < bl->ops.n; i++) {
-    kg_pop *o = &p->ops.v[bl->ops.v[i]];
-    if (o->cond != KG_NONE) schedule_block(P, o->cond);
-    if (o->body != KG_NONE) schedule_block(P, o->body);
-    if (o->els != KG_NONE) schedule_block(P, o->els);
+    /* the blocks by value: scheduling one splits steps (split_host_numbers), which appends to
+     * p->ops and may move it, so a pointer to this op would be stale for the next block */
+    const kg_pop *o = &p->ops.v[bl->ops.v[i]];
+    uint32_t sub[3] = {o->cond, o->body, o->els};
+    for (int k = 0; k < 3; k++)
+      if (sub[k] != KG_NONE) schedule_block(P, sub[k]);
   }
   split_host_numbers(P, b);
   bl = &p->blocks.v[b];

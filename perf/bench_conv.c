@@ -15,7 +15,8 @@
  *     the input halo would cut); the direct schedule K weights and K inputs per output; the
  *     epilogue's sources and the stored values once — against the minimum (every input, weight
  *     and epilogue source once, every output once);
- *   - kernels per entry: ours vs eager (one per op of the typed program);
+ *   - kernels per entry: ours vs eager (perf_common's kp_eager_cost: one per tensor op of the
+ *     typed program, views free — the model every benchmark shares);
  *   - the time the max of the two bounds predicts at H100 numbers (3.35 TB/s; 67 TFLOP/s fp32,
  *     34 fp64, without tensor cores), ours (for the loads issued, and for the minimum: what
  *     on-chip reuse can reach) and eager's (its bytes, one op at a time).
@@ -54,16 +55,12 @@ static int bench(kg_context *ctx, const char *dir, const char *file, const char 
       continue;
     }
     if (c->plan) { kg_compiled_free(c); continue; }
-    int64_t eager = 0;
-    uint32_t eager_k = 0;
+    /* eager: perf_common's model, shared by every benchmark (views free) */
+    kp_eager ec;
+    kp_eager_cost(&c->g, &ec);
+    int64_t eager = ec.bytes;
+    uint32_t eager_k = ec.kernels;
     double eager_flop = 0;
-    for (uint32_t j = 0; j < c->g.nodes.n; j++) {
-      const kg_gnode *n = &c->g.nodes.v[j];
-      if (n->vkind != KG_V_TENSOR || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LEAF)) continue;
-      eager_k++;
-      eager += kp_node_bytes(n);
-      for (int q = 0; q < n->n_in; q++) eager += kp_node_bytes(&c->g.nodes.v[n->in[q]]);
-    }
     const kg_graph *g = &c->lg;
     for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
       const kg_group *grp = &c->fusion.groups.v[gi];

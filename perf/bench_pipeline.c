@@ -16,9 +16,10 @@
  *   - bytes moved, with symbolic sizes concretized as `kgen check` does (symbol i
  *     → 13 + 4·i): minimum (each input whose values reach an output read once,
  *     each output written once), fused (per launched kernel: every buffer whose
- *     loaded values it uses, once, and every output it stores), eager (per op of
- *     the optimized graph: every tensor operand read, the result written; a MAP
- *     counts as one op, so this is a lower bound for eager PyTorch).
+ *     loaded values it uses, once, and every output it stores), eager (perf_common's
+ *     kp_eager_cost, the model every benchmark shares: per op of the optimized graph
+ *     every tensor operand read, the result written; views free, a reshape of a strided
+ *     view a copy; a MAP counts as one op, so this is a lower bound for eager PyTorch).
  * It is a benchmark, not a test: it exits 0 whatever the numbers, 1 only when an
  * example fails to compile (load, specialize, emit or NVRTC). See docs/perf.md.
  */
@@ -102,21 +103,6 @@ static int list_examples(const char *dir, char ***out) {
 
 /* ---- bytes moved (the counting rules: perf_common.h) ---- */
 
-static int64_t node_bytes(const kg_graph *g, uint32_t id) { return kp_node_bytes(&g->nodes.v[id]); }
-
-/* Whether op n reads the values of operand j (full_like & co. take only its shape). */
-static bool reads_value(const kg_gnode *n, int j) { return !(n->op == KG_OP_FULL && j == 1); }
-
-/* Bytes an eager op moves: its tensor operands read, its result written. */
-static int64_t eager_op_bytes(const kg_graph *g, uint32_t id) {
-  const kg_gnode *n = &g->nodes.v[id];
-  if (n->op == KG_OP_INPUT || n->op == KG_OP_CONST || n->vkind != KG_V_TENSOR) return 0;
-  int64_t b = node_bytes(g, id);
-  for (int j = 0; j < n->n_in; j++)
-    if (reads_value(n, j) && g->nodes.v[n->in[j]].vkind == KG_V_TENSOR) b += node_bytes(g, n->in[j]);
-  return b;
-}
-
 static void measure_bytes(const kg_compiled *c, bench_row *r) {
   const kg_graph *g = &c->g;
   if (c->plan) { /* kernels inside loops: what a run moves depends on its trip counts */
@@ -139,13 +125,11 @@ static void measure_bytes(const kg_compiled *c, bench_row *r) {
       else r->unread_params++;
     }
   }
-  /* eager: every tensor op of the (folded, CSE'd) graph reads its tensor operands
-   * and writes its result; an output listed twice was computed twice by eager */
-  r->eager_b = 0;
-  for (uint32_t i = 0; i < g->nodes.n; i++) r->eager_b += eager_op_bytes(g, i);
-  for (uint32_t o = 0; o < g->outputs.n; o++)
-    for (uint32_t q = 0; q < o; q++)
-      if (g->outputs.v[q] == g->outputs.v[o]) { r->eager_b += eager_op_bytes(g, g->outputs.v[o]); break; }
+  /* eager: the one model every benchmark shares (perf_common.c kp_eager_cost): each tensor op
+   * of the (folded, CSE'd) graph reads its operands and writes its result; views are free */
+  kp_eager e;
+  kp_eager_cost(g, &e);
+  r->eager_b = e.bytes;
 }
 
 /* ---- one example ---- */

@@ -38,6 +38,18 @@ void *kg_xrealloc(void *p, size_t n) {
   if (!q) kg_panic(__FILE__, __LINE__, "out of memory (%zu bytes)", n);
   return q;
 }
+#ifdef KGEN_VEC_MOVE
+/* KG_VEC_PUSH under KGEN_VEC_MOVE: a new block of cap bytes holding the used bytes of v; v
+ * poisoned and freed (a stale pointer into it reads garbage, or trips AddressSanitizer) */
+void *kg_vec_move(void *v, size_t used, size_t cap) {
+  void *q = kg_xmalloc(cap);
+  if (used) memcpy(q, v, used);
+  if (v && used) memset(v, 0xA5, used);
+  free(v);
+  return q;
+}
+#endif
+
 char *kg_xstrdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = kg_xmalloc(n);

@@ -51,13 +51,27 @@ char *kg_arena_strdup(kg_arena *a, const char *s);
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
 char *kg_arena_printf(kg_arena *a, const char *fmt, ...) KG_PRINTF(2, 3);
 
-/* Growable array of fixed-size items, arena-independent (realloc). */
+/* Growable array of fixed-size items, arena-independent (realloc).
+ * A push may move the array: a pointer to an element (&g->nodes.v[i]) must not be read after
+ * anything that may push to the same vector (re-read by index instead). The build option
+ * KGEN_VEC_MOVE (cmake -DKGEN_VEC_MOVE=ON, with KGEN_SANITIZE) makes pushes move the array
+ * (every push while it is small, every 64th after), the old block poisoned and freed, so
+ * AddressSanitizer reports every such stale read deterministically, not only when a push
+ * happens to reallocate (tools/vecptr_audit.py finds candidates statically). */
+#ifdef KGEN_VEC_MOVE
+void *kg_vec_move(void *v, size_t used, size_t cap); /* support/arena.c */
+#define KG_VEC_MOVES_(vec) ((vec).n < 1024 || (vec).n % 64 == 0)
+#define KG_VEC_REALLOC_(vec, used) kg_vec_move((vec).v, (used), (size_t)(vec).cap * sizeof(*(vec).v))
+#else
+#define KG_VEC_MOVES_(vec) 0
+#define KG_VEC_REALLOC_(vec, used) kg_xrealloc((vec).v, (size_t)(vec).cap * sizeof(*(vec).v))
+#endif
 #define KG_VEC(T) struct { T *v; uint32_t n, cap; }
 #define KG_VEC_PUSH(vec, item)                                                   \
   do {                                                                           \
-    if ((vec).n == (vec).cap) {                                                  \
-      (vec).cap = (vec).cap ? (vec).cap * 2 : 16;                                \
-      (vec).v = kg_xrealloc((vec).v, (size_t)(vec).cap * sizeof(*(vec).v));      \
+    if ((vec).n == (vec).cap || KG_VEC_MOVES_(vec)) {                            \
+      if ((vec).n == (vec).cap) (vec).cap = (vec).cap ? (vec).cap * 2 : 16;      \
+      (vec).v = KG_VEC_REALLOC_(vec, (size_t)(vec).n * sizeof(*(vec).v));        \
     }                                                                            \
     (vec).v[(vec).n++] = (item);                                                 \
   } while (0)

@@ -8,6 +8,7 @@
  * PyTorch for every cf_* example is covered by tests/test_examples.c. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,4 +544,84 @@ Test(plan, invariant_read_is_hoisted) {
   kg_compiled_free(c);
   kg_module_free(m);
   kg_context_free(ctx);
+}
+
+/* ---- the partition pass on a hand-built plan ---- */
+
+static uint32_t pnode(kg_graph *g, kg_op op, kg_dtype dt, bool scalar, uint32_t a, uint32_t b) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = (uint16_t)op, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = scalar ? KG_V_SCALAR : KG_V_TENSOR;
+  if (!scalar) n.shape.rank = 1, n.shape.d[0] = (kg_dim){KG_DIM_STATIC, 4};
+  if (a != KG_NONE) n.in[n.n_in++] = a;
+  if (b != KG_NONE) n.in[n.n_in++] = b;
+  return kg_graph_add(g, &n);
+}
+
+static uint32_t *ids(kg_arena *a, int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  uint32_t *v = kg_arena_alloc(a, (size_t)(n + 1) * sizeof *v);
+  for (int i = 0; i < n; i++) v[i] = va_arg(ap, uint32_t);
+  va_end(ap);
+  return v;
+}
+
+/* if k > 2 then (x * (k + k)) else -x, where the then-branch mixes a host number (k + k) with
+ * tensor work: scheduling it splits that step, appending to the plan's op array. The scheduler
+ * held a pointer to the IF step across that and then read the else-branch through it (a
+ * heap-use-after-free when the append reallocated). `pad` empty steps before the IF sweep the
+ * op count so that for some pad the split is the append that reallocates (the AddressSanitizer
+ * pass of tools/test.sh trips on the old code; a KGEN_VEC_MOVE build for every pad). */
+Test(plan, partition_survives_op_array_growth_while_splitting) {
+  for (int pad = 0; pad < 40; pad++) {
+    kg_arena arena;
+    kg_arena_init(&arena);
+    kg_graph g;
+    kg_graph_init(&g, &arena, "f");
+    uint32_t x = pnode(&g, KG_OP_INPUT, KG_F32, false, KG_NONE, KG_NONE);
+    uint32_t k = pnode(&g, KG_OP_INPUT, KG_I64, true, KG_NONE, KG_NONE);
+    g.nodes.v[k].ia[0] = 1;
+    uint32_t two = pnode(&g, KG_OP_CONST, KG_I64, true, KG_NONE, KG_NONE);
+    g.nodes.v[two].ia[0] = 2;
+    uint32_t cond = pnode(&g, KG_OP_GT, KG_BOOL, true, k, two);
+    uint32_t kk = pnode(&g, KG_OP_ADD, KG_I64, true, k, k);
+    uint32_t prod = pnode(&g, KG_OP_MUL, KG_F32, false, x, kk);
+    uint32_t neg = pnode(&g, KG_OP_NEG, KG_F32, false, x, KG_NONE);
+    uint32_t res = pnode(&g, KG_OP_PLANVAL, KG_F32, false, KG_NONE, KG_NONE);
+    KG_VEC_PUSH(g.outputs, res);
+    kg_plan p;
+    kg_plan_init(&p, &arena);
+    uint32_t bthen = kg_plan_block(&p), belse = kg_plan_block(&p);
+    kg_pop o;
+    memset(&o, 0, sizeof o);
+    o.a = o.b = o.c = o.body = o.els = o.cond = o.region = KG_NONE;
+    o.kind = KG_P_NODES;
+    o.nodes = ids(&arena, 0), o.n_nodes = 0;
+    for (int i = 0; i < pad; i++) kg_plan_op(&p, 0, o); /* empty steps */
+    o.nodes = ids(&arena, 1, cond), o.n_nodes = 1;
+    kg_plan_op(&p, 0, o);
+    o.nodes = ids(&arena, 2, kk, prod), o.n_nodes = 2;
+    kg_plan_op(&p, bthen, o);
+    o.nodes = ids(&arena, 1, neg), o.n_nodes = 1;
+    kg_plan_op(&p, belse, o);
+    kg_pop f = o;
+    f.kind = KG_P_IF, f.nodes = NULL, f.n_nodes = 0;
+    f.c = cond, f.body = bthen, f.els = belse, f.n_car = 1;
+    f.yld = ids(&arena, 1, prod), f.yld2 = ids(&arena, 1, neg), f.res = ids(&arena, 1, res);
+    kg_plan_op(&p, 0, f);
+    kg_diag d;
+    kg_diag_init(&d);
+    kg_pass_ctx pc = {&arena, &d, false, NULL, NULL, false};
+    cr_assert(kg_plan_partition(&p, &g, &pc), "pad %d", pad);
+    /* the else branch was scheduled and partitioned too: its negation is a region of its own */
+    bool neg_region = false;
+    for (uint32_t r = 0; r < p.regions.n; r++)
+      neg_region |= p.regions.v[r].block == belse && p.regions.v[r].nodes.n == 1 && p.regions.v[r].nodes.v[0] == neg;
+    cr_expect(neg_region, "pad %d: the else branch's region", pad);
+    kg_diag_free(&d);
+    kg_plan_free(&p);
+    kg_graph_free(&g);
+    kg_arena_free(&arena);
+  }
 }
