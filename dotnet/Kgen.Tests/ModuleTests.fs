@@ -274,3 +274,34 @@ let ``a forward over an input class is inlined`` () =
     let d = serialize <@ fun (x: Tensor) -> m.forward({ Hidden = x; Scale = 0.5f }) @> None
     Assert.DoesNotContain("forward", calls d.Json)
     Assert.Contains("NewRecord", parse d.Json |> nodes |> Seq.map kind)
+
+[<Fact>]
+let ``recurrent cells expand into ATen's cell arithmetic, their parameters captured once`` () =
+    let lstm = LSTMCell(4L, 3L)
+    let d = serialize <@ fun (x: Tensor) (h: Tensor) (c: Tensor) ->
+                            let struct (h2, c2) = lstm.forward(x, System.Nullable<struct (Tensor * Tensor)>(struct (h, c)))
+                            h2 + c2 @> None
+    let cs = calls d.Json
+    Assert.Equal(2, cs |> List.filter ((=) "linear") |> List.length)
+    Assert.Contains("chunk", cs)
+    for n in [ "lstm_weight_ih"; "lstm_weight_hh"; "lstm_bias_ih"; "lstm_bias_hh" ] do
+        Assert.Contains("\"" + n + "\"", d.Json)
+    // a GRUCell used twice (two steps) captures each parameter under one name, one object
+    let gru = GRUCell(4L, 3L)
+    let d2 = serialize <@ fun (x: Tensor) (h: Tensor) -> gru.forward(x, gru.forward(x, h)) @> None
+    Assert.Equal(4, calls d2.Json |> List.filter ((=) "linear") |> List.length)
+
+[<Fact>]
+let ``an RNNCell's nonlinearity is told by a probe forward`` () =
+    let tanhCell = RNNCell(5L, 3L)
+    let reluCell = RNNCell(5L, 3L, NonLinearities.ReLU)
+    Assert.Contains("tanh", calls (serialize <@ fun (x: Tensor) (h: Tensor) -> tanhCell.forward(x, h) @> None).Json)
+    let cs = calls (serialize <@ fun (x: Tensor) (h: Tensor) -> reluCell.call(x, h) @> None).Json
+    Assert.Contains("relu", cs)
+    Assert.DoesNotContain("tanh", cs)
+
+[<Fact>]
+let ``a cell without an explicit state is an error naming it`` () =
+    let gru = GRUCell(4L, 3L)
+    let ex = Assert.Throws<Serializer.SerializeError>(fun () -> serialize <@ fun (x: Tensor) -> gru.forward(x, null) @> None |> ignore)
+    Assert.Contains("module 'gru' (GRUCell): pass its state explicitly", ex.Data0)

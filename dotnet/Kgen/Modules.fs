@@ -239,7 +239,7 @@ let private convolution (l: Live) (m: Convolution) (x: Expr) =
 let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
-    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, " +
     "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -367,6 +367,102 @@ let (|ModuleApply|_|) (vars: Var -> Live option) (e: Expr) =
         live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
     | Call(None, mi, [ x; m ]) when mi.Name = "op_MinusMinusGreater" ->
         live vars m |> Option.filter (fun l -> isModule l.Obj) |> Option.map (fun l -> l, x)
+    | _ -> None
+
+// ---- recurrent cells: RNNCell, GRUCell, LSTMCell ----
+// Their forwards call native code (THSNN_*Cell_forward), so they expand into the arithmetic
+// ATen's cells compute on the CPU (aten/src/ATen/native/RNN.cpp: SimpleCell, GRUCell, LSTMCell),
+// in its order: the hidden product first, `linear(h, W_hh, b_hh) + linear(x, W_ih, b_ih)`, the
+// gates chunked in PyTorch's order (r, z, n; i, f, g, o). Their small products fold into one
+// kernel per step (passes/fold_products.c).
+let private mAddT = methodOf <@ t0 + t0 @>
+let private mSubT = methodOf <@ t0 - t0 @>
+let private mMulT = methodOf <@ t0 * t0 @>
+let private mChunk = methodOf <@ t0.chunk(1L, 1L) @>
+let private mGetArray = methodOf <@ (Unchecked.defaultof<Tensor[]>).[0] @>
+
+/// RNNCell keeps its nonlinearity in native code (no property reads it back): one probe forward
+/// on fixed values tells tanh from relu (they differ wherever the pre-activation is not 0).
+let private rnnCellIsRelu (path: string) (m: RNNCell) =
+    use _ = torch.no_grad()
+    let w = m.weight_ih
+    let inputs = w.shape.[1]
+    use x = torch.linspace(-1.0, 1.0, inputs, dtype = w.dtype).reshape(1L, inputs)
+    use h = torch.zeros(1L, m.weight_hh.shape.[1], dtype = w.dtype)
+    use pre = torch.nn.functional.linear(h, m.weight_hh, m.bias_hh) + torch.nn.functional.linear(x, w, m.bias_ih)
+    use out = m.forward(x, h)
+    use asTanh = pre.tanh()
+    use asRelu = pre.relu()
+    if out.allclose(asTanh, 1e-4, 1e-6) then false
+    elif out.allclose(asRelu, 1e-4, 1e-6) then true
+    else raise (ModuleError(sprintf "module '%s' (RNNCell): its nonlinearity is neither tanh nor relu by a probe forward" path))
+
+/// A cell's parameter properties wrap a fresh handle per read (THSNN_*Cell_weight_ih): one
+/// wrapper per cell and name, so every read of it is the same captured object.
+let private cellParams = System.Runtime.CompilerServices.ConditionalWeakTable<obj, System.Collections.Generic.Dictionary<string, Tensor>>()
+let private cellParam (m: obj) (name: string) (read: unit -> Tensor) =
+    let d = cellParams.GetOrCreateValue m
+    match d.TryGetValue name with
+    | true, t -> t
+    | _ ->
+        let t = read ()
+        d.[name] <- t
+        t
+
+/// The expansion of `cell.forward(x, state)` / `cell.call(x, state)` on a live cell.
+let private expandCell (l: Live) (x: Expr) (state: Expr) : Expr =
+    let needState () =
+        raise (ModuleError(sprintf "module '%s' (%s): pass its state explicitly (a null initial state, zeros in PyTorch, is not expanded)"
+                               l.Path (l.Obj.GetType().Name)))
+    let isNullValue (e: Expr) = match e with | Value(null, _) -> true | _ -> false
+    let cap n (t: Tensor) = capture (join l.Path n) (cellParam l.Obj n (fun () -> t))
+    let lin (a: Expr) w b = Expr.Call(mLinear, [ a; w; b ])
+    let add a b = Expr.Call(mAddT, [ a; b ])
+    let mul a b = Expr.Call(mMulT, [ a; b ])
+    let un (mi: MethodInfo) (a: Expr) = Expr.Call(a, mi, [])
+    let chunks (name: string) (e: Expr) (n: int64) (k: Var -> Expr) =
+        let v = Var(name, typeof<Tensor[]>)
+        Expr.Let(v, Expr.Call(e, mChunk, [ Expr.Value n; Expr.Value 1L ]), k v)
+    let item (v: Var) (i: int) = Expr.Call(mGetArray, [ Expr.Var v; Expr.Value i ])
+    let bind (name: string) (e: Expr) (k: Expr -> Expr) =
+        let v = Var(name, typeof<Tensor>)
+        Expr.Let(v, e, k (Expr.Var v))
+    match l.Obj with
+    | :? RNNCell as m ->
+        if isNullValue state then needState ()
+        let relu = rnnCellIsRelu l.Path m
+        let pre = add (lin state (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih))
+        un (if relu then mRelu else mTanh) pre
+    | :? GRUCell as m ->
+        if isNullValue state then needState ()
+        bind "hx" state (fun h ->
+            chunks "gi" (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih)) 3L (fun gi ->
+                chunks "gh" (lin h (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) 3L (fun gh ->
+                    bind "resetgate" (un mSigmoid (add (item gh 0) (item gi 0))) (fun r ->
+                        bind "inputgate" (un mSigmoid (add (item gh 1) (item gi 1))) (fun z ->
+                            bind "newgate" (un mTanh (add (item gi 2) (mul (item gh 2) r))) (fun n ->
+                                add (mul (Expr.Call(mSubT, [ h; n ])) z) n))))))
+    | :? LSTMCell as m ->
+        let tup =
+            match state with
+            | NewObject(ctor, [ t ]) when ctor.DeclaringType.IsGenericType && ctor.DeclaringType.GetGenericTypeDefinition() = typedefof<Nullable<int>> -> t
+            | _ -> needState ()
+        let st = Var("hc", tup.Type)
+        let h, c = Expr.TupleGet(Expr.Var st, 0), Expr.TupleGet(Expr.Var st, 1)
+        Expr.Let(st, tup,
+            chunks "gates" (add (lin h (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih))) 4L (fun g ->
+                bind "cy" (add (mul (un mSigmoid (item g 1)) c) (mul (un mSigmoid (item g 0)) (un mTanh (item g 2)))) (fun cy ->
+                    Expr.NewStructTuple(typeof<struct (Tensor * Tensor)>.Assembly, [ mul (un mSigmoid (item g 3)) (un mTanh cy); cy ]))))
+    | o -> raise (ModuleError(sprintf "module '%s' of type %s is not a recurrent cell" l.Path (o.GetType().ToString())))
+
+/// `cell.forward(x, state)` / `cell.call(x, state)` on a live RNNCell, GRUCell or LSTMCell: its
+/// expansion (the state a tensor, or for LSTMCell `Nullable(struct (h, c))`).
+let (|CellApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, [ x; state ]) when mi.Name = "forward" || mi.Name = "call" ->
+        match live vars m with
+        | Some l when (l.Obj :? RNNCell || l.Obj :? GRUCell || l.Obj :? LSTMCell) -> Some(expandCell l x state)
+        | _ -> None
     | _ -> None
 
 /// Any other call of a method of a live user module: `m.forward(x, y, mask)` (a forward of
