@@ -12,7 +12,8 @@
 
 #include "ts_int.h"
 
-/* a dim's size as Python: a number, or the size of a parameter that has the symbol */
+/* a dim's size as Python: a number, the size of a parameter that has the symbol, or a derived
+ * symbol's product of those ((x.size(0) * x.size(1) * 3)) */
 static const char *dim_text(ts_ctx *c, const kg_dim *d) {
   if (d->kind == KG_DIM_STATIC) return fmt(c, "%lld", (long long)d->v);
   const kg_graph *g = c->g;
@@ -22,7 +23,16 @@ static const char *dim_text(ts_ctx *c, const kg_dim *d) {
       if (n->shape.d[j].kind == KG_DIM_SYM && n->shape.d[j].v == d->v && c->name[g->params.v[p].node])
         return fmt(c, "%s.size(%d)", c->name[g->params.v[p].node], j);
   }
-  return NULL;
+  const kg_symdef *sd = kg_graph_symdef(g, (uint32_t)d->v);
+  if (!sd) return NULL;
+  const char *r = fmt(c, "%lld", (long long)sd->coeff);
+  for (int i = 0; i < sd->n; i++) {
+    kg_dim f = {KG_DIM_SYM, sd->f[i]};
+    const char *t = dim_text(c, &f);
+    if (!t) return NULL;
+    r = fmt(c, "%s * %s", r, t);
+  }
+  return fmt(c, "(%s)", r);
 }
 
 static const char *sizes_text(ts_ctx *c, uint32_t id, const kg_shape *s) {

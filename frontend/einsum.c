@@ -21,7 +21,8 @@
  *   einsum("b...,b...->b", x, y)        →  x [2,3], y [2,1,3]: as "b1,b01->b" (y's '...' covers
  *                                          two dims, x's one: right-aligned)
  *
- * Not here: merging several symbolic dims into one (a view to a product of symbols).
+ * Several symbolic dims merged into one are a derived size (a view to a product of sizes,
+ * ir.h kg_symdef).
  */
 #include <string.h>
 
@@ -151,22 +152,16 @@ static bool merge(lay *L, term *t, int lo, int hi) {
   kg_dim nd[KG_MAX_RANK];
   int k = 0;
   for (int i = 0; i < lo; i++) nd[k++] = x->shape.d[i];
-  kg_dim m = {KG_DIM_STATIC, 1};
+  /* the merged size: a constant, a symbol, or a product of sizes (ir.h kg_symdef) */
+  int64_t coeff = 1;
+  uint32_t f[KG_MAX_RANK];
+  int nf = 0;
   for (int i = lo; i < hi; i++) {
     const kg_dim *d = &x->shape.d[i];
-    if (d->kind != KG_DIM_STATIC) {
-      if (hi - lo > 1 && !(m.kind == KG_DIM_STATIC && m.v == 1 && i == hi - 1)) {
-        fail(L, KG_E_UNSUPPORTED, "merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
-        return false;
-      }
-      m = *d;
-    } else if (m.kind == KG_DIM_STATIC) m.v *= d->v;
-    else if (d->v != 1) {
-      fail(L, KG_E_UNSUPPORTED, "merging several dims one of which is symbolic (a view to a product of symbols) is not supported; give the sizes in the signature");
-      return false;
-    }
+    if (d->kind == KG_DIM_STATIC) coeff *= d->v;
+    else f[nf++] = (uint32_t)d->v;
   }
-  nd[k++] = m;
+  nd[k++] = kg_graph_sym_product(L->el->g, coeff, f, nf);
   for (int i = hi; i < t->r; i++) nd[k++] = x->shape.d[i];
   kg_ev v = reshape_to(L, t->id, nd, k, false);
   if (v.kind == EV_ERR) return false;

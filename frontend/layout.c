@@ -41,7 +41,37 @@ bool int_arg(lay *L, kg_ev v, int64_t *out, const char *name) {
   return false;
 }
 
-/* a size argument: a constant, or a size read from a symbolic dim (its symbol) */
+/* a scalar node as a product of sizes: coeff · Π symbols (a tensor's size read with
+ * x.shape.[d], integer constants, products and integer casts of them) */
+static bool size_product(lay *L, uint32_t id, int64_t *coeff, uint32_t *f, int *n, int depth) {
+  const kg_plan *p = L->el->plan;
+  for (uint32_t i = 0; p && i < p->ops.n; i++) {
+    const kg_pop *o = &p->ops.v[i];
+    if (o->kind != KG_P_SIZE || o->a != id) continue;
+    kg_dim d = gnode(L->el, o->b)->shape.d[o->dim];
+    if (d.kind == KG_DIM_STATIC) {
+      *coeff *= d.v;
+      return true;
+    }
+    if (*n >= KG_MAX_RANK) return false;
+    f[(*n)++] = (uint32_t)d.v;
+    return true;
+  }
+  const kg_gnode *g = gnode(L->el, id);
+  if (depth > 16 || g->vkind != KG_V_SCALAR || kg_dtype_is_float((kg_dtype)g->dtype)) return false;
+  switch (g->op) {
+  case KG_OP_CONST: *coeff *= g->ia[0]; return true;
+  case KG_OP_CAST: return size_product(L, g->in[0], coeff, f, n, depth + 1);
+  case KG_OP_MUL: {
+    uint32_t a = g->in[0], b = g->in[1]; /* read before recursing: nothing is added, but keep the habit */
+    return size_product(L, a, coeff, f, n, depth + 1) && size_product(L, b, coeff, f, n, depth + 1);
+  }
+  default: return false;
+  }
+}
+
+/* a size argument: a constant, a size read from a symbolic dim (its symbol), or a product of
+ * them (x.view(b * t, c): a derived symbol, ir.h kg_symdef) */
 bool size_arg(lay *L, kg_ev v, kg_dim *out) {
   int64_t c;
   if (const_i(v, &c)) {
@@ -49,16 +79,15 @@ bool size_arg(lay *L, kg_ev v, kg_dim *out) {
     return true;
   }
   if (v.kind == EV_NODE) {
-    const kg_plan *p = L->el->plan;
-    for (uint32_t i = 0; p && i < p->ops.n; i++) {
-      const kg_pop *o = &p->ops.v[i];
-      if (o->kind == KG_P_SIZE && o->a == v.id) {
-        *out = gnode(L->el, o->b)->shape.d[o->dim];
-        return true;
-      }
+    int64_t coeff = 1;
+    uint32_t f[KG_MAX_RANK];
+    int n = 0;
+    if (size_product(L, v.id, &coeff, f, &n, 0)) {
+      *out = kg_graph_sym_product(L->el->g, coeff, f, n);
+      return true;
     }
   }
-  fail(L, KG_E_UNSUPPORTED, "a size must be a constant, or a tensor's size, when kgen compiles (the result's shape is fixed then)");
+  fail(L, KG_E_UNSUPPORTED, "a size must be a constant, a tensor's size or a product of them when kgen compiles (the result's shape is fixed then)");
   return false;
 }
 
@@ -126,8 +155,17 @@ static void numel_of(lay *L, const kg_dim *d, int n, nelems *m) {
   m->sym = kg_arena_alloc(L->el->arena, (L->el->g->syms.n + 1) * sizeof *m->sym);
   memset(m->sym, 0, (L->el->g->syms.n + 1) * sizeof *m->sym);
   for (int i = 0; i < n; i++) {
-    if (d[i].kind == KG_DIM_STATIC) m->stat *= d[i].v;
-    else m->sym[d[i].v]++;
+    if (d[i].kind == KG_DIM_STATIC) {
+      m->stat *= d[i].v;
+      continue;
+    }
+    const kg_symdef *sd = kg_graph_symdef(L->el->g, (uint32_t)d[i].v); /* a product: its base factors */
+    if (!sd) {
+      m->sym[d[i].v]++;
+      continue;
+    }
+    m->stat *= sd->coeff;
+    for (int j = 0; j < sd->n; j++) m->sym[sd->f[j]]++;
   }
 }
 
@@ -227,37 +265,29 @@ kg_ev reshape_to(lay *L, uint32_t x, const kg_dim *want, int n, bool viewing) {
     if (i != infer) known[nk++] = want[i];
   numel_of(L, known, nk, &out);
   char a[160], b[160];
-  bool syms_fit = true, rest_sym = false;
-  uint32_t rest = 0;
+  /* the sizes left over: the input's symbols (as base factors) not in the known dims */
+  bool syms_fit = true, same = true;
+  uint32_t rest[KG_MAX_RANK];
+  int nrest = 0;
   for (uint32_t s = 0; s < L->el->g->syms.n; s++) {
     if (out.sym[s] > in.sym[s]) syms_fit = false;
-    else if (in.sym[s] - out.sym[s] == 1 && !rest_sym) rest_sym = true, rest = s;
-    else if (in.sym[s] != out.sym[s]) syms_fit = false;
+    if (out.sym[s] != in.sym[s]) same = false;
+    for (uint32_t k = out.sym[s]; k < in.sym[s] && nrest < KG_MAX_RANK; k++) rest[nrest++] = s;
   }
   if (infer >= 0) {
     if (out.stat == 0) {
       shape_text(L, &sh, a, sizeof a);
       return fail(L, KG_E_SHAPE, "cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", a);
     }
-    if (syms_fit && !rest_sym && in.stat % out.stat == 0) sh.d[infer] = (kg_dim){KG_DIM_STATIC, in.stat / out.stat};
-    else if (syms_fit && rest_sym && in.stat == out.stat) sh.d[infer] = (kg_dim){KG_DIM_SYM, rest};
-    else if (out.stat && in.stat % out.stat == 0 && (rest_sym || !syms_fit)) {
-      /* PyTorch's view would make a dim of a product of sizes with a symbol (N*3): valid, but a
-       * kgen dim is a constant or one symbol */
-      shape_text(L, &sh, a, sizeof a), shape_text(L, &xn->shape, b, sizeof b);
-      bool ok_in = true;
-      for (uint32_t q = 0; q < L->el->g->syms.n; q++) ok_in &= out.sym[q] <= in.sym[q];
-      if (ok_in)
-        return fail(L, KG_E_UNSUPPORTED, "shape %s of an input of shape %s: the inferred size is a product of a symbol and other sizes, "
-                    "and a kgen size is a constant or one symbol (a view to a product of symbols is not supported yet); keep the dims "
-                    "apart (e.g. view(-1, 3)) or give the symbol a constant size in the signature", a, b);
-      return fail(L, KG_E_SHAPE, "shape %s is invalid for input of shape %s", a, b);
+    if (syms_fit && in.stat % out.stat == 0) {
+      /* a constant, one symbol, or a product of sizes (x.view(-1, 4) of [N, 3, 4]: N*3) */
+      sh.d[infer] = kg_graph_sym_product(L->el->g, in.stat / out.stat, rest, nrest);
     } else {
       shape_text(L, &sh, a, sizeof a), shape_text(L, &xn->shape, b, sizeof b);
       return fail(L, KG_E_SHAPE, "shape %s is invalid for input of shape %s%s", a, b,
-                  syms_fit ? "" : " (kgen infers -1 only when the sizes left over are a constant or one symbol)");
+                  syms_fit ? "" : " (the sizes the other dims leave over must be a whole product of the input's sizes)");
     }
-  } else if (!syms_fit || rest_sym || in.stat != out.stat) {
+  } else if (!same || in.stat != out.stat) {
     shape_text(L, &sh, a, sizeof a), shape_text(L, &xn->shape, b, sizeof b);
     return fail(L, KG_E_SHAPE, "shape %s is invalid for input of shape %s", a, b);
   }

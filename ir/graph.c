@@ -23,7 +23,57 @@ void kg_graph_free(kg_graph *g) {
   KG_VEC_FREE(g->outputs);
   KG_VEC_FREE(g->syms);
   KG_VEC_FREE(g->guards);
+  KG_VEC_FREE(g->symdefs);
   KG_VEC_FREE(g->fns);
+}
+
+void kg_graph_copy_syms(kg_graph *out, const kg_graph *g) {
+  for (uint32_t i = 0; i < g->syms.n; i++) KG_VEC_PUSH(out->syms, g->syms.v[i]);
+  for (uint32_t i = 0; i < g->symdefs.n; i++) KG_VEC_PUSH(out->symdefs, g->symdefs.v[i]);
+}
+
+const kg_symdef *kg_graph_symdef(const kg_graph *g, uint32_t sym) {
+  for (uint32_t i = 0; i < g->symdefs.n; i++)
+    if (g->symdefs.v[i].sym == sym) return &g->symdefs.v[i];
+  return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+kg_dim kg_graph_sym_product(kg_graph *g, int64_t coeff, const uint32_t *f, int n) {
+  kg_symdef d;
+  memset(&d, 0, sizeof d);
+  d.coeff = coeff;
+  for (int i = 0; i < n; i++) {
+    const kg_symdef *e = kg_graph_symdef(g, f[i]);
+    if (!e) {
+      if (d.n < KG_MAX_RANK) d.f[d.n++] = f[i];
+      continue;
+    }
+    d.coeff *= e->coeff;
+    for (int j = 0; j < e->n && d.n < KG_MAX_RANK; j++) d.f[d.n++] = e->f[j];
+  }
+  if (d.n == 0 || d.coeff == 0) return (kg_dim){KG_DIM_STATIC, d.coeff};
+  if (d.n == 1 && d.coeff == 1) return (kg_dim){KG_DIM_SYM, d.f[0]};
+  qsort(d.f, d.n, sizeof *d.f, cmp_u32);
+  for (uint32_t i = 0; i < g->symdefs.n; i++) {
+    const kg_symdef *e = &g->symdefs.v[i];
+    if (e->coeff == d.coeff && e->n == d.n && !memcmp(e->f, d.f, d.n * sizeof *d.f)) return (kg_dim){KG_DIM_SYM, e->sym};
+  }
+  kg_strbuf b;
+  kg_sb_init(&b);
+  for (int i = 0; i < d.n; i++) kg_sb_printf(&b, "%s%s", i ? "*" : "", g->syms.v[d.f[i]]);
+  if (d.coeff != 1) kg_sb_printf(&b, "*%lld", (long long)d.coeff);
+  const char *name = g->arena ? kg_arena_strdup(g->arena, kg_sb_cstr(&b)) : NULL;
+  kg_sb_free(&b);
+  if (!name) return (kg_dim){KG_DIM_STATIC, -1};
+  d.sym = g->syms.n;
+  KG_VEC_PUSH(g->syms, name);
+  KG_VEC_PUSH(g->symdefs, d);
+  return (kg_dim){KG_DIM_SYM, d.sym};
 }
 
 uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n) {

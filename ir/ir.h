@@ -422,6 +422,16 @@ typedef struct kg_sym_guard {
   const char *srcloc;
 } kg_sym_guard;
 
+/* A derived symbol: its size is coeff · Π sizes of base symbols f[0 .. n) (repeats allowed,
+ * sorted) — a view to a product of sizes (x.view(-1, 4) of float32[N, 3, 4] is [N*3, 4]).
+ * Bound at run time from its factors (kg_bind_derived), or from a tensor that has it. */
+typedef struct kg_symdef {
+  uint32_t sym;
+  int64_t coeff;
+  uint8_t n;
+  uint32_t f[KG_MAX_RANK];
+} kg_symdef;
+
 typedef struct kg_graph {
   kg_arena *arena;
   KG_VEC(kg_gnode) nodes;
@@ -429,6 +439,7 @@ typedef struct kg_graph {
   KG_VEC(uint32_t) outputs;   /* result nodes in output order (tuples flattened) */
   KG_VEC(const char *) syms;  /* symbolic dim names */
   KG_VEC(kg_sym_guard) guards; /* symbol pairs assumed equal, checked when sizes are bound */
+  KG_VEC(kg_symdef) symdefs;  /* the derived symbols among syms (the others are bound by tensors) */
   KG_VEC(kg_sfunc *) fns;     /* map functions */
   const char *entry;          /* entry name */
   bool fns_borrowed;          /* fns belong to another graph (a lowering copy): not freed here */
@@ -438,6 +449,14 @@ typedef struct kg_graph {
 void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);
 void kg_graph_free(kg_graph *g);
 uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n); /* returns node id */
+/* out's symbols (names and derived definitions) := g's, same ids */
+void kg_graph_copy_syms(kg_graph *out, const kg_graph *g);
+/* the derived symbol of a product's definition, or NULL for a base symbol */
+const kg_symdef *kg_graph_symdef(const kg_graph *g, uint32_t sym);
+/* The dim coeff · Π syms f[0 .. n) (derived factors expanded into their base symbols): a static
+ * dim when no symbol is left, the symbol itself for 1 · s, else the derived symbol of that
+ * product, made on first use and named "N*T*3". */
+kg_dim kg_graph_sym_product(kg_graph *g, int64_t coeff, const uint32_t *f, int n);
 bool kg_shape_equal(const kg_shape *a, const kg_shape *b);
 /* PyTorch broadcasting of two shapes, right-aligned: kgen's one broadcast rule. A static 1
  * takes the other side; two static sizes must agree (else false, *bad_dim = the dim of the

@@ -416,7 +416,7 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
     KG_VEC_PUSH(out->params, p);
   }
   for (uint32_t i = 0; i < g->outputs.n; i++) KG_VEC_PUSH(out->outputs, map[g->outputs.v[i]]);
-  for (uint32_t i = 0; i < g->syms.n; i++) KG_VEC_PUSH(out->syms, g->syms.v[i]);
+  kg_graph_copy_syms(out, g);
   for (uint32_t i = 0; i < g->guards.n; i++) KG_VEC_PUSH(out->guards, g->guards.v[i]);
   for (uint32_t i = 0; i < g->fns.n; i++) KG_VEC_PUSH(out->fns, g->fns.v[i]); /* shared: owned by g */
   out->n_entry_params = g->n_entry_params;

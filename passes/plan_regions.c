@@ -648,7 +648,7 @@ void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_g
   const kg_region *r = &p->regions.v[ri];
   uint32_t *map = kg_xcalloc(g->nodes.n + 1, sizeof *map);
   for (uint32_t i = 0; i < g->nodes.n; i++) map[i] = KG_NONE;
-  for (uint32_t i = 0; i < g->syms.n; i++) KG_VEC_PUSH(out->syms, g->syms.v[i]);
+  kg_graph_copy_syms(out, g);
   for (uint32_t i = 0; i < g->fns.n; i++) KG_VEC_PUSH(out->fns, g->fns.v[i]);
   out->fns_borrowed = true;
   for (uint32_t i = 0; i < r->ins.n; i++) {

@@ -42,7 +42,7 @@ static bool build_copies(kg_compiled *c, kg_pass_ctx *pc) {
     if (on->vkind != KG_V_TENSOR || (!c->plan && i < nres)) continue;
     kg_compiled *p = kg_compiled_new(c->m, c->entry, kg_arena_printf(&c->arena, "%s_out%u", c->g.entry, i));
     c->copies[i] = p;
-    for (uint32_t s = 0; s < c->g.syms.n; s++) KG_VEC_PUSH(p->g.syms, c->g.syms.v[s]);
+    kg_graph_copy_syms(&p->g, &c->g);
     kg_gnode in;
     memset(&in, 0, sizeof in);
     in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;

@@ -140,7 +140,34 @@ bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_
 }
 #undef what
 
-bool kg_check_guards(kg_context *ctx, const kg_graph *g, const kg_binding *B) {
+/* derived symbols (a view to a product of sizes, ir.h kg_symdef): coeff · Π their factors once
+ * those are bound; one bound from a tensor (a region's input) must agree */
+static bool bind_derived(kg_context *ctx, const kg_graph *g, kg_binding *B) {
+  for (uint32_t i = 0; i < g->symdefs.n; i++) {
+    const kg_symdef *sd = &g->symdefs.v[i];
+    int64_t v = sd->coeff;
+    bool all = true, ovf = false;
+    for (int j = 0; j < sd->n; j++) {
+      all &= B->bound[sd->f[j]] != 0;
+      if (all) ovf |= __builtin_mul_overflow(v, B->sym[sd->f[j]], &v);
+    }
+    if (!all) continue;
+    if (ovf) {
+      kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "the size %s overflows 64 bits at these sizes", g->syms.v[sd->sym]);
+      return false;
+    }
+    if (B->bound[sd->sym] && B->sym[sd->sym] != v) {
+      kg_diag_add(&ctx->diag, KG_E_SHAPE, NULL, NULL, "a tensor has size %lld where %s is %lld", (long long)B->sym[sd->sym], g->syms.v[sd->sym],
+                  (long long)v);
+      return false;
+    }
+    B->sym[sd->sym] = v, B->bound[sd->sym] = 1;
+  }
+  return true;
+}
+
+bool kg_check_guards(kg_context *ctx, const kg_graph *g, kg_binding *B) {
+  if (!bind_derived(ctx, g, B)) return false;
   for (uint32_t i = 0; i < g->guards.n; i++) {
     const kg_sym_guard *q = &g->guards.v[i];
     if (B->bound[q->a] && B->bound[q->b] && B->sym[q->a] != B->sym[q->b]) {

@@ -85,6 +85,8 @@ Test(einsum, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeo
   check_at("einsum_contract", "einsum_forms", "float32[1,1,1], float32[1,1,2], float32[2,2]");
   check_at("einsum_contract", "einsum_forms", "float32[0,3,2], float32[0,2,2], float32[5,5]");
   check_at("einsum_contract", "einsum_forms", "int64[2,3,4], int64[2,4,2], int64[3,3]");
+  /* symbolic kept letters merged into one dim (bi of bik,kl->bil): the derived size B*I */
+  check_at("einsum_contract", "einsum_forms", "float32[B,I,5], float32[B,5,2], float32[4,4]");
   check_at("einsum_contract", "einsum_outer", "float32[0], float32[1], int32[1], int32[3]");
   check_at("einsum_contract", "einsum_outer", "float64[N], float64[M], uint8[2], uint8[2]");
   check_at("linspace_gen", "linspace_gen", "float32[1,7]");

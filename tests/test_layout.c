@@ -121,7 +121,54 @@ Test(layout, symbolic_sizes_against_pytorch, .init = setup, .fini = teardown, .t
   check_at("slice_cat", "slice_split_flip_roll", "float32[4,5], float32[5]");
 }
 
+/* entry of example `name` against PyTorch with its symbols at the given run-time values */
+static void check_sizes(const char *name, const char *entry, int n, const char *const *syms, const long long *vals) {
+  if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, name);
+  kg_check_opts co;
+  memset(&co, 0, sizeof co);
+  co.entry = entry, co.device = KG_DEVICE_EMU, co.seed = 5;
+  co.size_names = syms, co.size_vals = vals, co.n_sizes = n;
+  kg_check_result r;
+  kg_status s = kg_check_module(ctx, orc, m, &co, &r);
+  cr_assert_eq(s, KG_OK, "%s [%s] at %s=%lld: %s", name, entry, syms[0], (long long)vals[0], kg_last_error(ctx));
+  for (int k = 0; k < r.n_outputs; k++)
+    cr_expect(r.rows[k].ok, "%s [%s] at %s=%lld: out%d %s %s: %s", name, entry, syms[0], (long long)vals[0], k, r.rows[k].dtype, r.rows[k].shape,
+              r.rows[k].verdict);
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* views to a product of symbolic sizes (ir.h kg_symdef): x.view(-1, 4) of [N, 3, 4] is [N*3, 4],
+ * x.view(b * t, c) with sizes read from x.shape, flatten of [N, M]; one compiled entry per
+ * program, the derived sizes bound per run (0, 1 and odd sizes) */
+Test(layout, views_to_products_of_symbols, .init = setup, .fini = teardown, .timeout = 600) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, "view_symbolic_products");
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, "view_infer_product", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_strbuf b;
+  kg_sb_init(&b);
+  kg_shape_print(&c->g, &c->g.nodes.v[c->g.outputs.v[0]].shape, &b);
+  cr_expect_str_eq(kg_sb_cstr(&b), "[N*3,4]");
+  kg_sb_free(&b);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+  static const char *const n1[] = {"N"}, *const bt[] = {"B", "T"}, *const nm[] = {"N", "M"};
+  for (long long v = 0; v < 6; v += 5) check_sizes("view_symbolic_products", "view_infer_product", 1, n1, (long long[]){v});
+  check_sizes("view_symbolic_products", "view_infer_product", 1, n1, (long long[]){1});
+  check_sizes("view_symbolic_products", "view_rows_linear", 2, bt, (long long[]){1, 1});
+  check_sizes("view_symbolic_products", "view_rows_linear", 2, bt, (long long[]){0, 3});
+  check_sizes("view_symbolic_products", "view_rows_linear", 2, bt, (long long[]){7, 9});
+  check_sizes("view_symbolic_products", "flatten_product", 2, nm, (long long[]){1, 11});
+  check_sizes("view_symbolic_products", "flatten_product", 2, nm, (long long[]){6, 0});
+}
+
 Test(layout, pytorch_errors_located) {
+  expect_error("view_symbolic_products", "view_infer_product", "float32[N,3,5]", "shape [-1, 4] is invalid for input of shape [N, 3, 5]");
   expect_error("view_heads", "view_heads_split_merge", "float32[2,5,13]", "shape [2, 5, 3, 4] is invalid for input of shape [2, 5, 13]");
   expect_error("view_heads", "view_squeeze_mt", "float32[4,2,6], float32[6,4]", "cannot be broadcast");
   expect_error("slice_cat", "slice_cat_promote", "float32[2,3], int32[1,4], float16[3,3]", "Sizes of tensors must match except in dimension 0");

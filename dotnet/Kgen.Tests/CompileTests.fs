@@ -225,3 +225,24 @@ let ``outputs live in the caller's dispose scope, like any TorchSharp result`` (
     Assert.False(kept.IsInvalid)
     Assert.True(dropped.IsInvalid)
     Assert.True(close kept (x.exp()))
+
+[<Fact>]
+let ``a view to a product of sizes: one specialization, the output sized per call`` () =
+    // sizes are duck symbols per call (s0, s1, s2): -1 is the product s0*s1, flatten's s0*s1*s2
+    use c = new Compile.Compiled<_>(<@ fun (x: Tensor) -> (x.view(-1L, x.shape.[2]) * 2.0f, x.flatten()) @>)
+    for rows in [ 5L; 2L; 9L ] do
+        let x = torch.randn(rows, 3L, 4L)
+        let (a, b) = c.Function x
+        Assert.Equal<int64[]>([| rows * 3L; 4L |], a.shape)
+        Assert.Equal<int64[]>([| rows * 12L |], b.shape)
+        Assert.True(close a (x.view(-1L, 4L) * 2.0f))
+        Assert.True(close b (x.flatten()))
+    Assert.Equal(1, c.Specializations)
+    // the sizes read from x.shape, multiplied, in a linear's rows
+    let w = torch.randn(5L, 4L)
+    let g = Kgen.compile <@ fun (x: Tensor) ->
+                                let b, t = x.shape.[0], x.shape.[1]
+                                torch.nn.functional.linear(x.view(b * t, 4L), w).view(b, t, 5L) @>
+    for (b, t) in [ (2L, 3L); (1L, 7L) ] do
+        let x = torch.randn(b, t, 4L)
+        Assert.True(close (g x) (torch.nn.functional.linear(x, w)))

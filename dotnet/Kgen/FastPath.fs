@@ -120,8 +120,11 @@ type private Spec =
     { Key: int64[]
       Handle: Runtime.KgHandle
       OutTypes: torch.ScalarType[]
-      /// per output, per dim: the static size (>= 0) or -(symbol index + 1)
-      OutDims: int64[][] }
+      /// per output, per dim: the static size (>= 0) or -(i + 1) for OutSizes.[i]
+      OutDims: int64[][]
+      /// sizes known per call: coefficient · Π the call's sizes at these duck-symbol indices
+      /// (s<k> is [| k |]; a view to a product of sizes, "s0*s1*3", is [| 0; 1 |] times 3)
+      OutSizes: (int64 * int[])[] }
 
 type private DeviceState =
     { Ctx: Runtime.KgHandle
@@ -312,6 +315,22 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             let n = Lib.kg_compiled_n_outputs c
             let types = Array.zeroCreate n
             let dims = Array.zeroCreate n
+            let sizes = ResizeArray<int64 * int[]>()
+            // a duck symbol "s<k>" is the k-th distinct size of this call's key; a derived one
+            // ("s0*s2*3", a view to a product of sizes) is their product
+            let duck (tok: string) =
+                if tok.StartsWith "s" && fst (Int32.TryParse(tok.Substring 1)) then Some(Int32.Parse(tok.Substring 1)) else None
+            let sizeOf (o: int) (d: int) (s: string) =
+                let toks = s.Split('*')
+                let mutable coeff = 1L
+                let factors = ResizeArray<int>()
+                for t in toks do
+                    match duck t, Int64.TryParse t with
+                    | Some k, _ -> factors.Add k
+                    | None, (true, c) -> coeff <- coeff * c
+                    | _ -> raise (Runtime.KgenException(sprintf "output %d dim %d is the document's symbol %s, which no input binds here" o d s, 2))
+                sizes.Add((coeff, factors.ToArray()))
+                -(int64 (sizes.Count - 1)) - 1L
             for o in 0 .. n - 1 do
                 let shape = Array.zeroCreate<int64> maxRank
                 let mutable dt = DLDataType()
@@ -324,17 +343,16 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                         if shape.[d] >= 0L then shape.[d]
                         else
                             let s = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_output_symbol(c, o, d)))
-                            // a duck symbol "s<k>" is the k-th distinct size of this call's key
                             match s with
                             | null -> raise (Runtime.KgenException(sprintf "output %d dim %d has no size" o d, 2))
-                            | s when s.StartsWith "s" && fst (Int32.TryParse(s.Substring 1)) -> -(int64 (Int32.Parse(s.Substring 1))) - 1L
-                            | s -> raise (Runtime.KgenException(sprintf "output %d dim %d is the document's symbol %s, which no input binds here" o d s, 2)))
+                            | s -> sizeOf o d s)
             specializations <- specializations + 1
             Ok
                 { Key = key.ToArray()
                   Handle = h
                   OutTypes = types
-                  OutDims = dims }
+                  OutDims = dims
+                  OutSizes = sizes.ToArray() }
 
     let findOrSpecialize (dev: DeviceState) : Spec =
         buildKey dev.Static
@@ -411,7 +429,13 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             let dims = spec.OutDims.[o]
             let sp = NativePtr.ofNativeInt<int64> (oShape o)
             for d in 0 .. dims.Length - 1 do
-                NativePtr.set sp d (if dims.[d] >= 0L then dims.[d] else seen.[int (-dims.[d] - 1L)])
+                NativePtr.set sp d (
+                    if dims.[d] >= 0L then dims.[d]
+                    else
+                        let (coeff, factors) = spec.OutSizes.[int (-dims.[d] - 1L)]
+                        let mutable v = coeff
+                        for k in factors do v <- v * seen.[k]
+                        v)
             // libtorch's empty, as torch.empty calls it (without its managed size array)
             let devType, devIndex = if dev.Kind = KgDevice.Cuda then 1, dev.CudaIndex else 0, 0
             let h = Lib.THSTensor_empty(sp, dims.Length, sbyte spec.OutTypes.[o], devType, devIndex, 0uy)
