@@ -43,6 +43,8 @@ typedef struct lctx {
    * predicated read (cat) that computed them */
   uint32_t gcoord[KG_MAX_RANK];
   bool has_gcoord;
+  const kg_shape *gframe; /* the shape gcoord is over when not the space (a squeezed epilogue: the
+                             kept dims), or NULL */
   uint8_t *direct;      /* per node */
   uint32_t *ostride;    /* per source × KG_MAX_RANK: stride param along its own dim, lazily */
   uint32_t *symp;       /* per symbol: size param, lazily */

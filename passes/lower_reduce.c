@@ -430,9 +430,16 @@ static void epilogue(rkern *S) {
     for (uint32_t d = 0; d < S->r; d++) ec[d] = ((S->mask >> d) & 1) ? KG_NONE : S->coord[d];
     bool squeezed = g->nodes.v[node].shape.rank < (int)S->r;
     kg_lw_source_offsets(L, squeezed ? S->sq_stride : S->in_stride, ec);
+    if (squeezed) { /* its values at coordinates (a squeeze view: passes/fuse.c) are over its own shape, the kept dims */
+      uint32_t rs = 0;
+      for (uint32_t d = 0; d < S->r; d++)
+        if (!((S->mask >> d) & 1)) L->gcoord[rs++] = S->coord[d];
+      L->gframe = &g->nodes.v[node].shape;
+    }
     kg_lw_row_memo_reset(S);
     uint32_t x = kg_lw_cvt(L, kg_lw_val(L, node), (kg_dtype)g->nodes.v[node].dtype);
     kg_lw_row_store(S, &L->cur, S->eparam[j], kg_lw_linear_offset(L, S->coord, &S->estride[j * KG_MAX_RANK], S->r), x);
+    L->gframe = NULL;
   }
   L->cur = top;
 }
