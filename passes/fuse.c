@@ -203,6 +203,7 @@ static bool layout_over_reduction(const kg_graph *g, uint32_t root, bool under, 
   if (visit[root] & bit) return false;
   visit[root] |= bit;
   if (is_reduce(g, root)) return under;
+  if (is_matmul(g, root)) return false; /* a product's value comes from memory; its operands are its own kernel's */
   const kg_gnode *n = &g->nodes.v[root];
   if (!under && row_view(g, root, fr)) return layout_over_reduction(g, n->in[0], false, NULL, visit);
   bool lay = under || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT);
@@ -219,7 +220,7 @@ static bool has_layout(const kg_graph *g, uint32_t root, const frame *fr, uint8_
   uint8_t bit = fr ? 1 : 2;
   if (visit[root] & bit) return false;
   visit[root] |= bit;
-  if (is_reduce(g, root)) return false;
+  if (is_reduce(g, root) || is_matmul(g, root)) return false;
   const kg_gnode *n = &g->nodes.v[root];
   if (row_view(g, root, fr)) return has_layout(g, n->in[0], NULL, visit);
   if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) return true;
