@@ -13,6 +13,10 @@
  * also takes the outputs that have the rows' shape and depend on its reductions
  * (x - mean, x / sum: written in a last pass over the row), and the epilogue
  * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
+ * A layout op over a reduction reads other rows' values, so it is left to a pointwise kernel
+ * reading them from memory — except a squeeze view (a RESHAPE only removing or inserting
+ * static size-1 dims) that lines up with the rows (row_view): a global pool flattened,
+ * mean(-1, keepdim).squeeze(-1), batch_norm's running-statistics update stay in the kernel.
  * Only a reduction read by another kernel (or returned) is materialized, into its
  * output or a temporary buffer. Kernels run in node order. Every merge is kept only
  * if the scheduler accepts the merged group (kg_schedule_accepts, schedule.c). Merging reductions with
