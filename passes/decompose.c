@@ -17,6 +17,8 @@
  *   group_norm      → G = C or 1: the same over the input's own dims; else over [N, G, C/G, ...]
  *                     (a reshape), reshaped back
  *   adaptive pooling to 1 (× 1) → amax / mean over the pooled dims, keepdim (a row reduction)
+ *   mean / var without keepdim over the rows of an earlier keepdim mean / var (batch_norm's
+ *                     running statistics) → that one's keepdim form, squeezed (shared_statistic)
  *   norm(p)         → p = 2: sqrt(sum(x²)); 1: sum|x|; inf: amax|x|; else (sum |x|^p)^(1/p)
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
@@ -391,6 +393,35 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   return cast(D, r, dt);
 }
 
+/* the same value: one node, or casts of one node to one dtype (CSE merges them) */
+static bool same_value(const kg_graph *g, uint32_t a, uint32_t b) {
+  const kg_gnode *x = &g->nodes.v[a], *y = &g->nodes.v[b];
+  return a == b || (x->op == KG_OP_CAST && y->op == KG_OP_CAST && x->dtype == y->dtype && x->in[0] == y->in[0]);
+}
+
+/* A mean or variance without keepdim over the rows of a keepdim mean or variance already in
+ * the program (a normalization's statistics: batch_norm's in training mode, which its running
+ * statistics' update reads again), computed as that one is — keepdim, in its accumulator,
+ * at least as wide — and squeezed: CSE then merges the means, the variances share the
+ * mean's walk (Welford, each over its own count − correction: passes/lower_reduce.c), and
+ * the squeeze view reads them in the row kernel (passes/fuse.c). KG_NONE: none to share. */
+static uint32_t shared_statistic(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  const kg_graph *o = D->out;
+  if ((n->op != KG_OP_RMEAN && n->op != KG_OP_RVAR) || n->ia[1] || !kg_dtype_is_float((kg_dtype)n->cdtype)) return KG_NONE;
+  for (uint32_t i = o->nodes.n; i-- > 0;) {
+    const kg_gnode *q = &o->nodes.v[i];
+    if ((q->op != KG_OP_RMEAN && q->op != KG_OP_RVAR) || !q->ia[1] || q->ia[0] != n->ia[0] || q->dtype != n->dtype) continue;
+    if (!kg_dtype_is_float((kg_dtype)q->cdtype) || kg_dtype_get((kg_dtype)q->cdtype)->size < kg_dtype_get((kg_dtype)n->cdtype)->size) continue;
+    if (!same_value(o, q->in[0], in[0])) continue;
+    uint32_t x = q->in[0];
+    kg_dtype acc = (kg_dtype)q->cdtype;
+    D->src = n;
+    uint32_t r = reduce(D, (kg_op)n->op, (kg_dtype)n->dtype, acc, x, n->ia[0], true, n->fa[0]);
+    return reshape(D, r, &n->shape);
+  }
+  return KG_NONE;
+}
+
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
   (void)c;
   uint32_t *map = kg_xmalloc((g->nodes.n + 1) * sizeof *map);
@@ -403,6 +434,12 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
     if ((kg_op_get((kg_op)n->op)->flags & KG_OPF_COMPOSITE) || global_pool(n)) {
       D.src = n;
       map[i] = expand(&D, n, in);
+      changed = true;
+      continue;
+    }
+    uint32_t sh = shared_statistic(&D, n, in);
+    if (sh != KG_NONE) {
+      map[i] = sh;
       changed = true;
       continue;
     }

@@ -13,6 +13,10 @@
  * also takes the outputs that have the rows' shape and depend on its reductions
  * (x - mean, x / sum: written in a last pass over the row), and the epilogue
  * outputs shaped like a reduction's result (sum * 0.5: thread 0 of the row).
+ * A layout op over a reduction reads other rows' values, so it is left to a pointwise kernel
+ * reading them from memory — except a squeeze view (a RESHAPE only removing or inserting
+ * static size-1 dims) that lines up with the rows (row_view): a global pool flattened,
+ * mean(-1, keepdim).squeeze(-1), batch_norm's running-statistics update stay in the kernel.
  * Only a reduction read by another kernel (or returned) is materialized, into its
  * output or a temporary buffer. Kernels run in node order. Every merge is kept only
  * if the scheduler accepts the merged group (kg_schedule_accepts, schedule.c). Merging reductions with
@@ -139,31 +143,93 @@ static void values_reached(const kg_graph *g, const mmctx *M, uint32_t gi, uint3
   for (int j = 0; j < value_operands(n); j++) values_reached(g, M, gi, n->in[j], seen, visit);
 }
 
+/* Where a row group's values are read: a frame is the shape a DAG is evaluated against
+ * (the space for a reduction's input or a row output; the keepdim or squeezed result for an
+ * epilogue) and which of its dims the rows keep (their coordinates are the row's). */
+typedef struct frame {
+  const kg_shape *shape;
+  int64_t kept; /* bit d: dim d is a kept dim of the rows */
+} frame;
+
+static bool is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
+
+/* A RESHAPE that only removes or inserts dims of static size 1 (squeeze, unsqueeze, a
+ * flatten or view of size-1 dims): the dims of other sizes stay, in order. */
+static bool squeeze_view(const kg_graph *g, uint32_t id) {
+  const kg_gnode *n = &g->nodes.v[id];
+  if (n->op != KG_OP_RESHAPE || n->vkind != KG_V_TENSOR) return false;
+  const kg_shape *a = &n->shape, *b = &g->nodes.v[n->in[0]].shape;
+  int i = 0, j = 0;
+  for (;;) {
+    while (i < a->rank && is_one(&a->d[i])) i++;
+    while (j < b->rank && is_one(&b->d[j])) j++;
+    if (i == a->rank || j == b->rank) return i == a->rank && j == b->rank;
+    if (a->d[i].kind != b->d[j].kind || a->d[i].v != b->d[j].v) return false;
+    i++, j++;
+  }
+}
+
+/* Does a value of shape v, read in frame fr (right-aligned, as broadcasting reads it), put
+ * its dims of sizes other than 1 exactly on the frame's kept dims of sizes other than 1?
+ * Then it holds one value per row, at the row's coordinates: a squeeze view of the group's
+ * reductions lines up with the rows (mean(-1, keepdim).squeeze(-1) as a squeezed epilogue,
+ * a global pool's [N, C, 1, 1] flattened to [N, C]). */
+static bool lines_up(const kg_shape *v, const frame *fr) {
+  const kg_shape *f = fr->shape;
+  int off = f->rank - v->rank, d = 0;
+  for (int j = 0; j < v->rank; j++) {
+    if (is_one(&v->d[j])) continue;
+    int at = j + off;
+    if (at < 0) return false;
+    for (; d < at; d++) /* a kept dim of the frame skipped: the value lacks it */
+      if (((fr->kept >> d) & 1) && !is_one(&f->d[d])) return false;
+    if (!((fr->kept >> at) & 1) || f->d[at].kind != v->d[j].kind || f->d[at].v != v->d[j].v) return false;
+    d = at + 1;
+  }
+  for (; d < f->rank; d++)
+    if (((fr->kept >> d) & 1) && !is_one(&f->d[d])) return false;
+  return true;
+}
+
+/* A squeeze view that lines up in frame fr (NULL: none does). Below it, its operand is read
+ * at the same row's coordinates, so what it reads is read as the view's own value is;
+ * a second view below one is treated as any layout op. */
+static bool row_view(const kg_graph *g, uint32_t id, const frame *fr) {
+  return fr && squeeze_view(g, id) && lines_up(&g->nodes.v[id].shape, fr);
+}
+
 /* Does `root` read a reduction through a layout op (a view, cat, an index: a value at other
  * coordinates)? A row kernel holds each reduction's value for its own row only, so such a
- * value must come from memory. */
-static bool layout_over_reduction(const kg_graph *g, uint32_t root, bool under, uint8_t *visit) {
-  uint8_t bit = under ? 2 : 1;
+ * value must come from memory — unless the layout op is a squeeze view lining up with the
+ * rows in frame fr (row_view). visit: bit 1 plain, 2 under a layout op, 4 below a row view. */
+static bool layout_over_reduction(const kg_graph *g, uint32_t root, bool under, const frame *fr, uint8_t *visit) {
+  uint8_t bit = under ? 2 : fr ? 1 : 4;
   if (visit[root] & bit) return false;
   visit[root] |= bit;
   if (is_reduce(g, root)) return under;
+  if (is_matmul(g, root)) return false; /* a product's value comes from memory; its operands are its own kernel's */
   const kg_gnode *n = &g->nodes.v[root];
+  if (!under && row_view(g, root, fr)) return layout_over_reduction(g, n->in[0], false, NULL, visit);
   bool lay = under || (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT);
   for (int j = 0; j < n->n_in; j++)
-    if (layout_over_reduction(g, n->in[j], lay, visit)) return true;
+    if (layout_over_reduction(g, n->in[j], lay, fr, visit)) return true;
   return false;
 }
 
 /* Does `root` compute a layout op before reaching a reduction? (An epilogue's values are
- * evaluated against the squeezed result shape, where layout ops have no coordinates.) */
-static bool has_layout(const kg_graph *g, uint32_t root, uint8_t *visit) {
-  if (visit[root]) return false;
-  visit[root] = 1;
-  if (is_reduce(g, root)) return false;
+ * evaluated against its own shape's coordinates, the row's kept ones; a squeeze view lining
+ * up with the rows in frame fr maps them onto its operand's, other layout ops are left to
+ * pointwise kernels.) */
+static bool has_layout(const kg_graph *g, uint32_t root, const frame *fr, uint8_t *visit) {
+  uint8_t bit = fr ? 1 : 2;
+  if (visit[root] & bit) return false;
+  visit[root] |= bit;
+  if (is_reduce(g, root) || is_matmul(g, root)) return false;
   const kg_gnode *n = &g->nodes.v[root];
+  if (row_view(g, root, fr)) return has_layout(g, n->in[0], NULL, visit);
   if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) return true;
   for (int j = 0; j < n->n_in; j++)
-    if (has_layout(g, n->in[j], visit)) return true;
+    if (has_layout(g, n->in[j], fr, visit)) return true;
   return false;
 }
 
@@ -194,6 +260,18 @@ static bool epilogue_shape(const kg_graph *g, const kg_group *grp, const kg_shap
     else squeeze.d[squeeze.rank++] = grp->space.d[d];
   }
   return kg_shape_equal(s, &keep) || kg_shape_equal(s, &squeeze);
+}
+
+/* The frame an output of shape s of row group grp is read in: the space (a row output) or
+ * the keepdim result, whose kept dims are the rows'; the squeezed result, all of whose dims
+ * are. NULL for any other shape (a pointwise kernel's). */
+static const frame *output_frame(const kg_graph *g, const kg_group *grp, const kg_shape *s, frame *fr) {
+  int64_t mask = g->nodes.v[grp->red].ia[0], all = ((int64_t)1 << s->rank) - 1;
+  fr->shape = s;
+  if (kg_shape_equal(s, &grp->space) || (s->rank == grp->space.rank && epilogue_shape(g, grp, s))) fr->kept = all & ~mask;
+  else if (epilogue_shape(g, grp, s)) fr->kept = all;
+  else return NULL;
+  return fr;
 }
 
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c) {
@@ -239,8 +317,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_MATMUL)) last = NULL; /* a scan or a product runs between: start a new group */
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
+      frame fr = {s, (((int64_t)1 << s->rank) - 1) & ~r->ia[0]};
       memset(visit, 0, nn + 1);
-      join = !layout_over_reduction(g, r->in[0], false, visit);
+      join = !layout_over_reduction(g, r->in[0], false, &fr, visit);
     }
     if (join) { /* the group's reductions it reads are read per row: they must line up with the
                    rows as a row output's must ((x - x.mean(1)).sum(1) on a square x reads the
@@ -293,7 +372,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (seen[i] && (gl == KG_NONE || group_of[i] > gl)) gl = group_of[i];
     bool later = M.on && M.gdep[node] != KG_NONE && M.gdep[node] != gl; /* reads a product run after gl */
     memset(visit, 0, nn + 1);
-    if (gl != KG_NONE && !later && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE && !layout_over_reduction(g, node, false, visit)) {
+    frame ofr;
+    const frame *fr = gl != KG_NONE && f->groups.v[gl].kind == KG_GROUP_REDUCE ? output_frame(g, &f->groups.v[gl], &s, &ofr) : NULL;
+    if (gl != KG_NONE && !later && !is_reduce(g, node) && f->groups.v[gl].kind == KG_GROUP_REDUCE && !layout_over_reduction(g, node, false, fr, visit)) {
       kg_group *grp = &f->groups.v[gl];
       if (kg_shape_equal(&s, &grp->space) && n->vkind == KG_V_TENSOR && !split_rows && rows_line_up(g, grp, seen)) {
         KG_VEC_PUSH(grp->outs, o);
@@ -304,7 +385,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
        * right-aligned against the kept dims (its own shape: passes/lower_reduce.c), so it may
        * read other tensors and other groups' reductions too (sum(1) + b: one kernel) */
       memset(visit, 0, nn + 1);
-      if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR && !has_layout(g, node, visit)) {
+      if (epilogue_shape(g, grp, &s) && n->vkind == KG_V_TENSOR && !has_layout(g, node, fr, visit)) {
         KG_VEC_PUSH(grp->epi, o);
         if (kg_schedule_accepts(g, grp)) continue;
         grp->epi.n--;

@@ -544,6 +544,7 @@ void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *co
   uint32_t r = L->grp->space.rank;
   memcpy(L->gcoord, coord, r * sizeof *coord);
   L->has_gcoord = true;
+  L->gframe = NULL;
   for (uint32_t s = 0; s < L->nsrc; s++) {
     if (L->pparam[s] == KG_NONE || k->params.v[L->pparam[s]].kind != KP_BUFFER) continue;
     uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];

@@ -43,6 +43,8 @@ typedef struct lctx {
    * predicated read (cat) that computed them */
   uint32_t gcoord[KG_MAX_RANK];
   bool has_gcoord;
+  const kg_shape *gframe; /* the shape gcoord is over when not the space (a squeezed epilogue: the
+                             kept dims), or NULL */
   uint8_t *direct;      /* per node */
   uint32_t *ostride;    /* per source × KG_MAX_RANK: stride param along its own dim, lazily */
   uint32_t *symp;       /* per symbol: size param, lazily */
@@ -162,6 +164,7 @@ typedef struct rkern {
 /* the later reductions riding along in reduction ri's walk (indices into grp->reds, at most 16) */
 uint32_t kg_lw_pick_siblings(const kg_graph *g, const kg_group *grp, uint32_t ri, const uint32_t *taken, uint32_t *fol, uint8_t *visit);
 uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri); /* the variance riding along in mean ri's walk, or KG_NONE */
+uint32_t kg_lw_welford_next(const kg_graph *g, const kg_group *grp, uint32_t ri, uint32_t from); /* index of the next variance after `from` sharing its M2 */
 void kg_lw_row_memo_reset(rkern *S);            /* forget per-element values; the row's reductions stay */
 void kg_lw_row_store(rkern *S, kg_kcursor *c, uint32_t param, uint32_t off, uint32_t x); /* param[off] = x */
 kg_kcursor kg_lw_row_leader_only(rkern *S);     /* if (leader == 0) { … }: its body */

@@ -379,15 +379,24 @@ uint32_t kg_lw_pick_siblings(const kg_graph *g, const kg_group *grp, uint32_t ri
   return nfol;
 }
 
-/* Welford's pairing: the first later variance of the same input as mean ri, or KG_NONE. */
-uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri) {
+/* Welford's pairing: the index of the first variance after index `from` of the same input
+ * and accumulator as mean ri, or KG_NONE. Every such variance shares the mean's M2, each over
+ * its own count − correction (batch_norm's biased variance and its running statistics'
+ * unbiased one: one walk). */
+uint32_t kg_lw_welford_next(const kg_graph *g, const kg_group *grp, uint32_t ri, uint32_t from) {
   const kg_gnode *R = &g->nodes.v[grp->reds.v[ri]];
   if (R->op != KG_OP_RMEAN || !kg_dtype_is_float((kg_dtype)R->cdtype)) return KG_NONE;
-  for (uint32_t q = ri + 1; q < grp->reds.n; q++) {
+  for (uint32_t q = from + 1; q < grp->reds.n; q++) {
     const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
-    if (Q->op == KG_OP_RVAR && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) return grp->reds.v[q];
+    if (Q->op == KG_OP_RVAR && Q->in[0] == R->in[0] && Q->cdtype == R->cdtype) return q;
   }
   return KG_NONE;
+}
+
+/* the first of them: the variance whose walk the mean's takes along, or KG_NONE */
+uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri) {
+  uint32_t q = kg_lw_welford_next(g, grp, ri, ri);
+  return q == KG_NONE ? KG_NONE : grp->reds.v[q];
 }
 
 int kg_reduce_passes(const kg_graph *g, const kg_group *grp) {
@@ -404,8 +413,7 @@ int kg_reduce_passes(const kg_graph *g, const kg_group *grp) {
     if (taken[node] != KG_NONE) continue;
     bool two = R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN || (R->op == KG_OP_RVAR && !meanseen[R->in[0]]);
     passes += two ? 2 : 1;
-    uint32_t wv = kg_lw_welford_var_of(g, grp, ri);
-    if (wv != KG_NONE) taken[wv] = 1;
+    for (uint32_t q = kg_lw_welford_next(g, grp, ri, ri); q != KG_NONE; q = kg_lw_welford_next(g, grp, ri, q)) taken[grp->reds.v[q]] = 1;
     uint32_t nf = kg_lw_pick_siblings(g, grp, ri, taken, fol, visit);
     for (uint32_t f = 0; f < nf; f++) taken[grp->reds.v[fol[f]]] = 1;
   }
@@ -430,9 +438,16 @@ static void epilogue(rkern *S) {
     for (uint32_t d = 0; d < S->r; d++) ec[d] = ((S->mask >> d) & 1) ? KG_NONE : S->coord[d];
     bool squeezed = g->nodes.v[node].shape.rank < (int)S->r;
     kg_lw_source_offsets(L, squeezed ? S->sq_stride : S->in_stride, ec);
+    if (squeezed) { /* its values at coordinates (a squeeze view: passes/fuse.c) are over its own shape, the kept dims */
+      uint32_t rs = 0;
+      for (uint32_t d = 0; d < S->r; d++)
+        if (!((S->mask >> d) & 1)) L->gcoord[rs++] = S->coord[d];
+      L->gframe = &g->nodes.v[node].shape;
+    }
     kg_lw_row_memo_reset(S);
     uint32_t x = kg_lw_cvt(L, kg_lw_val(L, node), (kg_dtype)g->nodes.v[node].dtype);
     kg_lw_row_store(S, &L->cur, S->eparam[j], kg_lw_linear_offset(L, S->coord, &S->estride[j * KG_MAX_RANK], S->r), x);
+    L->gframe = NULL;
   }
   L->cur = top;
 }

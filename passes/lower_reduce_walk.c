@@ -357,7 +357,7 @@ static void store_partial(rkern *S, rpass *P) {
   kg_lw_row_store(S, &c0, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, S->ch, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE), P->res);
 }
 
-/* The sibling variance: Σ M2_t + n_t (mean_t − mean)², over max(N − correction, 0). */
+/* The sibling variances: Σ M2_t + n_t (mean_t − mean)², over max(N − correction, 0) each. */
 static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
@@ -366,9 +366,13 @@ static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   uint32_t t = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wq),
                         kg_kx_op(k, KG_OP_MUL, acc, kg_kx_var(k, P->wn), kg_kx_op(k, KG_OP_MUL, acc, dm, dm, KG_NONE), KG_NONE), KG_NONE);
   uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, t));
-  const kg_gnode *V = &S->g->nodes.v[P->wvar];
-  uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
-  S->preset[P->wvar] = kg_lw_decl(L, "wvar", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+  for (uint32_t q = kg_lw_welford_next(S->g, S->grp, P->ri, P->ri); q != KG_NONE; q = kg_lw_welford_next(S->g, S->grp, P->ri, q)) {
+    uint32_t vn = S->grp->reds.v[q];
+    if (S->preset[vn] != KG_NONE) continue; /* a sibling's or an earlier mean's */
+    const kg_gnode *V = &S->g->nodes.v[vn];
+    uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+    S->preset[vn] = kg_lw_decl(L, "wvar", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+  }
 }
 
 /* The siblings' values, for their turn in the loop over the reductions. */

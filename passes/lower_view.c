@@ -113,10 +113,11 @@ static void bcast(const kg_shape *x, const uint32_t *c, const kg_shape *o, uint3
   }
 }
 
-/* the coordinates node id is read at by the element (right-aligned against the space) */
+/* the coordinates node id is read at by the element (right-aligned against the space, or
+ * against the frame a squeezed epilogue is evaluated in) */
 static void ctx0(lctx *L, uint32_t id, uint32_t *c) {
   KG_ASSERT(L->has_gcoord);
-  bcast(&L->grp->space, L->gcoord, &gn(L, id)->shape, c);
+  bcast(L->gframe ? L->gframe : &L->grp->space, L->gcoord, &gn(L, id)->shape, c);
 }
 
 /* ---- loads ---- */

@@ -1,8 +1,9 @@
 /* tests/test_pool.c — pooling, normalization over channels, resampling and pixel shuffle
  * (issue 12, all but convolutions):
  *  - structure: what fuses (an eval-mode batch_norm, relu and max_pool2d with a bias in one
- *    kernel; training-mode batch_norm one row kernel; group_norm over G groups two; a global
- *    average pool a row reduction);
+ *    kernel; training-mode batch_norm one row kernel, its running statistics sharing the
+ *    output's; group_norm over G groups two; a global average pool a row reduction, flattened
+ *    too);
  *  - the real F# examples (pool_max_avg, pool_adaptive_resample, norm_batch_group, norm_fused)
  *    re-specialized at other signatures — batch 0 and 1, size-1 spatial dims, kernels larger
  *    than the input, odd sizes, a symbolic batch, float16 / bfloat16 / float64 — each run on the
@@ -101,6 +102,41 @@ Test(pool, what_fuses) {
   cr_expect(n == 2 && red == 1, "silu(group_norm(x, 2)): %u kernels (%u row kernels)", n, red);
   n = kernels_of("norm_fused", "pool_global_head", &red);
   cr_expect(n == 1 && red == 1, "adaptive_avg_pool2d(relu(x), 1) * 0.5: %u kernels (%u row kernels)", n, red);
+  /* the global pool flattened: the squeeze view of the row reduction is the kernel's epilogue */
+  n = kernels_of("red_fuse_squeeze_views", "pool_flatten", &red);
+  cr_expect(n == 1 && red == 1, "adaptive_avg_pool2d(relu(x), 1).flatten(1) * 0.5: %u kernels (%u row kernels)", n, red);
+  /* ResNet-18's BasicBlock in training mode: three convolutions, each batch_norm's statistics
+   * and running-statistics update one row kernel after its product (was 11 kernels) */
+  n = kernels_of("models/resnet", "resnet_basic_block_train", &red);
+  cr_expect(n == 7 && red == 3, "BasicBlock training: %u kernels (%u row kernels)", n, red);
+}
+
+/* batch_norm in training mode with running statistics: the update reads the output's own
+ * statistics (one mean, the biased and the unbiased variance from one M2), so the row kernel
+ * walks the input once for them and once to write the output */
+Test(pool, batch_norm_training_shares_its_statistics) {
+  const char *entries[] = {"norm_batch_train", "norm_batch_train_half", "norm_batch_train_module"};
+  for (int e = 0; e < 3; e++) {
+    kg_context *ctx = ctx_new();
+    kg_module *m = load(ctx, "norm_batch_train");
+    kg_compiled *c = NULL;
+    cr_assert_eq(kg_specialize(m, entries[e], NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+    const kg_group *grp = NULL;
+    for (uint32_t i = 0; i < c->fusion.groups.n; i++)
+      if (c->fusion.groups.v[i].kind == KG_GROUP_REDUCE) grp = grp ? NULL : &c->fusion.groups.v[i];
+    cr_assert(grp, "%s: one row kernel", entries[e]);
+    uint32_t means = 0, vars = 0;
+    for (uint32_t j = 0; j < grp->reds.n; j++) {
+      means += c->lg.nodes.v[grp->reds.v[j]].op == KG_OP_RMEAN;
+      vars += c->lg.nodes.v[grp->reds.v[j]].op == KG_OP_RVAR;
+    }
+    cr_expect(means == 1 && vars == 2 && grp->reds.n == 3, "%s: %u means, %u variances of %u reductions", entries[e], means, vars, grp->reds.n);
+    cr_expect_eq(kg_reduce_passes(&c->lg, grp), 2, "%s: %d walks over the row", entries[e], kg_reduce_passes(&c->lg, grp));
+    cr_expect_eq(grp->epi.n, 2u, "%s: the running statistics are the row kernel's epilogue", entries[e]);
+    kg_compiled_free(c);
+    kg_module_free(m);
+    kg_context_free(ctx);
+  }
 }
 
 Test(pool, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout = 600) {
@@ -118,6 +154,13 @@ Test(pool, edge_sizes_against_pytorch, .init = setup, .fini = teardown, .timeout
   check_at("norm_batch_group", "norm_batch_group", "float32[N,6,3,2], float32[6], float32[6], float32[6], float32[6], float32[2,4,3]");
   check_at("norm_fused", "norm_bn_train", "float32[1,4,1,7], float32[4], float32[4]");
   check_at("norm_fused", "pool_global_head", "float32[3,8,1,1]");
+  /* training batch_norm's shared statistics: one value per channel (the unbiased variance
+   * NaN), a symbolic batch, float64; a global pool flattened over 1x1 and empty batches */
+  check_at("norm_batch_train", "norm_batch_train", "float32[1,3,1,1], float32[3], float32[3], float32[3], float32[3]");
+  check_at("norm_batch_train", "norm_batch_train", "float32[N,3,5,1], float32[3], float32[3], float32[3], float32[3]");
+  check_at("norm_batch_train", "norm_batch_train", "float64[3,4,2,3], float64[4], float64[4], float64[4], float64[4]");
+  check_at("red_fuse_squeeze_views", "pool_flatten", "float16[3,5,1,1]");
+  check_at("red_fuse_squeeze_views", "pool_flatten", "float32[0,5,2,2]");
 }
 
 Test(pool, dtypes_against_pytorch, .init = setup, .fini = teardown, .timeout = 600) {

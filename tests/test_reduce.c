@@ -306,6 +306,31 @@ Test(reduce, fusion_structure_of_examples) {
   }
 }
 
+/* Squeeze and unsqueeze views of row reductions: read in the row kernel when they line up
+ * with the rows (a squeezed epilogue, a row output), from memory when not (a square x's row
+ * means squeezed and broadcast along the rows). */
+Test(reduce, squeeze_views_fuse) {
+  struct { const char *entry; uint32_t kernels, temps; } cases[] = {
+      {"pool_flatten", 1, 0},       /* adaptive_avg_pool2d(relu(x), 1).flatten(1) * 0.5 */
+      {"mean_squeeze", 1, 0},       /* x.mean(-1, keepdim).squeeze(-1) * 2 + b.view(-1) */
+      {"sum_unsqueeze_rows", 1, 0}, /* x / x.sum(0).unsqueeze(0) + x.amax(0, keepdim).squeeze(0) */
+      {"squeeze_misaligned", 2, 1}, /* x - x.mean(1, keepdim).squeeze(1) */
+  };
+  char path[512];
+  snprintf(path, sizeof path, "%s/examples/red_fuse_squeeze_views.json", KG_SOURCE_DIR);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kg_context *ctx = ctx_new(0);
+    kg_module *m;
+    cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize(m, cases[i].entry, NULL, &c), KG_OK, "%s: %s", cases[i].entry, kg_last_error(ctx));
+    cr_expect_eq(c->fusion.groups.n, cases[i].kernels, "%s: %u kernels", cases[i].entry, c->fusion.groups.n);
+    cr_expect_eq(c->fusion.temps.n, cases[i].temps, "%s: %u temporaries", cases[i].entry, c->fusion.temps.n);
+    cr_expect_eq(c->fusion.groups.v[0].kind, KG_GROUP_REDUCE, "%s", cases[i].entry);
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  }
+}
+
 /* softmax, log_softmax, layer_norm (ops) and RMSNorm (written from primitives) are one
  * kernel each for float32 rows of 8192 and more elements. */
 static char *member1(const char *name, const char *params, char *args, const char *decl, int is_static) {
