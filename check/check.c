@@ -97,6 +97,21 @@ static int strided_copy(const kg_npy *a, void **buf, int64_t *strides) {
   return 0;
 }
 
+/* The inverse of strided_copy: the elements of strided storage `b` (strides in elements) into
+ * contiguous `out`, in a's shape and dtype (an input updated in place, read back). */
+static void strided_gather(const kg_npy *a, const void *b, const int64_t *strides, void *out) {
+  int R = a->rank;
+  size_t el = kg_dtype_get((kg_dtype)a->dtype)->size, numel = 1;
+  for (int i = 0; i < R; i++) numel *= (size_t)a->shape[i];
+  int64_t idx[8] = {0};
+  for (size_t i = 0; i < numel; i++) {
+    int64_t off = 0;
+    for (int k = 0; k < R; k++) off += idx[k] * strides[k];
+    memcpy((unsigned char *)out + i * el, (const unsigned char *)b + (size_t)off * el, el);
+    for (int k = R - 1; k >= 0 && ++idx[k] == a->shape[k]; k--) idx[k] = 0;
+  }
+}
+
 void kg_check_result_free(kg_check_result *r) {
   free(r->rows);
   for (int i = 0; r->row_names && i < r->n_outputs; i++) free((void *)(uintptr_t)r->row_names[i]);
@@ -237,7 +252,10 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     const kg_npy *a = &arr[mut_param[i]];
     outs[nres + i] = *a;
     outs[nres + i].data = kg_xmalloc(a->nbytes ? a->nbytes : 1);
-    memcpy(outs[nres + i].data, a->data, a->nbytes);
+    if (sbuf[mut_param[i]]) /* --strided: the run wrote the strided storage it was given */
+      strided_gather(a, sbuf[mut_param[i]], sstr + 8 * mut_param[i], outs[nres + i].data);
+    else
+      memcpy(outs[nres + i].data, a->data, a->nbytes);
   }
   for (int i = 0; i < no && st == KG_OK; i++) {
     out_paths[i] = kg_arena_printf(&A, "%s/out%d.npy", dir, i);
