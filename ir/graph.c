@@ -27,6 +27,17 @@ void kg_graph_free(kg_graph *g) {
   KG_VEC_FREE(g->fns);
 }
 
+void kg_graph_clone(kg_graph *out, const kg_graph *g) {
+  for (uint32_t i = 0; i < g->nodes.n; i++) KG_VEC_PUSH(out->nodes, g->nodes.v[i]);
+  for (uint32_t i = 0; i < g->params.n; i++) KG_VEC_PUSH(out->params, g->params.v[i]);
+  for (uint32_t i = 0; i < g->outputs.n; i++) KG_VEC_PUSH(out->outputs, g->outputs.v[i]);
+  for (uint32_t i = 0; i < g->guards.n; i++) KG_VEC_PUSH(out->guards, g->guards.v[i]);
+  for (uint32_t i = 0; i < g->fns.n; i++) KG_VEC_PUSH(out->fns, g->fns.v[i]);
+  kg_graph_copy_syms(out, g);
+  out->fns_borrowed = true;
+  out->n_entry_params = g->n_entry_params;
+}
+
 void kg_graph_copy_syms(kg_graph *out, const kg_graph *g) {
   for (uint32_t i = 0; i < g->syms.n; i++) KG_VEC_PUSH(out->syms, g->syms.v[i]);
   for (uint32_t i = 0; i < g->symdefs.n; i++) KG_VEC_PUSH(out->symdefs, g->symdefs.v[i]);

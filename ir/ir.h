@@ -449,6 +449,9 @@ typedef struct kg_graph {
 void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);
 void kg_graph_free(kg_graph *g);
 uint32_t kg_graph_add(kg_graph *g, const kg_gnode *n); /* returns node id */
+/* out (initialised) := a copy of g: nodes, parameters, outputs, symbols, guards; map
+ * functions borrowed from g (g must outlive out) */
+void kg_graph_clone(kg_graph *out, const kg_graph *g);
 /* out's symbols (names and derived definitions) := g's, same ids */
 void kg_graph_copy_syms(kg_graph *out, const kg_graph *g);
 /* the derived symbol of a product's definition, or NULL for a base symbol */

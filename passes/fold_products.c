@@ -47,15 +47,21 @@ static int64_t numel(const kg_shape *s) {
   return e;
 }
 
+bool kg_fold_small(int64_t k, int64_t e) {
+  return k >= 0 && e >= 0 && k <= KG_FOLD_K_MAX && e <= KG_FOLD_MACS_MAX && (k == 0 || e <= KG_FOLD_MACS_MAX / k);
+}
+
+/* Are its sizes static? */
+static bool static_product(const kg_graph *g, const kg_gnode *n) {
+  const kg_gnode *a = &g->nodes.v[n->in[0]], *b = &g->nodes.v[n->in[1]];
+  return all_static(&n->shape) && all_static(&a->shape) && all_static(&b->shape);
+}
+
 /* Small enough to fold: static sizes, a short K, few multiply-adds. */
 static bool small_product(const kg_graph *g, const kg_gnode *n) {
-  if (n->ia[0] & 8) return false; /* a convolution */
-  const kg_gnode *a = &g->nodes.v[n->in[0]], *b = &g->nodes.v[n->in[1]];
-  if (!all_static(&n->shape) || !all_static(&a->shape) || !all_static(&b->shape) || a->shape.rank < 1) return false;
-  int64_t k = a->shape.d[a->shape.rank - 1].v;
-  if (k > KG_FOLD_K_MAX) return false;
-  int64_t e = numel(&n->shape);
-  return e <= KG_FOLD_MACS_MAX && (k == 0 || e <= KG_FOLD_MACS_MAX / k);
+  const kg_gnode *a = &g->nodes.v[n->in[0]];
+  if (!static_product(g, n) || a->shape.rank < 1) return false;
+  return kg_fold_small(a->shape.d[a->shape.rank - 1].v, numel(&n->shape));
 }
 
 /* Does an operand reach an inline window through pointwise and layout ops (stopping at what
@@ -108,21 +114,39 @@ static bool read_once(const kg_graph *g, uint32_t p, uint8_t *reach) {
   return true;
 }
 
+/* The structural rules: a plain product whose operands reach no window, read once per element. */
+static bool structurally_foldable(const kg_graph *g, uint32_t i, uint8_t *mark) {
+  const kg_gnode *n = &g->nodes.v[i];
+  if (n->op != KG_OP_MATMUL || (n->ia[0] & 8) || g->nodes.v[n->in[0]].shape.rank < 1) return false;
+  memset(mark, 0, g->nodes.n + 1);
+  if (reaches_window(g, n->in[0], mark)) return false;
+  memset(mark, 0, g->nodes.n + 1);
+  if (reaches_window(g, n->in[1], mark)) return false;
+  return read_once(g, i, mark);
+}
+
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c) {
   if (c->no_fold) return false;
   bool changed = false;
-  uint8_t *mark = NULL;
+  uint8_t *mark = kg_xmalloc(g->nodes.n + 1);
   for (uint32_t i = 0; i < g->nodes.n; i++) {
-    if (g->nodes.v[i].op != KG_OP_MATMUL || !small_product(g, &g->nodes.v[i])) continue;
-    if (!mark) mark = kg_xmalloc(g->nodes.n + 1);
-    memset(mark, 0, g->nodes.n + 1);
-    if (reaches_window(g, g->nodes.v[i].in[0], mark)) continue;
-    memset(mark, 0, g->nodes.n + 1);
-    if (reaches_window(g, g->nodes.v[i].in[1], mark)) continue;
-    if (!read_once(g, i, mark)) continue;
+    if (g->nodes.v[i].op != KG_OP_MATMUL || !small_product(g, &g->nodes.v[i]) || !structurally_foldable(g, i, mark)) continue;
     g->nodes.v[i].op = KG_OP_MMFOLD;
     changed = true;
   }
   free(mark);
   return changed;
+}
+
+uint32_t kg_fold_candidates(const kg_graph *g, uint32_t **out) {
+  *out = NULL;
+  uint32_t n = 0;
+  uint8_t *mark = kg_xmalloc(g->nodes.n + 1);
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    if (g->nodes.v[i].op != KG_OP_MATMUL || static_product(g, &g->nodes.v[i]) || !structurally_foldable(g, i, mark)) continue;
+    *out = kg_xrealloc(*out, (n + 1) * sizeof **out);
+    (*out)[n++] = i;
+  }
+  free(mark);
+  return n;
 }

@@ -64,17 +64,19 @@ uint32_t kg_lw_dot_at(lctx *L, uint32_t id, const uint32_t *c) {
   bool a1 = n->ia[0] & 1, b1 = n->ia[0] & 2;
   int r = n->shape.rank, nb = r - (a1 ? 0 : 1) - (b1 ? 0 : 1);
   uint32_t m = a1 ? KG_NONE : c[nb], col = b1 ? KG_NONE : c[r - 1];
-  int64_t K = a->shape.d[a->shape.rank - 1].v; /* static: fold_products folds static products only */
+  const kg_dim *kd = &a->shape.d[a->shape.rank - 1]; /* static, or symbolic in the fold plan */
+  uint32_t K = kg_lw_size(L, kd);
+  bool blocked = acc == KG_F32 && (kd->kind != KG_DIM_STATIC || kd->v > KG_MM_KBLOCK);
   uint32_t accv = kg_kvar_new(k, "dot", acc);
   kg_ks dc = kg_ks_make(KS_DECL);
   dc.a = accv, dc.b = kg_lw_identity(k, KG_OP_RSUM, acc);
   kg_ks_add(&L->cur, dc);
-  if (acc == KG_F32 && K > KG_MM_KBLOCK) {
+  if (blocked) {
     /* blocks of KG_MM_KBLOCK, each summed from 0 and added (the tiled kernel's order) */
     kg_lw_scope sc;
     uint32_t k1v = kg_kvar_new(k, "k1", L->ix);
     kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = k1v, fr.b = ic(L, 0), fr.c = ic(L, K), fr.d = ic(L, KG_MM_KBLOCK);
+    fr.a = k1v, fr.b = ic(L, 0), fr.c = K, fr.d = ic(L, KG_MM_KBLOCK);
     uint32_t st = kg_ks_add(&L->cur, fr);
     sc = kg_lw_scope_enter(L, kg_kcursor_body(k, st, false));
     uint32_t k1 = kg_kx_var(k, k1v);
@@ -82,12 +84,12 @@ uint32_t kg_lw_dot_at(lctx *L, uint32_t id, const uint32_t *c) {
     kg_ks pd = kg_ks_make(KS_DECL);
     pd.a = part, pd.b = kg_lw_identity(k, KG_OP_RSUM, acc);
     kg_ks_add(&L->cur, pd);
-    uint32_t hi = kg_kx_op(k, KG_OP_MINIMUM, L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, k1, ic(L, KG_MM_KBLOCK), KG_NONE), ic(L, K), KG_NONE);
+    uint32_t hi = kg_kx_op(k, KG_OP_MINIMUM, L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, k1, ic(L, KG_MM_KBLOCK), KG_NONE), K, KG_NONE);
     dot_loop(L, n, c, nb, m, col, k1, hi, part);
     assign(L, accv, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv), kg_kx_var(k, part), KG_NONE));
     kg_lw_scope_leave(L, sc);
   } else {
-    dot_loop(L, n, c, nb, m, col, ic(L, 0), ic(L, K), accv);
+    dot_loop(L, n, c, nb, m, col, ic(L, 0), K, accv);
   }
   return kg_lw_decl(L, "mm", dt, kg_lw_cvt(L, kg_kx_var(k, accv), dt));
 }

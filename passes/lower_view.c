@@ -85,6 +85,7 @@ void kg_lw_mark_direct(lctx *L) {
 /* ---- index arithmetic (KG_NONE is 0) ---- */
 
 static uint32_t ic(lctx *L, int64_t v) { return kg_kx_const_i(L->k, L->ix, v); }
+#define size_x kg_lw_size
 static uint32_t iadd(lctx *L, uint32_t a, uint32_t b) {
   if (a == KG_NONE) return b;
   if (b == KG_NONE) return a;
@@ -97,7 +98,7 @@ static uint32_t imul(lctx *L, uint32_t a, uint32_t b) {
 static uint32_t zero_if_none(lctx *L, uint32_t a) { return a == KG_NONE ? ic(L, 0) : a; }
 
 /* a dim's size as an index expression: a constant, or the symbol's run-time value */
-static uint32_t size_x(lctx *L, const kg_dim *d) {
+uint32_t kg_lw_size(lctx *L, const kg_dim *d) {
   if (d->kind == KG_DIM_STATIC) return ic(L, d->v);
   uint32_t s = (uint32_t)d->v;
   if (L->symp[s] == KG_NONE)

@@ -54,6 +54,12 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
 #define KG_FOLD_K_MAX 256
 #define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
+/* Products left tiled only because a size is symbolic, which the structural rules would fold:
+ * the fold plan's candidates (runtime/exec.c folds them all when every one is small at the
+ * run's sizes). Returns their count; *out (malloc'd, or NULL) their node ids. */
+uint32_t kg_fold_candidates(const kg_graph *g, uint32_t **out);
+/* Small enough to fold at these sizes: K <= KG_FOLD_K_MAX, numel · K <= KG_FOLD_MACS_MAX */
+bool kg_fold_small(int64_t k, int64_t numel);
 /* Rewrites every use of node i to repl[i] (repl[i] <= i). */
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
 
@@ -127,7 +133,8 @@ typedef struct kg_variant {
                           finish kernel (a thread per output folds the chunks in order) */
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
                           (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
-  uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan */
+  uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan, 2 the
+                          fold plan (c->fusion_fold: products with symbolic sizes folded) */
   uint8_t cache;       /* REDUCE, a block per row: the row cached in registers — every pass
                           walks KG_ROW_CACHE slots per thread (j = tid + s · blockDim), the
                           first pass keeps what it loads, later passes read it from there;
@@ -242,7 +249,7 @@ typedef struct kg_sched_facts {
   uint64_t align;             /* the smallest address alignment of any operand, bytes (≤ 64) */
   const kg_row_operand *row;  /* the sources a row reduction reads */
   uint32_t n_row;
-  bool split_plan;            /* the group belongs to the split-rows plan */
+  uint8_t plan;               /* whose group: as kg_variant.plan */
   kg_sched_force force;       /* tests */
   uint32_t reduce_block;      /* threads per block override (0: chosen) */
   bool row_cache;             /* the row cache is allowed */

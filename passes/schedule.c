@@ -290,7 +290,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   s.nchunk = 1;
   s.row_threads = 256;
   kg_variant *v = &s.v;
-  v->vec = 1, v->index_dtype = KG_I32, v->plan = x->split_plan;
+  v->vec = 1, v->index_dtype = KG_I32, v->plan = x->plan;
   int64_t numel = 1, nout, nred;
   bool known;
   for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];

@@ -90,6 +90,17 @@ struct kg_compiled {
   kg_kernel *kernels_split;
   kg_group_facts *gfacts_split;
   uint32_t n_split;
+  /* the fold plan (passes/fold_products.c): products the structural rules fold but whose sizes
+   * are symbolic (fold_cand) are folded into their readers when every one of them is small at
+   * the run's sizes — lg_fold is lg with them MMFOLD; built on the first run that wants it */
+  uint32_t *fold_cand;
+  uint32_t n_fold_cand;
+  bool fold_built;
+  kg_graph lg_fold;
+  kg_fusion fusion_fold;
+  kg_kernel *kernels_fold;
+  kg_group_facts *gfacts_fold;
+  uint32_t n_fold;
   /* entries with host control flow (ir/plan.c): the plan over g, and each region
    * compiled as a program of its own (kernels counted across them in n_kernels) */
   kg_plan *plan;

@@ -104,6 +104,9 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   kg_strbuf *log = pc->log;
   /* graph passes, decomposition, fusion */
   if (!kg_pipeline_run(&c->g, &c->lg, &c->fusion, pc)) return false;
+  /* products only symbolic sizes keep tiled: folded at run time where they are small */
+  if (!pc->no_fold) c->n_fold_cand = kg_fold_candidates(&c->lg, &c->fold_cand);
+  if (c->n_fold_cand) kg_sb_printf(log, "== fold plan: %u product(s) with symbolic sizes folded into their readers when small at run time\n", c->n_fold_cand);
   /* per group: the scheduler's default variant, its kernel IR */
   c->n_kernels = c->fusion.groups.n;
   c->kernels = kg_xcalloc(c->n_kernels + 1, sizeof *c->kernels);

@@ -61,15 +61,16 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
   kv->group = group;
   kv->v = *v;
-  const kg_fusion *F = v->plan ? &c->fusion_split : &c->fusion;
+  const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
+  const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
   bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan ? "s" : "", group,
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
-  if (!kg_lower_group(&c->lg, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
+  if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
     return NULL;
@@ -254,8 +255,10 @@ _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64
                    KG_FORCE_NO_VECTORS == (int)KG_SCHED_NO_VECTORS && KG_FORCE_SPLIT_ROWS == (int)KG_SCHED_SPLIT_ROWS,
                "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
 
-/* The split-rows plan (c->fusion_split) when the scheduler wants it for a group of the
- * fused plan (few rows too long for a block each; force_variant 4 always takes it). */
+/* The plan of this run: the split-rows plan (c->fusion_split, 1) when the scheduler wants it for
+ * a group of the fused plan (few rows too long for a block each; force_variant 4 always takes
+ * it); else the fold plan (2) when every product kept tiled only for its symbolic sizes is
+ * small at this run's sizes; else the fused plan (0). */
 static int choose_plan(const kg_compiled *c, const binding *B) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
@@ -265,7 +268,41 @@ static int choose_plan(const kg_compiled *c, const binding *B) {
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, &kg_target_h100)) return 1;
   }
-  return 0;
+  if (!c->n_fold_cand) return 0;
+  for (uint32_t i = 0; i < c->n_fold_cand; i++) {
+    const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
+    int64_t numel = 1;
+    for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
+    if (!kg_fold_small(dim_size(B, &A->shape.d[A->shape.rank - 1]), numel)) return 0;
+  }
+  return 2;
+}
+
+/* Builds the fold plan: lg with the candidates folded, its fusion, a kernel of each group. */
+static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
+  if (c->fold_built) return c->kernels_fold != NULL;
+  c->fold_built = true;
+  kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
+  kg_graph_clone(&c->lg_fold, &c->lg);
+  for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
+  kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
+  uint32_t n = c->fusion_fold.groups.n;
+  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
+  c->gfacts_fold = kg_xcalloc(n + 1, sizeof *c->gfacts_fold);
+  for (uint32_t i = 0; i < n; i++) c->gfacts_fold[i] = kg_group_facts_of(&c->lg_fold, &c->fusion_fold, &c->fusion_fold.groups.v[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = 2};
+    const char *name = kg_arena_printf(&c->arena, "%s_fk%u", kg_entry_cname(&c->arena, c->g.entry), i);
+    if (!kg_lower_group(&c->lg_fold, &c->fusion_fold, &c->fusion_fold.groups.v[i], &v, name, &ks[i], &pc)) {
+      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
+      free(ks);
+      return false;
+    }
+  }
+  c->kernels_fold = ks, c->n_fold = n;
+  return true;
 }
 
 /* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
@@ -569,11 +606,11 @@ static bool check_placement(kg_context *ctx, const kg_graph *g, const DLTensor *
  * alignment, and for each source of a row reduction its row stride, alignment and outer
  * strides (rowv: room for dk->params.n). */
 static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t *space, int r, int64_t numel, const DLTensor **pt,
-                      DLTensor *const *outputs, const DLTensor *tview, bool split_plan, kg_row_operand *rowv, kg_sched_facts *x) {
+                      DLTensor *const *outputs, const DLTensor *tview, uint8_t plan, kg_row_operand *rowv, kg_sched_facts *x) {
   memset(x, 0, sizeof *x);
   x->runtime = true, x->contiguous = true, x->max_offset = numel, x->max_elem = 1, x->align = 64;
   memcpy(x->space, space, sizeof x->space);
-  x->split_plan = split_plan, x->force = (kg_sched_force)ctx->opts.force_variant;
+  x->plan = plan, x->force = (kg_sched_force)ctx->opts.force_variant;
   x->reduce_block = ctx->reduce_block, x->row_cache = ctx->row_cache;
   for (uint32_t j = 0; j < dk->params.n; j++) {
     const kg_kparam *kp = &dk->params.v[j];
@@ -656,9 +693,12 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   /* the plan: the fused one, unless one of its row groups has rows too few and too long
    * for a block each, which only the split-rows plan spreads over the whole GPU */
   int plan = st == KG_OK ? choose_plan(c, &B) : 0;
-  if (plan && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
-  const kg_fusion *F = plan && st == KG_OK ? &c->fusion_split : &c->fusion;
-  const kg_kernel *DK = plan && st == KG_OK ? c->kernels_split : c->kernels;
+  if (plan == 1 && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
+  if (plan == 2 && !build_fold_plan(c, d)) st = KG_ERR_INTERNAL;
+  if (st != KG_OK) plan = 0;
+  const kg_fusion *F = plan == 1 ? &c->fusion_split : plan == 2 ? &c->fusion_fold : &c->fusion;
+  const kg_kernel *DK = plan == 1 ? c->kernels_split : plan == 2 ? c->kernels_fold : c->kernels;
+  const kg_group_facts *GF = plan == 1 ? c->gfacts_split : plan == 2 ? c->gfacts_fold : c->gfacts;
   /* temporaries: reductions later kernels read, C-contiguous, allocated per run */
   uint32_t nt = F->temps.n;
   void **tbuf = SCRATCH(nt + 1, sizeof *tbuf);
@@ -735,8 +775,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     const kg_kernel *dk = &DK[gi];
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
-    run_facts(ctx, dk, space, r, numel, pt, outputs, tview, plan != 0, rowv, &x);
-    kg_schedule sc = kg_schedule_choose(plan ? &c->gfacts_split[gi] : &c->gfacts[gi], &x, &kg_target_h100);
+    run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
+    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &kg_target_h100);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
     E.row_threads = sc.row_threads;

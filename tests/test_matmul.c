@@ -275,3 +275,50 @@ Test(matmul_exec, long_k_is_summed_in_blocks) {
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   free(a), free(b);
 }
+
+/* one run of rnn_elman_cell (compiled once over symbolic sizes) at B, I, H: the launches it
+ * took and its values against a double reference */
+static uint64_t elman_run(kg_compiled *c, kg_context *ctx, int B, int I, int H) {
+  float *x = malloc(sizeof(float) * B * I), *h = malloc(sizeof(float) * B * H), *wi = malloc(sizeof(float) * H * I);
+  float *wh = malloc(sizeof(float) * H * H), *bi = malloc(sizeof(float) * H), *bh = malloc(sizeof(float) * H), *out = malloc(sizeof(float) * B * H);
+  for (int i = 0; i < B * I; i++) x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+  for (int i = 0; i < B * H; i++) h[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+  for (int i = 0; i < H * I; i++) wi[i] = (float)((i * 3) % 17) / 17.0f - 0.5f;
+  for (int i = 0; i < H * H; i++) wh[i] = (float)((i * 11) % 19) / 19.0f - 0.5f;
+  for (int i = 0; i < H; i++) bi[i] = 0.01f * (float)i, bh[i] = -0.02f * (float)i;
+  int64_t sx[2] = {B, I}, sh[2] = {B, H}, swi[2] = {H, I}, swh[2] = {H, H}, sb[1] = {H};
+  DLTensor tx = view(x, F32T, 2, sx, NULL), th = view(h, F32T, 2, sh, NULL), twi = view(wi, F32T, 2, swi, NULL), twh = view(wh, F32T, 2, swh, NULL);
+  DLTensor tbi = view(bi, F32T, 1, sb, NULL), tbh = view(bh, F32T, 1, sb, NULL), to = view(out, F32T, 2, sh, NULL);
+  const DLTensor *ins[6] = {&tx, &th, &twi, &twh, &tbi, &tbh};
+  DLTensor *outs[1] = {&to};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 6, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  kg_run_stats_get(c, &st);
+  for (int b = 0; b < B; b += B > 64 ? 97 : 1)
+    for (int j = 0; j < H; j++) {
+      double s = (double)bi[j] + bh[j];
+      for (int k = 0; k < I; k++) s += (double)x[b * I + k] * wi[j * I + k];
+      for (int k = 0; k < H; k++) s += (double)h[b * H + k] * wh[j * H + k];
+      cr_expect(fabs(out[b * H + j] - tanh(s)) <= 2e-5, "B=%d [%d,%d]: %g vs %g", B, b, j, out[b * H + j], tanh(s));
+    }
+  free(x), free(h), free(wi), free(wh), free(bi), free(bh), free(out);
+  return st.launches;
+}
+
+/* the fold plan: products tiled at compile time only because their sizes are symbolic (the .NET
+ * fast path's duck sizes) fold into their readers at run time when every one is small */
+Test(matmul_fold, symbolic_sizes_fold_at_run_time_when_small) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "rnn_elman_cell");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, "float32[B,I], float32[B,H], float32[H,I], float32[H,H], float32[H], float32[H]", &c), KG_OK, "%s",
+               kg_last_error(ctx));
+  cr_expect_eq(kg_compiled_n_kernels(c), 2u, "compiled: two tiled products");
+  cr_expect_eq(c->n_fold_cand, 2u, "both are fold candidates");
+  cr_expect_eq(elman_run(c, ctx, 4, 10, 16), 1u, "small: the fold plan, one launch");
+  cr_expect_eq(elman_run(c, ctx, 1, 1, 1), 1u, "size 1: one launch");
+  cr_expect_eq(elman_run(c, ctx, 3000, 200, 16), 2u, "x @ Wih^T has 9.6M multiply-adds: the tiled plan");
+  cr_expect_eq(elman_run(c, ctx, 5, 300, 8), 2u, "K = 300 > 256: the tiled plan");
+  cr_expect_eq(elman_run(c, ctx, 2, 3, 5), 1u, "small again: the fold plan (built once)");
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}

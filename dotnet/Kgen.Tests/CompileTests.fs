@@ -246,3 +246,18 @@ let ``a view to a product of sizes: one specialization, the output sized per cal
     for (b, t) in [ (2L, 3L); (1L, 7L) ] do
         let x = torch.randn(b, t, 4L)
         Assert.True(close (g x) (torch.nn.functional.linear(x, w)))
+
+[<Fact>]
+let ``an RNN cell over duck sizes folds its small products at run time: one launch a step`` () =
+    // RNNCell: no chunk, so the entry generalizes over every size (duck symbols, the weights' too);
+    // its two products are tiled at compile time and folded per run where small (the fold plan)
+    let cell = RNNCell(6L, 10L)
+    use c = new Compile.Compiled<_>(<@ fun (x: Tensor) (h: Tensor) -> cell.forward(x, h) @>)
+    let x, h = torch.randn(3L, 6L), torch.randn(3L, 10L)
+    Assert.True(close (c.Function x h) (cell.forward(x, h)))
+    Assert.Equal(1UL, c.Engine.LastRunStats.Launches)
+    // a batch too big to fold (80000·10·6 multiply-adds in one product > 2^22): the tiled kernels
+    let xb, hb = torch.randn(80000L, 6L), torch.randn(80000L, 10L)
+    Assert.True(close (c.Function xb hb) (cell.forward(xb, hb)))
+    Assert.True(c.Engine.LastRunStats.Launches > 1UL, sprintf "%d launches" c.Engine.LastRunStats.Launches)
+    Assert.Equal(1, c.Specializations)
