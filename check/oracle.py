@@ -47,7 +47,7 @@
 #     sign included; -0 equals +0.
 #   - when that fails for a float output and every NaN / inf position agrees, the
 #     TorchInductor rule: run the reference again with every floating input cast to
-#     float64, and pass if rmse(ours, fp64) <= k·rmse(torch, fp64) + atol/10, with
+#     float64 (and the twin's float32 carriers of half values widened to float64), and pass if rmse(ours, fp64) <= k·rmse(torch, fp64) + atol/10, with
 #     k = 3 for float16 / bfloat16 or tiny outputs (numel < 32), else 2; positions
 #     where anything is NaN or inf are left out of the rmse.
 #
@@ -134,12 +134,18 @@ def load_npy(path, what):
 _functions = {}  # (torchscript, fn, path, source) -> callable
 
 
-def get_function(path, fn, torchscript):
+def get_function(path, fn, torchscript, widen=False):
+    """The script's function; widen: its half-precision emulation carried in float64 instead of
+    float32 (the twin holds float16 / bfloat16 values as `.float()` between the roundings of
+    each op, `.to(torch.float16).float()`; the float64 reference of the rmse rule widens them
+    to `.double()`, so it is float64 between the same roundings, not float32 again)."""
     try:
         with open(path, "r", encoding="utf-8") as f:
             src = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise JobError("io", "cannot read the reference script %s: %s" % (path, e))
+    if widen:
+        src = src.replace(".float()", ".double()")
     key = (torchscript, fn, path, src)
     if key in _functions:
         return _functions[key]
@@ -321,12 +327,12 @@ def check(req):
     ours = [load_npy(p, "output %d" % i) for i, p in enumerate(ours_paths)]
     func = get_function(script, fn, torchscript)
 
-    def run(a, kw, label):
+    def run(a, kw, label, f=func):
         # the function may change parameters in place (x.add_(y)): each run gets its own
         # copies, and their values after the call follow the results
         a = [t.clone() for t in a]
         kw = {k: v.clone() for k, v in kw.items()}
-        res = call(func, a, kw, script, label)
+        res = call(f, a, kw, script, label)
         for m in mutated:
             res.append((a[m["input"]] if "input" in m else kw[m["capture"]]).detach())
         return res
@@ -340,7 +346,8 @@ def check(req):
             try:
                 fp64.append(run([to_fp64(a) for a in args],
                                 {k: to_fp64(v) for k, v in kwargs.items()},
-                                fn + " (float64 inputs)"))
+                                fn + " (float64 inputs)",
+                                get_function(script, fn, torchscript, widen=True)))
             except JobError as e:
                 fp64.append(e)
         if isinstance(fp64[0], JobError):
