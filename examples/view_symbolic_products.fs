@@ -15,3 +15,11 @@ let view_rows_linear =
 
 [<Kgen.Entry("float32[N,M], float32[N,M]")>]
 let flatten_product = <@ fun (x: torch.Tensor) (y: torch.Tensor) -> (x * y).flatten() + x.reshape(-1L) @>
+
+[<Kgen.Entry("float32[N,3,4]")>]
+let view_product_loop =
+    <@ fun (x: torch.Tensor) ->
+        let mutable y = x.view(-1L, 4L)
+        for i in 0 .. 5 do
+            y <- (y * 0.5f + float32 i).relu()
+        y.view(x.shape.[0], 3L, 4L) - x @>

@@ -78,9 +78,9 @@ kg_dim kg_graph_sym_product(kg_graph *g, int64_t coeff, const uint32_t *f, int n
   kg_sb_init(&b);
   for (int i = 0; i < d.n; i++) kg_sb_printf(&b, "%s%s", i ? "*" : "", g->syms.v[d.f[i]]);
   if (d.coeff != 1) kg_sb_printf(&b, "*%lld", (long long)d.coeff);
-  const char *name = g->arena ? kg_arena_strdup(g->arena, kg_sb_cstr(&b)) : NULL;
+  KG_ASSERT(g->arena);
+  const char *name = kg_arena_strdup(g->arena, kg_sb_cstr(&b));
   kg_sb_free(&b);
-  if (!name) return (kg_dim){KG_DIM_STATIC, -1};
   d.sym = g->syms.n;
   KG_VEC_PUSH(g->syms, name);
   KG_VEC_PUSH(g->symdefs, d);

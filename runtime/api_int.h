@@ -150,8 +150,10 @@ typedef struct kg_bwhat { int kind; uint32_t index; const char *name; } kg_bwhat
 /* Kernel i of a compiled entry, 0 <= i < n_kernels, plan or not (a plan's kernels are its
  * regions' in order): the one way to enumerate an entry's kernels. NULL past the end. */
 const kg_kernel *kg_compiled_kernel(const kg_compiled *c, uint32_t i);
-/* binds the derived symbols (products of sizes) from their factors, then checks the guards */
+/* binds the derived symbols (products of sizes) from their factors (or a factor from a bound
+ * product), then checks the guards */
 bool kg_check_guards(kg_context *ctx, const kg_graph *g, kg_binding *B);
+bool kg_bind_derived(kg_context *ctx, const kg_graph *g, kg_binding *B); /* again after outputs */
 bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_gnode *n, const DLTensor *t, const kg_bwhat *wh);
 /* element stride of t at dim i (DLPack: NULL strides = C-contiguous) */
 int64_t kg_dl_stride(const DLTensor *t, int i);

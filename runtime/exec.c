@@ -142,33 +142,47 @@ bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_
 #undef what
 
 /* derived symbols (a view to a product of sizes, ir.h kg_symdef): coeff · Π their factors once
- * those are bound; one bound from a tensor (a region's input) must agree */
-static bool bind_derived(kg_context *ctx, const kg_graph *g, kg_binding *B) {
-  for (uint32_t i = 0; i < g->symdefs.n; i++) {
-    const kg_symdef *sd = &g->symdefs.v[i];
-    int64_t v = sd->coeff;
-    bool all = true, ovf = false;
-    for (int j = 0; j < sd->n; j++) {
-      all &= B->bound[sd->f[j]] != 0;
-      if (all) ovf |= __builtin_mul_overflow(v, B->sym[sd->f[j]], &v);
+ * those are bound; one bound from a tensor (a region's input or output) must agree, and when it
+ * is bound and one factor is not, that factor is solved from it (a region that gets [N*3, 4] and
+ * computes [N, 3, 4]) */
+bool kg_bind_derived(kg_context *ctx, const kg_graph *g, kg_binding *B) {
+  for (bool again = true; again;) {
+    again = false;
+    for (uint32_t i = 0; i < g->symdefs.n; i++) {
+      const kg_symdef *sd = &g->symdefs.v[i];
+      int64_t v = sd->coeff;
+      int unknown = -1, n_unknown = 0;
+      bool ovf = false;
+      for (int j = 0; j < sd->n; j++) {
+        if (!B->bound[sd->f[j]]) {
+          n_unknown += unknown < 0 || sd->f[unknown] != sd->f[j] ? 1 : 2; /* a repeated unknown is a square: not solved */
+          unknown = j;
+          continue;
+        }
+        ovf |= __builtin_mul_overflow(v, B->sym[sd->f[j]], &v);
+      }
+      if (ovf) {
+        kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "the size %s overflows 64 bits at these sizes", g->syms.v[sd->sym]);
+        return false;
+      }
+      if (n_unknown == 1 && B->bound[sd->sym] && v != 0 && B->sym[sd->sym] % v == 0) {
+        B->sym[sd->f[unknown]] = B->sym[sd->sym] / v, B->bound[sd->f[unknown]] = 1, again = true;
+        continue;
+      }
+      if (n_unknown) continue;
+      if (B->bound[sd->sym] && B->sym[sd->sym] != v) {
+        kg_diag_add(&ctx->diag, KG_E_SHAPE, NULL, NULL, "a tensor has size %lld where %s is %lld", (long long)B->sym[sd->sym], g->syms.v[sd->sym],
+                    (long long)v);
+        return false;
+      }
+      if (!B->bound[sd->sym]) B->sym[sd->sym] = v, B->bound[sd->sym] = 1, again = true;
     }
-    if (!all) continue;
-    if (ovf) {
-      kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "the size %s overflows 64 bits at these sizes", g->syms.v[sd->sym]);
-      return false;
-    }
-    if (B->bound[sd->sym] && B->sym[sd->sym] != v) {
-      kg_diag_add(&ctx->diag, KG_E_SHAPE, NULL, NULL, "a tensor has size %lld where %s is %lld", (long long)B->sym[sd->sym], g->syms.v[sd->sym],
-                  (long long)v);
-      return false;
-    }
-    B->sym[sd->sym] = v, B->bound[sd->sym] = 1;
   }
   return true;
 }
 
 bool kg_check_guards(kg_context *ctx, const kg_graph *g, kg_binding *B) {
-  if (!bind_derived(ctx, g, B)) return false;
+  if (!kg_bind_derived(ctx, g, B)) return false;
   for (uint32_t i = 0; i < g->guards.n; i++) {
     const kg_sym_guard *q = &g->guards.v[i];
     if (B->bound[q->a] && B->bound[q->b] && B->sym[q->a] != B->sym[q->b]) {
@@ -682,6 +696,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     bwhat wh = {2, o, NULL};
     if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[o]], outputs[o], &wh)) st = KG_ERR_INPUT;
   }
+  if (st == KG_OK && g->symdefs.n && !kg_bind_derived(ctx, g, &B)) st = KG_ERR_INPUT; /* sizes only an output carries */
   kg_device *dev = NULL;
   if (st == KG_OK) {
     dev = kg_ctx_device(ctx, devk, d);

@@ -594,6 +594,7 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
     kg_bwhat wh = {2, i, NULL};
     if (!kg_bind_tensor(ctx, g, &B, &g->nodes.v[g->outputs.v[i]], outputs[i], &wh)) st = KG_ERR_INPUT;
   }
+  if (st == KG_OK && g->symdefs.n && !kg_bind_derived(ctx, g, &B)) st = KG_ERR_INPUT;
   E.outputs = outputs;
   E.written = kg_xcalloc(g->outputs.n + 1, 1);
   if (st == KG_OK) plan_direct_outputs(&E, inputs, n_inputs, captures, n_captures);

@@ -165,6 +165,10 @@ Test(layout, views_to_products_of_symbols, .init = setup, .fini = teardown, .tim
   check_sizes("view_symbolic_products", "view_rows_linear", 2, bt, (long long[]){7, 9});
   check_sizes("view_symbolic_products", "flatten_product", 2, nm, (long long[]){1, 11});
   check_sizes("view_symbolic_products", "flatten_product", 2, nm, (long long[]){6, 0});
+  /* a loop carrying [N*3, 4]: its regions bind N*3 from their tensors, the last solves N from it */
+  check_sizes("view_symbolic_products", "view_product_loop", 1, n1, (long long[]){1});
+  check_sizes("view_symbolic_products", "view_product_loop", 1, n1, (long long[]){0});
+  check_sizes("view_symbolic_products", "view_product_loop", 1, n1, (long long[]){7});
 }
 
 Test(layout, pytorch_errors_located) {
