@@ -154,6 +154,8 @@ bool fz_gen_norm(fz_prog *p) {
 enum { L_T, L_TRANSPOSE, L_PERMUTE, L_FLIP, L_UNSQUEEZE, L_SQUEEZE, L_RESHAPE, L_VIEW, L_FLATTEN, L_NARROW, L_SELECT, L_SLICE,
        L_CAT, L_STACK, L_EXPAND, L_REPEAT, L_ROLL, L_INDEX_SELECT, L_GATHER, L_MASKED_FILL, L_TRIL, L_TRIU, L_CONTIGUOUS, L_N };
 
+bool fz_layout_reads_index(int op) { return op == L_INDEX_SELECT || op == L_GATHER; }
+
 /* x.ip: the op's integers; x.shape the result. Returns false when it does not fit. */
 bool fz_gen_layout(fz_prog *p) {
   fz_rng *r = &p->r;
