@@ -684,6 +684,13 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
         st = KG_ERR_INPUT;
         break;
       }
+      if (ka == 0 && numel > 0 && P->ia[2]) { /* an integer addmm / baddbmm without columns: PyTorch's error */
+        char msg[200];
+        kg_addmm_k0_message((kg_dtype)P->dtype, P->ia[2] == 2, msg, sizeof msg);
+        kg_diag_add(d, KG_E_TYPE, P->path, P->srcloc, "%s", msg);
+        st = KG_ERR_INPUT;
+        break;
+      }
       nred = ka;
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
       if (numel == 0) continue;
