@@ -216,7 +216,7 @@ static void gen_params(fz_prog *p) {
   }
   /* the CNN families: often an image-like base [B, C, H, W] or [B, C, L] (static channels and
    * spatial sizes, the batch sometimes the symbol N) */
-  if ((p->ops & (KG_FUZZ_CONV | KG_FUZZ_POOL | KG_FUZZ_CNORM | KG_FUZZ_RESAMPLE)) && fz_chance(r, 40)) {
+  if ((p->ops & (KG_FUZZ_CONV | KG_FUZZ_POOL | KG_FUZZ_CNORM | KG_FUZZ_RESAMPLE)) && fz_chance(r, 50)) {
     static const int bs[] = {1, 2, 3, -1}, cs[] = {1, 2, 3, 4, 6, 8}, hs[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11};
     R = fz_chance(r, 35) ? 3 : 4;
     base.rank = R, base.d[0] = bs[fz_rnd(r, 4)], base.d[1] = cs[fz_rnd(r, 6)];
@@ -369,7 +369,7 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
   p->scalar_dt = -1;
   gen_params(p);
   /* families by weight */
-  static const int fw[NFAM] = {30, 25, 15, 12, 18, 12, 14, 10, 24, 12, 10, 6, 8, 7, 5, 5, 5, 5, 4, 5};
+  static const int fw[NFAM] = {27, 23, 15, 12, 18, 12, 14, 10, 22, 12, 10, 6, 11, 9, 7, 7, 5, 5, 4, 5};
   static bool (*const gen[NFAM])(fz_prog *) = {fz_gen_arith,  fz_gen_unary,  fz_gen_cmp,   fz_gen_cast,    fz_gen_reduce,
                                                fz_gen_intops, fz_gen_act,    fz_gen_norm,  fz_gen_layout,  fz_gen_matmul,
                                                fz_gen_cf,     fz_gen_inplace, fz_gen_conv, fz_gen_pool,    fz_gen_cnorm,
