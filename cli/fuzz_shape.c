@@ -242,9 +242,9 @@ bool fz_gen_layout(fz_prog *p) {
     }
     for (int i = 0; i < x.shape.rank; i++) x.ip[i] = x.shape.d[i];
     if (x.shape.rank > 1 && fz_chance(r, 30)) { /* one size inferred, unless the others' product is 0 (ambiguous: PyTorch's error) */
-      int k = fz_rnd(r, x.shape.rank), rest = 1;
-      for (int i = 0; i < x.shape.rank; i++) rest *= i == k ? 1 : x.shape.d[i];
-      if (rest) x.ip[k] = -1;
+      int q = fz_rnd(r, x.shape.rank), rest = 1;
+      for (int i = 0; i < x.shape.rank; i++) rest *= i == q ? 1 : x.shape.d[i];
+      if (rest) x.ip[q] = -1;
     }
     x.ip[7] = x.shape.rank;
     x.contig = a->contig;
