@@ -193,7 +193,8 @@ static uint32_t nearest_src(lctx *L, uint32_t o, int64_t in, int64_t out, bool h
  * float64), the source index and both weights in its accumulation type, double — l1 =
  * clamp(src − i0, 0, 1), l0 = 1 − l1 — rounded to ct only as weights (rounding the index to
  * float32 first moved a weight by an ulp of the index, 1e-6 of a neighbour difference: fuzz
- * seed 9, examples/fs_fuzz_bilinear_weights); an output as long as its input copies. Gives i0,
+ * seed 9, examples/fs_fuzz_bilinear_weights; libtorch 2.x, under TorchSharp, takes the index in
+ * float32: kgen is the nearer to float64 of the two); an output as long as its input copies. Gives i0,
  * i1, l0 (the weight of i0), l1. */
 static void linear_src(lctx *L, kg_dtype ct, uint32_t o, int64_t in, int64_t out, bool align, bool has_scale, double sf,
                        uint32_t *i0, uint32_t *i1, uint32_t *l0, uint32_t *l1) {
