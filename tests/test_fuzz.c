@@ -55,7 +55,7 @@ Test(fuzz, ops_list) {
   kg_context_free(ctx);
 }
 
-/* each family alone makes its ops: a member (or node) of it in some of the first 20 programs */
+/* each family alone makes its ops: a member (or node) of it in some of the first 40 programs */
 Test(fuzz, families_make_their_ops) {
   static const struct {
     const char *family, *needles[4];
@@ -73,14 +73,14 @@ Test(fuzz, families_make_their_ops) {
     unsigned m;
     cr_assert_eq(kg_fuzz_parse_ops(want[f].family, &m), 0);
     bool found[4] = {false};
-    for (uint64_t seed = 0; seed < 20; seed++) {
+    for (uint64_t seed = 0; seed < 40; seed++) {
       size_t len;
       char *doc = kg_fuzz_generate(seed, m, &len);
       for (int k = 0; k < 4; k++) found[k] |= want[f].needles[k] && strstr(doc, want[f].needles[k]) != NULL;
       free(doc);
     }
     for (int k = 0; k < 4; k++)
-      if (want[f].needles[k]) cr_expect(found[k], "--ops %s: no %s in seeds 0..19", want[f].family, want[f].needles[k]);
+      if (want[f].needles[k]) cr_expect(found[k], "--ops %s: no %s in seeds 0..39", want[f].family, want[f].needles[k]);
   }
 }
 
