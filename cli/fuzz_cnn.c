@@ -33,15 +33,16 @@
 /* a float node of rank lo..hi whose dims from `from` on are static and non-empty and whose
  * earlier dims are non-empty (a symbol is); -1 when the picks give none. `with_captures`: an
  * op whose captured weights have the operand's dtype (conv, cnorm) takes a float node that is
- * not a cast: the check's float64 rerun (its rmse rule for sums that cancel) casts inputs and
- * captures to float64, and an explicit `.float()` before the op would meet float64 weights
- * (seed 44: conv_transpose1d of an int32 input cast to float32 cancelled to 1e-4 relative). */
+ * made from float parameters and captures only (fz_node.f64ok): the check's float64 rerun (its
+ * rmse rule for sums that cancel) casts inputs and captures to float64, and a float32 made by a
+ * cast or a promotion of integers would meet float64 weights there (seed 44: conv_transpose1d
+ * of an int32 input cast to float32 cancelled to 1e-4 relative; seed 6382: of x.float().abs() + 1). */
 static int image_operand(fz_prog *p, int lo, int hi, int from, bool with_captures) {
   for (int t = 0; t < 6; t++) {
     int a = fz_pick(p);
     const fz_shp *s = &p->n[a].shape;
     if (s->rank < lo || s->rank > hi || p->n[a].dtype == BOOL) continue;
-    if (with_captures && (!is_float(p->n[a].dtype) || p->n[a].kind == N_CAST)) continue;
+    if (with_captures && !p->n[a].f64ok) continue;
     bool ok = true;
     for (int i = 0; i < s->rank; i++) ok &= s->d[i] != 0 && (i < from || s->d[i] > 0);
     if (!ok || p->n[a].nanny) continue;

@@ -147,6 +147,16 @@ int fz_add_node(fz_prog *p, const fz_node *x) {
     y.nanny |= o->nanny;
   }
   if (!is_float(y.dtype)) y.nanny = false; /* comparisons (NaN compares false), argmax: exact */
+  if (y.kind == N_PARAM || y.kind == N_CAPT) y.f64ok = is_float(y.dtype);
+  else if (!is_float(y.dtype) || y.kind == N_RAND || (y.kind == N_CAST && y.dtype != F64)) y.f64ok = false;
+  else {
+    bool any = false, all = true;
+    for (int i = y.kind == N_IF ? 1 : 0; i < y.nin; i++) {
+      const fz_node *o = &p->n[y.in[i]];
+      if (is_float(o->dtype)) any = true, all &= o->f64ok;
+    }
+    y.f64ok = any && all;
+  }
   if (!is_float(y.dtype)) y.inexact = false, y.prec = 0; /* comparisons, casts to int: checked at creation */
   else {
     if (inherited && inherited < dt_prec(y.dtype)) return -1;

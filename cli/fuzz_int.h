@@ -101,6 +101,8 @@ typedef struct fz_node {
   bool let;
   bool mut;          /* a mutable let (the carried tensor of a loop) */
   bool nanny;        /* may hold NaN or ±infinity (fuzz_misc.c): only NaN-safe ops read it */
+  bool f64ok;        /* a float the check's float64 rerun computes in float64: made from float
+                        parameters and captures only, through no cast, promotion or random draw */
   int var;           /* param / let variable; N_CAPT: the capture's number */
 } fz_node;
 
