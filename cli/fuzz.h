@@ -27,7 +27,15 @@ enum {
   KG_FUZZ_MATMUL = 512, /* matmul, mm, bmm, linear, addmm (prologues and epilogues around them) */
   KG_FUZZ_CF = 1024,    /* host control flow: for / while loops carrying a tensor, if on .item() or a size */
   KG_FUZZ_INPLACE = 2048, /* in-place ops on intermediates: add_, mul_, relu_, masked_fill_ */
-  KG_FUZZ_ALL = 4095,
+  KG_FUZZ_CONV = 4096,   /* conv1d / conv2d (stride, padding, dilation, groups), conv_transpose1d / 2d */
+  KG_FUZZ_POOL = 8192,   /* max / avg pooling 1d / 2d (ceil_mode, count_include_pad, divisor), adaptive pools */
+  KG_FUZZ_CNORM = 16384, /* batch_norm (eval with running statistics, training), instance_norm, group_norm */
+  KG_FUZZ_RESAMPLE = 32768, /* interpolate nearest / linear / bilinear (size or scale), pixel_(un)shuffle */
+  KG_FUZZ_RANDOM = 65536,   /* dropout in training, rand_like, randn_like, bernoulli (kgen's Philox, the twin's) */
+  KG_FUZZ_CAPTURE = 131072, /* captured tensors (ValueWithName) read by arithmetic */
+  KG_FUZZ_SCALAR = 262144,  /* an F# scalar entry parameter (float32, float, int, int64) in arithmetic */
+  KG_FUZZ_NAN = 524288,     /* NaN / ±inf put into float values, read by NaN-safe ops; maximum, minimum, fmax, fmin */
+  KG_FUZZ_ALL = 1048575,
 };
 
 /* The name of family bit i ("arith", ...), NULL past the last. */

@@ -137,9 +137,25 @@ int fz_add_node(fz_prog *p, const fz_node *x) {
   if (p->nn >= MAXN) return -1;
   fz_node y = *x;
   int inherited = 0; /* the narrowest precision of an inexact operand */
+  bool nan_in = false;
+  for (int i = 0; i < y.nin; i++) nan_in |= p->n[y.in[i]].nanny;
+  if (nan_in && !fz_nan_safe(p, &y)) return -1;
+  y.nanny = y.kind == N_NANIN;
   for (int i = y.kind == N_IF ? 1 : 0; i < y.nin; i++) { /* an if's condition is no value of it */
     const fz_node *o = &p->n[y.in[i]];
     if (o->inexact && (!inherited || o->prec < inherited)) inherited = o->prec;
+    y.nanny |= o->nanny;
+  }
+  if (!is_float(y.dtype)) y.nanny = false; /* comparisons (NaN compares false), argmax: exact */
+  if (y.kind == N_PARAM || y.kind == N_CAPT) y.f64ok = is_float(y.dtype);
+  else if (!is_float(y.dtype) || y.kind == N_RAND || (y.kind == N_CAST && y.dtype != F64)) y.f64ok = false;
+  else {
+    bool any = false, all = true;
+    for (int i = y.kind == N_IF ? 1 : 0; i < y.nin; i++) {
+      const fz_node *o = &p->n[y.in[i]];
+      if (is_float(o->dtype)) any = true, all &= o->f64ok;
+    }
+    y.f64ok = any && all;
   }
   if (!is_float(y.dtype)) y.inexact = false, y.prec = 0; /* comparisons, casts to int: checked at creation */
   else {
@@ -207,6 +223,19 @@ static void gen_params(fz_prog *p) {
     base.d[i] = k < 12 ? -1 : k < 16 ? -2 : sizes[fz_rnd(r, (int)(sizeof sizes / sizeof sizes[0]))];
     if (numel * fz_size_bound(base.d[i]) > 8192) base.d[i] = 1;
     numel *= fz_size_bound(base.d[i]);
+  }
+  /* the CNN families: often an image-like base [B, C, H, W] or [B, C, L] (static channels and
+   * spatial sizes, the batch sometimes the symbol N) */
+  if ((p->ops & (KG_FUZZ_CONV | KG_FUZZ_POOL | KG_FUZZ_CNORM | KG_FUZZ_RESAMPLE)) && fz_chance(r, 50)) {
+    static const int bs[] = {1, 2, 3, -1}, cs[] = {1, 2, 3, 4, 6, 8}, hs[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11};
+    R = fz_chance(r, 35) ? 3 : 4;
+    base.rank = R, base.d[0] = bs[fz_rnd(r, 4)], base.d[1] = cs[fz_rnd(r, 6)];
+    numel = fz_size_bound(base.d[0]) * base.d[1];
+    for (int i = 2; i < R; i++) {
+      base.d[i] = hs[fz_rnd(r, 10)];
+      if (numel * base.d[i] > 16384) base.d[i] = 2;
+      numel *= base.d[i];
+    }
   }
   if (R > 0 && fz_chance(r, 10)) base.d[fz_rnd(r, R)] = 0;
   p->np = 1 + fz_rnd(r, 3);
@@ -281,6 +310,8 @@ static cJSON *expr_of(fz_em *e, int i) {
   case N_PARAM: return fz_var_ref(x->var, T_TENSOR);
   case N_RED: case N_REDN: case N_NORM: case N_LAYOUT: case N_MM: return fz_expr_shape(e, x);
   case N_LOOP: case N_IF: case N_INPLACE: return fz_expr_cf(e, x);
+  case N_CONV: case N_POOL: case N_CNORM: case N_RESAMPLE: case N_RAND: return fz_expr_cnn(e, x);
+  case N_CAPT: case N_SCALAR: case N_NANIN: case N_MAXMIN: return fz_expr_misc(e, x);
   default: return fz_expr_pw(e, x);
   }
 }
@@ -289,6 +320,7 @@ cJSON *fz_ref(fz_em *e, int i) {
   const fz_node *x = &e->p->n[i];
   if (x->kind == N_INPLACE) return fz_ref(e, x->in[0]); /* the rebound variable */
   if (x->kind == N_PARAM || x->let) return fz_var_ref(x->var, T_TENSOR);
+  if (x->kind == N_CAPT) return fz_capture_ref(e, x->var);
   return expr_of(e, i);
 }
 
@@ -301,7 +333,8 @@ static void count_uses(fz_prog *p, int i, bool *seen) {
 }
 
 static const char *const family_names[] = {"arith", "unary", "cmp", "cast", "reduce", "intops",
-                                           "act", "norm", "layout", "matmul", "cf", "inplace"};
+                                           "act", "norm", "layout", "matmul", "cf", "inplace",
+                                           "conv", "pool", "cnorm", "resample", "random", "capture", "scalar", "nan"};
 #define NFAM ((int)(sizeof family_names / sizeof family_names[0]))
 
 int kg_fuzz_parse_ops(const char *list, unsigned *mask) {
@@ -343,11 +376,14 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
   if (!p) return NULL;
   p->r.s = seed * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull;
   p->ops = ops & KG_FUZZ_ALL ? ops & KG_FUZZ_ALL : KG_FUZZ_ALL;
+  p->scalar_dt = -1;
   gen_params(p);
   /* families by weight */
-  static const int fw[NFAM] = {30, 25, 15, 12, 18, 12, 14, 10, 24, 12, 10, 6};
-  static bool (*const gen[NFAM])(fz_prog *) = {fz_gen_arith,  fz_gen_unary, fz_gen_cmp,  fz_gen_cast,   fz_gen_reduce, fz_gen_intops,
-                                               fz_gen_act,    fz_gen_norm,  fz_gen_layout, fz_gen_matmul, fz_gen_cf,     fz_gen_inplace};
+  static const int fw[NFAM] = {27, 23, 15, 12, 18, 12, 14, 10, 22, 12, 10, 6, 11, 9, 7, 7, 5, 5, 4, 5};
+  static bool (*const gen[NFAM])(fz_prog *) = {fz_gen_arith,  fz_gen_unary,  fz_gen_cmp,   fz_gen_cast,    fz_gen_reduce,
+                                               fz_gen_intops, fz_gen_act,    fz_gen_norm,  fz_gen_layout,  fz_gen_matmul,
+                                               fz_gen_cf,     fz_gen_inplace, fz_gen_conv, fz_gen_pool,    fz_gen_cnorm,
+                                               fz_gen_resample, fz_gen_random, fz_gen_capture, fz_gen_scalar, fz_gen_nan};
   int total = 0;
   for (int f = 0; f < NFAM; f++) total += p->ops & (1u << f) ? fw[f] : 0;
   int target = 2 + fz_rnd(&p->r, 11), made = 0;
@@ -358,7 +394,10 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
       if (t < fw[f]) break;
       t -= fw[f];
     }
-    made += gen[f](p);
+    int nn0 = p->nn, ncap0 = p->ncap;
+    bool ok = gen[f](p);
+    if (!ok) p->nn = nn0, p->ncap = ncap0; /* drop what a family added before it failed (a capture) */
+    made += ok;
   }
   if (p->nn == p->np) { /* nothing fitted (e.g. --ops reduce on scalars): a cast to float32 */
     fz_node x;
@@ -372,12 +411,14 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
   count_uses(p, outs[0], seen);
   if (fz_chance(&p->r, 35))
     for (int i = p->nn - 2; i >= p->np && nout < 3; i--)
-      if (!seen[i] && !p->n[i].dead && p->n[i].kind != N_INPLACE) outs[nout++] = i, count_uses(p, i, seen);
+      if (!seen[i] && !p->n[i].dead && p->n[i].kind != N_INPLACE && p->n[i].kind != N_CAPT) outs[nout++] = i, count_uses(p, i, seen);
   for (int k = 0; k < nout; k++) is_out[outs[k]] = true;
 
-  fz_em e = {p, cJSON_CreateArray(), 0, 0};
+  fz_em e = {p, cJSON_CreateArray(), 0, 0, 0};
   static const char *const pnames[] = {"x", "y", "z", "w"};
   for (int i = 0; i < p->np; i++) fz_new_var(&e, pnames[i], T_TENSOR, false);
+  static const char *const sc_ty[NDT] = {[F32] = T_SINGLE, [F64] = T_DOUBLE, [I32] = T_INT32, [I64] = T_INT64};
+  if (p->scalar_dt >= 0) fz_new_var(&e, "s", sc_ty[p->scalar_dt], false); /* variable np */
   /* the let chain: let-bound nodes, loops (a mutable let and the loop), in-place statements */
   int chain[MAXN], nch = 0;
   for (int i = p->np; i < p->nn; i++) {
@@ -386,6 +427,7 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
     bool rebound = false; /* rebound by a reachable in-place op: a let of its own */
     for (int j = i + 1; j < p->nn; j++) rebound |= seen[j] && p->n[j].kind == N_INPLACE && p->n[j].in[0] == i;
     char nm[16];
+    if (x->kind == N_CAPT) continue; /* a ValueWithName at each use */
     if (x->kind == N_LOOP) {
       snprintf(nm, sizeof nm, "c%d", i - p->np);
       x->let = x->mut = true, x->var = fz_new_var(&e, nm, T_TENSOR, true), chain[nch++] = i;
@@ -426,11 +468,12 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
     if (vals[k]) body = wrap_let(x->var, ret_ty, vals[k], body);
   }
   /* Lambda x -> Lambda y -> … body */
-  char *tys[5];
-  tys[p->np] = strdup(ret_ty);
-  for (int i = p->np - 1; i >= 0; i--) tys[i] = fz_fn_ty(T_TENSOR, tys[i + 1]);
-  for (int i = p->np - 1; i >= 0; i--) body = fz_lambda(tys[i], i, body);
-  for (int i = 0; i <= p->np; i++) free(tys[i]);
+  char *tys[6];
+  int nlam = p->np + (p->scalar_dt >= 0);
+  tys[nlam] = strdup(ret_ty);
+  for (int i = nlam - 1; i >= 0; i--) tys[i] = fz_fn_ty(i < p->np ? T_TENSOR : sc_ty[p->scalar_dt], tys[i + 1]);
+  for (int i = nlam - 1; i >= 0; i--) body = fz_lambda(tys[i], i, body);
+  for (int i = 0; i <= nlam; i++) free(tys[i]);
 
   cJSON *doc = cJSON_CreateObject();
   cJSON_AddStringToObject(doc, "format", "kgen-quotation");
@@ -450,7 +493,26 @@ char *kg_fuzz_generate(uint64_t seed, unsigned ops, size_t *len) {
     cJSON_AddItemToObject(pj, "shape", sh);
     cJSON_AddItemToArray(params, pj);
   }
+  if (p->scalar_dt >= 0) {
+    cJSON *pj = cJSON_CreateObject();
+    cJSON_AddStringToObject(pj, "scalar", fz_dt_name[p->scalar_dt]);
+    cJSON_AddItemToArray(params, pj);
+  }
   cJSON_AddItemToObject(sig, "params", params);
+  if (e.cap_used) {
+    cJSON *caps = cJSON_CreateObject();
+    for (int k = 0; k < p->ncap; k++) { /* the captures the body reads */
+      if (!(e.cap_used >> k & 1)) continue;
+      cJSON *cj = cJSON_CreateObject(), *sh = cJSON_CreateArray();
+      cJSON_AddStringToObject(cj, "dtype", fz_dt_name[p->cap_dt[k]]);
+      for (int j = 0; j < p->cap_shape[k].rank; j++) cJSON_AddItemToArray(sh, cJSON_CreateNumber(p->cap_shape[k].d[j]));
+      cJSON_AddItemToObject(cj, "shape", sh);
+      char cn[16];
+      snprintf(cn, sizeof cn, "c%d", k);
+      cJSON_AddItemToObject(caps, cn, cj);
+    }
+    cJSON_AddItemToObject(sig, "captures", caps);
+  }
   cJSON_AddItemToObject(ent, "signature", sig);
   cJSON_AddItemToObject(ent, "expr", body);
   cJSON_AddItemToArray(entries, ent);

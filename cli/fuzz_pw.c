@@ -235,6 +235,8 @@ bool fz_gen_intops(fz_prog *p) {
 enum { AC_GELU, AC_GELU_F, AC_GELU_TANH, AC_SILU, AC_SILU_F, AC_SOFTPLUS, AC_ELU, AC_HARDTANH, AC_HARDTANH_F, AC_LEAKY,
        AC_LEAKY_F, AC_MISH, AC_HARDSWISH, AC_CLAMP, AC_POW2, AC_N };
 
+bool fz_act_nan_safe(int op) { return op == AC_CLAMP || op == AC_HARDTANH || op == AC_HARDTANH_F; }
+
 bool fz_gen_act(fz_prog *p) {
   fz_rng *r = &p->r;
   fz_node x;

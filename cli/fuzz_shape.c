@@ -154,6 +154,8 @@ bool fz_gen_norm(fz_prog *p) {
 enum { L_T, L_TRANSPOSE, L_PERMUTE, L_FLIP, L_UNSQUEEZE, L_SQUEEZE, L_RESHAPE, L_VIEW, L_FLATTEN, L_NARROW, L_SELECT, L_SLICE,
        L_CAT, L_STACK, L_EXPAND, L_REPEAT, L_ROLL, L_INDEX_SELECT, L_GATHER, L_MASKED_FILL, L_TRIL, L_TRIU, L_CONTIGUOUS, L_N };
 
+bool fz_layout_reads_index(int op) { return op == L_INDEX_SELECT || op == L_GATHER; }
+
 /* x.ip: the op's integers; x.shape the result. Returns false when it does not fit. */
 bool fz_gen_layout(fz_prog *p) {
   fz_rng *r = &p->r;
@@ -239,7 +241,11 @@ bool fz_gen_layout(fz_prog *p) {
       x.shape.rank = 1, x.shape.d[0] = n;
     }
     for (int i = 0; i < x.shape.rank; i++) x.ip[i] = x.shape.d[i];
-    if (x.shape.rank > 1 && fz_chance(r, 30)) x.ip[fz_rnd(r, x.shape.rank)] = -1; /* one size inferred */
+    if (x.shape.rank > 1 && fz_chance(r, 30)) { /* one size inferred, unless the others' product is 0 (ambiguous: PyTorch's error) */
+      int q = fz_rnd(r, x.shape.rank), rest = 1;
+      for (int i = 0; i < x.shape.rank; i++) rest *= i == q ? 1 : x.shape.d[i];
+      if (rest) x.ip[q] = -1;
+    }
     x.ip[7] = x.shape.rank;
     x.contig = a->contig;
     break;

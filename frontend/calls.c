@@ -540,6 +540,17 @@ kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, 
       return kg_elab_error(el, at, KG_E_INTERNAL, "%s: %d operands for %s", row->key, m.n_ops, kg_op_name(row->op));
     if (m.n_ops >= 1 && !ev_is_tensor(el, m.ops[0]) && !ev_is_tensor(el, m.ops[m.n_ops - 1]))
       return kg_elab_error(el, at, KG_E_TYPE, "%s needs a tensor operand", row->key);
+    if ((row->op == KG_OP_SUB || row->op == KG_OP_DIV) && m.n_ops == 2 && !ev_is_tensor(el, m.ops[0]) && ev_is_tensor(el, m.ops[1])) {
+      /* a number on the left: TorchSharp's operators compute s - x as x.negative().add(s) and
+       * s / x as x.reciprocal().mul(s) (Tensor.Operators.cs), so the negation wraps in x's
+       * integer dtype before the float scalar promotes it (1.5f - uint8 9 is 248.5, not -7.5;
+       * TorchScript's torch.sub(1.5, x) is neg + add too: kgen fuzz seed 3378,
+       * examples/fs_fuzz_scalar_minus_uint8) */
+      kg_ev t = tensor_op_ev(el, at, row->op == KG_OP_SUB ? KG_OP_NEG : KG_OP_RECIP, &m.ops[1], 1, NULL, NULL, KG_DT_NONE);
+      if (t.kind == EV_ERR) return t;
+      kg_ev q[2] = {t, m.ops[0]};
+      return tensor_op_ev(el, at, row->op == KG_OP_SUB ? KG_OP_ADD : KG_OP_MUL, q, 2, NULL, NULL, KG_DT_NONE);
+    }
     return tensor_op_ev(el, at, row->op, m.ops, m.n_ops, ia, fa, KG_DT_NONE);
   default: break;
   }

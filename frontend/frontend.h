@@ -398,4 +398,9 @@ const char *const *kg_hf_member_doc(uint32_t *n);
 /* Materializes a scalar-mode value as an expression of the current function. */
 uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t);
 
+/* PyTorch's error for an integer addmm / baddbmm (a float beta != 0) whose mat1 / batch1 has
+ * no columns and whose result is not empty (frontend/products.c; runtime/exec.c when a size
+ * is symbolic) */
+void kg_addmm_k0_message(kg_dtype dt, bool batched, char *buf, size_t cap);
+
 #endif

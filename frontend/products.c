@@ -212,6 +212,12 @@ static bool product_shape(pctx *P, const kg_gnode *a, const kg_gnode *b, int spe
   return true;
 }
 
+void kg_addmm_k0_message(kg_dtype dt, bool batched, char *buf, size_t cap) {
+  static const char *const cname[] = {"Bool", "Byte", "Char", "Short", "Int", "Long"};
+  snprintf(buf, cap, "result type Float can't be cast to the desired output type %s (%s of integer matrices scales the input by the float beta when %s has no columns)",
+           dt <= KG_I64 ? cname[dt] : kg_dtype_name(dt), batched ? "baddbmm" : "addmm", batched ? "batch1" : "mat1");
+}
+
 static kg_ev node_of(pctx *P, kg_op op, kg_dtype dt, const uint32_t *in, int n, const kg_shape *shape, int64_t ia0, int64_t ia1, double beta,
                      double alpha) {
   kg_gnode g;
@@ -301,18 +307,32 @@ kg_ev kg_elab_product(kg_elab *el, const kg_ast *at, kg_op op, int spelling, con
   if (!product_shape(P, a, b, batched ? 2 : 1, &out, &flags)) return kg_ev_err();
   if (!check_expand(P, &c->shape, &out, (kg_dtype)c->dtype)) return kg_ev_err();
   kg_dtype dt = (kg_dtype)a->dtype;
-  if (!batched && kg_dtype_is_int(dt) && a->shape.d[1].kind == KG_DIM_STATIC && a->shape.d[1].v == 0 && beta != 0) {
-    /* mat1 without columns: PyTorch (and TorchSharp, whose addmm passes float beta and alpha)
-     * scales the input in place by the float beta, which an integer result cannot hold
-     * (addmm_impl_cpu_); found by kgen fuzz, seed 10199 */
-    static const char *const cname[] = {"Bool", "Byte", "Char", "Short", "Int", "Long"};
-    (void)kg_elab_error(el, at, KG_E_TYPE, "result type Float can't be cast to the desired output type %s (addmm of integer matrices scales "
-                        "the input by the float beta when mat1 has no columns)", dt <= KG_I64 ? cname[dt] : kg_dtype_name(dt));
-    return kg_ev_err();
+  /* mat1 (batch1) without columns and a non-empty result: PyTorch (and TorchSharp, whose addmm
+   * and baddbmm pass float beta and alpha) scales the input in place by the float beta, which
+   * an integer result cannot hold (addmm_impl_cpu_, baddbmm_out_cpu); found by kgen fuzz, seed
+   * 10199. Raised here when the sizes are static, else at run time (ia[1]: the MATMUL's ia[2],
+   * runtime/exec.c); an empty result or beta = 0 returns. */
+  int64_t k0_raises = 0;
+  if (kg_dtype_is_int(dt) && beta != 0) {
+    const kg_dim *K = &a->shape.d[a->shape.rank - 1];
+    bool empty = false, all_static = K->kind == KG_DIM_STATIC;
+    for (int i = 0; i < out.rank; i++) {
+      empty |= out.d[i].kind == KG_DIM_STATIC && out.d[i].v == 0;
+      all_static &= out.d[i].kind == KG_DIM_STATIC;
+    }
+    if (!empty && !(K->kind == KG_DIM_STATIC && K->v != 0)) {
+      if (all_static) {
+        char msg[200];
+        kg_addmm_k0_message(dt, batched, msg, sizeof msg);
+        (void)kg_elab_error(el, at, KG_E_TYPE, "%s", msg);
+        return kg_ev_err();
+      }
+      k0_raises = batched ? 2 : 1;
+    }
   }
   if (kg_dtype_is_int(dt)) { /* PyTorch converts beta and alpha to the integer type */
     beta = beta != beta || beta > 9e18 || beta < -9e18 ? 0 : (double)(int64_t)beta;
     alpha = alpha != alpha || alpha > 9e18 || alpha < -9e18 ? 0 : (double)(int64_t)alpha;
   }
-  return node_of(P, KG_OP_ADDMM, dt, in, 3, &out, batched, 0, beta, alpha);
+  return node_of(P, KG_OP_ADDMM, dt, in, 3, &out, batched, k0_raises, beta, alpha);
 }

@@ -148,6 +148,7 @@ static uint32_t expand_product(dctx *D, const kg_gnode *n, const uint32_t *in) {
   bool batched = n->ia[0] != 0;
   double beta = n->fa[0], alpha = n->fa[1];
   uint32_t mm = matmul(D, ct, acc, in[1], in[2], 0);
+  D->out->nodes.v[mm].ia[2] = n->ia[1]; /* K = 0 raises at run time (integers, frontend/products.c) */
   uint32_t prod = KG_NONE, inp = KG_NONE;
   if (batched || alpha != 0) prod = alpha == 1 ? mm : add(D, KG_OP_MUL, ct, mm, cnst_t(D, ct, alpha), NULL);
   if (beta != 0) {

@@ -20,8 +20,9 @@
  *             its width (PyTorch's out / kh / kw).
  * UPSAMPLE nearest reads min(floor(o · scale), I − 1) with PyTorch's float32 scale (1 /
  * scale_factor when given, else I / O); linear / bilinear lerp the 2 or 4 neighbours with
- * PyTorch's source index (align_corners: o · (I−1)/(O−1); else (o + 0.5) · scale − 0.5 computed in
- * double, rounded to float, clamped at 0) and weights, in PyTorch's order of operations.
+ * PyTorch's source index (align_corners: o · (I−1)/(O−1); else (o + 0.5) · scale − 0.5, clamped
+ * at 0) and weights computed in double (its CPU accscalar_t) and rounded to float only as
+ * weights, in PyTorch's order of operations.
  * PIXEL_SHUFFLE maps (c, h, w) to (c·r² + (h mod r)·r + w mod r, h / r, w / r) (and back).
  *
  *   maxpool 2×2 stride 2 of relu(x), x: [N,C,8,8] (pointwise over [N,C,4,4]):
@@ -187,34 +188,46 @@ static uint32_t nearest_src(lctx *L, uint32_t o, int64_t in, int64_t out, bool h
   return kg_lw_decl(L, "un", L->ix, iop(L, KG_OP_MINIMUM, s, ic(L, in - 1)));
 }
 
-/* PyTorch's linear source index and weights along one dim, in its opmath ct (float32, or float64
- * for float64): i0, i1, l0 (the weight of i0), l1 */
+/* PyTorch's linear source index and weights along one dim (1.13's CPU
+ * compute_source_index_and_lambda): the scale in the opmath ct (float32, or float64 for
+ * float64), the source index and both weights in its accumulation type, double — l1 =
+ * clamp(src − i0, 0, 1), l0 = 1 − l1 — rounded to ct only as weights (rounding the index to
+ * float32 first moved a weight by an ulp of the index, 1e-6 of a neighbour difference: fuzz
+ * seed 9, examples/fs_fuzz_bilinear_weights; libtorch 2.x, under TorchSharp, takes the index in
+ * float32: kgen is the nearer to float64 of the two); an output as long as its input copies. Gives i0,
+ * i1, l0 (the weight of i0), l1. */
 static void linear_src(lctx *L, kg_dtype ct, uint32_t o, int64_t in, int64_t out, bool align, bool has_scale, double sf,
                        uint32_t *i0, uint32_t *i1, uint32_t *l0, uint32_t *l1) {
   kg_kernel *k = L->k;
   bool dbl = ct == KG_F64;
+  if (in == out) { /* PyTorch's shortcut: input_index0 = input_index1 = o, lambda0 = 1 */
+    *i0 = *i1 = o;
+    *l0 = kg_kx_const_f(k, ct, 1), *l1 = kg_kx_const_f(k, ct, 0);
+    return;
+  }
   double scale;
   if (align) scale = out > 1 ? (dbl ? (double)(in - 1) / (double)(out - 1) : (double)((float)(in - 1) / (float)(out - 1))) : 0.0;
   else if (has_scale && sf > 0) scale = dbl ? 1.0 / sf : (double)(float)(1.0 / sf);
   else scale = dbl ? (double)in / (double)out : (double)((float)in / (float)out);
-  uint32_t src;
-  if (align) {
-    src = kg_kx_op(k, KG_OP_MUL, ct, kg_kx_const_f(k, ct, scale), kg_kx_cast(k, ct, o), KG_NONE);
-  } else { /* scale · (o + 0.5) − 0.5 in double, then opmath, clamped at 0 */
-    uint32_t od = kg_kx_op(k, KG_OP_ADD, KG_F64, kg_kx_cast(k, KG_F64, o), kg_kx_const_f(k, KG_F64, 0.5), KG_NONE);
-    uint32_t t = kg_kx_op(k, KG_OP_SUB, KG_F64, kg_kx_op(k, KG_OP_MUL, KG_F64, kg_kx_const_f(k, KG_F64, scale), od, KG_NONE),
-                          kg_kx_const_f(k, KG_F64, 0.5), KG_NONE);
-    uint32_t tf = kg_lw_decl(L, "us", ct, kg_lw_cvt(L, t, ct));
-    uint32_t z = kg_kx_const_f(k, ct, 0);
-    src = kg_kx_select(k, ct, kg_kx_op(k, KG_OP_LT, KG_BOOL, tf, z, KG_NONE), z, tf);
+  uint32_t od = kg_kx_cast(k, KG_F64, o), src;
+  if (align) src = kg_kx_op(k, KG_OP_MUL, KG_F64, kg_kx_const_f(k, KG_F64, scale), od, KG_NONE);
+  else { /* scale · (o + 0.5) − 0.5, clamped at 0 */
+    od = kg_kx_op(k, KG_OP_ADD, KG_F64, od, kg_kx_const_f(k, KG_F64, 0.5), KG_NONE);
+    uint32_t t = kg_lw_decl(L, "us", KG_F64,
+                            kg_kx_op(k, KG_OP_SUB, KG_F64, kg_kx_op(k, KG_OP_MUL, KG_F64, kg_kx_const_f(k, KG_F64, scale), od, KG_NONE),
+                                     kg_kx_const_f(k, KG_F64, 0.5), KG_NONE));
+    uint32_t z = kg_kx_const_f(k, KG_F64, 0);
+    src = kg_kx_select(k, KG_F64, kg_kx_op(k, KG_OP_LT, KG_BOOL, t, z, KG_NONE), z, t);
   }
-  src = kg_lw_decl(L, "us", ct, src);
+  src = kg_lw_decl(L, "us", KG_F64, src);
   *i0 = kg_lw_decl(L, "u0", L->ix, kg_lw_cvt(L, src, L->ix)); /* src >= 0: truncation is floor */
   *i1 = kg_lw_decl(L, "u1", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_LT, *i0, ic(L, in - 1)), iop(L, KG_OP_IDX_ADD, *i0, ic(L, 1)), *i0));
-  uint32_t lam = kg_kx_op(k, KG_OP_SUB, ct, src, kg_kx_cast(k, ct, *i0), KG_NONE);
-  lam = kg_kx_op(k, KG_OP_MINIMUM, ct, kg_kx_op(k, KG_OP_MAXIMUM, ct, lam, kg_kx_const_f(k, ct, 0), KG_NONE), kg_kx_const_f(k, ct, 1), KG_NONE);
-  *l1 = kg_lw_decl(L, "ul", ct, lam);
-  *l0 = kg_lw_decl(L, "ul", ct, kg_kx_op(k, KG_OP_SUB, ct, kg_kx_const_f(k, ct, 1), *l1, KG_NONE));
+  uint32_t lam = kg_kx_op(k, KG_OP_SUB, KG_F64, src, kg_kx_cast(k, KG_F64, *i0), KG_NONE);
+  lam = kg_lw_decl(L, "ud", KG_F64,
+                   kg_kx_op(k, KG_OP_MINIMUM, KG_F64, kg_kx_op(k, KG_OP_MAXIMUM, KG_F64, lam, kg_kx_const_f(k, KG_F64, 0), KG_NONE),
+                            kg_kx_const_f(k, KG_F64, 1), KG_NONE));
+  *l1 = kg_lw_decl(L, "ul", ct, kg_lw_cvt(L, lam, ct));
+  *l0 = kg_lw_decl(L, "ul", ct, kg_lw_cvt(L, kg_kx_op(k, KG_OP_SUB, KG_F64, kg_kx_const_f(k, KG_F64, 1), lam, KG_NONE), ct));
 }
 
 static uint32_t upsample_at(lctx *L, uint32_t id, const uint32_t *c) {

@@ -287,7 +287,9 @@ static int choose_plan(const kg_compiled *c, const binding *B) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
     int64_t numel = 1;
     for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
-    if (!kg_fold_small(dim_size(B, &A->shape.d[A->shape.rank - 1]), numel)) return 0;
+    int64_t k = dim_size(B, &A->shape.d[A->shape.rank - 1]);
+    if (!kg_fold_small(k, numel)) return 0;
+    if (P->ia[2] && k == 0 && numel) return 0; /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
   }
   return 2;
 }
@@ -763,6 +765,13 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       if (ka != kb) {
         kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "mat1 and mat2 shapes cannot be multiplied: the first operand's inner size is %lld, the second's %lld",
                     (long long)ka, (long long)kb);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      if (ka == 0 && numel > 0 && P->ia[2]) { /* an integer addmm / baddbmm without columns: PyTorch's error */
+        char msg[200];
+        kg_addmm_k0_message((kg_dtype)P->dtype, P->ia[2] == 2, msg, sizeof msg);
+        kg_diag_add(d, KG_E_TYPE, P->path, P->srcloc, "%s", msg);
         st = KG_ERR_INPUT;
         break;
       }

@@ -3,6 +3,7 @@
  * signature), every family alone included, and a short run of the command against
  * PyTorch (schedule variants and two jobs included) finds nothing. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,35 @@ Test(fuzz, ops_list) {
       free(doc);
     }
   kg_context_free(ctx);
+}
+
+/* each family alone makes its ops: a member (or node) of it in some of the first 40 programs */
+Test(fuzz, families_make_their_ops) {
+  static const struct {
+    const char *family, *needles[4];
+  } want[] = {
+      {"conv", {"\"conv1d\"", "\"conv2d\"", "\"conv_transpose1d\"", "\"conv_transpose2d\""}},
+      {"pool", {"\"max_pool2d\"", "\"avg_pool1d\"", "\"adaptive_avg_pool2d\"", "\"adaptive_max_pool1d\""}},
+      {"cnorm", {"\"batch_norm\"", "\"group_norm\"", "\"instance_norm\"", NULL}},
+      {"resample", {"\"interpolate\"", "\"pixel_shuffle\"", "\"pixel_unshuffle\"", NULL}},
+      {"random", {"\"rand_like\"", "\"randn_like\"", "\"bernoulli\"", "\"dropout\""}},
+      {"capture", {"\"ValueWithName\"", "\"captures\"", NULL, NULL}},
+      {"scalar", {"\"scalar\"", NULL, NULL, NULL}},
+      {"nan", {"\"NaN\"", "\"Infinity\"", "\"maximum\"", "\"fmin\""}},
+  };
+  for (size_t f = 0; f < sizeof want / sizeof want[0]; f++) {
+    unsigned m;
+    cr_assert_eq(kg_fuzz_parse_ops(want[f].family, &m), 0);
+    bool found[4] = {false};
+    for (uint64_t seed = 0; seed < 40; seed++) {
+      size_t len;
+      char *doc = kg_fuzz_generate(seed, m, &len);
+      for (int k = 0; k < 4; k++) found[k] |= want[f].needles[k] && strstr(doc, want[f].needles[k]) != NULL;
+      free(doc);
+    }
+    for (int k = 0; k < 4; k++)
+      if (want[f].needles[k]) cr_expect(found[k], "--ops %s: no %s in seeds 0..39", want[f].family, want[f].needles[k]);
+  }
 }
 
 Test(fuzz, every_program_loads_and_specializes, .timeout = 120) {

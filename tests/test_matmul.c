@@ -320,5 +320,48 @@ Test(matmul_fold, symbolic_sizes_fold_at_run_time_when_small) {
   cr_expect_eq(elman_run(c, ctx, 3000, 200, 16), 2u, "x @ Wih^T has 9.6M multiply-adds: the tiled plan");
   cr_expect_eq(elman_run(c, ctx, 5, 300, 8), 2u, "K = 300 > 256: the tiled plan");
   cr_expect_eq(elman_run(c, ctx, 2, 3, 5), 1u, "small again: the fold plan (built once)");
+}
+
+/* An integer addmm / baddbmm (TorchSharp passes beta and alpha as floats) whose K is a symbol:
+ * K = 0 at run time with a non-empty result is PyTorch's error, as a static K = 0 is
+ * (tests/bad/addmm_int_no_columns, baddbmm_int_no_columns), located at the call; an empty
+ * result, and a float addmm (beta * input), run. */
+static const DLDataType I32T = {kDLInt, 32, 1};
+
+static kg_status run_addmm(kg_context *ctx, kg_compiled *c, DLDataType dt, int64_t M, int64_t K, int64_t N, void *out) {
+  static int32_t cb[64], ab[64], bb[64];
+  for (int i = 0; i < 64; i++) cb[i] = dt.code == kDLInt ? 3 : 0, ab[i] = bb[i] = 1;
+  if (dt.code == kDLFloat)
+    for (int i = 0; i < 64; i++) ((float *)cb)[i] = 3.0f, ((float *)ab)[i] = ((float *)bb)[i] = 1.0f;
+  int64_t cs[2] = {M, N}, as[2] = {M, K}, bs[2] = {K, N}, os[2] = {M, N};
+  DLTensor tc = view(cb, dt, 2, cs, NULL), ta = view(ab, dt, 2, as, NULL), tb = view(bb, dt, 2, bs, NULL), to = view(out, dt, 2, os, NULL);
+  const DLTensor *ins[3] = {&tc, &ta, &tb};
+  DLTensor *outs[1] = {&to};
+  (void)ctx;
+  return kg_run(c, KG_DEVICE_EMU, ins, 3, NULL, 0, outs, 1, NULL);
+}
+
+Test(matmul_exec, int_addmm_symbolic_k_zero_is_pytorchs_error) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "mm_addmm_int"); /* torch.addmm(c, a, b, 1.7f, 2.9f) */
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, "int32[M,N], int32[M,K], int32[K,N]", &c), KG_OK, "%s", kg_last_error(ctx));
+  int32_t out[64];
+  cr_expect_eq(run_addmm(ctx, c, I32T, 3, 0, 4, out), KG_ERR_INPUT);
+  cr_expect(strstr(kg_last_error(ctx), "result type Float can't be cast to the desired output type Int (addmm of integer matrices") != NULL, "%s",
+            kg_last_error(ctx));
+  cr_expect(strstr(kg_last_error(ctx), "mm_addmm_int.fs:") != NULL, "located at the F# call: %s", kg_last_error(ctx));
+  cr_expect_eq(run_addmm(ctx, c, I32T, 0, 0, 4, out), KG_OK, "an empty result returns: %s", kg_last_error(ctx));
+  cr_expect_eq(run_addmm(ctx, c, I32T, 3, 0, 0, out), KG_OK, "an empty result returns: %s", kg_last_error(ctx));
+  cr_assert_eq(run_addmm(ctx, c, I32T, 3, 2, 4, out), KG_OK, "%s", kg_last_error(ctx));
+  cr_expect_eq(out[0], 3 * 1 + 2 * 2, "beta 1, alpha 2 (truncated): %d", out[0]);
+  kg_compiled_free(c);
+  /* the same document at float32 with K = 0: beta * input */
+  kg_module_free(m);
+  m = load_example(ctx, "mm_addmm_int");
+  cr_assert_eq(kg_specialize(m, NULL, "float32[M,N], float32[M,K], float32[K,N]", &c), KG_OK, "%s", kg_last_error(ctx));
+  float fo[64];
+  cr_assert_eq(run_addmm(ctx, c, F32T, 3, 0, 4, fo), KG_OK, "%s", kg_last_error(ctx));
+  cr_expect(fabsf(fo[0] - 5.1f) < 1e-5f && fabsf(fo[11] - 5.1f) < 1e-5f, "beta (1.7) * input, not truncated: %g", fo[0]);
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
