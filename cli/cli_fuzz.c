@@ -198,7 +198,7 @@ int kg_cli_fuzz(int argc, char **argv) {
     }
     else if (!strcmp(s, "--ops")) {
       if (kg_fuzz_parse_ops(argv[++i], &ops) != 0)
-        return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, intops, act, norm, layout, matmul, cf, inplace, all)\n", argv[i]), 1;
+        return fprintf(stderr, "kgen fuzz: bad --ops '%s' (comma-separated of arith, unary, cmp, cast, reduce, intops, act, norm, layout, matmul, cf, inplace, conv, pool, cnorm, resample, random, capture, scalar, nan, all)\n", argv[i]), 1;
     } else return fprintf(stderr, "kgen fuzz: unexpected argument %s\n", s), 1;
   }
   if (time_limit > 0 && !have_count) count = ~0ull;
