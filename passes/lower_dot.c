@@ -19,16 +19,6 @@
 
 static uint32_t ic(lctx *L, int64_t v) { return kg_kx_const_i(L->k, L->ix, v); }
 
-/* for (var = lo; var < hi; var += 1): the body's scope is entered (L->cur is the body) */
-static uint32_t open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, kg_lw_scope *sc) {
-  uint32_t v = kg_kvar_new(L->k, name, L->ix);
-  kg_ks fr = kg_ks_make(KS_FOR);
-  fr.a = v, fr.b = lo, fr.c = hi, fr.d = ic(L, 1);
-  uint32_t st = kg_ks_add(&L->cur, fr);
-  *sc = kg_lw_scope_enter(L, kg_kcursor_body(L->k, st, false));
-  return kg_kx_var(L->k, v);
-}
-
 static void assign(lctx *L, uint32_t var, uint32_t e) {
   kg_ks as = kg_ks_make(KS_ASSIGN);
   as.a = var, as.b = e;
@@ -42,7 +32,7 @@ static void dot_loop(lctx *L, const kg_gnode *n, const uint32_t *bc, int nb, uin
   kg_dtype acc = (kg_dtype)n->cdtype;
   bool a1 = n->ia[0] & 1, b1 = n->ia[0] & 2, bt = n->ia[0] & 4;
   kg_lw_scope sc;
-  uint32_t kv = open_for(L, "k", lo, hi, &sc);
+  uint32_t kv = kg_lw_open_for(L, "k", lo, hi, ic(L, 1), &sc);
   uint32_t ac[KG_MAX_RANK], bcd[KG_MAX_RANK];
   kg_lw_mm_operand_coord(&g->nodes.v[n->in[0]], a1, bc, nb, a1 ? kv : m, kv, ac);
   if (b1) kg_lw_mm_operand_coord(&g->nodes.v[n->in[1]], true, bc, nb, kv, kv, bcd);
@@ -74,12 +64,7 @@ uint32_t kg_lw_dot_at(lctx *L, uint32_t id, const uint32_t *c) {
   if (blocked) {
     /* blocks of KG_MM_KBLOCK, each summed from 0 and added (the tiled kernel's order) */
     kg_lw_scope sc;
-    uint32_t k1v = kg_kvar_new(k, "k1", L->ix);
-    kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = k1v, fr.b = ic(L, 0), fr.c = K, fr.d = ic(L, KG_MM_KBLOCK);
-    uint32_t st = kg_ks_add(&L->cur, fr);
-    sc = kg_lw_scope_enter(L, kg_kcursor_body(k, st, false));
-    uint32_t k1 = kg_kx_var(k, k1v);
+    uint32_t k1 = kg_lw_open_for(L, "k1", ic(L, 0), K, ic(L, KG_MM_KBLOCK), &sc);
     uint32_t part = kg_kvar_new(k, "part", acc);
     kg_ks pd = kg_ks_make(KS_DECL);
     pd.a = part, pd.b = kg_lw_identity(k, KG_OP_RSUM, acc);

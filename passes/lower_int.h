@@ -70,6 +70,9 @@ uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
 typedef struct kg_lw_scope { uint32_t n_at, n_log; kg_kcursor cur; } kg_lw_scope;
 kg_lw_scope kg_lw_scope_enter(lctx *L, kg_kcursor body);
 void kg_lw_scope_leave(lctx *L, kg_lw_scope s);
+/* for (v = lo; v < hi; v += step) { ... }: the loop variable; L->cur is its body, in a scope
+ * (leave it with kg_lw_scope_leave) */
+uint32_t kg_lw_open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, uint32_t step, kg_lw_scope *sc);
 /* lower_window.c: POOL (a loop over the window), UPSAMPLE (nearest: an index; linear: the
  * neighbours lerped) and PIXEL_SHUFFLE at coordinate c of their own shape */
 uint32_t kg_lw_window_at(lctx *L, uint32_t id, const uint32_t *c);

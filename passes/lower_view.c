@@ -172,6 +172,15 @@ void kg_lw_scope_leave(lctx *L, kg_lw_scope s) {
   scope_leave(L, t);
 }
 
+uint32_t kg_lw_open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, uint32_t step, kg_lw_scope *sc) {
+  uint32_t v = kg_kvar_new(L->k, name, L->ix);
+  kg_ks fr = kg_ks_make(KS_FOR);
+  fr.a = v, fr.b = lo, fr.c = hi, fr.d = step;
+  uint32_t st = kg_ks_add(&L->cur, fr);
+  *sc = kg_lw_scope_enter(L, kg_kcursor_body(L->k, st, false));
+  return kg_kx_var(L->k, v);
+}
+
 /* ---- layout ops ---- */
 
 /* RESHAPE: leading and trailing dims both shapes share map through; the rest is linearized

@@ -58,12 +58,7 @@ static uint32_t new_var(lctx *L, const char *name, kg_dtype t, uint32_t init) {
 
 /* for (v = lo; v < hi; v++) { ... }: the loop variable; L->cur is its body (in a scope) */
 static uint32_t open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, kg_lw_scope *sc) {
-  uint32_t v = kg_kvar_new(L->k, name, L->ix);
-  kg_ks fr = kg_ks_make(KS_FOR);
-  fr.a = v, fr.b = lo, fr.c = hi, fr.d = ic(L, 1);
-  uint32_t st = kg_ks_add(&L->cur, fr);
-  *sc = kg_lw_scope_enter(L, kg_kcursor_body(L->k, st, false));
-  return kg_kx_var(L->k, v);
+  return kg_lw_open_for(L, name, lo, hi, ic(L, 1), sc);
 }
 
 /* if (cond) { ... }: L->cur is its body (in a scope) */
