@@ -127,14 +127,16 @@ static char *einsum_doc(const char *eq, int n, const char *const *shapes, const 
           "\"elemType\":\"TorchSharp.torch+Tensor\",\"items\":[%s]}]}",
           eq, items);
   for (int i = n - 1; i >= 0; i--) {
-    char nty[1100];
+    char nty[sizeof ty + 64];
     if (strlen(ty) > 1000) break; /* (n is at most 2 here) */
     snprintf(nty, sizeof nty, "Microsoft.FSharp.Core.FSharpFunc`2[TorchSharp.torch+Tensor,%s]", ty);
     char *e = malloc(strlen(expr) + 2048);
     sprintf(e, "{\"k\":\"Lambda\",\"ty\":\"%s\",\"var\":%d,\"body\":%s}", nty, i, expr);
     free(expr);
     expr = e;
-    snprintf(ty, sizeof ty, "%s", nty);
+    size_t len = strlen(nty);
+    if (len >= sizeof ty) break;
+    memcpy(ty, nty, len + 1);
   }
   char *doc = malloc(strlen(expr) + 8192);
   sprintf(doc, "{\"format\":\"kgen-quotation\",\"version\":1,\"vars\":[%s],\"entries\":[{\"name\":\"f\",\"signature\":{\"params\":[%s]},\"expr\":%s}]}",
