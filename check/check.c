@@ -65,6 +65,23 @@ static int64_t sym_size(const kg_check_opts *o, const char *name, uint32_t idx) 
   return 13 + 4 * (int64_t)idx;
 }
 
+/* Elements of a's shape and dtype between contiguous `flat` and strided storage `b` (strides in
+ * elements): into b (strided_copy), or back out of it (gather: an input updated in place). */
+static void strided_move(const kg_npy *a, void *b, const int64_t *strides, void *flat, bool gather) {
+  int R = a->rank;
+  size_t el = kg_dtype_get((kg_dtype)a->dtype)->size, numel = 1;
+  for (int i = 0; i < R; i++) numel *= (size_t)a->shape[i];
+  int64_t idx[8] = {0};
+  for (size_t i = 0; i < numel; i++) {
+    int64_t off = 0;
+    for (int k = 0; k < R; k++) off += idx[k] * strides[k];
+    unsigned char *s = (unsigned char *)b + (size_t)off * el, *f = (unsigned char *)flat + i * el;
+    if (gather) memcpy(f, s, el);
+    else memcpy(s, f, el);
+    for (int k = R - 1; k >= 0 && ++idx[k] == a->shape[k]; k--) idx[k] = 0;
+  }
+}
+
 /* A non-contiguous copy of host array `a` for --strided: rank >= 2 stores the last two dims
  * transposed with 3 elements of padding after each stored row, rank 1 every other element;
  * rank 0 and empty arrays stay as they are (*buf NULL). Fills strides (elements). */
@@ -86,30 +103,9 @@ static int strided_copy(const kg_npy *a, void **buf, int64_t *strides) {
   if (R == 1) strides[0] = 2;
   unsigned char *b = calloc(total, el);
   if (!b) return -1;
-  int64_t idx[8] = {0};
-  for (size_t i = 0; i < numel; i++) {
-    int64_t off = 0;
-    for (int k = 0; k < R; k++) off += idx[k] * strides[k];
-    memcpy(b + (size_t)off * el, (const unsigned char *)a->data + i * el, el);
-    for (int k = R - 1; k >= 0 && ++idx[k] == a->shape[k]; k--) idx[k] = 0;
-  }
+  strided_move(a, b, strides, a->data, false);
   *buf = b;
   return 0;
-}
-
-/* The inverse of strided_copy: the elements of strided storage `b` (strides in elements) into
- * contiguous `out`, in a's shape and dtype (an input updated in place, read back). */
-static void strided_gather(const kg_npy *a, const void *b, const int64_t *strides, void *out) {
-  int R = a->rank;
-  size_t el = kg_dtype_get((kg_dtype)a->dtype)->size, numel = 1;
-  for (int i = 0; i < R; i++) numel *= (size_t)a->shape[i];
-  int64_t idx[8] = {0};
-  for (size_t i = 0; i < numel; i++) {
-    int64_t off = 0;
-    for (int k = 0; k < R; k++) off += idx[k] * strides[k];
-    memcpy((unsigned char *)out + i * el, (const unsigned char *)b + (size_t)off * el, el);
-    for (int k = R - 1; k >= 0 && ++idx[k] == a->shape[k]; k--) idx[k] = 0;
-  }
 }
 
 void kg_check_result_free(kg_check_result *r) {
@@ -253,7 +249,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     outs[nres + i] = *a;
     outs[nres + i].data = kg_xmalloc(a->nbytes ? a->nbytes : 1);
     if (sbuf[mut_param[i]]) /* --strided: the run wrote the strided storage it was given */
-      strided_gather(a, sbuf[mut_param[i]], sstr + 8 * mut_param[i], outs[nres + i].data);
+      strided_move(a, sbuf[mut_param[i]], sstr + 8 * mut_param[i], outs[nres + i].data, true);
     else
       memcpy(outs[nres + i].data, a->data, a->nbytes);
   }

@@ -85,7 +85,6 @@ void kg_lw_mark_direct(lctx *L) {
 /* ---- index arithmetic (KG_NONE is 0) ---- */
 
 static uint32_t ic(lctx *L, int64_t v) { return kg_kx_const_i(L->k, L->ix, v); }
-#define size_x kg_lw_size
 static uint32_t iadd(lctx *L, uint32_t a, uint32_t b) {
   if (a == KG_NONE) return b;
   if (b == KG_NONE) return a;
@@ -192,7 +191,7 @@ static void reshape_map(lctx *L, const kg_shape *x, const uint32_t *c, const kg_
   uint32_t lin = KG_NONE;
   for (int d = p; d < rx - q; d++) {
     if (is_one(&x->d[d])) continue;
-    lin = iadd(L, imul(L, lin, size_x(L, &x->d[d])), c[d]);
+    lin = iadd(L, imul(L, lin, kg_lw_size(L, &x->d[d])), c[d]);
   }
   if (lin != KG_NONE) lin = kg_lw_decl(L, "lin", L->ix, lin);
   int outer = -1;
@@ -202,7 +201,7 @@ static void reshape_map(lctx *L, const kg_shape *x, const uint32_t *c, const kg_
   for (int d = ro - q - 1; d >= p; d--) {
     if (is_one(&o->d[d]) || rem == KG_NONE) { oc[d] = KG_NONE; continue; }
     if (d == outer) { oc[d] = rem; continue; }
-    uint32_t sz = size_x(L, &o->d[d]);
+    uint32_t sz = kg_lw_size(L, &o->d[d]);
     oc[d] = kg_lw_decl(L, "rc", L->ix, kg_kx_op(L->k, KG_OP_IDX_MOD, L->ix, rem, sz, KG_NONE));
     rem = kg_lw_decl(L, "rq", L->ix, kg_kx_op(L->k, KG_OP_IDX_DIV, L->ix, rem, sz, KG_NONE));
   }
@@ -212,7 +211,7 @@ static void reshape_map(lctx *L, const kg_shape *x, const uint32_t *c, const kg_
  * the end, out of range reads element 0 (a kernel cannot raise) */
 static uint32_t wrap_index(lctx *L, uint32_t v, const kg_dim *sz) {
   kg_kernel *k = L->k;
-  uint32_t x = kg_lw_cvt(L, v, KG_I64), n = kg_lw_cvt(L, size_x(L, sz), KG_I64), z = kg_kx_const_i(k, KG_I64, 0);
+  uint32_t x = kg_lw_cvt(L, v, KG_I64), n = kg_lw_cvt(L, kg_lw_size(L, sz), KG_I64), z = kg_kx_const_i(k, KG_I64, 0);
   uint32_t w = kg_kx_select(k, KG_I64, kg_kx_op(k, KG_OP_LT, KG_BOOL, x, z, KG_NONE), kg_kx_op(k, KG_OP_ADD, KG_I64, x, n, KG_NONE), x);
   w = kg_lw_decl(L, "ix", KG_I64, w);
   uint32_t bad = kg_kx_op(k, KG_OP_LOR, KG_BOOL, kg_kx_op(k, KG_OP_LT, KG_BOOL, w, z, KG_NONE), kg_kx_op(k, KG_OP_GE, KG_BOOL, w, n, KG_NONE), KG_NONE);
@@ -238,7 +237,7 @@ static uint32_t cat_at(lctx *L, uint32_t id, const uint32_t *c) {
     /* along dim: c - start, never negative here (earlier inputs took the smaller ones) */
     if (start != KG_NONE) oc[dim] = kg_kx_op(k, KG_OP_SUB, L->ix, zero_if_none(L, c[dim]), start, KG_NONE);
     if (is_one(&in->shape.d[dim])) oc[dim] = KG_NONE;
-    uint32_t end = iadd(L, start, size_x(L, &in->shape.d[dim]));
+    uint32_t end = iadd(L, start, kg_lw_size(L, &in->shape.d[dim]));
     bool last = j == n->n_in - 1;
     kg_kcursor body = at;
     uint32_t st = KG_NONE;
@@ -278,7 +277,7 @@ static uint32_t draw(lctx *L, const kg_gnode *n, const uint32_t *c, int mode) {
   kg_kernel *k = L->k;
   uint32_t lin = KG_NONE;
   for (int d = 0; d < n->shape.rank; d++)
-    if (!is_one(&n->shape.d[d])) lin = iadd(L, imul(L, lin, size_x(L, &n->shape.d[d])), c[d]);
+    if (!is_one(&n->shape.d[d])) lin = iadd(L, imul(L, lin, kg_lw_size(L, &n->shape.d[d])), c[d]);
   uint32_t e = kg_lw_cvt(L, zero_if_none(L, lin), KG_I64);
   uint32_t ctr = kg_kx_op(k, KG_OP_ADD, KG_I64, rng_param(L, 1), kg_kx_const_i(k, KG_I64, n->ia[0]), KG_NONE);
   static const kg_dtype rt[] = {KG_I32, KG_I64, KG_F32, KG_F64};
@@ -376,7 +375,7 @@ static uint32_t im2col_at(lctx *L, uint32_t id, const uint32_t *c) {
     uint32_t j = iadd(L, st == 1 ? c[3 + i] : imul(L, c[3 + i], ic(L, st)), dl == 1 ? kk[i] : imul(L, kk[i], ic(L, dl)));
     if (pd) j = sop(L, KG_OP_SUB, j, ic(L, pd));
     j = kg_lw_decl(L, "ij", L->ix, zero_if_none(L, j));
-    uint32_t sz = size_x(L, &x->shape.d[2 + i]), z = ic(L, 0);
+    uint32_t sz = kg_lw_size(L, &x->shape.d[2 + i]), z = ic(L, 0);
     if (sd > 1) { /* a transposed convolution: only every sd-th index is an input element */
       uint32_t jj = kg_lw_decl(L, "ij", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_GE, j, z), j, z));
       cond = land_c(L, cond, bop(L, KG_OP_GE, j, z));
@@ -460,7 +459,7 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
     for (int d = 0; d < xs->rank; d++) {
       oc[d] = c[d];
       if (!((n->ia[0] >> d) & 1) || is_one(&xs->d[d])) continue;
-      uint32_t last = kg_kx_op(k, KG_OP_SUB, L->ix, size_x(L, &xs->d[d]), ic(L, 1), KG_NONE);
+      uint32_t last = kg_kx_op(k, KG_OP_SUB, L->ix, kg_lw_size(L, &xs->d[d]), ic(L, 1), KG_NONE);
       oc[d] = kg_lw_decl(L, "fc", L->ix, kg_kx_op(k, KG_OP_SUB, L->ix, last, zero_if_none(L, c[d]), KG_NONE));
     }
     break;
@@ -468,7 +467,7 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
     int d = (int)n->ia[0];
     memcpy(oc, c, sizeof oc);
     if (!is_one(&xs->d[d]) && n->ia[1]) {
-      uint32_t sz = size_x(L, &xs->d[d]);
+      uint32_t sz = kg_lw_size(L, &xs->d[d]);
       uint32_t t = iadd(L, zero_if_none(L, c[d]), kg_kx_op(k, KG_OP_SUB, L->ix, sz, ic(L, n->ia[1]), KG_NONE));
       oc[d] = kg_lw_decl(L, "rl", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, t, sz, KG_NONE));
     }
@@ -478,7 +477,7 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
     for (int j = 0; j < os->rank; j++) {
       int d = j + xs->rank - os->rank;
       if (is_one(&os->d[j]) || c[d] == KG_NONE) { oc[j] = KG_NONE; continue; }
-      oc[j] = dim_eq(&os->d[j], &xs->d[d]) ? c[d] : kg_lw_decl(L, "rp", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, c[d], size_x(L, &os->d[j]), KG_NONE));
+      oc[j] = dim_eq(&os->d[j], &xs->d[d]) ? c[d] : kg_lw_decl(L, "rp", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, c[d], kg_lw_size(L, &os->d[j]), KG_NONE));
     }
     break;
   case KG_OP_CAT: return cat_at(L, id, c);
@@ -526,7 +525,7 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
   case KG_OP_LINSPACE: {
     /* PyTorch's kernel: step in the dtype (float64 for integers), the two halves from each end */
     kg_dtype ct = kg_dtype_is_float(dt) ? dt : KG_F64;
-    uint32_t i = kg_lw_cvt(L, zero_if_none(L, c[0]), KG_I64), s = kg_lw_cvt(L, size_x(L, &xs->d[0]), KG_I64);
+    uint32_t i = kg_lw_cvt(L, zero_if_none(L, c[0]), KG_I64), s = kg_lw_cvt(L, kg_lw_size(L, &xs->d[0]), KG_I64);
     uint32_t one = kg_kx_const_i(k, KG_I64, 1), last = kg_kx_op(k, KG_OP_SUB, KG_I64, s, one, KG_NONE);
     uint32_t st = kg_kx_const_f(k, ct, n->fa[0]), en = kg_kx_const_f(k, ct, n->fa[1]);
     uint32_t step = kg_lw_decl(L, "step", ct, kg_kx_op(k, KG_OP_DIV, ct, kg_kx_op(k, KG_OP_SUB, ct, en, st, KG_NONE), kg_lw_cvt(L, last, ct), KG_NONE));

@@ -294,6 +294,28 @@ static int choose_plan(const kg_compiled *c, const binding *B) {
   return 2;
 }
 
+/* The facts and a kernel (any variant: exec.c reads their tensor parameters) of each group of
+ * an alternative plan `plan` (1 split rows, 2 fold) fused over lg; false (nothing kept) when a
+ * group fails to lower. */
+static bool lower_plan(kg_compiled *c, const kg_graph *lg, const kg_fusion *F, uint8_t plan, kg_pass_ctx *pc, kg_kernel **kernels,
+                       kg_group_facts **facts, uint32_t *count) {
+  uint32_t n = F->groups.n;
+  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
+  *facts = kg_xcalloc(n + 1, sizeof **facts);
+  for (uint32_t i = 0; i < n; i++) (*facts)[i] = kg_group_facts_of(lg, F, &F->groups.v[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = plan};
+    const char *name = kg_arena_printf(&c->arena, "%s_%ck%u", kg_entry_cname(&c->arena, c->g.entry), plan == 1 ? 's' : 'f', i);
+    if (!kg_lower_group(lg, F, &F->groups.v[i], &v, name, &ks[i], pc)) {
+      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
+      free(ks);
+      return false;
+    }
+  }
+  *kernels = ks, *count = n;
+  return true;
+}
+
 /* Builds the fold plan: lg with the candidates folded, its fusion, a kernel of each group. */
 static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   if (c->fold_built) return c->kernels_fold != NULL;
@@ -304,21 +326,7 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
   kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
-  uint32_t n = c->fusion_fold.groups.n;
-  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
-  c->gfacts_fold = kg_xcalloc(n + 1, sizeof *c->gfacts_fold);
-  for (uint32_t i = 0; i < n; i++) c->gfacts_fold[i] = kg_group_facts_of(&c->lg_fold, &c->fusion_fold, &c->fusion_fold.groups.v[i]);
-  for (uint32_t i = 0; i < n; i++) {
-    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = 2};
-    const char *name = kg_arena_printf(&c->arena, "%s_fk%u", kg_entry_cname(&c->arena, c->g.entry), i);
-    if (!kg_lower_group(&c->lg_fold, &c->fusion_fold, &c->fusion_fold.groups.v[i], &v, name, &ks[i], &pc)) {
-      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
-      free(ks);
-      return false;
-    }
-  }
-  c->kernels_fold = ks, c->n_fold = n;
-  return true;
+  return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
 }
 
 /* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
@@ -327,21 +335,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
   c->split_built = true;
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
-  uint32_t n = c->fusion_split.groups.n;
-  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
-  c->gfacts_split = kg_xcalloc(n + 1, sizeof *c->gfacts_split);
-  for (uint32_t i = 0; i < n; i++) c->gfacts_split[i] = kg_group_facts_of(&c->lg, &c->fusion_split, &c->fusion_split.groups.v[i]);
-  for (uint32_t i = 0; i < n; i++) {
-    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = 1};
-    const char *name = kg_arena_printf(&c->arena, "%s_sk%u", kg_entry_cname(&c->arena, c->g.entry), i);
-    if (!kg_lower_group(&c->lg, &c->fusion_split, &c->fusion_split.groups.v[i], &v, name, &ks[i], &pc)) {
-      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
-      free(ks);
-      return false;
-    }
-  }
-  c->kernels_split = ks, c->n_split = n;
-  return true;
+  return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
 
 bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {

@@ -415,7 +415,9 @@ let private expandCell (l: Live) (x: Expr) (state: Expr) : Expr =
         raise (ModuleError(sprintf "module '%s' (%s): pass its state explicitly (a null initial state, zeros in PyTorch, is not expanded)"
                                l.Path (l.Obj.GetType().Name)))
     let isNullValue (e: Expr) = match e with | Value(null, _) -> true | _ -> false
-    let cap n (t: Tensor) = capture (join l.Path n) (cellParam l.Obj n (fun () -> t))
+    // read through the property once per cell and name (each read wraps a fresh native handle)
+    let cap (n: string) =
+        capture (join l.Path n) (cellParam l.Obj n (fun () -> l.Obj.GetType().GetProperty(n).GetValue l.Obj :?> Tensor))
     let lin (a: Expr) w b = Expr.Call(mLinear, [ a; w; b ])
     let add a b = Expr.Call(mAddT, [ a; b ])
     let mul a b = Expr.Call(mMulT, [ a; b ])
@@ -431,13 +433,13 @@ let private expandCell (l: Live) (x: Expr) (state: Expr) : Expr =
     | :? RNNCell as m ->
         if isNullValue state then needState ()
         let relu = rnnCellIsRelu l.Path m
-        let pre = add (lin state (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih))
+        let pre = add (lin state (cap "weight_hh") (cap "bias_hh")) (lin x (cap "weight_ih") (cap "bias_ih"))
         un (if relu then mRelu else mTanh) pre
     | :? GRUCell as m ->
         if isNullValue state then needState ()
         bind "hx" state (fun h ->
-            chunks "gi" (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih)) 3L (fun gi ->
-                chunks "gh" (lin h (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) 3L (fun gh ->
+            chunks "gi" (lin x (cap "weight_ih") (cap "bias_ih")) 3L (fun gi ->
+                chunks "gh" (lin h (cap "weight_hh") (cap "bias_hh")) 3L (fun gh ->
                     bind "resetgate" (un mSigmoid (add (item gh 0) (item gi 0))) (fun r ->
                         bind "inputgate" (un mSigmoid (add (item gh 1) (item gi 1))) (fun z ->
                             bind "newgate" (un mTanh (add (item gi 2) (mul (item gh 2) r))) (fun n ->
@@ -450,7 +452,7 @@ let private expandCell (l: Live) (x: Expr) (state: Expr) : Expr =
         let st = Var("hc", tup.Type)
         let h, c = Expr.TupleGet(Expr.Var st, 0), Expr.TupleGet(Expr.Var st, 1)
         Expr.Let(st, tup,
-            chunks "gates" (add (lin h (cap "weight_hh" m.weight_hh) (cap "bias_hh" m.bias_hh)) (lin x (cap "weight_ih" m.weight_ih) (cap "bias_ih" m.bias_ih))) 4L (fun g ->
+            chunks "gates" (add (lin h (cap "weight_hh") (cap "bias_hh")) (lin x (cap "weight_ih") (cap "bias_ih"))) 4L (fun g ->
                 bind "cy" (add (mul (un mSigmoid (item g 1)) c) (mul (un mSigmoid (item g 0)) (un mTanh (item g 2)))) (fun cy ->
                     Expr.NewStructTuple(typeof<struct (Tensor * Tensor)>.Assembly, [ mul (un mSigmoid (item g 3)) (un mTanh cy); cy ]))))
     | o -> raise (ModuleError(sprintf "module '%s' of type %s is not a recurrent cell" l.Path (o.GetType().ToString())))
