@@ -35,10 +35,6 @@ static void receiver_of(kg_elab *el, const kg_ast *recv, uint32_t id, uint32_t *
 
 #define REFUSED_REBIND "it rebinds a variable inside a loop or branch run by the host plan"
 
-/* Why changing the elements of tensor `id` (named by variable var, the caller's tensor of
- * parameter param) in place cannot have PyTorch's meaning in kgen, or NULL: a view (the viewed
- * tensor would change too), a tensor with views (they would see the change), a write inside a
- * host-plan loop or branch (a write-back or a rebinding per iteration). */
 /* Whether op makes a PyTorch view of its first operand (shares its storage): reshape / view /
  * squeeze, permute / transpose, expand, slice / narrow / split, select. kgen's other layout ops
  * (flip, roll, repeat, cat, tril, gather, index, pad, pooling, resampling, the random draws, …)
@@ -49,6 +45,10 @@ static bool is_view_op(kg_op op) {
   return op == KG_OP_RESHAPE || op == KG_OP_PERMUTE || op == KG_OP_EXPAND || op == KG_OP_SLICE || op == KG_OP_SELECT;
 }
 
+/* Why changing the elements of tensor `id` (named by variable var, the caller's tensor of
+ * parameter param) in place cannot have PyTorch's meaning in kgen, or NULL: a view (the viewed
+ * tensor would change too), a tensor with views (they would see the change), a write inside a
+ * host-plan loop or branch (a write-back or a rebinding per iteration). */
 static const char *update_refused(kg_elab *el, uint32_t id, uint32_t var, uint32_t param) {
   if (is_view_op((kg_op)gnode(el, id)->op)) return "its receiver is a view (the viewed tensor would change too)";
   if (param != KG_NONE && el->blk != 0) return "it writes the caller's tensor inside a loop or branch run by the host plan";
