@@ -11,12 +11,14 @@
  */
 #include "rt.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef KG_HAVE_CUDA_HEADERS
 #include <nvrtc.h>
@@ -73,24 +75,61 @@ static void *sym(void *lib, const char *name) { return dlsym(lib, name); }
     memcpy(&(n)->field, &s_, sizeof(n)->field); /* ISO C: object -> function */ \
   } while (0)
 
+/* NVRTC opens its builtins library (libnvrtc-builtins.so.MAJ.MIN) by name; a copy outside the
+ * loader's path (tools/setup.sh's .deps/nvrtc) has it beside itself. Loading that file first by
+ * its path makes NVRTC's own dlopen find it already loaded (matched by soname). */
+static void preload_builtins(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return; /* found through the loader's path: so is its builtins library */
+  char dir[512];
+  size_t n = (size_t)(slash - path);
+  if (n >= sizeof dir) return;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  struct dirent *e;
+  while ((e = readdir(dp))) {
+    /* libnvrtc-builtins.so.12.4 (the soname), not the versioned file name it links to */
+    const char *v = !strncmp(e->d_name, "libnvrtc-builtins.so.", 21) ? e->d_name + 21 : NULL;
+    if (!v || !strchr(v, '.') || strchr(v, '.') != strrchr(v, '.')) continue;
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+    (void)dlopen(full, RTLD_NOW | RTLD_GLOBAL); /* kept for the process, as libnvrtc is */
+  }
+  closedir(dp);
+}
+
 kg_nvrtc *kg_nvrtc_open(kg_diag *d) {
   const char *env = getenv("KGEN_NVRTC_LIB");
   const char *home = getenv("CUDA_HOME");
   char home_lib[512] = "";
   if (home && *home) snprintf(home_lib, sizeof home_lib, "%s/lib64/libnvrtc.so", home);
+  /* the system's NVRTC first (the GPU machines' CUDA 13), then the copy tools/setup.sh unpacks
+   * into the source tree (.deps/nvrtc: Debian's NVRTC 12.4) */
   const char *cands[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", home_lib,
-                         "/usr/local/cuda/lib64/libnvrtc.so"};
+                         "/usr/local/cuda/lib64/libnvrtc.so",
+#ifdef KGEN_SOURCE_DIR
+                         KGEN_SOURCE_DIR "/.deps/nvrtc/usr/lib/x86_64-linux-gnu/libnvrtc.so.12",
+#endif
+  };
   void *lib = NULL;
   const char *path = NULL;
   kg_strbuf errs;
   kg_sb_init(&errs);
   if (env && *env) { /* an explicit choice is not second-guessed */
+    preload_builtins(env);
     lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
     path = env;
     if (!lib) kg_sb_printf(&errs, "\n  %s", dlerror());
   } else {
     for (size_t i = 0; i < KG_COUNTOF(cands) && !lib; i++) {
       if (!*cands[i]) continue;
+      if (cands[i][0] == '/' && access(cands[i], R_OK)) {
+        kg_sb_printf(&errs, "\n  %s: not there", cands[i]);
+        continue;
+      }
+      preload_builtins(cands[i]);
       lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
       path = cands[i];
       if (!lib) kg_sb_printf(&errs, "\n  %s", dlerror());

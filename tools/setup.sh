@@ -2,9 +2,9 @@
 # tools/setup.sh — installs what kgen needs on a fresh Debian/Ubuntu machine:
 # the build (cmake, a C compiler), cJSON, Criterion, and the PyTorch oracle
 # (python3-torch, python3-numpy for /usr/bin/python3), and clang-14 with its libFuzzer and
-# sanitizer runtimes (libclang-rt-14-dev) for tools/fuzz/run.sh. The CUDA toolkit is
-# optional: without NVRTC, `kgen compile --emit ptx/cubin` reports it is missing
-# and the NVRTC tests skip. Idempotent and quiet when everything is present.
+# sanitizer runtimes (libclang-rt-14-dev) for tools/fuzz/run.sh, and NVRTC (the CUDA
+# toolkit's when present, else Debian 13's NVRTC 12.4 unpacked into .deps/nvrtc, below).
+# Idempotent and quiet when everything is present.
 set -euo pipefail
 
 need=()
@@ -44,17 +44,48 @@ if ! /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null; then
   echo "setup: /usr/bin/python3 cannot import torch and numpy" >&2
   exit 1
 fi
+# NVRTC (no GPU needed: PTX, cubins and ptxas' register/spill report for the NVRTC tests and the
+# zero-spill check). A CUDA toolkit's libnvrtc is used where present; elsewhere Debian 13's
+# non-free NVRTC 12.4 (libnvrtc12 + libnvrtc-builtins12.4, which load on Debian 12) is fetched
+# with `apt-get download` through a private sources list, lists and cache under .deps/ (the
+# machine's own apt configuration is untouched; the packages are checked against Debian's
+# archive keyring) and unpacked with `dpkg -x` into .deps/nvrtc. kgen finds it there on its own
+# (runtime/nvrtc.c: KGEN_NVRTC_LIB, the system's, then this copy). KGEN_NO_NVRTC_FETCH=1 skips
+# the download.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+nvdir="$root/.deps/nvrtc"
+nvlib="$nvdir/usr/lib/x86_64-linux-gnu/libnvrtc.so.12"
 if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q libnvrtc; then
-  echo "setup: NVRTC found"
-else
+  echo "setup: NVRTC found (system)"
+elif [ -e "$nvlib" ]; then
+  echo "setup: NVRTC found ($nvlib)"
+elif [ "${KGEN_NO_NVRTC_FETCH:-0}" = "1" ] || [ "$(uname -m)" != "x86_64" ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: NVRTC not found (PTX/cubin output and NVRTC tests will be skipped)"
+else
+  apt_dir="$root/.deps/apt"
+  rm -rf "$apt_dir" "$nvdir.tmp"
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$nvdir.tmp"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie non-free" >"$apt_dir/sources.list"
+  aptopts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+           -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1
+           -o "APT::Sandbox::User=$(id -un)")
+  if apt-get "${aptopts[@]}" -qq update >/dev/null 2>&1 &&
+     (cd "$apt_dir" && apt-get "${aptopts[@]}" -qq download libnvrtc12 libnvrtc-builtins12.4 >/dev/null 2>&1) &&
+     for deb in "$apt_dir"/libnvrtc*.deb; do dpkg -x "$deb" "$nvdir.tmp" || exit 1; done &&
+     [ -e "$nvdir.tmp/usr/lib/x86_64-linux-gnu/libnvrtc.so.12" ]; then
+    rm -rf "$nvdir" && mv "$nvdir.tmp" "$nvdir"
+    rm -rf "$apt_dir"
+    echo "setup: NVRTC 12.4 unpacked into $nvdir (Debian trixie non-free)"
+  else
+    rm -rf "$nvdir.tmp" "$apt_dir"
+    echo "setup: NVRTC not found and Debian's libnvrtc12 could not be fetched (NVRTC tests will be skipped)"
+  fi
 fi
 
 # The .NET side (dotnet/: the F# library Kgen, its serializer, the example project and the
 # xunit tests) needs the .NET SDK; on a machine without it, tools/test.sh skips the .NET tests
 # with a loud line. Restore fetches TorchSharp-cpu 0.107.0 (libtorch 2.10, CPU) from NuGet;
 # tools/torchsharp_compat.py then lets its native glue load on Debian 12's libstdc++.
-root="$(cd "$(dirname "$0")/.." && pwd)"
 if command -v dotnet >/dev/null 2>&1; then
   dotnet restore "$root/dotnet/kgen.slnx" -nologo -v q >/dev/null
   python3 "$root/tools/torchsharp_compat.py"
