@@ -432,6 +432,12 @@ static void ex(const emit *E, uint32_t e) {
     kg_sb_puts(o, x->i ? "kg_pack_bf2(" : "kg_pack_h2("), ex(E, x->a), kg_sb_puts(o, ", "), ex(E, x->b), kg_sb_putc(o, ')');
     return;
   }
+  if (x->op == KG_OP_BITCAST) {
+    kg_dtype from = (kg_dtype)E->k->exprs.v[x->a].dtype;
+    kg_sb_puts(o, t == KG_F32 && from == KG_I32 ? "__int_as_float(" : t == KG_I32 && from == KG_F32 ? "__float_as_int(" : "(");
+    ex(E, x->a), kg_sb_putc(o, ')');
+    return;
+  }
   if (x->op == KG_OP_TF32_RNA) {
     kg_sb_puts(o, "kg_tf32("), ex(E, x->a), kg_sb_putc(o, ')');
     return;

@@ -134,6 +134,9 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d);
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
 /* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
 kg_device *kg_dev_null_new(void);
+/* The GPU of a CUDA device as the scheduler sees it (arch, SMs, shared memory). */
+struct kg_target;
+void kg_dev_cuda_target(const kg_device *dv, struct kg_target *t);
 /* True when a CUDA driver with at least one device can be opened (cheap probe). */
 bool kg_dev_cuda_available(void);
 /* Where the emulator header text lives: embedded at build time (kg_emu_header.c). */
