@@ -53,6 +53,8 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
  * that reads them (passes/lower_dot.c). Runs on the lowered program, after decompose. */
 #define KG_FOLD_K_MAX 256
 #define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
+/* mm_transpose.c: MATMUL(a, PERMUTE(b) swapping its last two dims) → MATMUL(a, b) reading b as [.., N, K] */
+bool kg_pass_mm_transpose(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
 /* Products left tiled only because a size is symbolic, which the structural rules would fold:
  * the fold plan's candidates (runtime/exec.c folds them all when every one is small at the
@@ -331,6 +333,8 @@ kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
 /* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
+/* The tier variant v of a product runs on, and why (kgen explain): "tensor cores (mma.sync): ..." */
+const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, const kg_variant *v, char *buf, size_t n);
 bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* A convolution's product runs the direct schedule (a thread per output over its window) when it
  * has at most 4 output channels per group and K (its window times input channels per group) is at

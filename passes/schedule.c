@@ -19,6 +19,7 @@
  *
  * The constants were measured on an H100 (docs/gpu.md); the target description carries
  * what depends on the GPU's size. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,11 +335,32 @@ bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_ta
   if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
   for (int w = 0; w < 2; w++) {
     bool src = w ? gf->mm_b_src : gf->mm_a_src;
-    bool tma = x->runtime ? x->mm_tma[w] : gf->mm_rows16[w] && gf->mm_rank[w] <= 3;
+    bool tma = x->runtime ? x->mm_tma[w] : gf->mm_rows16[w]; /* contiguous batch dims collapse into one */
     if (!src || !tma) return false;
   }
   if (x->force == KG_SCHED_TENSOR_CORES) return true;
   return (m < 0 || m >= 64) && (n < 0 || n >= 64) && (gf->mm_k < 0 || gf->mm_k >= 64);
+}
+
+const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, const kg_variant *v, char *buf, size_t n) {
+  const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)v->mm_tile);
+  kg_dtype dt = (kg_dtype)gf->mm_dtype;
+  bool half = dt == KG_F16 || dt == KG_BF16;
+  const char *why;
+  if (T->tier == 2) why = "sm_90a, both operands tensors TMA reads as they are";
+  else if (v->mm_tile == KG_MM_DIRECT) why = "a depthwise convolution: a thread per output walks its window";
+  else if (x->force == KG_SCHED_NO_TENSOR_CORES) why = "tensor cores forced off";
+  else if (t->arch < 80) why = "the target has no mma.sync with these types (sm_80 and later)";
+  else if (!half && dt != KG_F32) why = "float64 and integer products stay on the SIMT tiles";
+  else if (dt == KG_F32 && x->f32_matmul == KG_SCHED_F32_SIMT) why = "float32 on the SIMT tiles (kg_options.f32_matmul)";
+  else if (gf->mm_flags & 3) why = "a vector operand: the skinny SIMT tiles";
+  else if (T->tier == 0) why = "too small for the 16 x 8 x 16 instruction tiles";
+  else if (!half) why = "float32: mma.sync (wgmma's TF32 wants both operands K-major in shared memory)";
+  else if (!t->wgmma) why = t->arch == 90 ? "no sm_90a here (an NVRTC older than CUDA 12, or no tensor maps)" : "not an sm_90 GPU";
+  else if (gf->mm_flags & 8) why = "a convolution's window is read into registers, not by TMA";
+  else why = "an operand is not a tensor TMA can read as it is (a prologue, a view, misaligned rows or a broadcast batch)";
+  snprintf(buf, n, "%s: %s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why);
+  return buf;
 }
 
 /* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
@@ -385,6 +407,9 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
       v->mm_a = mm_operand_mode(gf, x, 0) & KG_MM_KMAJOR, v->mm_b = mm_operand_mode(gf, x, 1) & KG_MM_KMAJOR;
     } else if (kg_mm_tensor_cores(gf, x, t, m, n)) {
       v->mm_tile = (uint8_t)kg_mm_choose_tc_tile(t, batch, m, n);
+      /* a convolution's window is evaluated into registers (index arithmetic per element): 256
+       * threads a block halve each thread's chunks (128 x 64 over 4 warps spilled 120 bytes on sm_80) */
+      if ((gf->mm_flags & 8) && v->mm_tile == KG_MM_TC128N64) v->mm_tile = KG_MM_TC128N64W8;
       /* float32 holds partial sums beside its accumulators (blocked summation) and split-TF32
        * fragments: warp tiles of 32 x 32 (64 x 32 took 240-255 registers, NVRTC 12.4, sm_80) */
       if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;

@@ -396,8 +396,8 @@ const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
 static kg_status nvrtc_build(kg_compiled *c, int arch, bool cubin, kg_nvrtc_out *o) {
   kg_context *ctx = c->m->ctx;
   memset(o, 0, sizeof *o);
-  if (arch < 75 || arch > 121) {
-    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch);
+  if ((arch & 0xffff) < 75 || (arch & 0xffff) > 121) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch & 0xffff);
     return kg_fail(ctx);
   }
   kg_nvrtc *nv = kg_ctx_nvrtc(ctx);

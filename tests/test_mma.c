@@ -79,8 +79,22 @@ Test(mma_schedule, the_policy) {
   ct.space[0] = -1, ct.space[1] = 768, ct.mm_kmajor[0] = ct.mm_kmajor[1] = -1;
   gf = mm_facts(KG_F16, 4, 768, true);
   kg_variant v2 = kg_schedule_choose(&gf, &ct, &kg_target_h100).v;
-  cr_expect_eq(v2.mm_tile, KG_MM_TC128, "compile time, M unknown: the large tile");
+  cr_expect_eq(v2.mm_tile, KG_MM_WG256, "compile time, M unknown, rows 16-byte multiples: the wide Hopper tile");
+  cr_expect_eq(v2.mm_b, KG_MM_KMAJOR, "linear's weight [N, K]: K-major");
+  v2 = kg_schedule_choose(&gf, &ct, &kg_target_a100).v;
+  cr_expect_eq(v2.mm_tile, KG_MM_TC128, "sm_80: the large mma.sync tile");
   cr_expect_eq(v2.mm_b, KG_MM_KMAJOR | KG_MM_ASYNC, "linear's weight [N, K]: K-major, assumed aligned at compile time");
+  gf.mm_rows16[1] = false;
+  cr_expect_eq(kg_schedule_choose(&gf, &ct, &kg_target_h100).v.mm_tile, KG_MM_TC128, "B's rows not known 16-byte multiples: mma.sync");
+  x = run_facts(4096, 4096);
+  gf = mm_facts(KG_BF16, 0, 4096, true);
+  x.mm_tma[0] = x.mm_tma[1] = true;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.mm_tile, KG_MM_WG256, "sm_90, both operands by TMA: Hopper, 128 x 256");
+  x = run_facts(1024, 1024);
+  x.mm_tma[0] = x.mm_tma[1] = true;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.mm_tile, KG_MM_WG128, "32 tiles of 128 x 256 would leave SMs idle: 128 x 128");
+  x.mm_tma[1] = false;
+  cr_expect_eq(kg_mm_tile_get((kg_mm_tile)kg_schedule_choose(&gf, &x, &kg_target_h100).v.mm_tile)->tier, 1, "B not TMA-readable: mma.sync");
 }
 
 /* ---- runs on the emulator ---- */
