@@ -743,7 +743,7 @@ bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
     int64_t v[11];
     const char *const nk[] = {"view", "dim", "len", "a", "b", "c", "region", "body", "els", "cond", "n_car"};
     /* block fields hold KG_NONE when absent; node fields are checked where the step uses them */
-    const int64_t hi[] = {KG_VIEW_UNSQUEEZE, KG_MAX_RANK - 1, INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, nr ? nr - 1 : 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, nn};
+    const int64_t hi[] = {KG_VIEW_UNSQUEEZE, KG_MAX_RANK - 1, INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, nn};
     for (int q = 0; q < 11 && ok; q++) ok = kg_pkr_int(R, kg_pkr_get(x, nk[q]), nk[q], q == 2 ? 0 : q == 1 ? 0 : 0, hi[q], &v[q]);
     if (ok) {
       o.kind = (uint8_t)k, o.view = (uint8_t)v[0], o.dim = (int32_t)v[1], o.len = v[2], o.a = (uint32_t)v[3], o.b = (uint32_t)v[4], o.c = (uint32_t)v[5];
@@ -758,8 +758,7 @@ bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
       if (ok && kg_pkr_get(x, "nodes")) ok = kg_pkr_u32s(R, kg_pkr_get(x, "nodes"), "nodes", nn, &o.nodes, &o.n_nodes);
       o.path = kg_pkr_strv(R, kg_pkr_get(x, "path"), "path", true), o.srcloc = kg_pkr_strv(R, kg_pkr_get(x, "loc"), "loc", true);
       /* the nodes each kind defines or reads directly (kg_plan_verify checks the rest) */
-      if (ok && k == KG_P_NODES) ok = kg_pkr_fail(R, "a plan step that was not partitioned");
-      if (ok && k == KG_P_REGION && !nr) ok = kg_pkr_fail(R, "a region step without regions");
+      if (ok && k == KG_P_REGION && o.region >= nr) ok = kg_pkr_fail(R, "region: no such region");
       if (ok && (k == KG_P_HOST || k == KG_P_READ || k == KG_P_VIEW || k == KG_P_SIZE || k == KG_P_FOR) && o.a >= nn) ok = kg_pkr_fail(R, "a: no such node");
       if (ok && (k == KG_P_READ || k == KG_P_VIEW || k == KG_P_SIZE || k == KG_P_FOR) && o.b >= nn) ok = kg_pkr_fail(R, "b: no such node");
       if (ok && ((k == KG_P_VIEW && o.view != KG_VIEW_UNSQUEEZE) || k == KG_P_FOR || k == KG_P_WHILE || k == KG_P_IF) && o.c >= nn)
@@ -780,6 +779,8 @@ bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
     KG_VEC_PUSH(p->ops, o);
     if (!ok) return false;
   }
+  for (uint32_t b = 0; b < p->blocks.n; b++) KG_VEC_FREE(p->blocks.v[b].ops); /* kg_plan_init's empty block 0 */
+  p->blocks.n = 0;
   i = 0;
   for (const cJSON *x = blocks->child; x; x = x->next, i++) {
     kg_pblock bl;
@@ -805,8 +806,10 @@ bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
   /* blocks form a tree, every value is defined before it is read, carried values agree */
   uint32_t mark = R->d->n;
   if (!kg_plan_verify(p, g, R->d)) {
+    char why[256];
+    snprintf(why, sizeof why, "%s", R->d->n > mark ? R->d->items[mark].msg : "?");
     kg_diag_truncate(R->d, mark);
-    return kg_pkr_fail(R, "the host plan is not well formed");
+    return kg_pkr_fail(R, "the host plan is not well formed (%s)", why);
   }
   return true;
 }

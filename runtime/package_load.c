@@ -145,18 +145,17 @@ static bool load_prog_into(load_ctx *L, const cJSON *j, kg_compiled *c) {
   kg_pkr *R = L->R;
   R->arena = &c->arena;
   if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys)) || !read_graph(R, kg_pkr_get(j, "g"), "g", &c->g)) return false;
-  const cJSON *lg = kg_pkr_get(j, "lg");
+  const cJSON *lg = kg_pkr_get(j, "lg"), *plan = kg_pkr_get(j, "plan");
   if (cJSON_IsString(lg) && !strcmp(lg->valuestring, "g")) kg_graph_clone(&c->lg, &c->g);
-  else if (!read_graph(R, lg, "lg", &c->lg)) return false;
+  else if (lg && !read_graph(R, lg, "lg", &c->lg)) return false;
   c->lg.entry = c->g.entry;
-  if (c->lg.params.n != c->g.params.n || c->lg.outputs.n != c->g.outputs.n || c->lg.n_entry_params != c->g.n_entry_params)
+  if (!plan && (c->lg.params.n != c->g.params.n || c->lg.outputs.n != c->g.outputs.n || c->lg.n_entry_params != c->g.n_entry_params))
     return kg_pkr_fail(R, "lg: its parameters or outputs differ from g's");
   c->split_built = c->fold_built = true;
   kg_graph_init(&c->lg_fold, &c->arena, c->g.entry);
   kg_pkg_prog *pp = kg_arena_alloc(&c->arena, sizeof *pp);
   pp->pk = L->pk, pp->sig = L->sig;
   c->pkg = pp;
-  const cJSON *plan = kg_pkr_get(j, "plan");
   if (plan) {
     if (++L->depth > 1) return kg_pkr_fail(R, "a region with a plan of its own");
     c->plan = kg_arena_alloc(&c->arena, sizeof *c->plan);

@@ -239,7 +239,8 @@ static void write_prog(pw_sig *S, const kg_compiled *c) {
   kg_sb_puts(b, "{\"g\":"), kg_pkw_graph(b, &c->g);
   bool same = c->lg.nodes.n == c->g.nodes.n && !memcmp(c->lg.nodes.v, c->g.nodes.v, c->g.nodes.n * sizeof *c->g.nodes.v) &&
               c->lg.syms.n == c->g.syms.n && c->lg.symdefs.n == c->g.symdefs.n && c->lg.guards.n == c->g.guards.n;
-  if (same) kg_sb_puts(b, ",\n\"lg\":\"g\"");
+  if (c->plan) {
+  } else if (same) kg_sb_puts(b, ",\n\"lg\":\"g\"");
   else kg_sb_puts(b, ",\n\"lg\":"), kg_pkw_graph(b, &c->lg);
   if (c->plan) {
     kg_sb_puts(b, ",\n\"plan\":"), kg_pkw_plan(b, c->plan);
