@@ -131,11 +131,14 @@ typedef struct kg_package {
   uint32_t n_entries;
   kg_pkg_section *secs;
   uint32_t n_secs;
+  unsigned flags;              /* kg_pkg_parse's */
 } kg_package;
 
-/* Reads and checks a package held in memory (takes `bytes`, malloc'd); `check_abi` false
- * accepts a package of another ABI (the fuzzer's seeds outlive header changes). */
-kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, bool check_abi, kg_diag *d);
+/* Reads and checks a package held in memory (takes `bytes`, malloc'd). The fuzzer's flags:
+ * KG_PKG_ANY_ABI accepts a package of another ABI (seeds outlive header changes),
+ * KG_PKG_NO_HASH skips the content hashes (so mutations reach the readers behind them). */
+enum { KG_PKG_ANY_ABI = 1, KG_PKG_NO_HASH = 2 };
+kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, unsigned flags, kg_diag *d);
 void kg_pkg_free(kg_package *pk, kg_context *ctx);
 /* A section's bytes after checking its hash (NULL + error when it does not match). */
 const unsigned char *kg_pkg_section_bytes(kg_package *pk, int32_t sec, size_t *len, kg_diag *d);

@@ -215,11 +215,11 @@ static bool read_manifest(kg_package *pk, const cJSON *man, bool check_abi, kg_d
   return true;
 }
 
-kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, bool check_abi, kg_diag *d) {
+kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, unsigned flags, kg_diag *d) {
   kg_package *pk = kg_xcalloc(1, sizeof *pk);
   kg_arena_init(&pk->arena);
   pk->path = kg_xstrdup(path ? path : "package");
-  pk->bytes = bytes, pk->len = len;
+  pk->bytes = bytes, pk->len = len, pk->flags = flags;
   const char *P = pk->path;
   bool ok = true;
   if (len < 8 || memcmp(bytes, KG_PKG_MAGIC, 8) != 0) {
@@ -246,7 +246,7 @@ kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, boo
   if (ok) {
     unsigned char h[32];
     kg_sha256(bytes + moff, (size_t)mlen, h);
-    if (memcmp(h, bytes + 32, 32) != 0) ok = fail(d, NULL, "%s is corrupted: its manifest does not match the content hash in its header", P);
+    if (memcmp(h, bytes + 32, 32) != 0 && !(flags & KG_PKG_NO_HASH)) ok = fail(d, NULL, "%s is corrupted: its manifest does not match the content hash in its header", P);
     static const char hx[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) pk->hash[2 * i] = hx[bytes[32 + i] >> 4], pk->hash[2 * i + 1] = hx[bytes[32 + i] & 15];
   }
@@ -257,7 +257,7 @@ kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, boo
     man = cJSON_ParseWithLength((const char *)bytes + moff, (size_t)mlen);
     if (!man) ok = fail(d, NULL, "%s: the manifest is not JSON", P);
   }
-  if (ok) ok = read_manifest(pk, man, check_abi, d);
+  if (ok) ok = read_manifest(pk, man, !(flags & KG_PKG_ANY_ABI), d);
   cJSON_Delete(man);
   if (!ok) {
     kg_pkg_free(pk, NULL);
@@ -284,7 +284,7 @@ const unsigned char *kg_pkg_section_bytes(kg_package *pk, int32_t sec, size_t *l
   }
   kg_pkg_section *s = &pk->secs[sec];
   const unsigned char *p = pk->bytes + pk->data_off + s->off;
-  if (!s->verified) {
+  if (!s->verified && !(pk->flags & KG_PKG_NO_HASH)) {
     char h[65];
     kg_sha256_hex(p, (size_t)s->len, h);
     if (strcmp(h, s->sha)) {
@@ -443,7 +443,7 @@ kg_status kg_package_load(kg_context *ctx, const char *path, kg_module **out) {
     kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot read %s: %s", path, strerror(errno));
     return kg_fail(ctx);
   }
-  kg_package *pk = kg_pkg_parse((unsigned char *)bytes, len, path, true, &ctx->diag);
+  kg_package *pk = kg_pkg_parse((unsigned char *)bytes, len, path, 0, &ctx->diag);
   if (!pk) return kg_fail(ctx);
   kg_module *m = kg_xcalloc(1, sizeof *m);
   m->ctx = ctx, m->pkg = pk;
