@@ -137,7 +137,7 @@ typedef struct kg_package {
 /* Reads and checks a package held in memory (takes `bytes`, malloc'd). The fuzzer's flags:
  * KG_PKG_ANY_ABI accepts a package of another ABI (seeds outlive header changes),
  * KG_PKG_NO_HASH skips the content hashes (so mutations reach the readers behind them). */
-enum { KG_PKG_ANY_ABI = 1, KG_PKG_NO_HASH = 2 };
+enum { KG_PKG_ANY_ABI = 1, KG_PKG_NO_HASH = 2, KG_PKG_MAPPED = 4 /* bytes are mmap'd (munmap'd when freed) */ };
 kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, unsigned flags, kg_diag *d);
 void kg_pkg_free(kg_package *pk, kg_context *ctx);
 /* A section's bytes after checking its hash (NULL + error when it does not match). */

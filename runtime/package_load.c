@@ -61,14 +61,18 @@ static bool read_kernels(kg_pkr *R, const cJSON *arr, const kg_graph *lg, const 
   uint32_t n = F->groups.n;
   if (!cJSON_IsArray(arr) || (uint32_t)cJSON_GetArraySize(arr) != n) return kg_pkr_fail(R, "kernels: expected one per group (%u)", n);
   kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
-  *out = ks;
   int i = 0;
   for (const cJSON *x = arr->child; x; x = x->next, i++) {
     kg_pkr_push(R, "kernels", i);
     bool ok = kg_pkr_kernel(R, x, &ks[i]) && check_kernel(R, &ks[i], lg, F, &F->groups.v[i], true);
     kg_pkr_pop(R);
-    if (!ok) return false;
+    if (!ok) {
+      for (int j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
+      free(ks);
+      return false;
+    }
   }
+  *out = ks;
   return true;
 }
 
@@ -262,8 +266,8 @@ kg_compiled *kg_pkg_specialize(kg_module *m, int ei, int si, const DLTensor *con
   kg_diag *d = &m->ctx->diag;
   size_t plen, clen;
   const unsigned char *plan = kg_pkg_section_bytes(pk, sig->plan, &plen, d);
-  const unsigned char *code = plan ? kg_pkg_section_bytes(pk, sig->code, &clen, d) : NULL;
-  if (!code) return NULL;
+  if (!plan) return NULL;
+  clen = (size_t)pk->secs[sig->code].len; /* checked when the emulator first needs its code */
   cJSON *j = cJSON_ParseWithLength((const char *)plan, plen);
   if (!j) {
     kg_diag_add(d, KG_E_FORMAT, NULL, NULL, "%s: section %s is not JSON", pk->path, pk->secs[sig->plan].name);
@@ -331,9 +335,6 @@ kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant
     kg_sb_free(&b);
     return NULL;
   }
-  size_t clen;
-  const unsigned char *code = kg_pkg_section_bytes(pp->pk, pp->sig->code, &clen, d);
-  if (!code) return NULL;
   const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
@@ -346,15 +347,7 @@ kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant
     free(kv);
     return NULL;
   }
-  kg_strbuf b;
-  kg_sb_init(&b);
-  kg_sb_putn(&b, (const char *)code + V->pre_off, (size_t)V->pre_len);
-  kg_sb_putn(&b, (const char *)code + V->code_off, (size_t)V->code_len);
-  kv->cuda = kg_sb_take(&b);
-  kg_sb_putn(&b, (const char *)code + V->tramp_off, (size_t)V->tramp_len);
-  kv->trampolines = kg_sb_take(&b);
-  if (!kv->trampolines) kv->trampolines = kg_xstrdup("");
-  KG_VEC_PUSH(c->runtime, kv);
+  KG_VEC_PUSH(c->runtime, kv); /* its CUDA C is read when the emulator loads it (kg_pkg_variant_load) */
   return kv;
 }
 
@@ -368,8 +361,24 @@ int kg_pkg_pick_arch(const kg_pkg_sig *s, int dev) {
 
 int kg_pkg_variant_load(kg_compiled *c, kg_kvariant *kv, kg_device *dev, kg_diag *d) {
   int slot = kg_dev_slot(dev);
+  if (dev->vt->kind == KG_DEVICE_EMU && !kv->cuda) { /* the variant's CUDA C: its program's prefix, then its own */
+    kg_pkg_prog *pp = c->pkg;
+    const kg_pkg_variant *V = NULL;
+    for (uint32_t i = 0; i < pp->n_vars && !V; i++)
+      if (pp->vars[i].group == kv->group && !memcmp(&pp->vars[i].v, &kv->v, sizeof kv->v)) V = &pp->vars[i];
+    size_t clen;
+    const unsigned char *code = V ? kg_pkg_section_bytes(pp->pk, pp->sig->code, &clen, d) : NULL;
+    if (!code) return -1;
+    kg_strbuf b;
+    kg_sb_init(&b);
+    kg_sb_putn(&b, (const char *)code + V->pre_off, (size_t)V->pre_len);
+    kg_sb_putn(&b, (const char *)code + V->code_off, (size_t)V->code_len);
+    kv->cuda = kg_sb_take(&b);
+    kg_sb_putn(&b, (const char *)code + V->tramp_off, (size_t)V->tramp_len);
+    kv->trampolines = kg_sb_take(&b);
+  }
   if (dev->vt->kind != KG_DEVICE_CUDA) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
+    kg_rt_source src = {c->g.entry, kv->cuda ? kv->cuda : "", kv->trampolines ? kv->trampolines : ""};
     return dev->vt->load(dev, &src, &kv->mod[slot], d);
   }
   kg_pkg_sig *s = c->pkg->sig;

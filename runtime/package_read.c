@@ -9,6 +9,10 @@
  * specializing one entry reads and hashes only that entry's sections.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,7 +276,11 @@ void kg_pkg_free(kg_package *pk, kg_context *ctx) {
     for (uint32_t s = 0; s < pk->entries[e].n_sigs; s++)
       if (pk->entries[e].sigs[s].cuda_mod && ctx && ctx->cuda) ctx->cuda->vt->unload(ctx->cuda, pk->entries[e].sigs[s].cuda_mod);
   kg_arena_free(&pk->arena);
-  free(pk->bytes);
+  if (pk->flags & KG_PKG_MAPPED) {
+    if (pk->len) munmap(pk->bytes, pk->len);
+  } else {
+    free(pk->bytes);
+  }
   free(pk->path);
   free(pk);
 }
@@ -437,13 +445,21 @@ void kg_pkg_describe_sig(kg_package *pk, const kg_pkg_sig *s, kg_strbuf *b) {
 kg_status kg_package_load(kg_context *ctx, const char *path, kg_module **out) {
   kg_call_begin(ctx);
   *out = NULL;
-  size_t len;
-  char *bytes = kg_read_file(path, &len);
-  if (!bytes) {
-    kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot read %s: %s", path, strerror(errno));
+  /* mapped, not read: a package of many entries pages in only what one entry uses */
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  const char *why = NULL;
+  void *bytes = NULL;
+  size_t len = 0;
+  if (fd < 0) why = strerror(errno);
+  else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) why = "not a regular file";
+  else if ((len = (size_t)st.st_size) && (bytes = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) why = strerror(errno);
+  if (fd >= 0) close(fd);
+  if (why) {
+    kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot read %s: %s", path, why);
     return kg_fail(ctx);
   }
-  kg_package *pk = kg_pkg_parse((unsigned char *)bytes, len, path, 0, &ctx->diag);
+  kg_package *pk = kg_pkg_parse((unsigned char *)bytes, len, path, KG_PKG_MAPPED, &ctx->diag);
   if (!pk) return kg_fail(ctx);
   kg_module *m = kg_xcalloc(1, sizeof *m);
   m->ctx = ctx, m->pkg = pk;

@@ -89,7 +89,16 @@ type Package private (path: string, options: FastPath.Options) =
     /// same items give a byte-identical file.
     static member Write(path: string, items: PackageItem list, archs: int list) =
         use c = new Runtime.Context()
-        let mods = items |> List.map (fun it -> c.Load it.Json)
+        // one module per distinct document: several items of one document are its signatures
+        let loaded = Dictionary<string, Runtime.Module>()
+        let modOf (json: string) =
+            match loaded.TryGetValue json with
+            | true, m -> m
+            | _ ->
+                let m = c.Load json
+                loaded.[json] <- m
+                m
+        let itemMods = items |> List.map (fun it -> modOf it.Json)
         try
             let strings = List<nativeint>()
             let utf8 (s: string option) =
@@ -106,7 +115,7 @@ type Package private (path: string, options: FastPath.Options) =
                         x.Module <- md.Handle.DangerousGetHandle()
                         x.Entry <- utf8 it.Entry
                         x.Sig <- utf8 it.Signature
-                        x) items mods
+                        x) items itemMods
                     |> Array.ofList
                 let a = Array.ofList archs
                 let p = Encoding.UTF8.GetBytes(IO.Path.GetFullPath path + "\000")
@@ -117,7 +126,7 @@ type Package private (path: string, options: FastPath.Options) =
             finally
                 for p in strings do Marshal.FreeCoTaskMem p
         finally
-            for md in mods do (md :> IDisposable).Dispose()
+            for md in loaded.Values do (md :> IDisposable).Dispose()
 
     interface IDisposable with
         member _.Dispose() =
