@@ -466,7 +466,12 @@ static char *text_ir(kg_compiled *c) {
     kg_graph_print(&c->lg, &b);
   }
   kg_fusion_print(&c->lg, &c->fusion, &b);
-  for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_print(&c->kernels[i], &b);
+  for (uint32_t i = 0; i < c->n_kernels; i++) {
+    const kg_kernel *k = &c->kernels[i];
+    if (c->pkg) /* a package holds launch metadata, not kernel IR (the code is its CUDA C) */
+      kg_sb_printf(&b, "kernel %s (%s, %u parameters; packaged: launch metadata only)\n", k->name, k->schedule ? k->schedule : "?", k->params.n);
+    else kg_kernel_print(k, &b);
+  }
   return kg_sb_take(&b);
 }
 
@@ -474,7 +479,7 @@ kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   *data = NULL, *len = 0;
-  if (c->pkg) return kg_pkg_emit(c, kind, arch, data, len); /* what the package holds */
+  if (c->pkg && kind != KG_ART_IR) return kg_pkg_emit(c, kind, arch, data, len); /* what the package holds */
   switch (kind) {
   case KG_ART_CUDA: *data = kg_xstrdup(c->cuda); break;
   case KG_ART_IR: *data = text_ir(c); break;

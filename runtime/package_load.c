@@ -428,28 +428,6 @@ bool kg_pkg_twin(const kg_compiled *c, const kg_ts_opts *o, kg_strbuf *out, kg_d
   return true;
 }
 
-static char *ir_text(const kg_compiled *c) {
-  kg_strbuf b;
-  kg_sb_init(&b);
-  kg_graph_print(&c->g, &b);
-  if (c->plan) {
-    kg_plan_print(c->plan, &c->g, &b);
-    for (uint32_t i = 0; i < c->n_regions; i++) {
-      char *t = ir_text(c->regions[i]);
-      kg_sb_printf(&b, "== region r%u\n%s", i, t);
-      free(t);
-    }
-    return kg_sb_take(&b);
-  }
-  kg_fusion_print(&c->lg, &c->fusion, &b);
-  for (uint32_t i = 0; i < c->n_kernels; i++) {
-    const kg_kernel *k = &c->kernels[i];
-    kg_sb_printf(&b, "kernel %s (%s, %u parameters; packaged: launch metadata only, the code is in the package's CUDA C)\n", k->name,
-                 k->schedule ? k->schedule : "?", k->params.n);
-  }
-  return kg_sb_take(&b);
-}
-
 kg_status kg_pkg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len) {
   kg_context *ctx = c->m->ctx;
   kg_diag *d = &ctx->diag;
@@ -460,7 +438,6 @@ kg_status kg_pkg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, s
   case KG_ART_CUDA: sec = s->cuda; break;
   case KG_ART_TORCHSCRIPT:
   case KG_ART_PYTHON: sec = s->twin[kind == KG_ART_PYTHON]; break;
-  case KG_ART_IR: *data = ir_text(c), *len = strlen(*data); return KG_OK;
   case KG_ART_EXPLAIN: *data = kg_xstrdup(c->explain), *len = strlen(*data); return KG_OK;
   case KG_ART_PTX:
     if (s->ptx >= 0 && s->ptx_arch == arch) sec = s->ptx;
