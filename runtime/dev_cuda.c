@@ -16,6 +16,7 @@
  * a time).
  */
 #include "rt.h"
+#include "../passes/passes.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@ enum {
   CU_DEV_CC_MAJOR = 75,
   CU_DEV_CC_MINOR = 76,
   CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN = 97,
+  CU_DEV_SM_COUNT = 16,
+  CU_DEV_MAX_THREADS_PER_SM = 39,
+  CU_DEV_MAX_SHARED_PER_SM = 81,
   CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_SHARED_SIZE_BYTES = 1,
   CU_FUNC_NUM_REGS = 4,
@@ -93,6 +97,7 @@ typedef struct cuda_dev {
   int max_block[3], max_grid[3];
   int smem_default;   /* shared memory per block without opt-in, bytes */
   int smem_optin;     /* with opt-in */
+  int sm_count, threads_per_sm, smem_per_sm;
   kg_nvrtc *nvrtc;
   int own_nvrtc;      /* opened here, closed at destroy */
   kg_cache *cache;
@@ -486,7 +491,10 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&minor, CU_DEV_CC_MINOR, c->dev)) ||
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_threads, CU_DEV_MAX_THREADS_PER_BLOCK, c->dev)) ||
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_default, CU_DEV_MAX_SHARED_PER_BLOCK, c->dev)) ||
-      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_optin, CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN, c->dev)))
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_optin, CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->sm_count, CU_DEV_SM_COUNT, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->threads_per_sm, CU_DEV_MAX_THREADS_PER_SM, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_per_sm, CU_DEV_MAX_SHARED_PER_SM, c->dev)))
     goto fail;
   for (int i = 0; i < 3; i++)
     if (CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_block[i], CU_DEV_MAX_BLOCK_DIM_X + i, c->dev)) ||
@@ -509,6 +517,17 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
 fail:
   cuda_destroy(&c->base);
   return NULL;
+}
+
+void kg_dev_cuda_target(const kg_device *dv, kg_target *t) {
+  const cuda_dev *c = (const cuda_dev *)dv;
+  *t = kg_target_h100;
+  t->name = c->name;
+  t->arch = c->arch;
+  if (c->sm_count > 0) t->sm_count = c->sm_count;
+  if (c->threads_per_sm > 0) t->threads_per_sm = c->threads_per_sm;
+  if (c->smem_per_sm > 0) t->smem_per_sm = c->smem_per_sm;
+  t->smem_per_block = c->smem_optin;
 }
 
 int kg_dev_cuda_arch(kg_device *dv) { return dv->vt->kind == KG_DEVICE_CUDA ? ((cuda_dev *)dv)->arch : 0; }

@@ -7,13 +7,15 @@
  *     (a persistent row group with a splittable reduction — at its static sizes, when it has
  *     them, the scheduler is asked); the fold plan when products were left tiled only for
  *     their symbolic sizes;
- *   - per group of each plan, the variants: where the group's iteration space is static, the
- *     scheduler itself (kg_schedule_choose) asked over a grid of the facts only tensors give
- *     (contiguity, alignment 1…64 bytes, the widest element, offsets past 2^31, row sources'
- *     strides and alignments), so exactly the reachable variants; where a size is symbolic,
- *     every variant the scheduler's rules allow for the group's kind and facts (both index
- *     widths; the vector widths its dtypes allow; columns, splits and warps where the group
- *     has them; every tile for a product); a split's finish kernel with its partial;
+ *   - per group of each plan, the variants: the scheduler itself (kg_schedule_choose) asked over
+ *     a grid of what only run time tells it — the group's symbolic sizes (values around every
+ *     power of two its thresholds sit at), the GPU (its target: H100, A100, small and large
+ *     sm_86 / sm_89 / sm_90 parts, as the device reports arch, SMs and shared memory), and the
+ *     tensors' facts (contiguity, alignment 1…64 bytes, the widest element, offsets past 2^31,
+ *     row sources' strides; a product's operands K-major or not and cp.async-readable or not);
+ *     where a size is symbolic, also every variant the scheduler's rules allow for a pointwise,
+ *     scan or reduction group (both index widths, the vector widths its dtypes allow, columns,
+ *     splits and warps where it has them); a split's finish kernel with its partial;
  *   - per variant, its kernel (launch metadata) and CUDA C (the emulator compiles it as it
  *     compiles any kernel; the variants of one program share their prelude in the package);
  *   - per arch, one NVRTC compilation of all the signature's variants into a cubin, and the
@@ -88,24 +90,82 @@ static uint32_t elem_sizes(const kg_kernel *dk, uint32_t out[4]) {
   return n;
 }
 
-/* static space: the scheduler over the facts only tensors give */
-static void grid_variants(const kg_group *G, const kg_group_facts *gf, const kg_kernel *dk, uint8_t plan, bool row_cache, vlist *L) {
+/* The GPUs the run-time scheduler may be asked for (its target is the device's own: arch, SM
+ * count, shared memory per block), besides the emulator's H100 and A100: a small and a large
+ * sm_86 / sm_89-like part, so that choices that depend on the SM count or shared memory (splits,
+ * tiles, tensor-core tiers) are enumerated for GPUs of every size. */
+static const kg_target *const grid_targets[] = {
+    &kg_target_h100, &kg_target_a100,
+    &(const kg_target){"sm_86, 28 SMs", 86, 28, 1536, 8, 100 * 1024, 99 * 1024},
+    &(const kg_target){"sm_89, 128 SMs", 89, 128, 1536, 8, 100 * 1024, 99 * 1024},
+    &(const kg_target){"sm_90, 16 SMs", 90, 16, 2048, 8, 228 * 1024, 227 * 1024},
+};
+
+/* sizes tried for a symbolic dim: around every power of two the scheduler's thresholds sit at,
+ * fewer of them the more symbols a space has (about 3000 size points at most) */
+static const int64_t rep_sizes[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65, 100, 128, 129, 256, 257, 1000, 1024, 1025, 4096, 8192, 65536, 1048576};
+
+/* The scheduler (kg_schedule_choose) asked over a grid of what run time can tell it: the
+ * group's symbolic sizes (rep_sizes), the target GPU (grid_targets), and the facts only tensors
+ * give — contiguity, alignment, the widest element, offsets past 2^31, row sources' strides;
+ * for a product, each operand's K-major-ness and whether cp.async can read it. */
+static void grid_variants(const kg_group *G, const kg_group_facts *gf, const kg_kernel *dk, uint8_t plan, const kg_context *ctx, vlist *L) {
   uint32_t es[4], ne = elem_sizes(dk, es);
+  int syms[KG_MAX_RANK], ns = 0;
+  for (int d = 0; d < G->space.rank; d++) {
+    if (G->space.d[d].kind == KG_DIM_STATIC) continue;
+    int k = 0;
+    while (k < ns && syms[k] != (int)G->space.d[d].v) k++;
+    if (k == ns) syms[ns++] = (int)G->space.d[d].v;
+  }
+  int nr = (int)KG_COUNTOF(rep_sizes), per = nr;
+  while (ns > 1 && per > 2) { /* per^ns <= ~3000 */
+    int64_t tot = 1;
+    for (int i = 0; i < ns; i++) tot *= per;
+    if (tot <= 3000) break;
+    per--;
+  }
+  int64_t points = 1;
+  for (int i = 0; i < ns; i++) points *= per;
+  bool mm = gf->kind == KG_GROUP_MATMUL;
   kg_sched_facts x;
   memset(&x, 0, sizeof x);
-  x.runtime = true, x.plan = plan, x.row_cache = row_cache;
-  int64_t numel = 1;
-  for (int d = 0; d < G->space.rank; d++) x.space[d] = G->space.d[d].v, numel *= G->space.d[d].v;
-  for (int contig = 0; contig < 2; contig++)
-    for (int big = 0; big < 2; big++)
-      for (uint64_t al = 1; al <= 64; al *= 2)
-        for (uint32_t e = 0; e < ne; e++)
-          for (int rows = 0; rows < 3; rows++) {
-            kg_row_operand ro = {es[e], rows > 0, rows == 2 ? 2 : 1, al, 64};
-            x.contiguous = contig, x.max_offset = big ? ((int64_t)1 << 32) : numel, x.max_elem = es[e], x.align = al;
-            x.row = rows ? &ro : NULL, x.n_row = rows ? 1 : 0;
-            vadd(L, kg_schedule_choose(gf, &x, &kg_target_h100).v);
+  x.runtime = true, x.plan = plan, x.row_cache = ctx->row_cache, x.reduce_block = ctx->reduce_block;
+  x.force = (kg_sched_force)ctx->opts.force_variant, x.f32_matmul = (uint8_t)ctx->opts.f32_matmul;
+  for (int64_t pt = 0; pt < points; pt++) {
+    int64_t q = pt, val[KG_MAX_RANK];
+    for (int i = 0; i < ns; i++) val[i] = rep_sizes[(q % per) * (nr - 1) / (per > 1 ? per - 1 : 1)], q /= per;
+    int64_t numel = 1;
+    for (int d = 0; d < G->space.rank; d++) {
+      int k = 0;
+      if (G->space.d[d].kind != KG_DIM_STATIC)
+        while (syms[k] != (int)G->space.d[d].v) k++;
+      x.space[d] = G->space.d[d].kind == KG_DIM_STATIC ? G->space.d[d].v : val[k];
+      numel *= x.space[d];
+    }
+    for (size_t ti = 0; ti < KG_COUNTOF(grid_targets); ti++)
+      for (int big = 0; big < 2; big++) {
+        x.max_offset = big ? ((int64_t)1 << 32) : numel;
+        if (mm) { /* operand facts: K-major or not (or unknown), cp.async or not */
+          x.contiguous = true, x.align = 64, x.max_elem = es[0], x.row = NULL, x.n_row = 0;
+          for (int f = 0; f < 36; f++) {
+            x.mm_kmajor[0] = (int8_t)(f % 3 - 1), x.mm_kmajor[1] = (int8_t)(f / 3 % 3 - 1), x.mm_async[0] = f / 9 % 2, x.mm_async[1] = f / 18;
+            vadd(L, kg_schedule_choose(gf, &x, grid_targets[ti]).v);
           }
+          continue;
+        }
+        x.mm_kmajor[0] = x.mm_kmajor[1] = -1, x.mm_async[0] = x.mm_async[1] = false;
+        for (int contig = 0; contig < 2; contig++)
+          for (uint64_t al = 1; al <= 64; al *= 2)
+            for (uint32_t e = 0; e < ne; e++)
+              for (int rows = 0; rows < 3; rows++) {
+                kg_row_operand ro = {es[e], rows > 0, rows == 2 ? 2 : 1, al, 64};
+                x.contiguous = contig, x.max_elem = es[e], x.align = al;
+                x.row = rows ? &ro : NULL, x.n_row = rows ? 1 : 0;
+                vadd(L, kg_schedule_choose(gf, &x, grid_targets[ti]).v);
+              }
+      }
+  }
 }
 
 /* a symbolic size: every variant the scheduler's rules allow for this group */
@@ -126,14 +186,7 @@ static void rule_variants(const kg_group_facts *gf, const kg_kernel *dk, uint8_t
       }
       break;
     case KG_GROUP_SCAN: vadd(L, v); break;
-    case KG_GROUP_MATMUL:
-      for (int t = 0; t < KG_MM__COUNT; t++) {
-        if (t == KG_MM_DIRECT && !((gf->mm_flags & 8) && (gf->mm_k < 0 || gf->mm_k <= 64))) continue;
-        kg_variant w = v;
-        w.mm_tile = (uint8_t)t;
-        vadd(L, w);
-      }
-      break;
+    case KG_GROUP_MATMUL: break; /* the grid asks the scheduler (tiers, tiles, operand modes) */
     case KG_GROUP_REDUCE: {
       bool kept = gf->rank > 0 && !((gf->red_mask >> (gf->rank - 1)) & 1);
       bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
@@ -186,8 +239,8 @@ static bool build_variants(pw *W, kg_compiled *c) {
       const kg_group_facts *GF = plan == 1 ? c->gfacts_split : plan == 2 ? c->gfacts_fold : c->gfacts;
       for (uint32_t gi = 0; gi < F->groups.n; gi++) {
         vlist L = {0};
-        if (space_static(&F->groups.v[gi])) grid_variants(&F->groups.v[gi], &GF[gi], &DK[gi], plan, W->ctx->row_cache, &L);
-        else rule_variants(&GF[gi], &DK[gi], plan, W->ctx->row_cache, &L);
+        grid_variants(&F->groups.v[gi], &GF[gi], &DK[gi], plan, W->ctx, &L);
+        if (!space_static(&F->groups.v[gi])) rule_variants(&GF[gi], &DK[gi], plan, W->ctx->row_cache, &L); /* sizes the grid missed */
         for (uint32_t i = 0; i < L.n; i++) {
           uint32_t mark = W->d->n;
           if (!kg_compiled_variant(c, gi, &L.v[i], W->d)) { /* a candidate the lowering refuses is not reachable */

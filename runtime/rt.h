@@ -136,6 +136,9 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d);
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
 /* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
 kg_device *kg_dev_null_new(void);
+/* The GPU of a CUDA device as the scheduler sees it (arch, SMs, shared memory). */
+struct kg_target;
+void kg_dev_cuda_target(const kg_device *dv, struct kg_target *t);
 /* Offline kernel packages (package_load.c): the CUDA device's compute capability (major * 10 +
  * minor), and a module from a cubin or NUL-terminated PTX image (the driver JITs PTX): no NVRTC. */
 int kg_dev_cuda_arch(kg_device *dv);
