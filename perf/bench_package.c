@@ -38,11 +38,11 @@ typedef struct ent {
 } ent;
 
 typedef struct bufs {
-  DLTensor t[32];
-  int64_t shape[32][8];
-  void *mem[32];
-  const DLTensor *in[32];
-  kg_named_tensor cap[32];
+  DLTensor t[256];
+  int64_t shape[256][8];
+  void *mem[256];
+  const DLTensor *in[256];
+  kg_named_tensor cap[256];
   int n_in, n_cap, n;
   DLTensor o[32];
   int64_t oshape[32][8];
@@ -55,7 +55,7 @@ typedef struct bufs {
 static bool make_inputs(kg_compiled *c, bufs *B) {
   memset(B, 0, sizeof *B);
   const kg_graph *g = &c->g;
-  if (g->params.n > 32) return false;
+  if (g->params.n > 256) return false;
   for (uint32_t p = 0; p < g->params.n; p++) {
     const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
     DLTensor *t = &B->t[p];
