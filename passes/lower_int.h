@@ -135,6 +135,7 @@ typedef struct kg_mm_frame {
   uint32_t M, N, K;                /* exprs */
   uint32_t m0, n0;                 /* the tile's first row and column */
   uint32_t bc[KG_MAX_RANK];        /* the batch coordinates (conv: image, group) */
+  uint32_t bz;                     /* the batch index over all batch dims */
   kg_kcursor tile_body;
 } kg_mm_frame;
 void kg_lw_mm_frame(kg_mmk *S, uint32_t bm, uint32_t bn, kg_mm_frame *F);
@@ -148,6 +149,8 @@ void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, u
 void kg_lw_mm_memo_reset(lctx *L);
 /* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
 void kg_lw_mma_body(kg_mmk *S);
+/* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */
+void kg_lw_wgmma_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);

@@ -203,6 +203,7 @@ void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
   L->cur = loop(S, "bz", sreg(S, KG_SREG_CTAID_Z), nbatch, sreg(S, KG_SREG_NCTAID_Z), &bz);
   L->cur = loop(S, "my", sreg(S, KG_SREG_CTAID_Y), mtiles, sreg(S, KG_SREG_NCTAID_Y), &my);
   F->tile_body = L->cur;
+  F->bz = bz;
   F->m0 = kg_lw_decl(L, "m0", L->ix, imul(S, my, cst(S, BM)));
   /* the batch coordinates, innermost first; the outermost takes what remains */
   uint32_t rem = bz;
@@ -410,7 +411,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   k->schedule = S.conv ? kg_arena_printf(A, "conv.%s", T->name) : kg_arena_printf(A, "matmul.%s", T->name);
   k->vec = 1;
   k->launch.per_output = KG_LAUNCH_TILES;
-  k->launch.block[0] = T->tier ? 32u * T->wm * T->wn : (T->bn / T->tn) * (T->bm / T->tm);
+  k->launch.block[0] = T->tier == 2 ? 128u * (T->wm + 1u) : T->tier ? 32u * T->wm * T->wn : (T->bn / T->tn) * (T->bm / T->tm);
   k->launch.elems_per_thread = 1;
   k->launch.tile_m = T->bm, k->launch.tile_n = T->bn;
   uint32_t esz = S.acc == KG_F64 || S.acc == KG_I64 ? 8 : 4;
@@ -452,6 +453,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
                                  : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
   for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
   if (direct) direct_body(&S, grp);
+  else if (T->tier == 2) kg_lw_wgmma_body(&S);
   else if (T->tier) kg_lw_mma_body(&S);
   else simt_body(&S, T);
   free(S.sparam), free(S.snode), free(senc), free(S.ostride);

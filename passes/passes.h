@@ -174,6 +174,9 @@ typedef enum kg_mm_tile {
   KG_MM_TC32 = 9,     /* 32 × 32, 4 warps of 16 × 16, 3 stages: small products, more blocks */
   KG_MM_TC128N64W8 = 10, /* 128 × 64, 8 warps of 32 × 32, 4 stages: float32's largest (its partial
                             sums and split-TF32 fragments double a thread's registers) */
+  KG_MM_WG128 = 11,   /* Hopper (sm_90a): 128 × 128 × 64 stages by TMA, 4 stages; a producer warpgroup
+                         and 2 consumer warpgroups of wgmma m64n128k16 */
+  KG_MM_WG256 = 12,   /* Hopper: 128 × 256 × 64, 3 stages; consumers of m64n256k16 (128 accumulators a thread) */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
@@ -181,8 +184,8 @@ typedef enum kg_mm_tile {
 typedef struct kg_mm_tile_info {
   uint32_t bm, bn, tm, tn; /* the block's tile; SIMT: outputs per thread */
   const char *name;
-  uint8_t tier;            /* 0 SIMT, 1 tensor cores (mma.sync) */
-  uint8_t wm, wn, stages;  /* tensor cores: warps along M and N; shared-memory stages */
+  uint8_t tier;            /* 0 SIMT, 1 tensor cores (mma.sync), 2 Hopper (wgmma + TMA) */
+  uint8_t wm, wn, stages;  /* tensor cores: warps (tier 2: consumer warpgroups) along M and N; shared-memory stages */
 } kg_mm_tile_info;
 #define KG_MM_TC_KBYTES 64 /* tensor-core tiles: bytes of K per row of a stage (a 64-byte swizzle) */
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
@@ -216,6 +219,7 @@ typedef struct kg_target {
   int blocks_per_sm;      /* resident blocks per SM the split aims for */
   int smem_per_sm;        /* shared memory per SM, bytes */
   int smem_per_block;     /* shared memory a block may use (with the opt-in), bytes */
+  bool wgmma;             /* sm_90a's wgmma and TMA (an sm_90 GPU and an NVRTC that compiles sm_90a) */
 } kg_target;
 extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
 extern const kg_target kg_target_a100; /* sm_80: the mma.sync tier (kg_options.emu_arch = 80) */
@@ -246,6 +250,7 @@ typedef struct kg_group_facts {
                                  value, no prologue, no view): cp.async can bring it */
   bool mm_rows16[2];          /* MATMUL: A / B is such a source whose innermost dim is static and
                                  16-byte multiple long (compile time assumes contiguous tensors) */
+  int8_t mm_rank[2];          /* MATMUL: A's / B's rank (a batch for TMA when above 2) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
@@ -301,6 +306,8 @@ typedef struct kg_sched_facts {
    * them (a source, contiguous along one matrix dim, 16-byte aligned base and strides) */
   int8_t mm_kmajor[2];
   bool mm_async[2];
+  bool mm_tma[2];             /* ... and TMA can bring it: 16-byte aligned, a matrix or a batch of them
+                                 (its batch dims the product's, collapsible into one) */
   uint8_t f32_matmul;         /* a kg_sched_f32 (kg_options.f32_matmul): how float32 products run */
 } kg_sched_facts;
 
@@ -322,6 +329,8 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
+/* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
+bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* A convolution's product runs the direct schedule (a thread per output over its window) when it
  * has at most 4 output channels per group and K (its window times input channels per group) is at

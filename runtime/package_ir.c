@@ -47,8 +47,8 @@ static const pk_field variant_fields[] = {
     PKF(kg_variant, mm_prec, PF_U8), PKF(kg_variant, mm_a, PF_U8), PKF(kg_variant, mm_b, PF_U8),
 };
 
-static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng"};
-_Static_assert(KPR_RNG == 10, "a kernel parameter role was added: name it in role_names (runtime/package_ir.c) and docs/package.md");
+static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng", "tmap"};
+_Static_assert(KPR_TMAP == 11, "a kernel parameter role was added: name it in role_names (runtime/package_ir.c) and docs/package.md");
 static const char *const pop_names[] = {"nodes", "region", "host", "read", "view", "size", "for", "while", "if"};
 
 /* ---- writing ---- */
@@ -192,11 +192,21 @@ void kg_pkw_kernel(kg_strbuf *b, const kg_kernel *k) {
     const kg_kparam *p = &k->params.v[i];
     KG_ASSERT(p->role < KG_COUNTOF(role_names));
     kg_sb_puts(b, i ? ",[" : "["), kg_pkw_str(b, p->name);
-    kg_sb_printf(b, ",\"%s\",\"%s\",%d,\"%s\",%u,%u]", p->kind == KP_BUFFER ? "buffer" : "scalar", kg_dtype_name((kg_dtype)p->dtype), p->is_output ? 1 : 0,
+    kg_sb_printf(b, ",\"%s\",\"%s\",%d,\"%s\",%u,%u]", p->kind == KP_BUFFER ? "buffer" : p->kind == KP_TMAP ? "tmap" : "scalar", kg_dtype_name((kg_dtype)p->dtype), p->is_output ? 1 : 0,
                  role_names[p->role], p->r0, p->r1);
   }
   kg_sb_puts(b, "],\"launch\":");
   w_fields(b, &k->launch, launch_fields, (int)KG_COUNTOF(launch_fields));
+  if (k->tmaps.n) { /* TMA tensor maps made at launch: [owner, index, inner dim, outer dim, batched, box inner, box outer, swizzle] */
+    kg_sb_puts(b, ",\"tmaps\":[");
+    for (uint32_t i = 0; i < k->tmaps.n; i++) {
+      const kg_ktmap *t = &k->tmaps.v[i];
+      kg_sb_printf(b, "%s[%u,%u,%d,%d,%d,%u,%u,%u]", i ? "," : "", t->owner, t->index, t->inner, t->outer, t->batched ? 1 : 0, t->box[0], t->box[1], t->swizzle);
+    }
+    kg_sb_putc(b, ']');
+  }
+  if (k->sm90a) kg_sb_puts(b, ",\"sm90a\":1");
+  if (k->max_threads) kg_sb_printf(b, ",\"max_threads\":%u", k->max_threads);
   kg_sb_putc(b, '}');
 }
 
@@ -630,8 +640,30 @@ bool kg_pkr_fusion(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_fusion *f) {
 }
 
 bool kg_pkr_kernel(kg_pkr *R, const cJSON *j, kg_kernel *k) {
-  static const char *const keys[] = {"name", "index", "vec", "schedule", "params", "launch"};
+  static const char *const keys[] = {"name", "index", "vec", "schedule", "params", "launch", "tmaps", "sm90a", "max_threads"};
   if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys))) return false;
+  int64_t mt = 0;
+  if (kg_pkr_get(j, "max_threads") && !kg_pkr_int(R, kg_pkr_get(j, "max_threads"), "max_threads", 0, 1024, &mt)) return false;
+  k->max_threads = (uint32_t)mt, k->sm90a = kg_pkr_get(j, "sm90a") != NULL;
+  const cJSON *tm = kg_pkr_get(j, "tmaps");
+  if (tm && !cJSON_IsArray(tm)) return kg_pkr_fail(R, "tmaps: expected an array");
+  int ti = 0;
+  for (const cJSON *x = tm ? tm->child : NULL; x; x = x->next, ti++) {
+    int64_t f[8];
+    int n = 0;
+    kg_pkr_push(R, "tmaps", ti);
+    static const int64_t lo[8] = {0, 0, -KG_MAX_RANK, -KG_MAX_RANK, 0, 0, 0, 0}, hi[8] = {UINT32_MAX, UINT32_MAX, -1, -1, 1, 256, 256, 128};
+    bool ok = cJSON_GetArraySize(x) == 8;
+    for (const cJSON *y = ok ? x->child : NULL; y && ok; y = y->next, n++) ok = kg_pkr_int(R, y, NULL, lo[n], hi[n], &f[n]);
+    if (!ok && !R->failed) kg_pkr_fail(R, "expected [owner, index, inner, outer, batched, box inner, box outer, swizzle]");
+    kg_pkr_pop(R);
+    if (!ok) return false;
+    kg_ktmap t;
+    memset(&t, 0, sizeof t);
+    t.owner = (uint32_t)f[0], t.index = (uint32_t)f[1], t.inner = (int8_t)f[2], t.outer = (int8_t)f[3], t.batched = f[4] != 0;
+    t.box[0] = (uint32_t)f[5], t.box[1] = (uint32_t)f[6], t.swizzle = (uint32_t)f[7];
+    KG_VEC_PUSH(k->tmaps, t);
+  }
   k->name = kg_pkr_strv(R, kg_pkr_get(j, "name"), "name", false);
   k->schedule = kg_pkr_strv(R, kg_pkr_get(j, "schedule"), "schedule", true);
   int64_t vec;
@@ -658,8 +690,8 @@ bool kg_pkr_kernel(kg_pkr *R, const cJSON *j, kg_kernel *k) {
                  kg_pkr_int(R, e[6], "r1", 0, UINT32_MAX, &r1);
     if (ok && R->failed) ok = false;
     if (ok) {
-      p.kind = !strcmp(e[1]->valuestring, "buffer") ? KP_BUFFER : KP_SCALAR;
-      if (p.kind == KP_SCALAR && strcmp(e[1]->valuestring, "scalar")) ok = kg_pkr_fail(R, "kind '%s': buffer or scalar", e[1]->valuestring);
+      p.kind = !strcmp(e[1]->valuestring, "buffer") ? KP_BUFFER : !strcmp(e[1]->valuestring, "tmap") ? KP_TMAP : KP_SCALAR;
+      if (p.kind == KP_SCALAR && strcmp(e[1]->valuestring, "scalar")) ok = kg_pkr_fail(R, "kind '%s': buffer, tmap or scalar", e[1]->valuestring);
       uint32_t r = 0;
       while (r < KG_COUNTOF(role_names) && strcmp(role_names[r], e[4]->valuestring)) r++;
       if (ok && r == KG_COUNTOF(role_names))

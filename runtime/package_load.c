@@ -44,6 +44,13 @@ static bool check_kernel(kg_pkr *R, const kg_kernel *k, const kg_graph *lg, cons
     case KPR_SYM: ok = r0 < lg->syms.n; break;
     case KPR_SCALAR: ok = r1 < lg->params.n && lg->nodes.v[lg->params.v[r1].node].vkind == KG_V_SCALAR; break;
     case KPR_RNG: ok = r0 <= 1; break;
+    case KPR_TMAP: {
+      const kg_ktmap *t = r0 < k->tmaps.n ? &k->tmaps.v[r0] : NULL;
+      ok = p->kind == KP_TMAP && t &&
+           (t->owner == KG_BUF_PARAM ? t->index < lg->params.n : t->owner == KG_BUF_OUTPUT ? t->index < lg->outputs.n
+            : t->owner == KG_BUF_TEMP ? t->index < F->temps.n : false);
+      break;
+    }
     default: break;
     }
     if (!ok) {
@@ -378,7 +385,7 @@ int kg_pkg_variant_load(kg_compiled *c, kg_kvariant *kv, kg_device *dev, kg_diag
     kv->trampolines = kg_sb_take(&b);
   }
   if (dev->vt->kind != KG_DEVICE_CUDA) {
-    kg_rt_source src = {c->g.entry, kv->cuda ? kv->cuda : "", kv->trampolines ? kv->trampolines : ""};
+    kg_rt_source src = {c->g.entry, kv->cuda ? kv->cuda : "", kv->trampolines ? kv->trampolines : "", kv->k.sm90a};
     return dev->vt->load(dev, &src, &kv->mod[slot], d);
   }
   kg_pkg_sig *s = c->pkg->sig;

@@ -96,9 +96,9 @@ static uint32_t elem_sizes(const kg_kernel *dk, uint32_t out[4]) {
  * tiles, tensor-core tiers) are enumerated for GPUs of every size. */
 static const kg_target *const grid_targets[] = {
     &kg_target_h100, &kg_target_a100,
-    &(const kg_target){"sm_86, 28 SMs", 86, 28, 1536, 8, 100 * 1024, 99 * 1024},
-    &(const kg_target){"sm_89, 128 SMs", 89, 128, 1536, 8, 100 * 1024, 99 * 1024},
-    &(const kg_target){"sm_90, 16 SMs", 90, 16, 2048, 8, 228 * 1024, 227 * 1024},
+    &(const kg_target){"sm_86, 28 SMs", 86, 28, 1536, 8, 100 * 1024, 99 * 1024, false},
+    &(const kg_target){"sm_89, 128 SMs", 89, 128, 1536, 8, 100 * 1024, 99 * 1024, false},
+    &(const kg_target){"sm_90, 16 SMs", 90, 16, 2048, 8, 228 * 1024, 227 * 1024, true},
 };
 
 /* sizes tried for a symbolic dim: around every power of two the scheduler's thresholds sit at,
@@ -148,8 +148,9 @@ static void grid_variants(const kg_group *G, const kg_group_facts *gf, const kg_
         x.max_offset = big ? ((int64_t)1 << 32) : numel;
         if (mm) { /* operand facts: K-major or not (or unknown), cp.async or not */
           x.contiguous = true, x.align = 64, x.max_elem = es[0], x.row = NULL, x.n_row = 0;
-          for (int f = 0; f < 36; f++) {
-            x.mm_kmajor[0] = (int8_t)(f % 3 - 1), x.mm_kmajor[1] = (int8_t)(f / 3 % 3 - 1), x.mm_async[0] = f / 9 % 2, x.mm_async[1] = f / 18;
+          for (int f = 0; f < 36 * 4; f++) { /* and whether TMA can bring each (the Hopper tier) */
+            x.mm_kmajor[0] = (int8_t)(f % 3 - 1), x.mm_kmajor[1] = (int8_t)(f / 3 % 3 - 1), x.mm_async[0] = f / 9 % 2, x.mm_async[1] = f / 18 % 2;
+            x.mm_tma[0] = f / 36 % 2, x.mm_tma[1] = f / 72;
             vadd(L, kg_schedule_choose(gf, &x, grid_targets[ti]).v);
           }
           continue;
@@ -425,9 +426,23 @@ static bool write_sig(pw *W, kg_compiled *c, int ei, int si, kg_strbuf *man) {
   kg_strbuf stats;
   kg_sb_init(&stats);
   const char *pname = kg_arena_printf(&c->arena, "%s.cu", kg_entry_cname(&c->arena, c->g.entry));
+  bool sm90a = false;
+  for (uint32_t k = 0; k < S.kernels.n; k++) sm90a |= S.kernels.v[k]->sm90a;
   for (int a = 0; a < W->n_archs && ok; a++) {
     kg_nvrtc_out o;
-    ok = kg_nvrtc_compile(W->nv, pname, tu.s, W->archs[a], true, NULL, &o, W->d) == 0;
+    /* sm_90a kernels (wgmma, TMA) exist for sm_90 only: another arch's cubin leaves them out (its
+     * scheduler never picks them), sm_90's is compiled for sm_90a */
+    kg_strbuf atu;
+    kg_sb_init(&atu);
+    if (sm90a && W->archs[a] != 90) {
+      KG_VEC(const kg_kernel *) ks = {0};
+      for (uint32_t k = 0; k < S.kernels.n; k++)
+        if (!S.kernels.v[k]->sm90a) KG_VEC_PUSH(ks, S.kernels.v[k]);
+      kg_cuda_emit(ks.v, ks.n, c->g.entry, &atu);
+      KG_VEC_FREE(ks);
+    }
+    ok = kg_nvrtc_compile(W->nv, pname, atu.len ? atu.s : tu.s, W->archs[a] | (sm90a && W->archs[a] == 90 ? KG_ARCH_FEAT : 0), true, NULL, &o, W->d) == 0;
+    kg_sb_free(&atu);
     if (!ok) break;
     snprintf(nm, sizeof nm, "e%d.s%d.sm_%d.cubin", ei, si, W->archs[a]);
     cubin[a] = add_sec(W, nm, o.cubin, o.cubin_len);

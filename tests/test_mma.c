@@ -231,6 +231,12 @@ static void run_mm(int emu_arch, int f32, const char *e, kg_dtype dt, int64_t M,
       }
     }
   cr_expect_eq(bad, 0);
+  /* which tier ran: wgmma (Hopper) on sm_90 when both operands' rows are 16-byte aligned, else mma.sync */
+  bool rows16 = !aoff && (ta ? M : K) * (int64_t)es % 16 == 0 && (lin ? (tb ? N : K) : (tb ? K : N)) * (int64_t)es % 16 == 0;
+  const char *want = dt != KG_F32 && emu_arch != 80 && rows16 ? "matmul.wg" : "matmul.tc";
+  bool ran = false;
+  for (uint32_t i = 0; i < c->runtime.n; i++) ran |= strncmp(c->runtime.v[i]->k.schedule, want, strlen(want)) == 0;
+  cr_expect(ran, "%s %lldx%lldx%lld on sm_%d: no %s kernel ran", e, (long long)M, (long long)K, (long long)N, emu_arch ? emu_arch : 90, want);
   kg_compiled_free(c);
   kg_module_free(m), kg_context_free(ctx);
   mat_free(&a), mat_free(&b), mat_free(&bias);
@@ -246,8 +252,14 @@ Test(mma_exec, f32_split_tf32_edges) {
   run_mm(80, 0, "mm_tc_f32", KG_F32, 33, 47, 31, false, false, 1, 1e-5);   /* A 4 bytes off: no cp.async for it */
 }
 Test(mma_exec, f32_tf32) { run_mm(80, KG_F32_MATMUL_TF32, "mm_tc_f32", KG_F32, 70, 64, 41, false, false, 0, 2e-3); }
+/* sm_90 with TMA-readable operands (16-byte aligned rows): the Hopper tier (wgmma) */
+Test(mma_exec, hopper_f16_bf16) {
+  run_mm(90, 0, "mm_tc_f16", KG_F16, 150, 72, 136, false, false, 0, 1e-6);  /* ragged M, N and K (TMA zero-fills) */
+  run_mm(90, 0, "mm_tc_f16", KG_F16, 40, 24, 264, true, true, 0, 1e-6);     /* A M-major, B K-major: both transposed */
+  run_mm(90, 0, "mm_tc_f16", KG_F16, 7, 0, 16, false, false, 0, 0);          /* K = 0 */
+  run_mm(90, 0, "mm_tc_bf16_linear", KG_BF16, 129, 96, 72, false, false, 0, 1e-6);
+}
 Test(mma_exec, f16_edges) {
-  run_mm(90, 0, "mm_tc_f16", KG_F16, 150, 72, 136, false, false, 0, 1e-6);
   run_mm(80, 0, "mm_tc_f16", KG_F16, 17, 9, 23, true, false, 0, 1e-6);     /* M-major A (ldmatrix.trans), K not a multiple of 8 */
   run_mm(80, 0, "mm_tc_f16", KG_F16, 40, 24, 64, false, true, 3, 1e-6);    /* K-major B, A 6 bytes off */
 }
@@ -256,9 +268,10 @@ Test(mma_exec, bf16_linear_gelu) {
   run_mm(80, 0, "mm_tc_bf16_linear", KG_BF16, 8, 40, 24, false, true, 0, 1e-6); /* the weight N-major: through registers */
 }
 
-/* a [B, M, K] @ [K, N] product: the batch of B broadcast (stride 0) */
-Test(mma_exec, f16_batched_broadcast) {
-  kg_context *ctx = ctx_tc(80, 0);
+/* a [B, M, K] @ [K, N] product: the batch of B broadcast (stride 0); sm_80's mma.sync and
+ * sm_90's wgmma (A by a 3-D tensor map, B by a 2-D one) */
+static void batched(int arch) {
+  kg_context *ctx = ctx_tc(arch, 0);
   kg_module *m = load_tc(ctx);
   enum { B = 3, M = 20, K = 40, N = 24 };
   mat a = mat_new(KG_F16, B * M, K, false, 0), b = mat_new(KG_F16, K, N, false, 0);
@@ -288,6 +301,7 @@ Test(mma_exec, f16_batched_broadcast) {
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   mat_free(&a), mat_free(&b), free(out);
 }
+Test(mma_exec, f16_batched_broadcast) { batched(80), batched(90); }
 
 /* ---- NVRTC: representative variants, no spills on sm_80 and sm_90 ---- */
 Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
@@ -348,6 +362,78 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
       cr_log_info("sm_%d %s: %d registers", archs[ai], o.stats[q].name, o.stats[q].regs);
       cr_expect_eq(o.stats[q].spill_stores + o.stats[q].spill_loads, 0, "sm_%d %s spills", archs[ai], o.stats[q].name);
       cr_expect_leq(o.stats[q].regs, 255);
+    }
+    kg_nvrtc_out_free(&o);
+    kg_diag_free(&vd);
+  }
+  kg_sb_free(&tu);
+  for (int i = 0; i < nk; i++) kg_compiled_free(cs[i]);
+  kg_module_free(m), kg_context_free(ctx);
+}
+
+/* the Hopper tier compiles for sm_90a (wgmma, TMA, mbarriers) without spills, in both tile widths
+ * and every operand layout; for sm_80 and sm_90 its Hopper instructions are traps */
+Test(mma_nvrtc, hopper_tiles_compile_for_sm90a, .timeout = 900) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_free(&d);
+  if (!nv) cr_skip_test("NVRTC not installed");
+  kg_nvrtc_close(nv);
+  kg_context *ctx = ctx_tc(0, 0);
+  kg_module *m = load_tc(ctx);
+  static const struct { const char *entry; int tile, a, b; } cases[] = {
+      {"mm_tc_f16", KG_MM_WG256, KG_MM_KMAJOR, 0},
+      {"mm_tc_f16", KG_MM_WG128, 0, KG_MM_KMAJOR},
+      {"mm_tc_bf16_linear", KG_MM_WG128, KG_MM_KMAJOR, KG_MM_KMAJOR},
+      {"mm_tc_f16_batched", KG_MM_WG256, 0, 0},
+  };
+  const kg_kernel *ks[8];
+  kg_compiled *cs[8];
+  int nk = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize(m, cases[i].entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+    cs[nk] = c;
+    for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+      if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
+      kg_variant v = c->variants[gi];
+      v.mm_tile = (uint8_t)cases[i].tile, v.mm_prec = 0, v.mm_a = (uint8_t)cases[i].a, v.mm_b = (uint8_t)cases[i].b;
+      kg_diag vd;
+      kg_diag_init(&vd);
+      kg_kvariant *kv = kg_compiled_variant(c, gi, &v, &vd);
+      cr_assert_not_null(kv, "%s", cases[i].entry);
+      cr_assert(kv->k.sm90a);
+      ks[nk] = &kv->k;
+      kg_diag_free(&vd);
+    }
+    nk++;
+  }
+  kg_strbuf tu;
+  kg_sb_init(&tu);
+  kg_cuda_emit(ks, (uint32_t)nk, "wgmma_tiles", &tu);
+  kg_nvrtc *n2 = kg_ctx_nvrtc(ctx);
+  int archs[3] = {90 | KG_ARCH_FEAT, 90, 80};
+  for (int ai = 0; ai < 3; ai++) {
+    kg_nvrtc_out o;
+    kg_diag vd;
+    kg_diag_init(&vd);
+    int rc = kg_nvrtc_compile(n2, "wgmma_tiles.cu", kg_sb_cstr(&tu), archs[ai], true, NULL, &o, &vd);
+    if (rc) {
+      char *t = kg_diag_format(&vd);
+      cr_log_error("%s", t);
+      free(t);
+    }
+    cr_assert_eq(rc, 0);
+    if (ai == 0) {
+      cr_expect_not_null(strstr(o.ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
+      cr_expect_not_null(strstr(o.ptx, "cp.async.bulk.tensor.3d.shared::cluster.global"));
+      cr_expect_not_null(strstr(o.ptx, "mbarrier.try_wait.parity"));
+    }
+    for (uint32_t q = 0; q < o.n_stats; q++) {
+      cr_log_info("sm_%d%s %s: %d registers", archs[ai] & 0xffff, archs[ai] & KG_ARCH_FEAT ? "a" : "", o.stats[q].name, o.stats[q].regs);
+      cr_expect_eq(o.stats[q].spill_stores + o.stats[q].spill_loads, 0, "%s spills", o.stats[q].name);
+      cr_expect_leq(o.stats[q].regs, 168, "384 threads a block: at most 168 registers each");
     }
     kg_nvrtc_out_free(&o);
     kg_diag_free(&vd);
