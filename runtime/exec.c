@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "package.h"
 
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
   if (kind == KG_DEVICE_AUTO) kind = kg_default_device(ctx);
@@ -37,9 +38,10 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
     if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
     return ctx->emu;
   }
-  if (!ctx->cuda) {
+  if (!ctx->cuda) { /* without NVRTC the device still runs packaged kernels (a source load says NVRTC is missing) */
+    uint32_t mark = ctx->diag.n;
     kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
-    if (!nv) return NULL;
+    kg_diag_truncate(&ctx->diag, mark);
     ctx->cuda = kg_dev_cuda_new(&ctx->rtcfg, nv, d);
   }
   return ctx->cuda;
@@ -54,6 +56,7 @@ kg_device_kind kg_default_device(kg_context *ctx) {
 }
 
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d) {
+  if (c->pkg) return kg_pkg_variant_get(c, group, v, d); /* a package: looked up, never compiled */
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     if (kv->group == group && memcmp(&kv->v, v, sizeof *v) == 0) return kv;
@@ -333,12 +336,16 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
 
 /* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
 static bool build_split_plan(kg_compiled *c, kg_diag *d) {
+  if (c->split_built && !c->kernels_split && c->pkg)
+    kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
+
+bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) { return plan == 1 ? build_split_plan(c, d) : build_fold_plan(c, d); }
 
 bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {
   size_t n = kg_dtype_get(dt)->size;
@@ -402,7 +409,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
     kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->k.sm90a};
-    if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
+    if ((c->pkg ? kg_pkg_variant_load(c, kv, dev, d) : dev->vt->load(dev, &src, &kv->mod[slot], d)) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
   const kg_kernel *k = &kv->k;
