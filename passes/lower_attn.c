@@ -28,7 +28,13 @@
  * over -inf, as PyTorch's math path); with no keys at all (S = 0) the output is 0, as the math
  * path's empty product. The m' = -inf case exponentiates against 0 (no NaN from -inf - -inf while
  * a row has seen only masked keys). The schedule (tile sizes) is the scheduler's
- * (kg_attn_choose_tile, passes/schedule.c). */
+ * (kg_attn_choose_tile, passes/schedule.c).
+ *
+ * An attention recognized from hand-written code (passes/attention.c, ia[0] & 16) brings its own
+ * score function: in[3] is the user's scores expression x (scale, masks, ...) over in[4], an
+ * ATTN_SCORES placeholder standing for q·kᵀ; each score is x evaluated at (b, qi, kj) with the
+ * placeholder's value set to the dot product just computed (ia[0] & 32: k arrives as kᵀ and its
+ * tile is read transposed). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +101,7 @@ static uint32_t operand_at(akern *A, uint32_t id, uint32_t x, uint32_t y) {
 /* A [rows × cols] tile of operand `id` into shared array `arr` (row pitch `pitch`): rows row0 …
  * of the operand (0 past `extent`), its last dim 0 … cols; every thread loads every nt-th
  * element (consecutive threads: consecutive elements of a row, coalesced when it is contiguous). */
-static void load_tile(akern *A, uint32_t arr, uint32_t pitch, uint32_t rows, uint32_t cols, uint32_t row0, uint32_t extent, uint32_t id) {
+static void load_tile(akern *A, uint32_t arr, uint32_t pitch, uint32_t rows, uint32_t cols, uint32_t row0, uint32_t extent, uint32_t id, bool trans) {
   lctx *L = A->L;
   kg_lw_scope sc;
   uint32_t t = kg_lw_open_for(L, "t", A->tid, cst(A, (int64_t)rows * cols), cst(A, A->nt), &sc);
@@ -105,7 +111,7 @@ static void load_tile(akern *A, uint32_t arr, uint32_t pitch, uint32_t rows, uin
   uint32_t v = newvar(A, "tv", A->acc, fcst(A, 0));
   kg_lw_scope si = open_if(A, bop(A, KG_OP_LT, gi, extent));
   forget(L);
-  stmt(A, KS_ASSIGN, v, operand_at(A, id, gi, e), KG_NONE);
+  stmt(A, KS_ASSIGN, v, trans ? operand_at(A, id, e, gi) : operand_at(A, id, gi, e), KG_NONE);
   kg_lw_scope_leave(L, si);
   stmt(A, KS_SSTORE, arr, iop(A, KG_OP_IDX_ADD, iop(A, KG_OP_IDX_MUL, i, cst(A, pitch)), e), var(A, v));
   kg_lw_scope_leave(L, sc);
@@ -187,7 +193,7 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
   uint32_t qi = kg_lw_decl(L, "qi", A->ix, iop(A, KG_OP_IDX_ADD, q0, A->row));
   kg_kcursor body = L->cur;
   /* the key tile */
-  load_tile(A, A->KVs, A->kvpitch, A->bk, A->E, k0, A->S, at->in[1]);
+  load_tile(A, A->KVs, A->kvpitch, A->bk, A->E, k0, A->S, at->in[1], (fl & 32) != 0);
   L->cur = kg_kcursor_body(A->k, body.parent, body.els);
   barrier(A);
   /* scores of this thread's columns, masked, into Ps */
@@ -201,8 +207,15 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
     if (fl & 1) valid = bop(A, KG_OP_LAND, valid, bop(A, KG_OP_LE, kj, qi));
     uint32_t sv = newvar(A, "sc", A->acc, ninf);
     kg_lw_scope si = open_if(A, valid);
-    uint32_t x = fop(A, KG_OP_MUL, var(A, s[cc]), scale);
-    stmt(A, KS_ASSIGN, sv, x, KG_NONE);
+    if (fl & 16) { /* the user's score function of the dot product, at (b, qi, kj) */
+      forget(L);
+      uint32_t ph = at->in[4], xc[KG_MAX_RANK];
+      kg_lw_memo_set(L, ph, kg_lw_cvt(L, var(A, s[cc]), (kg_dtype)L->g->nodes.v[ph].dtype));
+      kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[3]], false, A->bc, A->nb, qi, kj, xc);
+      stmt(A, KS_ASSIGN, sv, kg_lw_cvt(L, kg_lw_val_at(L, at->in[3], xc), A->acc), KG_NONE);
+    } else {
+      stmt(A, KS_ASSIGN, sv, fop(A, KG_OP_MUL, var(A, s[cc]), scale), KG_NONE);
+    }
     if (fl & 2) {
       forget(L);
       uint32_t mc[KG_MAX_RANK];
@@ -243,8 +256,9 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
       kg_lw_scope si = open_if(A, bop(A, KG_OP_LAND, bop(A, KG_OP_LT, kj, A->S), bop(A, KG_OP_LT, qi, A->Lq)));
       forget(L);
       uint32_t dc[KG_MAX_RANK];
-      kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[(fl & 2) ? 4 : 3]], false, A->bc, A->nb, qi, kj, dc);
-      stmt(A, KS_ASSIGN, dv, fop(A, KG_OP_MUL, p, kg_lw_cvt(L, kg_lw_val_at(L, at->in[(fl & 2) ? 4 : 3], dc), A->acc)), KG_NONE);
+      uint32_t dm = at->in[at->n_in - 1]; /* the dropout mask: the last operand */
+      kg_lw_mm_operand_coord(&L->g->nodes.v[dm], false, A->bc, A->nb, qi, kj, dc);
+      stmt(A, KS_ASSIGN, dv, fop(A, KG_OP_MUL, p, kg_lw_cvt(L, kg_lw_val_at(L, dm, dc), A->acc)), KG_NONE);
       kg_lw_scope_leave(L, si);
       pv = var(A, dv);
     }
@@ -252,7 +266,7 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
   }
   stmt(A, KS_SSTORE, A->Ls, iop(A, KG_OP_IDX_ADD, iop(A, KG_OP_IDX_MUL, A->row, cst(A, A->tpr)), A->lane), var(A, psum));
   body = L->cur;
-  load_tile(A, A->KVs, A->kvpitch, A->bk, A->Ev, k0, A->S, at->in[2]);
+  load_tile(A, A->KVs, A->kvpitch, A->bk, A->Ev, k0, A->S, at->in[2], false);
   L->cur = kg_kcursor_body(A->k, body.parent, body.els);
   barrier(A);
   /* the running sum and the rescaled accumulators, then P·V */
@@ -277,6 +291,7 @@ bool kg_lw_attention(lctx *L, const char *name) {
   A->L = L, A->k = k, A->ix = L->ix;
   A->at = &g->nodes.v[grp->red];
   const kg_gnode *qn = &g->nodes.v[A->at->in[0]];
+  if (A->at->ia[0] & 16) L->local[A->at->in[4]] = 1; /* the scores placeholder: the dot product computed here */
   A->acc = (kg_dtype)A->at->cdtype;
   kg_dtype mdt = (kg_dtype)A->at->dtype;
   const kg_attn_tile_info *T = kg_attn_tile_get((kg_attn_tile)L->v->mm_tile);
@@ -348,7 +363,7 @@ bool kg_lw_attention(lctx *L, const char *name) {
   kg_ks cm = kg_ks_make(KS_COMMENT);
   cm.text = "prologue: the query tile";
   kg_ks_add(&L->cur, cm);
-  load_tile(A, A->Qs, A->qpitch, A->bq, A->E, q0, A->Lq, A->at->in[0]);
+  load_tile(A, A->Qs, A->qpitch, A->bq, A->E, q0, A->Lq, A->at->in[0], false);
   L->cur = kg_kcursor_body(k, tile.parent, tile.els);
   uint32_t mvar = newvar(A, "m", A->acc, fcst(A, -INFINITY)), lvar = newvar(A, "l", A->acc, fcst(A, 0));
   uint32_t o[KG_ATTN_ACC_MAX];
