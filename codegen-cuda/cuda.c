@@ -27,6 +27,7 @@
 
 #include "codegen.h"
 #include "prelude.h"
+#include "prelude_tc.h"
 
 /* Planted faults (file-top comment): bits of emit.plant. */
 enum { PLANT_MUL_AS_SUB = 1, PLANT_CRASH_RANK3 = 2 };
@@ -414,6 +415,11 @@ static void ex(const emit *E, uint32_t e) {
     ex(E, x->b);
     kg_sb_putc(o, ']');
     return;
+  case KX_SMEM:
+    kg_sb_printf(o, "(*(const %s *)(kg_smem + ", t == KG_F32 ? "float" : "int");
+    ex(E, x->a);
+    kg_sb_puts(o, "))");
+    return;
   case KX_CAST: cast_expr(E, t, x->a); return;
   case KX_SELECT:
     kg_sb_putc(o, '(');
@@ -421,6 +427,14 @@ static void ex(const emit *E, uint32_t e) {
     kg_sb_putc(o, ')');
     return;
   case KX_OP: break;
+  }
+  if (x->op == KG_OP_TC_PACK2) { /* a fragment register (prelude_tc.h) */
+    kg_sb_puts(o, x->i ? "kg_pack_bf2(" : "kg_pack_h2("), ex(E, x->a), kg_sb_puts(o, ", "), ex(E, x->b), kg_sb_putc(o, ')');
+    return;
+  }
+  if (x->op == KG_OP_TF32_RNA) {
+    kg_sb_puts(o, "kg_tf32("), ex(E, x->a), kg_sb_putc(o, ')');
+    return;
   }
   if (x->op == KG_OP_PHILOX) { /* a draw (prelude: KG_CUDA_PRELUDE_RNG) */
     static const char *fn[] = {"kg_rand_u24", "kg_rand_u53", "kg_randn_f", "kg_randn_d"};
@@ -613,6 +627,60 @@ static void store_conv(const emit *E, kg_dtype t, uint32_t v) {
   else kg_sb_printf(o, "(%s)", kg_dtype_get(t)->ctype), ex(E, v);
 }
 
+/* A tensor-core instruction or a shared-memory word store (prelude_tc.h's macros). */
+static void tc_stmt(const emit *E, const kg_ks *st) {
+  kg_strbuf *o = E->o;
+  const kg_kernel *k = E->k;
+  if (st->kind == KS_SMEM_ST) {
+    static const char *vt[5] = {"", "unsigned", "uint2", "", "uint4"};
+    kg_sb_printf(o, "*(%s *)(kg_smem + ", vt[st->imm]);
+    ex(E, st->b);
+    kg_sb_printf(o, ") = %s(", st->imm == 1 ? "(unsigned)" : st->imm == 2 ? "make_uint2" : "make_uint4");
+    for (uint32_t j = 0; j < st->imm; j++) {
+      if (j) kg_sb_puts(o, ", ");
+      kg_sb_puts(o, k->vars.v[st->c + j].dtype == KG_F32 ? "__float_as_uint(" : "(unsigned)(");
+      var_name(E, st->c + j, o);
+      kg_sb_putc(o, ')');
+    }
+    kg_sb_puts(o, ");\n");
+    return;
+  }
+  switch ((kg_tc_op)st->sub) {
+  case KG_TC_MMA_F16:
+  case KG_TC_MMA_BF16:
+  case KG_TC_MMA_TF32: {
+    static const char *m[3] = {"KG_MMA_F16", "KG_MMA_BF16", "KG_MMA_TF32"};
+    kg_sb_printf(o, "%s(", m[st->sub]);
+    uint32_t first[3] = {st->a, st->b, st->c}, cnt[3] = {4, 4, 2};
+    for (int g = 0; g < 3; g++)
+      for (uint32_t j = 0; j < cnt[g]; j++) {
+        if (g || j) kg_sb_puts(o, ", ");
+        var_name(E, first[g] + j, o);
+      }
+    kg_sb_puts(o, ");\n");
+    return;
+  }
+  case KG_TC_LDSM:
+    kg_sb_printf(o, "KG_LDSM%u%s(", st->imm & 7, st->imm & 8 ? "T" : "");
+    for (uint32_t j = 0; j < (st->imm & 7); j++) var_name(E, st->a + j, o), kg_sb_puts(o, ", ");
+    kg_sb_puts(o, "kg_smem + ");
+    ex(E, st->b);
+    kg_sb_puts(o, ");\n");
+    return;
+  case KG_TC_CPASYNC:
+    kg_sb_puts(o, "KG_CP_ASYNC16(kg_smem + ");
+    ex(E, st->c);
+    kg_sb_printf(o, ", %s + ", k->params.v[st->a].name);
+    ex(E, st->b);
+    kg_sb_puts(o, ", ");
+    ex(E, st->d);
+    kg_sb_puts(o, ");\n");
+    return;
+  case KG_TC_COMMIT: kg_sb_puts(o, "KG_CP_COMMIT();\n"); return;
+  case KG_TC_WAIT: kg_sb_printf(o, "KG_CP_WAIT(%u);\n", st->imm); return;
+  }
+}
+
 static void block(const emit *E, uint32_t s, int ind) {
   kg_strbuf *o = E->o;
   const kg_kernel *k = E->k;
@@ -701,6 +769,8 @@ static void block(const emit *E, uint32_t s, int ind) {
       break;
     }
     case KS_BREAK: kg_sb_puts(o, "break;\n"); break;
+    case KS_SMEM_ST:
+    case KS_TC: tc_stmt(E, st); break;
     case KS_BARRIER: kg_sb_puts(o, "__syncthreads();\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "/* %s */\n", st->text ? st->text : ""); break;
     default: break;
@@ -758,6 +828,12 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !draws; i++)
     for (uint32_t e = 0; e < ks[i]->exprs.n && !draws; e++) draws = ks[i]->exprs.v[e].kind == KX_OP && ks[i]->exprs.v[e].op == KG_OP_PHILOX;
   if (draws) kg_sb_puts(o, KG_CUDA_PRELUDE_RNG);
+  bool tc = false; /* the tensor-core prelude only where a kernel has dynamic shared memory */
+  for (uint32_t i = 0; i < n && !tc; i++) tc = ks[i]->launch.smem_dyn > 0;
+  if (tc) {
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_1);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_2);
+  }
   if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
     kg_sb_puts(o, KG_CUDA_PRELUDE_6);
     kg_sb_puts(o, KG_CUDA_PRELUDE_7);
@@ -775,6 +851,7 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
     kg_sb_puts(o, ") {\n");
     for (uint32_t a = 0; a < k->shared.n; a++)
       kg_sb_printf(o, "  __shared__ %s sh%u_%s[%u];\n", rtype((kg_dtype)k->shared.v[a].dtype), a, k->shared.v[a].name, k->shared.v[a].count);
+    if (k->launch.smem_dyn) kg_sb_printf(o, "  KG_SMEM_DECL; /* %u bytes */\n", k->launch.smem_dyn);
     block(&E, k->body, 1);
     kg_sb_puts(o, "}\n");
   }

@@ -210,6 +210,8 @@ typedef enum kg_kx_kind {
   KX_SELECT, /* a ? b : c, both arms evaluated */
   KX_SREG,   /* a = KG_SREG_*: thread / block index registers */
   KX_SLOAD,  /* a = shared array index (kg_kernel.shared), b = element index expr */
+  KX_SMEM,   /* a 32-bit word (dtype int32 or float32) of the dynamic shared memory at byte
+                offset a (an int32 expr, 4-aligned) — the tensor-core tiles */
 } kg_kx_kind;
 
 enum { KG_SREG_TID_X, KG_SREG_TID_Y, KG_SREG_TID_Z, KG_SREG_CTAID_X, KG_SREG_CTAID_Y, KG_SREG_CTAID_Z,
@@ -239,7 +241,28 @@ typedef enum kg_ks_kind {
   KS_VSTORE,  /* vector store: buffer param a [index b .. b+vec-1] = vars c .. c+vec-1 */
   KS_COMMENT, /* text: a comment naming where code came from */
   KS_SSTORE,  /* shared array a [index expr b] = expr c (converted to the array's dtype) */
+  KS_SMEM_ST, /* dynamic shared memory at byte offset expr b (aligned to the width) = vars c ..
+                 c+imm-1 (imm = 1, 2 or 4 32-bit words: int32 or float32 vars), one access */
+  KS_TC,      /* a tensor-core instruction, sub = kg_tc_op (its operands below) */
 } kg_ks_kind;
+
+/* KS_TC instructions (PTX ISA; CUDA C through prelude_tc.h, emulated by kg_emu_tc.h). Fragment
+ * registers are consecutive variables: int32 vars holding packed f16x2 / bf16x2 or tf32 bits,
+ * float32 vars for accumulators. Shared addresses are byte offsets into the dynamic shared
+ * memory (kg_launch.smem_dyn). */
+typedef enum kg_tc_op {
+  KG_TC_MMA_F16,  /* mma.sync m16n8k16 f32 += f16 x f16: a = first of 4 float32 D vars (C = D on
+                     entry), b = first of 4 int32 A vars, c = first of 2 int32 B vars */
+  KG_TC_MMA_BF16, /* the same with bf16 operands */
+  KG_TC_MMA_TF32, /* mma.sync m16n8k8 f32 += tf32 x tf32: operands as above */
+  KG_TC_LDSM,     /* ldmatrix.m8n8.b16: a = first of imm & 7 (1, 2, 4) int32 dest vars, b = byte
+                     offset expr of this lane's row (16-aligned); imm & 8: .trans */
+  KG_TC_CPASYNC,  /* cp.async.cg 16 bytes: a = buffer param, b = element index expr of the first
+                     element, c = shared byte offset expr (16-aligned), d = src-size expr in bytes
+                     (0..16; the rest zero-filled; 0 reads nothing) */
+  KG_TC_COMMIT,   /* cp.async.commit_group */
+  KG_TC_WAIT,     /* cp.async.wait_group imm */
+} kg_tc_op;
 
 typedef struct kg_ks {
   uint8_t kind;  /* kg_ks_kind */
@@ -249,11 +272,13 @@ typedef struct kg_ks {
   uint32_t els;  /* KS_IF else block or KG_NONE */
   uint32_t next; /* next statement in the same block or KG_NONE */
   const char *text; /* KS_COMMENT */
+  uint16_t sub;  /* KS_TC: kg_tc_op */
+  uint32_t imm;  /* KS_SMEM_ST, KS_TC: a small constant (see each kind) */
 } kg_ks;
 
 /* A statement with every index field set to KG_NONE (0 is a valid index). */
 static inline kg_ks kg_ks_make(kg_ks_kind kind) {
-  kg_ks s = {(uint8_t)kind, false, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0};
+  kg_ks s = {(uint8_t)kind, false, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0, 0, 0};
   return s;
 }
 
@@ -306,6 +331,8 @@ typedef struct kg_launch {
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */
+  uint32_t smem_dyn;         /* dynamic shared memory bytes (the tensor-core tiles: KX_SMEM,
+                                KS_SMEM_ST, KS_TC; declared as kg_smem, 1024-aligned) */
   uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block */
 } kg_launch;
 
@@ -343,6 +370,7 @@ uint32_t kg_kx_cast(kg_kernel *k, kg_dtype t, uint32_t a);
 uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t b);
 uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t);
 uint32_t kg_kx_sload(kg_kernel *k, uint32_t arr, uint32_t index);
+uint32_t kg_kx_smem(kg_kernel *k, kg_dtype t, uint32_t byte_offset); /* KX_SMEM: t int32 or float32 */
 uint32_t kg_kshared_add(kg_kernel *k, const char *name, kg_dtype t, uint32_t count); /* returns its index */
 uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t);
 uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p);
