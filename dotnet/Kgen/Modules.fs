@@ -239,7 +239,7 @@ let private convolution (l: Live) (m: Convolution) (x: Expr) =
 let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
-    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, " +
     "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -609,4 +609,213 @@ let (|ModuleRedex|_|) (vars: Var -> Live option) (e: Expr) =
                 Some(bound, wrapped)
             | None -> None
         else None
+    | _ -> None
+
+// ---- MultiheadAttention (issue 23) ----
+// TorchSharp 0.107's MultiheadAttention is libtorch's C++ module (THSNN_MultiheadAttention_forward:
+// torch::nn::functional::detail::multi_head_attention_forward), so it expands into the
+// arithmetic that function computes, in its order and with its conventions (sequence-first
+// [L, N, E]; a float attn_mask added to the scores, and a bool one too, as 0 / 1 — what libtorch
+// 2.10's C++ function really does, found by the three-way check; key_padding_mask [N, S] True
+// where a key is padding: filled with -inf): q, k, v projected by slices of in_proj_weight (or q/k/v_proj_weight
+// with kdim / vdim), q scaled by 1/sqrt(head_dim), heads split as [N·H, L, hd], scores masked,
+// softmax, dropout in training, @ v, heads merged, out_proj; with need_weights the probabilities
+// averaged over the heads. Written out like that, the attention is the form passes/attention.c
+// recognizes: one fused kernel when the weights are not returned. num_heads lives in native code:
+// one probe forward on fixed values tells it (the averaged weights differ per head count).
+/// The named parameters of a native module, read once per module (each read wraps a fresh handle).
+let private nativeParam (m: torch.nn.Module) (name: string) : Tensor =
+    cellParam m name (fun () ->
+        match m.named_parameters() |> Seq.tryFind (fun struct (n, _) -> n = name) with
+        | Some(struct (_, p)) -> p :> Tensor
+        | None -> null)
+
+/// libtorch's C++ multi_head_attention_forward (torch/nn/functional/activation.h, the path
+/// TorchSharp's native module runs) for in_proj_weight, without bias_k / bias_v or zero
+/// attention, in eval mode: the expansion's body (its parameters bound by expandMha), and, run
+/// eagerly, the probe's reference.
+let mhaForward =
+    <@ fun (query: Tensor) (key: Tensor) (value: Tensor) (kpm: Tensor) (needW: bool) (mask: Tensor)
+           (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) (heads: int64) (scale: float) ->
+        let e = w.shape.[1]
+        let hd = e / heads
+        let lin (x: Tensor) (i: int64) =
+            torch.nn.functional.linear(x, w.narrow(0L, i * e, e), (if isNull b then null else b.narrow(0L, i * e, e)))
+        let split (x: Tensor) = x.contiguous().view([| x.shape.[0]; -1L; hd |]).transpose(0L, 1L)
+        let q = lin query 0L * scale
+        let k = lin key 1L
+        let v = lin value 2L
+        let s = (split q).bmm((split k).transpose(1L, 2L))
+        let s =
+            if isNull mask then s
+            // libtorch 2.10's C++ functional (what TorchSharp runs) adds a bool attn_mask as 0 / 1
+            // (measured against the native module: a True does not mask), so the expansion does too
+            elif mask.dtype = torch.ScalarType.Bool then s + mask.to_type(s.dtype)
+            else s + mask
+        let s =
+            if isNull kpm then s
+            else s.masked_fill(kpm.unsqueeze(1L).unsqueeze(2L).expand([| -1L; heads; -1L; -1L |]).reshape([| -1L; 1L; kpm.shape.[1] |]), Double.NegativeInfinity)
+        let p = s.softmax(-1L)
+        let o = p.bmm(split v).transpose(0L, 1L).contiguous().view([| query.shape.[0]; -1L; e |])
+        let o = torch.nn.functional.linear(o, ow, ob)
+        let weights =
+            if needW then p.view([| -1L; heads; p.shape.[1]; p.shape.[2] |]).sum(1L, false, Nullable()) / float heads
+            else null
+        o, weights @>
+
+/// mhaForward run eagerly by TorchSharp (Kgen.Eval, the check's interpreter).
+let private mhaEager (args: obj list) : Tensor * Tensor = Eval.applyAll (Eval.run mhaForward) args :?> Tensor * Tensor
+
+/// MultiheadAttention's num_heads, by a probe forward (it lives in native code): the averaged
+/// weights of each head count that divides embed_dim against the native module's.
+let private mhaHeads (path: string) (m: MultiheadAttention) (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) =
+    use _ = torch.no_grad()
+    let e = w.shape.[1]
+    use x = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = w.dtype).reshape(3L, 2L, e)
+    let native = m.forward(x, x, x, null, true, null)
+    let found =
+        [ 1L .. e ] |> List.filter (fun h -> e % h = 0L)
+        |> List.tryFind (fun h ->
+            let _, r = mhaEager [ box x; box x; box x; null; box true; null; box w; box b; box ow; box ob; box h; box (1.0 / Math.Sqrt(float (e / h))) ]
+            let _, nw = native in nw.allclose(r, 1e-4, 1e-6))
+    match found with
+    | Some h -> h
+    | None -> raise (ModuleError(sprintf "module '%s' (MultiheadAttention): its number of heads is not told by a probe forward" path))
+
+/// The expansion of `mha.forward(query, key, value, key_padding_mask, need_weights, attn_mask)`:
+/// mhaForward's body with its parameters bound (the module's tensors captured by name).
+let private expandMha (l: Live) (m: MultiheadAttention) (args: Expr list) : Expr =
+    let fail msg = raise (ModuleError(sprintf "module '%s' (MultiheadAttention): %s" l.Path msg))
+    let p name = nativeParam m name
+    let inW, inB = p "in_proj_weight", p "in_proj_bias"
+    if isNull inW then fail "separate q / k / v projection weights (kdim / vdim other than embed_dim) are not expanded yet"
+    if not (isNull (p "bias_k")) then fail "add_bias_kv is not expanded yet"
+    if m.training then fail "training mode: its dropout probability lives in native code (call .eval(), or write the attention with functional.scaled_dot_product_attention)"
+    let outW, outB = p "out_proj.weight", p "out_proj.bias"
+    let heads = mhaHeads l.Path m inW inB outW outB
+    let e = inW.shape.[1]
+    let cap n t = capture (join l.Path n) t
+    let values =
+        args @ [ cap "in_proj_weight" inW; cap "in_proj_bias" inB; cap "out_proj_weight" outW; cap "out_proj_bias" outB
+                 Expr.Value heads; Expr.Value(1.0 / Math.Sqrt(float (e / heads))) ]
+    let rec bindAll (lam: Expr) (vs: Expr list) =
+        match lam, vs with
+        | Lambda(v, body), x :: rest -> Expr.Let(v, x, bindAll body rest)
+        | body, [] -> body
+        | _ -> fail "internal: the expansion's parameters"
+    if args.Length <> 6 then fail "forward takes (query, key, value, key_padding_mask, need_weights, attn_mask)"
+    bindAll mhaForward values
+
+/// `mha.forward(query, key, value, key_padding_mask, need_weights, attn_mask)` / `mha.call(...)` on a
+/// live MultiheadAttention: its expansion (a System.Tuple of the output and the averaged weights,
+/// null without need_weights, as TorchSharp returns them).
+let (|AttentionApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length = 6 ->
+        match live vars m with
+        | Some l when (l.Obj :? MultiheadAttention) -> Some(expandMha l (l.Obj :?> MultiheadAttention) args)
+        | _ -> None
+    | _ -> None
+
+// ---- TransformerEncoderLayer and TransformerEncoder (issue 23) ----
+// libtorch's C++ modules as well (TransformerEncoderLayerImpl::forward): post-norm,
+//   x = norm1(src + self_attn(src, src, src, src_key_padding_mask, src_mask)),
+//   out = norm2(x + linear2(activation(linear1(x)))),
+// LayerNorm eps 1e-5, dropout only in training (refused: its p lives in native code). The number
+// of heads and the activation (relu or gelu) live in native code too: one probe forward tells
+// them. TransformerEncoder is its layers in order (parameters `layers.<i>.…`), then its final norm
+// when it has one. The attention inside is mhaForward, so each layer's attention is one fused
+// kernel (passes/attention.c).
+let encoderLayerForward =
+    <@ fun (src: Tensor) (mask: Tensor) (kpm: Tensor) (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) (heads: int64) (scale: float)
+           (w1: Tensor) (b1: Tensor) (w2: Tensor) (b2: Tensor) (n1w: Tensor) (n1b: Tensor) (n2w: Tensor) (n2b: Tensor) (gelu: bool) ->
+        let a, _ = (%mhaForward) src src src kpm false mask w b ow ob heads scale
+        let e = src.shape.[2]
+        let x = torch.nn.functional.layer_norm(src + a, [| e |], n1w, n1b, 1e-5)
+        let h = torch.nn.functional.linear(x, w1, b1)
+        let h = if gelu then h.gelu(GELU.Approximate.none) else h.relu()
+        torch.nn.functional.layer_norm(x + torch.nn.functional.linear(h, w2, b2), [| e |], n2w, n2b, 1e-5) @>
+
+let private bindTemplate (what: string) (lam: Expr) (vs: Expr list) =
+    let rec go (lam: Expr) (vs: Expr list) =
+        match lam, vs with
+        | Lambda(v, body), x :: rest -> Expr.Let(v, x, go body rest)
+        | body, [] -> body
+        | _ -> raise (ModuleError(sprintf "%s: internal: the expansion's parameters" what))
+    go lam vs
+
+/// One encoder layer's tensors (under `prefix`, "" or "layers.3."), as captures and as live tensors.
+let private layerTensors (l: Live) (m: torch.nn.Module) (prefix: string) =
+    let names =
+        [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+          "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"; "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias" ]
+    let ts = names |> List.map (fun n -> nativeParam m (prefix + n))
+    if ts |> List.exists isNull then raise (ModuleError(sprintf "module '%s': a transformer layer without the parameters kgen expands (%s)" l.Path (String.concat ", " names)))
+    ts, List.map2 (fun n t -> capture (join l.Path ((prefix + n).Replace('.', '_'))) t) names ts
+
+/// The layers' number of heads and activation, by one probe forward of the module (its layers
+/// share them): every (heads, gelu) against the native output.
+let private encoderProbe (l: Live) (m: torch.nn.Module) (run: Tensor -> Tensor) (layers: Tensor list list) (norm: (Tensor * Tensor) option) =
+    use _ = torch.no_grad()
+    let e = (List.head layers).[0].shape.[1]
+    use x = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = (List.head layers).[0].dtype).reshape(3L, 2L, e)
+    let native = run x
+    let eager h gelu =
+        let out =
+            layers |> List.fold (fun (src: Tensor) ts ->
+                let args = [ box src; null; null ] @ (ts |> List.take 4 |> List.map box) @ [ box h; box (1.0 / Math.Sqrt(float (e / h))) ] @ (ts |> List.skip 4 |> List.map box) @ [ box gelu ]
+                Eval.applyAll (Eval.run encoderLayerForward) args :?> Tensor) x
+        match norm with
+        | Some(w, b) -> torch.nn.functional.layer_norm(out, [| e |], w, b, 1e-5)
+        | None -> out
+    let cands = [ for h in 1L .. e do if e % h = 0L then for g in [ false; true ] -> h, g ]
+    match cands |> List.tryFind (fun (h, g) -> native.allclose(eager h g, 1e-4, 1e-5)) with
+    | Some hg -> hg
+    | None -> raise (ModuleError(sprintf "module '%s' (%s): its number of heads and activation are not told by a probe forward" l.Path (m.GetType().Name)))
+
+let private expandEncoder (l: Live) (m: torch.nn.Module) (args: Expr list) : Expr =
+    if m.training then
+        raise (ModuleError(sprintf "module '%s' (%s): training mode: its dropout probability lives in native code (call .eval())" l.Path (m.GetType().Name)))
+    let nul = Expr.Value(null, typeof<Tensor>)
+    let src, mask, kpm =
+        match args with
+        | [ s ] -> s, nul, nul
+        | [ s; mk ] -> s, mk, nul
+        | [ s; mk; k ] -> s, mk, k
+        | _ -> raise (ModuleError(sprintf "module '%s': forward takes (src[, src_mask[, src_key_padding_mask]])" l.Path))
+    let prefixes =
+        match m with
+        | :? TransformerEncoderLayer -> [ "" ]
+        | _ ->
+            let n = m.named_parameters() |> Seq.choose (fun struct (n, _) -> if n.StartsWith "layers." then Some(n.Split('.').[1]) else None) |> Seq.distinct |> Seq.length
+            [ for i in 0 .. n - 1 -> sprintf "layers.%d." i ]
+    let layers = prefixes |> List.map (layerTensors l m)
+    let normW, normB = nativeParam m "norm.weight", nativeParam m "norm.bias"
+    let norm = if isNull normW then None else Some(normW, normB)
+    let run (x: Tensor) =
+        match m with
+        | :? TransformerEncoderLayer as el -> el.forward(x)
+        | :? TransformerEncoder as en -> en.forward(x, null, null)
+        | _ -> raise (ModuleError "not an encoder")
+    let heads, gelu = encoderProbe l m run (List.map fst layers) norm
+    let e = (fst (List.head layers)).[0].shape.[1]
+    let scale = Expr.Value(1.0 / Math.Sqrt(float (e / heads)))
+    let body =
+        layers |> List.fold (fun (x: Expr) (_, caps) ->
+            let v = Var("layer_out", typeof<Tensor>)
+            let layer = bindTemplate l.Path encoderLayerForward ([ x; mask; kpm ] @ List.take 4 caps @ [ Expr.Value heads; scale ] @ List.skip 4 caps @ [ Expr.Value gelu ])
+            Expr.Let(v, layer, Expr.Var v)) src
+    match norm with
+    | Some(w, b) -> Expr.Call(mLayerNorm, [ body; Expr.Value [| e |]; capture (join l.Path "norm_weight") w; capture (join l.Path "norm_bias") b; Expr.Value 1e-5 ])
+    | None -> body
+
+/// `layer.forward(src)` / `layer.call(src, src_mask[, src_key_padding_mask])` on a live
+/// TransformerEncoderLayer, `encoder.forward(src, src_mask, src_key_padding_mask)` / `call` on a
+/// live TransformerEncoder: their expansion.
+let (|TransformerApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length >= 1 && args.Length <= 3 ->
+        match live vars m with
+        | Some l when (l.Obj :? TransformerEncoderLayer || l.Obj :? TransformerEncoder) -> Some(expandEncoder l (l.Obj :?> torch.nn.Module) args)
+        | _ -> None
     | _ -> None
