@@ -239,7 +239,7 @@ let private convolution (l: Live) (m: Convolution) (x: Expr) =
 let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
-    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer, " +
     "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -817,5 +817,136 @@ let (|TransformerApply|_|) (vars: Var -> Live option) (e: Expr) =
     | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length >= 1 && args.Length <= 3 ->
         match live vars m with
         | Some l when (l.Obj :? TransformerEncoderLayer || l.Obj :? TransformerEncoder) -> Some(expandEncoder l (l.Obj :?> torch.nn.Module) args)
+        | _ -> None
+    | _ -> None
+
+// ---- TransformerDecoderLayer, TransformerDecoder and Transformer (issue 23) ----
+// libtorch's C++ TransformerDecoderLayerImpl::forward (post-norm): self-attention over tgt
+// (tgt_mask, tgt_key_padding_mask), norm1; attention over the memory (memory_mask,
+// memory_key_padding_mask), norm2; the feed-forward, norm3. TransformerDecoder is its layers and
+// its final norm; Transformer (TransformerImpl::forward) is the encoder (with its final norm) over
+// src, then the decoder over tgt and the encoder's output. Heads and activation: one probe forward.
+let decoderLayerForward =
+    <@ fun (tgt: Tensor) (memory: Tensor) (tmask: Tensor) (mmask: Tensor) (tkpm: Tensor) (mkpm: Tensor)
+           (sw: Tensor) (sb: Tensor) (sow: Tensor) (sob: Tensor) (cw: Tensor) (cb: Tensor) (cow: Tensor) (cob: Tensor)
+           (heads: int64) (scale: float) (w1: Tensor) (b1: Tensor) (w2: Tensor) (b2: Tensor)
+           (n1w: Tensor) (n1b: Tensor) (n2w: Tensor) (n2b: Tensor) (n3w: Tensor) (n3b: Tensor) (gelu: bool) ->
+        let e = tgt.shape.[2]
+        let a, _ = (%mhaForward) tgt tgt tgt tkpm false tmask sw sb sow sob heads scale
+        let x = torch.nn.functional.layer_norm(tgt + a, [| e |], n1w, n1b, 1e-5)
+        let c, _ = (%mhaForward) x memory memory mkpm false mmask cw cb cow cob heads scale
+        let x = torch.nn.functional.layer_norm(x + c, [| e |], n2w, n2b, 1e-5)
+        let h = torch.nn.functional.linear(x, w1, b1)
+        let h = if gelu then h.gelu(GELU.Approximate.none) else h.relu()
+        torch.nn.functional.layer_norm(x + torch.nn.functional.linear(h, w2, b2), [| e |], n3w, n3b, 1e-5) @>
+
+let private decoderNames =
+    [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+      "multihead_attn.in_proj_weight"; "multihead_attn.in_proj_bias"; "multihead_attn.out_proj.weight"; "multihead_attn.out_proj.bias"
+      "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"
+      "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias"; "norm3.weight"; "norm3.bias" ]
+
+/// The tensors of the layers under `prefix` ("encoder." / "decoder." / ""), as captures and as
+/// live tensors: one list per layer (`layers.<i>.`, or the module itself when it is a layer).
+let private stackTensors (l: Live) (m: torch.nn.Module) (prefix: string) (names: string list) (single: bool) =
+    let layerPrefixes =
+        if single then [ prefix ]
+        else
+            let n =
+                m.named_parameters() |> Seq.choose (fun struct (n, _) ->
+                    if n.StartsWith(prefix + "layers.") then Some(n.Substring(prefix.Length).Split('.').[1]) else None)
+                |> Seq.distinct |> Seq.length
+            [ for i in 0 .. n - 1 -> sprintf "%slayers.%d." prefix i ]
+    layerPrefixes |> List.map (fun pre ->
+        let ts = names |> List.map (fun n -> nativeParam m (pre + n))
+        if ts |> List.exists isNull then
+            raise (ModuleError(sprintf "module '%s': a transformer layer without the parameters kgen expands (%s)" l.Path (String.concat ", " names)))
+        ts, List.map2 (fun n t -> capture (join l.Path ((pre + n).Replace('.', '_'))) t) names ts)
+
+let private normOf (l: Live) (m: torch.nn.Module) (prefix: string) =
+    let w, b = nativeParam m (prefix + "norm.weight"), nativeParam m (prefix + "norm.bias")
+    if isNull w then None else Some((w, b), (capture (join l.Path (prefix.Replace('.', '_') + "norm_weight")) w, capture (join l.Path (prefix.Replace('.', '_') + "norm_bias")) b))
+
+/// The decoder stack (layers then norm) as an expression, and run eagerly (the probe's side).
+let private decoderExpr (layers: (Tensor list * Expr list) list) norm (tgt: Expr) (memory: Expr) (masks: Expr list) (heads: int64) (scale: float) (gelu: bool) (e: int64) what =
+    let body =
+        layers |> List.fold (fun (x: Expr) (_, caps) ->
+            let v = Var("layer_out", typeof<Tensor>)
+            let args = [ x; memory ] @ masks @ List.take 8 caps @ [ Expr.Value heads; Expr.Value scale ] @ List.skip 8 caps @ [ Expr.Value gelu ]
+            Expr.Let(v, bindTemplate what decoderLayerForward args, Expr.Var v)) tgt
+    match norm with
+    | Some(_, (w, b)) -> Expr.Call(mLayerNorm, [ body; Expr.Value [| e |]; w; b; Expr.Value 1e-5 ])
+    | None -> body
+
+let private runStack (tmpl: Expr) (layers: Tensor list list) (norm: (Tensor * Tensor) option) (first: obj list) (split: int) (heads: int64) (scale: float) (gelu: bool) (x: Tensor) (e: int64) =
+    let out =
+        layers |> List.fold (fun (src: Tensor) ts ->
+            let args = [ box src ] @ first @ (ts |> List.take split |> List.map box) @ [ box heads; box scale ] @ (ts |> List.skip split |> List.map box) @ [ box gelu ]
+            Eval.applyAll (Eval.run tmpl) args :?> Tensor) x
+    match norm with
+    | Some(w, b) -> torch.nn.functional.layer_norm(out, [| e |], w, b, 1e-5)
+    | None -> out
+
+let private expandDecoderOrTransformer (l: Live) (m: torch.nn.Module) (args: Expr list) : Expr =
+    if m.training then
+        raise (ModuleError(sprintf "module '%s' (%s): training mode: its dropout probability lives in native code (call .eval())" l.Path (m.GetType().Name)))
+    let nul = Expr.Value(null, typeof<Tensor>)
+    let pad (xs: Expr list) n = xs @ List.replicate (n - xs.Length) nul
+    let isTransformer = m :? Transformer
+    let dec = stackTensors l m (if isTransformer then "decoder." else "") decoderNames (m :? TransformerDecoderLayer)
+    let dnorm = if isTransformer then normOf l m "decoder." elif m :? TransformerDecoder then normOf l m "" else None
+    let encNames = [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+                     "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"; "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias" ]
+    let enc = if isTransformer then stackTensors l m "encoder." encNames false else []
+    let enorm = if isTransformer then normOf l m "encoder." else None
+    let e = (fst (List.head dec)).[0].shape.[1]
+    // the probe: every (heads, gelu) against the native forward on fixed values
+    let heads, gelu =
+        use _ = torch.no_grad()
+        let dt = (fst (List.head dec)).[0].dtype
+        use s = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = dt).reshape(3L, 2L, e)
+        use t = torch.linspace(1.0, -0.5, 4L * 2L * e, dtype = dt).reshape(4L, 2L, e)
+        let native =
+            match m with
+            | :? Transformer as tr -> tr.forward(s, t)
+            | :? TransformerDecoder as d -> d.forward(t, s, null, null, null, null)
+            | :? TransformerDecoderLayer as d -> d.forward(t, s, null, null, null, null)
+            | _ -> raise (ModuleError "not a decoder")
+        let eager h g =
+            let scale = 1.0 / Math.Sqrt(float (e / h))
+            let mem = if isTransformer then runStack encoderLayerForward (List.map fst enc) (Option.map fst enorm) [ null; null ] 4 h scale g s e else s
+            runStack decoderLayerForward (List.map fst dec) (Option.map fst dnorm) [ box mem; null; null; null; null ] 8 h scale g t e
+        let cands = [ for h in 1L .. e do if e % h = 0L then for g in [ false; true ] -> h, g ]
+        match cands |> List.tryFind (fun (h, g) -> native.allclose(eager h g, 1e-4, 1e-5)) with
+        | Some hg -> hg
+        | None -> raise (ModuleError(sprintf "module '%s' (%s): its number of heads and activation are not told by a probe forward" l.Path (m.GetType().Name)))
+    let scale = 1.0 / Math.Sqrt(float (e / heads))
+    if isTransformer then
+        // forward(src, tgt) / call(src, tgt, src_mask, tgt_mask, memory_mask, src_kpm, tgt_kpm, memory_kpm)
+        let a = pad args 8
+        let src, tgt, srcMask, tgtMask, memMask, srcKpm, tgtKpm, memKpm = a.[0], a.[1], a.[2], a.[3], a.[4], a.[5], a.[6], a.[7]
+        let memBody =
+            enc |> List.fold (fun (x: Expr) (_, caps) ->
+                let v = Var("layer_out", typeof<Tensor>)
+                let layer = bindTemplate l.Path encoderLayerForward ([ x; srcMask; srcKpm ] @ List.take 4 caps @ [ Expr.Value heads; Expr.Value scale ] @ List.skip 4 caps @ [ Expr.Value gelu ])
+                Expr.Let(v, layer, Expr.Var v)) src
+        let memBody =
+            match enorm with
+            | Some(_, (w, b)) -> Expr.Call(mLayerNorm, [ memBody; Expr.Value [| e |]; w; b; Expr.Value 1e-5 ])
+            | None -> memBody
+        let mv = Var("memory", typeof<Tensor>)
+        Expr.Let(mv, memBody, decoderExpr dec dnorm tgt (Expr.Var mv) [ tgtMask; memMask; tgtKpm; memKpm ] heads scale gelu e l.Path)
+    else
+        // forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask) / call(tgt, memory)
+        let a = pad args 6
+        decoderExpr dec dnorm a.[0] a.[1] [ a.[2]; a.[3]; a.[4]; a.[5] ] heads scale gelu e l.Path
+
+/// `forward` / `call` on a live TransformerDecoderLayer, TransformerDecoder or Transformer: its expansion.
+let (|DecoderApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length >= 2 ->
+        match live vars m with
+        | Some l when (l.Obj :? TransformerDecoderLayer || l.Obj :? TransformerDecoder || l.Obj :? Transformer) ->
+            Some(expandDecoderOrTransformer l (l.Obj :?> torch.nn.Module) args)
         | _ -> None
     | _ -> None
