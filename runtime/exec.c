@@ -776,7 +776,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       /* attention (passes/lower_attn.c): the keys S of key and value (a symbol on one side is
        * known only now); blocks over (query tiles, batch) as a product's tiles, Ev in one tile */
       const kg_gnode *P = &g->nodes.v[grp->red], *kk = &g->nodes.v[P->in[1]], *vv = &g->nodes.v[P->in[2]];
-      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - 2]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
+      /* k is [.., S, E], or kᵀ [.., E, S] for a recognized attention that reads it transposed (ia[0] & 32) */
+      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - ((P->ia[0] & 32) ? 1 : 2)]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
       if (sk != sv) {
         kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "scaled_dot_product_attention(): key and value must have the same number of keys (dim -2), got %lld and %lld",
                     (long long)sk, (long long)sv);
