@@ -25,18 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "cuda_int.h"
 #include "prelude.h"
 #include "prelude_tc.h"
 
 /* Planted faults (file-top comment): bits of emit.plant. */
 enum { PLANT_MUL_AS_SUB = 1, PLANT_CRASH_RANK3 = 2 };
 
-typedef struct emit {
-  const kg_kernel *k;
-  kg_strbuf *o;
-  unsigned plant; /* PLANT_*: 0 outside tests */
-} emit;
+typedef kg_cu_emit emit;
 
 /* C type of a register value */
 static const char *rtype(kg_dtype t) {
@@ -403,7 +399,10 @@ static void ex(const emit *E, uint32_t e) {
     return;
   case KX_VAR: var_name(E, x->a, o); return;
   case KX_PARAM: kg_sb_puts(o, E->k->params.v[x->a].name); return;
-  case KX_SREG: kg_sb_printf(o, "(int)%s", sreg_c(x->a)); return;
+  case KX_SREG:
+    if (x->a == KG_SREG_SMEM) kg_sb_puts(o, "(int)kg_saddr(kg_smem)");
+    else kg_sb_printf(o, "(int)%s", sreg_c(x->a));
+    return;
   case KX_LOAD:
     load_conv_open(o, t);
     kg_sb_printf(o, "%s[", E->k->params.v[x->a].name);
@@ -430,6 +429,12 @@ static void ex(const emit *E, uint32_t e) {
   }
   if (x->op == KG_OP_TC_PACK2) { /* a fragment register (prelude_tc.h) */
     kg_sb_puts(o, x->i ? "kg_pack_bf2(" : "kg_pack_h2("), ex(E, x->a), kg_sb_puts(o, ", "), ex(E, x->b), kg_sb_putc(o, ')');
+    return;
+  }
+  if (x->op == KG_OP_BITCAST) {
+    kg_dtype from = (kg_dtype)E->k->exprs.v[x->a].dtype;
+    kg_sb_puts(o, t == KG_F32 && from == KG_I32 ? "__int_as_float(" : t == KG_I32 && from == KG_F32 ? "__float_as_int(" : "(");
+    ex(E, x->a), kg_sb_putc(o, ')');
     return;
   }
   if (x->op == KG_OP_TF32_RNA) {
@@ -627,60 +632,6 @@ static void store_conv(const emit *E, kg_dtype t, uint32_t v) {
   else kg_sb_printf(o, "(%s)", kg_dtype_get(t)->ctype), ex(E, v);
 }
 
-/* A tensor-core instruction or a shared-memory word store (prelude_tc.h's macros). */
-static void tc_stmt(const emit *E, const kg_ks *st) {
-  kg_strbuf *o = E->o;
-  const kg_kernel *k = E->k;
-  if (st->kind == KS_SMEM_ST) {
-    static const char *vt[5] = {"", "unsigned", "uint2", "", "uint4"};
-    kg_sb_printf(o, "*(%s *)(kg_smem + ", vt[st->imm]);
-    ex(E, st->b);
-    kg_sb_printf(o, ") = %s(", st->imm == 1 ? "(unsigned)" : st->imm == 2 ? "make_uint2" : "make_uint4");
-    for (uint32_t j = 0; j < st->imm; j++) {
-      if (j) kg_sb_puts(o, ", ");
-      kg_sb_puts(o, k->vars.v[st->c + j].dtype == KG_F32 ? "__float_as_uint(" : "(unsigned)(");
-      var_name(E, st->c + j, o);
-      kg_sb_putc(o, ')');
-    }
-    kg_sb_puts(o, ");\n");
-    return;
-  }
-  switch ((kg_tc_op)st->sub) {
-  case KG_TC_MMA_F16:
-  case KG_TC_MMA_BF16:
-  case KG_TC_MMA_TF32: {
-    static const char *m[3] = {"KG_MMA_F16", "KG_MMA_BF16", "KG_MMA_TF32"};
-    kg_sb_printf(o, "%s(", m[st->sub]);
-    uint32_t first[3] = {st->a, st->b, st->c}, cnt[3] = {4, 4, 2};
-    for (int g = 0; g < 3; g++)
-      for (uint32_t j = 0; j < cnt[g]; j++) {
-        if (g || j) kg_sb_puts(o, ", ");
-        var_name(E, first[g] + j, o);
-      }
-    kg_sb_puts(o, ");\n");
-    return;
-  }
-  case KG_TC_LDSM:
-    kg_sb_printf(o, "KG_LDSM%u%s(", st->imm & 7, st->imm & 8 ? "T" : "");
-    for (uint32_t j = 0; j < (st->imm & 7); j++) var_name(E, st->a + j, o), kg_sb_puts(o, ", ");
-    kg_sb_puts(o, "kg_smem + ");
-    ex(E, st->b);
-    kg_sb_puts(o, ");\n");
-    return;
-  case KG_TC_CPASYNC:
-    kg_sb_puts(o, "KG_CP_ASYNC16(kg_smem + ");
-    ex(E, st->c);
-    kg_sb_printf(o, ", %s + ", k->params.v[st->a].name);
-    ex(E, st->b);
-    kg_sb_puts(o, ", ");
-    ex(E, st->d);
-    kg_sb_puts(o, ");\n");
-    return;
-  case KG_TC_COMMIT: kg_sb_puts(o, "KG_CP_COMMIT();\n"); return;
-  case KG_TC_WAIT: kg_sb_printf(o, "KG_CP_WAIT(%u);\n", st->imm); return;
-  }
-}
-
 static void block(const emit *E, uint32_t s, int ind) {
   kg_strbuf *o = E->o;
   const kg_kernel *k = E->k;
@@ -770,7 +721,7 @@ static void block(const emit *E, uint32_t s, int ind) {
     }
     case KS_BREAK: kg_sb_puts(o, "break;\n"); break;
     case KS_SMEM_ST:
-    case KS_TC: tc_stmt(E, st); break;
+    case KS_TC: kg_cu_tc_stmt(E, st, ind); break;
     case KS_BARRIER: kg_sb_puts(o, "__syncthreads();\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "/* %s */\n", st->text ? st->text : ""); break;
     default: break;
@@ -784,9 +735,13 @@ static void signature(const kg_kernel *k, kg_strbuf *o) {
     if (i) kg_sb_puts(o, ", ");
     if (p->kind == KP_BUFFER)
       kg_sb_printf(o, "%s%s *%s", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, p->name);
+    else if (p->kind == KP_TMAP) kg_sb_printf(o, "const __grid_constant__ kg_tmap %s", p->name);
     else kg_sb_printf(o, "%s %s", p->dtype == KG_BOOL ? "unsigned char" : rtype((kg_dtype)p->dtype), p->name);
   }
 }
+
+void kg_cu_ex(const kg_cu_emit *E, uint32_t e) { ex(E, e); }
+void kg_cu_var(const kg_cu_emit *E, uint32_t v, kg_strbuf *o) { var_name(E, v, o); }
 
 /* The one reader of KGEN_PLANT_FAULT (test only; file-top comment). */
 static unsigned plant_faults(void) {
@@ -832,6 +787,7 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !tc; i++) tc = ks[i]->launch.smem_dyn > 0;
   if (tc) {
     kg_sb_puts(o, KG_CUDA_PRELUDE_TC_1);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_HOPPER);
     kg_sb_puts(o, KG_CUDA_PRELUDE_TC_2);
   }
   if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
@@ -846,7 +802,8 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
     kg_sb_printf(o, "\n/* %s: schedule %s, index %s, block %u, %u element%s per thread */\n", k->name,
                  k->schedule ? k->schedule : "?", kg_dtype_name((kg_dtype)k->index_dtype), k->launch.block[0],
                  k->launch.elems_per_thread, k->launch.elems_per_thread == 1 ? "" : "s");
-    kg_sb_printf(o, "KG_KERNEL void %s(", k->name);
+    if (k->max_threads) kg_sb_printf(o, "KG_KERNEL void __launch_bounds__(%u, 1) %s(", k->max_threads, k->name);
+    else kg_sb_printf(o, "KG_KERNEL void %s(", k->name);
     signature(k, o);
     kg_sb_puts(o, ") {\n");
     for (uint32_t a = 0; a < k->shared.n; a++)
@@ -867,6 +824,7 @@ void kg_cuda_emit_trampolines(const kg_kernel *const *ks, uint32_t n, kg_strbuf 
       if (j) kg_sb_puts(o, ", ");
       if (p->kind == KP_BUFFER)
         kg_sb_printf(o, "*(%s%s **)p[%u]", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, j);
+      else if (p->kind == KP_TMAP) kg_sb_printf(o, "*(const kg_tmap *)p[%u]", j);
       else kg_sb_printf(o, "*(%s *)p[%u]", p->dtype == KG_BOOL ? "unsigned char" : rtype((kg_dtype)p->dtype), j);
     }
     kg_sb_puts(o, "); }\n");

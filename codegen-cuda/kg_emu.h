@@ -314,6 +314,7 @@ enum { /* fiber states */
   KG_EMU_WARP,  /* waiting in a warp operation for the other lanes of its mask */
   KG_EMU_DONE,  /* returned from the kernel */
   KG_EMU_COLL,  /* waiting in a warp- or warpgroup-collective instruction (kg_emu_tc.h) */
+  KG_EMU_MBAR,  /* waiting on an mbarrier's phase (kg_emu_tc.h: coll_arg the barrier, b the parity) */
 };
 enum { /* warp operations; the shfl modes are PTX's */
   KG_EMU_SHFL_IDX, KG_EMU_SHFL_UP, KG_EMU_SHFL_DOWN, KG_EMU_SHFL_XOR,
@@ -633,13 +634,21 @@ static void kg_emu__trap(int line) {
 /* Nothing is runnable: explains why the block cannot go on. */
 static void kg_emu__stuck(kg_emu_run *r) {
   char t1[40], t2[40];
-  kg_emu_fiber *w = NULL, *b = NULL, *d = NULL, *c = NULL;
+  kg_emu_fiber *w = NULL, *b = NULL, *d = NULL, *c = NULL, *m = NULL;
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
+    if (f->state == KG_EMU_MBAR && !m) m = f;
     if (f->state == KG_EMU_COLL && !c) c = f;
     if (f->state == KG_EMU_WARP && !w) w = f;
     if (f->state == KG_EMU_BAR && !b) b = f;
     if (f->state == KG_EMU_DONE && !d) d = f;
+  }
+  if (m && !c && !w) { /* every thread waits: no arrival can complete the phase */
+    kg_emu__fail("thread %s waits forever on the mbarrier at %p (phase parity %d) at line %d: no "
+                 "running thread is left to arrive on it%s",
+                 kg_emu__tname(m->tid, t1), m->coll_arg, m->b, m->line,
+                 b ? " (some wait at __syncthreads())" : "");
+    return;
   }
   if (c) { /* a collective instruction: name a lane of its group that is elsewhere */
     unsigned size = (unsigned)c->width, base = c->tid & ~(size - 1);

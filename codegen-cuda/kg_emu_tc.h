@@ -322,4 +322,276 @@ static float kg_emu_tf32(float f) {
   return f;
 }
 
+
+/* ==== Hopper: mbarrier, TMA (cp.async.bulk.tensor), wgmma ====
+ *
+ *   mbarrier.init / arrive / arrive.expect_tx / try_wait.parity       kg_emu_mbar_*
+ *       The 8-byte object in shared memory holds the emulator's state: the current phase's
+ *       parity, the pending and expected arrival counts, the pending transaction bytes. A phase
+ *       completes when its arrivals are in and its transaction count is back to 0; a thread
+ *       waiting on the phase of parity P (try_wait.parity P: true once the current parity
+ *       differs from P) is parked until then. Every thread parked with nobody left to arrive
+ *       fails the launch.
+ *   cp.async.bulk.tensor.{2d,3d}.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+ *                                                                        kg_emu_tma_load
+ *       the tensor map's box at the given coordinates, written row after row (innermost
+ *       dimension fastest) from the destination, each 16-byte chunk placed by the map's swizzle
+ *       (the same Swizzle<B,4,3> on shared addresses as wgmma's); elements outside the tensor
+ *       read as 0; then the box's bytes complete on the mbarrier. Done at issue (an
+ *       asynchronous copy may complete at once). The tensor map is the emulator's own
+ *       (kg_emu_tmap, filled by kg_emu_tmap_encode with cuTensorMapEncodeTiled's checks).
+ *   wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16}    kg_emu_wgmma
+ *       warpgroup-collective (128 threads); A (64 x 16) and B (N x 16) read through their
+ *       shared-memory matrix descriptors (start, leading and stride byte offsets, swizzle mode)
+ *       in the canonical K-major or MN-major layouts (imm-trans), D = A B + (scale-d ? D : 0)
+ *       into the accumulator fragment: register i of thread t holds row 16 (t / 32) + g +
+ *       8 ((i >> 1) & 1), column 8 (i >> 2) + 2 q + (i & 1) (g = lane / 4, q = lane % 4).
+ *       Computed when issued (completing early is allowed); wgmma.fence / commit_group /
+ *       wait_group are then ordering only.
+ * Shared addresses (descriptors, kg_saddr) are offsets into the block's dynamic shared memory. */
+
+static unsigned kg_emu_saddr(const void *p) __attribute__((unused));
+static unsigned kg_emu_saddr(const void *p) {
+  kg_emu_run *r = kg_emu__run;
+  const char *c = (const char *)p;
+  if (!r->dyn || c < r->dyn || c > r->dyn + r->dyn_len) {
+    char tn[40];
+    kg_emu__fail("thread %s takes the shared address of %p, outside the dynamic shared memory", kg_emu__tname(r->cur->tid, tn), p);
+    kg_emu__abandon();
+  }
+  return (unsigned)(c - r->dyn);
+}
+static char *kg_emu__sptr(unsigned a) { return kg_emu__run->dyn + a; }
+
+/* -- mbarrier -- */
+typedef struct kg_emu_mbar {
+  unsigned word; /* bit 31: the current phase's parity; bits 16..30 expected arrivals; 0..15 pending */
+  int tx;        /* transaction bytes still to come in this phase */
+} kg_emu_mbar;
+
+static kg_emu_mbar *kg_emu__mbar(void *bar, const char *what, int line) {
+  char tn[40];
+  if (((uintptr_t)bar & 7u) || !kg_emu__in_smem(bar, 8)) {
+    kg_emu__fail("%s at line %d in thread %s: the mbarrier at %p is %s", what, line, kg_emu__tname(kg_emu__run->cur->tid, tn), bar,
+                 ((uintptr_t)bar & 7u) ? "not 8-byte aligned" : "outside shared memory");
+    kg_emu__abandon();
+  }
+  return (kg_emu_mbar *)bar;
+}
+/* the phase completes when nothing is pending: flip, re-arm, release its waiters */
+static void kg_emu__mbar_check(kg_emu_mbar *b) {
+  if ((b->word & 0xffffu) || b->tx) return;
+  unsigned parity = b->word >> 31, expected = (b->word >> 16) & 0x7fffu;
+  b->word = ((parity ^ 1u) << 31) | (expected << 16) | expected;
+  kg_emu_run *r = kg_emu__run;
+  for (unsigned t = 0; t < r->n; t++) {
+    kg_emu_fiber *f = &r->fibers[t];
+    if (f->state == KG_EMU_MBAR && f->coll_arg == (void *)b && (unsigned)f->b == parity) f->state = KG_EMU_READY;
+  }
+}
+static void kg_emu_mbar_init(void *bar, unsigned count, int line) __attribute__((unused));
+static void kg_emu_mbar_init(void *bar, unsigned count, int line) {
+  kg_emu_mbar *b = kg_emu__mbar(bar, "mbarrier.init", line);
+  if (count < 1 || count > 0x7fffu) {
+    kg_emu__fail("mbarrier.init at line %d: count %u (1 to 32767)", line, count);
+    kg_emu__abandon();
+  }
+  b->word = (count << 16) | count, b->tx = 0;
+}
+static void kg_emu_mbar_arrive_tx(void *bar, unsigned bytes, int line) __attribute__((unused));
+static void kg_emu_mbar_arrive_tx(void *bar, unsigned bytes, int line) {
+  kg_emu_mbar *b = kg_emu__mbar(bar, "mbarrier.arrive", line);
+  if (!(b->word & 0xffffu)) {
+    kg_emu__fail("mbarrier.arrive at line %d: the barrier at %p has no pending arrival (uninitialized, or more arrivals than its count)", line, bar);
+    kg_emu__abandon();
+  }
+  b->tx += (int)bytes;
+  b->word--;
+  kg_emu__mbar_check(b);
+}
+static void kg_emu_mbar_wait(void *bar, unsigned parity, int line) __attribute__((unused));
+static void kg_emu_mbar_wait(void *bar, unsigned parity, int line) {
+  kg_emu_mbar *b = kg_emu__mbar(bar, "mbarrier.try_wait", line);
+  if ((b->word >> 31) != (parity & 1u)) return; /* that phase has completed */
+  kg_emu_run *r = kg_emu__run;
+  kg_emu_fiber *f = r->cur;
+  f->state = KG_EMU_MBAR, f->coll_arg = bar, f->b = (int)(parity & 1u), f->line = line;
+  kg_emu__leave(r, f, 0);
+}
+
+/* -- tensor maps and TMA -- */
+typedef struct __attribute__((aligned(64))) kg_emu_tmap {
+  unsigned magic;                  /* KG_EMU_TMAP_MAGIC */
+  unsigned rank, esz, swizzle;     /* dims (1..3), element bytes, swizzle span in bytes (0, 32, 64, 128) */
+  const char *base;
+  unsigned long long dims[3];      /* innermost first */
+  unsigned long long strides[3];   /* bytes; [0] unused (the innermost dim is contiguous) */
+  unsigned box[3];
+} kg_emu_tmap;
+#define KG_EMU_TMAP_MAGIC 0x4b47544du
+typedef char kg_emu_tmap_fits[sizeof(kg_emu_tmap) <= 128 ? 1 : -1];
+
+/* cuTensorMapEncodeTiled's contract for what kgen uses (tiled, no interleave, zero fill): 0, or a
+ * negative code with a reason in why */
+__attribute__((visibility("default"))) int kg_emu_tmap_encode(void *out, const void *base, unsigned rank, unsigned esz,
+                                                              const unsigned long long *dims, const unsigned long long *strides,
+                                                              const unsigned *box, unsigned swizzle, char *why, size_t whylen);
+__attribute__((visibility("default"))) int kg_emu_tmap_encode(void *out, const void *base, unsigned rank, unsigned esz,
+                                                              const unsigned long long *dims, const unsigned long long *strides,
+                                                              const unsigned *box, unsigned swizzle, char *why, size_t whylen) {
+  const char *bad = NULL;
+  if (rank < 1 || rank > 3) bad = "rank is not 1 to 3";
+  else if ((uintptr_t)base % 16) bad = "the global address is not 16-byte aligned";
+  else if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) bad = "bad swizzle";
+  else if ((uintptr_t)out % 64) bad = "the map is not 64-byte aligned";
+  for (unsigned d = 0; d < rank && !bad; d++) {
+    if (!dims[d] || dims[d] > (1ull << 32)) bad = "a global dimension is 0 or above 2^32";
+    else if (box[d] < 1 || box[d] > 256) bad = "a box dimension is not 1 to 256";
+    else if (d && (strides[d] % 16 || strides[d] >= (1ull << 40))) bad = "a global stride is not a multiple of 16 bytes below 2^40";
+  }
+  if (!bad && (box[0] * esz) % 16) bad = "the box's inner dimension is not a multiple of 16 bytes";
+  if (!bad && swizzle && box[0] * esz > swizzle) bad = "the box's inner dimension is wider than the swizzle span";
+  if (bad) {
+    if (whylen) snprintf(why, whylen, "%s", bad);
+    return -1;
+  }
+  kg_emu_tmap m;
+  memset(&m, 0, sizeof m);
+  m.magic = KG_EMU_TMAP_MAGIC, m.rank = rank, m.esz = esz, m.swizzle = swizzle, m.base = (const char *)base;
+  for (unsigned d = 0; d < rank; d++) m.dims[d] = dims[d], m.strides[d] = d ? strides[d] : esz, m.box[d] = box[d];
+  memset(out, 0, 128);
+  memcpy(out, &m, sizeof m);
+  return 0;
+}
+
+/* Swizzle<log2(span/16), 4, 3> of a shared address */
+static unsigned kg_emu__swz(unsigned a, unsigned span) {
+  if (span < 32) return a;
+  return a ^ ((a >> 3) & ((span / 16 - 1) << 4));
+}
+
+static void kg_emu_tma_load(void *dst, const void *map, int c0, int c1, int c2, void *bar, int line) __attribute__((unused));
+static void kg_emu_tma_load(void *dst, const void *map, int c0, int c1, int c2, void *bar, int line) {
+  const kg_emu_tmap *m = (const kg_emu_tmap *)map;
+  kg_emu_mbar *b = kg_emu__mbar(bar, "cp.async.bulk.tensor", line);
+  char tn[40];
+  if (m->magic != KG_EMU_TMAP_MAGIC) {
+    kg_emu__fail("cp.async.bulk.tensor at line %d: not a tensor map", line);
+    kg_emu__abandon();
+  }
+  unsigned box = m->box[0] * m->esz * (m->rank > 1 ? m->box[1] : 1) * (m->rank > 2 ? m->box[2] : 1);
+  if (((uintptr_t)dst & 127u) || !kg_emu__in_smem(dst, box)) {
+    kg_emu__fail("cp.async.bulk.tensor at line %d in thread %s: the destination %p is %s", line, kg_emu__tname(kg_emu__run->cur->tid, tn), dst,
+                 ((uintptr_t)dst & 127u) ? "not 128-byte aligned" : "not inside shared memory");
+    kg_emu__abandon();
+  }
+  unsigned base = kg_emu_saddr(dst), row = m->box[0] * m->esz;
+  long long c[3] = {c0, c1, c2};
+  unsigned n1 = m->rank > 1 ? m->box[1] : 1, n2 = m->rank > 2 ? m->box[2] : 1;
+  for (unsigned i2 = 0; i2 < n2; i2++)
+    for (unsigned i1 = 0; i1 < n1; i1++)
+      for (unsigned i0 = 0; i0 < m->box[0]; i0++) {
+        long long g[3] = {c[0] + i0, c[1] + i1, c[2] + i2};
+        int in = 1;
+        const char *src = m->base;
+        for (unsigned d = 0; d < m->rank; d++) {
+          if (g[d] < 0 || (unsigned long long)g[d] >= m->dims[d]) in = 0;
+          else src += (unsigned long long)g[d] * m->strides[d];
+        }
+        unsigned lin = (i2 * n1 + i1) * row + i0 * m->esz;
+        char *p = kg_emu__sptr(kg_emu__swz(base + lin, m->swizzle));
+        if (in) memcpy(p, src, m->esz);
+        else memset(p, 0, m->esz);
+      }
+  b->tx -= (int)box;
+  kg_emu__mbar_check(b);
+}
+
+/* -- wgmma -- */
+typedef struct kg_emu_wgmma_lane {
+  float **d;                /* N / 2 accumulator registers */
+  unsigned long long da, db;
+  int type, n, scale_d, ta, tb, line;
+} kg_emu_wgmma_lane;
+
+/* the shared address of element (row, k) of a 16-deep operand by its descriptor */
+static unsigned kg_emu__desc_addr(unsigned long long desc, int trans, unsigned row, unsigned k, unsigned esz) {
+  unsigned start = (unsigned)(desc & 0x3fffu) << 4, lbo = (unsigned)((desc >> 16) & 0x3fffu) << 4;
+  unsigned sbo = (unsigned)((desc >> 32) & 0x3fffu) << 4, mode = (unsigned)(desc >> 62);
+  unsigned span = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 16, w = span / 16, t = 16 / esz, off;
+  if (!trans) off = mode ? (row % 8) * span + (row / 8) * sbo + k * esz
+                         : (row % 8) * 16 + (row / 8) * sbo + (k % t) * esz + (k / t) * lbo;
+  else off = mode ? (row % (w * t)) * esz + (row / (w * t)) * lbo + (k % 8) * span + (k / 8) * sbo
+                  : (row % t) * esz + (row / t) * sbo + (k % 8) * 16 + (k / 8) * lbo;
+  return kg_emu__swz(start + off, mode ? span : 0);
+}
+
+static void kg_emu__wgmma_run(kg_emu_fiber *g, unsigned size) {
+  (void)size;
+  const kg_emu_wgmma_lane *x0 = (const kg_emu_wgmma_lane *)g[0].coll_arg;
+  int n = x0->n, bf = x0->type;
+  kg_emu_run *r = kg_emu__run;
+  for (unsigned l = 1; l < 128; l++) {
+    const kg_emu_wgmma_lane *x = (const kg_emu_wgmma_lane *)g[l].coll_arg;
+    if (x->da != x0->da || x->db != x0->db || x->scale_d != x0->scale_d) {
+      char t1[40], t2[40];
+      kg_emu__fail("wgmma.mma_async at line %d: threads %s and %s of one warpgroup give different descriptors or scale-d",
+                   x0->line, kg_emu__tname(g[0].tid, t1), kg_emu__tname(g[l].tid, t2));
+      return;
+    }
+  }
+  if (((x0->da >> 49) & 7u) || ((x0->db >> 49) & 7u)) {
+    kg_emu__fail("wgmma.mma_async at line %d: a descriptor with a non-zero base offset (not emulated)", x0->line);
+    return;
+  }
+  static _Thread_local double A[64][16], B[256][16]; /* the last thread to arrive runs this: its fiber stack is small */
+  for (unsigned m = 0; m < 64; m++)
+    for (unsigned k = 0; k < 16; k++) {
+      unsigned a = kg_emu__desc_addr(x0->da, x0->ta, m, k, 2);
+      if (a + 2 > r->dyn_len) {
+        kg_emu__fail("wgmma.mma_async at line %d: A's element (%u, %u) lies at shared address %u, past the %zu bytes of shared memory", x0->line, m, k, a, r->dyn_len);
+        return;
+      }
+      unsigned short h;
+      memcpy(&h, r->dyn + a, 2);
+      A[m][k] = bf ? kg_emu__bf2f(h) : kg_emu_h2f(h);
+    }
+  for (int nn = 0; nn < n; nn++)
+    for (unsigned k = 0; k < 16; k++) {
+      unsigned a = kg_emu__desc_addr(x0->db, x0->tb, (unsigned)nn, k, 2);
+      if (a + 2 > r->dyn_len) {
+        kg_emu__fail("wgmma.mma_async at line %d: B's element (%d, %u) lies at shared address %u, past the %zu bytes of shared memory", x0->line, nn, k, a, r->dyn_len);
+        return;
+      }
+      unsigned short h;
+      memcpy(&h, r->dyn + a, 2);
+      B[nn][k] = bf ? kg_emu__bf2f(h) : kg_emu_h2f(h);
+    }
+  for (unsigned t = 0; t < 128; t++) {
+    const kg_emu_wgmma_lane *x = (const kg_emu_wgmma_lane *)g[t].coll_arg;
+    unsigned w = t / 32, lane = t % 32, gid = lane / 4, q = lane % 4;
+    for (int i = 0; i < n / 2; i++) {
+      unsigned row = 16 * w + gid + 8 * ((i >> 1) & 1), col = 8 * (unsigned)(i >> 2) + 2 * q + (unsigned)(i & 1);
+      double s = x0->scale_d ? *x->d[i] : 0.0;
+      for (unsigned k = 0; k < 16; k++) s += A[row][k] * B[col][k];
+      *x->d[i] = (float)s;
+    }
+  }
+}
+static void kg_emu_wgmma(int type, int n, unsigned long long da, unsigned long long db, int scale_d, int ta, int tb, float **d,
+                         int line) __attribute__((unused));
+static void kg_emu_wgmma(int type, int n, unsigned long long da, unsigned long long db, int scale_d, int ta, int tb, float **d,
+                         int line) {
+  if (n < 8 || n > 256 || n % 8) {
+    kg_emu__fail("wgmma.mma_async at line %d: N = %d (8 to 256, a multiple of 8)", line, n);
+    kg_emu__abandon();
+  }
+  kg_emu_wgmma_lane x = {d, da, db, type, n, scale_d != 0, ta, tb, line};
+  kg_emu__collective(kg_emu__wgmma_run, 128, &x, type ? "wgmma.mma_async.bf16" : "wgmma.mma_async.f16", line);
+}
+/* wgmma.fence / commit_group / wait_group: warpgroup-aligned; ordering only here */
+static void kg_emu__wg_nop(kg_emu_fiber *g, unsigned size) { (void)g, (void)size; }
+static void kg_emu_wgmma_sync(const char *what, int line) __attribute__((unused));
+static void kg_emu_wgmma_sync(const char *what, int line) { kg_emu__collective(kg_emu__wg_nop, 128, NULL, what, line); }
+
 #endif

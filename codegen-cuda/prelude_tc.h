@@ -16,8 +16,14 @@
  *   KG_CP_COMMIT () / KG_CP_WAIT (n)                  cp.async.commit_group / cp.async.wait_group n
  *   kg_tf32 (x)                                       cvt.rna.tf32.f32
  *   kg_pack_h2 / kg_pack_bf2 (a, b)                   two floats rounded and packed, a in the low half
- * The PTX needs sm_80 (mma with bf16 / tf32, ldmatrix, cp.async); the scheduler never gives these
- * kernels to an older target.
+ *   KG_MBAR_INIT / KG_MBAR_ARRIVE_TX / KG_MBAR_WAIT (bar, ...)  mbarrier.init, arrive.expect_tx, try_wait.parity loop
+ *   KG_TMA_LOAD_{2,3}D (dst, map, c0, c1, c2, bar)             cp.async.bulk.tensor tile load, complete_tx on bar
+ *   KG_FENCE_INIT ()                                          fence.mbarrier_init.release.cluster
+ *   KG_WG_FENCE / KG_WG_COMMIT / KG_WG_WAIT (n)                wgmma.fence / commit_group / wait_group
+ *   kg_tmap                                                   a TMA tensor map parameter (__grid_constant__)
+ * (wgmma.mma_async itself is printed by cuda_tc.c.) The PTX needs sm_80 (mma with bf16 / tf32,
+ * ldmatrix, cp.async), sm_90 (mbarrier transactions, TMA) and sm_90a (wgmma); under older
+ * targets the Hopper macros trap: the scheduler never gives those kernels to such a GPU.
  */
 #ifndef KG_PRELUDE_TC_H
 #define KG_PRELUDE_TC_H
@@ -44,6 +50,42 @@
 "#define KG_CP_WAIT(n) asm volatile(\"cp.async.wait_group %0;\" :: \"n\"(n))\n" \
 "KG_DEV float kg_tf32(float x) { unsigned r; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x)); return __uint_as_float(r); }\n" \
 ""
+#define KG_CUDA_PRELUDE_TC_HOPPER \
+"#ifdef __CUDACC__\n" \
+"typedef struct __align__(64) kg_tmap { unsigned long long v[16]; } kg_tmap;\n" \
+"#if __CUDA_ARCH__ >= 900\n" \
+"#define KG_MBAR_INIT(bar, n) asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(kg_saddr(bar)), \"r\"(n) : \"memory\")\n" \
+"#define KG_MBAR_ARRIVE_TX(bar, tx) asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(kg_saddr(bar)), \"r\"(tx) : \"memory\")\n" \
+"#define KG_MBAR_WAIT(bar, parity) asm volatile(\"{\\n.reg .pred p;\\nKG_MBAR_WAIT_LOOP:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra KG_MBAR_WAIT_LOOP;\\n}\" \\\n" \
+"    :: \"r\"(kg_saddr(bar)), \"r\"(parity) : \"memory\")\n" \
+"#define KG_TMA_LOAD_2D(dst, map, c0, c1, c2, bar) asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\" \\\n" \
+"    :: \"r\"(kg_saddr(dst)), \"l\"((unsigned long long)(map)), \"r\"(c0), \"r\"(c1), \"r\"(kg_saddr(bar)) : \"memory\")\n" \
+"#define KG_TMA_LOAD_3D(dst, map, c0, c1, c2, bar) asm volatile(\"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\" \\\n" \
+"    :: \"r\"(kg_saddr(dst)), \"l\"((unsigned long long)(map)), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(kg_saddr(bar)) : \"memory\")\n" \
+"#define KG_FENCE_INIT() asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\")\n" \
+"#else\n" \
+"#define KG_MBAR_INIT(bar, n) __trap()\n" \
+"#define KG_MBAR_ARRIVE_TX(bar, tx) __trap()\n" \
+"#define KG_MBAR_WAIT(bar, parity) __trap()\n" \
+"#define KG_TMA_LOAD_2D(dst, map, c0, c1, c2, bar) __trap()\n" \
+"#define KG_TMA_LOAD_3D(dst, map, c0, c1, c2, bar) __trap()\n" \
+"#define KG_FENCE_INIT() __trap()\n" \
+"#endif\n" \
+"#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n" \
+"#define KG_WG_FENCE() asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\")\n" \
+"#define KG_WG_COMMIT() asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\")\n" \
+"#define KG_WG_WAIT(n) asm volatile(\"wgmma.wait_group.sync.aligned %0;\" :: \"n\"(n) : \"memory\")\n" \
+"#define KG_SETMAXNREG_INC(n) asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" :: \"n\"(n))\n" \
+"#define KG_SETMAXNREG_DEC(n) asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" :: \"n\"(n))\n" \
+"#else\n" \
+"#define KG_SETMAXNREG_INC(n) __trap()\n" \
+"#define KG_SETMAXNREG_DEC(n) __trap()\n" \
+"#define KG_WG_FENCE() __trap()\n" \
+"#define KG_WG_COMMIT() __trap()\n" \
+"#define KG_WG_WAIT(n) __trap()\n" \
+"#endif\n" \
+"#endif\n" \
+""
 #define KG_CUDA_PRELUDE_TC_2 \
 "#else\n" \
 "#define KG_SMEM_DECL unsigned char *kg_smem = (unsigned char *)kg_emu_dyn_smem()\n" \
@@ -63,6 +105,20 @@
 "#define KG_CP_COMMIT() kg_emu_cp_async_commit()\n" \
 "#define KG_CP_WAIT(n) kg_emu_cp_async_wait(n)\n" \
 "KG_DEV float kg_tf32(float x) { return kg_emu_tf32(x); }\n" \
+"KG_DEV unsigned kg_saddr(const void *p) { return kg_emu_saddr(p); }\n" \
+"typedef kg_emu_tmap kg_tmap;\n" \
+"#define __grid_constant__\n" \
+"#define KG_MBAR_INIT(bar, n) kg_emu_mbar_init((bar), (n), __LINE__)\n" \
+"#define KG_MBAR_ARRIVE_TX(bar, tx) kg_emu_mbar_arrive_tx((bar), (tx), __LINE__)\n" \
+"#define KG_MBAR_WAIT(bar, parity) kg_emu_mbar_wait((bar), (parity), __LINE__)\n" \
+"#define KG_TMA_LOAD_2D(dst, map, c0, c1, c2, bar) kg_emu_tma_load((dst), (map), (c0), (c1), 0, (bar), __LINE__)\n" \
+"#define KG_TMA_LOAD_3D(dst, map, c0, c1, c2, bar) kg_emu_tma_load((dst), (map), (c0), (c1), (c2), (bar), __LINE__)\n" \
+"#define KG_FENCE_INIT() ((void)0)\n" \
+"#define KG_WG_FENCE() kg_emu_wgmma_sync(\"wgmma.fence\", __LINE__)\n" \
+"#define KG_WG_COMMIT() kg_emu_wgmma_sync(\"wgmma.commit_group\", __LINE__)\n" \
+"#define KG_WG_WAIT(n) kg_emu_wgmma_sync(\"wgmma.wait_group\", __LINE__)\n" \
+"#define KG_SETMAXNREG_INC(n) kg_emu_wgmma_sync(\"setmaxnreg.inc\", __LINE__)\n" \
+"#define KG_SETMAXNREG_DEC(n) kg_emu_wgmma_sync(\"setmaxnreg.dec\", __LINE__)\n" \
 "#endif\n" \
 "KG_DEV int kg_pack_h2(float a, float b) { return (int)((unsigned)kg_f2h(a) | (unsigned)kg_f2h(b) << 16); }\n" \
 "KG_DEV int kg_pack_bf2(float a, float b) { return (int)((unsigned)kg_f2bf(a) | (unsigned)kg_f2bf(b) << 16); }\n" \

@@ -215,7 +215,8 @@ typedef enum kg_kx_kind {
 } kg_kx_kind;
 
 enum { KG_SREG_TID_X, KG_SREG_TID_Y, KG_SREG_TID_Z, KG_SREG_CTAID_X, KG_SREG_CTAID_Y, KG_SREG_CTAID_Z,
-       KG_SREG_NTID_X, KG_SREG_NTID_Y, KG_SREG_NTID_Z, KG_SREG_NCTAID_X, KG_SREG_NCTAID_Y, KG_SREG_NCTAID_Z };
+       KG_SREG_NTID_X, KG_SREG_NTID_Y, KG_SREG_NTID_Z, KG_SREG_NCTAID_X, KG_SREG_NCTAID_Y, KG_SREG_NCTAID_Z,
+       KG_SREG_SMEM /* the shared-window address of the dynamic shared memory (int32): descriptors */ };
 
 typedef struct kg_kx {
   uint8_t kind;   /* kg_kx_kind */
@@ -262,6 +263,21 @@ typedef enum kg_tc_op {
                      (0..16; the rest zero-filled; 0 reads nothing) */
   KG_TC_COMMIT,   /* cp.async.commit_group */
   KG_TC_WAIT,     /* cp.async.wait_group imm */
+  /* Hopper (sm_90a): warpgroup products, mbarriers, TMA */
+  KG_TC_WGMMA,    /* wgmma.mma_async m64nNk16 f32 += A B (descriptors): a = first of N/2 float32
+                     accumulator vars, b = A's descriptor (int64 expr), c = B's; imm = N | 0x200 for
+                     bf16 (else f16) | 0x400 A M-major | 0x800 B N-major (imm-trans); scale-d 1 */
+  KG_TC_WG_FENCE, /* wgmma.fence.sync.aligned */
+  KG_TC_WG_COMMIT,/* wgmma.commit_group.sync.aligned */
+  KG_TC_WG_WAIT,  /* wgmma.wait_group.sync.aligned imm */
+  KG_TC_MBAR_INIT,   /* mbarrier.init: b = the barrier's shared byte offset expr, imm = count */
+  KG_TC_MBAR_ARRIVE, /* mbarrier.arrive(.expect_tx): b = the barrier, c = transaction bytes expr or KG_NONE */
+  KG_TC_MBAR_WAIT,   /* until the phase of parity c (int32 expr) of barrier b has completed */
+  KG_TC_TMA,      /* cp.async.bulk.tensor.{imm}d global → shared, complete_tx on a barrier: a = the
+                     tensor-map parameter, b = destination shared byte offset expr, c = first of imm
+                     int32 coordinate vars (innermost first), d = the barrier's offset expr */
+  KG_TC_FENCE_INIT,  /* fence.mbarrier_init (the barriers' initialization visible to TMA) */
+  KG_TC_SETMAXNREG,  /* setmaxnreg.{inc if imm & 0x1000, else dec}.sync.aligned.u32 imm & 0xfff (warpgroup-aligned) */
 } kg_tc_op;
 
 typedef struct kg_ks {
@@ -287,7 +303,7 @@ typedef struct kg_kvar {
   uint8_t dtype;
 } kg_kvar;
 
-typedef enum kg_kparam_kind { KP_BUFFER, KP_SCALAR } kg_kparam_kind;
+typedef enum kg_kparam_kind { KP_BUFFER, KP_SCALAR, KP_TMAP /* a 128-byte tensor map, by value */ } kg_kparam_kind;
 
 typedef struct kg_kparam {
   kg_kparam_kind kind;
@@ -295,6 +311,7 @@ typedef struct kg_kparam {
   bool is_output;    /* buffers: written by the kernel */
   const char *name;  /* C name: "in0", "out0", "n", "s0_1" */
   /* What the host passes here (filled by the scheduler, read by the launcher):
+   *   KPR_TMAP k        : (KP_TMAP) a TMA tensor map of operand kg_kernel.tmaps[r0], by value
    *   KPR_TENSOR k      : data pointer of kernel tensor operand k
    *   KPR_NUMEL         : number of elements of the iteration space
    *   KPR_SIZE d        : iteration-space size of dim d
@@ -310,7 +327,8 @@ typedef struct kg_kparam {
 
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB,
        KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */,
-       KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */ };
+       KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */,
+       KPR_TMAP /* a tensor map: r0 indexes kg_kernel.tmaps */ };
 /* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
  * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
 typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;
@@ -336,6 +354,18 @@ typedef struct kg_launch {
   uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block */
 } kg_launch;
 
+/* A TMA tensor map a kernel takes (KPR_TMAP), made at launch from a product operand's tensor:
+ * the buffer (owner, index as KPR_TENSOR's r0 / r1); its two matrix dims, innermost first, as
+ * dims from the end (-1 the last); a third, the product's batch when the operand has batch dims
+ * (collapsed into one); the box and the swizzle span (bytes). */
+typedef struct kg_ktmap {
+  uint32_t owner, index;
+  int8_t inner, outer;      /* e.g. -1, -2: [.., M, K] read along K */
+  bool batched;
+  uint32_t box[2];          /* elements: inner, outer */
+  uint32_t swizzle;         /* 0, 32, 64 or 128 */
+} kg_ktmap;
+
 /* A __shared__ array of the kernel (one per block; the emulator poisons it at every block
  * start). Elements hold register values of `dtype` (float16 / bfloat16 as float). */
 typedef struct kg_kshared {
@@ -352,6 +382,9 @@ typedef struct kg_kernel {
   KG_VEC(kg_kx) exprs;
   KG_VEC(kg_ks) stmts;
   KG_VEC(kg_kshared) shared; /* __shared__ arrays, declared at the top of the kernel */
+  KG_VEC(kg_ktmap) tmaps;    /* the tensor maps its KPR_TMAP parameters describe */
+  bool sm90a;                /* uses sm_90a features (wgmma): NVRTC compiles it for sm_90a */
+  uint32_t max_threads;      /* __launch_bounds__(max_threads, 1) (0: none): caps registers a thread */
   uint32_t body;      /* first statement */
   kg_launch launch;
   const char *schedule; /* "pointwise.linear.vec4", "pointwise.strided" — for explain */

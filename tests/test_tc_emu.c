@@ -21,6 +21,7 @@ static char *src_of(const char *kernels) {
   kg_sb_init(&b);
   kg_sb_puts(&b, KG_CUDA_PRELUDE_1);
   kg_sb_puts(&b, KG_CUDA_PRELUDE_TC_1);
+  kg_sb_puts(&b, KG_CUDA_PRELUDE_TC_HOPPER);
   kg_sb_puts(&b, KG_CUDA_PRELUDE_TC_2);
   kg_sb_puts(&b, kernels);
   return kg_sb_take(&b);
@@ -42,7 +43,7 @@ static kg_device *emu(kg_diag *d) {
 }
 static kg_rt_module *load(kg_device *dv, const char *name, const char *cu, const char *tr, kg_diag *d) {
   char *src = src_of(cu);
-  kg_rt_source s = {name, src, tr};
+  kg_rt_source s = {name, src, tr, false};
   kg_rt_module *m = NULL;
   if (dv->vt->load(dv, &s, &m, d)) fail_diag(d);
   free(src);
@@ -434,5 +435,170 @@ Test(tc_emu, nvrtc_compiles_the_instructions) {
   free(src);
   kg_sb_free(&k);
   kg_nvrtc_close(nv);
+  kg_diag_free(&dg);
+}
+
+/* ---- Hopper: wgmma through matrix descriptors, TMA with the 128-byte swizzle, mbarriers ---- */
+
+/* Swizzle<3,4,3> (the 128-byte mode) of a shared byte offset, as the ISA's figures draw it: the
+ * 16-byte chunk of a 128-byte row XORed with the row's index modulo 8 */
+static uint32_t sw128(uint32_t o) { return o ^ (((o >> 7) & 7u) << 4); }
+
+static const char wg_cu[] =
+    "KG_KERNEL void wg(int tr, int n, unsigned long long da, unsigned long long db, const unsigned short *img, int bytes, float *out) {\n"
+    "  KG_SMEM_DECL;\n"
+    "  int t = (int)threadIdx.x, i;\n"
+    "  for (i = t; i < bytes / 2; i += 128) ((unsigned short *)kg_smem)[i] = img[i];\n"
+    "  __syncthreads();\n"
+    "  float d[64];\n"
+    "  for (i = 0; i < 64; i++) d[i] = 0.5f;\n"
+    "  {\n"
+    "    float *p[64];\n"
+    "    for (i = 0; i < 64; i++) p[i] = &d[i];\n"
+    "    if (tr) kg_emu_wgmma(0, n, da, db, 1, 1, 1, p, __LINE__); else kg_emu_wgmma(0, n, da, db, 1, 0, 0, p, __LINE__);\n"
+    "  }\n"
+    "  for (i = 0; i < n / 2; i++) out[t * (n / 2) + i] = d[i];\n"
+    "}\n";
+static const char wg_tr[] =
+    "void wg__kg_thread(void **p);\n"
+    "void wg__kg_thread(void **p) { wg(*(int *)p[0], *(int *)p[1], *(unsigned long long *)p[2], *(unsigned long long *)p[3], "
+    "*(const unsigned short **)p[4], *(int *)p[5], *(float **)p[6]); }\n";
+
+static uint64_t desc_of(uint32_t start, uint32_t lbo, uint32_t sbo) {
+  return (uint64_t)((start >> 4) & 0x3fff) | (uint64_t)((lbo >> 4) & 0x3fff) << 16 | (uint64_t)((sbo >> 4) & 0x3fff) << 32 | 1ull << 62;
+}
+
+/* A 64 x 16 and B n x 16 (float16 values k/8) placed in shared memory by the canonical SW128
+ * layouts written out here, D = A B^T + 0.5 checked at the accumulator layout's places */
+static void run_wgmma(int mn_major, int n) {
+  enum { BYTES = 40960 };
+  uint16_t *img = calloc(BYTES / 2, 2);
+  float A[64][16], B[128][16];
+  uint32_t abase = 0, bbase = 16384;
+  for (int r = 0; r < 64; r++)
+    for (int k = 0; k < 16; k++) {
+      A[r][k] = (float)((r * 3 + k * 5) % 17 - 8) / 8.0f;
+      /* K-major: rows of 128 bytes, K at byte 32 + 2k (the second 32-byte slice: the start address
+       * moves by 32 for the next 16 of K); MN-major: rows of K, 64 of M per 128 bytes */
+      uint32_t o = mn_major ? abase + (uint32_t)r * 2 + (uint32_t)(k % 8) * 128 + (uint32_t)(k / 8) * 1024
+                            : abase + (uint32_t)r * 128 + 32 + (uint32_t)k * 2;
+      img[sw128(o) / 2] = h_bits(A[r][k], 0);
+    }
+  for (int r = 0; r < n; r++)
+    for (int k = 0; k < 16; k++) {
+      B[r][k] = (float)((r * 7 + k * 3) % 13 - 6) / 8.0f;
+      uint32_t o = mn_major ? bbase + (uint32_t)(r % 64) * 2 + (uint32_t)(r / 64) * 8192 + (uint32_t)(k % 8) * 128 + (uint32_t)(k / 8) * 1024
+                            : bbase + (uint32_t)r * 128 + 32 + (uint32_t)k * 2;
+      img[sw128(o) / 2] = h_bits(B[r][k], 0);
+    }
+  uint64_t da = mn_major ? desc_of(abase, 8192, 1024) : desc_of(abase + 32, 16, 1024);
+  uint64_t db = mn_major ? desc_of(bbase, 8192, 1024) : desc_of(bbase + 32, 16, 1024);
+  float *out = calloc(128 * 64, sizeof(float));
+  kg_diag dg;
+  kg_diag_init(&dg);
+  kg_device *dv = emu(&dg);
+  kg_rt_module *m = load(dv, "wg", wg_cu, wg_tr, &dg);
+  int bytes = BYTES;
+  uint16_t *ip = img;
+  float *op = out;
+  void *params[] = {&mn_major, &n, &da, &db, &ip, &bytes, &op};
+  if (launch(dv, m, "wg", 128, BYTES, params, &dg)) fail_diag(&dg);
+  cr_assert_eq(dg.n, 0);
+  for (int t = 0; t < 128; t++)
+    for (int i = 0; i < n / 2; i++) {
+      int lane = t % 32, row = 16 * (t / 32) + lane / 4 + 8 * ((i >> 1) & 1), col = 8 * (i >> 2) + 2 * (lane % 4) + (i & 1);
+      double s = 0.5;
+      for (int k = 0; k < 16; k++) s += (double)A[row][k] * B[col][k];
+      cr_assert_eq(out[t * (n / 2) + i], (float)s, "%s n%d thread %d d%d (D[%d][%d])", mn_major ? "MN-major" : "K-major", n, t, i, row, col);
+    }
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
+  kg_diag_free(&dg);
+  free(img), free(out);
+}
+Test(tc_emu, wgmma_k_major_sw128) { run_wgmma(0, 64); }
+Test(tc_emu, wgmma_mn_major_sw128) { run_wgmma(1, 128); }
+
+static const char tma_cu[] =
+    "KG_KERNEL void tm(const kg_tmap map, int c0, int c1, unsigned short *out, int *phase) {\n"
+    "  KG_SMEM_DECL;\n"
+    "  unsigned char *bar = kg_smem + 2048;\n"
+    "  int t = (int)threadIdx.x, i;\n"
+    "  if (t == 0) KG_MBAR_INIT(bar, 1);\n"
+    "  __syncthreads();\n"
+    "  if (t == 0) { KG_MBAR_ARRIVE_TX(bar, 1024); KG_TMA_LOAD_2D(kg_smem, &map, c0, c1, 0, bar); }\n"
+    "  KG_MBAR_WAIT(bar, 0);\n"
+    "  for (i = t; i < 512; i += 32) out[i] = ((unsigned short *)kg_smem)[i];\n"
+    "  KG_MBAR_WAIT(bar, 0); /* phase 0 has completed: returns at once */\n"
+    "  if (t == 0) *phase = (int)(*(unsigned *)bar >> 31);\n"
+    "}\n";
+static const char tma_tr[] =
+    "void tm__kg_thread(void **p);\n"
+    "void tm__kg_thread(void **p) { tm(*(const kg_tmap *)p[0], *(int *)p[1], *(int *)p[2], *(unsigned short **)p[3], *(int **)p[4]); }\n";
+
+/* a box of 64 x 8 (float16) from a 10 x 100 tensor at (40, 4): rows 10 and 11 and columns 100 to
+ * 103 are outside (zeros); 128-byte rows placed by the swizzle; the mbarrier's phase completes */
+Test(tc_emu, tma_box_swizzle_and_mbarrier) {
+  uint16_t g[10 * 100], out[512];
+  for (int i = 0; i < 1000; i++) g[i] = (uint16_t)(i + 1);
+  kg_diag dg;
+  kg_diag_init(&dg);
+  kg_device *dv = emu(&dg);
+  kg_rt_module *m = load(dv, "tm", tma_cu, tma_tr, &dg);
+  kg_tmap_req q;
+  memset(&q, 0, sizeof q);
+  q.base = g, q.rank = 2, q.esz = 2, q.dims[0] = 100, q.dims[1] = 10, q.strides[1] = 200;
+  q.box[0] = 64, q.box[1] = 8, q.swizzle = 128;
+  _Alignas(64) unsigned char map[128];
+  cr_assert_eq(dv->vt->tmap(dv, m, &q, map, &dg), -1, "a row stride of 200 bytes is not a multiple of 16");
+  kg_diag_free(&dg);
+  kg_diag_init(&dg);
+  uint16_t *g2 = aligned_alloc(64, 10 * 104 * 2);
+  for (int r = 0; r < 10; r++)
+    for (int c = 0; c < 104; c++) g2[r * 104 + c] = c < 100 ? g[r * 100 + c] : 0xdead;
+  q.base = g2, q.strides[1] = 208;
+  cr_assert_eq(dv->vt->tmap(dv, m, &q, map, &dg), 0);
+  int c0 = 40, c1 = 4, phase = -1;
+  uint16_t *op = out;
+  int *pp = &phase;
+  void *mp = map;
+  void *params[] = {mp, &c0, &c1, &op, &pp};
+  if (launch(dv, m, "tm", 32, 4096, params, &dg)) fail_diag(&dg);
+  cr_assert_eq(dg.n, 0);
+  for (int r = 0; r < 8; r++)
+    for (int c = 0; c < 64; c++) {
+      int gr = 4 + r, gc = 40 + c;
+      uint16_t want = gr < 10 && gc < 100 ? g[gr * 100 + gc] : 0;
+      cr_assert_eq(out[sw128((uint32_t)(r * 128 + c * 2)) / 2], want, "box (%d, %d)", r, c);
+    }
+  cr_assert_eq(phase, 1, "the phase of parity 0 completed: the barrier is in phase 1");
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
+  kg_diag_free(&dg);
+  free(g2);
+}
+
+Test(tc_emu, mbarrier_wait_with_no_arrival_fails) {
+  static const char cu[] =
+      "KG_KERNEL void stuck(int n) {\n"
+      "  KG_SMEM_DECL;\n"
+      "  if (threadIdx.x == 0) KG_MBAR_INIT(kg_smem, 2);\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) KG_MBAR_ARRIVE_TX(kg_smem, 0); /* one of the two arrivals */\n"
+      "  KG_MBAR_WAIT(kg_smem, 0);\n"
+      "}\n";
+  static const char tr[] = "void stuck__kg_thread(void **p);\nvoid stuck__kg_thread(void **p) { stuck(*(int *)p[0]); }\n";
+  kg_diag dg;
+  kg_diag_init(&dg);
+  kg_device *dv = emu(&dg);
+  kg_rt_module *m = load(dv, "stuck", cu, tr, &dg);
+  int n = 0;
+  void *params[] = {&n};
+  cr_assert_neq(launch(dv, m, "stuck", 64, 64, params, &dg), 0);
+  char *t = kg_diag_format(&dg);
+  cr_assert_not_null(strstr(t, "waits forever on the mbarrier"), "%s", t);
+  free(t);
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
   kg_diag_free(&dg);
 }
