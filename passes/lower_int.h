@@ -154,6 +154,8 @@ void kg_lw_wgmma_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);
+/* ---- the attention schedule: lower_attn.c (the flash scheme, one kernel per ATTN group) ---- */
+bool kg_lw_attention(lctx *L, const char *name);
 /* lower_view.c: a dim's size as an index expression (a constant, or a KPR_SYM parameter) */
 uint32_t kg_lw_size(lctx *L, const kg_dim *d);
 /* lower_dot.c: a folded product (MMFOLD) at coordinate c of its own shape: a loop over K */

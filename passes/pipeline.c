@@ -82,6 +82,8 @@ bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
   }
   if (expanded && !passes_to_fixpoint(lg, c)) return false;
   bool ch = false;
+  if (!run_one(lg, c, "attention", kg_pass_attention, &ch)) return false;
+  if (ch && !passes_to_fixpoint(lg, c)) return false;
   if (!run_one(lg, c, "mm_transpose", kg_pass_mm_transpose, &ch)) return false;
   if (ch && !run_one(lg, c, "dce", kg_pass_dce, &ch)) return false;
   if (!run_one(lg, c, "fold_products", kg_pass_fold_products, &ch)) return false;

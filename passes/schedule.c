@@ -42,6 +42,7 @@ static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node,
   if (own) {
     count_sources(g, grp, n->in[0], seen, params);
     if (n->op == KG_OP_MATMUL) count_sources(g, grp, n->in[1], seen, params);
+    for (int j = 1; n->op == KG_OP_ATTN && j < n->n_in; j++) count_sources(g, grp, n->in[j], seen, params);
     return;
   }
   if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL))) {
@@ -175,6 +176,12 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
       gf.mm_rows16[w] = src && in && in->kind == KG_DIM_STATIC && (in->v * kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
       gf.mm_rank[w] = (int8_t)o->shape.rank;
     }
+  }
+  else if (grp->kind == KG_GROUP_ATTN) { /* attention: mm_k = the head dim E, mm_flags its ia[0] */
+    const kg_gnode *at = &g->nodes.v[grp->red], *q = &g->nodes.v[at->in[0]];
+    gf.mm_flags = at->ia[0];
+    gf.mm_k = q->shape.d[q->shape.rank - 1].v;
+    gf.attn_esz = kg_dtype_get((kg_dtype)at->cdtype)->size;
   }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
@@ -389,6 +396,16 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   row_counts(gf, x->space, &nout, &nred, &known);
   const int64_t big = ((int64_t)1 << 31) - 4096;
 
+  if (gf->kind == KG_GROUP_ATTN) {
+    /* attention: query tiles over coordinates (strides are parameters), as a product's */
+    int64_t batch = 1, l = gf->rank >= 2 ? x->space[gf->rank - 2] : 1, ev = x->space[gf->rank - 1];
+    for (int d = 0; d < gf->rank - 2; d++) batch = x->space[d] < 0 || batch < 0 ? -1 : batch * x->space[d];
+    v->layout = KG_LAYOUT_STRIDED;
+    if ((x->runtime && x->max_offset > big) || numel > big || x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
+    v->mm_tile = (uint8_t)kg_attn_choose_tile(t, batch, l, gf->mm_k, ev, gf->attn_esz);
+    return s;
+  }
+
   if (gf->kind == KG_GROUP_MATMUL) {
     /* a product: tiles addressed by coordinates (strides are parameters); 64-bit indices when
      * an operand's extent or the output's needs them */
@@ -508,4 +525,39 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
   bool known;
   row_counts(gf, space, &nout, &nred, &known);
   return known && kg_reduce_split_chunks(t, inner_kept(gf), nout, nred) > 1;
+}
+
+/* ---- attention (issue 23) ---- */
+
+static const kg_attn_tile_info attn_tiles[KG_ATTN__COUNT] = {
+  {64, 32, 128, "q64"}, {32, 32, 128, "q32"}, {16, 32, 128, "q16"}, {8, 16, 128, "q8"},
+};
+
+const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t) { return &attn_tiles[(unsigned)t < KG_ATTN__COUNT ? t : 0]; }
+
+uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz) {
+  /* as passes/lower_attn.c lays them out: the query tile, one key / value tile (its rows padded
+   * to the accumulators' columns), the probabilities, the rows' partial sums */
+  const kg_attn_tile_info *T = kg_attn_tile_get(t);
+  int64_t tpr = T->threads / T->bq, evpad = (ev + tpr - 1) / tpr * tpr, kv = e > evpad ? e : evpad;
+  return (uint32_t)((int64_t)esz * ((int64_t)T->bq * (e + 1) + (int64_t)T->bk * (kv + 1) + (int64_t)T->bq * (T->bk + 1) + (int64_t)T->bq * tpr));
+}
+
+/* The largest query tile whose accumulators (Ev over the row's threads) stay within
+ * KG_ATTN_ACC_MAX registers and whose tiles fit the static shared memory; then smaller ones
+ * while the blocks (batch × query tiles) would leave SMs idle, as kg_mm_choose_tile does. */
+kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz) {
+  int best = KG_ATTN__COUNT - 1;
+  for (int i = 0; i < KG_ATTN__COUNT; i++) {
+    const kg_attn_tile_info *T = &attn_tiles[i];
+    uint32_t tpr = T->threads / T->bq;
+    if ((ev + tpr - 1) / tpr > KG_ATTN_ACC_MAX || kg_attn_smem((kg_attn_tile)i, e, ev, esz) > KG_ATTN_SMEM_MAX) continue;
+    best = i;
+    break;
+  }
+  if (batch < 0 || l < 0) return (kg_attn_tile)best;
+  while (best + 1 < KG_ATTN__COUNT && batch * ((l + attn_tiles[best].bq - 1) / attn_tiles[best].bq) < t->sm_count &&
+         kg_attn_smem((kg_attn_tile)(best + 1), e, ev, esz) <= KG_ATTN_SMEM_MAX)
+    best++;
+  return (kg_attn_tile)best;
 }

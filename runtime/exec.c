@@ -67,13 +67,13 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
-  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
+  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL, attn = F->groups.v[group].kind == KG_GROUP_ATTN;
   const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
   const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
   const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm ? "_" : "", mt ? mt->name : "", tc);
+                                     mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc);
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -820,8 +820,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
-    bool mm = grp->kind == KG_GROUP_MATMUL;
-    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm; /* reductions and scans */
+    bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
+    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
     for (int i = 0; i < r; i++) {
@@ -849,6 +849,23 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       }
       nred = ka;
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
+      if (numel == 0) continue;
+    } else if (attn) {
+      /* attention (passes/lower_attn.c): the keys S of key and value (a symbol on one side is
+       * known only now); blocks over (query tiles, batch) as a product's tiles, Ev in one tile */
+      const kg_gnode *P = &g->nodes.v[grp->red], *kk = &g->nodes.v[P->in[1]], *vv = &g->nodes.v[P->in[2]];
+      /* k is [.., S, E], or kᵀ [.., E, S] for a recognized attention that reads it transposed (ia[0] & 32) */
+      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - ((P->ia[0] & 32) ? 1 : 2)]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
+      if (sk != sv) {
+        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "scaled_dot_product_attention(): key and value must have the same number of keys (dim -2), got %lld and %lld",
+                    (long long)sk, (long long)sv);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      nred = sk;
+      E.mm_batch = 1;
+      for (int i = 0; i < r - 2; i++) E.mm_batch *= space[i];
+      E.mm_m = space[r - 2], E.mm_n = space[r - 1];
       if (numel == 0) continue;
     } else if (reduce) {
       if (nout == 0) continue;

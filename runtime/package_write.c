@@ -188,6 +188,7 @@ static void rule_variants(const kg_group_facts *gf, const kg_kernel *dk, uint8_t
       break;
     case KG_GROUP_SCAN: vadd(L, v); break;
     case KG_GROUP_MATMUL: break; /* the grid asks the scheduler (tiers, tiles, operand modes) */
+    case KG_GROUP_ATTN: break;   /* likewise (the attention tile from the sizes) */
     case KG_GROUP_REDUCE: {
       bool kept = gf->rank > 0 && !((gf->red_mask >> (gf->rank - 1)) & 1);
       bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
