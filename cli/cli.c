@@ -33,6 +33,7 @@ static void usage(FILE *f) {
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
+          "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] as for check\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
           "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
           "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
