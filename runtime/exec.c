@@ -720,11 +720,13 @@ static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const 
 }
 
 /* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
- * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks. */
+ * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks (on a CUDA device
+ * emu_arch 80 only keeps the Hopper tier out). */
 static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
   kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
   if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
   if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  if (ctx->opts.emu_arch == 80) t.wgmma = false; /* sm_80's tiers asked for: on a GPU too (to measure them on sm_90) */
   return t;
 }
 

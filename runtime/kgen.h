@@ -101,7 +101,8 @@ typedef struct kg_options {
                              another device is an input error */
   int f32_matmul;         /* a kg_f32_matmul */
   int emu_arch;           /* the GPU the emulator's schedules are chosen for: 0 = sm_90 (H100),
-                             80 = sm_80 (A100: the mma.sync tier) */
+                             80 = sm_80 (A100: the mma.sync tier); on a CUDA
+                             device 80 keeps the Hopper tier out (the sm_80 tier measured on sm_90) */
 } kg_options;
 
 /* ---- context ---- */
