@@ -337,13 +337,15 @@ typedef struct kg_sched_facts {
   bool mm_tma[2];             /* ... and TMA can bring it: 16-byte aligned, a matrix or a batch of them
                                  (its batch dims the product's, collapsible into one) */
   uint8_t f32_matmul;         /* a kg_sched_f32 (kg_options.f32_matmul): how float32 products run */
+  int64_t mm_k;               /* MATMUL: this run's K (0: not known here; the group's static K then) */
 } kg_sched_facts;
 
 /* The scheduler's answer: the kernel variant and how it is launched. */
 typedef struct kg_schedule {
   kg_variant v;
   uint32_t row_threads;       /* threads per block of the block-per-row schedules */
-  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length */
+  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length;
+                                 a split-K product: chunks of K, and their length in k-tiles */
 } kg_schedule;
 
 /* THE scheduling function: a group's facts, the moment's facts and the target in; the
@@ -357,6 +359,9 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
+/* Split-K for the mma.sync tier: into how many chunks of K (1: none) a product of `tiles` output
+ * tiles over `ktiles` k-tiles splits, each `*chunk` k-tiles long (a multiple of `kblock`). */
+int64_t kg_mm_split_k(const kg_target *t, int64_t tiles, int64_t ktiles, int64_t kblock, int64_t *chunk);
 /* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* The tier variant v of a product runs on, and why (kgen explain): "tensor cores (mma.sync): ..." */

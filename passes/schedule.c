@@ -337,6 +337,26 @@ kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, in
   return KG_MM_TC32;
 }
 
+/* Split-K: when the output tiles leave more than half of the SMs idle and K is long, K is cut
+ * into chunks — a partial kernel multiplies each (tile, chunk) into a float32 scratch, a finish
+ * kernel sums the chunks in order and runs the epilogue (deterministic: the chunking follows the
+ * sizes only). Enough chunks to give every SM about one block, each at least 8 k-tiles (the
+ * pipeline's prologue and drain amortized), at most 32. */
+int64_t kg_mm_split_k(const kg_target *t, int64_t tiles, int64_t ktiles, int64_t kblock, int64_t *chunk) {
+  *chunk = ktiles;
+  if (tiles <= 0 || ktiles <= 0 || 2 * tiles > t->sm_count) return 1;
+  int64_t s = t->sm_count / tiles, most = ktiles / 8;
+  if (s > most) s = most;
+  if (s > 32) s = 32;
+  if (s < 2) return 1;
+  int64_t len = cdiv(ktiles, s);
+  if (kblock > 1) len = cdiv(len, kblock) * kblock; /* float32: whole blocks of the blocked summation */
+  s = cdiv(ktiles, len);
+  if (s < 2) return 1;
+  *chunk = len;
+  return s;
+}
+
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
   if (!t->wgmma || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 11)) return false;
   if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
@@ -432,6 +452,15 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
       if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;
       v->mm_prec = gf->mm_dtype != KG_F32 ? KG_MM_PREC_NATIVE : x->f32_matmul == KG_SCHED_F32_TF32 ? KG_MM_PREC_TF32 : KG_MM_PREC_3XTF32;
       v->mm_a = mm_operand_mode(gf, x, 0), v->mm_b = mm_operand_mode(gf, x, 1);
+      /* split-K for products whose tiles leave the GPU idle (K known: this run's or static) */
+      int64_t K = x->mm_k > 0 ? x->mm_k : gf->mm_k;
+      const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)v->mm_tile);
+      if (K > 0 && batch > 0 && m > 0 && n > 0 && x->force != KG_SCHED_NO_TENSOR_CORES) {
+        int64_t bk = KG_MM_TC_KBYTES / (gf->mm_dtype == KG_F32 ? 4 : 2);
+        int64_t chunk, parts = kg_mm_split_k(t, batch * cdiv(m, T->bm) * cdiv(n, T->bn), cdiv(K, bk),
+                                             gf->mm_dtype == KG_F32 ? KG_MM_KBLOCK / bk : 1, &chunk);
+        if (parts > 1) v->split = KG_SPLIT_PARTIAL, s.nchunk = parts, s.chunk = chunk;
+      }
     }
     return s;
   }

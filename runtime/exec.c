@@ -891,8 +891,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    if (mm)
+    if (mm) {
       for (int w = 0; w < 2; w++) mm_operand_facts(mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+      x.mm_k = nred;
+    }
     kg_target tgt = run_target(ctx, dev);
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &tgt);
     if (rowv != rowbuf) free(rowv);
@@ -903,7 +905,9 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
-      size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
+      /* a split-K product: float32 partial products of every output element, per chunk */
+      size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)
+                        : (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
       if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;

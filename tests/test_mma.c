@@ -201,6 +201,8 @@ static double out_at(kg_dtype dt, const void *o, int64_t i) {
   return dt == KG_F32 ? ((const float *)o)[i] : dt == KG_F16 ? h2f(((const uint16_t *)o)[i]) : bf2f(((const uint16_t *)o)[i]);
 }
 
+static bool last_split_k; /* the last run_mm ran split-K (a partial and a finish kernel) */
+
 /* entry `e` of mm_tc_shapes (a [M,K] @ b [K,N], or linear: b is [N,K]) at these sizes and layouts;
  * checks every element against the float64 product within tol·Σ|a||b| + the output's rounding */
 static void run_mm(int emu_arch, int f32, const char *e, kg_dtype dt, int64_t M, int64_t K, int64_t N, bool ta, bool tb, int64_t aoff,
@@ -251,6 +253,8 @@ static void run_mm(int emu_arch, int f32, const char *e, kg_dtype dt, int64_t M,
   bool ran = false;
   for (uint32_t i = 0; i < c->runtime.n; i++) ran |= strncmp(c->runtime.v[i]->k.schedule, want, strlen(want)) == 0;
   cr_expect(ran, "%s %lldx%lldx%lld on sm_%d: no %s kernel ran", e, (long long)M, (long long)K, (long long)N, emu_arch ? emu_arch : 90, want);
+  last_split_k = false;
+  for (uint32_t i = 0; i < c->runtime.n; i++) last_split_k |= strstr(c->runtime.v[i]->k.schedule, ".splitk_finish") != NULL;
   kg_compiled_free(c);
   kg_module_free(m), kg_context_free(ctx);
   mat_free(&a), mat_free(&b), mat_free(&bias);
@@ -327,16 +331,21 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
   kg_nvrtc_close(nv);
   kg_context *ctx = ctx_tc(0, 0);
   kg_module *m = load_tc(ctx);
-  static const struct { const char *entry; int tile; int prec, a, b; } cases[] = {
-      {"mm_tc_f16", KG_MM_TC128, KG_MM_PREC_NATIVE, KG_MM_KMAJOR | KG_MM_ASYNC, KG_MM_ASYNC},
-      {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR | KG_MM_ASYNC, 0},
-      {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR, 0},
-      {"mm_tc_f32", KG_MM_TC64, KG_MM_PREC_TF32, 0, KG_MM_ASYNC},
-      {"mm_tc_bf16_linear", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC},
-      {"mm_tc_f16_batched", KG_MM_TC32, KG_MM_PREC_NATIVE, 0, 0},
+  static const struct { const char *entry; int tile; int prec, a, b, split; } cases[] = {
+      {"mm_tc_f16", KG_MM_TC128, KG_MM_PREC_NATIVE, KG_MM_KMAJOR | KG_MM_ASYNC, KG_MM_ASYNC, 0},
+      {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR | KG_MM_ASYNC, 0, 0},
+      {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR, 0, 0},
+      {"mm_tc_f32", KG_MM_TC64, KG_MM_PREC_TF32, 0, KG_MM_ASYNC, 0},
+      {"mm_tc_bf16_linear", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC, 0},
+      {"mm_tc_f16_batched", KG_MM_TC32, KG_MM_PREC_NATIVE, 0, 0, 0},
+      /* split-K's partial kernels and a finish kernel (the epilogue: bias + gelu) */
+      {"mm_tc_f16", KG_MM_TC128, KG_MM_PREC_NATIVE, KG_MM_KMAJOR | KG_MM_ASYNC, KG_MM_ASYNC, KG_SPLIT_PARTIAL},
+      {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR, 0, KG_SPLIT_PARTIAL},
+      {"mm_tc_f32", KG_MM_TC64, KG_MM_PREC_3XTF32, KG_MM_KMAJOR | KG_MM_ASYNC, KG_MM_ASYNC, KG_SPLIT_PARTIAL},
+      {"mm_tc_bf16_linear", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC, KG_SPLIT_FINISH},
   };
-  const kg_kernel *ks[8];
-  kg_compiled *cs[8];
+  const kg_kernel *ks[12];
+  kg_compiled *cs[12];
   int nk = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     kg_compiled *c;
@@ -346,6 +355,8 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
       if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
       kg_variant v = c->variants[gi];
       v.mm_tile = (uint8_t)cases[i].tile, v.mm_prec = (uint8_t)cases[i].prec, v.mm_a = (uint8_t)cases[i].a, v.mm_b = (uint8_t)cases[i].b;
+      v.split = (uint8_t)cases[i].split;
+      if (v.split == KG_SPLIT_FINISH) v.layout = KG_LAYOUT_LINEAR;
       kg_diag vd;
       kg_diag_init(&vd);
       kg_kvariant *kv = kg_compiled_variant(c, gi, &v, &vd);
@@ -455,6 +466,34 @@ Test(mma_nvrtc, hopper_tiles_compile_for_sm90a, .timeout = 900) {
   kg_sb_free(&tu);
   for (int i = 0; i < nk; i++) kg_compiled_free(cs[i]);
   kg_module_free(m), kg_context_free(ctx);
+}
+
+/* split-K (kg_mm_split_k): few output tiles over a long K — partial products per chunk of K into
+ * a float32 scratch, summed in chunk order by a finish kernel that runs the epilogue */
+Test(mma_exec, split_k) {
+  struct { int arch, f32; const char *e; kg_dtype dt; int64_t M, K, N; bool ta, tb; int64_t aoff; double tol; bool split; } cs[] = {
+      {80, 0, "mm_tc_f16", KG_F16, 48, 3000, 40, false, false, 0, 1e-3, true},        /* ragged chunk and tiles */
+      {80, 0, "mm_tc_f32", KG_F32, 33, 4100, 17, true, true, 0, 1e-5, true},          /* transposed views, split-TF32 */
+      {90, 0, "mm_tc_f32", KG_F32, 64, 2048, 64, false, false, 1, 1e-5, true},        /* misaligned A: registers */
+      {80, 0, "mm_tc_bf16_linear", KG_BF16, 16, 2048, 24, false, false, 0, 1e-2, true}, /* bias + gelu in the finish */
+      {80, 0, "mm_tc_f16", KG_F16, 64, 200, 64, false, false, 0, 1e-3, false},        /* K too short to split */
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    run_mm(cs[i].arch, cs[i].f32, cs[i].e, cs[i].dt, cs[i].M, cs[i].K, cs[i].N, cs[i].ta, cs[i].tb, cs[i].aoff, cs[i].tol);
+    cr_expect_eq(last_split_k, cs[i].split, "case %zu (%s %lldx%lldx%lld): split-K %s", i, cs[i].e, (long long)cs[i].M, (long long)cs[i].K,
+                 (long long)cs[i].N, cs[i].split ? "expected" : "not expected");
+  }
+  /* the policy: enough chunks to give the SMs a block each, at least 8 k-tiles, at most 32,
+   * whole blocks of float32's blocked summation */
+  int64_t len;
+  cr_expect_eq(kg_mm_split_k(&kg_target_h100, 4, 128, 1, &len), 16);
+  cr_expect_eq(len, 8);
+  cr_expect_eq(kg_mm_split_k(&kg_target_h100, 4, 1024, 8, &len), 32);
+  cr_expect_eq(len, 32);
+  cr_expect_eq(kg_mm_split_k(&kg_target_h100, 1, 20, 8, &len), 2, "20 k-tiles: 2 chunks, whole blocks of 8 (16 + 4)");
+  cr_expect_eq(len, 16);
+  cr_expect_eq(kg_mm_split_k(&kg_target_h100, 67, 4096, 1, &len), 1, "67 tiles of 132 SMs: the GPU is busy enough");
+  cr_expect_eq(kg_mm_split_k(&kg_target_h100, 4, 15, 1, &len), 1, "15 k-tiles: too short");
 }
 
 /* float32 at PyTorch's accuracy (issue 21): split-TF32 on the mma.sync tier is at least as close

@@ -55,6 +55,16 @@ type Profile =
       /// kg_run: binding, schedule choice, launches (and on the emulator, the kernels)
       RunTicks: int64 }
 
+/// How float32 products (matmul, linear, convolutions) run on tensor cores (kg_f32_matmul).
+type Float32Matmul =
+    /// Each operand a TF32 high part plus a TF32 remainder, three products accumulated in
+    /// float32: at least as close to float64 as PyTorch's float32 product (the default).
+    | SplitTF32 = 0
+    /// One TF32 product: PyTorch's set_float32_matmul_precision("high"), ~1e-3 relative.
+    | TF32 = 1
+    /// float32 FMAs on the SIMT tiles, no tensor cores.
+    | Simt = 2
+
 /// How an engine runs its entry.
 type Options =
     { /// Specialize on the size pattern (duck sizing) rather than on exact sizes.
@@ -65,8 +75,11 @@ type Options =
       CacheDir: string option
       /// An offline kernel package (.kgpkg) to run the entry from instead of the document
       /// (Kgen.Package): nothing is compiled for CUDA, sizes are matched to its signatures.
-      Package: string option }
-    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None }
+      Package: string option
+      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores").
+      Float32Matmul: Float32Matmul }
+    static member Default =
+        { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Float32Matmul = Float32Matmul.SplitTF32 }
 
 /// The kind of a parameter: a tensor, or a .NET number passed by value.
 type ParamKind =
@@ -205,6 +218,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let mutable o = KgOptions()
         o.VerifyIr <- 1
         o.CudaDevice <- (if devType = 1 then devIndex else 0)
+        o.F32Matmul <- int options.Float32Matmul
         let cache = options.CacheDir |> Option.map Marshal.StringToCoTaskMemUTF8 |> Option.defaultValue 0n
         o.CacheDir <- NativePtr.ofNativeInt cache
         let ctxP = Lib.kg_context_new(NativePtr.toNativeInt &&o)
