@@ -386,7 +386,8 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   else if (!t->wgmma) why = t->arch == 90 ? "no sm_90a here (an NVRTC older than CUDA 12, or no tensor maps)" : "not an sm_90 GPU";
   else if (gf->mm_flags & 8) why = "a convolution's window is read into registers, not by TMA";
   else why = "an operand is not a tensor TMA can read as it is (a prologue, a view, misaligned rows or a broadcast batch)";
-  snprintf(buf, n, "%s: %s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why);
+  snprintf(buf, n, "%s: %s%s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why,
+           v->split == KG_SPLIT_PARTIAL ? "; split-K: few output tiles over a long K, chunks of K summed by a finish kernel" : "");
   return buf;
 }
 
