@@ -186,21 +186,29 @@ static void conv_out_coord(mkern *S, const uint32_t *bc, uint32_t m, uint32_t co
 
 static void batch_coords(kg_mmk *S, kg_mm_frame *F, uint32_t bz);
 
-void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
+/* the product's M, N (a convolution: output channels per group, output columns) and number of
+ * batches (a convolution: images × groups) */
+static void mm_dims(kg_mmk *S, kg_mm_frame *F) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const uint32_t *size_p = S->size_p;
   F->M = S->mdim < 0 || size_p[S->mdim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->mdim]);
   F->N = S->ndim < 0 || size_p[S->ndim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->ndim]);
   if (S->conv) F->M = cst(S, S->Og), F->N = kg_lw_decl(L, "ncol", L->ix, conv_columns(S));
-  F->K = kg_kx_param(k, S->kp);
-  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(S, iadd(S, F->M, cst(S, BM - 1)), cst(S, BM)));
   uint32_t nbatch = cst(S, 1);
   for (int d = 0; d < S->nb && !S->conv; d++)
     if (size_p[d] != KG_NONE) nbatch = imul(S, nbatch, kg_kx_param(k, size_p[d]));
   if (S->conv) nbatch = imul(S, size_p[0] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[0]), cst(S, S->G));
-  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
-  F->nbatch = nbatch;
+  F->nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+}
+
+void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  mm_dims(S, F);
+  F->K = kg_kx_param(k, S->kp);
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(S, iadd(S, F->M, cst(S, BM - 1)), cst(S, BM)));
+  uint32_t nbatch = F->nbatch;
   F->chunk = KG_NONE;
   if (L->v->split == KG_SPLIT_PARTIAL) { /* split-K: grid.x = column tiles × chunks of K */
     uint32_t ntn = kg_lw_decl(L, "ntiles", L->ix, idiv(S, iadd(S, F->N, cst(S, BN - 1)), cst(S, BN)));
@@ -295,14 +303,7 @@ static void finish_body(mkern *S) {
   kg_mm_frame F;
   memset(&F, 0, sizeof F);
   L->cur = kg_kcursor_top(k);
-  F.M = S->mdim < 0 || S->size_p[S->mdim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, S->size_p[S->mdim]);
-  F.N = S->ndim < 0 || S->size_p[S->ndim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, S->size_p[S->ndim]);
-  if (S->conv) F.M = cst(S, S->Og), F.N = kg_lw_decl(L, "ncol", L->ix, conv_columns(S));
-  uint32_t nbatch = cst(S, 1);
-  for (int d = 0; d < S->nb && !S->conv; d++)
-    if (S->size_p[d] != KG_NONE) nbatch = imul(S, nbatch, kg_kx_param(k, S->size_p[d]));
-  if (S->conv) nbatch = imul(S, S->size_p[0] == KG_NONE ? cst(S, 1) : kg_kx_param(k, S->size_p[0]), cst(S, S->G));
-  F.nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+  mm_dims(S, &F);
   uint32_t nchunk = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nchunk", KPR_SPLIT_N, 0, 0));
   uint32_t total = kg_lw_decl(L, "total", KG_I64, op64(S, KG_OP_IDX_MUL, op64(S, KG_OP_IDX_MUL, to64(S, F.nbatch), to64(S, F.M)), to64(S, F.N)));
   uint32_t i = kg_lw_decl(L, "i", KG_I64, op64(S, KG_OP_IDX_ADD, op64(S, KG_OP_IDX_MUL, to64(S, sreg(S, KG_SREG_CTAID_X)), kg_kx_const_i(k, KG_I64, k->launch.block[0])),
