@@ -408,11 +408,12 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
 /* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
  * A or a transposed B — an [M, K] activation, linear's [N, K] weight); cp.async when it is read
  * as it is from a tensor whose rows start 16-byte aligned. A convolution's B (its IM2COL view)
- * is read along the output columns, which are the input's contiguous dim. */
+ * is read along the output columns, which are the input's contiguous dim — except a 1 × 1
+ * convolution's channels-last input, whose channels (K) are. */
 static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x, int which) {
   bool conv = (gf->mm_flags & 8) != 0;
   bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
-  if (conv && which == 1) km = false;
+  if (conv && which == 1) km = gf->mm_b_direct && x->runtime && x->mm_kmajor[1] == 1; /* a channels-last 1 × 1 input */
   bool src = which ? gf->mm_b_src : gf->mm_a_src;
   bool async = src && (!conv || (which == 1 && gf->mm_b_direct)) && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
   return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));

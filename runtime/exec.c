@@ -698,19 +698,25 @@ static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const k
 static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x) {
   x->mm_kmajor[which] = -1, x->mm_async[which] = false, x->mm_tma[which] = false;
   if (t && which == 1 && (flags & 8) && t->ndim >= 3) {
-    /* a 1 × 1 convolution's input [N, C, S...] as B: rows of K = C, each a channel's spatial
-     * plane, which must be contiguous (its dims collapse into one); cp.async when every row
-     * starts 16-byte aligned */
+    /* a 1 × 1 convolution's input [N, C, S...] as B (K = C, N = the spatial positions): either
+     * each channel's spatial plane is contiguous (its dims collapse into one; NCHW), B's rows
+     * along N, or the channels are (channels last, NHWC: the spatial dims collapse over C), B's
+     * rows along K; cp.async when every row starts 16-byte aligned */
     size_t es = (size_t)((t->dtype.bits + 7) / 8);
-    bool ok = (uintptr_t)data_ptr(t) % 16 == 0;
-    int64_t plane = 1;
-    for (int d = t->ndim - 1; d >= 2 && ok; d--) {
-      if (t->shape[d] != 1 && kg_dl_stride(t, d) != plane) ok = false;
-      plane *= t->shape[d];
+    int64_t C = t->shape[1], plane = 1, cl = C;
+    bool nchw = true, nhwc = C == 1 || kg_dl_stride(t, 1) == 1;
+    for (int d = t->ndim - 1; d >= 2; d--) {
+      if (t->shape[d] != 1 && kg_dl_stride(t, d) != plane) nchw = false;
+      if (t->shape[d] != 1 && kg_dl_stride(t, d) != cl) nhwc = false;
+      plane *= t->shape[d], cl *= t->shape[d];
     }
-    for (int d = 0; d < 2 && ok; d++)
-      if (t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
-    x->mm_kmajor[which] = 0, x->mm_async[which] = ok;
+    bool km = !nchw && nhwc;
+    bool ok = (nchw || nhwc) && (uintptr_t)data_ptr(t) % 16 == 0;
+    if (km) ok = ok && ((size_t)C * es) % 16 == 0 && (t->shape[0] <= 1 || ((size_t)kg_dl_stride(t, 0) * es) % 16 == 0);
+    else
+      for (int d = 0; d < 2 && ok; d++)
+        if (t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
+    x->mm_kmajor[which] = km ? 1 : 0, x->mm_async[which] = ok;
     return;
   }
   if (!t || t->ndim < 2 || (flags & 8)) return;

@@ -345,6 +345,7 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
       {"mm_tc_bf16_linear", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC, KG_SPLIT_FINISH},
       /* a 1 × 1 convolution's input by cp.async */
       {"conv1x1_f16", KG_MM_TC128N64W8, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_ASYNC, 0},
+      {"conv1x1_f16", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC, 0}, /* channels last */
   };
   const kg_kernel *ks[12];
   kg_compiled *cs[12];
@@ -501,16 +502,18 @@ Test(mma_exec, split_k) {
 /* 1 × 1 convolutions (mm_tc_shapes' conv1x1_*) as plain products over the input as it is: B's
  * rows are the input's channel planes, copied by cp.async when each starts 16-byte aligned (the
  * schedule says "bn.async"), else staged through registers; groups read their block of channels */
-static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O, int64_t G, int64_t H, int64_t W, bool bias, bool want_async) {
+static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O, int64_t G, int64_t H, int64_t W, bool bias, bool want_async,
+                    bool cl) {
   kg_context *ctx = ctx_tc(80, 0);
   kg_module *m = load_tc(ctx);
   int64_t S = H * W, Cg = C / G, Og = O / G;
   size_t es = kg_dtype_get(dt)->size;
-  mat x = mat_new(dt, N * C, S, false, 0), w = mat_new(dt, O, Cg, false, 0), b = mat_new(dt, 1, O, false, 0);
-  int64_t xs[4] = {N, C, H, W}, ws[4] = {O, Cg, 1, 1}, bs[1] = {O}, os[4] = {N, O, H, W};
+  /* cl: channels last (NHWC storage): x's rows are the spatial positions, C values each */
+  mat x = cl ? mat_new(dt, N * S, C, false, 0) : mat_new(dt, N * C, S, false, 0), w = mat_new(dt, O, Cg, false, 0), b = mat_new(dt, 1, O, false, 0);
+  int64_t xs[4] = {N, C, H, W}, xst[4] = {S * C, 1, W * C, C}, ws[4] = {O, Cg, 1, 1}, bs[1] = {O}, os[4] = {N, O, H, W};
   DLTensor tx, tw, tb, to;
   memset(&tx, 0, sizeof tx), memset(&tw, 0, sizeof tw), memset(&tb, 0, sizeof tb), memset(&to, 0, sizeof to);
-  tx.data = x.buf, tx.dtype = kg_dtype_to_dl(dt), tx.ndim = 4, tx.shape = xs;
+  tx.data = x.buf, tx.dtype = kg_dtype_to_dl(dt), tx.ndim = 4, tx.shape = xs, tx.strides = cl ? xst : NULL;
   tw.data = w.buf, tw.dtype = tx.dtype, tw.ndim = 4, tw.shape = ws;
   tb.data = b.buf, tb.dtype = tx.dtype, tb.ndim = 1, tb.shape = bs;
   void *out = calloc((size_t)(N * O * S + 1), es);
@@ -527,7 +530,8 @@ static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O,
       for (int64_t q = 0; q < S && bad < 5; q++) {
         double acc = 0, sa = 0;
         for (int64_t cc = 0; cc < Cg; cc++) {
-          double v = x.val[(n * C + (o / Og) * Cg + cc) * S + q] * w.val[o * Cg + cc];
+          int64_t ch = (o / Og) * Cg + cc;
+          double v = (cl ? x.val[(n * S + q) * C + ch] : x.val[(n * C + ch) * S + q]) * w.val[o * Cg + cc];
           acc += v, sa += fabs(v);
         }
         if (bias) acc += b.val[o], acc = acc > 0 ? acc : 0;
@@ -541,7 +545,7 @@ static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O,
   bool async = false, tc = false;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     tc |= strncmp(c->runtime.v[i]->k.schedule, "conv.tc", 7) == 0;
-    async |= strstr(c->runtime.v[i]->k.schedule, ".bn.async") != NULL;
+    async |= strstr(c->runtime.v[i]->k.schedule, cl ? ".bk.async" : ".bn.async") != NULL;
   }
   cr_expect(tc, "%s: not on the tensor-core tier", e);
   cr_expect_eq(async, want_async, "%s %lldx%lld: B by cp.async %s", e, (long long)H, (long long)W, want_async ? "expected" : "not expected");
@@ -549,10 +553,13 @@ static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O,
   mat_free(&x), mat_free(&w), mat_free(&b), free(out);
 }
 Test(mma_exec, conv1x1_as_a_product) {
-  conv1x1("conv1x1_f16", KG_F16, 2, 64, 32, 1, 4, 6, true, true);         /* planes of 48 bytes: cp.async */
-  conv1x1("conv1x1_f16", KG_F16, 1, 64, 32, 1, 5, 5, true, false);        /* 50 bytes: through registers */
-  conv1x1("conv1x1_grouped_f32", KG_F32, 2, 32, 16, 2, 3, 4, false, true); /* groups, 48-byte planes */
-  conv1x1("conv1x1_grouped_f32", KG_F32, 1, 32, 16, 2, 7, 9, false, false);
+  conv1x1("conv1x1_f16", KG_F16, 2, 64, 32, 1, 4, 6, true, true, false);         /* planes of 48 bytes: cp.async */
+  conv1x1("conv1x1_f16", KG_F16, 1, 64, 32, 1, 5, 5, true, false, false);        /* 50 bytes: through registers */
+  conv1x1("conv1x1_grouped_f32", KG_F32, 2, 32, 16, 2, 3, 4, false, true, false); /* groups, 48-byte planes */
+  conv1x1("conv1x1_grouped_f32", KG_F32, 1, 32, 16, 2, 7, 9, false, false, false);
+  /* channels last (NHWC): B K-major, each spatial position's 64 channels one 128-byte row */
+  conv1x1("conv1x1_f16", KG_F16, 2, 64, 32, 1, 5, 5, true, true, true);
+  conv1x1("conv1x1_grouped_f32", KG_F32, 1, 32, 16, 2, 3, 3, false, true, true);
 }
 
 /* float32 at PyTorch's accuracy (issue 21): split-TF32 on the mma.sync tier is at least as close
