@@ -254,9 +254,14 @@ let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (capt
     let ins64, caps64 =
         let up (t: Tensor) = if isFloat t.dtype then t.to_type(torch.ScalarType.Float64).clone() else t.clone()
         inputs |> List.map up, captures |> List.map (snd >> up)
+    // the float64 reference: the twin on float64 inputs, widened as check/oracle.py widens it
+    // (its float32 carriers of half values and its float32 casts in float64, so a twin that
+    // names float32 — a random draw's dtype, a cast — still runs: float64 between the same
+    // roundings)
+    let src64 = src.Replace(".float()", ".double()").Replace("torch.float32", "torch.float64")
     let fp64 =
         if inputs @ (captures |> List.map snd) |> List.exists (fun t -> isFloat t.dtype) then
-            try Some(invokeTs src name (ins64 @ caps64 @ rngArg ())) with _ -> None
+            try Some(invokeTs src64 name (ins64 @ caps64 @ rngArg ())) with _ -> None
         else None
     // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
     let insE = clones inputs
