@@ -181,4 +181,10 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
 /* runtime/tmap.c: the tensor map a kernel's KPR_TMAP parameter wants, from its operand's tensor */
 bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg_diag *d);
 
+/* exec_mm.c: a product's operand as a tensor read as it is (else NULL), and its facts for the
+ * scheduler (mm_kmajor, mm_async, mm_tma of x) */
+const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
+                              DLTensor *const *outputs, const DLTensor *tview);
+void kg_mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x);
+
 #endif
