@@ -394,12 +394,19 @@ kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
   uint32_t nc = f.clo ? f.clo->n : 0;
   if (nc) {
     cs = kg_xmalloc(nc * sizeof *cs);
-    for (uint32_t i = 0; i < nc; i++) cs[i] = bind(el, f.clo->vars[i], f.clo->vals[i]);
+    /* a mutable local still in scope is shared with the lambda, not copied (a quotation may
+     * assign it inside a lambda: Seq.iter (fun i -> acc <- acc + x.[i]) r) */
+    for (uint32_t i = 0; i < nc; i++) {
+      uint32_t v = f.clo->vars[i];
+      if (el->doc->vars[v].is_mutable && el->bound[v]) cs[i].var = KG_NONE;
+      else cs[i] = bind(el, v, f.clo->vals[i]);
+    }
   }
   saved s = bind(el, f.lam->var, arg);
   kg_ev r = kg_elab_eval(el, f.lam->a);
   unbind(el, s);
-  for (uint32_t i = nc; i-- > 0;) unbind(el, cs[i]);
+  for (uint32_t i = nc; i-- > 0;)
+    if (cs[i].var != KG_NONE) unbind(el, cs[i]);
   free(cs);
   el->inline_depth--;
   return r;
@@ -529,6 +536,7 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
     }
   }
   kg_ev rv;
+  if (kg_elab_seq_call(el, n, m, av, na, &rv)) return rv; /* ranges, Seq.iter (seqloop.c) */
   if (kg_elab_effect_member(el, n, m, av, na, &rv)) return rv;
   const kg_member_row *row = kg_member_lookup(m);
   if (!row && kg_elab_in_place(el, n, m, av, na, &rv)) return rv;
@@ -607,13 +615,13 @@ static kg_ev runtime_select(kg_elab *el, const kg_ast *n, kg_ev cond) {
  * IfThenElse(TypeTest(IDisposable, Coerce(x)), UnboxGeneric(x).Dispose(), ()) for a type the
  * compiler cannot prove disposable, or a direct x.Dispose() (docs/fsharp.md). kgen's values
  * are not resources, so such a try/finally is its body. Any other finally is rejected. */
-static bool dispose_only(const kg_ast *n) {
+bool kg_elab_dispose_only(const kg_ast *n) {
   switch (n->k) {
   case KG_AST_Call:
     return n->member && strcmp(n->member->name, "Dispose") == 0 && n->n_kids == 0 && n->a;
   case KG_AST_IfThenElse:
-    return n->a->k == KG_AST_TypeTest && dispose_only(n->b) && dispose_only(n->c);
-  case KG_AST_Sequential: return dispose_only(n->a) && dispose_only(n->b);
+    return n->a->k == KG_AST_TypeTest && kg_elab_dispose_only(n->b) && kg_elab_dispose_only(n->c);
+  case KG_AST_Sequential: return kg_elab_dispose_only(n->a) && kg_elab_dispose_only(n->b);
   case KG_AST_Value: return n->value.kind == KG_VAL_NULL;
   default: return false;
   }
@@ -646,6 +654,8 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     return kg_elab_apply(el, n, f, arg);
   }
   case KG_AST_Let: {
+    kg_ev lr;
+    if (kg_elab_seq_let(el, n, &lr)) return lr; /* `for x in xs` (seqloop.c) */
     if (el->doc->vars[n->var].is_mutable && el->fn) return kg_elab_scalar_let_mutable(el, n);
     kg_ev v = kg_elab_eval(el, n->a);
     if (v.kind == EV_ERR) return v;
@@ -689,7 +699,7 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     if (!const_cond(el, n->a, cv, &c, "if/then/else")) return kg_ev_err();
     return kg_elab_eval(el, c ? n->b : n->c);
   }
-  case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : kg_hf_for(el, n);
+  case KG_AST_ForIntegerRangeLoop: return kg_elab_for(el, n);
   case KG_AST_WhileLoop: return el->fn ? kg_elab_scalar_while(el, n) : kg_hf_while(el, n);
   case KG_AST_Call:
   case KG_AST_NewObject:
@@ -739,9 +749,10 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     return ev_make(EV_NULL);
   }
   case KG_AST_TryFinally:
-    if (!dispose_only(n->b))
+    if (!kg_elab_dispose_only(n->b))
       return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'try/finally' is not supported (only the one `use` writes, whose finally disposes its value)");
     return kg_elab_eval(el, n->a);
+  case KG_AST_NewUnionCase: return kg_elab_list_case(el, n);
   case KG_AST_LetRecursive:
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'let rec' (LetRecursive) is not supported: kernels cannot recurse");
   case KG_AST_PropertySet:
