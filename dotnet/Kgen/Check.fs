@@ -392,6 +392,7 @@ let private compactOf (args: obj list) =
 /// parameter order): kgen's kernels, the F# function run by TorchSharp, and the TorchScript
 /// twin through torch.jit. Prints one row per output; raises on any mismatch.
 let quotation (q: Expr) (inputs: obj list) : Row list =
+    Collect.requireReflected q
     let entry: Serializer.Entry = { Name = "check"; Expr = q; Signature = Some(compactOf inputs); NonZero = [||] }
     let doc = Serializer.serialize [ entry ]
     use ctx = new Runtime.Context()
