@@ -59,6 +59,17 @@ kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char 
   return kg_ev_err();
 }
 
+void kg_elab_warn(kg_elab *el, const kg_ast *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *loc = n ? kg_fe_srcloc(el->arena, el->doc, n) : NULL;
+  el->g->warnings = kg_arena_printf(el->arena, "%s%s%swarning: %s\n%s%s%s", el->g->warnings ? el->g->warnings : "", loc ? loc : "",
+                                    loc ? ": " : "", msg, n ? "  at " : "", n ? n->path : "", n ? "\n" : "");
+}
+
 const kg_gnode *kg_elab_gnode(const kg_elab *el, uint32_t id) { return &el->g->nodes.v[id]; }
 #define gnode kg_elab_gnode
 
@@ -70,22 +81,6 @@ kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v) {
   case EV_MVAR: return (kg_dtype)el->fn->body.vars.v[v.id].dtype;
   default: return KG_DT_NONE;
   }
-}
-
-bool kg_elab_for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end) {
-  const char *vty = el->doc->vars[n->var].type;
-  kg_dtype vt = kg_dtype_from_clr(vty);
-  if (!kg_dtype_is_int(vt)) {
-    kg_elab_error(el, n, KG_E_TYPE, "a for loop's variable '%s' has type %s; it must be an integer", el->doc->vars[n->var].name, vty);
-    return false;
-  }
-  kg_dtype st = kg_ev_dtype(el, start), et = kg_ev_dtype(el, end);
-  if (!kg_dtype_is_int(st) || !kg_dtype_is_int(et)) {
-    kg_elab_error(el, kg_dtype_is_int(st) ? n->b : n->a, KG_E_TYPE, "for-loop bounds must be integers (the %s is %s)",
-                  kg_dtype_is_int(st) ? "end" : "start", kg_dtype_name(kg_dtype_is_int(st) ? et : st));
-    return false;
-  }
-  return true;
 }
 
 bool kg_ev_is_tensor(const kg_elab *el, kg_ev v) {
@@ -878,7 +873,23 @@ bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const
     return false;
   }
   kg_ev r = kg_elab_eval(&el, body);
-  if (r.kind == EV_ERR || d->n > before) return false;
+  if (r.kind == EV_ERR || d->n > before) {
+    if (g->warnings && d->n > before) { /* what kgen warned about may be why it failed: its lines, without their paths */
+      kg_diag_item *it = &d->items[d->n - 1];
+      kg_strbuf b;
+      kg_sb_init(&b);
+      kg_sb_puts(&b, it->msg);
+      for (const char *l = g->warnings; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        if (strncmp(l, "  at ", 5) != 0) kg_sb_printf(&b, "\nnote: earlier, %.*s", (int)len, l);
+        l += len + (e != NULL);
+      }
+      free(it->msg);
+      it->msg = kg_sb_take(&b);
+    }
+    return false;
+  }
   if (!flatten_outputs(&el, body, r)) return false;
   kg_elab_writebacks(&el);
   kg_hf_flush(&el);

@@ -329,10 +329,9 @@ kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg);
 kg_ev kg_ev_err(void);
 /* Records an error located at node n. Returns EV_ERR for convenience. */
 kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+/* Records a warning located at node n (the specialization goes on; kg_compiled_warnings). */
+void kg_elab_warn(kg_elab *el, const kg_ast *n, const char *fmt, ...) KG_PRINTF(3, 4);
 kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v);
-/* A for loop's variable and bounds are integers (a document edited by hand can say
- * otherwise); else a located type error. */
-bool kg_elab_for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end);
 /* scalar.c: scalar (.NET) operations on EV_CONST / EV_SX / EV_NODE(scalar) values */
 kg_ev kg_elab_sop(kg_elab *el, const kg_ast *at, kg_op op, kg_dtype out, const kg_ev *a, int n);
 kg_ev kg_elab_scast(kg_elab *el, const kg_ast *at, kg_ev v, kg_dtype t);

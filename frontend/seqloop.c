@@ -41,6 +41,22 @@ static bool is_var(const kg_ast *n, uint32_t v) {
   return n && n->k == KG_AST_Var && n->var == v;
 }
 
+static bool for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end) {
+  const char *vty = el->doc->vars[n->var].type;
+  kg_dtype vt = kg_dtype_from_clr(vty);
+  if (!kg_dtype_is_int(vt)) {
+    kg_elab_error(el, n, KG_E_TYPE, "a for loop's variable '%s' has type %s; it must be an integer", el->doc->vars[n->var].name, vty);
+    return false;
+  }
+  kg_dtype st = kg_ev_dtype(el, start), et = kg_ev_dtype(el, end);
+  if (!kg_dtype_is_int(st) || !kg_dtype_is_int(et)) {
+    kg_elab_error(el, kg_dtype_is_int(st) ? n->b : n->a, KG_E_TYPE, "for-loop bounds must be integers (the %s is %s)",
+                  kg_dtype_is_int(st) ? "end" : "start", kg_dtype_name(kg_dtype_is_int(st) ? et : st));
+    return false;
+  }
+  return true;
+}
+
 /* ---- iteration counts and bodies ---- */
 
 bool kg_iloop_const_trips(const kg_iloop *L, uint64_t *trips) {
@@ -129,7 +145,7 @@ kg_ev kg_elab_for(kg_elab *el, const kg_ast *n) {
   if (s.kind == EV_ERR) return s;
   kg_ev e = kg_elab_eval(el, n->b);
   if (e.kind == EV_ERR) return e;
-  if (!kg_elab_for_bounds_ok(el, n, s, e)) return kg_ev_err();
+  if (!for_bounds_ok(el, n, s, e)) return kg_ev_err();
   kg_iloop L;
   memset(&L, 0, sizeof L);
   L.at = n, L.start_at = n->a, L.end_at = n->b;
@@ -159,7 +175,7 @@ static kg_ev make_range(kg_elab *el, const kg_ast *n, const kg_member *m, const 
   if (na == 3) {
     if (av[1].kind != EV_CONST || !kg_dtype_is_int(av[1].c.dt))
       return kg_elab_error(el, n->kids[1], KG_E_UNSUPPORTED,
-                           "a range's step must be a number known when kgen compiles (a literal, or computed from static sizes)");
+                           "a range's step must be a number known when kgen compiles (a literal, or computed from static sizes): F# raises an error for a step of 0, which compiled kernels cannot");
     step = kg_cval_cast(av[1].c, dt).i;
     if (step == 0) return kg_elab_error(el, n->kids[1], KG_E_ARG, "The step of a range cannot be zero. (Parameter 'step') (F#'s own error)");
   }

@@ -365,6 +365,7 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
               let side =
                   { Run = fun ins caps ->
                         let c = m.Specialize(en.Name, ins, caps)
+                        if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
                         compiled.Value <- Some c
                         c.Run(ins, caps)
                     TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
@@ -412,6 +413,7 @@ let quotation (q: Expr) (inputs: obj list) : Row list =
     let side =
         { Run = fun ins caps ->
               let c = m.Specialize("check", ins, caps)
+              if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
               compiled.Value <- Some c
               c.Run(ins, caps)
           TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
