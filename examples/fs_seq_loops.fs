@@ -16,7 +16,7 @@ let fs_seq_loops =
             acc <- acc - v
         // Seq.iter / List.iter over ranges whose end is known at run time
         let mutable rows = torch.zeros_like (x.[0L])
-        { 0L .. x.shape.[0] - 1L } |> Seq.iter (fun t -> rows <- rows + x.[t])
+        seq { 0L .. x.shape.[0] - 1L } |> Seq.iter (fun t -> rows <- rows + x.[t])
         List.iter (fun (t: int64) -> rows <- rows * 0.5f + x.[t]) [ 1L .. 3L .. x.shape.[0] - 1L ]
         // element level: int64 ranges in a map lambda (Horner's rule, then a stepped correction)
         let poly =

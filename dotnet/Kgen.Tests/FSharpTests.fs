@@ -79,11 +79,11 @@ let ``hints under F#'s FS0041 for TorchSharp's Scalar and Tensor overloads`` () 
             file col name ty name name
     let hint l = (Hints.forError l).Value
     Assert.Equal("  hint: TorchSharp's pow takes a Scalar or a Tensor, and F# converts a float32 to both: say which, hidden.pow(2.0f.ToScalar()) (ToScalar comes with `open TorchSharp`)",
-                 hint (line 50 "pow" "float32"))
-    Assert.Contains("hidden.eq((k * 2.0f).ToScalar())", hint (line 71 "eq" "float32"))
-    Assert.Contains("F# converts an int to both: say which, hidden.add((1).ToScalar())", hint (line 93 "add" "int"))
+                 hint (line 49 "pow" "float32"))
+    Assert.Contains("hidden.eq((k * 2.0f).ToScalar())", hint (line 68 "eq" "float32"))
+    Assert.Contains("F# converts an int to both: say which, hidden.add((1).ToScalar())", hint (line 90 "add" "int"))
     // the annotated errors: the U+001D line breaks read as spaces, the hint under its error
-    let shown = Hints.annotate [ line 50 "pow" "float32"; sprintf "%s(2,1): error FS0039: The value 'k' is not defined." file ]
+    let shown = Hints.annotate [ line 49 "pow" "float32"; sprintf "%s(2,1): error FS0039: The value 'k' is not defined." file ]
     Assert.Equal(3, shown.Length)
     Assert.Contains("Known type of argument: float32 Candidates: - torch.Tensor.pow", shown.[0])
     Assert.StartsWith("  hint:", shown.[1])
