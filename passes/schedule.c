@@ -24,7 +24,8 @@
 
 #include "passes.h"
 
-const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024};
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true};
+const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false};
 
 /* ---- the fuser's question ---- */
 
@@ -160,6 +161,19 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
     gf.mm_flags = mm->ia[0];
     const kg_dim *kd = &a->shape.d[a->shape.rank - 1];
     gf.mm_k = kd->kind == KG_DIM_STATIC ? kd->v : -1;
+    const kg_gnode *b = &g->nodes.v[mm->in[1]];
+    gf.mm_dtype = a->dtype == b->dtype ? a->dtype : KG_DT_NONE;
+    /* read from memory as it is: an input tensor, or a value an earlier kernel stored */
+    for (int w = 0; w < 2; w++) {
+      const kg_gnode *o = w ? b : a;
+      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, mm->in[w]) != KG_NONE;
+      if (w) gf.mm_b_src = src;
+      else gf.mm_a_src = src;
+      /* contiguous, its rows would start 16-byte aligned: what compile time assumes */
+      const kg_dim *in = o->shape.rank ? &o->shape.d[o->shape.rank - 1] : NULL;
+      gf.mm_rows16[w] = src && in && in->kind == KG_DIM_STATIC && (in->v * kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      gf.mm_rank[w] = (int8_t)o->shape.rank;
+    }
   }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
@@ -241,12 +255,22 @@ static uint8_t row_vector(const kg_sched_facts *x) {
 /* ---- matrix products ---- */
 
 static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
-  [KG_MM_T64] = {64, 64, 4, 4, "t64"},
-  [KG_MM_T32] = {32, 32, 2, 2, "t32"},
-  [KG_MM_T16] = {16, 16, 1, 1, "t16"},
-  [KG_MM_ROW] = {4, 64, 1, 1, "row"},
-  [KG_MM_COL] = {64, 4, 1, 1, "col"},
-  [KG_MM_DIRECT] = {1, 1, 1, 1, "direct"},
+  [KG_MM_T64] = {64, 64, 4, 4, "t64", 0, 0, 0, 0},
+  [KG_MM_T32] = {32, 32, 2, 2, "t32", 0, 0, 0, 0},
+  [KG_MM_T16] = {16, 16, 1, 1, "t16", 0, 0, 0, 0},
+  [KG_MM_ROW] = {4, 64, 1, 1, "row", 0, 0, 0, 0},
+  [KG_MM_COL] = {64, 4, 1, 1, "col", 0, 0, 0, 0},
+  [KG_MM_DIRECT] = {1, 1, 1, 1, "direct", 0, 0, 0, 0},
+  /* tensor cores (mma.sync): warp tiles of 64 × 32 (16 m16n8 products, 64 accumulators a
+   * thread) where the product fills the GPU, smaller tiles to spread small products */
+  [KG_MM_TC128] = {128, 128, 64, 32, "tc128", 1, 2, 4, 4},
+  [KG_MM_TC128N64] = {128, 64, 64, 32, "tc128n64", 1, 2, 2, 4},
+  [KG_MM_TC64] = {64, 64, 32, 32, "tc64", 1, 2, 2, 3},
+  [KG_MM_TC32] = {32, 32, 16, 16, "tc32", 1, 2, 2, 3},
+  [KG_MM_TC128N64W8] = {128, 64, 32, 32, "tc128n64w8", 1, 4, 2, 4},
+  /* Hopper: tm x tn is a consumer warpgroup's tile */
+  [KG_MM_WG128] = {128, 128, 64, 128, "wg128", 2, 2, 1, 4},
+  [KG_MM_WG256] = {128, 256, 64, 256, "wg256", 2, 2, 1, 3},
 };
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
@@ -284,6 +308,52 @@ kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64
   return KG_MM_T16;
 }
 
+/* Can the tensor-core tier take this product? sm_80 or later; float16 / bfloat16 operands, or
+ * float32 ones unless the options keep float32 on SIMT; two matrix operands (a vector operand
+ * is the skinny SIMT tiles' case); and — unless a test forces the tier — a product big enough
+ * that a 16-row, 8-column, 16-deep instruction is not mostly padding. */
+bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
+  if (t->arch < 80 || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 3)) return false;
+  kg_dtype dt = (kg_dtype)gf->mm_dtype;
+  if (dt != KG_F16 && dt != KG_BF16 && !(dt == KG_F32 && x->f32_matmul != KG_SCHED_F32_SIMT)) return false;
+  if (x->force == KG_SCHED_TENSOR_CORES) return true;
+  return (m < 0 || m >= 16) && (n < 0 || n >= 8) && (gf->mm_k < 0 || gf->mm_k >= 16);
+}
+
+/* The tensor-core tile: the largest that still gives every SM a block. */
+kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n) {
+  if (m < 0 || n < 0 || batch < 0) return KG_MM_TC128;
+  if (batch * cdiv(m, 128) * cdiv(n, 128) >= t->sm_count) return KG_MM_TC128;
+  if (batch * cdiv(m, 128) * cdiv(n, 64) >= t->sm_count) return KG_MM_TC128N64;
+  if (batch * cdiv(m, 64) * cdiv(n, 64) >= t->sm_count) return KG_MM_TC64;
+  return KG_MM_TC32;
+}
+
+bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
+  if (!t->wgmma || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 11)) return false;
+  if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
+  for (int w = 0; w < 2; w++) {
+    bool src = w ? gf->mm_b_src : gf->mm_a_src;
+    bool tma = x->runtime ? x->mm_tma[w] : gf->mm_rows16[w] && gf->mm_rank[w] <= 3;
+    if (!src || !tma) return false;
+  }
+  if (x->force == KG_SCHED_TENSOR_CORES) return true;
+  return (m < 0 || m >= 64) && (n < 0 || n >= 64) && (gf->mm_k < 0 || gf->mm_k >= 64);
+}
+
+/* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
+ * A or a transposed B — an [M, K] activation, linear's [N, K] weight); cp.async when it is read
+ * as it is from a tensor whose rows start 16-byte aligned. A convolution's B (its IM2COL view)
+ * is read along the output columns, which are the input's contiguous dim. */
+static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x, int which) {
+  bool conv = (gf->mm_flags & 8) != 0;
+  bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
+  if (conv && which == 1) km = false;
+  bool src = which ? gf->mm_b_src : gf->mm_a_src;
+  bool async = src && !conv && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
+  return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));
+}
+
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t) {
   kg_schedule s;
   memset(&s, 0, sizeof s);
@@ -307,6 +377,20 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
     v->mm_tile = (uint8_t)kg_mm_choose_tile(t, batch, m, n);
     if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
+    else if (kg_mm_hopper(gf, x, t, m, n)) {
+      /* 128 x 256 where its tiles still fill the GPU */
+      bool wide = n < 0 || m < 0 || batch < 0 || batch * cdiv(m, 128) * cdiv(n, 256) >= t->sm_count;
+      v->mm_tile = wide ? KG_MM_WG256 : KG_MM_WG128;
+      v->mm_prec = KG_MM_PREC_NATIVE;
+      v->mm_a = mm_operand_mode(gf, x, 0) & KG_MM_KMAJOR, v->mm_b = mm_operand_mode(gf, x, 1) & KG_MM_KMAJOR;
+    } else if (kg_mm_tensor_cores(gf, x, t, m, n)) {
+      v->mm_tile = (uint8_t)kg_mm_choose_tc_tile(t, batch, m, n);
+      /* float32 holds partial sums beside its accumulators (blocked summation) and split-TF32
+       * fragments: warp tiles of 32 x 32 (64 x 32 took 240-255 registers, NVRTC 12.4, sm_80) */
+      if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;
+      v->mm_prec = gf->mm_dtype != KG_F32 ? KG_MM_PREC_NATIVE : x->f32_matmul == KG_SCHED_F32_TF32 ? KG_MM_PREC_TF32 : KG_MM_PREC_3XTF32;
+      v->mm_a = mm_operand_mode(gf, x, 0), v->mm_b = mm_operand_mode(gf, x, 1);
+    }
     return s;
   }
 

@@ -169,4 +169,7 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
 
+/* runtime/tmap.c: the tensor map a kernel's KPR_TMAP parameter wants, from its operand's tensor */
+bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg_diag *d);
+
 #endif

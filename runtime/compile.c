@@ -77,7 +77,8 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   kg_strbuf log;
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP"),
-                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED};
+                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED ||
+                        ctx->opts.force_variant == KG_FORCE_TENSOR_CORES};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
   if (ok) ok = build_copies(c, &pc);
   if (!ok) {
@@ -91,12 +92,16 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
 
 /* The default variant of a group (what `kgen compile` emits): the scheduler asked at
  * compile time, from shapes alone (run time asks again with the actual tensors). */
-static kg_variant default_variant(const kg_group *grp, const kg_group_facts *gf) {
+static kg_variant default_variant(const kg_context *ctx, const kg_group *grp, const kg_group_facts *gf) {
   kg_sched_facts x;
   memset(&x, 0, sizeof x);
   for (int d = 0; d < grp->space.rank; d++) x.space[d] = grp->space.d[d].kind == KG_DIM_STATIC ? grp->space.d[d].v : -1;
   x.contiguous = gf->operands_match_space;
-  return kg_schedule_choose(gf, &x, &kg_target_h100).v;
+  x.mm_kmajor[0] = x.mm_kmajor[1] = -1;
+  x.f32_matmul = (uint8_t)ctx->opts.f32_matmul;
+  if (ctx->opts.force_variant == KG_FORCE_TENSOR_CORES || ctx->opts.force_variant == KG_FORCE_NO_TENSOR_CORES)
+    x.force = (kg_sched_force)ctx->opts.force_variant;
+  return kg_schedule_choose(gf, &x, ctx->opts.emu_arch == 80 ? &kg_target_a100 : &kg_target_h100).v;
 }
 
 /* 3. A typed program c->g → fused kernels and their CUDA C (c->explain gets the log). */
@@ -116,7 +121,7 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
   for (uint32_t i = 0; i < c->n_kernels; i++) {
     c->gfacts[i] = kg_group_facts_of(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
-    c->variants[i] = default_variant(&c->fusion.groups.v[i], &c->gfacts[i]);
+    c->variants[i] = default_variant(c->m->ctx, &c->fusion.groups.v[i], &c->gfacts[i]);
     const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
     if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], pc)) {
       free(kp);

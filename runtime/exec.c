@@ -65,10 +65,12 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
   bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
+  const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
+  const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "");
+                                     mm ? "_" : "", mt ? mt->name : "", tc);
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -399,7 +401,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->k.sm90a};
     if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
@@ -410,6 +412,8 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   pval *vals = heap ? kg_xcalloc(k->params.n + 1, sizeof *vals) : vbuf;
   void **params = heap ? kg_xcalloc(k->params.n + 1, sizeof *params) : pbuf;
   kg_dtype ix = (kg_dtype)k->index_dtype;
+  _Alignas(64) unsigned char tmbuf[4][128]; /* tensor maps (KP_TMAP, by value) */
+  uint32_t ntm = 0;
   uint64_t nb = ((uint64_t)E->nout + k->launch.block[0] - 1) / k->launch.block[0]; /* column schedule: blocks per chunk */
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
@@ -423,6 +427,18 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     case KPR_SIZE: scalar_pval(&vals[j], ix, 0, E->space[kp->r1]); break;
     case KPR_SYM: scalar_pval(&vals[j], ix, 0, E->sym[kp->r0]); break;
     case KPR_RNG: scalar_pval(&vals[j], KG_I64, 0, (int64_t)(kp->r0 ? E->rng_offset : E->rng_seed)); break;
+    case KPR_TMAP: {
+      const kg_ktmap *tm = &k->tmaps.v[kp->r0];
+      kg_tmap_req req;
+      if (ntm >= 4 || !dev->vt->tmap || !kg_tmap_request(tm, TENSOR_OF(tm->owner, tm->index), &req, d) ||
+          dev->vt->tmap(dev, kv->mod[slot], &req, tmbuf[ntm], d) != 0) {
+        if (!dev->vt->tmap) kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "the %s device makes no tensor maps (kernel %s)", dev->vt->name, k->name);
+        if (heap) free(vals), free(params);
+        return KG_ERR_INTERNAL;
+      }
+      params[j] = tmbuf[ntm++];
+      continue;
+    }
     case KPR_STRIDE: {
       /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
        * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
@@ -470,7 +486,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
-    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
+    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, k->launch.smem_dyn, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   if (heap) free(vals), free(params);
   return st;
@@ -622,6 +638,8 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   memcpy(x->space, space, sizeof x->space);
   x->plan = plan, x->force = (kg_sched_force)ctx->opts.force_variant;
   x->reduce_block = ctx->reduce_block, x->row_cache = ctx->row_cache;
+  x->f32_matmul = (uint8_t)ctx->opts.f32_matmul;
+  x->mm_kmajor[0] = x->mm_kmajor[1] = -1;
   for (uint32_t j = 0; j < dk->params.n; j++) {
     const kg_kparam *kp = &dk->params.v[j];
     if (kp->role != KPR_TENSOR) continue;
@@ -648,6 +666,59 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
     }
   }
   x->row = rowv;
+}
+
+/* A matrix product's operand `which` (0 A, 1 B) as a tensor when the kernel reads it from memory
+ * as it is (an input, or a value an earlier kernel stored), else NULL. */
+static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
+                                  DLTensor *const *outputs, const DLTensor *tview) {
+  uint32_t id = g->nodes.v[grp->red].in[which];
+  if (g->nodes.v[id].op == KG_OP_INPUT) {
+    for (uint32_t p = 0; p < g->params.n; p++)
+      if (g->params.v[p].node == id) return pt[p];
+    return NULL;
+  }
+  uint32_t mi = kg_fusion_mat_index(F, id);
+  if (mi == KG_NONE) return NULL;
+  kg_bufref b = F->mat_buf.v[mi];
+  return b.kind == KG_BUF_TEMP ? &tview[b.index] : b.kind == KG_BUF_OUTPUT ? outputs[b.index] : NULL;
+}
+
+/* The tensor-core tier's facts about a product's operands: is K their contiguous dim, and may
+ * cp.async copy their rows (16-byte chunks along the contiguous dim: a 16-byte aligned base,
+ * every other stride a multiple of 16 bytes). flags: the MATMUL's ia[0]. */
+static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x) {
+  x->mm_kmajor[which] = -1, x->mm_async[which] = false, x->mm_tma[which] = false;
+  if (!t || t->ndim < 2 || (flags & 8)) return;
+  int kd = which == 0 || (flags & 4) ? t->ndim - 1 : t->ndim - 2, md = kd == t->ndim - 1 ? t->ndim - 2 : t->ndim - 1;
+  int64_t sk = kg_dl_stride(t, kd), sm = kg_dl_stride(t, md);
+  bool km = sk == 1 || t->shape[kd] == 1, mm = sm == 1 || t->shape[md] == 1;
+  if (!km && !mm) return;
+  x->mm_kmajor[which] = km ? 1 : 0;
+  size_t es = (size_t)((t->dtype.bits + 7) / 8);
+  uintptr_t a = (uintptr_t)data_ptr(t);
+  bool ok = a % 16 == 0;
+  for (int d = 0; d < t->ndim && ok; d++)
+    if (d != (km ? kd : md) && t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
+  x->mm_async[which] = ok;
+  /* TMA: a matrix, or a batch of them whose dims are the product's and collapse into one */
+  int nb = rank - 2, tb = t->ndim - 2;
+  bool tma = ok && (tb == 0 || tb == nb);
+  for (int d = 0; d < tb && tma; d++) {
+    tma = t->shape[d] == space[d] && (d + 1 == tb || kg_dl_stride(t, d) == kg_dl_stride(t, d + 1) * t->shape[d + 1]);
+    if (t->shape[d] > 1 && kg_dl_stride(t, d) == 0) tma = false;
+  }
+  for (int d = 0; d < t->ndim && tma; d++) tma = (uint64_t)t->shape[d] < (1ull << 32) && (uint64_t)kg_dl_stride(t, d) * es < (1ull << 40);
+  x->mm_tma[which] = tma;
+}
+
+/* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
+ * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks. */
+static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
+  kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
+  if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
+  if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  return t;
 }
 
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
@@ -794,7 +865,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &kg_target_h100);
+    if (mm)
+      for (int w = 0; w < 2; w++) mm_operand_facts(mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+    kg_target tgt = run_target(ctx, dev);
+    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &tgt);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
     E.row_threads = sc.row_threads;

@@ -73,7 +73,19 @@ typedef enum kg_force_variant {
   KG_FORCE_SPLIT_ROWS = 4,   /* the split-rows plan (no row groups) at any size */
   KG_FORCE_TILED = 5,        /* every matrix product a tiled kernel of its own (no product folded
                                 into its reader: passes/fold_products.c); 2 implies it too */
+  KG_FORCE_TENSOR_CORES = 6, /* every product the tensor-core tier can take on it, whatever its size
+                                (and tiled, as 5) */
+  KG_FORCE_NO_TENSOR_CORES = 7, /* products on SIMT tiles only */
 } kg_force_variant;
+
+/* kg_options.f32_matmul: how float32 matrix products and convolutions run on GPUs with tensor
+ * cores (sm_80 and later). PyTorch computes them in full float32 by default. */
+typedef enum kg_f32_matmul {
+  KG_F32_MATMUL_SPLIT_TF32 = 0, /* default: split-TF32 on tensor cores (each operand a TF32 high part plus
+                                   a TF32 remainder, three TF32 products summed in float32) */
+  KG_F32_MATMUL_TF32 = 1,       /* one TF32 product (torch.set_float32_matmul_precision("high")) */
+  KG_F32_MATMUL_SIMT = 2,       /* float32 multiply-adds on the SIMT tiles */
+} kg_f32_matmul;
 
 typedef struct kg_options {
   const char *cache_dir;  /* NULL = $KGEN_CACHE_DIR or ~/.cache/kgen */
@@ -87,6 +99,9 @@ typedef struct kg_options {
                              any size; 5 = every product tiled (none folded) */
   int cuda_device;        /* the CUDA device (ordinal) this context runs on; a CUDA tensor on
                              another device is an input error */
+  int f32_matmul;         /* a kg_f32_matmul */
+  int emu_arch;           /* the GPU the emulator's schedules are chosen for: 0 = sm_90 (H100),
+                             80 = sm_80 (A100: the mma.sync tier) */
 } kg_options;
 
 /* ---- context ---- */

@@ -70,6 +70,8 @@ public unsafe struct KgOptions
     public int VerifyIr;
     public int ForceVariant;
     public int CudaDevice;
+    public int F32Matmul;       // kg_f32_matmul: 0 split-TF32 on tensor cores, 1 TF32, 2 SIMT float32
+    public int EmuArch;         // 0: schedules for sm_90; 80: for sm_80
 }
 
 /// <summary>kg_device_kind</summary>
