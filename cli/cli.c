@@ -8,7 +8,9 @@
  *   kgen explain FILE [--entry NAME] [--sig SIG]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
  *   kgen reduce  FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]
+ *   kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,...|none] -o OUT.kgpkg
  *
+ * run, check and explain take an offline kernel package (.kgpkg) as FILE too.
  * Exit status: 0 success, 1 bad input (diagnostics on stderr), 2 internal error
  * (including a result that does not match PyTorch in `check`).
  * `check` lives in cli_check.c, `fuzz` in cli_fuzz.c (its generator in fuzz_gen.c), `reduce`
@@ -31,6 +33,7 @@ static void usage(FILE *f) {
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
+          "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] as for check\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
           "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
           "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
@@ -42,6 +45,8 @@ static void usage(FILE *f) {
           "      conv,pool,cnorm,resample,random,capture,scalar,nan (default all)\n"
           "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"
           "      shrinks a failing document while the same failure happens (docs/fuzz.md); exit 3: it does not fail\n"
+          "  kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,sm_86,sm_89,sm_90|none] -o OUT.kgpkg\n"
+          "      an offline kernel package (docs/package.md); run, check and explain take it as FILE\n"
           "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
@@ -347,6 +352,14 @@ static int cmd_explain(kg_context *ctx, kg_cli_args *a) {
   kg_module *m;
   kg_status s = kg_module_load_file(ctx, a->file, &m);
   if (s) return kg_cli_status(ctx, s);
+  if (kg_module_is_package(m)) { /* what the package holds, per entry, signature and arch */
+    char *t = NULL;
+    s = kg_package_describe(m, a->entry, &t);
+    int rc = s ? kg_cli_status(ctx, s) : (fputs(t, stdout), 0);
+    free(t);
+    kg_module_free(m);
+    return rc;
+  }
   kg_compiled *c;
   s = kg_specialize(m, a->entry, a->sig, &c);
   int rc = 0;
@@ -385,6 +398,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "fuzz")) return kg_cli_fuzz(argc, argv);
   if (!strcmp(cmd, "reduce")) return kg_cli_reduce(argc, argv);
+  if (!strcmp(cmd, "package")) return kg_cli_package(argc, argv);
   kg_cli_args a;
   if (kg_cli_parse(argc, argv, &a) != 0) return 1;
   kg_options o;

@@ -57,5 +57,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a);
 int kg_cli_fuzz(int argc, char **argv);
 /* `kgen reduce` (cli_reduce.c, its edits in reduce_edits.c): the same. */
 int kg_cli_reduce(int argc, char **argv);
+/* `kgen package` (cli_package.c): the same. */
+int kg_cli_package(int argc, char **argv);
 
 #endif

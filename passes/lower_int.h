@@ -127,6 +127,7 @@ typedef struct kg_mmk {
   uint32_t ssz[KG_CONV_MAX_DIMS];  /* spatial size exprs (KG_NONE: static 1) */
   uint32_t size_p[KG_MAX_RANK], kp;/* the space's size params; K's */
   uint32_t ns, *sparam, *snode, *ostride; /* stored values: buffer param, node, strides (ns × KG_MAX_RANK) */
+  uint32_t scratch_p;              /* split-K: the float32 scratch of partial products (KG_NONE: none) */
 } kg_mmk;
 
 /* The frame of an output tile: batch and row tiles strided over grid.z / grid.y, the column
@@ -136,6 +137,8 @@ typedef struct kg_mm_frame {
   uint32_t m0, n0;                 /* the tile's first row and column */
   uint32_t bc[KG_MAX_RANK];        /* the batch coordinates (conv: image, group) */
   uint32_t bz;                     /* the batch index over all batch dims */
+  uint32_t nbatch;                 /* the number of batches (an expr) */
+  uint32_t chunk;                  /* split-K's partial kernel: this block's chunk of K (else KG_NONE) */
   kg_kcursor tile_body;
 } kg_mm_frame;
 void kg_lw_mm_frame(kg_mmk *S, uint32_t bm, uint32_t bn, kg_mm_frame *F);
@@ -145,6 +148,9 @@ void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, u
 /* the epilogue at output (gm, gn) of the tile (inside C only): every stored value with the
  * product's value = acc rounded once to its dtype; appends at L->cur */
 void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
+/* split-K's partial kernel instead of the epilogue: acc (float32) at output (gm, gn) into the
+ * scratch, chunk-major: scratch[chunk][bz][gm][gn] (inside C only) */
+void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
 /* forget every memoized value (a new evaluation point) */
 void kg_lw_mm_memo_reset(lctx *L);
 /* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
@@ -154,6 +160,8 @@ void kg_lw_wgmma_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);
+/* ---- the attention schedule: lower_attn.c (the flash scheme, one kernel per ATTN group) ---- */
+bool kg_lw_attention(lctx *L, const char *name);
 /* lower_view.c: a dim's size as an index expression (a constant, or a KPR_SYM parameter) */
 uint32_t kg_lw_size(lctx *L, const kg_dim *d);
 /* lower_dot.c: a folded product (MMFOLD) at coordinate c of its own shape: a loop over K */

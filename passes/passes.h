@@ -48,11 +48,16 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* attention.c: softmax(f(q @ kᵀ), -1) [* dropout] @ v written by hand becomes one ATTN (the fused
+ * attention kernel) with f evaluated inline; runs on the lowering program, after decompose */
+bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);
 /* fold_products.c: small static products (K <= KG_FOLD_K_MAX, batch·M·N·K <= KG_FOLD_MACS_MAX)
  * whose every reader computes each element once become MMFOLD: a loop over K in the kernel
  * that reads them (passes/lower_dot.c). Runs on the lowered program, after decompose. */
 #define KG_FOLD_K_MAX 256
 #define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
+/* mm_transpose.c: MATMUL(a, PERMUTE(b) swapping its last two dims) → MATMUL(a, b) reading b as [.., N, K] */
+bool kg_pass_mm_transpose(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
 /* Products left tiled only because a size is symbolic, which the structural rules would fold:
  * the fold plan's candidates (runtime/exec.c folds them all when every one is small at the
@@ -71,6 +76,8 @@ typedef enum kg_group_kind {
   KG_GROUP_MATMUL = 3,    /* one matrix product (red): its operands' pointwise producers inline in the tile
                              loads (prologue), the pointwise outputs of its shape over it in the store
                              (epilogue: outs), and the values other kernels read from it (mats) */
+  KG_GROUP_ATTN = 4,      /* one attention (red, an ATTN node): the fused flash kernel (lower_attn.c), its
+                             operands' producers inline in its loads, its epilogue and mats as a product's */
 } kg_group_kind;
 
 typedef struct kg_group {
@@ -189,6 +196,26 @@ typedef struct kg_mm_tile_info {
 } kg_mm_tile_info;
 #define KG_MM_TC_KBYTES 64 /* tensor-core tiles: bytes of K per row of a stage (a 64-byte swizzle) */
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
+/* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads
+ * keeps a tile of bq queries on chip (the queries in shared memory, each row's output accumulators
+ * in registers: threads / bq threads per row, Ev / that many accumulators each) and streams the
+ * keys and values in blocks of bk through one shared tile; the scheduler (kg_attn_choose_tile)
+ * picks the largest tile whose registers and shared memory fit and that still gives every SM a
+ * block. Tensor-core tiers come later as more entries. */
+typedef enum kg_attn_tile {
+  KG_ATTN_Q64 = 0, /* 64 queries, keys in blocks of 32: short head dims (Ev <= 64) */
+  KG_ATTN_Q32 = 1, /* 32 queries, keys in blocks of 32 */
+  KG_ATTN_Q16 = 2, /* 16 queries, keys in blocks of 32 */
+  KG_ATTN_Q8 = 3,  /* 8 queries, keys in blocks of 16: head dims to 256, float64 */
+  KG_ATTN__COUNT
+} kg_attn_tile;
+typedef struct kg_attn_tile_info { uint32_t bq, bk, threads; const char *name; } kg_attn_tile_info;
+const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t);
+#define KG_ATTN_ACC_MAX 32      /* output accumulators per thread at most (registers: no spills) */
+#define KG_ATTN_SMEM_MAX 49152  /* static shared memory per block */
+/* Shared memory of tile t for head dims e, ev with accumulator elements of esz bytes: the query
+ * tile, one key / value tile, the probabilities. */
+uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz);
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:
  * batch (the product of the batch dims), M, N. A convolution's (flags & 8, groups G = flags >> 8)
  * space is [N, O, S...]: batch N·G, M = O / G, N = ΠS. */
@@ -245,6 +272,7 @@ typedef struct kg_group_facts {
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
   int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B; a convolution) */
   int64_t mm_k;               /* MATMUL: K when static (-1: known at run time) */
+  uint32_t attn_esz;          /* ATTN: the accumulator's size, bytes (mm_k holds the head dim E) */
   uint8_t mm_dtype;           /* MATMUL: its operands' dtype (KG_DT_NONE when they differ) */
   bool mm_a_src, mm_b_src;    /* MATMUL: A / B is read from memory as it is (an input or a stored
                                  value, no prologue, no view): cp.async can bring it */
@@ -309,13 +337,15 @@ typedef struct kg_sched_facts {
   bool mm_tma[2];             /* ... and TMA can bring it: 16-byte aligned, a matrix or a batch of them
                                  (its batch dims the product's, collapsible into one) */
   uint8_t f32_matmul;         /* a kg_sched_f32 (kg_options.f32_matmul): how float32 products run */
+  int64_t mm_k;               /* MATMUL: this run's K (0: not known here; the group's static K then) */
 } kg_sched_facts;
 
 /* The scheduler's answer: the kernel variant and how it is launched. */
 typedef struct kg_schedule {
   kg_variant v;
   uint32_t row_threads;       /* threads per block of the block-per-row schedules */
-  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length */
+  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length;
+                                 a split-K product: chunks of K, and their length in k-tiles */
 } kg_schedule;
 
 /* THE scheduling function: a group's facts, the moment's facts and the target in; the
@@ -329,13 +359,21 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
+/* Split-K for the mma.sync tier: into how many chunks of K (1: none) a product of `tiles` output
+ * tiles over `ktiles` k-tiles splits, each `*chunk` k-tiles long (a multiple of `kblock`). */
+int64_t kg_mm_split_k(const kg_target *t, int64_t tiles, int64_t ktiles, int64_t kblock, int64_t *chunk);
 /* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
+/* The tier variant v of a product runs on, and why (kgen explain): "tensor cores (mma.sync): ..." */
+const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, const kg_variant *v, char *buf, size_t n);
 bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* A convolution's product runs the direct schedule (a thread per output over its window) when it
  * has at most 4 output channels per group and K (its window times input channels per group) is at
  * most 64: depthwise convolutions, where a tile would be mostly empty. */
 bool kg_conv_direct(int64_t m, int64_t k);
+/* The attention tile for batch (the product of the batch dims), l queries (-1: unknown), head dims
+ * e, ev (static) and an accumulator of esz bytes. */
+kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz);
 bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);

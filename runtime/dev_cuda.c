@@ -234,6 +234,11 @@ static int cuda_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod,
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "cuda: load without CUDA source");
     return -1;
   }
+  if (!c->nvrtc) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "NVRTC (libnvrtc.so) could not be loaded, so kernels cannot be compiled for this GPU; set "
+                "KGEN_NVRTC_LIB, or run from an offline kernel package (kgen package)");
+    return -1;
+  }
   const char *name = src->name && *src->name ? src->name : "kernel";
   if (c->poisoned) return cu_poisoned(c, d, "module load");
   kg_strbuf prog, key;
@@ -532,10 +537,11 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   if (CU_TRY(c, d, NULL, cuDevicePrimaryCtxRetain, (&c->ctx, c->dev))) goto fail;
   if (make_current(c, d)) goto fail;
   c->nvrtc = nvrtc;
-  if (!c->nvrtc) {
+  if (!c->nvrtc) { /* without NVRTC the device still loads images (offline packages) */
+    uint32_t mark = d->n;
     c->nvrtc = kg_nvrtc_open(d);
-    if (!c->nvrtc) goto fail;
-    c->own_nvrtc = 1;
+    kg_diag_truncate(d, mark);
+    c->own_nvrtc = c->nvrtc != NULL;
   }
   c->cache = kg_cache_open(cfg ? cfg->cache_dir : NULL);
   return &c->base;
@@ -556,6 +562,27 @@ void kg_dev_cuda_target(const kg_device *dv, kg_target *t) {
   /* sm_90a's wgmma and TMA: an sm_90 GPU (sm_100 has no wgmma), a driver with tensor maps and an
    * NVRTC of CUDA 12 or later (the first to compile sm_90a) */
   t->wgmma = c->arch == 90 && c->cuTensorMapEncodeTiled && atoi(kg_nvrtc_version(c->nvrtc)) >= 12;
+}
+
+int kg_dev_cuda_arch(kg_device *dv) { return dv->vt->kind == KG_DEVICE_CUDA ? ((cuda_dev *)dv)->arch : 0; }
+
+int kg_dev_cuda_load_image(kg_device *dv, const char *name, const void *image, size_t len, kg_rt_module **mod, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  *mod = NULL;
+  (void)len;
+  if (c->poisoned) return cu_poisoned(c, d, "module load");
+  char log[8192] = "";
+  CUjit_option opt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *val[2] = {log, (void *)(uintptr_t)sizeof log};
+  CUmodule m = NULL;
+  if (make_current(c, d)) return -1;
+  CUresult r = c->cuModuleLoadDataEx(&m, image, 2, opt, val);
+  if (r != CU_OK) return cu_fail(c, d, "cuModuleLoadDataEx", name, r, log);
+  cuda_module *cm = kg_xcalloc(1, sizeof *cm);
+  cm->mod = m;
+  cm->name = kg_xstrdup(name ? name : "package");
+  *mod = (kg_rt_module *)cm;
+  return 0;
 }
 
 bool kg_dev_cuda_available(void) {

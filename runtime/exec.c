@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "package.h"
 
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
   if (kind == KG_DEVICE_AUTO) kind = kg_default_device(ctx);
@@ -37,9 +38,10 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
     if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
     return ctx->emu;
   }
-  if (!ctx->cuda) {
+  if (!ctx->cuda) { /* without NVRTC the device still runs packaged kernels (a source load says NVRTC is missing) */
+    uint32_t mark = ctx->diag.n;
     kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
-    if (!nv) return NULL;
+    kg_diag_truncate(&ctx->diag, mark);
     ctx->cuda = kg_dev_cuda_new(&ctx->rtcfg, nv, d);
   }
   return ctx->cuda;
@@ -54,6 +56,7 @@ kg_device_kind kg_default_device(kg_context *ctx) {
 }
 
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d) {
+  if (c->pkg) return kg_pkg_variant_get(c, group, v, d); /* a package: looked up, never compiled */
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     if (kv->group == group && memcmp(&kv->v, v, sizeof *v) == 0) return kv;
@@ -64,13 +67,13 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
-  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
+  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL, attn = F->groups.v[group].kind == KG_GROUP_ATTN;
   const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
   const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
   const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm ? "_" : "", mt ? mt->name : "", tc);
+                                     mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc);
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -333,12 +336,16 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
 
 /* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
 static bool build_split_plan(kg_compiled *c, kg_diag *d) {
+  if (c->split_built && !c->kernels_split && c->pkg)
+    kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
+
+bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) { return plan == 1 ? build_split_plan(c, d) : build_fold_plan(c, d); }
 
 bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {
   size_t n = kg_dtype_get(dt)->size;
@@ -402,7 +409,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
     kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->k.sm90a};
-    if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
+    if ((c->pkg ? kg_pkg_variant_load(c, kv, dev, d) : dev->vt->load(dev, &src, &kv->mod[slot], d)) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
   const kg_kernel *k = &kv->k;
@@ -713,11 +720,13 @@ static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const 
 }
 
 /* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
- * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks. */
+ * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks (on a CUDA device
+ * emu_arch 80 only keeps the Hopper tier out). */
 static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
   kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
   if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
   if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  if (ctx->opts.emu_arch == 80) t.wgmma = false; /* sm_80's tiers asked for: on a GPU too (to measure them on sm_90) */
   return t;
 }
 
@@ -813,8 +822,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
-    bool mm = grp->kind == KG_GROUP_MATMUL;
-    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm; /* reductions and scans */
+    bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
+    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
     for (int i = 0; i < r; i++) {
@@ -843,6 +852,23 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       nred = ka;
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
       if (numel == 0) continue;
+    } else if (attn) {
+      /* attention (passes/lower_attn.c): the keys S of key and value (a symbol on one side is
+       * known only now); blocks over (query tiles, batch) as a product's tiles, Ev in one tile */
+      const kg_gnode *P = &g->nodes.v[grp->red], *kk = &g->nodes.v[P->in[1]], *vv = &g->nodes.v[P->in[2]];
+      /* k is [.., S, E], or kᵀ [.., E, S] for a recognized attention that reads it transposed (ia[0] & 32) */
+      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - ((P->ia[0] & 32) ? 1 : 2)]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
+      if (sk != sv) {
+        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "scaled_dot_product_attention(): key and value must have the same number of keys (dim -2), got %lld and %lld",
+                    (long long)sk, (long long)sv);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      nred = sk;
+      E.mm_batch = 1;
+      for (int i = 0; i < r - 2; i++) E.mm_batch *= space[i];
+      E.mm_m = space[r - 2], E.mm_n = space[r - 1];
+      if (numel == 0) continue;
     } else if (reduce) {
       if (nout == 0) continue;
       /* the user's max / min / arg over nothing: PyTorch's error (a decomposed op's own max,
@@ -865,8 +891,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    if (mm)
+    if (mm) {
       for (int w = 0; w < 2; w++) mm_operand_facts(mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+      x.mm_k = nred;
+    }
     kg_target tgt = run_target(ctx, dev);
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &tgt);
     if (rowv != rowbuf) free(rowv);
@@ -877,7 +905,9 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
-      size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
+      /* a split-K product: float32 partial products of every output element, per chunk */
+      size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)
+                        : (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
       if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;

@@ -147,13 +147,19 @@ typedef struct kg_rt_config {
 /* The emulator device. Never fails for lack of a GPU. */
 kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d);
 /* The CUDA device via the Driver API (dlopen libcuda.so.1, primary context).
- * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. */
+ * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. nvrtc NULL: it opens
+ * NVRTC itself; without one it still runs kernels from images (offline packages), and a load
+ * from source fails saying NVRTC is missing. */
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
 /* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
 kg_device *kg_dev_null_new(void);
 /* The GPU of a CUDA device as the scheduler sees it (arch, SMs, shared memory). */
 struct kg_target;
 void kg_dev_cuda_target(const kg_device *dv, struct kg_target *t);
+/* Offline kernel packages (package_load.c): the CUDA device's compute capability (major * 10 +
+ * minor), and a module from a cubin or NUL-terminated PTX image (the driver JITs PTX): no NVRTC. */
+int kg_dev_cuda_arch(kg_device *dv);
+int kg_dev_cuda_load_image(kg_device *dv, const char *name, const void *image, size_t len, kg_rt_module **mod, kg_diag *d);
 /* True when a CUDA driver with at least one device can be opened (cheap probe). */
 bool kg_dev_cuda_available(void);
 /* Where the emulator header text lives: embedded at build time (kg_emu_header.c). */

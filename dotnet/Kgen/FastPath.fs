@@ -55,6 +55,16 @@ type Profile =
       /// kg_run: binding, schedule choice, launches (and on the emulator, the kernels)
       RunTicks: int64 }
 
+/// How float32 products (matmul, linear, convolutions) run on tensor cores (kg_f32_matmul).
+type Float32Matmul =
+    /// Each operand a TF32 high part plus a TF32 remainder, three products accumulated in
+    /// float32: at least as close to float64 as PyTorch's float32 product (the default).
+    | SplitTF32 = 0
+    /// One TF32 product: PyTorch's set_float32_matmul_precision("high"), ~1e-3 relative.
+    | TF32 = 1
+    /// float32 FMAs on the SIMT tiles, no tensor cores.
+    | Simt = 2
+
 /// How an engine runs its entry.
 type Options =
     { /// Specialize on the size pattern (duck sizing) rather than on exact sizes.
@@ -62,8 +72,14 @@ type Options =
       /// Launch nothing (host memory, kernels not run): for measuring kgen's host overhead.
       NullDevice: bool
       /// The kernel cache folder (None: $KGEN_CACHE_DIR, else ~/.cache/kgen).
-      CacheDir: string option }
-    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None }
+      CacheDir: string option
+      /// An offline kernel package (.kgpkg) to run the entry from instead of the document
+      /// (Kgen.Package): nothing is compiled for CUDA, sizes are matched to its signatures.
+      Package: string option
+      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores").
+      Float32Matmul: Float32Matmul }
+    static member Default =
+        { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Float32Matmul = Float32Matmul.SplitTF32 }
 
 /// The kind of a parameter: a tensor, or a .NET number passed by value.
 type ParamKind =
@@ -202,16 +218,24 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let mutable o = KgOptions()
         o.VerifyIr <- 1
         o.CudaDevice <- (if devType = 1 then devIndex else 0)
+        o.F32Matmul <- int options.Float32Matmul
         let cache = options.CacheDir |> Option.map Marshal.StringToCoTaskMemUTF8 |> Option.defaultValue 0n
         o.CacheDir <- NativePtr.ofNativeInt cache
         let ctxP = Lib.kg_context_new(NativePtr.toNativeInt &&o)
         // the context copied the options; the cache path string must outlive it (kept below)
         if ctxP = 0n then raise (Runtime.KgenException("kg_context_new failed", 2))
         let ctx = new Runtime.KgHandle(ctxP, (fun p -> Lib.kg_context_free p; if cache <> 0n then Marshal.FreeCoTaskMem cache))
-        let bytes = Encoding.UTF8.GetBytes json
         let mutable m = 0n
-        use p = fixed bytes
-        let st = Lib.kg_module_load(ctxP, p, unativeint bytes.Length, &m)
+        let st =
+            match options.Package with
+            | Some path -> // a package: its signatures, not duck sizes, decide (Static below)
+                let bytes = Encoding.UTF8.GetBytes(path + "\000")
+                use p = fixed bytes
+                Lib.kg_package_load(ctxP, p, &m)
+            | None ->
+                let bytes = Encoding.UTF8.GetBytes json
+                use p = fixed bytes
+                Lib.kg_module_load(ctxP, p, unativeint bytes.Length, &m)
         if st <> 0 then fail ctxP st
         let kind, tdev =
             if options.NullDevice then KgDevice.Null, torch.CPU
@@ -224,7 +248,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
               TorchDevice = tdev
               CudaIndex = devIndex
               Specs = List()
-              Static = not options.DynamicSizes }
+              Static = not options.DynamicSizes || options.Package.IsSome }
         devices.[slot] <- d
         d
 
