@@ -179,6 +179,16 @@ static inline int64_t kg_conv_get(int64_t packed, int i) {
   return f >= 0x100000 ? f - 0x200000 : f;
 }
 #define KG_CONV_FIELD_MAX 0xfffff /* the largest value a packed field holds */
+/* Is an IM2COL node (ia, fa, its rank) the identity view of its input — a 1 × 1 window, stride 1,
+ * no padding, no dilation, an undilated input — so that element (n, g, c, s...) is the input's
+ * (n, g·C/G + c, s...)? A 1 × 1 convolution is then a plain product over its input as it is. */
+static inline bool kg_im2col_identity(const int64_t *ia, const double *fa, int rank) {
+  for (int i = 0; i < rank - 3; i++)
+    if (kg_conv_get(ia[0], i) != 1 || kg_conv_get(ia[1], i) != 0 || kg_conv_get(ia[2], i) != 1 || kg_conv_get(ia[3], i) != 1 ||
+        (i < 3 && fa[i] != 1))
+      return false;
+  return rank >= 3;
+}
 static inline int64_t kg_conv_groups(int64_t ia3) { return ia3 & 0xffffffff; }
 static inline int kg_conv_dims(int64_t ia3) { return (int)((ia3 >> 32) & 3); }
 static inline int kg_conv_spelling(int64_t ia3) { return (int)((ia3 >> 34) & 3); }

@@ -48,6 +48,7 @@ typedef struct tcop {
   uint32_t id;           /* the operand node */
   uint32_t rows;         /* BM or BN */
   bool kmajor, async;
+  bool direct;           /* a 1 × 1 convolution's B: id is the IM2COL's input [N, C, S...] */
   uint32_t base;         /* byte offset of its tile in stage 0 */
   uint32_t sw;           /* swizzle block width, bytes (kmajor: 64) */
   uint32_t chunks;       /* 16-byte chunks a thread brings per stage */
@@ -163,6 +164,16 @@ static void chunk_pos(tck *T, const tcop *o, uint32_t j, uint32_t *row, uint32_t
 static void op_coord(tck *T, const tcop *o, uint32_t grow, uint32_t gk, uint32_t *c) {
   if (o->is_b) kg_lw_mm_b_coord(T->S, &T->F, gk, grow, c);
   else kg_lw_mm_a_coord(T->S, &T->F, grow, gk, c);
+  if (o->direct) { /* IM2COL's [n, g, c, s...] is the input's [n, g·C/G + c, s...] */
+    uint32_t g = c[1], ch = c[2];
+    if (g != KG_NONE) {
+      int64_t cg = T->L->g->nodes.v[T->S->mmn->in[1]].shape.d[2].v; /* C/G: static (the weight's) */
+      ch = addix(T, kg_kx_op(T->k, KG_OP_IDX_MUL, T->L->ix, g, cix(T, cg), KG_NONE), ch);
+    }
+    c[1] = ch;
+    int rank = T->L->g->nodes.v[T->S->mmn->in[1]].shape.rank;
+    for (int d = 3; d < rank; d++) c[d - 1] = c[d];
+  }
 }
 
 /* cp.async of this thread's chunks of tile kt (index expr) into stage `stage` */
@@ -345,6 +356,11 @@ static void op_init(tck *T, tcop *o, bool is_b, uint8_t mode, uint32_t base) {
   o->id = T->S->mmn->in[is_b ? 1 : 0];
   o->rows = is_b ? T->BN : T->BM;
   o->kmajor = (mode & KG_MM_KMAJOR) != 0;
+  o->direct = false;
+  const kg_gnode *n = &T->L->g->nodes.v[o->id];
+  if (is_b && T->S->conv && (mode & KG_MM_ASYNC) && n->op == KG_OP_IM2COL && kg_im2col_identity(n->ia, n->fa, n->shape.rank) &&
+      T->L->src_of[n->in[0]] != KG_NONE)
+    o->id = n->in[0], o->direct = true; /* a 1 × 1 convolution: its input copied as it is */
   o->async = (mode & KG_MM_ASYNC) != 0 && T->L->src_of[o->id] != KG_NONE;
   o->base = base;
   uint32_t wbytes = o->rows * T->esz;

@@ -279,6 +279,8 @@ typedef struct kg_group_facts {
   bool mm_rows16[2];          /* MATMUL: A / B is such a source whose innermost dim is static and
                                  16-byte multiple long (compile time assumes contiguous tensors) */
   int8_t mm_rank[2];          /* MATMUL: A's / B's rank (a batch for TMA when above 2) */
+  bool mm_b_direct;           /* MATMUL: a convolution's B is the identity IM2COL (1 × 1, stride 1)
+                                 of a source: its input read as it is (mm_b_src, mm_rows16 of it) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;

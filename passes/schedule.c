@@ -166,14 +166,27 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
     const kg_gnode *b = &g->nodes.v[mm->in[1]];
     gf.mm_dtype = a->dtype == b->dtype ? a->dtype : KG_DT_NONE;
     /* read from memory as it is: an input tensor, or a value an earlier kernel stored */
+    /* a 1 × 1 convolution's B: the input itself (kg_im2col_identity) */
+    uint32_t bid = mm->in[1];
+    if ((mm->ia[0] & 8) && b->op == KG_OP_IM2COL && kg_im2col_identity(b->ia, b->fa, b->shape.rank)) {
+      uint32_t xid = b->in[0];
+      const kg_gnode *x = &g->nodes.v[xid];
+      if ((x->op == KG_OP_INPUT && x->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, xid) != KG_NONE)
+        gf.mm_b_direct = true, b = x, bid = xid;
+    }
     for (int w = 0; w < 2; w++) {
       const kg_gnode *o = w ? b : a;
-      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, mm->in[w]) != KG_NONE;
+      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, w ? bid : mm->in[w]) != KG_NONE;
       if (w) gf.mm_b_src = src;
       else gf.mm_a_src = src;
       /* contiguous, its rows would start 16-byte aligned: what compile time assumes */
       const kg_dim *in = o->shape.rank ? &o->shape.d[o->shape.rank - 1] : NULL;
       gf.mm_rows16[w] = src && in && in->kind == KG_DIM_STATIC && (in->v * kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      if (w && gf.mm_b_direct) { /* its rows are a channel's spatial plane [S...] flattened */
+        int64_t plane = 1;
+        for (int d = 2; d < o->shape.rank; d++) plane = o->shape.d[d].kind == KG_DIM_STATIC && plane > 0 ? plane * o->shape.d[d].v : -1;
+        gf.mm_rows16[w] = src && plane > 0 && (plane * (int64_t)kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      }
       gf.mm_rank[w] = (int8_t)o->shape.rank;
     }
   }
@@ -384,9 +397,11 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   else if (T->tier == 0) why = "too small for the 16 x 8 x 16 instruction tiles";
   else if (!half) why = "float32: mma.sync (wgmma's TF32 wants both operands K-major in shared memory)";
   else if (!t->wgmma) why = t->arch == 90 ? "no sm_90a here (an NVRTC older than CUDA 12, or no tensor maps)" : "not an sm_90 GPU";
+  else if ((gf->mm_flags & 8) && gf->mm_b_direct) why = "a 1 x 1 convolution: its input read as it is, by cp.async where aligned (the Hopper tier takes products only)";
   else if (gf->mm_flags & 8) why = "a convolution's window is read into registers, not by TMA";
   else why = "an operand is not a tensor TMA can read as it is (a prologue, a view, misaligned rows or a broadcast batch)";
-  snprintf(buf, n, "%s: %s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why);
+  snprintf(buf, n, "%s: %s%s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why,
+           v->split == KG_SPLIT_PARTIAL ? "; split-K: few output tiles over a long K, chunks of K summed by a finish kernel" : "");
   return buf;
 }
 
@@ -399,7 +414,7 @@ static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x
   bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
   if (conv && which == 1) km = false;
   bool src = which ? gf->mm_b_src : gf->mm_a_src;
-  bool async = src && !conv && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
+  bool async = src && (!conv || (which == 1 && gf->mm_b_direct)) && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
   return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));
 }
 

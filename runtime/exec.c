@@ -680,6 +680,7 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
 static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
                                   DLTensor *const *outputs, const DLTensor *tview) {
   uint32_t id = g->nodes.v[grp->red].in[which];
+  if (g->nodes.v[id].op == KG_OP_IM2COL) id = g->nodes.v[id].in[0]; /* a 1 × 1 convolution's input (mm_b_direct) */
   if (g->nodes.v[id].op == KG_OP_INPUT) {
     for (uint32_t p = 0; p < g->params.n; p++)
       if (g->params.v[p].node == id) return pt[p];
@@ -696,6 +697,22 @@ static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const k
  * every other stride a multiple of 16 bytes). flags: the MATMUL's ia[0]. */
 static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x) {
   x->mm_kmajor[which] = -1, x->mm_async[which] = false, x->mm_tma[which] = false;
+  if (t && which == 1 && (flags & 8) && t->ndim >= 3) {
+    /* a 1 × 1 convolution's input [N, C, S...] as B: rows of K = C, each a channel's spatial
+     * plane, which must be contiguous (its dims collapse into one); cp.async when every row
+     * starts 16-byte aligned */
+    size_t es = (size_t)((t->dtype.bits + 7) / 8);
+    bool ok = (uintptr_t)data_ptr(t) % 16 == 0;
+    int64_t plane = 1;
+    for (int d = t->ndim - 1; d >= 2 && ok; d--) {
+      if (t->shape[d] != 1 && kg_dl_stride(t, d) != plane) ok = false;
+      plane *= t->shape[d];
+    }
+    for (int d = 0; d < 2 && ok; d++)
+      if (t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
+    x->mm_kmajor[which] = 0, x->mm_async[which] = ok;
+    return;
+  }
   if (!t || t->ndim < 2 || (flags & 8)) return;
   int kd = which == 0 || (flags & 4) ? t->ndim - 1 : t->ndim - 2, md = kd == t->ndim - 1 ? t->ndim - 2 : t->ndim - 1;
   int64_t sk = kg_dl_stride(t, kd), sm = kg_dl_stride(t, md);

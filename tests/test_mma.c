@@ -343,6 +343,8 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
       {"mm_tc_f32", KG_MM_TC128N64W8, KG_MM_PREC_3XTF32, KG_MM_KMAJOR, 0, KG_SPLIT_PARTIAL},
       {"mm_tc_f32", KG_MM_TC64, KG_MM_PREC_3XTF32, KG_MM_KMAJOR | KG_MM_ASYNC, KG_MM_ASYNC, KG_SPLIT_PARTIAL},
       {"mm_tc_bf16_linear", KG_MM_TC64, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_KMAJOR | KG_MM_ASYNC, KG_SPLIT_FINISH},
+      /* a 1 × 1 convolution's input by cp.async */
+      {"conv1x1_f16", KG_MM_TC128N64W8, KG_MM_PREC_NATIVE, KG_MM_KMAJOR, KG_MM_ASYNC, 0},
   };
   const kg_kernel *ks[12];
   kg_compiled *cs[12];
@@ -494,6 +496,63 @@ Test(mma_exec, split_k) {
   cr_expect_eq(len, 16);
   cr_expect_eq(kg_mm_split_k(&kg_target_h100, 67, 4096, 1, &len), 1, "67 tiles of 132 SMs: the GPU is busy enough");
   cr_expect_eq(kg_mm_split_k(&kg_target_h100, 4, 15, 1, &len), 1, "15 k-tiles: too short");
+}
+
+/* 1 × 1 convolutions (mm_tc_shapes' conv1x1_*) as plain products over the input as it is: B's
+ * rows are the input's channel planes, copied by cp.async when each starts 16-byte aligned (the
+ * schedule says "bn.async"), else staged through registers; groups read their block of channels */
+static void conv1x1(const char *e, kg_dtype dt, int64_t N, int64_t C, int64_t O, int64_t G, int64_t H, int64_t W, bool bias, bool want_async) {
+  kg_context *ctx = ctx_tc(80, 0);
+  kg_module *m = load_tc(ctx);
+  int64_t S = H * W, Cg = C / G, Og = O / G;
+  size_t es = kg_dtype_get(dt)->size;
+  mat x = mat_new(dt, N * C, S, false, 0), w = mat_new(dt, O, Cg, false, 0), b = mat_new(dt, 1, O, false, 0);
+  int64_t xs[4] = {N, C, H, W}, ws[4] = {O, Cg, 1, 1}, bs[1] = {O}, os[4] = {N, O, H, W};
+  DLTensor tx, tw, tb, to;
+  memset(&tx, 0, sizeof tx), memset(&tw, 0, sizeof tw), memset(&tb, 0, sizeof tb), memset(&to, 0, sizeof to);
+  tx.data = x.buf, tx.dtype = kg_dtype_to_dl(dt), tx.ndim = 4, tx.shape = xs;
+  tw.data = w.buf, tw.dtype = tx.dtype, tw.ndim = 4, tw.shape = ws;
+  tb.data = b.buf, tb.dtype = tx.dtype, tb.ndim = 1, tb.shape = bs;
+  void *out = calloc((size_t)(N * O * S + 1), es);
+  to.data = out, to.dtype = tx.dtype, to.ndim = 4, to.shape = os;
+  const DLTensor *ins[3] = {&tx, &tw, &tb};
+  DLTensor *outs[1] = {&to};
+  int nin = bias ? 3 : 2;
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, e, ins, nin, NULL, 0, &c), KG_OK, "%s: %s", e, kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, nin, NULL, 0, outs, 1, NULL), KG_OK, "%s: %s", e, kg_last_error(ctx));
+  int bad = 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t o = 0; o < O; o++)
+      for (int64_t q = 0; q < S && bad < 5; q++) {
+        double acc = 0, sa = 0;
+        for (int64_t cc = 0; cc < Cg; cc++) {
+          double v = x.val[(n * C + (o / Og) * Cg + cc) * S + q] * w.val[o * Cg + cc];
+          acc += v, sa += fabs(v);
+        }
+        if (bias) acc += b.val[o], acc = acc > 0 ? acc : 0;
+        double got = out_at(dt, out, (n * O + o) * S + q), lim = (dt == KG_F32 ? 1e-5 : 1e-3) * sa + (dt == KG_F32 ? 0 : fabs(acc) / 1024) + 1e-6;
+        if (!(fabs(got - acc) <= lim)) {
+          bad++;
+          cr_log_error("%s [%lld,%lld,%lld]: %.9g vs %.9g", e, (long long)n, (long long)o, (long long)q, got, acc);
+        }
+      }
+  cr_expect_eq(bad, 0, "%s N%lld C%lld O%lld %lldx%lld", e, (long long)N, (long long)C, (long long)O, (long long)H, (long long)W);
+  bool async = false, tc = false;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    tc |= strncmp(c->runtime.v[i]->k.schedule, "conv.tc", 7) == 0;
+    async |= strstr(c->runtime.v[i]->k.schedule, ".bn.async") != NULL;
+  }
+  cr_expect(tc, "%s: not on the tensor-core tier", e);
+  cr_expect_eq(async, want_async, "%s %lldx%lld: B by cp.async %s", e, (long long)H, (long long)W, want_async ? "expected" : "not expected");
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  mat_free(&x), mat_free(&w), mat_free(&b), free(out);
+}
+Test(mma_exec, conv1x1_as_a_product) {
+  conv1x1("conv1x1_f16", KG_F16, 2, 64, 32, 1, 4, 6, true, true);         /* planes of 48 bytes: cp.async */
+  conv1x1("conv1x1_f16", KG_F16, 1, 64, 32, 1, 5, 5, true, false);        /* 50 bytes: through registers */
+  conv1x1("conv1x1_grouped_f32", KG_F32, 2, 32, 16, 2, 3, 4, false, true); /* groups, 48-byte planes */
+  conv1x1("conv1x1_grouped_f32", KG_F32, 1, 32, 16, 2, 7, 9, false, false);
 }
 
 /* float32 at PyTorch's accuracy (issue 21): split-TF32 on the mma.sync tier is at least as close
