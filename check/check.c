@@ -112,6 +112,7 @@ void kg_check_result_free(kg_check_result *r) {
   free(r->rows);
   for (int i = 0; r->row_names && i < r->n_outputs; i++) free((void *)(uintptr_t)r->row_names[i]);
   free(r->row_names);
+  free(r->warnings);
   memset(r, 0, sizeof *r);
 }
 
@@ -120,6 +121,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   kg_compiled *c0;
   kg_status s = kg_specialize(m, opt->entry, opt->sig, &c0);
   if (s) return s;
+  res->warnings = kg_xstrdup(kg_compiled_warnings(c0));
   const kg_graph *g0 = kg_compiled_graph(c0);
   uint32_t np = g0->params.n;
   uint8_t *mark = kg_xcalloc(g0->nodes.n + 1, 1);

@@ -132,6 +132,7 @@ typedef struct kg_check_result {
   kg_oracle_row *rows;
   bool all_ok;
   char dir[4096];              /* where the files were kept ("" when removed) */
+  char *warnings;              /* kg_compiled_warnings of the entry (malloc'd; "" when none) */
 } kg_check_result;
 
 kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, kg_check_result *r);

@@ -244,6 +244,7 @@ static int cmd_compile(kg_context *ctx, kg_cli_args *a) {
     kg_module_free(m);
     return r;
   }
+  fputs(kg_compiled_warnings(c), stderr);
   if (kg_mkdirs(a->out) != 0) {
     fprintf(stderr, "kgen compile: cannot create %s: %s\n", a->out, strerror(errno));
     kg_compiled_free(c), kg_module_free(m);
@@ -366,6 +367,7 @@ static int cmd_explain(kg_context *ctx, kg_cli_args *a) {
   else {
     char *t;
     size_t len;
+    fputs(kg_compiled_warnings(c), stderr);
     if (kg_emit(c, KG_ART_EXPLAIN, 0, &t, &len) == KG_OK) {
       fputs(t, stdout);
       free(t);

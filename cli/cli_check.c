@@ -36,6 +36,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a) {
   int rc = 0;
   if (s) rc = kg_cli_status(ctx, s);
   else {
+    if (r.warnings) fputs(r.warnings, stderr);
     for (int i = 0; i < r.n_outputs; i++)
       printf("  %-5s %-8s %-16s max_abs %-10.3g max_rel %-10.3g %s\n", r.row_names[i], r.rows[i].dtype, r.rows[i].shape, r.rows[i].max_abs,
              r.rows[i].max_rel, r.rows[i].verdict);

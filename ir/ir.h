@@ -515,6 +515,7 @@ typedef struct kg_graph {
   const char *entry;          /* entry name */
   bool fns_borrowed;          /* fns belong to another graph (a lowering copy): not freed here */
   uint32_t n_entry_params;    /* params[0 .. n_entry_params) are entry parameters */
+  const char *warnings;       /* the frontend's warnings ("Model.fs:5:12: warning: ...\n  at $.path\n"), arena text; NULL: none */
 } kg_graph;
 
 void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);

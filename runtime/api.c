@@ -421,6 +421,8 @@ kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int
   return KG_OK;
 }
 
+const char *kg_compiled_warnings(const kg_compiled *c) { return c && c->g.warnings ? c->g.warnings : ""; }
+
 const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
   if (i < 0 || (uint32_t)i >= kg_graph_n_results(&c->g)) return NULL;
   const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];

@@ -166,6 +166,10 @@ KG_API kg_status kg_compiled_writeback(const kg_compiled *c, int i, int *param, 
  * dim is static or out of range: with it a caller computes output shapes from its inputs'
  * sizes without another call. */
 KG_API const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d);
+/* What kgen warns about in the entry it compiled (code that compiles but likely does not mean
+ * what it says: TorchSharp's x.split(3L, 2L) taking split(params int64[] sizes)), as lines
+ * "Model.fs:5:12: warning: ...\n  at $.json.path\n"; "" when none. Owned by c. */
+KG_API const char *kg_compiled_warnings(const kg_compiled *c);
 
 /* ---- artifacts ---- */
 /* Returns malloc'd bytes (text is NUL-terminated). arch: 75, 80, 90, ... (ignored

@@ -117,6 +117,7 @@ public static unsafe partial class Lib
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_outputs(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_compiled_output(IntPtr compiled, int i, out DLDataType dtype, out int ndim, long* shape8);
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_kernels(IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial byte* kg_compiled_warnings(IntPtr compiled);
     // the random generator (kgen.h): seed, offset; counters a call of an entry consumes
     [LibraryImport(Kgen)] public static partial int kg_context_manual_seed(IntPtr ctx, ulong seed);
     [LibraryImport(Kgen)] public static partial int kg_context_rng_state(IntPtr ctx, out ulong seed, out ulong offset);

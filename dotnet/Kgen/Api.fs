@@ -38,6 +38,7 @@ type KgenFunction private (engine: Engine) =
         new KgenFunction(new Engine(json, entry, kinds, names, (fun () -> values), Options.Default))
     /// A quotation (F#), for code that wants the object form.
     static member Of(q: Expr) =
+        Collect.requireReflected q
         let doc = Serializer.serialize [ { Name = "f"; Expr = q; Signature = None; NonZero = [||] } ]
         let _, kinds = kindsOf doc.Json "f"
         let caps = doc.Captures |> List.choose (fun c -> match c.Value with :? torch.Tensor as t -> Some(c.Name, t) | _ -> None)
@@ -95,3 +96,13 @@ module Kgen =
         let forward = m.GetType().GetMethod("forward", [| t |])
         let body = Expr.Call(Expr.ValueWithName(m, m.GetType(), "model"), forward, [ Expr.Var x ])
         compile (Expr.Cast<TorchSharp.torch.Tensor -> TorchSharp.torch.Tensor>(Expr.Lambda(x, body)))
+
+/// Kgen's entry points that take a function by its name: F# quotes the argument, so
+/// `Kgen.compileFn gate` is `Kgen.compile <@ gate @>` for a [<ReflectedDefinition>] function
+/// (module functions cannot quote their arguments; this type's members can, and F# finds them
+/// beside the Kgen module's functions).
+[<AbstractClass; Sealed>]
+type Kgen =
+    /// A [<ReflectedDefinition>] function (`let gate (x: Tensor) (g: Tensor) = ...`), compiled:
+    /// a function of its own type whose calls run kgen's kernels, as Kgen.compile <@ gate @>.
+    static member compileFn([<ReflectedDefinition>] f: Expr<'F>) : 'F = (new Compile.Compiled<'F>(f)).Function

@@ -372,6 +372,7 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
               let side =
                   { Run = fun ins caps ->
                         let c = m.Specialize(en.Name, ins, caps)
+                        if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
                         compiled.Value <- Some c
                         c.Run(ins, caps)
                     TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
@@ -399,6 +400,7 @@ let private compactOf (args: obj list) =
 /// parameter order): kgen's kernels, the F# function run by TorchSharp, and the TorchScript
 /// twin through torch.jit. Prints one row per output; raises on any mismatch.
 let quotation (q: Expr) (inputs: obj list) : Row list =
+    Collect.requireReflected q
     let entry: Serializer.Entry = { Name = "check"; Expr = q; Signature = Some(compactOf inputs); NonZero = [||] }
     let doc = Serializer.serialize [ entry ]
     use ctx = new Runtime.Context()
@@ -418,6 +420,7 @@ let quotation (q: Expr) (inputs: obj list) : Row list =
     let side =
         { Run = fun ins caps ->
               let c = m.Specialize("check", ins, caps)
+              if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
               compiled.Value <- Some c
               c.Run(ins, caps)
           TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript

@@ -180,6 +180,7 @@ let functionOfEngine<'F> (engine: Engine) : 'F = functionOf typeof<'F> (Core(eng
 
 /// A compiled quotation: its function, what it compiled, its profile.
 type Compiled<'F>(q: Expr<'F>, options: Options) =
+    do Collect.requireReflected q.Raw // <@ gate @> of a function F# kept no body for
     let doc = Serializer.serialize [ { Name = "f"; Expr = q.Raw; Signature = None; NonZero = [||] } ]
     let ps = paramsOf typeof<'F>
     let kinds = ps |> List.concat |> List.map kindOf |> Array.ofList

@@ -336,6 +336,8 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             Error(Runtime.KgenException(text.TrimEnd(), st))
         else
             let h = new Runtime.KgHandle(c, Lib.kg_compiled_free, dev.Module)
+            let warnings = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_warnings c))
+            if warnings <> "" then eprintf "kgen: %s" warnings // once per specialization
             let n = Lib.kg_compiled_n_outputs c
             let types = Array.zeroCreate n
             let dims = Array.zeroCreate n

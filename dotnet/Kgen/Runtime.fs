@@ -252,6 +252,8 @@ and Compiled internal (m: Module, h: KgHandle) =
               ctx.Check(Lib.kg_compiled_output(h.DangerousGetHandle(), i, &dt, &nd, ps))
               scalarTypeOf dt, Array.sub shape 0 nd ]
     member _.Kernels = Lib.kg_compiled_n_kernels(h.DangerousGetHandle())
+    /// What kgen warns about in the entry ("Model.fs:5:12: warning: ..." lines; "" when none).
+    member _.Warnings = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_warnings(h.DangerousGetHandle())))
     /// Counter offsets a call consumes from the context's random generator (0: it draws nothing).
     member _.RngStreams = Lib.kg_compiled_rng_streams(h.DangerousGetHandle())
     /// An artifact as text (CUDA C, TorchScript, eager Python, IR, explain).

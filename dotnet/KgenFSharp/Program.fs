@@ -6,6 +6,7 @@
 //   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]
 //       the three-way check of each entry on random inputs: kgen's kernels (emulator), the F#
 //       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output
+//       (--entry may name any [<ReflectedDefinition>] function, with --sig its signature)
 //   kgen-fsharp package FILE.fs... -o OUT.kgpkg [--sig SIG] [--arch sm_80,sm_86,sm_89,sm_90|none]
 //       an offline kernel package (docs/package.md) of every entry of the sources: their kernels
 //       for each arch (cubins; NVRTC needed here, never where it runs), PTX, the emulator's C
@@ -75,11 +76,13 @@ let check (args: string list) =
             let path = Path.GetFullPath file
             use g = new TorchSharp.torch.Generator(seed + 104729UL, TorchSharp.torch.CPU)
             let make (dt: string) (shape: int64[]) = Check.randomTensor g dt shape false
-            let entries = Collect.entriesOfSource make sg asm path
-            if entries.IsEmpty then raise (Build.UserError(sprintf "%s: no entries (quotation values or [<Kgen.Entry>] functions)" file))
+            let entries = Collect.entriesOfSourceNamed make sg entry asm path
+            if entries.IsEmpty then
+                let named = match entry with Some e -> sprintf ", and no function '%s'" e | None -> ""
+                raise (Build.UserError(sprintf "%s: no entries (quotation values or [<Kgen.Entry>] functions)%s" file named))
             match entry with
             | Some e when not (entries |> List.exists (fun x -> x.Name = e)) ->
-                raise (Build.UserError(sprintf "%s: no entry '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
+                raise (Build.UserError(sprintf "%s: no entry and no [<ReflectedDefinition>] function '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
             | _ -> ()
             let results =
                 try Check.entries ctx entries entry sizes seed
