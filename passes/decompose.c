@@ -335,6 +335,7 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
   if (n->op == KG_OP_BATCH_NORM || n->op == KG_OP_GROUP_NORM || n->op == KG_OP_POOL) return expand_cnn(D, n, in);
   if (n->op == KG_OP_CONV) return expand_conv(D, n, in);
+  if (kg_op_is_loss(n->op)) return kg_decompose_loss(D->out, n, in); /* decompose_loss.c */
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
   uint32_t x = cast(D, in[0], ct);

@@ -48,6 +48,9 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* decompose_loss.c: a loss function node n (operands already mapped to in[]) expanded into
+ * out; returns the node holding its value */
+uint32_t kg_decompose_loss(kg_graph *out, const kg_gnode *n, const uint32_t *in);
 /* fold_products.c: small static products (K <= KG_FOLD_K_MAX, batch·M·N·K <= KG_FOLD_MACS_MAX)
  * whose every reader computes each element once become MMFOLD: a loop over K in the kernel
  * that reads them (passes/lower_dot.c). Runs on the lowered program, after decompose. */
