@@ -13,6 +13,13 @@
 # Requests ("op" defaults to "check"; unknown fields are ignored):
 #   {"op": "ping"}  ->  {"id": null, "ok": true, "pong": true}
 #   {"op": "quit"}  ->  no response; the process exits (so does EOF on stdin)
+#   {"op": "grad", ...the check fields..., "weights": [path or null per result],
+#    "wanted": [{"input": 0}, {"capture": "w"}], "fd": bool}
+#                   ->  rows as for check, one per wanted parameter: kgen's gradient ("ours")
+#                       against torch.autograd.grad of Σ_i (result_i · weights_i).sum() through the
+#                       twin; its float64 rerun for the rmse rule; with "fd" and at most 256
+#                       wanted elements also float64 central differences of the twin
+#                       ("fd_verdict", "fd_ok", "fd_max_abs": |ours - fd| <= 1e-4 + 1e-3·|fd|)
 #   {"op": "check", "id": 7,
 #    "script": "/tmp/f.ts", "fn": "f", "torchscript": true,
 #    "inputs": ["/tmp/x.npy", ...],          positional arguments, in order
@@ -374,6 +381,159 @@ def check(req):
     return rows
 
 
+# ---- gradients ------------------------------------------------------------------------
+
+FD_MAX_ELEMENTS = 256   # finite differences only over this many wanted elements in all
+FD_RTOL, FD_ATOL = 1e-3, 1e-4
+
+
+def flatten_live(result, out):
+    """The result's tensors in order, still attached to the autograd graph (numbers: None)."""
+    if isinstance(result, (tuple, list)):
+        for r in result:
+            flatten_live(r, out)
+    else:
+        out.append(result if isinstance(result, torch.Tensor) else None)
+    return out
+
+
+def weighted_sum(func, args, kwargs, weights, wanted, path, label, double=False):
+    """Σ_i Σ out_i · W_i of a run of func, with the wanted parameters requiring grad (fresh
+    copies; float64 throughout when double) -> (total, leaves)."""
+    a = [t.clone() for t in args]
+    kw = {k: v.clone() for k, v in kwargs.items()}
+    if double:
+        a = [to_fp64(t) for t in a]
+        kw = {k: to_fp64(v) for k, v in kw.items()}
+    leaves = []
+    for w in wanted:
+        t = a[w["input"]] if "input" in w else kw[w["capture"]]
+        t.requires_grad_(True)
+        leaves.append(t)
+    try:
+        with torch.enable_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = flatten_live(func(*a, **kw), [])
+    except Exception as e:
+        tb = traceback.format_exception(type(e), e, e.__traceback__.tb_next)
+        raise JobError("reference", "%s raised in %s:\n%s" % (label, path, tail("".join(tb))))
+    if len(outs) < len(weights):
+        raise JobError("reference", "%s returned %d outputs, %d weights" % (label, len(outs), len(weights)))
+    total = None
+    for o, w in zip(outs, weights):
+        if w is None or o is None or not o.is_floating_point() or not o.requires_grad:
+            continue
+        w = w.to(torch.float64 if double else o.dtype)
+        term = (o * w).sum()
+        total = term if total is None else total + term.to(total.dtype if total.dtype == torch.float64 else term.dtype)
+    return total, leaves
+
+
+def autograd_of(func, args, kwargs, weights, wanted, path, label, double=False):
+    total, leaves = weighted_sum(func, args, kwargs, weights, wanted, path, label, double)
+    if total is None:
+        return [torch.zeros_like(t).detach() for t in leaves]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gs = torch.autograd.grad(total, leaves, allow_unused=True)
+    except Exception as e:
+        raise JobError("reference", "autograd of %s failed: %s: %s" % (label, type(e).__name__, e))
+    return [(g if g is not None else torch.zeros_like(t)).detach() for g, t in zip(gs, leaves)]
+
+
+def finite_differences(func, args, kwargs, weights, wanted, path, label):
+    """Central differences in float64 of Σ out_i · W_i, per element of each wanted parameter."""
+    a = [to_fp64(t) for t in args]
+    kw = {k: to_fp64(v) for k, v in kwargs.items()}
+
+    def f():
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = flatten_live(func(*[t.clone() for t in a], **{k: v.clone() for k, v in kw.items()}), [])
+        tot = 0.0
+        for o, w in zip(outs, weights):
+            if w is not None and o is not None and o.is_floating_point():
+                tot += float((o.to(torch.float64) * w.to(torch.float64)).sum())
+        return tot
+
+    grads = []
+    for w in wanted:
+        t = a[w["input"]] if "input" in w else kw[w["capture"]]
+        g = torch.zeros_like(t)
+        flat, gf = t.view(-1), g.view(-1)
+        for i in range(flat.numel()):
+            x0 = float(flat[i])
+            h = 1e-6 * max(1.0, abs(x0))
+            flat[i] = x0 + h
+            fp = f()
+            flat[i] = x0 - h
+            fm = f()
+            flat[i] = x0
+            gf[i] = (fp - fm) / (2 * h)
+        grads.append(g)
+    return grads
+
+
+def grad(req):
+    """op "grad": kgen's gradients against the twin's autograd (and finite differences)."""
+    script = field(req, "script", str)
+    fn = field(req, "fn", str)
+    torchscript = field(req, "torchscript", bool, True)
+    inputs = field(req, "inputs", list, [])
+    captures = field(req, "captures", dict, {})
+    ours_paths = field(req, "ours", list)
+    expected = field(req, "expect_dtypes", list)
+    wanted = field(req, "wanted", list)
+    wpaths = field(req, "weights", list)
+    tol_scale = field(req, "tol_scale", (int, float), 1.0) or 1.0
+    want_fd = field(req, "fd", bool, False)
+    if len(wanted) != len(ours_paths) or len(expected) != len(ours_paths):
+        raise JobError("request", "%d gradients, %d wanted, %d dtypes" % (len(ours_paths), len(wanted), len(expected)))
+    args = [load_npy(p, "input %d" % i) for i, p in enumerate(inputs)]
+    kwargs = {k: load_npy(p, "capture '%s'" % k) for k, p in captures.items()}
+    for w in wanted:
+        if not (isinstance(w, dict) and (w.get("input") in range(len(args)) or w.get("capture") in kwargs)):
+            raise JobError("request", "wanted entry %r names no input or capture" % (w,))
+    weights = [None if p is None else load_npy(p, "weights %d" % i) for i, p in enumerate(wpaths)]
+    ours = [load_npy(p, "gradient %d" % i) for i, p in enumerate(ours_paths)]
+    func = get_function(script, fn, torchscript)
+    refs = autograd_of(func, args, kwargs, weights, wanted, script, fn)
+    fp64 = []
+
+    def fp64_ref(i):
+        if not fp64:
+            try:
+                fp64.append(autograd_of(get_function(script, fn, torchscript, widen=True), args, kwargs, weights, wanted, script,
+                                        fn + " (float64 inputs)", double=True))
+            except JobError as e:
+                fp64.append(e)
+        if isinstance(fp64[0], JobError):
+            raise fp64[0]
+        return fp64[0][i]
+
+    fds = None
+    n_wanted = sum((args[w["input"]] if "input" in w else kwargs[w["capture"]]).numel() for w in wanted)
+    if want_fd and n_wanted <= FD_MAX_ELEMENTS:
+        fds = finite_differences(get_function(script, fn, torchscript, widen=True), args, kwargs, weights, wanted, script, fn)
+    rows = []
+    for i, o in enumerate(ours):
+        row = compare(o, refs[i], expected[i], float(tol_scale), lambda i=i: fp64_ref(i))
+        row["fd_verdict"], row["fd_ok"], row["fd_max_abs"] = "", True, 0.0
+        if fds is not None and o.is_floating_point() and tuple(o.shape) == tuple(fds[i].shape):
+            d = (o.to(torch.float64) - fds[i]).abs()
+            fin = torch.isfinite(d)
+            bound = FD_ATOL * tol_scale + FD_RTOL * tol_scale * fds[i].abs()
+            if o.dtype in (torch.float16, torch.bfloat16):
+                bound = bound * 50
+            bad = (~fin & torch.isfinite(fds[i])) | (fin & (d > bound))
+            row["fd_max_abs"] = num(d[fin].max()) if bool(fin.any()) else 0.0
+            row["fd_ok"] = not bool(bad.any())
+            row["fd_verdict"] = "fd ok" if row["fd_ok"] else "fd MISMATCH"
+        rows.append(row)
+    return rows
+
+
 def handle(line):
     t0 = time.perf_counter()
     try:
@@ -389,9 +549,9 @@ def handle(line):
             return None
         if op == "ping":
             return {"id": req.get("id"), "ok": True, "pong": True}
-        if op != "check":
+        if op not in ("check", "grad"):
             raise JobError("request", "unknown op %r" % (op,))
-        rows = check(req)
+        rows = check(req) if op == "check" else grad(req)
         return {"id": req.get("id"), "ok": True, "rows": rows,
                 "ms": round((time.perf_counter() - t0) * 1e3, 3)}
     except JobError as e:

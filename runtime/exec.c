@@ -550,9 +550,15 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(&ctx->stats, 0, sizeof ctx->stats);
-  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets */
-  ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
-  ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets (a
+   * pinned entry — a backward redrawing its forward's dropout masks — at its own state) */
+  if (c->rng_pinned) {
+    ctx->rng_call_seed = c->rng_pin_seed, ctx->rng_call_offset = c->rng_pin_offset;
+  } else {
+    ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
+    ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  }
+  c->rng_last_seed = ctx->rng_call_seed, c->rng_last_offset = ctx->rng_call_offset;
   kg_status st = kg_graph_n_results(&c->g) < c->g.outputs.n
                      ? run_writebacks(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
                      : run_entry(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);
