@@ -288,8 +288,11 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
     }
   }
   if (st == KG_OK && opt->grad) { /* the gradients (check_grad.c), on the same inputs and twin */
-    kg_grad_check_in gi = {opt->entry, in_paths, cap_paths, cap_names, n_in, n_cap, script, kg_ts_entry_name(kg_compiled_graph(c), &A), dir, &A};
+    uint8_t *mutated = kg_xcalloc((size_t)np + 1, 1);
+    for (int i = 0; i < nwb; i++) mutated[mut_param[i]] = 1;
+    kg_grad_check_in gi = {opt->entry, in_paths, cap_paths, cap_names, n_in, n_cap, script, kg_ts_entry_name(kg_compiled_graph(c), &A), dir, &A, mutated};
     kg_status gs = kg_check_grad(ctx, orc, m, opt, &gi, res, &d);
+    free(mutated);
     if (gs != KG_OK) st = gs;
   }
   if (st == KG_OK && res->all_ok && !opt->keep_dir) {

@@ -168,6 +168,7 @@ typedef struct kg_grad_check_in {
   const char *script, *fn;     /* the twin (TorchScript or eager) */
   const char *dir;
   kg_arena *A;
+  const uint8_t *mutated;      /* per input, then capture: updated in place (a running statistic) */
 } kg_grad_check_in;
 kg_status kg_check_grad(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, const kg_grad_check_in *in, kg_check_result *r,
                         kg_diag *d);

@@ -35,7 +35,7 @@ kg_status kg_check_grad(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_
     }
     kg_npy_dlview(&arr[i], &views[i]);
     bool scalar = i < in->n_in && kg_module_entry_param(m, in->entry, i, NULL) == 1;
-    wants[i] = !scalar && kg_dtype_is_float((kg_dtype)arr[i].dtype);
+    wants[i] = !scalar && kg_dtype_is_float((kg_dtype)arr[i].dtype) && !in->mutated[i]; /* a buffer updated in place: no grad */
     if (i < in->n_in) ins[i] = &views[i];
     else caps[i - in->n_in].name = in->cap_names[i - in->n_in], caps[i - in->n_in].t = &views[i];
   }
@@ -94,18 +94,34 @@ kg_status kg_check_grad(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_
     st = kg_alloc_host_outputs(bwd, gouts, gv, gp);
     if (st == KG_OK) st = kg_run_host(bwd, o->device, bins, nb, NULL, 0, gp, ng);
   }
+  /* one row per wanted parameter, in parameter order: kgen's gradient, or none (the oracle then
+   * wants PyTorch to have none either) */
   const kg_graph *g = fwd ? kg_compiled_graph(fwd) : NULL;
-  r->n_grads = ng;
-  r->grad_names = kg_xcalloc((size_t)ng + 1, sizeof *r->grad_names);
-  for (int j = 0; j < ng && st == KG_OK; j++) {
-    int cap = 0, idx = 0;
-    kg_compiled_backward_output(fwd, j, &cap, &idx);
+  int nw = 0;
+  for (int i = 0; i < n_all; i++) nw += wants[i];
+  r->n_grads = nw;
+  r->grad_names = kg_xcalloc((size_t)nw + 1, sizeof *r->grad_names);
+  gpaths = realloc(gpaths, ((size_t)nw + 1) * sizeof *gpaths), gdt = realloc(gdt, ((size_t)nw + 1) * sizeof *gdt);
+  ginput = realloc(ginput, ((size_t)nw + 1) * sizeof *ginput), gcap = realloc(gcap, ((size_t)nw + 1) * sizeof *gcap);
+  for (int i = 0, j = 0; i < n_all && st == KG_OK; i++) {
+    if (!wants[i]) continue;
+    bool cap = i >= in->n_in;
+    int idx = cap ? i - in->n_in : i, out = -1;
+    for (int k = 0; k < ng; k++) {
+      int kc = 0, ki = 0;
+      kg_compiled_backward_output(fwd, k, &kc, &ki);
+      if ((kc != 0) == cap && ki == idx) out = k;
+    }
     ginput[j] = cap ? -1 : idx, gcap[j] = cap ? in->cap_names[idx] : NULL;
-    const char *pname = g->params.v[cap ? g->n_entry_params + (uint32_t)idx : (uint32_t)idx].name;
+    const char *pname = g->params.v[(uint32_t)i].name;
     r->grad_names[j] = kg_xstrdup(kg_arena_printf(A, "grad %s%s", pname, cap ? " (capture)" : ""));
-    gpaths[j] = kg_arena_printf(A, "%s/grad%d.npy", in->dir, j);
-    gdt[j] = kg_dtype_name((kg_dtype)gouts[j].dtype);
-    if (kg_npy_write(gpaths[j], &gouts[j], d) != 0) st = KG_ERR_INTERNAL;
+    gdt[j] = kg_dtype_name((kg_dtype)arr[i].dtype);
+    gpaths[j] = NULL;
+    if (out >= 0) {
+      gpaths[j] = kg_arena_printf(A, "%s/grad%d.npy", in->dir, j);
+      if (kg_npy_write(gpaths[j], &gouts[out], d) != 0) st = KG_ERR_INTERNAL;
+    }
+    j++;
   }
   r->n_kernels_fwd = fwd ? kg_compiled_n_kernels(fwd) : 0;
   r->n_kernels_bwd = bwd ? kg_compiled_n_kernels(bwd) : 0;
@@ -125,23 +141,25 @@ kg_status kg_check_grad(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_
     if (kg_npy_write(cp[ncj], &rng, d) != 0) st = KG_ERR_INTERNAL;
     ncj++;
   }
-  r->grad_rows = kg_xcalloc((size_t)ng + 1, sizeof *r->grad_rows);
-  if (st == KG_OK && ng > 0) {
+  r->grad_rows = kg_xcalloc((size_t)nw + 1, sizeof *r->grad_rows);
+  if (st == KG_OK && nw > 0) {
     kg_oracle_job job;
     memset(&job, 0, sizeof job);
     job.script = in->script, job.fn = in->fn, job.torchscript = !o->eager_python;
     job.inputs = in->in_paths, job.n_inputs = in->n_in;
     job.capture_names = cn, job.captures = cp, job.n_captures = ncj;
-    job.ours = gpaths, job.n_outputs = ng, job.expect_dtypes = gdt;
+    job.ours = gpaths, job.n_outputs = nw, job.expect_dtypes = gdt;
     job.tol_scale = o->tol_scale > 0 ? o->tol_scale : 1;
     job.grad = true, job.fd = o->fd;
     job.weights = wpaths, job.n_weights = nres;
     job.grad_input = ginput, job.grad_capture = gcap;
-    if (kg_oracle_check(orc, &job, r->grad_rows, d) != 0) st = KG_ERR_INTERNAL;
-    for (int j = 0; j < ng && st == KG_OK; j++) r->all_ok &= r->grad_rows[j].ok && r->grad_rows[j].fd_ok;
+    if (kg_oracle_check(orc, &job, r->grad_rows, d) != 0)
+      st = d->n && d->items[d->n - 1].code == KG_E_UNSUPPORTED ? KG_ERR_INPUT : KG_ERR_INTERNAL; /* PyTorch's autograd cannot */
+    for (int j = 0; j < nw && st == KG_OK; j++) r->all_ok &= r->grad_rows[j].ok && r->grad_rows[j].fd_ok;
   }
   if (st == KG_OK && r->all_ok && !o->keep_dir) {
-    for (int j = 0; j < ng; j++) remove(gpaths[j]);
+    for (int j = 0; j < nw; j++)
+      if (gpaths[j]) remove(gpaths[j]);
     for (int j = 0; j < nres; j++)
       if (wpaths[j]) remove(wpaths[j]);
     if (ncj > in->n_cap) remove(cp[ncj - 1]);

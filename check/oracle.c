@@ -276,7 +276,7 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
       (job->n_outputs > 0 && !rows) || !strings_ok(job->inputs, job->n_inputs) ||
       !strings_ok(job->captures, job->n_captures) ||
       !strings_ok(job->capture_names, job->n_captures) ||
-      !strings_ok(job->ours, job->n_outputs) || !strings_ok(job->expect_dtypes, job->n_outputs) ||
+      (!job->grad && !strings_ok(job->ours, job->n_outputs)) || !strings_ok(job->expect_dtypes, job->n_outputs) ||
       (job->grad && (job->n_weights < 0 || (job->n_weights && !job->weights) || (job->n_outputs && !job->grad_input)))) {
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "oracle job is incomplete (NULL script, fn or path)");
     return -1;
@@ -298,7 +298,8 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
   cJSON *caps = cJSON_AddObjectToObject(req, "captures");
   for (int i = 0; i < job->n_captures; i++)
     cJSON_AddStringToObject(caps, job->capture_names[i], job->captures[i]);
-  cJSON_AddItemToObject(req, "ours", string_array(job->ours, job->n_outputs));
+  cJSON *ours = cJSON_AddArrayToObject(req, "ours"); /* a gradient job's NULL: kgen has none for that parameter */
+  for (int i = 0; i < job->n_outputs; i++) cJSON_AddItemToArray(ours, job->ours[i] ? cJSON_CreateString(job->ours[i]) : cJSON_CreateNull());
   cJSON_AddItemToObject(req, "expect_dtypes", string_array(job->expect_dtypes, job->n_outputs));
   cJSON_AddNumberToObject(req, "tol_scale", job->tol_scale > 0 ? job->tol_scale : 1.0);
   cJSON *mut = cJSON_AddArrayToObject(req, "mutated");
@@ -368,6 +369,8 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
     const char *e = cJSON_IsString(err) ? err->valuestring : "(no message)";
     if (!strcmp(k, "io"))
       kg_diag_add(d, KG_E_IO, NULL, NULL, "PyTorch oracle: %s", e);
+    else if (!strcmp(k, "nograd")) /* PyTorch's autograd itself cannot: nothing to compare with */
+      kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "%s", e);
     else if (!strcmp(k, "reference"))
       kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "PyTorch reference %s failed: %s", job->fn, e);
     else

@@ -109,6 +109,7 @@ static bool differentiable(const kg_gnode *n) {
     return false;
   case KG_OP_RAMAX:
   case KG_OP_RAMIN: return n->ia[2] != 1; /* a decomposition's own max: a stop-gradient */
+  case KG_OP_CAST: return n->ia[1] != 1;  /* a detached value (a loss's class weights) */
   default: return true;
   }
 }

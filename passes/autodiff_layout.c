@@ -4,7 +4,8 @@
  *   reshape, permute, flip, roll, pixel_shuffle: the inverse map (a view again: nothing copied);
  *   expand, repeat: sums over the copies; slice, select: UNSLICE (zeros outside the slice, a
  *   layout op: the next kernel reads it in place); cat: a slice per input; tril / triu: the same
- *   mask; constant pad: the crop (a PAD of the negated pads);
+ *   mask; constant pad: the crop (a PAD of the negated pads); reflect / replicate / circular pad:
+ *   PAD_GRAD (every padded position that read an element adds its gradient);
  *   index_select / embedding / gather (PyTorch's index_add / scatter_add): for every element of
  *   the operand the sum of the gradients of the positions that read it, as a compare-and-sum over
  *   the index positions (deterministic; its cost is |operand| · |index| / |operand's indexed dim|
@@ -169,9 +170,11 @@ bool kg_ad_rule_layout(kg_ad *A, uint32_t v, uint32_t gid) {
   case KG_OP_GATHER: index_grad(A, v, &n, kg_gb_cast(b, g, kg_gb_ct((kg_dtype)n.dtype))); break;
   case KG_OP_PIXEL_SHUFFLE: kg_ad_acc(A, x, layout(A, KG_OP_PIXEL_SHUFFLE, g, KG_NONE, &xs, n.ia[0], !n.ia[1], 0, 0)); break;
   case KG_OP_PAD:
-    if (n.ia[0] != 0) {
-      kg_ad_fail(A, v, "the gradient of pad in a non-constant mode (reflect, replicate, circular) is not done yet");
-      break;
+    if (n.ia[0] != 0) { /* reflect, replicate, circular: several padded positions read one element */
+      kg_gnode p = n;
+      p.op = KG_OP_PAD_GRAD, p.in[0] = g, p.shape = xs;
+      p.dtype = p.cdtype = kg_ad_n(A, g)->dtype;
+      kg_ad_acc(A, x, kg_gb_add(b, &p));
     } else { /* the crop: a constant pad by the negated pads */
       int64_t ia[4] = {0, 0, 0, n.ia[3]};
       for (int j = 0; j < n.ia[3]; j++) {

@@ -185,6 +185,14 @@ static uint32_t layout(dctx *D, kg_op op, uint32_t x, const kg_shape *sh, const 
 
 static uint32_t reshape(dctx *D, uint32_t x, const kg_shape *sh) { return layout(D, KG_OP_RESHAPE, x, sh, NULL, NULL); }
 
+/* x through which no gradient flows (a CAST with ia[1] = 1: batch_norm's running statistics, which
+ * PyTorch does not differentiate; passes/autodiff.c) */
+static uint32_t detach(dctx *D, uint32_t x) {
+  uint32_t c = add(D, KG_OP_CAST, (kg_dtype)D->out->nodes.v[x].dtype, x, KG_NONE, NULL);
+  D->out->nodes.v[c].ia[1] = 1;
+  return c;
+}
+
 /* a per-channel vector [C] as [C, 1, ...] against an input of rank r (channels at dim 1),
  * converted to ct */
 static uint32_t per_channel(dctx *D, uint32_t v, int r, kg_dtype ct) {
@@ -219,7 +227,7 @@ static uint32_t expand_cnn(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_BATCH_NORM) {
     bool stats = n->ia[0] != 0, instance = n->ia[2] != 0;
     if (!stats) { /* evaluation: pointwise on the running statistics */
-      uint32_t rm = per_channel(D, in[1], r, ct), rv = per_channel(D, in[2], r, ct);
+      uint32_t rm = per_channel(D, detach(D, in[1]), r, ct), rv = per_channel(D, detach(D, in[2]), r, ct);
       j = 3;
       uint32_t inv = add(D, KG_OP_RSQRT, ct, add(D, KG_OP_ADD, ct, rv, cnst(D, ct, n->fa[0]), NULL), KG_NONE, NULL);
       y = add(D, KG_OP_MUL, ct, add(D, KG_OP_SUB, ct, x, rm, NULL), inv, NULL);

@@ -64,7 +64,8 @@ static uint32_t class_loss(kg_gb *b, const kg_gnode *n, const uint32_t *in) {
   double eps = ce ? n->fa[0] : 0;
   kg_dim C = xs.d[k];
   uint32_t x = kg_gb_cast(b, in[0], ct);
-  uint32_t w = weighted ? along(b, kg_gb_cast(b, in[2], ct), k, r) : KG_NONE;
+  /* class weights: PyTorch differentiates them with class probabilities only (nll_loss's are not) */
+  uint32_t w = weighted ? along(b, probs ? kg_gb_cast(b, in[2], ct) : kg_gb_detach(b, in[2], ct), k, r) : KG_NONE;
   /* lse = m + log sum exp(x - m) over the class dim (keepdim); 0 for nll_loss */
   uint32_t lse = KG_NONE;
   if (ce) {
@@ -104,7 +105,7 @@ static uint32_t class_loss(kg_gb *b, const kg_gnode *n, const uint32_t *in) {
     uint32_t wt = KG_NONE; /* w[t] */
     if (weighted) {
       int64_t ia[4] = {0, 1, 0, 0};
-      wt = kg_gb_layout(b, KG_OP_INDEX, kg_gb_cast(b, in[2], ct), t, &ks, ia, NULL);
+      wt = kg_gb_layout(b, KG_OP_INDEX, kg_gb_detach(b, in[2], ct), t, &ks, ia, NULL);
     }
     uint32_t zero = kg_gb_const(b, ct, 0);
     each = kg_gb_where(b, ct, kept, wt != KG_NONE ? kg_gb_2(b, KG_OP_MUL, ct, wt, nll) : nll, zero);
@@ -181,7 +182,7 @@ static uint32_t pointwise_loss(kg_gb *b, const kg_gnode *n, const uint32_t *in) 
                                                             kg_gb_1(b, KG_OP_EXP, ct, kg_gb_2(b, KG_OP_SUB, ct, kg_gb_1(b, KG_OP_NEG, ct, x), m)))),
                           m);
     if (n->ia[1] & 2) {
-      uint32_t pw = kg_gb_cast(b, in[2 + ((n->ia[1] & 1) ? 1 : 0)], ct);
+      uint32_t pw = kg_gb_detach(b, in[2 + ((n->ia[1] & 1) ? 1 : 0)], ct); /* no gradient in PyTorch */
       uint32_t lw = kg_gb_2(b, KG_OP_ADD, ct, kg_gb_2(b, KG_OP_MUL, ct, kg_gb_2(b, KG_OP_SUB, ct, pw, kg_gb_const(b, ct, 1)), t), kg_gb_const(b, ct, 1));
       sp = kg_gb_2(b, KG_OP_MUL, ct, lw, sp);
     }
@@ -194,7 +195,7 @@ static uint32_t pointwise_loss(kg_gb *b, const kg_gnode *n, const uint32_t *in) 
     break;
   default: KG_UNREACHABLE();
   }
-  if ((n->op == KG_OP_BCE_LOSS || n->op == KG_OP_BCE_LOGITS_LOSS) && (n->ia[1] & 1)) e = kg_gb_2(b, KG_OP_MUL, ct, e, kg_gb_cast(b, in[2], ct));
+  if ((n->op == KG_OP_BCE_LOSS || n->op == KG_OP_BCE_LOGITS_LOSS) && (n->ia[1] & 1)) e = kg_gb_2(b, KG_OP_MUL, ct, e, kg_gb_detach(b, in[2], ct));
   /* PyTorch's output of a broadcast loss has the broadcast shape; a weight of a smaller shape
    * already broadcast in e */
   return reduce_all(b, e, n->ia[0], ct, dt);

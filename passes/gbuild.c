@@ -80,6 +80,14 @@ uint32_t kg_gb_cast(kg_gb *b, uint32_t x, kg_dtype t) {
   return kg_graph_add(b->g, &n);
 }
 
+uint32_t kg_gb_detach(kg_gb *b, uint32_t x, kg_dtype t) {
+  const kg_gnode *xn = kg_gb_n(b, x);
+  kg_gnode n = blank(b);
+  n.op = KG_OP_CAST, n.n_in = 1, n.in[0] = x, n.dtype = n.cdtype = (uint8_t)t, n.ia[1] = 1;
+  n.vkind = xn->vkind, n.shape = xn->shape;
+  return kg_graph_add(b->g, &n);
+}
+
 uint32_t kg_gb_reduce(kg_gb *b, kg_op op, kg_dtype dt, kg_dtype acc, uint32_t x, int64_t mask, bool keep, double fa0) {
   const kg_shape xs = kg_gb_n(b, x)->shape;
   kg_gnode n = blank(b);

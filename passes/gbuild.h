@@ -30,6 +30,9 @@ static inline uint32_t kg_gb_2(kg_gb *b, kg_op op, kg_dtype dt, uint32_t a, uint
 uint32_t kg_gb_where(kg_gb *b, kg_dtype dt, uint32_t cond, uint32_t x, uint32_t y);
 /* x converted to t (x itself when it has dtype t) */
 uint32_t kg_gb_cast(kg_gb *b, uint32_t x, kg_dtype t);
+/* x converted to t through which no gradient flows (a CAST with ia[1] = 1, even to x's own dtype:
+ * PyTorch's non-differentiable arguments) */
+uint32_t kg_gb_detach(kg_gb *b, uint32_t x, kg_dtype t);
 /* a reduction of x over the dims in mask, keepdim or not, accumulating in acc; fa0 = RVAR's
  * correction */
 uint32_t kg_gb_reduce(kg_gb *b, kg_op op, kg_dtype dt, kg_dtype acc, uint32_t x, int64_t mask, bool keep, double fa0);

@@ -9,6 +9,8 @@
  *     pool's, exactly), max only when this coordinate is the window's maximum as PyTorch's indices
  *     pick it (the window scanned again in the forward's order: the first maximum, a NaN the
  *     last), so no index tensor is saved;
+ *   PAD_GRAD (reflect, replicate, circular): at an input coordinate, the padded positions that read
+ *     it (pad_grad_at);
  *   UPSAMPLE_GRAD: at an input coordinate, the outputs near it whose nearest source is it
  *     (weight 1), or whose linear neighbours include it (the neighbour's weight, both when the
  *     two neighbours coincide at the edge). */
@@ -262,11 +264,77 @@ static uint32_t upsample_grad_at(lctx *L, uint32_t id, const uint32_t *c) {
   return kg_lw_decl(L, "ur", dt, kg_lw_cvt(L, kg_kx_var(k, sum), dt));
 }
 
+/* ---- PAD_GRAD ---- */
+
+/* pad_at's map of a padded position o to the input index along one dim (reflect, replicate,
+ * circular) */
+static uint32_t pad_src(lctx *L, int mode, uint32_t o, int64_t left, int64_t S) {
+  kg_kernel *k = L->k;
+  uint32_t i = iop(L, KG_OP_SUB, o, ic(L, left)), z = ic(L, 0), sz = ic(L, S);
+  uint32_t lo = bop(L, KG_OP_LT, i, z), hi = bop(L, KG_OP_GE, i, sz);
+  if (mode == 1) {
+    uint32_t a = kg_kx_select(k, L->ix, lo, iop(L, KG_OP_SUB, z, i), i);
+    return kg_kx_select(k, L->ix, bop(L, KG_OP_GE, a, sz), iop(L, KG_OP_SUB, ic(L, 2 * (S - 1)), a), a);
+  }
+  if (mode == 2) return kg_kx_select(k, L->ix, lo, z, kg_kx_select(k, L->ix, hi, ic(L, S - 1), i));
+  return kg_kx_select(k, L->ix, lo, iop(L, KG_OP_ADD, i, sz), kg_kx_select(k, L->ix, hi, iop(L, KG_OP_SUB, i, sz), i));
+}
+
+/* At input coordinate h of each padded dim, the padded positions o with pad_src(o) == h: replicate
+ * a range (the edges read by every position past them), reflect and circular up to three
+ * candidates (h + left; reflect: left - h, left + 2(S - 1) - h; circular: h + left ± S), each
+ * counted once. */
+static uint32_t pad_grad_at(lctx *L, uint32_t id, const uint32_t *c) {
+  const kg_gnode *n = gn(L, id), *gnd = gn(L, n->in[0]);
+  kg_kernel *k = L->k;
+  kg_dtype dt = (kg_dtype)n->dtype, ct = kg_dtype_is_float(dt) && dt != KG_F64 ? KG_F32 : dt;
+  int r = n->shape.rank, mode = (int)n->ia[0];
+  uint32_t sum = new_var(L, "psum", ct, kg_kx_const_f(k, ct, 0));
+  uint32_t oc[KG_MAX_RANK], ok = KG_NONE;
+  memcpy(oc, c, sizeof oc);
+  kg_lw_scope sc[KG_MAX_RANK], sv;
+  int nl = 0;
+  for (int j = 0; j < n->ia[3]; j++) {
+    int d = r - 1 - j;
+    if (n->shape.d[d].kind != KG_DIM_STATIC) continue; /* unpadded (frontend) */
+    int64_t S = n->shape.d[d].v, O = gnd->shape.d[d].v, left = kg_pad_left(n->ia, d);
+    uint32_t h = kg_lw_decl(L, "ph", L->ix, zero_if_none(L, c[d]));
+    uint32_t o;
+    if (mode == 2) {
+      uint32_t lo = kg_kx_select(k, L->ix, bop(L, KG_OP_EQ, h, ic(L, 0)), ic(L, 0), iop(L, KG_OP_ADD, h, ic(L, left)));
+      uint32_t hi = kg_kx_select(k, L->ix, bop(L, KG_OP_EQ, h, ic(L, S - 1)), ic(L, O), iop(L, KG_OP_ADD, h, ic(L, left + 1)));
+      o = kg_lw_open_for(L, "po", kg_lw_decl(L, "pl", L->ix, iop(L, KG_OP_MAXIMUM, lo, ic(L, 0))), kg_lw_decl(L, "pu", L->ix, iop(L, KG_OP_MINIMUM, hi, ic(L, O))),
+                         ic(L, 1), &sc[nl++]);
+    } else {
+      uint32_t t = kg_lw_open_for(L, "pk", ic(L, 0), ic(L, 3), ic(L, 1), &sc[nl++]);
+      uint32_t c0 = iop(L, KG_OP_ADD, h, ic(L, left));
+      uint32_t c1 = mode == 1 ? iop(L, KG_OP_SUB, ic(L, left), h) : iop(L, KG_OP_SUB, c0, ic(L, S));
+      uint32_t c2 = mode == 1 ? iop(L, KG_OP_SUB, ic(L, left + 2 * (S - 1)), h) : iop(L, KG_OP_ADD, c0, ic(L, S));
+      c0 = kg_lw_decl(L, "pc", L->ix, c0), c1 = kg_lw_decl(L, "pc", L->ix, c1), c2 = kg_lw_decl(L, "pc", L->ix, c2);
+      o = kg_lw_decl(L, "po", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_EQ, t, ic(L, 0)), c0, kg_kx_select(k, L->ix, bop(L, KG_OP_EQ, t, ic(L, 1)), c1, c2)));
+      /* a candidate equal to an earlier one is that one */
+      uint32_t fresh = bop(L, KG_OP_LOR, bop(L, KG_OP_EQ, t, ic(L, 0)),
+                           bop(L, KG_OP_LAND, bop(L, KG_OP_NE, o, c0), bop(L, KG_OP_LOR, bop(L, KG_OP_EQ, t, ic(L, 1)), bop(L, KG_OP_NE, o, c1))));
+      uint32_t inr = band(L, bop(L, KG_OP_GE, o, ic(L, 0)), bop(L, KG_OP_LT, o, ic(L, O)));
+      ok = band(L, ok, band(L, fresh, inr));
+    }
+    ok = band(L, ok, bop(L, KG_OP_EQ, pad_src(L, mode, o, left, S), h));
+    oc[d] = O == 1 ? KG_NONE : o;
+  }
+  if (ok != KG_NONE) open_if(L, kg_lw_decl(L, "pok", KG_BOOL, ok), &sv);
+  uint32_t gv = kg_lw_cvt(L, kg_lw_val_at(L, n->in[0], oc), ct);
+  assign(L, sum, kg_kx_op(k, KG_OP_ADD, ct, kg_kx_var(k, sum), gv, KG_NONE));
+  if (ok != KG_NONE) kg_lw_scope_leave(L, sv);
+  for (int i = nl; i-- > 0;) kg_lw_scope_leave(L, sc[i]);
+  return kg_lw_decl(L, "pr", dt, kg_lw_cvt(L, kg_kx_var(k, sum), dt));
+}
+
 uint32_t kg_lw_adjoint_at(lctx *L, uint32_t id, const uint32_t *c) {
   switch (L->g->nodes.v[id].op) {
   case KG_OP_UNSLICE: return unslice_at(L, id, c);
   case KG_OP_POOL_GRAD: return pool_grad_at(L, id, c);
   case KG_OP_UPSAMPLE_GRAD: return upsample_grad_at(L, id, c);
+  case KG_OP_PAD_GRAD: return pad_grad_at(L, id, c);
   default: KG_UNREACHABLE();
   }
 }
