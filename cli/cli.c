@@ -37,7 +37,7 @@ static void usage(FILE *f) {
           "      capture too, against the twin's autograd (and float64 finite differences)\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG] [--grad]: --grad: the forward and backward compiled for gradients,\n"
           "      what the forward saves and what the backward recomputes\n"
-          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
+          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--grad-every K] [--jobs J]\n"
           "      random programs checked against PyTorch (docs/fuzz.md); LIST of families:\n"
           "      arith,unary,cmp,cast,reduce,intops,act,norm,layout,matmul,cf,inplace,\n"
           "      conv,pool,cnorm,resample,random,capture,scalar,nan (default all)\n"

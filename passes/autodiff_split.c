@@ -156,6 +156,14 @@ typedef struct split {
 
 static bool is_free(const kg_gnode *n) { return n->op == KG_OP_CONST; }
 
+/* a parameter's INPUT node the forward updates in place (a write-back): the backward cannot read
+ * the caller's tensor afterwards, so the forward saves a copy */
+static bool overwritten(const kg_graph *lg, uint32_t v) {
+  for (uint32_t i = 0; i < lg->params.n; i++)
+    if (lg->params.v[i].node == v) return lg->params.v[i].wb != 0;
+  return false;
+}
+
 static void cut(split *S, const int64_t *hint) {
   const kg_graph *j = S->A->j;
   uint32_t nf = S->nf;
@@ -174,7 +182,7 @@ static void cut(split *S, const int64_t *hint) {
     const kg_gnode *n = &j->nodes.v[v];
     if (!S->anc[v] || is_free(n)) continue;
     double by = value_bytes(j, n, hint);
-    bool in_memory = n->op == KG_OP_INPUT || S->is_res[v];
+    bool in_memory = (n->op == KG_OP_INPUT && !overwritten(S->lg, v)) || S->is_res[v];
     int64_t cap = (int64_t)(by * (in_memory ? 1 : 2)) + 1;
     flow_edge(&F, 2 * v, 2 * v + 1, cap);
     if (!recomputable(n)) flow_edge(&F, src, 2 * v, INF_CAP);
@@ -274,9 +282,15 @@ bool kg_ad_split(kg_ad *A, const kg_graph *lg, const uint32_t *grad_in, const ui
   for (uint32_t v = 0; v < S.nf; v++) {
     saved_out[v] = KG_NONE;
     const kg_gnode *n = &j->nodes.v[v];
-    if (!S.saved[v] || n->op == KG_OP_INPUT || S.is_res[v]) continue;
+    if (!S.saved[v] || (n->op == KG_OP_INPUT && !overwritten(lg, v)) || S.is_res[v]) continue;
     saved_out[v] = out->n_saved++;
-    KG_VEC_PUSH(fw->outputs, v);
+    uint32_t o = v;
+    if (n->op == KG_OP_INPUT) { /* a copy of the value the forward's write-back overwrites */
+      kg_gnode cp = *n;
+      cp.op = KG_OP_CAST, cp.n_in = 1, cp.in[0] = v, cp.ia[0] = cp.ia[1] = 0;
+      o = kg_graph_add(fw, &cp);
+    }
+    KG_VEC_PUSH(fw->outputs, o);
   }
   for (uint32_t i = 0; i < fw->params.n; i++)
     if (fw->params.v[i].wb) {
@@ -312,7 +326,7 @@ bool kg_ad_split(kg_ad *A, const kg_graph *lg, const uint32_t *grad_in, const ui
     kg_gnode in = input_node(n, np);
     map[v] = kg_graph_add(bw, &in);
     kg_bwd_param bp;
-    if (n->op == KG_OP_INPUT) {
+    if (n->op == KG_OP_INPUT && !overwritten(lg, v)) {
       uint32_t pi = 0;
       while (pi < lg->params.n && lg->params.v[pi].node != v) pi++;
       bp = (kg_bwd_param){KG_BWD_PARAM, pi};
@@ -368,10 +382,11 @@ bool kg_ad_split(kg_ad *A, const kg_graph *lg, const uint32_t *grad_in, const ui
     if (!S.saved[v]) continue;
     const kg_gnode *n = &j->nodes.v[v];
     double by = value_bytes(j, n, sym_hint);
-    saved_bytes += n->op == KG_OP_INPUT || S.is_res[v] ? 0 : by;
+    bool param = n->op == KG_OP_INPUT && !overwritten(lg, v);
+    saved_bytes += param || S.is_res[v] ? 0 : by;
     n_saved++;
     kg_sb_printf(&e, "  %s%s\n", node_line(j, v, line, sizeof line),
-                 n->op == KG_OP_INPUT ? "  (a parameter: read again)" : S.is_res[v] ? "  (a result: read again)" : "  (written by the forward)");
+                 param ? "  (a parameter: read again)" : S.is_res[v] ? "  (a result: read again)" : "  (written by the forward)");
   }
   kg_sb_puts(&e, "== gradients: recomputed by the backward\n");
   for (uint32_t v = 0; v < S.nf; v++) {

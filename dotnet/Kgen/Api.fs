@@ -50,7 +50,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do core.SetObj(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             Array.init engine.OutputCount engine.Output
         finally
             engine.Exit()
@@ -61,7 +61,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do engine.SetTensor(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             if engine.OutputCount <> 1 then
                 raise (Runtime.KgenException(sprintf "the entry has %d outputs: use Invoke" engine.OutputCount, 1))
             engine.Output 0
