@@ -75,10 +75,15 @@ void kg_ad_acc(kg_ad *A, uint32_t u, uint32_t contrib) {
   if (kg_ad_n(A, c)->vkind == KG_V_SCALAR) c = kg_gb_expand(&A->b, c, &un.shape);
   else if (!kg_shape_equal(&kg_ad_n(A, c)->shape, &un.shape)) {
     kg_shape s;
-    /* a contribution of a smaller shape (a broadcast operand's rule) is broadcast first */
-    if (kg_shape_broadcast(&kg_ad_n(A, c)->shape, &un.shape, &s, NULL, NULL, NULL) && !kg_shape_equal(&s, &kg_ad_n(A, c)->shape))
-      c = kg_gb_expand(&A->b, c, &s);
-    c = kg_ad_sum_to(A, c, &un.shape);
+    bool bc = kg_shape_broadcast(&kg_ad_n(A, c)->shape, &un.shape, &s, NULL, NULL, NULL);
+    /* a contribution that only broadcasts to u's shape (a sum's gradient [N, 1] of a value
+     * [N, 64]) stays as it is: the pointwise ops that read the gradient broadcast it, so a row
+     * kernel's output reads the row's value (an EXPAND view of a reduction would take it out of
+     * the row kernel); kg_ad_grad expands it where a rule needs the full shape */
+    if (!(bc && kg_shape_equal(&s, &un.shape))) {
+      if (bc && !kg_shape_equal(&s, &kg_ad_n(A, c)->shape)) c = kg_gb_expand(&A->b, c, &s);
+      c = kg_ad_sum_to(A, c, &un.shape);
+    }
   }
   c = kg_gb_cast(&A->b, c, (kg_dtype)un.dtype);
   if (A->adj[u] == KG_NONE) A->adj[u] = c;
@@ -127,11 +132,22 @@ static void mark_needs(kg_ad *A, const kg_graph *lg, const uint8_t *wants) {
   }
 }
 
+uint32_t kg_ad_grad(kg_ad *A, uint32_t v) {
+  uint32_t g = A->adj[v];
+  if (g == KG_NONE) return g;
+  const kg_shape vs = kg_ad_n(A, v)->shape;
+  if (!kg_shape_equal(&kg_ad_n(A, g)->shape, &vs)) A->adj[v] = g = kg_gb_expand(&A->b, g, &vs);
+  return g;
+}
+
 /* the reverse sweep over forward node v */
 static void sweep(kg_ad *A, uint32_t v) {
-  uint32_t g = A->adj[v];
   const kg_gnode *n = kg_ad_n(A, v);
   A->b.path = n->path, A->b.srcloc = n->srcloc;
+  /* pointwise rules read the gradient broadcast as it is; the others want v's shape */
+  bool pointwise = !(kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_LAYOUT | KG_OPF_MATMUL | KG_OPF_COMPOSITE | KG_OPF_MAP));
+  uint32_t g = pointwise ? A->adj[v] : kg_ad_grad(A, v);
+  n = kg_ad_n(A, v);
   if (kg_ad_rule_pointwise(A, v, g) || kg_ad_rule_reduce(A, v, g) || kg_ad_rule_product(A, v, g) || kg_ad_rule_layout(A, v, g)) return;
   if (n->op == KG_OP_MAP)
     kg_ad_fail(A, v, "a map lambda (Kgen.Ops.map) is scalar F# code kgen does not differentiate; write it with tensor ops");
@@ -180,7 +196,7 @@ bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *s
   uint32_t *param_grad = kg_xmalloc((lg->params.n + 1) * sizeof *param_grad);
   for (uint32_t i = 0; i < lg->params.n; i++) {
     uint32_t node = lg->params.v[i].node;
-    param_grad[i] = A.rg[node] ? A.adj[node] : KG_NONE;
+    param_grad[i] = A.rg[node] && A.ok ? kg_ad_grad(&A, node) : KG_NONE;
     /* an in-place update of a parameter that wants its gradient: PyTorch refuses it on a leaf */
     if (A.ok && wants[i] && lg->params.v[i].wb && A.rg[node])
       kg_ad_fail(&A, lg->outputs.v[lg->params.v[i].wb - 1], "'%s' requires grad and is updated in place (PyTorch: a leaf Variable that requires grad is being used in an in-place operation)",

@@ -42,6 +42,8 @@ uint32_t kg_ad_sum_to(kg_ad *A, uint32_t x, const kg_shape *to);
 /* the number of elements of dims `mask` of shape s as a value of dtype ct (a constant, or a sum
  * of ones when a size is symbolic) */
 uint32_t kg_ad_count(kg_ad *A, const kg_shape *s, int64_t mask, kg_dtype ct);
+/* v's gradient in v's shape (expanded when it was accumulated only broadcastable to it) */
+uint32_t kg_ad_grad(kg_ad *A, uint32_t v);
 /* the zeros a derivative that is 0 everywhere gives operand u (PyTorch: zeros_like) */
 void kg_ad_zero(kg_ad *A, uint32_t u);
 

@@ -84,8 +84,14 @@ bool kg_ad_rule_reduce(kg_ad *A, uint32_t v, uint32_t gid) {
       kg_ad_acc(A, xi, kg_gb_2(b, KG_OP_MUL, ct, kg_gb_2(b, KG_OP_DIV, ct, gk, cnt), hit));
     }
     break;
-  case KG_OP_RVAR: { /* 2 (x - mean) / (n - correction) */
-    uint32_t mean = kg_gb_reduce(b, KG_OP_RMEAN, ct, KG_F64, x, n.ia[0], true, 0);
+  case KG_OP_RVAR: { /* 2 (x - mean) / (n - correction); the forward's own keepdim mean of x when it has one
+                     * (layer_norm's, batch_norm's: saved, not a second walk over the rows) */
+    uint32_t mean = KG_NONE;
+    for (uint32_t i = 0; i < A->nf && mean == KG_NONE; i++) {
+      const kg_gnode *q = kg_ad_n(A, i);
+      if (q->op == KG_OP_RMEAN && q->in[0] == xi && q->ia[0] == n.ia[0] && q->ia[1] && q->dtype == ct) mean = i;
+    }
+    if (mean == KG_NONE) mean = kg_gb_reduce(b, KG_OP_RMEAN, ct, KG_F64, x, n.ia[0], true, 0);
     uint32_t den = kg_gb_2(b, KG_OP_SUB, ct, kg_ad_count(A, &xs, n.ia[0], ct), kg_gb_const(b, ct, n.fa[0]));
     uint32_t t = kg_gb_2(b, KG_OP_DIV, ct, kg_gb_2(b, KG_OP_MUL, ct, kg_gb_const(b, ct, 2), kg_gb_2(b, KG_OP_SUB, ct, x, mean)), den);
     kg_ad_acc(A, xi, kg_gb_2(b, KG_OP_MUL, ct, gk, t));

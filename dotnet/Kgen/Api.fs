@@ -82,6 +82,11 @@ module Kgen =
     /// rmse-vs-fp64 rule where they fail). Prints a row per output; raises on a mismatch.
     let check (q: Expr) (inputs: obj list) : Check.Row list = Check.quotation q inputs
 
+    /// Kgen.check with the gradients: also the gradients of Σ result · weight (random weights)
+    /// with respect to every floating input and capture — kgen's backward kernels, TorchSharp's
+    /// autograd of the F# function and the TorchScript twin's autograd — one row each.
+    let checkGrad (q: Expr) (inputs: obj list) : Check.Row list = Check.quotationGrad q inputs true
+
     /// A quotation as a function of its own type over TorchSharp tensors (curried or tupled as
     /// the quotation is; results a tensor, a number or a tuple): kgen's kernels run each call,
     /// specialized once per input signature; captured tensors are read live at each call.

@@ -3,9 +3,11 @@
 //   kgen-fsharp build FILE.fs... -o DIR [--sig SIG]
 //       compile the sources against TorchSharp 0.107 and Kgen, write DIR/NAME.json per source
 //       (its quotation values and [<Kgen.Entry>] functions; --sig for entries without one)
-//   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]
+//   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N] [--grad]
 //       the three-way check of each entry on random inputs: kgen's kernels (emulator), the F#
-//       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output
+//       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output;
+//       --grad: and per floating input and capture its gradient (kgen's backward kernels,
+//       TorchSharp's autograd, the twin's autograd)
 // Exit status: 0 success, 1 bad input (an F# compile error with its position), 2 internal error.
 module KgenFSharp.Program
 
@@ -15,7 +17,7 @@ open Kgen
 
 let usage () =
     eprintfn "usage: kgen-fsharp build FILE.fs... -o DIR [--sig SIG]"
-    eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]"
+    eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N] [--grad]"
     1
 
 let build (args: string list) =
@@ -46,6 +48,8 @@ let build (args: string list) =
         if failed > 0 then 1 else 0
 
 let check (args: string list) =
+    let grad = List.contains "--grad" args
+    let args = args |> List.filter (fun a -> a <> "--grad")
     let rec parse file entry sg seed sizes =
         function
         | "--entry" :: e :: rest -> parse file (Some e) sg seed sizes rest
@@ -78,7 +82,7 @@ let check (args: string list) =
                 raise (Build.UserError(sprintf "%s: no entry '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
             | _ -> ()
             let results =
-                try Check.entries ctx entries entry sizes seed
+                try Check.entriesGrad ctx entries entry sizes seed grad
                 with :? Runtime.KgenException as e when files.Length > 1 ->
                     eprintfn "%s: %s" file e.Message
                     ok <- false

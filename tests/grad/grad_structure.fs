@@ -36,9 +36,9 @@ let map_lambda = <@ fun (x: torch.Tensor) -> Kgen.Ops.map (fun (v: float32) -> v
 let host_loop =
     <@ fun (x: torch.Tensor) (n: int64) ->
         let mutable h = x
-        for i in 0L .. n do
+        for i in 0 .. int n do
             h <- h.tanh() + x
         h @>
 
 [<Kgen.Entry("float32[8], float32[8]")>]
-let inplace_param = <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x.add_(y).mul(2.0f) @>
+let inplace_param = <@ fun (x: torch.Tensor) (y: torch.Tensor) -> x.add_(y) * 2.0f @>
