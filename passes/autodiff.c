@@ -144,8 +144,14 @@ uint32_t kg_ad_grad(kg_ad *A, uint32_t v) {
 static void sweep(kg_ad *A, uint32_t v) {
   const kg_gnode *n = kg_ad_n(A, v);
   A->b.path = n->path, A->b.srcloc = n->srcloc;
-  /* pointwise rules read the gradient broadcast as it is; the others want v's shape */
+  /* pointwise rules read the gradient broadcast as it is when every operand that wants a
+   * gradient has v's shape; the others (and a broadcast operand, whose gradient sums v's
+   * broadcast dims: an unexpanded gradient would lose them) want it in v's shape */
   bool pointwise = !(kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_LAYOUT | KG_OPF_MATMUL | KG_OPF_COMPOSITE | KG_OPF_MAP));
+  for (int j = 0; pointwise && j < n->n_in; j++) {
+    const kg_gnode *u = kg_ad_n(A, n->in[j]);
+    if (A->rg[n->in[j]] && (u->vkind != n->vkind || !kg_shape_equal(&u->shape, &n->shape))) pointwise = false;
+  }
   uint32_t g = pointwise ? A->adj[v] : kg_ad_grad(A, v);
   n = kg_ad_n(A, v);
   if (kg_ad_rule_pointwise(A, v, g) || kg_ad_rule_reduce(A, v, g) || kg_ad_rule_product(A, v, g) || kg_ad_rule_layout(A, v, g)) return;

@@ -147,7 +147,15 @@ bool kg_ad_rule_pointwise(kg_ad *A, uint32_t v, uint32_t gid) {
   case KG_OP_LOG1P: kg_ad_acc(A, a, dv(p, g, add(p, x, K(p, 1)))); break;
   case KG_OP_LOG2: kg_ad_acc(A, a, dv(p, g, mul(p, x, K(p, M_LN2)))); break;
   case KG_OP_LOG10: kg_ad_acc(A, a, dv(p, g, mul(p, x, K(p, M_LN10)))); break;
-  case KG_OP_SQRT: kg_ad_acc(A, a, dv(p, g, mul(p, K(p, 2), out))); break;
+  case KG_OP_SQRT: {
+    /* std (sqrt of var) and the 2-norm (sqrt of a sum of squares): PyTorch's std_backward /
+     * norm_backward give 0 where the result is 0 (not 0 · inf) */
+    const kg_gnode *q = kg_ad_n(A, a), *sq_ = q->op == KG_OP_RSUM ? kg_ad_n(A, q->in[0]) : NULL;
+    bool masked = q->op == KG_OP_RVAR || (sq_ && sq_->op == KG_OP_MUL && sq_->in[0] == sq_->in[1]);
+    uint32_t r = dv(p, g, mul(p, K(p, 2), out));
+    kg_ad_acc(A, a, masked ? sel(p, cmp(p, KG_OP_EQ, out, K(p, 0)), K(p, 0), r) : r);
+    break;
+  }
   case KG_OP_RSQRT: kg_ad_acc(A, a, mul(p, mul(p, K(p, -0.5), g), mul(p, out, sq(p, out)))); break;
   case KG_OP_SQUARE: kg_ad_acc(A, a, mul(p, mul(p, K(p, 2), g), x)); break;
   case KG_OP_RECIP: kg_ad_acc(A, a, neg(p, mul(p, g, sq(p, out)))); break;
@@ -175,7 +183,7 @@ bool kg_ad_rule_pointwise(kg_ad *A, uint32_t v, uint32_t gid) {
     break;
   }
   case KG_OP_NAN_TO_NUM: kg_ad_acc(A, a, keep(p, un(p, KG_OP_ISFINITE, x), g)); break;
-  case KG_OP_RELU: kg_ad_acc(A, a, keep(p, cmp(p, KG_OP_GT, out, K(p, 0)), g)); break;
+  case KG_OP_RELU: kg_ad_acc(A, a, sel(p, cmp(p, KG_OP_LE, out, K(p, 0)), K(p, 0), g)); break; /* threshold_backward: a NaN result passes g */
   case KG_OP_RELU6:
   case KG_OP_HARDTANH: { /* hardtanh_backward: 0 where x <= min or x >= max */
     double lo = n.op == KG_OP_RELU6 ? 0 : fa[0], hi = n.op == KG_OP_RELU6 ? 6 : fa[1];

@@ -54,7 +54,9 @@ kg_compiled *kg_compile_grad(kg_module *m, uint32_t ei, const kg_sig *sig, const
   kg_graph_init(&P.bwd, &c->arena, kg_arena_printf(&c->arena, "%s_bwd", c->g.entry));
   if (ok) {
     uint8_t *w = kg_xcalloc(lg.params.n + 1, 1);
-    for (uint32_t i = 0; i < lg.params.n; i++) w[i] = wants ? wants[i] : 1; /* NULL: every floating tensor */
+    /* NULL: every floating tensor but those the forward updates in place (buffers, as batch
+     * norm's running statistics: PyTorch's buffers do not require grad) */
+    for (uint32_t i = 0; i < lg.params.n; i++) w[i] = wants ? wants[i] : !lg.params.v[i].wb;
     int64_t *hint = kg_xmalloc((lg.syms.n + 1) * sizeof *hint);
     for (uint32_t i = 0; i < lg.syms.n; i++) {
       const char *s = lg.syms.v[i];

@@ -243,7 +243,8 @@ KG_API kg_status kg_specialize_grad(kg_module *m, const char *entry, const DLTen
                                     const kg_named_tensor *captures, int n_captures, unsigned flags, const uint8_t *wants,
                                     kg_compiled **out);
 /* The same from a signature (as kg_specialize's: NULL = the document's own), for the gradients of
- * every floating tensor parameter (`kgen explain --grad`). */
+ * every floating tensor parameter the forward does not update in place (those are buffers, as
+ * batch norm's running statistics) (`kgen explain --grad`). */
 KG_API kg_status kg_specialize_grad_sig(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
 KG_API int kg_compiled_n_saved(const kg_compiled *c);
 KG_API kg_compiled *kg_compiled_backward(kg_compiled *c); /* NULL when c was not compiled for gradients */
