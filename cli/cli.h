@@ -24,6 +24,8 @@ typedef struct kg_cli_variant {
   const char *size_name[4]; /* --size SYM=N given to the check (kgen reduce; kgen check has its own) */
   long long size_val[4];
   int n_size;
+  int emu_arch;             /* --emu-arch 80|90: the GPU the emulator's schedules are chosen for (0: sm_90) */
+  int f32;                  /* --f32-matmul: a kg_f32_matmul */
 } kg_cli_variant;
 /* Takes argv[*i] if it is --variant N, --order N, --eager, --strided or --size SYM=N (advancing
  * *i past a value): 1 taken, 0 not one of them, -1 a bad value (printed). */
@@ -56,5 +58,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a);
 int kg_cli_fuzz(int argc, char **argv);
 /* `kgen reduce` (cli_reduce.c, its edits in reduce_edits.c): the same. */
 int kg_cli_reduce(int argc, char **argv);
+/* `kgen package` (cli_package.c): the same. */
+int kg_cli_package(int argc, char **argv);
 
 #endif

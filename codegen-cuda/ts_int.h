@@ -99,6 +99,9 @@ const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a);
 /* ---- ts_loss.c ---- */
 /* A loss function as PyTorch's own torch.nn.functional call. */
 const char *kg_twin_loss(ts_ctx *c, uint32_t id, const vval *a);
+/* ---- ts_attn.c ---- */
+/* scaled_dot_product_attention (ATTN) as PyTorch's math path over operand values a. */
+const char *kg_twin_attention(ts_ctx *c, const kg_gnode *n, const vval *a);
 
 /* ---- ts_layout.c ---- */
 /* A layout op (views, cat, indexing, factories) as PyTorch's own call on operand values a. */
