@@ -107,13 +107,21 @@ kg_compiled *kg_compile_grad(kg_module *m, uint32_t ei, const kg_sig *sig, const
   return c;
 }
 
+/* a kernel package holds compiled kernels, not the program autodiff differentiates */
+static bool no_package(kg_module *m) {
+  if (!m->pkg) return true;
+  kg_diag_add(&m->ctx->diag, KG_E_UNSUPPORTED, NULL, NULL,
+              "gradients: a kernel package (.kgpkg) holds compiled forwards only; compile for gradients from the document (.json)");
+  return false;
+}
+
 kg_status kg_specialize_grad(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
                              int n_captures, unsigned flags, const uint8_t *wants, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
   *out = NULL;
   uint32_t ei;
-  if (!kg_find_entry(m, entry, &ei)) return kg_fail(ctx);
+  if (!no_package(m) || !kg_find_entry(m, entry, &ei)) return kg_fail(ctx);
   int64_t *seen = NULL;
   int n_seen = 0;
   kg_sig *s = kg_sig_of_tensors(m, ei, inputs, n_inputs, captures, n_captures, flags, &seen, &n_seen);
@@ -134,7 +142,7 @@ kg_status kg_specialize_grad_sig(kg_module *m, const char *entry, const char *si
   kg_call_begin(ctx);
   *out = NULL;
   uint32_t ei;
-  if (!kg_find_entry(m, entry, &ei)) return kg_fail(ctx);
+  if (!no_package(m) || !kg_find_entry(m, entry, &ei)) return kg_fail(ctx);
   kg_sig *s = NULL;
   if (sig && !(s = kg_fe_parse_sig(&m->arena, sig, &ctx->diag))) return kg_fail(ctx);
   kg_compiled *c = kg_compile_grad(m, ei, s, NULL, NULL, 0);
