@@ -85,9 +85,17 @@ void kg_ad_acc(kg_ad *A, uint32_t u, uint32_t contrib) {
       c = kg_ad_sum_to(A, c, &un.shape);
     }
   }
-  c = kg_gb_cast(&A->b, c, (kg_dtype)un.dtype);
+  kg_dtype od = A->op_dtype;
+  if (od != KG_DT_NONE && kg_dtype_is_float(od) && kg_dtype_is_float((kg_dtype)un.dtype) &&
+      kg_dtype_get(od)->size < kg_dtype_get((kg_dtype)un.dtype)->size)
+    c = kg_gb_cast(&A->b, c, od);
+  /* a half-precision value's gradient is carried in float32 (its contributions summed there):
+   * rounding each to half would cancel (softmax's g / s - Σ g e / s²); the parameter's gradient
+   * is rounded once at the end */
+  kg_dtype at = kg_gb_ct((kg_dtype)un.dtype);
+  c = kg_gb_cast(&A->b, c, at);
   if (A->adj[u] == KG_NONE) A->adj[u] = c;
-  else A->adj[u] = kg_gb_2(&A->b, KG_OP_ADD, (kg_dtype)un.dtype, A->adj[u], c);
+  else A->adj[u] = kg_gb_2(&A->b, KG_OP_ADD, at, A->adj[u], c);
 }
 
 void kg_ad_zero(kg_ad *A, uint32_t u) {
@@ -144,6 +152,7 @@ uint32_t kg_ad_grad(kg_ad *A, uint32_t v) {
 static void sweep(kg_ad *A, uint32_t v) {
   const kg_gnode *n = kg_ad_n(A, v);
   A->b.path = n->path, A->b.srcloc = n->srcloc;
+  A->op_dtype = (kg_dtype)n->dtype;
   /* pointwise rules read the gradient broadcast as it is when every operand that wants a
    * gradient has v's shape; the others (and a broadcast operand, whose gradient sums v's
    * broadcast dims: an unexpanded gradient would lose them) want it in v's shape */
@@ -176,7 +185,7 @@ bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *s
   kg_graph_clone(&j, lg);
   kg_ad A;
   memset(&A, 0, sizeof A);
-  A.j = &j, A.nf = lg->nodes.n, A.d = c->d, A.ok = true;
+  A.j = &j, A.nf = lg->nodes.n, A.d = c->d, A.ok = true, A.op_dtype = KG_DT_NONE;
   A.b.g = &j;
   A.rg = kg_xcalloc(A.nf + 1, 1);
   A.adj = kg_xmalloc((A.nf + 1) * sizeof *A.adj);
@@ -202,7 +211,7 @@ bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *s
   uint32_t *param_grad = kg_xmalloc((lg->params.n + 1) * sizeof *param_grad);
   for (uint32_t i = 0; i < lg->params.n; i++) {
     uint32_t node = lg->params.v[i].node;
-    param_grad[i] = A.rg[node] && A.ok ? kg_ad_grad(&A, node) : KG_NONE;
+    param_grad[i] = A.rg[node] && A.ok ? kg_gb_cast(&A.b, kg_ad_grad(&A, node), (kg_dtype)j.nodes.v[node].dtype) : KG_NONE;
     /* an in-place update of a parameter that wants its gradient: PyTorch refuses it on a leaf */
     if (A.ok && wants[i] && lg->params.v[i].wb && A.rg[node])
       kg_ad_fail(&A, lg->outputs.v[lg->params.v[i].wb - 1], "'%s' requires grad and is updated in place (PyTorch: a leaf Variable that requires grad is being used in an in-place operation)",

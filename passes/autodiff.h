@@ -29,13 +29,17 @@ typedef struct kg_ad {
   uint32_t *adj;     /* per forward node: its gradient's node in j (KG_NONE: none) */
   kg_diag *d;
   bool ok;
+  kg_dtype op_dtype; /* the dtype of the op being differentiated (sweep sets it) */
 } kg_ad;
 
 static inline const kg_gnode *kg_ad_n(const kg_ad *A, uint32_t id) { return &A->j->nodes.v[id]; }
 /* Records a located error at forward node v ("gradients: ...") and marks the sweep failed. */
 void kg_ad_fail(kg_ad *A, uint32_t v, const char *fmt, ...) KG_PRINTF(3, 4);
 /* Adds `contrib` (a value broadcastable to operand u's shape) to u's gradient: summed over the
- * dims u was broadcast along, converted to u's dtype; nothing when u needs no gradient. */
+ * dims u was broadcast along, converted to u's dtype; nothing when u needs no gradient. A
+ * contribution to an operand of a wider float dtype than the op's (a float64 0-dim added to a
+ * float16 tensor) is rounded to the op's dtype first: PyTorch's formula yields the op's dtype and
+ * its engine converts it to the operand's. */
 void kg_ad_acc(kg_ad *A, uint32_t u, uint32_t contrib);
 /* x summed over its dims that `to` broadcasts (leading extra dims, static 1s), viewed as `to` */
 uint32_t kg_ad_sum_to(kg_ad *A, uint32_t x, const kg_shape *to);

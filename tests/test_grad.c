@@ -17,33 +17,8 @@
 
 #include "check/check.h"
 #include "runtime/api_int.h"
+#include "tests/oracle_fixture.h"
 
-static kg_oracle *orc;
-static void setup(void) {
-  kg_diag d;
-  kg_diag_init(&d);
-  orc = kg_oracle_start(&d);
-  kg_diag_free(&d);
-}
-static void teardown(void) {
-  if (orc) kg_oracle_stop(orc);
-  orc = NULL;
-}
-
-static kg_context *ctx_new(void) {
-  kg_options o;
-  memset(&o, 0, sizeof o);
-  o.verify_ir = 1;
-  return kg_context_new(&o);
-}
-
-static kg_module *load(kg_context *ctx, const char *path) {
-  char full[512];
-  snprintf(full, sizeof full, "%s/%s.json", KG_SOURCE_DIR, path);
-  kg_module *m = NULL;
-  cr_assert_eq(kg_module_load_file(ctx, full, &m), KG_OK, "%s", kg_last_error(ctx));
-  return m;
-}
 
 static const char *const GS = "tests/grad/grad_structure";
 
@@ -224,6 +199,18 @@ static bool documented_refusal(const char *msg) {
          strstr(msg, "PyTorch's autograd of");
 }
 
+/* Known gaps, each logged as a warning instead of a failure (the lead's list: issue 24's notes).
+ * norm_prim_softmax_half's bfloat16 rows (a hand-written softmax: amax, exp, sum, divide, rows
+ * of 67): kgen's gradient is 3.7x PyTorch's rmse against float64 where the rule allows 3x (the
+ * float16 rows of the same entry pass); cause not found yet. */
+static const char *const KNOWN[][2] = {{"norm_prim_softmax_half", "grad g"}};
+
+static bool known_gap(const char *example, const char *grad) {
+  for (size_t i = 0; i < sizeof KNOWN / sizeof *KNOWN; i++)
+    if (!strcmp(KNOWN[i][0], example) && !strcmp(KNOWN[i][1], grad)) return true;
+  return false;
+}
+
 static void every_example(int part, int parts) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
   DIR *dir = opendir(KG_SOURCE_DIR "/examples");
@@ -263,7 +250,9 @@ static void every_example(int part, int parts) {
       } else {
         checked++;
         for (int k = 0; k < r.n_grads; k++)
-          if (!r.grad_rows[k].ok) {
+          if (!r.grad_rows[k].ok && known_gap(names[i], r.grad_names[k]))
+            cr_log_warn("%s [%s]: %s: known gap: %s", names[i], en, r.grad_names[k], r.grad_rows[k].verdict);
+          else if (!r.grad_rows[k].ok) {
             cr_log_error("%s [%s]: %s %s %s: %s", names[i], en, r.grad_names[k], r.grad_rows[k].dtype, r.grad_rows[k].shape, r.grad_rows[k].verdict);
             failed++;
           }

@@ -12,33 +12,8 @@
 
 #include "check/check.h"
 #include "runtime/api_int.h"
+#include "tests/oracle_fixture.h"
 
-static kg_oracle *orc;
-static void setup(void) {
-  kg_diag d;
-  kg_diag_init(&d);
-  orc = kg_oracle_start(&d);
-  kg_diag_free(&d);
-}
-static void teardown(void) {
-  if (orc) kg_oracle_stop(orc);
-  orc = NULL;
-}
-
-static kg_context *ctx_new(void) {
-  kg_options o;
-  memset(&o, 0, sizeof o);
-  o.verify_ir = 1;
-  return kg_context_new(&o);
-}
-
-static kg_module *load(kg_context *ctx, const char *path) {
-  char full[512];
-  snprintf(full, sizeof full, "%s/%s.json", KG_SOURCE_DIR, path);
-  kg_module *m = NULL;
-  cr_assert_eq(kg_module_load_file(ctx, full, &m), KG_OK, "%s", kg_last_error(ctx));
-  return m;
-}
 
 static void expect_error(const char *path, const char *entry, const char *sig, const char *want) {
   kg_context *ctx = ctx_new();

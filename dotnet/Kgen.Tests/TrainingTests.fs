@@ -62,7 +62,7 @@ let ``MNIST: kgen's training loop (SGD, then Adam) follows eager's`` () =
     let step = Kgen.compile <@ fun (x: Tensor) (t: Tensor) -> functional.nll_loss(k.forward(x), t) @>
     let g = new torch.Generator(11UL, torch.CPU)
     let batches = [ for _ in 1 .. 3 -> torch.rand([| 4L; 1L; 28L; 28L |], generator = g), torch.randint(0L, 10L, [| 4L |], generator = g) ]
-    let run (opt: optim.Optimizer) (loss: Tensor -> Tensor -> Tensor) n =
+    let run (opt: torch.optim.Optimizer) (loss: Tensor -> Tensor -> Tensor) n =
         [| for i in 0 .. n - 1 ->
                let x, t = batches.[i % batches.Length]
                opt.zero_grad()
@@ -111,7 +111,7 @@ let ``ModestGpt: a few hundred Adam steps, kgen's loss curve follows eager's`` (
     let seqs = torch.tensor([| for b in 0L .. 3L do for i in 0L .. 8L -> (3L * i + b) % 8L |]).view(4L, 9L)
     let x, y = seqs.narrow(1L, 0L, 8L).contiguous(), seqs.narrow(1L, 1L, 8L).contiguous()
     let step = Kgen.compile <@ fun (x: Tensor) (y: Tensor) -> functional.cross_entropy(k.forward(x).view(-1L, 8L), y.view(-1L)) @>
-    let run (m: Module) (opt: optim.Optimizer) (loss: unit -> Tensor) n =
+    let run (m: Module) (opt: torch.optim.Optimizer) (loss: unit -> Tensor) n =
         [| for _ in 1 .. n ->
                opt.zero_grad()
                let l = loss ()
