@@ -211,7 +211,8 @@ bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *s
   uint32_t *param_grad = kg_xmalloc((lg->params.n + 1) * sizeof *param_grad);
   for (uint32_t i = 0; i < lg->params.n; i++) {
     uint32_t node = lg->params.v[i].node;
-    param_grad[i] = A.rg[node] && A.ok ? kg_gb_cast(&A.b, kg_ad_grad(&A, node), (kg_dtype)j.nodes.v[node].dtype) : KG_NONE;
+    param_grad[i] = A.rg[node] && A.ok ? kg_ad_grad(&A, node) : KG_NONE;
+    if (param_grad[i] != KG_NONE) param_grad[i] = kg_gb_cast(&A.b, param_grad[i], (kg_dtype)j.nodes.v[node].dtype);
     /* an in-place update of a parameter that wants its gradient: PyTorch refuses it on a leaf */
     if (A.ok && wants[i] && lg->params.v[i].wb && A.rg[node])
       kg_ad_fail(&A, lg->outputs.v[lg->params.v[i].wb - 1], "'%s' requires grad and is updated in place (PyTorch: a leaf Variable that requires grad is being used in an in-place operation)",
