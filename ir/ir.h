@@ -161,6 +161,8 @@ const kg_op_info *kg_op_get(kg_op op);
 /* RAND and BERNOULLI: values drawn from the caller's generator (ia[0] = the stream) */
 static inline bool kg_op_is_random(int op) { return op == KG_OP_RAND || op == KG_OP_BERNOULLI; }
 const char *kg_op_name(kg_op op);
+/* the loss functions of ops.def's training block (composites: passes/decompose_loss.c) */
+static inline bool kg_op_is_loss(int op) { return op >= KG_OP_CROSS_ENTROPY && op <= KG_OP_KL_DIV; }
 
 /* ---- convolution attributes (ops.def: CONV, IM2COL, PAD) ----
  * Per-dim values (stride, padding, dilation, kernel sizes) of up to 3 spatial dims are packed

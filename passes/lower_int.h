@@ -79,6 +79,13 @@ uint32_t kg_lw_open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, uin
 /* lower_window.c: POOL (a loop over the window), UPSAMPLE (nearest: an index; linear: the
  * neighbours lerped) and PIXEL_SHUFFLE at coordinate c of their own shape */
 uint32_t kg_lw_window_at(lctx *L, uint32_t id, const uint32_t *c);
+/* lower_window.c: UPSAMPLE's source index of output o along a dim (nearest), and its two
+ * neighbours and their weights (linear), as the forward computes them */
+uint32_t kg_lw_nearest_src(lctx *L, uint32_t o, int64_t in, int64_t out, bool has_scale, double sf);
+void kg_lw_linear_src(lctx *L, kg_dtype ct, uint32_t o, int64_t in, int64_t out, bool align, bool has_scale, double sf, uint32_t *i0,
+                      uint32_t *i1, uint32_t *l0, uint32_t *l1);
+/* lower_adjoint.c: UNSLICE, POOL_GRAD, UPSAMPLE_GRAD (the backward program's layout ops) at c */
+uint32_t kg_lw_adjoint_at(lctx *L, uint32_t id, const uint32_t *c);
 /* a layout op's value at the current element (kg_lw_val calls it) */
 uint32_t kg_lw_layout_val(lctx *L, uint32_t id);
 /* an op node from its operands' values (shared by kg_lw_val and kg_lw_val_at) */

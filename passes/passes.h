@@ -39,6 +39,8 @@ typedef struct kg_pass_ctx {
   kg_strbuf *log;  /* when non-NULL: IR after each pass (kgen explain) */
   const char *dump;/* comma-separated pass names to dump to stderr ($KG_DUMP), or NULL */
   bool no_fold;    /* keep every matrix product tiled (fold_products.c: force_variant 2 and 5) */
+  bool unfused_attn; /* ATTN expanded into PyTorch's math path by decompose.c (the gradients'
+                      * lowering: autodiff differentiates its products and softmax) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */
@@ -48,6 +50,9 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* decompose_loss.c: a loss function node n (operands already mapped to in[]) expanded into
+ * out; returns the node holding its value */
+uint32_t kg_decompose_loss(kg_graph *out, const kg_gnode *n, const uint32_t *in);
 /* attention.c: softmax(f(q @ kᵀ), -1) [* dropout] @ v written by hand becomes one ATTN (the fused
  * attention kernel) with f evaluated inline; runs on the lowering program, after decompose */
 bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);
@@ -67,6 +72,37 @@ uint32_t kg_fold_candidates(const kg_graph *g, uint32_t **out);
 bool kg_fold_small(int64_t k, int64_t numel);
 /* Rewrites every use of node i to repl[i] (repl[i] <= i). */
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
+
+/* ---- autodiff*.c: reverse-mode differentiation (issue 24; passes/autodiff.h) ----
+ * The lowering program lg (composites decomposed, products not yet folded) differentiated with
+ * respect to the parameters wants[] flags (index into lg->params), as two programs that go
+ * through the same pipeline: the forward (lg with the values the backward needs as more
+ * outputs) and the backward (the gradients of the results in, the parameters' gradients out). */
+typedef enum kg_bwd_kind {
+  KG_BWD_GRAD = 0,   /* the gradient of forward result `index` (the caller's weights of the results) */
+  KG_BWD_PARAM = 1,  /* forward parameter `index` (lg->params: inputs, then captures) */
+  KG_BWD_RESULT = 2, /* forward result `index` */
+  KG_BWD_SAVED = 3,  /* the forward's saved output `index` (after its results) */
+} kg_bwd_kind;
+typedef struct kg_bwd_param {
+  uint8_t kind;      /* kg_bwd_kind */
+  uint32_t index;
+} kg_bwd_param;
+typedef struct kg_grad_programs {
+  kg_graph fwd;            /* outputs: the results, the saved values, the write-backs */
+  kg_graph bwd;            /* parameters: bwd_params[]; outputs: the gradients of grads[] */
+  uint32_t n_saved;
+  kg_bwd_param *bwd_params; /* malloc'd */
+  uint32_t n_bwd_params;
+  uint32_t *grads;         /* per backward output: the forward parameter (index into lg->params); malloc'd */
+  uint32_t n_grads;
+  char *explain;           /* what is saved and what is recomputed (kgen explain); malloc'd */
+} kg_grad_programs;
+/* sym_hint: per symbol of lg its size at the caller's tensors (or -1), for the cost of saving a
+ * value. out->fwd and out->bwd initialised by the caller. False with diagnostics (located at the
+ * op) when a value the gradients need cannot be differentiated. */
+bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *sym_hint, kg_grad_programs *out, kg_pass_ctx *c);
+void kg_grad_programs_free(kg_grad_programs *p);
 
 /* ---- fuse.c ---- */
 typedef enum kg_group_kind {
@@ -394,5 +430,8 @@ void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_g
  * TorchScript twin is emitted from), decomposes it into the lowering program lg
  * (initialised by the caller), runs the passes on lg, and fuses lg. */
 bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c);
+/* Its first half: g's passes, lg decomposed from g and lg's passes (no folding of products, no
+ * fusion): the program reverse-mode differentiation works on (runtime/grad.c). */
+bool kg_pipeline_lower(kg_graph *g, kg_graph *lg, kg_pass_ctx *c);
 
 #endif

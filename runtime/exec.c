@@ -74,7 +74,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc);
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
@@ -328,7 +328,7 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
   kg_graph_clone(&c->lg_fold, &c->lg);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
   kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
   return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
@@ -340,7 +340,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
     kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
@@ -573,9 +573,15 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(&ctx->stats, 0, sizeof ctx->stats);
-  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets */
-  ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
-  ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets (a
+   * pinned entry — a backward redrawing its forward's dropout masks — at its own state) */
+  if (c->rng_pinned) {
+    ctx->rng_call_seed = c->rng_pin_seed, ctx->rng_call_offset = c->rng_pin_offset;
+  } else {
+    ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
+    ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  }
+  c->rng_last_seed = ctx->rng_call_seed, c->rng_last_offset = ctx->rng_call_offset;
   kg_status st = kg_graph_n_results(&c->g) < c->g.outputs.n
                      ? run_writebacks(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
                      : run_entry(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);

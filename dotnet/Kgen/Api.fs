@@ -51,7 +51,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do core.SetObj(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             Array.init engine.OutputCount engine.Output
         finally
             engine.Exit()
@@ -62,7 +62,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do engine.SetTensor(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             if engine.OutputCount <> 1 then
                 raise (Runtime.KgenException(sprintf "the entry has %d outputs: use Invoke" engine.OutputCount, 1))
             engine.Output 0
@@ -82,6 +82,11 @@ module Kgen =
     /// run by torch.jit, compared output by output (PyTorch's assert_close tolerances; the
     /// rmse-vs-fp64 rule where they fail). Prints a row per output; raises on a mismatch.
     let check (q: Expr) (inputs: obj list) : Check.Row list = Check.quotation q inputs
+
+    /// Kgen.check with the gradients: also the gradients of Σ result · weight (random weights)
+    /// with respect to every floating input and capture — kgen's backward kernels, TorchSharp's
+    /// autograd of the F# function and the TorchScript twin's autograd — one row each.
+    let checkGrad (q: Expr) (inputs: obj list) : Check.Row list = Check.quotationGrad q inputs true
 
     /// A quotation as a function of its own type over TorchSharp tensors (curried or tupled as
     /// the quotation is; results a tensor, a number or a tuple): kgen's kernels run each call,
