@@ -45,11 +45,13 @@ enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 
        R_PASS_NOGRAD = 10 /* passed; its gradients were not checked (refused: host control flow, a map lambda; PyTorch's own autograd failed) */ };
 
 /* The schedule variant program `seed` also runs under (after its default check passes):
- * every kernel forced to one of the four variants of kg_force_variant, the emulator's
+ * every kernel forced to one of six variants of kg_force_variant (strided, strided with 64-bit
+ * indices, no vectors, split rows, the tensor-core tiers wherever they apply, none), the emulator's
  * threads in reverse or random order, the eager-Python twin instead of TorchScript, and on
  * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
 static kg_cli_variant variant_of(unsigned long long seed) {
-  kg_cli_variant v = {(int)(1 + seed % 4), (int)(1 + (seed / 4) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0};
+  static const int forces[6] = {1, 2, 3, 4, KG_FORCE_TENSOR_CORES, KG_FORCE_NO_TENSOR_CORES};
+  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0};
   /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
    * both, as duck sizing would give them), or larger and odd */
   static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};

@@ -437,6 +437,10 @@ static void ex(const emit *E, uint32_t e) {
     ex(E, x->a), kg_sb_putc(o, ')');
     return;
   }
+  if (x->op == KG_OP_SHFL_XOR) {
+    kg_sb_puts(o, "__shfl_xor_sync(0xffffffffu, "), ex(E, x->a), kg_sb_puts(o, ", "), ex(E, x->b), kg_sb_putc(o, ')');
+    return;
+  }
   if (x->op == KG_OP_TF32_RNA) {
     kg_sb_puts(o, "kg_tf32("), ex(E, x->a), kg_sb_putc(o, ')');
     return;

@@ -23,7 +23,7 @@
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
  *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
- *   attention       → (no_fold, and the gradients' lowering) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
+ *   attention       → (unfused_attn: force_variant 2 and 5, the gradients' lowering) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
  *   conv(x, w, b)   → MATMUL(w viewed [G, O/G, K], IM2COL(x); convolution geometry) + b viewed [O, 1...]
  *                     (conv_transpose: the weight regrouped and flipped, the input read dilated)
  * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
@@ -405,9 +405,8 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
 }
 
 /* ATTN (scaled_dot_product_attention) as the three kernels of PyTorch's math path, where the
- * fused attention kernel is not wanted (no_fold: force_variant 2 and 5, the checks of the
- * unfused kernels, perf/bench_attention's baseline; unfused_attn: the program autodiff
- * differentiates): s = q @ kᵀ · scale, masked (a bool mask
+ * fused attention kernel is not wanted (unfused_attn: force_variant 2 and 5, the checks of the
+ * unfused kernels, perf/bench_attention's baseline; the program autodiff differentiates): s = q @ kᵀ · scale, masked (a bool mask
  * or the causal triangle fill -inf, a float mask adds), p = softmax(s) [· dropout], p @ v; in the
  * accumulator dtype (float32 for half precision) and rounded once at the end, as the fused kernel
  * and the twin compute it. The recognized form (ia[0] & 16) never reaches here. */
@@ -506,7 +505,7 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
       changed = true;
       continue;
     }
-    if (n->op == KG_OP_ATTN && (c->no_fold || c->unfused_attn) && !(n->ia[0] & 16)) { /* the unfused attention */
+    if (n->op == KG_OP_ATTN && c->unfused_attn && !(n->ia[0] & 16)) { /* the unfused attention */
       D.src = n;
       map[i] = expand_attention(&D, n, in);
       changed = true;

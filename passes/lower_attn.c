@@ -21,9 +21,9 @@
  *       cast, a scale over the attention) at (b, i, d), as a product's epilogue
  *
  * The two products (attn_qk: S = Q·Kᵀ of a block; attn_pv: O += P·V) are separate functions over
- * the shared-memory tiles Qs, KVs and Ps: the tensor-core tier (mma.sync m16n8k16 with ldmatrix
- * from the same tiles, wgmma on sm_90) replaces them without touching the online softmax around
- * them. Everything is computed in the accumulator dtype (float32 for float16 / bfloat16, float64
+ * the shared-memory tiles Qs, KVs and Ps. The tensor-core tile (KG_ATTN_TC64, float16 / bfloat16)
+ * has its own body (lower_attn_mma.c: fragments in registers, the same frame, score function,
+ * dropout and epilogue from this file). Everything is computed in the accumulator dtype (float32 for float16 / bfloat16, float64
  * for float64) and rounded once at the store. A row every key of which is masked is NaN (softmax
  * over -inf, as PyTorch's math path); with no keys at all (S = 0) the output is 0, as the math
  * path's empty product. The m' = -inf case exponentiates against 0 (no NaN from -inf - -inf while
@@ -39,37 +39,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower_int.h"
+#include "attn_int.h"
 
-typedef struct akern {
-  lctx *L;
-  kg_kernel *k;
-  const kg_gnode *at;        /* the ATTN node */
-  kg_dtype ix, acc;
-  uint32_t bq, bk, nt, tpr;  /* the tile: queries, keys per block, threads, threads per query row */
-  uint32_t E, Ev, nacc, ncol;/* head dims; output accumulators and scores per thread */
-  uint32_t qpitch, kvpitch, ppitch;
-  uint32_t Qs, KVs, Ps, Ls;  /* shared arrays */
-  uint32_t tid, row, lane;   /* thread, its query row in the tile, its place in the row */
-  uint32_t Lq, S;            /* sizes: queries, keys */
-  uint32_t bc[KG_MAX_RANK];  /* batch coordinates */
-  int nb;
-} akern;
+#define cst kg_attn_cst
+#define fcst kg_attn_fcst
+#define iop kg_attn_iop
+#define fop kg_attn_fop
+#define bop kg_attn_bop
+#define newvar kg_attn_newvar
+#define stmt kg_attn_stmt
+#define open_if kg_attn_if
+#define forget kg_attn_forget
+#define operand_at kg_attn_operand
 
-static uint32_t cst(akern *A, int64_t v) { return kg_kx_const_i(A->k, A->ix, v); }
-static uint32_t fcst(akern *A, double v) { return kg_kx_const_f(A->k, A->acc, v); }
-static uint32_t iop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, A->ix, a, b, KG_NONE); }
-static uint32_t fop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, A->acc, a, b, KG_NONE); }
-static uint32_t bop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, KG_BOOL, a, b, KG_NONE); }
+uint32_t kg_attn_cst(akern *A, int64_t v) { return kg_kx_const_i(A->k, A->ix, v); }
+uint32_t kg_attn_fcst(akern *A, double v) { return kg_kx_const_f(A->k, A->acc, v); }
+uint32_t kg_attn_iop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, A->ix, a, b, KG_NONE); }
+uint32_t kg_attn_fop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, A->acc, a, b, KG_NONE); }
+uint32_t kg_attn_bop(akern *A, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(A->k, op, KG_BOOL, a, b, KG_NONE); }
 static uint32_t var(akern *A, uint32_t v) { return kg_kx_var(A->k, v); }
 
-static void stmt(akern *A, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) {
+void kg_attn_stmt(akern *A, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) {
   kg_ks s = kg_ks_make(kind);
   s.a = a, s.b = b, s.c = c;
   kg_ks_add(&A->L->cur, s);
 }
 
-static uint32_t newvar(akern *A, const char *name, kg_dtype t, uint32_t init) {
+uint32_t kg_attn_newvar(akern *A, const char *name, kg_dtype t, uint32_t init) {
   uint32_t v = kg_kvar_new(A->k, name, t);
   stmt(A, KS_DECL, v, init, KG_NONE);
   return v;
@@ -78,7 +74,7 @@ static uint32_t newvar(akern *A, const char *name, kg_dtype t, uint32_t init) {
 static void barrier(akern *A) { stmt(A, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE); }
 
 /* if (cond) { … }: L->cur is the body, in a scope (values computed there are forgotten) */
-static kg_lw_scope open_if(akern *A, uint32_t cond) {
+kg_lw_scope kg_attn_if(akern *A, uint32_t cond) {
   kg_ks is = kg_ks_make(KS_IF);
   is.a = cond;
   uint32_t st = kg_ks_add(&A->L->cur, is);
@@ -86,13 +82,13 @@ static kg_lw_scope open_if(akern *A, uint32_t cond) {
 }
 
 /* forget per-element values: the next evaluation has other coordinates */
-static void forget(lctx *L) {
+void kg_attn_forget(lctx *L) {
   for (uint32_t i = 0; i < L->g->nodes.n; i++) L->memo[i] = KG_NONE;
   kg_lw_at_reset(L);
 }
 
 /* operand `id` (of the ATTN node) at (batch, x, y) in the accumulator dtype */
-static uint32_t operand_at(akern *A, uint32_t id, uint32_t x, uint32_t y) {
+uint32_t kg_attn_operand(akern *A, uint32_t id, uint32_t x, uint32_t y) {
   uint32_t c[KG_MAX_RANK];
   kg_lw_mm_operand_coord(&A->L->g->nodes.v[id], false, A->bc, A->nb, x, y, c);
   return kg_lw_cvt(A->L, kg_lw_val_at(A->L, id, c), A->acc);
@@ -148,12 +144,6 @@ static void attn_pv(akern *A, const uint32_t *o) {
   kg_lw_scope_leave(L, sc);
 }
 
-/* The values this kernel stores: the group's outputs (its epilogue) and the values later kernels
- * read (grp->mats), each with its buffer parameter and strides over the space. */
-typedef struct astore {
-  uint32_t n, *param, *node, *stride;
-} astore;
-
 static void store_params(akern *A, const uint32_t *size_p, astore *st) {
   lctx *L = A->L;
   const kg_group *grp = L->grp;
@@ -185,6 +175,71 @@ static void store_params(akern *A, const uint32_t *size_p, astore *st) {
   free(enc);
 }
 
+uint32_t kg_attn_score(akern *A, uint32_t qi, uint32_t kj, uint32_t dot, uint32_t scale) {
+  lctx *L = A->L;
+  const kg_gnode *at = A->at;
+  int64_t fl = at->ia[0];
+  uint32_t ninf = fcst(A, -INFINITY);
+  uint32_t valid = bop(A, KG_OP_LAND, bop(A, KG_OP_LT, kj, A->S), bop(A, KG_OP_LT, qi, A->Lq));
+  if (fl & 1) valid = bop(A, KG_OP_LAND, valid, bop(A, KG_OP_LE, kj, qi));
+  uint32_t sv = newvar(A, "sc", A->acc, ninf);
+  kg_lw_scope si = open_if(A, valid);
+  if (fl & 16) { /* the user's score function of the dot product, at (b, qi, kj) */
+    forget(L);
+    uint32_t ph = at->in[4], xc[KG_MAX_RANK];
+    kg_lw_memo_set(L, ph, kg_lw_cvt(L, var(A, dot), (kg_dtype)L->g->nodes.v[ph].dtype));
+    kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[3]], false, A->bc, A->nb, qi, kj, xc);
+    stmt(A, KS_ASSIGN, sv, kg_lw_cvt(L, kg_lw_val_at(L, at->in[3], xc), A->acc), KG_NONE);
+  } else {
+    stmt(A, KS_ASSIGN, sv, fop(A, KG_OP_MUL, var(A, dot), scale), KG_NONE);
+  }
+  if (fl & 2) {
+    forget(L);
+    uint32_t mc[KG_MAX_RANK];
+    kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[3]], false, A->bc, A->nb, qi, kj, mc);
+    uint32_t m = kg_lw_val_at(L, at->in[3], mc);
+    if (fl & 4) stmt(A, KS_ASSIGN, sv, kg_kx_select(A->k, A->acc, bop(A, KG_OP_NE, m, kg_kx_const_i(A->k, KG_BOOL, 0)), var(A, sv), ninf), KG_NONE);
+    else stmt(A, KS_ASSIGN, sv, fop(A, KG_OP_ADD, var(A, sv), kg_lw_cvt(L, m, A->acc)), KG_NONE);
+  }
+  kg_lw_scope_leave(L, si);
+  return sv;
+}
+
+uint32_t kg_attn_dropped(akern *A, uint32_t qi, uint32_t kj, uint32_t p) {
+  lctx *L = A->L;
+  const kg_gnode *at = A->at;
+  if (!(at->ia[0] & 8)) return p;
+  uint32_t dv = newvar(A, "dp", A->acc, fcst(A, 0));
+  kg_lw_scope si = open_if(A, bop(A, KG_OP_LAND, bop(A, KG_OP_LT, kj, A->S), bop(A, KG_OP_LT, qi, A->Lq)));
+  forget(L);
+  uint32_t dc[KG_MAX_RANK];
+  uint32_t dm = at->in[at->n_in - 1]; /* the dropout mask: the last operand */
+  kg_lw_mm_operand_coord(&L->g->nodes.v[dm], false, A->bc, A->nb, qi, kj, dc);
+  stmt(A, KS_ASSIGN, dv, fop(A, KG_OP_MUL, p, kg_lw_cvt(L, kg_lw_val_at(L, dm, dc), A->acc)), KG_NONE);
+  kg_lw_scope_leave(L, si);
+  return var(A, dv);
+}
+
+void kg_attn_store(akern *A, uint32_t qi, uint32_t dcol, uint32_t val) {
+  lctx *L = A->L;
+  const kg_graph *g = L->g;
+  int r = A->r;
+  kg_lw_scope si = open_if(A, bop(A, KG_OP_LAND, bop(A, KG_OP_LT, qi, A->Lq), bop(A, KG_OP_LT, dcol, cst(A, A->Ev))));
+  forget(L);
+  kg_dtype mdt = (kg_dtype)A->at->dtype;
+  L->memo[L->grp->red] = kg_lw_decl(L, "at", mdt, kg_lw_cvt(L, val, mdt));
+  uint32_t c[KG_MAX_RANK];
+  for (int d = 0; d < A->nb; d++) c[d] = A->bc[d];
+  c[r - 2] = A->size_p[r - 2] == KG_NONE ? KG_NONE : qi;
+  c[r - 1] = A->size_p[r - 1] == KG_NONE ? KG_NONE : dcol;
+  for (uint32_t q = 0; q < A->st.n; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, A->st.node[q], c), (kg_dtype)g->nodes.v[A->st.node[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, c, &A->st.stride[q * KG_MAX_RANK], (uint32_t)r);
+    stmt(A, KS_STORE, A->st.param[q], off == KG_NONE ? cst(A, 0) : off, x);
+  }
+  kg_lw_scope_leave(L, si);
+}
+
 /* the per-block work over one key block k0 (the loop body of the kernel) */
 static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_t lvar, const uint32_t *o, uint32_t scale) {
   lctx *L = A->L;
@@ -203,28 +258,7 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
   for (uint32_t cc = 0; cc < A->ncol; cc++) {
     uint32_t col = kg_lw_decl(L, "kc", A->ix, iop(A, KG_OP_IDX_ADD, A->lane, cst(A, (int64_t)cc * A->tpr)));
     uint32_t kj = kg_lw_decl(L, "kj", A->ix, iop(A, KG_OP_IDX_ADD, k0, col));
-    uint32_t valid = bop(A, KG_OP_LAND, bop(A, KG_OP_LT, kj, A->S), bop(A, KG_OP_LT, qi, A->Lq));
-    if (fl & 1) valid = bop(A, KG_OP_LAND, valid, bop(A, KG_OP_LE, kj, qi));
-    uint32_t sv = newvar(A, "sc", A->acc, ninf);
-    kg_lw_scope si = open_if(A, valid);
-    if (fl & 16) { /* the user's score function of the dot product, at (b, qi, kj) */
-      forget(L);
-      uint32_t ph = at->in[4], xc[KG_MAX_RANK];
-      kg_lw_memo_set(L, ph, kg_lw_cvt(L, var(A, s[cc]), (kg_dtype)L->g->nodes.v[ph].dtype));
-      kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[3]], false, A->bc, A->nb, qi, kj, xc);
-      stmt(A, KS_ASSIGN, sv, kg_lw_cvt(L, kg_lw_val_at(L, at->in[3], xc), A->acc), KG_NONE);
-    } else {
-      stmt(A, KS_ASSIGN, sv, fop(A, KG_OP_MUL, var(A, s[cc]), scale), KG_NONE);
-    }
-    if (fl & 2) {
-      forget(L);
-      uint32_t mc[KG_MAX_RANK];
-      kg_lw_mm_operand_coord(&L->g->nodes.v[at->in[3]], false, A->bc, A->nb, qi, kj, mc);
-      uint32_t m = kg_lw_val_at(L, at->in[3], mc);
-      if (fl & 4) stmt(A, KS_ASSIGN, sv, kg_kx_select(A->k, A->acc, bop(A, KG_OP_NE, m, kg_kx_const_i(A->k, KG_BOOL, 0)), var(A, sv), ninf), KG_NONE);
-      else stmt(A, KS_ASSIGN, sv, fop(A, KG_OP_ADD, var(A, sv), kg_lw_cvt(L, m, A->acc)), KG_NONE);
-    }
-    kg_lw_scope_leave(L, si);
+    uint32_t sv = kg_attn_score(A, qi, kj, s[cc], scale);
     s[cc] = sv;
     stmt(A, KS_SSTORE, A->Ps, iop(A, KG_OP_IDX_ADD, iop(A, KG_OP_IDX_MUL, A->row, cst(A, A->ppitch)), col), var(A, sv));
   }
@@ -249,19 +283,7 @@ static void key_block(akern *A, uint32_t k0, uint32_t q0, uint32_t mvar, uint32_
     uint32_t col = iop(A, KG_OP_IDX_ADD, A->lane, cst(A, (int64_t)cc * A->tpr));
     uint32_t p = kg_lw_decl(L, "p", A->acc, kg_kx_op(A->k, KG_OP_EXP, A->acc, fop(A, KG_OP_SUB, var(A, s[cc]), muse), KG_NONE, KG_NONE));
     stmt(A, KS_ASSIGN, psum, fop(A, KG_OP_ADD, var(A, psum), p), KG_NONE);
-    uint32_t pv = p;
-    if (fl & 8) {
-      uint32_t kj = iop(A, KG_OP_IDX_ADD, k0, col);
-      uint32_t dv = newvar(A, "dp", A->acc, fcst(A, 0));
-      kg_lw_scope si = open_if(A, bop(A, KG_OP_LAND, bop(A, KG_OP_LT, kj, A->S), bop(A, KG_OP_LT, qi, A->Lq)));
-      forget(L);
-      uint32_t dc[KG_MAX_RANK];
-      uint32_t dm = at->in[at->n_in - 1]; /* the dropout mask: the last operand */
-      kg_lw_mm_operand_coord(&L->g->nodes.v[dm], false, A->bc, A->nb, qi, kj, dc);
-      stmt(A, KS_ASSIGN, dv, fop(A, KG_OP_MUL, p, kg_lw_cvt(L, kg_lw_val_at(L, dm, dc), A->acc)), KG_NONE);
-      kg_lw_scope_leave(L, si);
-      pv = var(A, dv);
-    }
+    uint32_t pv = kg_attn_dropped(A, qi, iop(A, KG_OP_IDX_ADD, k0, col), p);
     stmt(A, KS_SSTORE, A->Ps, iop(A, KG_OP_IDX_ADD, iop(A, KG_OP_IDX_MUL, A->row, cst(A, A->ppitch)), col), pv);
   }
   stmt(A, KS_SSTORE, A->Ls, iop(A, KG_OP_IDX_ADD, iop(A, KG_OP_IDX_MUL, A->row, cst(A, A->tpr)), A->lane), var(A, psum));
@@ -293,10 +315,10 @@ bool kg_lw_attention(lctx *L, const char *name) {
   const kg_gnode *qn = &g->nodes.v[A->at->in[0]];
   if (A->at->ia[0] & 16) L->local[A->at->in[4]] = 1; /* the scores placeholder: the dot product computed here */
   A->acc = (kg_dtype)A->at->cdtype;
-  kg_dtype mdt = (kg_dtype)A->at->dtype;
   const kg_attn_tile_info *T = kg_attn_tile_get((kg_attn_tile)L->v->mm_tile);
+  bool tc = T->tensor_cores;
   int r = grp->space.rank;
-  A->nb = r - 2;
+  A->r = r, A->nb = r - 2;
   A->bq = T->bq, A->bk = T->bk, A->nt = T->threads, A->tpr = T->threads / T->bq;
   A->E = (uint32_t)qn->shape.d[qn->shape.rank - 1].v, A->Ev = (uint32_t)grp->space.d[r - 1].v;
   A->nacc = (A->Ev + A->tpr - 1) / A->tpr, A->ncol = A->bk / A->tpr;
@@ -308,29 +330,33 @@ bool kg_lw_attention(lctx *L, const char *name) {
   k->launch.block[0] = A->nt;
   k->launch.elems_per_thread = 1;
   k->launch.tile_m = A->bq, k->launch.tile_n = A->Ev;
-  k->launch.smem_static = kg_attn_smem((kg_attn_tile)L->v->mm_tile, A->E, A->Ev, kg_dtype_get(A->acc)->size);
+  if (tc) k->launch.smem_dyn = kg_attn_mma_smem(A->E, A->Ev);
+  else k->launch.smem_static = kg_attn_smem((kg_attn_tile)L->v->mm_tile, A->E, A->Ev, kg_dtype_get(A->acc)->size);
 
   /* parameters: sources, stored values, sizes, S, output strides */
   for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(L, AR);
   for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
-  uint32_t size_p[KG_MAX_RANK];
+  uint32_t *size_p = A->size_p;
   for (int d = 0; d < r; d++)
     size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE
                                                    : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(AR, "size%d", d), KPR_SIZE, 0, (uint32_t)d));
   uint32_t sp = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nkeys", KPR_RED_N, 0, 0));
-  astore st;
-  store_params(A, size_p, &st);
-  A->Qs = kg_kshared_add(k, "q", A->acc, A->bq * A->qpitch);
-  A->KVs = kg_kshared_add(k, "kv", A->acc, A->bk * A->kvpitch);
-  A->Ps = kg_kshared_add(k, "p", A->acc, A->bq * A->ppitch);
-  A->Ls = kg_kshared_add(k, "l", A->acc, A->bq * A->tpr);
+  store_params(A, size_p, &A->st);
+  if (!tc) {
+    A->Qs = kg_kshared_add(k, "q", A->acc, A->bq * A->qpitch);
+    A->KVs = kg_kshared_add(k, "kv", A->acc, A->bk * A->kvpitch);
+    A->Ps = kg_kshared_add(k, "p", A->acc, A->bq * A->ppitch);
+    A->Ls = kg_kshared_add(k, "l", A->acc, A->bq * A->tpr);
+  }
 
   /* body */
   L->cur = kg_kcursor_top(k);
   A->tid = kg_lw_decl(L, "tid", L->ix, kg_lw_cvt(L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L->ix));
-  A->row = kg_lw_decl(L, "row", L->ix, iop(A, KG_OP_IDX_DIV, A->tid, cst(A, A->tpr)));
-  A->lane = kg_lw_decl(L, "lane", L->ix, iop(A, KG_OP_IDX_MOD, A->tid, cst(A, A->tpr)));
+  if (!tc) {
+    A->row = kg_lw_decl(L, "row", L->ix, iop(A, KG_OP_IDX_DIV, A->tid, cst(A, A->tpr)));
+    A->lane = kg_lw_decl(L, "lane", L->ix, iop(A, KG_OP_IDX_MOD, A->tid, cst(A, A->tpr)));
+  }
   A->Lq = size_p[r - 2] == KG_NONE ? cst(A, 1) : kg_kx_param(k, size_p[r - 2]);
   A->S = kg_lw_decl(L, "nk", L->ix, kg_kx_param(k, sp));
   uint32_t qtiles = kg_lw_decl(L, "qtiles", L->ix, iop(A, KG_OP_IDX_DIV, iop(A, KG_OP_IDX_ADD, A->Lq, cst(A, A->bq - 1)), cst(A, A->bq)));
@@ -359,47 +385,38 @@ bool kg_lw_attention(lctx *L, const char *name) {
     A->bc[d] = kg_lw_decl(L, "bc", L->ix, iop(A, KG_OP_IDX_MOD, rem, sz));
     rem = kg_lw_decl(L, "br", L->ix, iop(A, KG_OP_IDX_DIV, rem, sz));
   }
-  kg_kcursor tile = L->cur;
-  kg_ks cm = kg_ks_make(KS_COMMENT);
-  cm.text = "prologue: the query tile";
-  kg_ks_add(&L->cur, cm);
-  load_tile(A, A->Qs, A->qpitch, A->bq, A->E, q0, A->Lq, A->at->in[0], false);
-  L->cur = kg_kcursor_body(k, tile.parent, tile.els);
-  uint32_t mvar = newvar(A, "m", A->acc, fcst(A, -INFINITY)), lvar = newvar(A, "l", A->acc, fcst(A, 0));
-  uint32_t o[KG_ATTN_ACC_MAX];
-  for (uint32_t j = 0; j < A->nacc; j++) o[j] = newvar(A, "o", A->acc, fcst(A, 0));
-  /* key blocks; causal: none past the tile's last query */
-  uint32_t kend = A->S;
-  if (A->at->ia[0] & 1) kend = kg_lw_decl(L, "kend", L->ix, iop(A, KG_OP_MINIMUM, A->S, iop(A, KG_OP_IDX_ADD, q0, cst(A, A->bq))));
-  kg_lw_scope s_k;
-  uint32_t k0 = kg_lw_open_for(L, "k0", cst(A, 0), kend, cst(A, A->bk), &s_k);
-  key_block(A, k0, q0, mvar, lvar, o, scale);
-  kg_lw_scope_leave(L, s_k);
-  /* the epilogue: o / l (0 without keys) at each of the thread's outputs inside the output */
-  cm.text = "epilogue";
-  kg_ks_add(&L->cur, cm);
-  uint32_t qi = kg_lw_decl(L, "qi", L->ix, iop(A, KG_OP_IDX_ADD, q0, A->row));
-  uint32_t nokeys = bop(A, KG_OP_EQ, A->S, cst(A, 0));
-  for (uint32_t j = 0; j < A->nacc; j++) {
-    uint32_t dcol = kg_lw_decl(L, "d", L->ix, iop(A, KG_OP_IDX_ADD, A->lane, cst(A, (int64_t)j * A->tpr)));
-    kg_lw_scope si = open_if(A, bop(A, KG_OP_LAND, bop(A, KG_OP_LT, qi, A->Lq), bop(A, KG_OP_LT, dcol, cst(A, A->Ev))));
-    forget(L);
-    uint32_t val = kg_kx_select(k, A->acc, nokeys, fcst(A, 0), fop(A, KG_OP_DIV, var(A, o[j]), var(A, lvar)));
-    L->memo[grp->red] = kg_lw_decl(L, "at", mdt, kg_lw_cvt(L, val, mdt));
-    uint32_t c[KG_MAX_RANK];
-    for (int d = 0; d < A->nb; d++) c[d] = A->bc[d];
-    c[r - 2] = size_p[r - 2] == KG_NONE ? KG_NONE : qi;
-    c[r - 1] = size_p[r - 1] == KG_NONE ? KG_NONE : dcol;
-    for (uint32_t q = 0; q < st.n; q++) {
-      uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, st.node[q], c), (kg_dtype)g->nodes.v[st.node[q]].dtype);
-      uint32_t off = kg_lw_linear_offset(L, c, &st.stride[q * KG_MAX_RANK], (uint32_t)r);
-      stmt(A, KS_STORE, st.param[q], off == KG_NONE ? cst(A, 0) : off, x);
+  if (tc) {
+    kg_lw_attn_mma_tile(A, q0, scale);
+  } else {
+    kg_kcursor tile = L->cur;
+    kg_ks cm = kg_ks_make(KS_COMMENT);
+    cm.text = "prologue: the query tile";
+    kg_ks_add(&L->cur, cm);
+    load_tile(A, A->Qs, A->qpitch, A->bq, A->E, q0, A->Lq, A->at->in[0], false);
+    L->cur = kg_kcursor_body(k, tile.parent, tile.els);
+    uint32_t mvar = newvar(A, "m", A->acc, fcst(A, -INFINITY)), lvar = newvar(A, "l", A->acc, fcst(A, 0));
+    uint32_t o[KG_ATTN_ACC_MAX];
+    for (uint32_t j = 0; j < A->nacc; j++) o[j] = newvar(A, "o", A->acc, fcst(A, 0));
+    /* key blocks; causal: none past the tile's last query */
+    uint32_t kend = A->S;
+    if (A->at->ia[0] & 1) kend = kg_lw_decl(L, "kend", L->ix, iop(A, KG_OP_MINIMUM, A->S, iop(A, KG_OP_IDX_ADD, q0, cst(A, A->bq))));
+    kg_lw_scope s_k;
+    uint32_t k0 = kg_lw_open_for(L, "k0", cst(A, 0), kend, cst(A, A->bk), &s_k);
+    key_block(A, k0, q0, mvar, lvar, o, scale);
+    kg_lw_scope_leave(L, s_k);
+    /* the epilogue: o / l (0 without keys) at each of the thread's outputs inside the output */
+    cm.text = "epilogue";
+    kg_ks_add(&L->cur, cm);
+    uint32_t qi = kg_lw_decl(L, "qi", L->ix, iop(A, KG_OP_IDX_ADD, q0, A->row));
+    uint32_t nokeys = bop(A, KG_OP_EQ, A->S, cst(A, 0));
+    for (uint32_t j = 0; j < A->nacc; j++) {
+      uint32_t dcol = kg_lw_decl(L, "d", L->ix, iop(A, KG_OP_IDX_ADD, A->lane, cst(A, (int64_t)j * A->tpr)));
+      kg_attn_store(A, qi, dcol, kg_kx_select(k, A->acc, nokeys, fcst(A, 0), fop(A, KG_OP_DIV, var(A, o[j]), var(A, lvar))));
     }
-    kg_lw_scope_leave(L, si);
   }
   kg_lw_scope_leave(L, s_my);
   kg_lw_scope_leave(L, s_bz);
-  free(st.param), free(st.node), free(st.stride);
+  free(A->st.param), free(A->st.node), free(A->st.stride);
   kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   return !(L->c->verify && !kg_kernel_verify(k, L->c->d));

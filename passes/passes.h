@@ -39,8 +39,9 @@ typedef struct kg_pass_ctx {
   kg_strbuf *log;  /* when non-NULL: IR after each pass (kgen explain) */
   const char *dump;/* comma-separated pass names to dump to stderr ($KG_DUMP), or NULL */
   bool no_fold;    /* keep every matrix product tiled (fold_products.c: force_variant 2 and 5) */
-  bool unfused_attn; /* ATTN expanded into PyTorch's math path by decompose.c (the gradients'
-                      * lowering: autodiff differentiates its products and softmax) */
+  bool unfused_attn; /* ATTN expanded into PyTorch's math path by decompose.c (force_variant 2
+                      * and 5; the gradients' lowering: autodiff differentiates its products and
+                      * softmax); no_fold alone keeps a hand-written attention as written */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */
@@ -237,21 +238,31 @@ const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
  * in registers: threads / bq threads per row, Ev / that many accumulators each) and streams the
  * keys and values in blocks of bk through one shared tile; the scheduler (kg_attn_choose_tile)
  * picks the largest tile whose registers and shared memory fit and that still gives every SM a
- * block. Tensor-core tiers come later as more entries. */
+ * block. The tensor-core tile (passes/lower_attn_mma.c, FlashAttention-2's layout on mma.sync)
+ * takes float16 / bfloat16 attention with head dims to 128 on sm_80 and later
+ * (kg_attn_tensor_cores). */
 typedef enum kg_attn_tile {
   KG_ATTN_Q64 = 0, /* 64 queries, keys in blocks of 32: short head dims (Ev <= 64) */
   KG_ATTN_Q32 = 1, /* 32 queries, keys in blocks of 32 */
   KG_ATTN_Q16 = 2, /* 16 queries, keys in blocks of 32 */
   KG_ATTN_Q8 = 3,  /* 8 queries, keys in blocks of 16: head dims to 256, float64 */
+  KG_ATTN_SIMT_COUNT = 4,
+  KG_ATTN_TC64 = 4,/* tensor cores: 4 warps of 16 queries each, keys in blocks of 64 (32 past d = 64) */
   KG_ATTN__COUNT
 } kg_attn_tile;
-typedef struct kg_attn_tile_info { uint32_t bq, bk, threads; const char *name; } kg_attn_tile_info;
+typedef struct kg_attn_tile_info { uint32_t bq, bk, threads; const char *name; bool tensor_cores; } kg_attn_tile_info;
 const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t);
 #define KG_ATTN_ACC_MAX 32      /* output accumulators per thread at most (registers: no spills) */
 #define KG_ATTN_SMEM_MAX 49152  /* static shared memory per block */
 /* Shared memory of tile t for head dims e, ev with accumulator elements of esz bytes: the query
  * tile, one key / value tile, the probabilities. */
 uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz);
+/* The tensor-core tile's dynamic shared memory for head dims e, ev (float16 / bfloat16 tiles of
+ * the queries, one key block and one value block, rows padded by 16 bytes) */
+uint32_t kg_attn_mma_smem(int64_t e, int64_t ev);
+int64_t kg_attn_mma_pitch(int64_t d); /* bytes of a row of head dim d in those tiles */
+uint32_t kg_attn_mma_bk(int64_t e, int64_t ev); /* keys a block of the tensor-core tile */
+#define KG_ATTN_TC_DIM_MAX 128  /* head dims the tensor-core tile takes (registers: no spills) */
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:
  * batch (the product of the batch dims), M, N. A convolution's (flags & 8, groups G = flags >> 8)
  * space is [N, O, S...]: batch N·G, M = O / G, N = ΠS. */
@@ -309,7 +320,7 @@ typedef struct kg_group_facts {
   int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B; a convolution) */
   int64_t mm_k;               /* MATMUL: K when static (-1: known at run time) */
   uint32_t attn_esz;          /* ATTN: the accumulator's size, bytes (mm_k holds the head dim E) */
-  uint8_t mm_dtype;           /* MATMUL: its operands' dtype (KG_DT_NONE when they differ) */
+  uint8_t mm_dtype;           /* MATMUL: its operands' dtype (KG_DT_NONE when they differ); ATTN: q, k and v's */
   bool mm_a_src, mm_b_src;    /* MATMUL: A / B is read from memory as it is (an input or a stored
                                  value, no prologue, no view): cp.async can bring it */
   bool mm_rows16[2];          /* MATMUL: A / B is such a source whose innermost dim is static and
@@ -412,6 +423,11 @@ bool kg_conv_direct(int64_t m, int64_t k);
 /* The attention tile for batch (the product of the batch dims), l queries (-1: unknown), head dims
  * e, ev (static) and an accumulator of esz bytes. */
 kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz);
+/* Does the attention of group facts gf over l queries and value head dim ev take the
+ * tensor-core tile (KG_ATTN_TC64)? float16 / bfloat16 q, k, v, head dims to
+ * KG_ATTN_TC_DIM_MAX, sm_80 or later, not forced off; at least 16 queries unless forced on. */
+struct kg_sched_facts;
+bool kg_attn_tensor_cores(const struct kg_group_facts *gf, const struct kg_sched_facts *x, const kg_target *t, int64_t l, int64_t ev);
 bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);

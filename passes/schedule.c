@@ -195,6 +195,8 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
     gf.mm_flags = at->ia[0];
     gf.mm_k = q->shape.d[q->shape.rank - 1].v;
     gf.attn_esz = kg_dtype_get((kg_dtype)at->cdtype)->size;
+    kg_dtype qd = (kg_dtype)q->dtype;
+    gf.mm_dtype = g->nodes.v[at->in[1]].dtype == qd && g->nodes.v[at->in[2]].dtype == qd ? qd : KG_DT_NONE;
   }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
@@ -438,7 +440,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     for (int d = 0; d < gf->rank - 2; d++) batch = x->space[d] < 0 || batch < 0 ? -1 : batch * x->space[d];
     v->layout = KG_LAYOUT_STRIDED;
     if ((x->runtime && x->max_offset > big) || numel > big || x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
-    v->mm_tile = (uint8_t)kg_attn_choose_tile(t, batch, l, gf->mm_k, ev, gf->attn_esz);
+    v->mm_tile = (uint8_t)(kg_attn_tensor_cores(gf, x, t, l, ev) ? KG_ATTN_TC64 : kg_attn_choose_tile(t, batch, l, gf->mm_k, ev, gf->attn_esz));
     return s;
   }
 
@@ -575,7 +577,8 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 /* ---- attention (issue 23) ---- */
 
 static const kg_attn_tile_info attn_tiles[KG_ATTN__COUNT] = {
-  {64, 32, 128, "q64"}, {32, 32, 128, "q32"}, {16, 32, 128, "q16"}, {8, 16, 128, "q8"},
+  {64, 32, 128, "q64", false}, {32, 32, 128, "q32", false}, {16, 32, 128, "q16", false}, {8, 16, 128, "q8", false},
+  {64, 64, 128, "tc64", true},
 };
 
 const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t) { return &attn_tiles[(unsigned)t < KG_ATTN__COUNT ? t : 0]; }
@@ -588,12 +591,31 @@ uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz) {
   return (uint32_t)((int64_t)esz * ((int64_t)T->bq * (e + 1) + (int64_t)T->bk * (kv + 1) + (int64_t)T->bq * (T->bk + 1) + (int64_t)T->bq * tpr));
 }
 
+/* rows of 16-byte chunks padded by one chunk: ldmatrix's eight row addresses fall in distinct
+ * banks (an odd number of chunks a row) */
+int64_t kg_attn_mma_pitch(int64_t d) { return (d + 15) / 16 * 32 + 16; }
+/* keys a block: 64, or 32 for head dims past 64 (the d = 128 kernel spilled on sm_90 at 64:
+ * 255 registers, NVRTC 12.4) */
+uint32_t kg_attn_mma_bk(int64_t e, int64_t ev) { return e > 64 || ev > 64 ? 32 : attn_tiles[KG_ATTN_TC64].bk; }
+uint32_t kg_attn_mma_smem(int64_t e, int64_t ev) {
+  const kg_attn_tile_info *T = &attn_tiles[KG_ATTN_TC64];
+  return (uint32_t)(T->bq * kg_attn_mma_pitch(e) + kg_attn_mma_bk(e, ev) * (kg_attn_mma_pitch(e) + kg_attn_mma_pitch(ev)));
+}
+
+bool kg_attn_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t l, int64_t ev) {
+  if (t->arch < 80 || x->force == KG_SCHED_NO_TENSOR_CORES || gf->attn_esz != 4) return false;
+  if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
+  if (gf->mm_k < 1 || gf->mm_k > KG_ATTN_TC_DIM_MAX || ev < 1 || ev > KG_ATTN_TC_DIM_MAX) return false;
+  if (kg_attn_mma_smem(gf->mm_k, ev) > (uint32_t)t->smem_per_block) return false;
+  return x->force == KG_SCHED_TENSOR_CORES || l < 0 || l >= 16;
+}
+
 /* The largest query tile whose accumulators (Ev over the row's threads) stay within
  * KG_ATTN_ACC_MAX registers and whose tiles fit the static shared memory; then smaller ones
  * while the blocks (batch × query tiles) would leave SMs idle, as kg_mm_choose_tile does. */
 kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz) {
-  int best = KG_ATTN__COUNT - 1;
-  for (int i = 0; i < KG_ATTN__COUNT; i++) {
+  int best = KG_ATTN_SIMT_COUNT - 1;
+  for (int i = 0; i < KG_ATTN_SIMT_COUNT; i++) {
     const kg_attn_tile_info *T = &attn_tiles[i];
     uint32_t tpr = T->threads / T->bq;
     if ((ev + tpr - 1) / tpr > KG_ATTN_ACC_MAX || kg_attn_smem((kg_attn_tile)i, e, ev, esz) > KG_ATTN_SMEM_MAX) continue;
@@ -601,7 +623,7 @@ kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, i
     break;
   }
   if (batch < 0 || l < 0) return (kg_attn_tile)best;
-  while (best + 1 < KG_ATTN__COUNT && batch * ((l + attn_tiles[best].bq - 1) / attn_tiles[best].bq) < t->sm_count &&
+  while (best + 1 < KG_ATTN_SIMT_COUNT && batch * ((l + attn_tiles[best].bq - 1) / attn_tiles[best].bq) < t->sm_count &&
          kg_attn_smem((kg_attn_tile)(best + 1), e, ev, esz) <= KG_ATTN_SMEM_MAX)
     best++;
   return (kg_attn_tile)best;

@@ -17,7 +17,9 @@
  *     at those sizes), the query tiles of a causal attention reading only the blocks at or below
  *     the diagonal: what the GPU's L2 has to serve;
  *   - FLOPs (4·B·T²·d; half of it causal, as the kernel skips the masked blocks) and the time
- *     both predict at H100 numbers (3.35 TB/s; 67 TFLOP/s fp32 without tensor cores).
+ *     both predict at H100 numbers (3.35 TB/s; 67 TFLOP/s fp32 without tensor cores);
+ *   - the float16 tensor-core tile's predicted time: 1.5× those FLOPs (P·V as two parts) at
+ *     989 TFLOP/s, or the exponentials on the SFUs where they bound it.
  * --run also times both on the CPU emulator at T = 128 (what the emulator's time is worth:
  * fibers running CUDA threads, not a GPU).
  * A benchmark, not a test: exit 1 only when an entry fails to compile. docs/perf.md. */
@@ -112,8 +114,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   int fails = 0;
-  printf("| causal | d | T | kernels fused / unfused | fused MB (byte counter) | unfused MB | unfused / fused | fused tile traffic MB | GFLOP | H100 us fused / unfused |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("| causal | d | T | kernels fused / unfused | fused MB (byte counter) | unfused MB | unfused / fused | fused tile traffic MB | GFLOP | H100 us fused / unfused | float16 tensor-core tile: H100 us (exp-bound) |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   static const int64_t Ts[] = {512, 1024, 2048, 4096, 8192};
   for (int causal = 0; causal < 2; causal++)
     for (int64_t d = 64; d <= 128; d += 64)
@@ -141,9 +143,15 @@ int main(int argc, char **argv) {
         double fused_us = 1e6 * (flop / KP_H100_FP32 > (double)f.bytes / KP_H100_BW ? flop / KP_H100_FP32 : (double)f.bytes / KP_H100_BW);
         double uflop = 4.0 * (double)BH * (double)T * (double)T * (double)d;
         double unf_us = 1e6 * (uflop / KP_H100_FP32 > (double)u.bytes / KP_H100_BW ? uflop / KP_H100_FP32 : (double)u.bytes / KP_H100_BW);
-        printf("| %s | %lld | %lld | %u / %u | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f / %.0f |\n", causal ? "yes" : "no", (long long)d, (long long)T,
+        /* the float16 tensor-core tile (lower_attn_mma.c): three products a block (S, and P·V as two
+         * parts) at the half-precision tensor-core peak, half the bytes, and the exponentials: one
+         * per score on the SFUs (16 a clock an SM: 132 × 16 × 1.83 GHz), which bound it at d = 64 */
+        double tc_flop = flop * 1.5, exps = (double)BH * (double)T * (double)T * (causal ? 0.5 : 1.0);
+        double tc_us = 1e6 * (tc_flop / KP_H100_TC_HALF > (double)f.bytes / 2 / KP_H100_BW ? tc_flop / KP_H100_TC_HALF : (double)f.bytes / 2 / KP_H100_BW);
+        double exp_us = 1e6 * exps / (132.0 * 16.0 * 1.83e9);
+        printf("| %s | %lld | %lld | %u / %u | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f / %.0f | %.0f (%.0f) |\n", causal ? "yes" : "no", (long long)d, (long long)T,
                f.kernels, u.kernels, (double)f.bytes / 1e6, (double)u.bytes / 1e6, (double)u.bytes / (double)f.bytes, tile_b / 1e6, flop / 1e9,
-               fused_us, unf_us);
+               fused_us, unf_us, tc_us > exp_us ? tc_us : exp_us, exp_us);
         kg_compiled_free(c);
       }
   if (run) {

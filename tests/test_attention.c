@@ -4,7 +4,8 @@
  * the emulator at the edges the example checks against PyTorch do not reach (no keys at all: 0;
  * a row every key of which is masked: NaN, as softmax over -inf; tiles crossing the sizes),
  * against a plain C reference in double precision. The examples themselves (examples/attn_*)
- * are checked against PyTorch by tests/test_examples.c. */
+ * are checked against PyTorch by tests/test_examples.c. The tensor-core tile (lower_attn_mma.c):
+ * when the scheduler takes it, and runs across its tiles on sm_80 and sm_90 and with a masked row. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +189,145 @@ Test(attention_exec, fully_masked_row_is_nan) {
       float x = o[((size_t)h * 33 + (size_t)i) * 16]; /* batch 0 (the residual q is added: NaN stays) */
       if (i == 5) cr_expect(isnan(x), "head %d row 5: %g, not NaN", h, (double)x);
       else cr_expect(!isnan(x), "head %d row %d: NaN", h, i);
+    }
+  free(q), free(k), free(v), free(mk), free(o);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+/* ---- the tensor-core tile (passes/lower_attn_mma.c) ---- */
+
+Test(attention_schedule, tensor_core_tile_when_it_applies) {
+  kg_group_facts gf;
+  memset(&gf, 0, sizeof gf);
+  gf.kind = KG_GROUP_ATTN, gf.rank = 4, gf.attn_esz = 4, gf.mm_dtype = KG_F16, gf.mm_k = 64;
+  kg_sched_facts x;
+  memset(&x, 0, sizeof x);
+  const kg_target *h = &kg_target_h100, *a = &kg_target_a100;
+  kg_target old = kg_target_a100;
+  old.arch = 75;
+  cr_expect(kg_attn_tensor_cores(&gf, &x, h, 4096, 64));
+  cr_expect(kg_attn_tensor_cores(&gf, &x, a, -1, 64), "sizes unknown");
+  cr_expect(kg_attn_tensor_cores(&gf, &x, h, 4096, 128));
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, &old, 4096, 64), "no mma.sync before sm_80");
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 4096, 160), "value head dim past 128");
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 5, 64), "5 queries: the SIMT tiles");
+  x.force = KG_SCHED_TENSOR_CORES;
+  cr_expect(kg_attn_tensor_cores(&gf, &x, h, 5, 64), "forced");
+  x.force = KG_SCHED_NO_TENSOR_CORES;
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 4096, 64), "forced off");
+  x.force = 0;
+  gf.mm_dtype = KG_BF16;
+  cr_expect(kg_attn_tensor_cores(&gf, &x, h, 4096, 64));
+  gf.mm_dtype = KG_F32;
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 4096, 64), "float32: the SIMT tiles");
+  gf.mm_dtype = KG_DT_NONE;
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 4096, 64), "q, k, v of different dtypes");
+  gf.mm_dtype = KG_F16, gf.mm_k = 200;
+  cr_expect_not(kg_attn_tensor_cores(&gf, &x, h, 4096, 64), "head dim past 128");
+  /* the tiles of the largest head dims fit a block's shared memory on both targets */
+  cr_expect_leq(kg_attn_mma_smem(128, 128), (uint32_t)a->smem_per_block);
+  cr_expect_eq(kg_attn_mma_bk(64, 64), 64);
+  cr_expect_eq(kg_attn_mma_bk(128, 64), 32);
+}
+
+/* causal float16 attention (examples/attn_tc.json, attn_tc_causal: [2, 3, T, 64]) on the
+ * tensor-core tile at sizes across its query tiles and key blocks, on sm_80 and sm_90, against
+ * the double-precision reference of the rounded inputs */
+static void run_tc_causal(int arch, int64_t T) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1, o.emu_arch = arch;
+  kg_context *ctx = kg_context_new(&o);
+  kg_module *m = load(ctx, "examples/attn_tc.json");
+  int64_t sh[4] = {2, 3, T, 64};
+  size_t n = (size_t)(6 * T * 64), heads = 6;
+  uint16_t *q = malloc((n + 1) * 2), *k = malloc((n + 1) * 2), *v = malloc((n + 1) * 2), *out = calloc(n + 1, 2);
+  float *qf = malloc((n + 1) * 4), *kf = malloc((n + 1) * 4), *vf = malloc((n + 1) * 4);
+  uint32_t seed = 11;
+  for (size_t i = 0; i < n; i++) {
+    q[i] = kg_f32_to_f16(2 * frand(&seed)), k[i] = kg_f32_to_f16(2 * frand(&seed)), v[i] = kg_f32_to_f16(frand(&seed));
+    qf[i] = kg_f16_to_f32(q[i]), kf[i] = kg_f16_to_f32(k[i]), vf[i] = kg_f16_to_f32(v[i]);
+  }
+  DLTensor t[4];
+  uint16_t *bufs[4] = {q, k, v, out};
+  for (int i = 0; i < 4; i++) {
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].data = bufs[i], t[i].device.device_type = kDLCPU, t[i].ndim = 4, t[i].dtype = (DLDataType){kDLFloat, 16, 1}, t[i].shape = sh;
+  }
+  const DLTensor *in[3] = {&t[0], &t[1], &t[2]};
+  DLTensor *outs[1] = {&t[3]};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, "attn_tc_causal", in, 3, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, in, 3, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  bool tc = false;
+  for (uint32_t i = 0; i < c->runtime.n; i++) tc |= strcmp(c->runtime.v[i]->k.schedule, "attention.tc64") == 0;
+  cr_expect(tc || T < 16, "T %lld: the tensor-core tile ran", (long long)T);
+  /* the reference: causal softmax(q kᵀ / 8) v per head, in double */
+  double *s = malloc((size_t)(T + 1) * sizeof *s);
+  int bad = 0;
+  for (size_t hd = 0; hd < heads; hd++)
+    for (int64_t i = 0; i < T; i++) {
+      const float *qi = qf + (hd * (size_t)T + (size_t)i) * 64;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j <= i; j++) {
+        const float *kj = kf + (hd * (size_t)T + (size_t)j) * 64;
+        double a = 0;
+        for (int e = 0; e < 64; e++) a += (double)qi[e] * kj[e];
+        s[j] = a / 8;
+        if (s[j] > mx) mx = s[j];
+      }
+      for (int64_t j = 0; j <= i; j++) sum += s[j] = exp(s[j] - mx);
+      for (int d = 0; d < 64; d++) {
+        double a = 0;
+        for (int64_t j = 0; j <= i; j++) a += s[j] / sum * vf[(hd * (size_t)T + (size_t)j) * 64 + (size_t)d];
+        double got = kg_f16_to_f32(out[(hd * (size_t)T + (size_t)i) * 64 + (size_t)d]);
+        if (!(fabs(got - a) <= 1e-3 + 2e-3 * fabs(a)) && bad++ < 5)
+          cr_log_error("sm_%d T %lld head %zu [%lld, %d]: %g vs %g", arch, (long long)T, hd, (long long)i, d, got, a);
+      }
+    }
+  cr_expect_eq(bad, 0, "sm_%d T %lld: %d outputs off", arch, (long long)T, bad);
+  free(s), free(q), free(k), free(v), free(out), free(qf), free(kf), free(vf);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+Test(attention_exec, tensor_core_tile_across_tiles, .timeout = 600) {
+  run_tc_causal(90, 130); /* three query tiles, the last of 2 rows; three key blocks */
+  run_tc_causal(80, 64);  /* exactly one tile */
+  run_tc_causal(80, 17);
+  run_tc_causal(90, 1);   /* one query, one key: the forced-off size (SIMT tiles) */
+}
+
+/* a row whose every key is masked is NaN on the tensor-core tile too (0 / 0), the others finite */
+Test(attention_exec, tensor_core_fully_masked_row_is_nan, .timeout = 300) {
+  kg_context *ctx = ctx_forced(0);
+  kg_module *m = load(ctx, "examples/attn_tc.json");
+  kg_compiled *c;
+  /* q [2,3,70,40], k [2,3,133,40], v [2,3,133,24], additive mask [70,133], bfloat16 */
+  cr_assert_eq(kg_specialize(m, "attn_tc_cross_mask", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  int64_t sq[4] = {2, 3, 70, 40}, sk[4] = {2, 3, 133, 40}, sv[4] = {2, 3, 133, 24}, sm[2] = {70, 133}, so[4] = {2, 3, 70, 24};
+  size_t nq = 2 * 3 * 70 * 40, nk = 2 * 3 * 133 * 40, nv = 2 * 3 * 133 * 24, nm = 70 * 133, no = 2 * 3 * 70 * 24;
+  uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nv * 2), *mk = malloc(nm * 2), *o = malloc(no * 2);
+  uint32_t seed = 3;
+  for (size_t i = 0; i < nq; i++) q[i] = kg_f32_to_bf16(frand(&seed));
+  for (size_t i = 0; i < nk; i++) k[i] = kg_f32_to_bf16(frand(&seed));
+  for (size_t i = 0; i < nv; i++) v[i] = kg_f32_to_bf16(frand(&seed));
+  for (size_t i = 0; i < nm; i++) mk[i] = kg_f32_to_bf16(0.0f);
+  for (int j = 0; j < 133; j++) mk[66 * 133 + j] = kg_f32_to_bf16(-INFINITY); /* query 66 (the second tile) */
+  uint16_t *bufs[5] = {q, k, v, mk, o};
+  int64_t *shapes[5] = {sq, sk, sv, sm, so};
+  DLTensor t[5];
+  for (int i = 0; i < 5; i++) {
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].data = bufs[i], t[i].device.device_type = kDLCPU, t[i].ndim = i == 3 ? 2 : 4, t[i].dtype = (DLDataType){kDLBfloat, 16, 1}, t[i].shape = shapes[i];
+  }
+  const DLTensor *in[4] = {&t[0], &t[1], &t[2], &t[3]};
+  DLTensor *out[1] = {&t[4]};
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, in, 4, NULL, 0, out, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  for (int b = 0; b < 6; b++)
+    for (int i = 0; i < 70; i++) {
+      float x = kg_bf16_to_f32(o[((size_t)b * 70 + (size_t)i) * 24 + 5]);
+      if (i == 66) cr_expect(isnan(x), "head %d row 66: %g, not NaN", b, (double)x);
+      else cr_expect(!isnan(x), "head %d row %d: NaN", b, i);
     }
   free(q), free(k), free(v), free(mk), free(o);
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);

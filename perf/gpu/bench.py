@@ -23,7 +23,8 @@ formulation) and with matmuls (eager's best).
 
 With --tensor-cores, instead: the products and convolutions of perf/programs/tc_bench.json
 (matmul 4096³ in float32 — split-TF32 and TF32 — float16 and bfloat16, transformer projections,
-attention's batched products, ResNet-50's 3x3 and 1x1 convolutions) checked against PyTorch and
+attention's batched products, the fused attention on its tensor-core tile beside PyTorch's flash
+SDPA, ResNet-50's 3x3 and 1x1 convolutions) checked against PyTorch and
 timed beside it (cuBLAS / cuDNN, PyTorch's default full-float32 products) and torch.compile, in
 TFLOP/s; --no-compile leaves torch.compile out; --small runs tiny sizes on the CPU emulator (the
 script's own check, no timings).
@@ -278,6 +279,24 @@ def tc_cases(small):
     yield (f"attention p·v B={B} H={H} T={T} D={D} float16", "attn_pv_f16",
            lambda dev: [torch.rand(B, H, T, T, device=dev, dtype=torch.float16) / T, r(B, H, T, D, device=dev, dtype=torch.float16)],
            torch.matmul, 2 * B * H * T * T * D, {})
+    # the fused attention (one kernel, tensor-core tile) beside PyTorch's fused SDPA (flash) where
+    # it has one; the emulator's check against the math path in float64
+    sdpa = getattr(F, "scaled_dot_product_attention", None)
+
+    def attn_ref(causal):
+        def math(q, k, v):
+            s_ = q.matmul(k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+            if causal:
+                s_ = s_.masked_fill(torch.ones(s_.shape[-2:], dtype=torch.bool, device=q.device).triu(1), float("-inf"))
+            return s_.softmax(-1).matmul(v)
+        if sdpa is None:
+            return math
+        return lambda q, k, v: math(q, k, v) if q.dtype == torch.float64 else sdpa(q, k, v, is_causal=causal)
+    for entry, D, causal in (("sdpa_causal_f16_d128", 128, True), ("sdpa_f16_d64", 64, False)):
+        B, H, T = (4, 32, 2048) if s else (1, 2, 80)
+        yield (f"attention (fused) B={B} H={H} T={T} D={D} float16{' causal' if causal else ''}", entry,
+               lambda dev, B=B, H=H, T=T, D=D: [r(B, H, T, D, device=dev, dtype=torch.float16) for _ in range(3)],
+               attn_ref(causal), 4 * B * H * T * T * D // (2 if causal else 1), {})
     convs = [("conv3x3_relu_f16", 32, 64, 64, 56, 1, torch.float16), ("conv3x3_relu_f16", 32, 256, 256, 14, 1, torch.float16),
              ("conv1x1_relu_f16", 32, 256, 64, 56, 1, torch.float16), ("conv1x1_relu_f16", 32, 64, 256, 56, 1, torch.float16),
              ("conv3x3s2_relu_f32", 32, 64, 64, 56, 2, torch.float32), ("conv3x3s2_relu_f32", 32, 256, 256, 14, 2, torch.float32)]

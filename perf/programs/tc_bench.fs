@@ -36,3 +36,14 @@ let conv3x3s2_relu_f32 =
 [<Kgen.Entry("float16[N,C,H,W], float16[O,C,1,1], float16[O]")>]
 let conv1x1_relu_f16 =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.conv2d(x, w, b).relu() @>
+
+// the fused attention on its tensor-core tile (passes/lower_attn_mma.c; head dims are static)
+[<Kgen.Entry("float16[B,H,T,128], float16[B,H,T,128], float16[B,H,T,128]")>]
+let sdpa_causal_f16_d128 =
+    <@ fun (q: torch.Tensor) (k: torch.Tensor) (v: torch.Tensor) ->
+        torch.nn.functional.scaled_dot_product_attention(q, k, v, is_casual = true) @>
+
+[<Kgen.Entry("float16[B,H,T,64], float16[B,H,T,64], float16[B,H,T,64]")>]
+let sdpa_f16_d64 =
+    <@ fun (q: torch.Tensor) (k: torch.Tensor) (v: torch.Tensor) ->
+        torch.nn.functional.scaled_dot_product_attention(q, k, v) @>
