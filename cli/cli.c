@@ -48,16 +48,31 @@ static void usage(FILE *f) {
           KGEN_VERSION_STRING);
 }
 
+int kg_cli_size_arg(char *arg, const char **name, long long *val) {
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) return fprintf(stderr, "kgen: --size wants SYMBOL=N, not '%s'\n", arg), -1;
+  char *end;
+  errno = 0;
+  long long n = strtoll(eq + 1, &end, 10);
+  if (end == eq + 1 || *end)
+    return fprintf(stderr, "kgen: --size %s: '%s' is not a whole number\n", arg, eq + 1), -1;
+  if (errno == ERANGE)
+    return fprintf(stderr, "kgen: --size %s: the size does not fit 64 bits (a size is at most %lld)\n", arg, (long long)INT64_MAX), -1;
+  if (n < 0) return fprintf(stderr, "kgen: --size %s: a size is 0 or more\n", arg), -1;
+  *eq = 0;
+  *name = arg, *val = n;
+  return 0;
+}
+
 int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
   const char *s = argv[*i];
   if (!strcmp(s, "--eager")) return v->eager = true, 1;
   if (!strcmp(s, "--strided")) return v->strided = true, 1;
   if (!strcmp(s, "--size")) {
     if (*i + 1 >= argc) return fprintf(stderr, "kgen: --size needs a value\n"), -1;
-    char *eq = strchr(argv[++*i], '=');
-    if (!eq || v->n_size == 4) return fprintf(stderr, "kgen: --size wants SYMBOL=N (4 at most)\n"), -1;
-    *eq = 0;
-    v->size_name[v->n_size] = argv[*i], v->size_val[v->n_size++] = strtoll(eq + 1, NULL, 10);
+    if (v->n_size == 4) return fprintf(stderr, "kgen: --size given more than 4 times\n"), -1;
+    if (kg_cli_size_arg(argv[++*i], &v->size_name[v->n_size], &v->size_val[v->n_size]) != 0) return -1;
+    v->n_size++;
     return 1;
   }
   bool force = !strcmp(s, "--variant");
@@ -125,11 +140,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
     } else if (!strcmp(s, "--size")) {
       NEXT();
       if (a->n_size == KG_CLI_MAX) return fprintf(stderr, "kgen: too many --size\n"), -1;
-      char *eq = strchr(argv[++i], '=');
-      if (!eq) return fprintf(stderr, "kgen: --size wants SYMBOL=N\n"), -1;
-      *eq = 0;
-      a->size_name[a->n_size] = argv[i];
-      a->size_val[a->n_size++] = strtoll(eq + 1, NULL, 10);
+      if (kg_cli_size_arg(argv[++i], &a->size_name[a->n_size], &a->size_val[a->n_size]) != 0) return -1;
+      a->n_size++;
     } else if (!strcmp(s, "--device")) {
       NEXT();
       const char *d = argv[++i];

@@ -121,6 +121,30 @@ bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_
                 dt == KG_DT_NONE ? "(unsupported)" : dtn(dt), dtn((kg_dtype)n->dtype));
     return false;
   }
+  /* sizes a tensor can have: none negative, and an element count a 64-bit index reaches (the
+   * widest index type of the kernels) */
+  if (rank && !t->shape) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s has rank %d but no shape array", what, rank);
+    return false;
+  }
+  int64_t count = 1;
+  bool over = false, empty = false;
+  for (int i = 0; i < rank; i++) {
+    empty |= t->shape[i] == 0;
+    if (t->shape[i] < 0) {
+      kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has a negative size %lld at dim %d", what, (long long)t->shape[i], i);
+      return false;
+    }
+    over |= __builtin_mul_overflow(count, t->shape[i], &count);
+  }
+  if (over && !empty) {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    for (int i = 0; i < rank; i++) kg_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%s has shape [%s]: more elements than a 64-bit index addresses", what, kg_sb_cstr(&b));
+    kg_sb_free(&b);
+    return false;
+  }
   for (int i = 0; i < rank; i++) {
     const kg_dim *dm = &n->shape.d[i];
     int64_t s = t->shape[i];
