@@ -3,7 +3,7 @@
  *   kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90]
  *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
  *   kgen run     FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR
- *                [--device auto|cuda|emu|null] [--stats]
+ *                [--device auto|cuda|emu|cpu|null] [--stats]
  *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
  *   kgen explain FILE [--entry NAME] [--sig SIG]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
@@ -30,8 +30,8 @@ static void usage(FILE *f) {
           "usage:\n"
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
-          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
-          "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
+          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|cpu|null] [--stats]\n"
+          "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu|cpu] [--keep DIR]\n"
           "      [--variant 0-5] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
@@ -149,7 +149,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
       else if (!strcmp(d, "cuda")) a->device = KG_DEVICE_CUDA;
       else if (!strcmp(d, "emu")) a->device = KG_DEVICE_EMU;
       else if (!strcmp(d, "null")) a->device = KG_DEVICE_NULL;
-      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, null)\n", d), -1;
+      else if (!strcmp(d, "cpu")) a->device = KG_DEVICE_CPU;
+      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, cpu, null)\n", d), -1;
     } else if (!strcmp(s, "--stats")) {
       a->stats = 1;
     } else if (s[0] == '-' && (vr = kg_cli_variant_opt(argc, argv, &i, &a->var)) != 0) {

@@ -100,6 +100,17 @@ void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
 
+/* lower.c: the computation and stores of every output of a pointwise group at the current
+ * element (L->poff, L->ooff, L->gcoord set) */
+void kg_lw_emit_element(lctx *L, uint32_t nnodes);
+/* ---- the CPU target's pointwise schedule: lower_cpu.c ----
+ * A thread owns a chunk of KG_CPU_CHUNK elements and walks it in plain loops (linear: one loop;
+ * strided: one loop per segment of the innermost dim `din`, whose size parameter is din_size,
+ * KG_NONE when din is the only dim, the coordinates of the others computed once per segment).
+ * size_p: the space's size parameters (KG_NONE static 1, `outer` the outermost dim's marker). */
+void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, const uint32_t *size_p, uint32_t outer, const uint32_t *in_stride,
+                         const uint32_t *out_stride, uint32_t numel_param);
+
 /* ---- the matrix-product schedules: lower_matmul.c ---- */
 bool kg_lw_matmul(lctx *L, const char *name);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then

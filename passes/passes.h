@@ -140,7 +140,12 @@ typedef struct kg_variant {
                           first pass keeps what it loads, later passes read it from there;
                           valid only when the row has ≤ blockDim · KG_ROW_CACHE elements */
   uint8_t mm_tile;     /* MATMUL: the tile schedule, a kg_mm_tile */
+  uint8_t cpu;         /* the CPU target's schedules (kg_target_cpu): pointwise kernels walk chunks of
+                          KG_CPU_CHUNK elements in plain loops (lower_cpu.c); reductions are a thread
+                          per output (the column schedule, always) */
 } kg_variant;
+/* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
+#define KG_CPU_CHUNK 2048
 
 /* The matrix-product tile schedules (passes/lower_matmul.c): a block of 256 threads computes a
  * bm × bn output tile, tm × tn outputs per thread, K in chunks of KG_MM_BK staged in shared
@@ -188,8 +193,12 @@ typedef struct kg_target {
   int threads_per_sm;     /* resident threads per SM */
   int blocks_per_sm;      /* resident blocks per SM the split aims for */
   int smem_per_sm;        /* shared memory per SM, bytes */
+  int cpu_cores;          /* > 0: a CPU (the CPU device) with this many threads: the scheduler picks
+                             schedules whose threads never cooperate (plain loops there) */
 } kg_target;
 extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
+/* The CPU device's target: `cores` worker threads (the caller's included). */
+kg_target kg_target_cpu(int cores);
 
 /* Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
  * reduction joining a row group, an output joining a row group or a pointwise group)

@@ -24,7 +24,16 @@
 
 #include "passes.h"
 
-const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024};
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 0};
+
+kg_target kg_target_cpu(int cores) {
+  kg_target t;
+  memset(&t, 0, sizeof t);
+  t.name = "CPU";
+  t.sm_count = cores < 1 ? 1 : cores, t.threads_per_sm = 1, t.blocks_per_sm = 1;
+  t.cpu_cores = t.sm_count;
+  return t;
+}
 
 /* ---- the fuser's question ---- */
 
@@ -197,6 +206,12 @@ bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red) {
   int64_t s, cap;
   if (n_out <= 0 || n_red <= 0) return 1;
+  if (t->cpu_cores) { /* a CPU: two chunks per core over fewer outputs than cores, 16 Ki elements or more each */
+    if (n_out >= t->cpu_cores) return 1;
+    s = (2 * (int64_t)t->cpu_cores + n_out - 1) / n_out, cap = n_red / 16384;
+    if (s > cap) s = cap;
+    return s < 2 ? 1 : s;
+  }
   int64_t threads = (int64_t)t->sm_count * t->threads_per_sm, blocks = (int64_t)t->sm_count * t->blocks_per_sm;
   if (columns) s = (threads + n_out - 1) / n_out, cap = n_red / 32;
   else s = n_out >= 2 * t->sm_count ? 1 : (blocks + n_out - 1) / n_out, cap = n_red / 4096;
@@ -284,6 +299,46 @@ kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64
   return KG_MM_T16;
 }
 
+/* The CPU target (kg_target_cpu): schedules whose threads never cooperate, so that the CPU
+ * device runs them as plain loops (ir/kernel_coop.c, codegen-cuda/cpu.c). Pointwise kernels walk
+ * chunks of the space in loops (lower_cpu.c), linear where every operand is contiguous, strided
+ * otherwise; every reduction is a thread per output walking its row (the column schedule), split
+ * into chunks over the cores when the outputs are fewer than the cores and the rows long; scans
+ * are a thread per row already. Products keep the tile schedules (fibers on the CPU device). */
+static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, kg_schedule s, int64_t numel, int64_t nout,
+                              int64_t nred, int64_t big) {
+  kg_variant *v = &s.v;
+  v->cpu = 1;
+  if (numel > big || (x->runtime && x->max_offset > big)) v->index_dtype = KG_I64;
+  if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
+  bool forced = x->force == KG_SCHED_STRIDED || x->force == KG_SCHED_STRIDED_I64;
+  switch ((kg_group_kind)gf->kind) {
+  case KG_GROUP_POINTWISE:
+    v->layout = x->contiguous && !gf->coords && !forced ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+    return s;
+  case KG_GROUP_SCAN:
+    v->layout = KG_LAYOUT_STRIDED;
+    return s;
+  case KG_GROUP_REDUCE: {
+    v->layout = KG_LAYOUT_LINEAR; /* the column schedule: a thread per output */
+    int64_t S = gf->splittable && !forced ? kg_reduce_split_chunks(t, true, nout, nred) : 1;
+    if (S > 1) {
+      v->split = KG_SPLIT_PARTIAL;
+      s.chunk = (nred + S - 1) / S;
+      s.nchunk = (nred + s.chunk - 1) / s.chunk;
+    }
+    return s;
+  }
+  default: break;
+  }
+  int64_t batch, m, n;
+  kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
+  v->layout = KG_LAYOUT_STRIDED;
+  v->mm_tile = (uint8_t)kg_mm_choose_tile(&kg_target_h100, batch, m, n);
+  if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
+  return s;
+}
+
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t) {
   kg_schedule s;
   memset(&s, 0, sizeof s);
@@ -296,6 +351,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];
   row_counts(gf, x->space, &nout, &nred, &known);
   const int64_t big = ((int64_t)1 << 31) - 4096;
+  if (t->cpu_cores && x->runtime) return cpu_choose(gf, x, t, s, numel, nout, nred, big);
 
   if (gf->kind == KG_GROUP_MATMUL) {
     /* a product: tiles addressed by coordinates (strides are parameters); 64-bit indices when

@@ -37,6 +37,11 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
     if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
     return ctx->emu;
   }
+  if (kind == KG_DEVICE_CPU) {
+    if (!ctx->cpu && (ctx->cpu = kg_dev_cpu_new(&ctx->rtcfg, ctx->cpu_threads, d)))
+      ctx->cpu_threads = kg_dev_cpu_threads(ctx->cpu), ctx->cpu_target = kg_target_cpu(ctx->cpu_threads);
+    return ctx->cpu;
+  }
   if (!ctx->cuda) {
     kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
     if (!nv) return NULL;
@@ -65,10 +70,10 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
   bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "");
+                                     mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "", v->cpu ? "_cpu" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -82,6 +87,8 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->cuda = kg_sb_take(&b);
   kg_cuda_emit_trampolines(&kp, 1, &b);
   kv->trampolines = kg_sb_take(&b);
+  kg_cuda_emit_cpu_glue(&kp, 1, &b);
+  kv->cpu = kg_sb_take(&b);
   KG_VEC_PUSH(c->runtime, kv);
   return kv;
 }
@@ -297,14 +304,19 @@ _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64
  * a group of the fused plan (few rows too long for a block each; force_variant 4 always takes
  * it); else the fold plan (2) when every product kept tiled only for its symbolic sizes is
  * small at this run's sizes; else the fused plan (0). */
-static int choose_plan(const kg_compiled *c, const binding *B) {
+/* What the scheduler plans for on device dev: the CPU device's cores, else the GPU. */
+static const kg_target *dev_target(const kg_context *ctx, const kg_device *dev) {
+  return dev && dev->vt->kind == KG_DEVICE_CPU ? &ctx->cpu_target : &kg_target_h100;
+}
+
+static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *T) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     int64_t space[KG_MAX_RANK];
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
-    if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, &kg_target_h100)) return 1;
+    if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
   if (!c->n_fold_cand) return 0;
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
@@ -407,7 +419,7 @@ typedef struct launch_env {
   void *scratch;
   int r;
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
-  bool reduce;
+  bool reduce, mm;
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
   int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
   const int64_t *sym;       /* the symbols' values */
@@ -423,7 +435,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines};
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu};
     if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
@@ -494,6 +506,10 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
+    /* the launch's work, for the CPU device's workers: multiply-adds, reduced elements, elements */
+    dev->work = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1)
+                : E->reduce ? (uint64_t)E->nout * (uint64_t)(E->nred > 0 ? E->nred : 1)
+                            : (uint64_t)E->numel;
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   if (heap) free(vals), free(params);
@@ -727,7 +743,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   if (st == KG_OK && dev && !check_placement(ctx, g, pt, outputs, host)) st = KG_ERR_INPUT;
   /* the plan: the fused one, unless one of its row groups has rows too few and too long
    * for a block each, which only the split-rows plan spreads over the whole GPU */
-  int plan = st == KG_OK ? choose_plan(c, &B) : 0;
+  const kg_target *T = dev_target(ctx, dev);
+  int plan = st == KG_OK ? choose_plan(c, &B, T) : 0;
   if (plan == 1 && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
   if (plan == 2 && !build_fold_plan(c, d)) st = KG_ERR_INTERNAL;
   if (st != KG_OK) plan = 0;
@@ -818,12 +835,12 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &kg_target_h100);
+    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
     E.row_threads = sc.row_threads;
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
-    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
+    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
     if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;

@@ -1,0 +1,173 @@
+/* tests/test_bounded.c — a long-lived process stays bounded (issue 25).
+ *
+ * A process that compiles and runs many entries on the emulator once ran out of memory maps:
+ * every loaded kernel object kept a spare mapping of fiber stacks with a guard page per fiber
+ * (two maps per fiber, 1,000 to 2,000 per compiled entry: 12,187 maps after a softmax and an
+ * MNIST entry), and at the kernel's limit of 65,530 every later compile or launch failed. Now the
+ * stacks come from one pool per process (runtime/emu_stacks.c) and objects are shared by content
+ * and unloaded with their last compiled entry (runtime/hostcc.c).
+ *
+ * The test: one process, one context, 200 different compiled entries — 20 example programs with
+ * symbolic sizes (softmax, layer norm, RMSNorm, row / column / middle-dim reductions over every
+ * dtype family, matrix products with shared-memory tiles, views, broadcasts), each specialized at
+ * 10 sizes (rows of 1 to 4,100 elements: blocks of 128 to 1,024 fibers) — all kept alive and run
+ * on the emulator, checked against a plain C loop where the program is a known one. Bounds,
+ * over the process's state before the first entry:
+ *   - memory maps: at most STACK_SETS × (2 × 1024 + 1) for the pool's stack sets, plus
+ *     MAPS_PER_OBJECT per loaded object, plus MAPS_SLACK (libraries the first run loads);
+ *   - loaded objects: at most the distinct kernels, not the entries;
+ *   - resident memory: at most RSS_MB more;
+ * and after every entry is freed, no object stays loaded and the maps are back within
+ * MAPS_SLACK + the pool's kept sets of the start. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check.h"
+#include "runtime/api_int.h"
+
+#define N_SIZES 10
+#define STACK_SETS 3      /* a launch's set + POOL_IDLE_MAX idle ones (emu_stacks.c) */
+#define MAPS_PER_OBJECT 8 /* a dlopen'd object: text, rodata, data, relro, bss, and their splits */
+#define MAPS_SLACK 200
+#define RSS_MB 400
+
+static int n_maps(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  int n = 0, c;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+static long rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long v = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmRSS:", 6)) v = atol(line + 6);
+  if (f) fclose(f);
+  return v;
+}
+
+/* example programs with symbolic sizes, and the largest size each runs at (the emulator's time) */
+static const struct {
+  const char *file, *entry;
+  int64_t max;
+} progs[] = {
+    {"bcast_bias_gelu", "bcast_bias_gelu", 4100},
+    {"bcast_symbolic", "bcast_symbolic", 600},
+    {"linear_gelu_residual", "linear_gelu_residual", 40},
+    {"linear_nobias_3d", "linear_nobias_3d", 40},
+    {"mm_bmm_sym", "mm_bmm_sym", 40},
+    {"mm_prologue", "mm_prologue", 40},
+    {"norm_layer_norm_f64_sym", "norm_layer_norm_f64_sym", 4100},
+    {"norm_prim_rmsnorm_eps_param_sym", "norm_prim_rmsnorm_eps_param_sym", 4100},
+    {"norm_prim_softmax_sym", "norm_prim_softmax_sym", 4100},
+    {"norm_softmax_sym", "norm_softmax_sym", 4100},
+    {"red_matrix_cols_f32", "red_matrix_cols_f32", 4100},
+    {"red_matrix_half_f64", "red_matrix_half_f64", 4100},
+    {"red_matrix_int32", "red_matrix_int32", 4100},
+    {"red_matrix_mid_f32", "red_matrix_mid_f32", 1100},
+    {"red_matrix_rows_f32", "red_matrix_rows_f32", 4100},
+    {"red_sym_3d", "red_sym_3d", 600},
+    {"red_sym_rows", "red_sym_rows", 4100},
+    {"view_heads", "view_permute_flatten", 4100},
+    {"view_symbolic_products", "view_rows_linear", 4100},
+    {"view_symbolic_products", "flatten_product", 4100},
+};
+static const int64_t sizes[N_SIZES] = {1, 3, 7, 16, 33, 70, 150, 600, 1100, 4100};
+
+typedef struct live {
+  kg_compiled *c;
+  kg_npy in[16], out[16];
+  int n_in, n_out;
+} live;
+
+/* One entry of program p at size index z: specialized from random tensors whose symbolic dims
+ * have the size (the others as the document says), run on the emulator. */
+static void run_one(kg_context *ctx, kg_module *m, const char *entry, int64_t size, live *L) {
+  kg_compiled *c0;
+  cr_assert_eq(kg_specialize(m, entry, NULL, &c0), KG_OK, "%s", kg_last_error(ctx));
+  const kg_graph *g = kg_compiled_graph(c0);
+  DLTensor views[16];
+  const DLTensor *ins[16];
+  kg_named_tensor caps[16];
+  int ni = 0, nc = 0;
+  cr_assert(g->params.n <= 16);
+  for (uint32_t p = 0; p < g->params.n; p++) {
+    const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
+    int64_t shape[KG_MAX_RANK];
+    int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
+    for (int d = 0; d < rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : size;
+    cr_assert_eq(kg_npy_random_in(&L->in[p], n->dtype, rank, shape, p + 7, true, g->params.v[p].range), 0);
+    kg_npy_dlview(&L->in[p], &views[p]);
+    if (g->params.v[p].is_capture) caps[nc].name = g->params.v[p].name, caps[nc++].t = &views[p];
+    else ins[ni++] = &views[p];
+  }
+  L->n_in = (int)g->params.n;
+  cr_assert_eq(kg_specialize_for(m, entry, ins, ni, caps, nc, &L->c), KG_OK, "%s at %lld: %s", entry, (long long)size, kg_last_error(ctx));
+  kg_compiled_free(c0);
+  DLTensor ov[16];
+  DLTensor *op[16];
+  L->n_out = kg_compiled_n_outputs(L->c);
+  cr_assert(L->n_out <= 16);
+  cr_assert_eq(kg_alloc_host_outputs(L->c, L->out, ov, op), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(L->c, KG_DEVICE_EMU, ins, ni, caps, nc, op, L->n_out, NULL), KG_OK, "%s at %lld: %s", entry, (long long)size,
+               kg_last_error(ctx));
+}
+
+Test(bounded, two_hundred_entries_in_one_process, .timeout = 900) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  kg_context *ctx = kg_context_new(&o);
+  int maps0 = n_maps();
+  long rss0 = rss_kb();
+  kg_stack_pool_stats ps0;
+  kg_emu_stack_pool_stats(&ps0);
+  int n_progs = (int)(sizeof progs / sizeof *progs), n_live = 0, peak_maps = 0;
+  kg_module *mods[32];
+  live *L = calloc((size_t)n_progs * N_SIZES, sizeof *L);
+  for (int p = 0; p < n_progs; p++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, progs[p].file);
+    cr_assert_eq(kg_module_load_file(ctx, path, &mods[p]), KG_OK, "%s", kg_last_error(ctx));
+    for (int z = 0; z < N_SIZES; z++) {
+      int64_t size = sizes[z] <= progs[p].max ? sizes[z] : progs[p].max - (N_SIZES - z); /* 10 different sizes */
+      run_one(ctx, mods[p], progs[p].entry, size, &L[n_live++]);
+      int maps = n_maps();
+      if (maps > peak_maps) peak_maps = maps;
+    }
+  }
+  kg_device *emu = ctx->emu;
+  uint32_t objects = kg_dev_loaded_objects(emu);
+  long rss1 = rss_kb();
+  kg_stack_pool_stats ps;
+  kg_emu_stack_pool_stats(&ps);
+  cr_log_info("%d entries alive: %d memory maps at most (%d at the start), %u objects loaded, resident %ld -> %ld kB, stack sets %u (peak %u, largest "
+              "block %u)",
+              n_live, peak_maps, maps0, objects, rss0, rss1, ps.sets, ps.peak_sets, ps.largest_block);
+  cr_expect_eq(n_live, 200);
+  cr_expect_leq(objects, (uint32_t)(n_live / 2), "objects are shared by content: %u loaded for %d entries", objects, n_live);
+  cr_expect_leq(ps.largest_block, 1024u);
+  cr_expect_leq(ps.peak_sets - ps0.peak_sets + ps0.sets, (unsigned)STACK_SETS);
+  int bound = maps0 + STACK_SETS * (2 * 1024 + 1) + MAPS_PER_OBJECT * (int)objects + MAPS_SLACK;
+  cr_expect_leq(peak_maps, bound, "memory maps: %d, bound %d", peak_maps, bound);
+  cr_expect_leq(rss1 - rss0, (long)RSS_MB * 1024, "resident memory grew by %ld kB", rss1 - rss0);
+  /* every entry freed: every object unloaded, the maps back to the start and the pool's sets */
+  for (int i = 0; i < n_live; i++) {
+    kg_compiled_free(L[i].c);
+    for (int j = 0; j < L[i].n_in; j++) kg_npy_free(&L[i].in[j]);
+    for (int j = 0; j < L[i].n_out; j++) kg_npy_free(&L[i].out[j]);
+  }
+  cr_expect_eq(kg_dev_loaded_objects(emu), 0u);
+  int maps2 = n_maps();
+  kg_emu_stack_pool_stats(&ps);
+  cr_expect_leq(maps2, maps0 + (int)ps.sets * (2 * 1024 + 1) + MAPS_SLACK, "after freeing: %d maps (%d at the start)", maps2, maps0);
+  for (int p = 0; p < n_progs; p++) kg_module_free(mods[p]);
+  free(L);
+  kg_context_free(ctx);
+}
