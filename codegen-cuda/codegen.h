@@ -33,6 +33,9 @@ void kg_cuda_emit_trampolines(const kg_kernel *const *kernels, uint32_t n, kg_st
  * kernel whose threads never cooperate (kg_kernel_cooperates), the emulator's trampoline per
  * other kernel (codegen-cuda/kg_cpu.h). */
 void kg_cuda_emit_cpu_glue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
+/* What the CPU device's translation unit has before the kernel text: compiler pragmas the
+ * kernels' CPU schedules need ("" for most). */
+void kg_cuda_emit_cpu_prologue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
 
 /* ---- torchscript.c ---- */
 typedef struct kg_ts_opts {

@@ -111,8 +111,9 @@ void kg_lw_emit_element(lctx *L, uint32_t nnodes);
 void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, const uint32_t *size_p, uint32_t outer, const uint32_t *in_stride,
                          const uint32_t *out_stride, uint32_t numel_param);
 
-/* ---- the matrix-product schedules: lower_matmul.c ---- */
+/* ---- the matrix-product schedules: lower_matmul.c, and the CPU target's lower_matmul_cpu.c ---- */
 bool kg_lw_matmul(lctx *L, const char *name);
+bool kg_lw_matmul_cpu(lctx *L, const char *name);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);

@@ -158,10 +158,19 @@ typedef enum kg_mm_tile {
   KG_MM_COL = 4, /* 64 × 4: N ≤ 4 (a matrix times a vector) */
   KG_MM_DIRECT = 5, /* convolutions with few output channels per group over a short K (depthwise): a
                        thread per output walks the window itself, no tiles (kg_conv_direct) */
+  KG_MM_CPU = 6,    /* the CPU target (lower_matmul_cpu.c): a thread packs NR columns of B for every k
+                       into its scratch and runs MR × NR register blocks over KG_MM_CPU_MC rows */
+  KG_MM_CPU_ALL = 7, /* the same over every row (up to KG_MM_CPU_MC_ALL): one panel per column tile,
+                        when the column tiles alone keep every core busy */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
 #define KG_MM_KBLOCK 128 /* float32 products: K summed in blocks this long (passes/lower_matmul.c) */
+#define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block */
+#define KG_MM_CPU_MC 64  /* the CPU schedule: rows a thread owns (a multiple of MR) */
+#define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
+/* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
+uint32_t kg_mm_cpu_nr(kg_dtype acc);
 typedef struct kg_mm_tile_info { uint32_t bm, bn, tm, tn; const char *name; } kg_mm_tile_info;
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:

@@ -262,6 +262,8 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   [KG_MM_ROW] = {4, 64, 1, 1, "row"},
   [KG_MM_COL] = {64, 4, 1, 1, "col"},
   [KG_MM_DIRECT] = {1, 1, 1, 1, "direct"},
+  [KG_MM_CPU] = {KG_MM_CPU_MC, 16, KG_MM_CPU_MR, 16, "packed"},
+  [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all"},
 };
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
@@ -304,7 +306,9 @@ kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64
  * chunks of the space in loops (lower_cpu.c), linear where every operand is contiguous, strided
  * otherwise; every reduction is a thread per output walking its row (the column schedule), split
  * into chunks over the cores when the outputs are fewer than the cores and the rows long; scans
- * are a thread per row already. Products keep the tile schedules (fibers on the CPU device). */
+ * are a thread per row already. Products pack a panel of B per thread and run register blocks
+ * over it (lower_matmul_cpu.c); depthwise convolutions keep the direct schedule (a thread per
+ * output, no cooperation either). */
 static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, kg_schedule s, int64_t numel, int64_t nout,
                               int64_t nred, int64_t big) {
   kg_variant *v = &s.v;
@@ -334,7 +338,10 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   int64_t batch, m, n;
   kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
   v->layout = KG_LAYOUT_STRIDED;
-  v->mm_tile = (uint8_t)kg_mm_choose_tile(&kg_target_h100, batch, m, n);
+  /* every row per thread (one panel per column tile) when the column tiles keep the cores busy;
+   * else rows in chunks of KG_MM_CPU_MC for more threads */
+  int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + 15) / 16 * batch;
+  v->mm_tile = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL ? KG_MM_CPU_ALL : KG_MM_CPU;
   if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
   return s;
 }

@@ -1,14 +1,15 @@
 /* perf/bench_cpu.c — model forwards on CPU tensors: kgen's CPU device beside eager PyTorch and
  * kgen's emulator (issue 25).
  *
- *   bench_cpu [--examples DIR] [--entry NAME] [--reps N] [--threads N] [--python PATH]
+ *   bench_cpu [--examples DIR] [--entry NAME] [--sym N] [--reps N] [--threads N] [--python PATH]
  *             [--no-emu] [--no-eager] [--markdown]
  *
  * For every entry of every DIR/NAME.json (default examples/models), symbolic sizes concretized as
- * `kgen check` does (symbol i → 13 + 4·i), inputs random in the signature's ranges (token ids in
- * the vocabulary):
+ * `kgen check` does (symbol i → 13 + 4·i; every one N with --sym N), inputs random in the
+ * signature's ranges (token ids in the vocabulary):
  *   - kgen CPU: kg_run on KG_DEVICE_CPU, after one warm-up run (which compiles, or finds the
- *     objects in the kernel cache); the median of --reps runs (default 15), wall time;
+ *     objects in the kernel cache); the median of --reps runs (default 15), wall time and the
+ *     process's CPU time (every thread: robust to other processes on a shared machine);
  *   - eager: perf/cpu_eager.py runs the eager-Python twin kgen emits (one torch call per op of
  *     the F# forward: what eager TorchSharp calls through libtorch) on the same inputs, with as
  *     many intra-op threads as the CPU device has (--threads, default the CPUs available), the
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +36,13 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of the whole process (every thread), seconds */
+static double cpu_now(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
 }
 
 static int cmp_d(const void *a, const void *b) {
@@ -51,11 +60,12 @@ typedef struct opts {
   const char *dir, *entry, *python;
   int reps, threads;
   bool emu, eager, md;
+  int64_t sym; /* every symbolic size (--sym N), 0: symbol i is 13 + 4·i */
 } opts;
 
 typedef struct totals {
-  int rows, within, faster;
-  double log_ratio;
+  int rows, within, faster, within_cpu;
+  double log_ratio, log_ratio_cpu;
 } totals;
 
 /* Kernels of c run on the CPU device: plain loops and fiber kernels (a plan's regions counted). */
@@ -71,9 +81,9 @@ static void count_kernels(const kg_compiled *c, int *loops, int *fibers) {
     if (c->copies[o]) count_kernels(c->copies[o], loops, fibers);
 }
 
-/* The eager twin's median seconds per call (cpu_eager.py), or -1. */
+/* The eager twin's median wall seconds per call (cpu_eager.py), or -1; *cpu its median CPU seconds. */
 static double eager_time(const opts *O, const char *script, const char *fn, const char **in_paths, int n_in, const char **cap_names,
-                         const char **cap_paths, int n_cap, int threads) {
+                         const char **cap_paths, int n_cap, int threads, double *cpu) {
   kg_strbuf cmd;
   kg_sb_init(&cmd);
   kg_sb_printf(&cmd, "'%s' '%s/perf/cpu_eager.py' '%s' '%s' %d %d", O->python, KG_SOURCE_DIR, script, fn, threads, O->reps);
@@ -82,9 +92,10 @@ static double eager_time(const opts *O, const char *script, const char *fn, cons
   kg_sb_puts(&cmd, " 2>/dev/null");
   FILE *p = popen(kg_sb_cstr(&cmd), "r");
   kg_sb_free(&cmd);
-  double med = -1, mn = -1;
+  double med = -1;
+  *cpu = -1;
   if (p) {
-    if (fscanf(p, "%lf %lf", &med, &mn) != 2) med = -1;
+    if (fscanf(p, "%lf %lf", &med, cpu) != 2) med = -1;
     pclose(p);
   }
   return med;
@@ -116,7 +127,7 @@ static bool bench_entry(kg_context *ctx, kg_module *m, const char *file, const c
     const kg_gnode *n = &g->nodes.v[gp->node];
     int64_t shape[KG_MAX_RANK];
     int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
-    for (int i = 0; i < rank; i++) shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : 13 + 4 * n->shape.d[i].v;
+    for (int i = 0; i < rank; i++) shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : O->sym ? O->sym : 13 + 4 * n->shape.d[i].v;
     ok = kg_npy_random_in(&arr[p], n->dtype, rank, shape, p + 1, true, gp->range) == 0;
     kg_npy_dlview(&arr[p], &views[p]);
     const char *path = kg_arena_printf(&A, "%s/%s%u.npy", tmp, gp->is_capture ? "cap" : "in", p);
@@ -131,18 +142,18 @@ static bool bench_entry(kg_context *ctx, kg_module *m, const char *file, const c
   DLTensor **op = kg_xcalloc((size_t)nres + 1, sizeof *op);
   if (ok && kg_alloc_host_outputs(c, outs, ov, op) != KG_OK) ok = false;
   /* kgen CPU: a warm-up (compiles or finds the objects), then the median */
-  double cpu_s = -1, emu_s = -1, eager_s = -1;
+  double cpu_s = -1, cpu_cpu = -1, emu_s = -1, eager_s = -1, eager_cpu = -1;
   if (ok && kg_run(c, KG_DEVICE_CPU, ins, n_in, caps, n_cap, op, nres, NULL) != KG_OK) ok = false;
   int loops = 0, fibers = 0;
   if (ok) {
-    double *t = kg_xcalloc((size_t)O->reps + 1, sizeof *t);
+    double *t = kg_xcalloc((size_t)O->reps + 1, sizeof *t), *u = kg_xcalloc((size_t)O->reps + 1, sizeof *u);
     for (int r = 0; r < O->reps && ok; r++) {
-      double t0 = now();
+      double t0 = now(), u0 = cpu_now();
       ok = kg_run(c, KG_DEVICE_CPU, ins, n_in, caps, n_cap, op, nres, NULL) == KG_OK;
-      t[r] = now() - t0;
+      t[r] = now() - t0, u[r] = cpu_now() - u0;
     }
-    cpu_s = median(t, O->reps);
-    free(t);
+    cpu_s = median(t, O->reps), cpu_cpu = median(u, O->reps);
+    free(t), free(u);
     count_kernels(c, &loops, &fibers);
   }
   if (ok && O->emu && kg_run(c, KG_DEVICE_EMU, ins, n_in, caps, n_cap, op, nres, NULL) == KG_OK) {
@@ -159,20 +170,21 @@ static bool bench_entry(kg_context *ctx, kg_module *m, const char *file, const c
     kg_ts_opts to = {true, half};
     if (kg_compiled_twin(c, &to, &ts, &d) && kg_write_file(script, ts.s ? ts.s : "", ts.len) == 0)
       eager_s = eager_time(O, script, kg_ts_entry_name(kg_compiled_graph(c), &A), in_paths, n_in, cap_names, cap_paths, n_cap,
-                           kg_dev_cpu_threads(ctx->cpu));
+                           kg_dev_cpu_threads(ctx->cpu), &eager_cpu);
     kg_sb_free(&ts);
   }
   if (ok) {
-    char eg[32] = "—", ratio[32] = "—", emu[32] = "—";
+    char eg[48] = "—", ratio[48] = "—", emu[32] = "—";
     if (eager_s > 0) {
-      double q = cpu_s / eager_s;
-      snprintf(eg, sizeof eg, "%.3f", eager_s * 1e3);
-      snprintf(ratio, sizeof ratio, "%.2f×", q);
+      double q = cpu_s / eager_s, qc = cpu_cpu / eager_cpu;
+      snprintf(eg, sizeof eg, "%.3f (%.3f)", eager_s * 1e3, eager_cpu * 1e3);
+      snprintf(ratio, sizeof ratio, "%.2f× (%.2f×)", q, qc);
       T->rows++, T->within += q <= 1.5, T->faster += q < 1, T->log_ratio += __builtin_log(q);
+      T->within_cpu += qc <= 1.5, T->log_ratio_cpu += __builtin_log(qc);
     }
     if (emu_s > 0) snprintf(emu, sizeof emu, "%.1f", emu_s * 1e3);
-    printf(O->md ? "| %s | %s | %d / %d | %.3f | %s | %s | %s |\n" : "%-14s %-30s %3d / %-3d %10.3f %10s %9s %10s\n", file, entry, loops, fibers,
-           cpu_s * 1e3, eg, ratio, emu);
+    printf(O->md ? "| %s | %s | %d / %d | %.3f (%.3f) | %s | %s | %s |\n" : "%-14s %-30s %3d / %-3d %9.3f (%8.3f) %21s %17s %10s\n", file, entry, loops,
+           fibers, cpu_s * 1e3, cpu_cpu * 1e3, eg, ratio, emu);
     fflush(stdout);
   }
   for (int i = 0; i < nres; i++) kg_npy_free(&outs[i]);
@@ -185,18 +197,19 @@ static bool bench_entry(kg_context *ctx, kg_module *m, const char *file, const c
 }
 
 int main(int argc, char **argv) {
-  opts O = {KG_SOURCE_DIR "/examples/models", NULL, "/usr/bin/python3", 15, 0, true, true, false};
+  opts O = {KG_SOURCE_DIR "/examples/models", NULL, "/usr/bin/python3", 15, 0, true, true, false, 0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--examples") && i + 1 < argc) O.dir = argv[++i];
     else if (!strcmp(argv[i], "--entry") && i + 1 < argc) O.entry = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) O.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) O.threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--python") && i + 1 < argc) O.python = argv[++i];
+    else if (!strcmp(argv[i], "--sym") && i + 1 < argc) O.sym = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--no-emu")) O.emu = false;
     else if (!strcmp(argv[i], "--no-eager")) O.eager = false;
     else if (!strcmp(argv[i], "--markdown")) O.md = true;
     else {
-      fprintf(stderr, "usage: bench_cpu [--examples DIR] [--entry NAME] [--reps N] [--threads N] [--python PATH] [--no-emu] [--no-eager] [--markdown]\n");
+      fprintf(stderr, "usage: bench_cpu [--examples DIR] [--entry NAME] [--sym N] [--reps N] [--threads N] [--python PATH] [--no-emu] [--no-eager] [--markdown]\n");
       return 2;
     }
   }
@@ -221,9 +234,10 @@ int main(int argc, char **argv) {
   if (getloadavg(la, 3) < 0) la[0] = -1;
   printf("kgen CPU device: %d threads; eager: %s (perf/cpu_eager.py, as many threads); median of %d runs; load average before: %.2f\n",
          kg_dev_cpu_threads(ctx->cpu), O.python, O.reps, la[0]);
-  printf(O.md ? "| model | entry | kernels: loops / fibers | kgen CPU ms | eager ms | CPU ÷ eager | emulator ms |\n|---|---|---|---|---|---|---|\n"
-              : "%-14s %-30s %-9s %10s %10s %9s %10s\n",
-         "model", "entry", "loop/fib", "kgen ms", "eager ms", "cpu/eager", "emu ms");
+  printf(O.md ? "| model | entry | kernels: loops / fibers | kgen CPU ms (CPU time) | eager ms (CPU time) | kgen ÷ eager (CPU time) | emulator ms |\n"
+                 "|---|---|---|---|---|---|---|\n"
+              : "%-14s %-30s %-9s %20s %21s %17s %10s\n",
+         "model", "entry", "loop/fib", "kgen ms (cpu ms)", "eager ms (cpu ms)", "kgen/eager (cpu)", "emu ms");
   DIR *dir = opendir(O.dir);
   if (!dir) {
     fprintf(stderr, "cannot open %s\n", O.dir);
@@ -238,7 +252,7 @@ int main(int argc, char **argv) {
   }
   closedir(dir);
   qsort(files, (size_t)nf, sizeof *files, cmp_s);
-  totals T = {0, 0, 0, 0};
+  totals T = {0, 0, 0, 0, 0, 0};
   int failed = 0;
   for (int f = 0; f < nf; f++) {
     char path[4096];
@@ -259,8 +273,9 @@ int main(int argc, char **argv) {
   }
   if (getloadavg(la, 3) < 0) la[0] = -1;
   if (T.rows)
-    printf("%d forwards: %d within 1.5x of eager, %d faster than eager; geometric mean kgen CPU / eager %.2f; load average after: %.2f\n", T.rows, T.within,
-           T.faster, __builtin_exp(T.log_ratio / T.rows), la[0]);
+    printf("%d forwards: %d within 1.5x of eager (wall), %d faster; geometric mean kgen CPU / eager %.2f (wall), %.2f (CPU time; %d within 1.5x); "
+           "load average after: %.2f\n",
+           T.rows, T.within, T.faster, __builtin_exp(T.log_ratio / T.rows), __builtin_exp(T.log_ratio_cpu / T.rows), T.within_cpu, la[0]);
   char rm[128];
   snprintf(rm, sizeof rm, "rm -rf '%s'", tmp);
   if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", tmp);

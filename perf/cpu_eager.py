@@ -4,7 +4,7 @@ eager-Python twin kgen emits for it (one torch call per op of the F# forward), o
 (.npy files), on the CPU, with as many intra-op threads as kgen's CPU device uses.
 
   python3 perf/cpu_eager.py TWIN.py FN THREADS REPS IN0.npy ... [--capture NAME=C.npy ...]
-      ->  prints "<median seconds per call> <min seconds per call>"
+      ->  prints "<median wall seconds per call> <median CPU seconds per call (every thread)>"
 
 bfloat16 arrives as numpy's 2-byte void dtype holding the raw bits (check/npy.c), as the oracle
 reads it. The twin runs inside torch.no_grad(), as an inference forward does.
@@ -41,15 +41,16 @@ def main():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     f = getattr(mod, fn)
-    times = []
+    times, cpu = [], []
     with torch.no_grad():
         for _ in range(2):  # warm-up: allocator, oneDNN primitives
             f(*args, **caps)
         for _ in range(reps):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             f(*args, **caps)
             times.append(time.perf_counter() - t0)
-    print(statistics.median(times), min(times))
+            cpu.append(time.process_time() - c0)
+    print(statistics.median(times), statistics.median(cpu))
 
 
 if __name__ == "__main__":

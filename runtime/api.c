@@ -329,7 +329,7 @@ void kg_compiled_free(kg_compiled *c) {
     for (int di = 0; di < 4; di++)
       if (devs[di] && kv->mod[kg_dev_slot(devs[di])]) devs[di]->vt->unload(devs[di], kv->mod[kg_dev_slot(devs[di])]);
     kg_kernel_free(&kv->k);
-    free(kv->cuda), free(kv->trampolines), free(kv->cpu), free(kv);
+    free(kv->cuda), free(kv->trampolines), free(kv->cpu), free(kv->cpu_pre), free(kv);
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);

@@ -60,6 +60,7 @@ typedef struct kg_kvariant {
   char *cuda;            /* the CUDA C translation unit (this kernel alone) */
   char *trampolines;
   char *cpu;             /* the CPU device's glue (loop drivers, fiber trampolines) */
+  char *cpu_pre;         /* and what precedes the kernel in its translation unit */
   kg_rt_module *mod[KG_DEV_SLOTS]; /* by kg_dev_slot: [0] emu, [1] cuda, [2] null, [3] cpu */
 } kg_kvariant;
 

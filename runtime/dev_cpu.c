@@ -48,13 +48,15 @@ typedef struct cpu_dev {
 } cpu_dev;
 
 /* ---- what the compiler builds for this machine ---- */
-static const char *const cpu_flags[] = {"-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=fast", "-fno-math-errno",
+/* -fno-semantic-interposition: the loop drivers' `flatten` may inline the kernel (in a shared
+ * object a global function is otherwise interposable, and never inlined) */
+static const char *const cpu_flags[] = {"-std=c11", "-O3", "-march=native", "-fPIC", "-fno-semantic-interposition", "-shared", "-ffp-contract=fast", "-fno-math-errno",
                                         "-fno-strict-aliasing", "-D_GNU_SOURCE", "-w",
 #if defined(__x86_64__)
                                         "-fcf-protection=none", /* the fibers switch stacks with their own code */
 #endif
 };
-static const char *const cpu_flags_mvec[] = {"-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=fast", "-fno-math-errno",
+static const char *const cpu_flags_mvec[] = {"-std=c11", "-O3", "-march=native", "-fPIC", "-fno-semantic-interposition", "-shared", "-ffp-contract=fast", "-fno-math-errno",
                                              "-fno-strict-aliasing", "-D_GNU_SOURCE", "-w", "-DKG_CPU_MVEC",
 #if defined(__x86_64__)
                                              "-fcf-protection=none",
@@ -140,7 +142,7 @@ static int cpu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
   const char *nm = src->name ? src->name : "kernel";
   kg_strbuf t;
   kg_sb_init(&t);
-  kg_sb_printf(&t, "#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.cpu.c\"\n%s\n", nm, src->cuda, nm, src->cpu);
+  kg_sb_printf(&t, "%s#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.cpu.c\"\n%s\n", src->cpu_pre ? src->cpu_pre : "", nm, src->cuda, nm, src->cpu);
   kg_hostobj *o = kg_hostcc_load(c->hc, nm, kg_sb_cstr(&t), d);
   kg_sb_free(&t);
   if (!o) return -1;

@@ -89,6 +89,8 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->trampolines = kg_sb_take(&b);
   kg_cuda_emit_cpu_glue(&kp, 1, &b);
   kv->cpu = kg_sb_take(&b);
+  kg_cuda_emit_cpu_prologue(&kp, 1, &b);
+  kv->cpu_pre = kg_sb_take(&b);
   KG_VEC_PUSH(c->runtime, kv);
   return kv;
 }
@@ -435,7 +437,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu};
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre};
     if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
@@ -842,7 +844,25 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
-    if (v.split) { /* two kernels over a scratch of chunk accumulators */
+    if (mm && (v.mm_tile == KG_MM_CPU || v.mm_tile == KG_MM_CPU_ALL)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
+      kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
+      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm;
+      uint64_t gx = ((uint64_t)E.mm_n + NR - 1) / NR, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
+      uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
+      if (gy > 65535) gy = 65535;
+      if (gz > 65535) gz = 65535;
+      bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
+                  __builtin_mul_overflow((uint64_t)nred + KG_MM_CPU_MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
+      uint32_t mark = d->n;
+      if (over || dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
+        int64_t sh[3] = {(int64_t)threads, nred + KG_MM_CPU_MR, (int64_t)NR};
+        st = kg_run_too_large(d, mark, &g->nodes.v[grp->red], sh, 3, "the CPU schedule's panels");
+        break;
+      }
+      E.scratch = sbuf[gi];
+      n_scratch++;
+      st = launch_variant(c, &E, gi, &v);
+    } else if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
       size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
       if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }

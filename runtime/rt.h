@@ -87,6 +87,7 @@ typedef struct kg_rt_source {
   const char *trampolines; /* emulator-only glue (codegen), appended after the text */
   const char *cpu;         /* the CPU device's glue (codegen-cuda/cpu.c): a loop driver per kernel
                               whose threads never cooperate, a fiber trampoline per other kernel */
+  const char *cpu_pre;     /* the CPU device's text before the kernels (pragmas), or NULL */
 } kg_rt_source;
 
 typedef struct kg_emu_opts {
