@@ -142,6 +142,8 @@ bool kg_lw_matmul_cpu(lctx *L, const char *name) {
 
   /* sizes */
   L->cur = kg_kcursor_top(k);
+  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE; /* nothing evaluated yet */
+  kg_lw_at_reset(L);
   int mdim = a1 ? -1 : (b1 ? r - 1 : r - 2), ndim = b1 ? -1 : r - 1;
   uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
   uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);

@@ -73,7 +73,7 @@ public unsafe struct KgOptions
 }
 
 /// <summary>kg_device_kind</summary>
-public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3 }
+public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3, Cpu = 4 }
 
 /// <summary>kg_artifact</summary>
 public enum KgArtifact { Cuda = 0, Ptx = 1, Cubin = 2, TorchScript = 3, Python = 4, Ir = 5, Explain = 6 }
