@@ -47,7 +47,8 @@
 #     sign included; -0 equals +0.
 #   - when that fails for a float output and every NaN / inf position agrees, the
 #     TorchInductor rule: run the reference again with every floating input cast to
-#     float64 (and the twin's float32 carriers of half values widened to float64), and pass if rmse(ours, fp64) <= k·rmse(torch, fp64) + atol/10, with
+#     float64 (and the twin's float32 carriers of half values and its float32 casts widened to
+#     float64), and pass if rmse(ours, fp64) <= k·rmse(torch, fp64) + atol/10, with
 #     k = 3 for float16 / bfloat16 or tiny outputs (numel < 32), else 2; positions
 #     where anything is NaN or inf are left out of the rmse.
 #
@@ -145,7 +146,10 @@ def get_function(path, fn, torchscript, widen=False):
     except (OSError, UnicodeDecodeError) as e:
         raise JobError("io", "cannot read the reference script %s: %s" % (path, e))
     if widen:
-        src = src.replace(".float()", ".double()")
+        # float32 everywhere in the script too: a cast to float32 (`w.to(torch.float32)` of an
+        # integer operand) would meet float64 operands in a product (a dtype error) or round
+        # the reference to float32 again
+        src = src.replace(".float()", ".double()").replace("torch.float32", "torch.float64")
     key = (torchscript, fn, path, src)
     if key in _functions:
         return _functions[key]

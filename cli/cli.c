@@ -8,7 +8,9 @@
  *   kgen explain FILE [--entry NAME] [--sig SIG]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
  *   kgen reduce  FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]
+ *   kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,...|none] -o OUT.kgpkg
  *
+ * run, check and explain take an offline kernel package (.kgpkg) as FILE too.
  * Exit status: 0 success, 1 bad input (diagnostics on stderr), 2 internal error
  * (including a result that does not match PyTorch in `check`).
  * `check` lives in cli_check.c, `fuzz` in cli_fuzz.c (its generator in fuzz_gen.c), `reduce`
@@ -32,7 +34,8 @@ static void usage(FILE *f) {
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|cpu|null] [--stats]\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu|cpu] [--keep DIR]\n"
-          "      [--variant 0-5] [--order 0-2] [--eager] [--strided]: a forced schedule, the emulator's thread order,\n"
+          "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
+          "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs\n"
           "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
           "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
@@ -41,6 +44,8 @@ static void usage(FILE *f) {
           "      conv,pool,cnorm,resample,random,capture,scalar,nan (default all)\n"
           "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"
           "      shrinks a failing document while the same failure happens (docs/fuzz.md); exit 3: it does not fail\n"
+          "  kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,sm_86,sm_89,sm_90|none] -o OUT.kgpkg\n"
+          "      an offline kernel package (docs/package.md); run, check and explain take it as FILE\n"
           "  kgen ops          (the supported-ops table)\n"
           "  kgen version\n\n"
           "SIG: a JSON signature object or \"float32[B,1024], float32[1024], float32\"\n"
@@ -75,13 +80,28 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
     v->n_size++;
     return 1;
   }
+  if (!strcmp(s, "--emu-arch")) {
+    if (*i + 1 >= argc) return fprintf(stderr, "kgen: --emu-arch needs a value\n"), -1;
+    const char *a = argv[++*i];
+    if (strcmp(a, "80") && strcmp(a, "90")) return fprintf(stderr, "kgen: --emu-arch wants 80 or 90, not '%s'\n", a), -1;
+    v->emu_arch = atoi(a);
+    return 1;
+  }
+  if (!strcmp(s, "--f32-matmul")) {
+    if (*i + 1 >= argc) return fprintf(stderr, "kgen: --f32-matmul needs a value\n"), -1;
+    const char *a = argv[++*i];
+    static const char *const modes[3] = {"split-tf32", "tf32", "simt"};
+    for (int m = 0; m < 3; m++)
+      if (!strcmp(a, modes[m])) return v->f32 = m, 1;
+    return fprintf(stderr, "kgen: --f32-matmul wants split-tf32, tf32 or simt, not '%s'\n", a), -1;
+  }
   bool force = !strcmp(s, "--variant");
   if (!force && strcmp(s, "--order")) return 0;
   if (*i + 1 >= argc) return fprintf(stderr, "kgen: %s needs a value\n", s), -1;
   char *end;
   long n = strtol(argv[++*i], &end, 10);
-  if (*end || n < 0 || n > (force ? 5 : 2))
-    return fprintf(stderr, "kgen: %s wants %s, not '%s'\n", s, force ? "0-5" : "0 (forward), 1 (reverse) or 2 (random)", argv[*i]), -1;
+  if (*end || n < 0 || n > (force ? 7 : 2))
+    return fprintf(stderr, "kgen: %s wants %s, not '%s'\n", s, force ? "0-7" : "0 (forward), 1 (reverse) or 2 (random)", argv[*i]), -1;
   if (force) v->force = (int)n;
   else v->order = (int)n;
   return 1;
@@ -90,11 +110,14 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
 void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap) {
   int n = snprintf(buf, cap, "%s%.0d%s%.0d%s%s", v->force ? " --variant " : "", v->force, v->order ? " --order " : "", v->order,
                    v->eager ? " --eager" : "", v->strided ? " --strided" : "");
+  static const char *const modes[3] = {"split-tf32", "tf32", "simt"};
+  if (v->emu_arch && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --emu-arch %d", v->emu_arch);
+  if (v->f32 && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --f32-matmul %s", modes[v->f32 % 3]);
   for (int i = 0; i < v->n_size && n > 0 && (size_t)n < cap; i++) n += snprintf(buf + n, cap - (size_t)n, " --size %s=%lld", v->size_name[i], v->size_val[i]);
 }
 
 void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co) {
-  if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345;
+  if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345, o->emu_arch = v->emu_arch, o->f32_matmul = v->f32;
   if (co) co->eager_python = v->eager, co->strided_inputs = v->strided;
   if (co && v->n_size) co->size_names = v->size_name, co->size_vals = v->size_val, co->n_sizes = v->n_size;
 }
@@ -340,6 +363,14 @@ static int cmd_explain(kg_context *ctx, kg_cli_args *a) {
   kg_module *m;
   kg_status s = kg_module_load_file(ctx, a->file, &m);
   if (s) return kg_cli_status(ctx, s);
+  if (kg_module_is_package(m)) { /* what the package holds, per entry, signature and arch */
+    char *t = NULL;
+    s = kg_package_describe(m, a->entry, &t);
+    int rc = s ? kg_cli_status(ctx, s) : (fputs(t, stdout), 0);
+    free(t);
+    kg_module_free(m);
+    return rc;
+  }
   kg_compiled *c;
   s = kg_specialize(m, a->entry, a->sig, &c);
   int rc = 0;
@@ -377,6 +408,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "fuzz")) return kg_cli_fuzz(argc, argv);
   if (!strcmp(cmd, "reduce")) return kg_cli_reduce(argc, argv);
+  if (!strcmp(cmd, "package")) return kg_cli_package(argc, argv);
   kg_cli_args a;
   if (kg_cli_parse(argc, argv, &a) != 0) return 1;
   kg_options o;

@@ -24,6 +24,8 @@ typedef struct kg_cli_variant {
   const char *size_name[4]; /* --size SYM=N given to the check (kgen reduce; kgen check has its own) */
   long long size_val[4];
   int n_size;
+  int emu_arch;             /* --emu-arch 80|90: the GPU the emulator's schedules are chosen for (0: sm_90) */
+  int f32;                  /* --f32-matmul: a kg_f32_matmul */
 } kg_cli_variant;
 /* Parses the value of --size, "SYMBOL=N" (N a whole number 0 .. 2^63-1), splitting it in place:
  * 0, or -1 with the reason printed (the command exits 1). Whether the entry has SYMBOL, and
@@ -59,5 +61,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a);
 int kg_cli_fuzz(int argc, char **argv);
 /* `kgen reduce` (cli_reduce.c, its edits in reduce_edits.c): the same. */
 int kg_cli_reduce(int argc, char **argv);
+/* `kgen package` (cli_package.c): the same. */
+int kg_cli_package(int argc, char **argv);
 
 #endif

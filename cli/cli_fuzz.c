@@ -45,7 +45,7 @@ enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 
  * threads in reverse or random order, the eager-Python twin instead of TorchScript, and on
  * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
 static kg_cli_variant variant_of(unsigned long long seed) {
-  kg_cli_variant v = {(int)(1 + seed % 4), (int)(1 + (seed / 4) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0};
+  kg_cli_variant v = {(int)(1 + seed % 4), (int)(1 + (seed / 4) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0};
   /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
    * both, as duck sizing would give them), or larger and odd */
   static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};

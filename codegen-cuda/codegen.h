@@ -31,8 +31,9 @@ void kg_cuda_emit_trampolines(const kg_kernel *const *kernels, uint32_t n, kg_st
 /* ---- cpu.c ---- */
 /* The CPU device's glue: a loop driver `void K__kg_cpu(void **p, const kg_cpu_range *r)` per
  * kernel whose threads never cooperate (kg_kernel_cooperates), the emulator's trampoline per
- * other kernel (codegen-cuda/kg_cpu.h). */
-void kg_cuda_emit_cpu_glue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
+ * other kernel (codegen-cuda/kg_cpu.h). False, and nothing emitted, when a kernel uses
+ * tensor-core instructions (kg_kernel_tensor_cores): the CPU device does not run those. */
+bool kg_cuda_emit_cpu_glue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
 /* What the CPU device's translation unit has before the kernel text: compiler pragmas the
  * kernels' CPU schedules need ("" for most). */
 void kg_cuda_emit_cpu_prologue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);

@@ -38,7 +38,9 @@ void kg_cuda_emit_cpu_prologue(const kg_kernel *const *ks, uint32_t n, kg_strbuf
     }
 }
 
-void kg_cuda_emit_cpu_glue(const kg_kernel *const *ks, uint32_t n, kg_strbuf *o) {
+bool kg_cuda_emit_cpu_glue(const kg_kernel *const *ks, uint32_t n, kg_strbuf *o) {
+  for (uint32_t i = 0; i < n; i++)
+    if (kg_kernel_tensor_cores(ks[i])) return false; /* no tensor cores on the CPU device */
   kg_sb_puts(o, "\n/* CPU device: a loop driver per kernel whose threads never cooperate, fibers for the others */\n");
   for (uint32_t i = 0; i < n; i++) {
     const kg_kernel *k = ks[i];
@@ -60,4 +62,5 @@ void kg_cuda_emit_cpu_glue(const kg_kernel *const *ks, uint32_t n, kg_strbuf *o)
     for (uint32_t j = 0; j < k->params.n; j++) kg_sb_printf(o, "%sa%u", j ? ", " : "", j);
     kg_sb_puts(o, "));\n}\n");
   }
+  return true;
 }

@@ -25,17 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "cuda_int.h"
 #include "prelude.h"
+#include "prelude_tc.h"
 
 /* Planted faults (file-top comment): bits of emit.plant. */
 enum { PLANT_MUL_AS_SUB = 1, PLANT_CRASH_RANK3 = 2 };
 
-typedef struct emit {
-  const kg_kernel *k;
-  kg_strbuf *o;
-  unsigned plant; /* PLANT_*: 0 outside tests */
-} emit;
+typedef kg_cu_emit emit;
 
 /* C type of a register value */
 static const char *rtype(kg_dtype t) {
@@ -402,7 +399,10 @@ static void ex(const emit *E, uint32_t e) {
     return;
   case KX_VAR: var_name(E, x->a, o); return;
   case KX_PARAM: kg_sb_puts(o, E->k->params.v[x->a].name); return;
-  case KX_SREG: kg_sb_printf(o, "(int)%s", sreg_c(x->a)); return;
+  case KX_SREG:
+    if (x->a == KG_SREG_SMEM) kg_sb_puts(o, "(int)kg_saddr(kg_smem)");
+    else kg_sb_printf(o, "(int)%s", sreg_c(x->a));
+    return;
   case KX_LOAD:
     load_conv_open(o, t);
     kg_sb_printf(o, "%s[", E->k->params.v[x->a].name);
@@ -414,6 +414,11 @@ static void ex(const emit *E, uint32_t e) {
     ex(E, x->b);
     kg_sb_putc(o, ']');
     return;
+  case KX_SMEM:
+    kg_sb_printf(o, "(*(const %s *)(kg_smem + ", t == KG_F32 ? "float" : "int");
+    ex(E, x->a);
+    kg_sb_puts(o, "))");
+    return;
   case KX_CAST: cast_expr(E, t, x->a); return;
   case KX_SELECT:
     kg_sb_putc(o, '(');
@@ -421,6 +426,20 @@ static void ex(const emit *E, uint32_t e) {
     kg_sb_putc(o, ')');
     return;
   case KX_OP: break;
+  }
+  if (x->op == KG_OP_TC_PACK2) { /* a fragment register (prelude_tc.h) */
+    kg_sb_puts(o, x->i ? "kg_pack_bf2(" : "kg_pack_h2("), ex(E, x->a), kg_sb_puts(o, ", "), ex(E, x->b), kg_sb_putc(o, ')');
+    return;
+  }
+  if (x->op == KG_OP_BITCAST) {
+    kg_dtype from = (kg_dtype)E->k->exprs.v[x->a].dtype;
+    kg_sb_puts(o, t == KG_F32 && from == KG_I32 ? "__int_as_float(" : t == KG_I32 && from == KG_F32 ? "__float_as_int(" : "(");
+    ex(E, x->a), kg_sb_putc(o, ')');
+    return;
+  }
+  if (x->op == KG_OP_TF32_RNA) {
+    kg_sb_puts(o, "kg_tf32("), ex(E, x->a), kg_sb_putc(o, ')');
+    return;
   }
   if (x->op == KG_OP_PHILOX) { /* a draw (prelude: KG_CUDA_PRELUDE_RNG) */
     static const char *fn[] = {"kg_rand_u24", "kg_rand_u53", "kg_randn_f", "kg_randn_d"};
@@ -701,6 +720,8 @@ static void block(const emit *E, uint32_t s, int ind) {
       break;
     }
     case KS_BREAK: kg_sb_puts(o, "break;\n"); break;
+    case KS_SMEM_ST:
+    case KS_TC: kg_cu_tc_stmt(E, st, ind); break;
     case KS_BARRIER: kg_sb_puts(o, "__syncthreads();\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "/* %s */\n", st->text ? st->text : ""); break;
     default: break;
@@ -714,9 +735,13 @@ static void signature(const kg_kernel *k, kg_strbuf *o) {
     if (i) kg_sb_puts(o, ", ");
     if (p->kind == KP_BUFFER)
       kg_sb_printf(o, "%s%s *%s", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, p->name);
+    else if (p->kind == KP_TMAP) kg_sb_printf(o, "const __grid_constant__ kg_tmap %s", p->name);
     else kg_sb_printf(o, "%s %s", p->dtype == KG_BOOL ? "unsigned char" : rtype((kg_dtype)p->dtype), p->name);
   }
 }
+
+void kg_cu_ex(const kg_cu_emit *E, uint32_t e) { ex(E, e); }
+void kg_cu_var(const kg_cu_emit *E, uint32_t v, kg_strbuf *o) { var_name(E, v, o); }
 
 /* The one reader of KGEN_PLANT_FAULT (test only; file-top comment). */
 static unsigned plant_faults(void) {
@@ -758,6 +783,13 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !draws; i++)
     for (uint32_t e = 0; e < ks[i]->exprs.n && !draws; e++) draws = ks[i]->exprs.v[e].kind == KX_OP && ks[i]->exprs.v[e].op == KG_OP_PHILOX;
   if (draws) kg_sb_puts(o, KG_CUDA_PRELUDE_RNG);
+  bool tc = false; /* the tensor-core prelude only where a kernel has dynamic shared memory */
+  for (uint32_t i = 0; i < n && !tc; i++) tc = ks[i]->launch.smem_dyn > 0;
+  if (tc) {
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_1);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_HOPPER);
+    kg_sb_puts(o, KG_CUDA_PRELUDE_TC_2);
+  }
   if (reduces) { /* block reductions only where used: their __shared__ arrays cost nothing otherwise */
     kg_sb_puts(o, KG_CUDA_PRELUDE_6);
     kg_sb_puts(o, KG_CUDA_PRELUDE_7);
@@ -770,11 +802,13 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
     kg_sb_printf(o, "\n/* %s: schedule %s, index %s, block %u, %u element%s per thread */\n", k->name,
                  k->schedule ? k->schedule : "?", kg_dtype_name((kg_dtype)k->index_dtype), k->launch.block[0],
                  k->launch.elems_per_thread, k->launch.elems_per_thread == 1 ? "" : "s");
-    kg_sb_printf(o, "KG_KERNEL void %s(", k->name);
+    if (k->max_threads) kg_sb_printf(o, "KG_KERNEL void __launch_bounds__(%u, 1) %s(", k->max_threads, k->name);
+    else kg_sb_printf(o, "KG_KERNEL void %s(", k->name);
     signature(k, o);
     kg_sb_puts(o, ") {\n");
     for (uint32_t a = 0; a < k->shared.n; a++)
       kg_sb_printf(o, "  __shared__ %s sh%u_%s[%u];\n", rtype((kg_dtype)k->shared.v[a].dtype), a, k->shared.v[a].name, k->shared.v[a].count);
+    if (k->launch.smem_dyn) kg_sb_printf(o, "  KG_SMEM_DECL; /* %u bytes */\n", k->launch.smem_dyn);
     block(&E, k->body, 1);
     kg_sb_puts(o, "}\n");
   }
@@ -790,6 +824,7 @@ void kg_cuda_emit_trampolines(const kg_kernel *const *ks, uint32_t n, kg_strbuf 
       if (j) kg_sb_puts(o, ", ");
       if (p->kind == KP_BUFFER)
         kg_sb_printf(o, "*(%s%s **)p[%u]", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, j);
+      else if (p->kind == KP_TMAP) kg_sb_printf(o, "*(const kg_tmap *)p[%u]", j);
       else kg_sb_printf(o, "*(%s *)p[%u]", p->dtype == KG_BOOL ? "unsigned char" : rtype((kg_dtype)p->dtype), j);
     }
     kg_sb_puts(o, "); }\n");

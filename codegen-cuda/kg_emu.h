@@ -45,7 +45,9 @@
  *   dynamic shared memory: C cannot say `extern __shared__ T s[];`, so kernel text
  *               writes `#ifdef __CUDACC__ extern __shared__ T s[]; #else T *s =
  *               (T *)kg_emu_dyn_smem(); #endif` (the launch's dyn_smem bytes,
- *               64-byte aligned, poisoned at every block start like __shared__).
+ *               1024-byte aligned, poisoned at every block start like __shared__).
+ *   tensor cores  mma.sync, ldmatrix, cp.async, wgmma, TMA, mbarrier: kg_emu_tc.h, which the
+ *               build appends to this header (warp- and warpgroup-collective, as the PTX ISA).
  *
  * Limits of the emulation: float arithmetic follows the host (no FMA
  * contraction, no flush-to-zero, libm transcendentals), so results match
@@ -312,10 +314,13 @@ enum { /* fiber states */
   KG_EMU_BAR,   /* waiting at a __syncthreads barrier */
   KG_EMU_WARP,  /* waiting in a warp operation for the other lanes of its mask */
   KG_EMU_DONE,  /* returned from the kernel */
+  KG_EMU_COLL,  /* waiting in a warp- or warpgroup-collective instruction (kg_emu_tc.h) */
+  KG_EMU_MBAR,  /* waiting on an mbarrier's phase (kg_emu_tc.h: coll_arg the barrier, b the parity) */
 };
 enum { /* warp operations; the shfl modes are PTX's */
   KG_EMU_SHFL_IDX, KG_EMU_SHFL_UP, KG_EMU_SHFL_DOWN, KG_EMU_SHFL_XOR,
   KG_EMU_BALLOT, KG_EMU_ANY, KG_EMU_ALL, KG_EMU_SYNCWARP,
+  KG_EMU_COLLOP, /* a collective instruction of kg_emu_tc.h (its name in coll_name) */
 };
 enum { KG_EMU_STACK_KB = 64 }; /* per fiber, plus a guard page ($KGEN_EMU_STACK_KB) */
 
@@ -336,6 +341,11 @@ typedef struct kg_emu_fiber {
   uint64_t val;    /* contributed: shfl value bits, or vote / barrier predicate */
   uint64_t res;    /* result, set when the operation completes */
   void *fake;      /* ASan fake-stack handle while switched out */
+  /* KG_EMU_COLL (kg_emu_tc.h): the instruction (its group's action once every lane has
+   * arrived), this lane's operands, the instruction's name for messages */
+  void (*coll)(struct kg_emu_fiber *group, unsigned size);
+  void *coll_arg;
+  const char *coll_name;
 } kg_emu_fiber;
 
 /* Fiber stacks come from the host (runtime/emu_stacks.c): one pool per process, its stack sets
@@ -389,6 +399,7 @@ typedef struct kg_emu_run {
   char *err;
   size_t errlen;
   int failed;
+  void *tc;            /* tensor-core state (kg_emu_tc.h: cp.async queues), NULL until used */
 } kg_emu_run;
 
 static _Thread_local kg_emu_run *kg_emu__run;
@@ -427,6 +438,7 @@ static const char *kg_emu__opname(int op) {
   case KG_EMU_BALLOT: return "__ballot_sync";
   case KG_EMU_ANY: return "__any_sync";
   case KG_EMU_ALL: return "__all_sync";
+  case KG_EMU_COLLOP: return "a collective instruction";
   default: return "__syncwarp";
   }
 }
@@ -650,12 +662,40 @@ static void kg_emu__trap(int line) {
 /* Nothing is runnable: explains why the block cannot go on. */
 static void kg_emu__stuck(kg_emu_run *r) {
   char t1[40], t2[40];
-  kg_emu_fiber *w = NULL, *b = NULL, *d = NULL;
+  kg_emu_fiber *w = NULL, *b = NULL, *d = NULL, *c = NULL, *m = NULL;
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
+    if (f->state == KG_EMU_MBAR && !m) m = f;
+    if (f->state == KG_EMU_COLL && !c) c = f;
     if (f->state == KG_EMU_WARP && !w) w = f;
     if (f->state == KG_EMU_BAR && !b) b = f;
     if (f->state == KG_EMU_DONE && !d) d = f;
+  }
+  if (m && !c && !w) { /* every thread waits: no arrival can complete the phase */
+    kg_emu__fail("thread %s waits forever on the mbarrier at %p (phase parity %d) at line %d: no "
+                 "running thread is left to arrive on it%s",
+                 kg_emu__tname(m->tid, t1), m->coll_arg, m->b, m->line,
+                 b ? " (some wait at __syncthreads())" : "");
+    return;
+  }
+  if (c) { /* a collective instruction: name a lane of its group that is elsewhere */
+    unsigned size = (unsigned)c->width, base = c->tid & ~(size - 1);
+    for (unsigned l = 0; l < size && base + l < r->n; l++) {
+      kg_emu_fiber *g = &r->fibers[base + l];
+      if (g->state == KG_EMU_COLL) continue;
+      if (g->state == KG_EMU_DONE)
+        kg_emu__fail("thread %s waits in %s at line %d for the %u threads of its %s, but thread %s "
+                     "has exited",
+                     kg_emu__tname(c->tid, t1), c->coll_name, c->line, size,
+                     size == 32 ? "warp" : "warpgroup", kg_emu__tname(g->tid, t2));
+      else
+        kg_emu__fail("thread %s waits in %s at line %d for the %u threads of its %s, but thread %s "
+                     "%s at line %d",
+                     kg_emu__tname(c->tid, t1), c->coll_name, c->line, size,
+                     size == 32 ? "warp" : "warpgroup", kg_emu__tname(g->tid, t2),
+                     g->state == KG_EMU_BAR ? "waits at __syncthreads()" : "waits elsewhere", g->line);
+      return;
+    }
   }
   if (w) { /* name a lane of its mask that is elsewhere */
     unsigned base = w->tid & ~31u;
@@ -684,8 +724,11 @@ static void kg_emu__stuck(kg_emu_run *r) {
                  kg_emu__tname(b->tid, t1), b->line, kg_emu__tname(d->tid, t2));
   }
 }
+static void kg_emu__tc_block_start(kg_emu_run *r); /* kg_emu_tc.h */
+static void kg_emu__tc_free(kg_emu_run *r);
 /* Runs every thread of the current block (blockIdx set); 0 on success. */
 static int kg_emu__run_block(kg_emu_run *r) {
+  kg_emu__tc_block_start(r);
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
     f->state = KG_EMU_READY, f->res = 0;
@@ -777,6 +820,7 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3], const kg_
 static void kg_emu__fibers_free(kg_emu_run *r) {
   if (r->host) r->host->stacks_put(r->host->ctx, &r->lent);
   else if (r->stacks) munmap(r->stacks, r->stacks_len);
+  kg_emu__tc_free(r);
   free(r->dyn);
   free(r->fibers);
   free(r->perm);
@@ -817,8 +861,8 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
   run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
   int rc = kg_emu__fibers_init(&run, block, host);
   if (!rc && dyn_smem) {
-    run.dyn_len = (dyn_smem + 63) / 64 * 64;
-    run.dyn = (char *)aligned_alloc(64, run.dyn_len);
+    run.dyn_len = (dyn_smem + 1023) / 1024 * 1024; /* 1024-aligned: swizzle atoms (kg_emu_tc.h) */
+    run.dyn = (char *)aligned_alloc(1024, run.dyn_len);
     rc = run.dyn ? 0 : -1;
   }
   if (rc && errlen) snprintf(err, errlen, "cannot set up %llu fibers (out of memory?)", nt);

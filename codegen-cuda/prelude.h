@@ -21,6 +21,7 @@
 "KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm(\"{ cvt.rn.f16.f32 %0, %1; }\" : \"=h\"(h) : \"f\"(f)); return h; }\n" \
 "#else\n" \
 "#define KG_KERNEL\n" \
+"#define __launch_bounds__(...)\n" \
 "#define KG_DEV static inline __attribute__((unused))\n" \
 "KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }\n" \
 "KG_DEV unsigned short kg_f2h(float f) { return kg_emu_f2h(f); }\n" \

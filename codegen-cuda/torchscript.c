@@ -584,6 +584,9 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
     else
       s = fmt(c, "torch.%s(%s, %s)", mm_fn[n->ia[1] >= 0 && n->ia[1] <= 4 ? n->ia[1] : 0], text(c, a[0]), text(c, a[1]));
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (op == KG_OP_ATTN) {
+    s = kg_twin_attention(c, n, a); /* scaled_dot_product_attention as PyTorch's math path: ts_attn.c */
+    if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
   } else if (op == KG_OP_POOL || op == KG_OP_UPSAMPLE || op == KG_OP_PIXEL_SHUFFLE || op == KG_OP_BATCH_NORM || op == KG_OP_GROUP_NORM) {
     s = kg_twin_cnn(c, id, a); /* pooling, normalization over channels, resampling: ts_cnn.c */
     if (!s) return;

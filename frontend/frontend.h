@@ -209,6 +209,7 @@ typedef enum kg_mhandler {
   H_CONV,      /* conv1d / conv2d / conv_transpose1d / conv_transpose2d / pad (conv.c binds the raw argspec) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
   H_CNN,       /* pooling, batch / instance / group norm, interpolate, pixel_shuffle (cnn.c binds the raw arguments) */
+  H_ATTN,      /* scaled_dot_product_attention (attention.c binds the raw arguments) */
 } kg_mhandler;
 
 typedef struct kg_member_row {
@@ -378,6 +379,8 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* ---- cnn.c: pooling, normalization over channels, resampling, pixel shuffle ---- */
 kg_ev kg_elab_cnn(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+/* attention.c: scaled_dot_product_attention as one ATTN node */
+kg_ev kg_elab_attention(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- conv.c: convolutions and pad (H_CONV rows, a raw argspec like H_LAYOUT's) ---- */
 kg_ev kg_elab_conv(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- layout.c ---- */

@@ -44,6 +44,8 @@ kg_ev kg_lay_tindex(lay *L, int kind, const kg_ev *ops, int n);
 kg_ev kg_lay_getitem(lay *L, uint32_t x, const kg_ev *ix, int ni);
 /* random.c: dropout (training), rand / randn (_like), bernoulli; x = the tensor argument or KG_NONE */
 kg_ev kg_lay_random(lay *L, const char *nm, const kg_member_row *row, const kg_ev *av, int n, uint32_t x);
+/* random.c: dropout's mask of probability p (1/(1-p) where the draw keeps, else 0) over sh */
+kg_ev kg_lay_dropout_mask(lay *L, kg_dtype dt, const kg_shape *sh, double p);
 /* einsum.c: einsum (equation, tensors) and outer / ger (x, vec2) */
 kg_ev kg_lay_einsum(lay *L, const char *nm, const kg_ev *av, int n, uint32_t x);
 

@@ -124,3 +124,10 @@ kg_ev kg_lay_random(lay *L, const char *nm, const kg_member_row *row, const kg_e
   if (!float_dtype(L, dt, normal)) return kg_ev_err();
   return draw(L, KG_OP_RAND, dt, &sh, NULL, 0, normal ? 1 : 0, 0, 0);
 }
+
+/* The dropout mask of probability p over shape sh in dtype dt: 1/(1-p) where the element's draw
+ * keeps, else 0 — the RAND node F.dropout multiplies by (attention's probabilities: attention.c). */
+kg_ev kg_lay_dropout_mask(lay *L, kg_dtype dt, const kg_shape *sh, double p) {
+  double q = 1 - p, scale = p == 1 ? 0 : kg_cval_float(dt, 1.0 / q).f;
+  return draw(L, KG_OP_RAND, dt, sh, NULL, 0, 2, q, scale);
+}

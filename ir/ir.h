@@ -210,10 +210,13 @@ typedef enum kg_kx_kind {
   KX_SELECT, /* a ? b : c, both arms evaluated */
   KX_SREG,   /* a = KG_SREG_*: thread / block index registers */
   KX_SLOAD,  /* a = shared array index (kg_kernel.shared), b = element index expr */
+  KX_SMEM,   /* a 32-bit word (dtype int32 or float32) of the dynamic shared memory at byte
+                offset a (an int32 expr, 4-aligned) — the tensor-core tiles */
 } kg_kx_kind;
 
 enum { KG_SREG_TID_X, KG_SREG_TID_Y, KG_SREG_TID_Z, KG_SREG_CTAID_X, KG_SREG_CTAID_Y, KG_SREG_CTAID_Z,
-       KG_SREG_NTID_X, KG_SREG_NTID_Y, KG_SREG_NTID_Z, KG_SREG_NCTAID_X, KG_SREG_NCTAID_Y, KG_SREG_NCTAID_Z };
+       KG_SREG_NTID_X, KG_SREG_NTID_Y, KG_SREG_NTID_Z, KG_SREG_NCTAID_X, KG_SREG_NCTAID_Y, KG_SREG_NCTAID_Z,
+       KG_SREG_SMEM /* the shared-window address of the dynamic shared memory (int32): descriptors */ };
 
 typedef struct kg_kx {
   uint8_t kind;   /* kg_kx_kind */
@@ -239,7 +242,43 @@ typedef enum kg_ks_kind {
   KS_VSTORE,  /* vector store: buffer param a [index b .. b+vec-1] = vars c .. c+vec-1 */
   KS_COMMENT, /* text: a comment naming where code came from */
   KS_SSTORE,  /* shared array a [index expr b] = expr c (converted to the array's dtype) */
+  KS_SMEM_ST, /* dynamic shared memory at byte offset expr b (aligned to the width) = vars c ..
+                 c+imm-1 (imm = 1, 2 or 4 32-bit words: int32 or float32 vars), one access */
+  KS_TC,      /* a tensor-core instruction, sub = kg_tc_op (its operands below) */
 } kg_ks_kind;
+
+/* KS_TC instructions (PTX ISA; CUDA C through prelude_tc.h, emulated by kg_emu_tc.h). Fragment
+ * registers are consecutive variables: int32 vars holding packed f16x2 / bf16x2 or tf32 bits,
+ * float32 vars for accumulators. Shared addresses are byte offsets into the dynamic shared
+ * memory (kg_launch.smem_dyn). */
+typedef enum kg_tc_op {
+  KG_TC_MMA_F16,  /* mma.sync m16n8k16 f32 += f16 x f16: a = first of 4 float32 D vars (C = D on
+                     entry), b = first of 4 int32 A vars, c = first of 2 int32 B vars */
+  KG_TC_MMA_BF16, /* the same with bf16 operands */
+  KG_TC_MMA_TF32, /* mma.sync m16n8k8 f32 += tf32 x tf32: operands as above */
+  KG_TC_LDSM,     /* ldmatrix.m8n8.b16: a = first of imm & 7 (1, 2, 4) int32 dest vars, b = byte
+                     offset expr of this lane's row (16-aligned); imm & 8: .trans */
+  KG_TC_CPASYNC,  /* cp.async.cg 16 bytes: a = buffer param, b = element index expr of the first
+                     element, c = shared byte offset expr (16-aligned), d = src-size expr in bytes
+                     (0..16; the rest zero-filled; 0 reads nothing) */
+  KG_TC_COMMIT,   /* cp.async.commit_group */
+  KG_TC_WAIT,     /* cp.async.wait_group imm */
+  /* Hopper (sm_90a): warpgroup products, mbarriers, TMA */
+  KG_TC_WGMMA,    /* wgmma.mma_async m64nNk16 f32 += A B (descriptors): a = first of N/2 float32
+                     accumulator vars, b = A's descriptor (int64 expr), c = B's; imm = N | 0x200 for
+                     bf16 (else f16) | 0x400 A M-major | 0x800 B N-major (imm-trans); scale-d 1 */
+  KG_TC_WG_FENCE, /* wgmma.fence.sync.aligned */
+  KG_TC_WG_COMMIT,/* wgmma.commit_group.sync.aligned */
+  KG_TC_WG_WAIT,  /* wgmma.wait_group.sync.aligned imm */
+  KG_TC_MBAR_INIT,   /* mbarrier.init: b = the barrier's shared byte offset expr, imm = count */
+  KG_TC_MBAR_ARRIVE, /* mbarrier.arrive(.expect_tx): b = the barrier, c = transaction bytes expr or KG_NONE */
+  KG_TC_MBAR_WAIT,   /* until the phase of parity c (int32 expr) of barrier b has completed */
+  KG_TC_TMA,      /* cp.async.bulk.tensor.{imm}d global → shared, complete_tx on a barrier: a = the
+                     tensor-map parameter, b = destination shared byte offset expr, c = first of imm
+                     int32 coordinate vars (innermost first), d = the barrier's offset expr */
+  KG_TC_FENCE_INIT,  /* fence.mbarrier_init (the barriers' initialization visible to TMA) */
+  KG_TC_SETMAXNREG,  /* setmaxnreg.{inc if imm & 0x1000, else dec}.sync.aligned.u32 imm & 0xfff (warpgroup-aligned) */
+} kg_tc_op;
 
 typedef struct kg_ks {
   uint8_t kind;  /* kg_ks_kind */
@@ -249,11 +288,13 @@ typedef struct kg_ks {
   uint32_t els;  /* KS_IF else block or KG_NONE */
   uint32_t next; /* next statement in the same block or KG_NONE */
   const char *text; /* KS_COMMENT */
+  uint16_t sub;  /* KS_TC: kg_tc_op */
+  uint32_t imm;  /* KS_SMEM_ST, KS_TC: a small constant (see each kind) */
 } kg_ks;
 
 /* A statement with every index field set to KG_NONE (0 is a valid index). */
 static inline kg_ks kg_ks_make(kg_ks_kind kind) {
-  kg_ks s = {(uint8_t)kind, false, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0};
+  kg_ks s = {(uint8_t)kind, false, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0, 0, 0};
   return s;
 }
 
@@ -262,7 +303,7 @@ typedef struct kg_kvar {
   uint8_t dtype;
 } kg_kvar;
 
-typedef enum kg_kparam_kind { KP_BUFFER, KP_SCALAR } kg_kparam_kind;
+typedef enum kg_kparam_kind { KP_BUFFER, KP_SCALAR, KP_TMAP /* a 128-byte tensor map, by value */ } kg_kparam_kind;
 
 typedef struct kg_kparam {
   kg_kparam_kind kind;
@@ -270,6 +311,7 @@ typedef struct kg_kparam {
   bool is_output;    /* buffers: written by the kernel */
   const char *name;  /* C name: "in0", "out0", "n", "s0_1" */
   /* What the host passes here (filled by the scheduler, read by the launcher):
+   *   KPR_TMAP k        : (KP_TMAP) a TMA tensor map of operand kg_kernel.tmaps[r0], by value
    *   KPR_TENSOR k      : data pointer of kernel tensor operand k
    *   KPR_NUMEL         : number of elements of the iteration space
    *   KPR_SIZE d        : iteration-space size of dim d
@@ -285,7 +327,8 @@ typedef struct kg_kparam {
 
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB,
        KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */,
-       KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */ };
+       KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */,
+       KPR_TMAP /* a tensor map: r0 indexes kg_kernel.tmaps */ };
 /* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
  * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
 typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;
@@ -306,8 +349,22 @@ typedef struct kg_launch {
   uint32_t block[3];
   uint32_t elems_per_thread; /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   uint32_t smem_static;      /* bytes */
+  uint32_t smem_dyn;         /* dynamic shared memory bytes (the tensor-core tiles: KX_SMEM,
+                                KS_SMEM_ST, KS_TC; declared as kg_smem, 1024-aligned) */
   uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block */
 } kg_launch;
+
+/* A TMA tensor map a kernel takes (KPR_TMAP), made at launch from a product operand's tensor:
+ * the buffer (owner, index as KPR_TENSOR's r0 / r1); its two matrix dims, innermost first, as
+ * dims from the end (-1 the last); a third, the product's batch when the operand has batch dims
+ * (collapsed into one); the box and the swizzle span (bytes). */
+typedef struct kg_ktmap {
+  uint32_t owner, index;
+  int8_t inner, outer;      /* e.g. -1, -2: [.., M, K] read along K */
+  bool batched;
+  uint32_t box[2];          /* elements: inner, outer */
+  uint32_t swizzle;         /* 0, 32, 64 or 128 */
+} kg_ktmap;
 
 /* A __shared__ array of the kernel (one per block; the emulator poisons it at every block
  * start). Elements hold register values of `dtype` (float16 / bfloat16 as float). */
@@ -325,6 +382,9 @@ typedef struct kg_kernel {
   KG_VEC(kg_kx) exprs;
   KG_VEC(kg_ks) stmts;
   KG_VEC(kg_kshared) shared; /* __shared__ arrays, declared at the top of the kernel */
+  KG_VEC(kg_ktmap) tmaps;    /* the tensor maps its KPR_TMAP parameters describe */
+  bool sm90a;                /* uses sm_90a features (wgmma): NVRTC compiles it for sm_90a */
+  uint32_t max_threads;      /* __launch_bounds__(max_threads, 1) (0: none): caps registers a thread */
   uint32_t body;      /* first statement */
   kg_launch launch;
   const char *schedule; /* "pointwise.linear.vec4", "pointwise.strided" — for explain */
@@ -343,6 +403,7 @@ uint32_t kg_kx_cast(kg_kernel *k, kg_dtype t, uint32_t a);
 uint32_t kg_kx_select(kg_kernel *k, kg_dtype t, uint32_t c, uint32_t a, uint32_t b);
 uint32_t kg_kx_sreg(kg_kernel *k, int which, kg_dtype t);
 uint32_t kg_kx_sload(kg_kernel *k, uint32_t arr, uint32_t index);
+uint32_t kg_kx_smem(kg_kernel *k, kg_dtype t, uint32_t byte_offset); /* KX_SMEM: t int32 or float32 */
 uint32_t kg_kshared_add(kg_kernel *k, const char *name, kg_dtype t, uint32_t count); /* returns its index */
 uint32_t kg_kvar_new(kg_kernel *k, const char *name, kg_dtype t);
 uint32_t kg_kparam_add(kg_kernel *k, kg_kparam p);
@@ -362,6 +423,8 @@ bool kg_kernel_verify(const kg_kernel *k, kg_diag *d);
  * collectives, any kind not known to be independent)? The CPU device runs the others as plain
  * loops over their threads. */
 bool kg_kernel_cooperates(const kg_kernel *k);
+/* Does kernel k use tensor-core instructions (KS_TC, dynamic shared memory, tensor maps)? */
+bool kg_kernel_tensor_cores(const kg_kernel *k);
 
 /* A scalar function: F# scalar code (a map lambda) in kernel-IR form, not yet
  * placed in any kernel. Its statements and exprs live in `body` (a kg_kernel

@@ -28,6 +28,7 @@ void kg_kernel_free(kg_kernel *k) {
   KG_VEC_FREE(k->exprs);
   KG_VEC_FREE(k->stmts);
   KG_VEC_FREE(k->shared);
+  KG_VEC_FREE(k->tmaps);
 }
 
 static uint32_t add_x(kg_kernel *k, kg_kx x) {
@@ -79,6 +80,11 @@ uint32_t kg_kx_sload(kg_kernel *k, uint32_t arr, uint32_t index) {
   kg_kx x = {.kind = KX_SLOAD, .dtype = k->shared.v[arr].dtype, .a = arr, .b = index, .c = KG_NONE};
   return add_x(k, x);
 }
+uint32_t kg_kx_smem(kg_kernel *k, kg_dtype t, uint32_t byte_offset) {
+  KG_ASSERT(t == KG_I32 || t == KG_F32);
+  kg_kx x = {.kind = KX_SMEM, .dtype = (uint8_t)t, .a = byte_offset, .b = KG_NONE, .c = KG_NONE};
+  return add_x(k, x);
+}
 uint32_t kg_kshared_add(kg_kernel *k, const char *name, kg_dtype t, uint32_t count) {
   kg_kshared sh = {name ? name : "s", (uint8_t)t, count};
   KG_VEC_PUSH(k->shared, sh);
@@ -123,7 +129,7 @@ static void print_x(const kg_kernel *k, uint32_t e, kg_strbuf *o);
 
 static const char *sreg_name(uint32_t w) {
   static const char *n[] = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z",
-                            "ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z"};
+                            "ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z", "smem.base"};
   return w < KG_COUNTOF(n) ? n[w] : "?";
 }
 
@@ -172,7 +178,61 @@ static void print_x(const kg_kernel *k, uint32_t e, kg_strbuf *o) {
     print_x(k, x->b, o);
     kg_sb_putc(o, ']');
     break;
+  case KX_SMEM:
+    kg_sb_printf(o, "smem.%s[", kg_dtype_name((kg_dtype)x->dtype));
+    print_x(k, x->a, o);
+    kg_sb_putc(o, ']');
+    break;
   }
+}
+
+static const char *tc_name(uint16_t op) {
+  static const char *n[] = {"mma.m16n8k16.f16", "mma.m16n8k16.bf16", "mma.m16n8k8.tf32", "ldmatrix", "cp.async", "cp.async.commit",
+                            "cp.async.wait", "wgmma", "wgmma.fence", "wgmma.commit", "wgmma.wait", "mbarrier.init",
+                            "mbarrier.arrive", "mbarrier.wait", "tma.load", "fence.mbarrier_init", "setmaxnreg"};
+  return op < KG_COUNTOF(n) ? n[op] : "?";
+}
+
+/* the vars a KS_TC statement writes (first, count) and reads (first, count) x2 */
+static void tc_vars(const kg_ks *st, uint32_t *w, uint32_t *nw, uint32_t r[2], uint32_t nr[2]) {
+  *w = KG_NONE, *nw = 0, r[0] = r[1] = KG_NONE, nr[0] = nr[1] = 0;
+  switch ((kg_tc_op)st->sub) {
+  case KG_TC_MMA_F16:
+  case KG_TC_MMA_BF16:
+  case KG_TC_MMA_TF32: *w = st->a, *nw = 4, r[0] = st->b, nr[0] = 4, r[1] = st->c, nr[1] = 2; break;
+  case KG_TC_LDSM: *w = st->a, *nw = st->imm & 7; break;
+  case KG_TC_WGMMA: *w = st->a, *nw = (st->imm & 0x1ff) / 2; break;
+  case KG_TC_TMA: r[0] = st->c, nr[0] = st->imm; break;
+  default: break;
+  }
+}
+
+static void print_tc(const kg_kernel *k, const kg_ks *st, kg_strbuf *o) {
+  uint32_t w, nw, r[2], nr[2];
+  tc_vars(st, &w, &nw, r, nr);
+  kg_sb_printf(o, "%s", tc_name(st->sub));
+  if (st->sub == KG_TC_LDSM) kg_sb_printf(o, ".x%u%s", st->imm & 7, st->imm & 8 ? ".trans" : "");
+  if (st->sub == KG_TC_WAIT || st->sub == KG_TC_WG_WAIT || st->sub == KG_TC_MBAR_INIT) kg_sb_printf(o, " %u", st->imm);
+  if (st->sub == KG_TC_SETMAXNREG) kg_sb_printf(o, ".%s %u", st->imm & 0x1000 ? "inc" : "dec", st->imm & 0xfff);
+  if (st->sub == KG_TC_WGMMA)
+    kg_sb_printf(o, ".m64n%uk16.%s%s%s", st->imm & 0x1ff, st->imm & 0x200 ? "bf16" : "f16", st->imm & 0x400 ? ".ta" : "", st->imm & 0x800 ? ".tb" : "");
+  if (st->sub == KG_TC_TMA) kg_sb_printf(o, ".%ud %s", st->imm, k->params.v[st->a].name);
+  if (nw) kg_sb_printf(o, " %%%s%u..+%u", k->vars.v[w].name, w, nw);
+  for (int i = 0; i < 2; i++)
+    if (nr[i]) kg_sb_printf(o, ", %%%s%u..+%u", k->vars.v[r[i]].name, r[i], nr[i]);
+  if (st->sub == KG_TC_LDSM) kg_sb_puts(o, ", smem["), print_x(k, st->b, o), kg_sb_putc(o, ']');
+  if (st->sub == KG_TC_CPASYNC) {
+    kg_sb_puts(o, " smem["), print_x(k, st->c, o);
+    kg_sb_printf(o, "] <- %s[", k->params.v[st->a].name), print_x(k, st->b, o);
+    kg_sb_puts(o, "] bytes "), print_x(k, st->d, o);
+  }
+  if (st->sub == KG_TC_WGMMA) kg_sb_puts(o, ", desc "), print_x(k, st->b, o), kg_sb_puts(o, ", desc "), print_x(k, st->c, o);
+  if (st->sub >= KG_TC_MBAR_INIT && st->sub <= KG_TC_TMA) {
+    kg_sb_puts(o, st->sub == KG_TC_TMA ? " -> smem[" : " smem["), print_x(k, st->b, o), kg_sb_putc(o, ']');
+    if (st->sub == KG_TC_TMA) kg_sb_puts(o, " bar smem["), print_x(k, st->d, o), kg_sb_putc(o, ']');
+    if (st->c != KG_NONE && st->sub != KG_TC_TMA) kg_sb_puts(o, st->sub == KG_TC_MBAR_WAIT ? " parity " : " tx "), print_x(k, st->c, o);
+  }
+  kg_sb_putc(o, '\n');
 }
 
 static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
@@ -251,6 +311,12 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
     case KS_BREAK: kg_sb_puts(o, "break\n"); break;
     case KS_BARRIER: kg_sb_puts(o, "barrier\n"); break;
     case KS_COMMENT: kg_sb_printf(o, "// %s\n", st->text ? st->text : ""); break;
+    case KS_SMEM_ST:
+      kg_sb_puts(o, "smem[");
+      print_x(k, st->b, o);
+      kg_sb_printf(o, "] = %%%s%u..+%u\n", k->vars.v[st->c].name, st->c, st->imm);
+      break;
+    case KS_TC: print_tc(k, st, o); break;
     }
   }
 }
@@ -298,7 +364,7 @@ static void vx(vctx *v, uint32_t e, int depth) {
   if (x->dtype >= KG_DT__COUNT) { vfail(v, "bad dtype", e); return; }
   switch ((kg_kx_kind)x->kind) {
   case KX_CONST: break;
-  case KX_SREG: if (x->a > KG_SREG_NCTAID_Z) vfail(v, "bad special register", e); break;
+  case KX_SREG: if (x->a > KG_SREG_SMEM) vfail(v, "bad special register", e); break;
   case KX_VAR:
     if (x->a >= k->vars.n) vfail(v, "variable out of range", e);
     else if (!v->declared[x->a]) vfail(v, "variable used before its declaration", e);
@@ -324,6 +390,11 @@ static void vx(vctx *v, uint32_t e, int depth) {
     vx(v, x->b, depth + 1);
     if (v->ok && !kg_dtype_is_int((kg_dtype)k->exprs.v[x->b].dtype)) vfail(v, "SLOAD index is not an integer", e);
     break;
+  case KX_SMEM:
+    if (x->dtype != KG_I32 && x->dtype != KG_F32) { vfail(v, "SMEM word is not int32 or float32", e); break; }
+    vx(v, x->a, depth + 1);
+    if (v->ok && k->exprs.v[x->a].dtype != KG_I32) vfail(v, "SMEM offset is not int32", e);
+    break;
   case KX_CAST: vx(v, x->a, depth + 1); break;
   case KX_SELECT:
     vx(v, x->a, depth + 1), vx(v, x->b, depth + 1), vx(v, x->c, depth + 1);
@@ -331,6 +402,56 @@ static void vx(vctx *v, uint32_t e, int depth) {
     break;
   default: vfail(v, "bad expression kind", e);
   }
+}
+
+/* KS_TC: fragment vars in range, typed (float32 accumulators, int32 fragments) and declared
+ * before they are read; operand expressions well formed */
+static void vtc(vctx *v, const kg_ks *st, uint32_t s) {
+  const kg_kernel *k = v->k;
+  if (st->sub > KG_TC_SETMAXNREG) { vfail(v, "bad tensor-core instruction", s); return; }
+  if (st->sub == KG_TC_SETMAXNREG && ((st->imm & 0xfff) < 24 || (st->imm & 0xfff) > 256 || (st->imm & 7))) { vfail(v, "setmaxnreg count not 24 to 256 in steps of 8", s); return; }
+  uint32_t w, nw, r[2], nr[2];
+  tc_vars(st, &w, &nw, r, nr);
+  if (st->sub == KG_TC_LDSM && nw != 1 && nw != 2 && nw != 4) { vfail(v, "ldmatrix of other than 1, 2 or 4 matrices", s); return; }
+  for (int i = 0; i < 2; i++) {
+    if (!nr[i]) continue;
+    if (r[i] + nr[i] > k->vars.n) { vfail(v, "fragment past the last variable", s); return; }
+    for (uint32_t j = 0; j < nr[i]; j++) {
+      if (k->vars.v[r[i] + j].dtype != KG_I32) { vfail(v, "an A or B fragment register is not int32", s); return; }
+      if (!v->declared[r[i] + j]) { vfail(v, "fragment read before its declaration", s); return; }
+    }
+  }
+  if (st->sub == KG_TC_WGMMA && (nw < 4 || nw > 128 || (st->imm & 0x1ff) % 8)) { vfail(v, "wgmma N is not 8 to 256 in steps of 8", s); return; }
+  if (nw) {
+    if (w + nw > k->vars.n) { vfail(v, "fragment past the last variable", s); return; }
+    bool mma = st->sub <= KG_TC_MMA_TF32 || st->sub == KG_TC_WGMMA;
+    for (uint32_t j = 0; j < nw; j++) {
+      if (k->vars.v[w + j].dtype != (mma ? KG_F32 : KG_I32)) { vfail(v, mma ? "an accumulator is not float32" : "an ldmatrix register is not int32", s); return; }
+      if (mma && !v->declared[w + j]) { vfail(v, "accumulator read before its declaration", s); return; }
+      v->declared[w + j] = 1;
+    }
+  }
+  if (st->sub == KG_TC_LDSM) vx(v, st->b, 0);
+  if (st->sub == KG_TC_WGMMA) {
+    vx(v, st->b, 0), vx(v, st->c, 0);
+    if (v->ok && (k->exprs.v[st->b].dtype != KG_I64 || k->exprs.v[st->c].dtype != KG_I64)) vfail(v, "a wgmma descriptor is not int64", s);
+    if (v->ok && !k->sm90a) vfail(v, "wgmma in a kernel not marked sm90a", s);
+  }
+  if (st->sub >= KG_TC_MBAR_INIT && st->sub <= KG_TC_TMA) {
+    vx(v, st->b, 0);
+    if (st->c != KG_NONE && st->sub != KG_TC_TMA) vx(v, st->c, 0);
+    if (st->sub == KG_TC_TMA) {
+      if (st->a >= k->params.n || k->params.v[st->a].kind != KP_TMAP) { vfail(v, "TMA from a parameter that is not a tensor map", s); return; }
+      if (st->imm < 1 || st->imm > 3) { vfail(v, "TMA of other than 1 to 3 dims", s); return; }
+      vx(v, st->d, 0);
+    }
+    if (v->ok && !k->launch.smem_dyn) vfail(v, "an mbarrier or TMA in a kernel without dynamic shared memory", s);
+  }
+  if (st->sub == KG_TC_CPASYNC) {
+    if (st->a >= k->params.n || k->params.v[st->a].kind != KP_BUFFER) { vfail(v, "cp.async from a non-buffer", s); return; }
+    vx(v, st->b, 0), vx(v, st->c, 0), vx(v, st->d, 0);
+  }
+  if (v->ok && (st->sub == KG_TC_LDSM || st->sub == KG_TC_CPASYNC) && !k->launch.smem_dyn) vfail(v, "shared-memory instruction in a kernel without dynamic shared memory", s);
 }
 
 static void vblock(vctx *v, uint32_t s, int loop_depth) {
@@ -393,6 +514,19 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
     case KS_BREAK:
       if (!loop_depth) vfail(v, "BREAK outside a loop", s);
       break;
+    case KS_SMEM_ST:
+      if (st->imm != 1 && st->imm != 2 && st->imm != 4) { vfail(v, "SMEM_ST of other than 1, 2 or 4 words", s); return; }
+      if (st->c + st->imm > k->vars.n) { vfail(v, "SMEM_ST past the last variable", s); return; }
+      vx(v, st->b, 0);
+      if (v->ok && k->exprs.v[st->b].dtype != KG_I32) vfail(v, "SMEM_ST offset is not int32", s);
+      for (uint32_t j = 0; j < st->imm && v->ok; j++) {
+        kg_dtype t = (kg_dtype)k->vars.v[st->c + j].dtype;
+        if (t != KG_I32 && t != KG_F32) vfail(v, "SMEM_ST of a variable that is not a 32-bit word", s);
+        else if (!v->declared[st->c + j]) vfail(v, "SMEM_ST of an undeclared variable", s);
+      }
+      if (v->ok && !k->launch.smem_dyn) vfail(v, "SMEM_ST in a kernel without dynamic shared memory", s);
+      break;
+    case KS_TC: vtc(v, st, s); break;
     case KS_BARRIER:
     case KS_COMMENT: break;
     default: vfail(v, "bad statement kind", s);

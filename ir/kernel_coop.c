@@ -10,7 +10,11 @@
  *
  * The answer is read from the kernel IR, never from the text. A statement or expression kind
  * that is not listed as independent below counts as cooperation, so a new kind (tensor-core
- * instructions: warp-collective by nature) runs on fibers until it is added here. */
+ * instructions: warp-collective by nature) runs on fibers until it is added here.
+ *
+ * kg_kernel_tensor_cores says whether a kernel uses the tensor-core tier's instructions (mma,
+ * wgmma, TMA, their dynamic shared memory): the CPU device has none and refuses such a kernel
+ * (its scheduler, kg_target_cpu, never picks the tier). */
 #include "ir.h"
 
 static bool stmt_cooperates(const kg_ks *s) {
@@ -43,5 +47,16 @@ bool kg_kernel_cooperates(const kg_kernel *k) {
     if (stmt_cooperates(&k->stmts.v[i])) return true;
   for (uint32_t i = 0; i < k->exprs.n; i++)
     if (expr_cooperates(&k->exprs.v[i])) return true;
+  return false;
+}
+
+bool kg_kernel_tensor_cores(const kg_kernel *k) {
+  if (k->launch.smem_dyn) return true;
+  for (uint32_t i = 0; i < k->params.n; i++)
+    if (k->params.v[i].kind == KP_TMAP) return true;
+  for (uint32_t i = 0; i < k->stmts.n; i++)
+    if (k->stmts.v[i].kind == KS_TC || k->stmts.v[i].kind == KS_SMEM_ST) return true;
+  for (uint32_t i = 0; i < k->exprs.n; i++)
+    if (k->exprs.v[i].kind == KX_SMEM) return true;
   return false;
 }

@@ -23,6 +23,7 @@
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
  *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
+ *   attention       → (no_fold only) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
  *   conv(x, w, b)   → MATMUL(w viewed [G, O/G, K], IM2COL(x); convolution geometry) + b viewed [O, 1...]
  *                     (conv_transpose: the weight regrouped and flipped, the input read dilated)
  * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
@@ -394,6 +395,64 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   return cast(D, r, dt);
 }
 
+/* ATTN (scaled_dot_product_attention) as the three kernels of PyTorch's math path, where the
+ * fused attention kernel is not wanted (no_fold: force_variant 2 and 5, the checks of the
+ * unfused kernels and perf/bench_attention's baseline): s = q @ kᵀ · scale, masked (a bool mask
+ * or the causal triangle fill -inf, a float mask adds), p = softmax(s) [· dropout], p @ v; in the
+ * accumulator dtype (float32 for half precision) and rounded once at the end, as the fused kernel
+ * and the twin compute it. The recognized form (ia[0] & 16) never reaches here. */
+static uint32_t expand_attention(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_dtype dt = (kg_dtype)n->dtype, ct = (kg_dtype)n->cdtype;
+  int64_t fl = n->ia[0];
+  int r = n->shape.rank;
+  const kg_gnode *kn = &D->out->nodes.v[in[1]];
+  kg_gnode m;
+  memset(&m, 0, sizeof m);
+  m.op = KG_OP_MATMUL, m.dtype = (uint8_t)ct, m.cdtype = (uint8_t)ct, m.vkind = KG_V_TENSOR, m.n_in = 2;
+  m.in[0] = cast(D, in[0], ct), m.in[1] = cast(D, in[1], ct);
+  m.ia[0] = 4; /* k [.., S, E] read transposed */
+  m.shape = n->shape;
+  m.shape.d[r - 1] = kn->shape.d[kn->shape.rank - 2];
+  m.path = n->path, m.srcloc = n->srcloc;
+  uint32_t s = kg_graph_add(D->out, &m);
+  s = add(D, KG_OP_MUL, ct, s, cnst(D, ct, n->fa[0]), NULL);
+  uint32_t ninf = cnst(D, ct, -INFINITY);
+  int j = 3;
+  if (fl & 2) {
+    uint32_t mk = in[j++];
+    s = (fl & 4) ? where(D, ct, mk, s, ninf) : add(D, KG_OP_ADD, ct, s, cast(D, mk, ct), NULL);
+  }
+  if (fl & 1) { /* tril(ones(L, S)): query i attends keys j <= i */
+    kg_shape ls = {2, {m.shape.d[r - 2], m.shape.d[r - 1]}};
+    kg_gnode one;
+    memset(&one, 0, sizeof one);
+    one.op = KG_OP_CONST, one.dtype = one.cdtype = KG_BOOL, one.vkind = KG_V_SCALAR, one.ia[0] = 1;
+    one.path = n->path;
+    uint32_t ones = layout(D, KG_OP_FILL, kg_graph_add(D->out, &one), &ls, NULL, NULL);
+    D->out->nodes.v[ones].dtype = D->out->nodes.v[ones].cdtype = KG_BOOL;
+    int64_t tia[4] = {0, 0, 0, 0};
+    s = where(D, ct, layout(D, KG_OP_TRIL, ones, &ls, tia, NULL), s, ninf);
+  }
+  kg_gnode sm;
+  memset(&sm, 0, sizeof sm);
+  sm.op = KG_OP_SOFTMAX, sm.dtype = sm.cdtype = (uint8_t)ct, sm.vkind = KG_V_TENSOR, sm.n_in = 1, sm.in[0] = s;
+  sm.ia[0] = (int64_t)1 << (r - 1);
+  sm.shape = m.shape;
+  sm.path = n->path, sm.srcloc = n->srcloc;
+  const kg_gnode *saved = D->src;
+  D->src = &sm;
+  uint32_t p = expand(D, &sm, &s);
+  D->src = saved;
+  if (fl & 8) p = add(D, KG_OP_MUL, ct, p, cast(D, in[j], ct), NULL);
+  kg_gnode o;
+  memset(&o, 0, sizeof o);
+  o.op = KG_OP_MATMUL, o.dtype = (uint8_t)ct, o.cdtype = (uint8_t)ct, o.vkind = KG_V_TENSOR, o.n_in = 2;
+  o.in[0] = p, o.in[1] = cast(D, in[2], ct);
+  o.shape = n->shape;
+  o.path = n->path, o.srcloc = n->srcloc;
+  return cast(D, kg_graph_add(D->out, &o), dt);
+}
+
 /* the same value: one node, or casts of one node to one dtype (CSE merges them) */
 static bool same_value(const kg_graph *g, uint32_t a, uint32_t b) {
   const kg_gnode *x = &g->nodes.v[a], *y = &g->nodes.v[b];
@@ -424,7 +483,6 @@ static uint32_t shared_statistic(dctx *D, const kg_gnode *n, const uint32_t *in)
 }
 
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
-  (void)c;
   uint32_t *map = kg_xmalloc((g->nodes.n + 1) * sizeof *map);
   dctx D = {out, NULL};
   bool changed = false;
@@ -435,6 +493,12 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
     if ((kg_op_get((kg_op)n->op)->flags & KG_OPF_COMPOSITE) || global_pool(n)) {
       D.src = n;
       map[i] = expand(&D, n, in);
+      changed = true;
+      continue;
+    }
+    if (n->op == KG_OP_ATTN && c->no_fold && !(n->ia[0] & 16)) { /* the unfused attention */
+      D.src = n;
+      map[i] = expand_attention(&D, n, in);
       changed = true;
       continue;
     }

@@ -52,7 +52,11 @@ uint32_t kg_fusion_mat_index(const kg_fusion *f, uint32_t node) {
 }
 
 static bool is_red_only(const kg_graph *g, uint32_t n) { return (kg_op_get((kg_op)g->nodes.v[n].op)->flags & KG_OPF_REDUCE) != 0; }
-static bool is_matmul(const kg_graph *g, uint32_t n) { return g->nodes.v[n].op == KG_OP_MATMUL; }
+/* a product kernel of its own: a matrix product, or attention (ATTN: the fused flash kernel, whose
+ * operands are its prologue and whose pointwise consumers of its shape its epilogue, as a
+ * product's) */
+static bool is_matmul(const kg_graph *g, uint32_t n) { return g->nodes.v[n].op == KG_OP_MATMUL || g->nodes.v[n].op == KG_OP_ATTN; }
+static bool product_group(uint8_t kind) { return kind == KG_GROUP_MATMUL || kind == KG_GROUP_ATTN; }
 
 /* What the matrix products of a program need from the fuser (all NULL without products). */
 typedef struct mmctx {
@@ -99,7 +103,7 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
       if (q != KG_NONE && (gd == KG_NONE || q > gd)) gd = q;
     }
     M->gdep[i] = gd;
-    if (gd == KG_NONE || n->vkind != KG_V_TENSOR || f->groups.v[gd].kind != KG_GROUP_MATMUL) continue;
+    if (gd == KG_NONE || n->vkind != KG_V_TENSOR || !product_group(f->groups.v[gd].kind)) continue;
     /* a layout op reads its operand at other coordinates: the epilogue holds the product at its
      * own (m, n) only, so such a node reads the product from memory instead */
     if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) continue;
@@ -289,7 +293,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (!M.valued[i]) continue; /* only its shape is read (zeros_like): no kernel */
       kg_group grp;
       memset(&grp, 0, sizeof grp);
-      grp.kind = KG_GROUP_MATMUL;
+      grp.kind = g->nodes.v[i].op == KG_OP_ATTN ? KG_GROUP_ATTN : KG_GROUP_MATMUL;
       grp.red = i;
       grp.space = g->nodes.v[i].shape;
       KG_VEC_PUSH(grp.reds, i);
@@ -314,7 +318,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     kg_group *last = NULL;
     for (uint32_t k = f->groups.n; k-- > 0;)
       if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
-    if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_MATMUL)) last = NULL; /* a scan or a product runs between: start a new group */
+    if (last && (last->kind == KG_GROUP_SCAN || product_group(last->kind))) last = NULL; /* a scan or a product runs between: start a new group */
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
       frame fr = {s, (((int64_t)1 << s->rank) - 1) & ~r->ia[0]};
@@ -421,12 +425,12 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       for (uint32_t j = 0; j < grp->epi.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->epi.v[j]], seen, visit);
       for (uint32_t j = 0; j < grp->reds.n; j++) {
         const kg_gnode *rn = &g->nodes.v[grp->reds.v[j]];
-        for (int q = 0; q < (grp->kind == KG_GROUP_MATMUL ? 2 : 1); q++) values_reached(g, &M, gi, rn->in[q], seen, visit);
+        for (int q = 0; q < (grp->kind == KG_GROUP_ATTN ? rn->n_in : grp->kind == KG_GROUP_MATMUL ? 2 : 1); q++) values_reached(g, &M, gi, rn->in[q], seen, visit);
       }
       /* a product's epilogue set computes in its store whatever it reads: another product's
        * value among them (SwiGLU's silu(gate) * up, found by the GenAI Llama MLP) comes from
        * memory, so its kernel must store it */
-      if (grp->kind == KG_GROUP_MATMUL)
+      if (product_group(grp->kind))
         for (uint32_t i = 0; i < nn; i++) {
           if (M.epi_of[i] != gi || !M.valued[i] || is_matmul(g, i)) continue;
           const kg_gnode *en = &g->nodes.v[i];
@@ -483,8 +487,8 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
       kg_sb_putc(o, '\n');
       continue;
     }
-    if (grp->kind == KG_GROUP_MATMUL) {
-      kg_sb_printf(o, "group %u: matmul %%%u over ", i, grp->red);
+    if (product_group(grp->kind)) {
+      kg_sb_printf(o, "group %u: %s %%%u over ", i, grp->kind == KG_GROUP_ATTN ? "attention" : "matmul", grp->red);
       kg_shape_print(g, &grp->space, o);
       for (uint32_t j = 0; j < grp->outs.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; epilogue", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
       for (uint32_t j = 0; j < grp->mats.n; j++) {

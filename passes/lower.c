@@ -367,6 +367,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return kg_lw_reduce(&L, name);
   if (grp->kind == KG_GROUP_MATMUL) return v->mm_tile == KG_MM_CPU || v->mm_tile == KG_MM_CPU_ALL ? kg_lw_matmul_cpu(&L, name) : kg_lw_matmul(&L, name);
+  if (grp->kind == KG_GROUP_ATTN) return kg_lw_attention(&L, name);
   if (grp->kind == KG_GROUP_SCAN) return lower_scan(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;
   uint32_t vec = linear && v->vec > 1 && !v->cpu ? v->vec : 1;

@@ -65,6 +65,9 @@ uint32_t kg_lw_val(lctx *L, uint32_t id);                                   /* n
  * evaluate their operands at the broadcast coordinates, sources load through the strides
  * of their own dims, layout ops map the coordinate; memoized per (node, coordinate). */
 uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
+/* a source's (a tensor read from memory: L->src_of[id]) element offset at coordinate coord of its
+ * own shape (KG_NONE: offset 0) and its buffer parameter */
+uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *coord, uint32_t *param);
 /* a branch or loop body of the kernel being built: values memoized inside it (they may depend on
  * its locals) are forgotten when it ends; L->cur is the body until then */
 typedef struct kg_lw_scope { uint32_t n_at, n_log; kg_kcursor cur; } kg_lw_scope;
@@ -111,12 +114,61 @@ void kg_lw_emit_element(lctx *L, uint32_t nnodes);
 void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, const uint32_t *size_p, uint32_t outer, const uint32_t *in_stride,
                          const uint32_t *out_stride, uint32_t numel_param);
 
-/* ---- the matrix-product schedules: lower_matmul.c, and the CPU target's lower_matmul_cpu.c ---- */
+/* ---- the matrix-product schedules: lower_matmul.c (parameters, the tile frame and the
+ * epilogue every product schedule shares; the SIMT tiles; the direct convolution) and
+ * lower_mma.c (the tensor-core tier) ---- */
 bool kg_lw_matmul(lctx *L, const char *name);
+
+/* One product kernel being built: the node, its operands and the parameters kg_lw_matmul set
+ * up for whichever body the schedule names. Sizes are kernel-IR parameter ids (KG_NONE: a dim
+ * of static size 1). */
+typedef struct kg_mmk {
+  lctx *L;
+  kg_kernel *k;
+  kg_dtype ix;                     /* index dtype */
+  const kg_gnode *mmn, *An, *Bn;   /* the MATMUL and its operands */
+  bool a1, b1, bt;                 /* A / B 1-D; B stored [.., N, K] (linear's weight) */
+  kg_dtype acc, mdt;               /* accumulator (cdtype), the product's dtype */
+  int r, nb;                       /* rank of the space, batch dims of the product */
+  int mdim, ndim;                  /* the space's M and N dims (-1: a 1-D operand's) */
+  /* a convolution (ia[0] & 8): space [N, O, S...], batch (n, g), M = O / G, N = ΠS, B = IM2COL */
+  bool conv;
+  int cnd;                         /* spatial dims */
+  int64_t G, Og;                   /* groups, output channels per group */
+  uint32_t ssz[KG_CONV_MAX_DIMS];  /* spatial size exprs (KG_NONE: static 1) */
+  uint32_t size_p[KG_MAX_RANK], kp;/* the space's size params; K's */
+  uint32_t ns, *sparam, *snode, *ostride; /* stored values: buffer param, node, strides (ns × KG_MAX_RANK) */
+} kg_mmk;
+
+/* The frame of an output tile: batch and row tiles strided over grid.z / grid.y, the column
+ * tile grid.x (KG_LAUNCH_TILES). tile_body is the loop body of one bm × bn tile. */
+typedef struct kg_mm_frame {
+  uint32_t M, N, K;                /* exprs */
+  uint32_t m0, n0;                 /* the tile's first row and column */
+  uint32_t bc[KG_MAX_RANK];        /* the batch coordinates (conv: image, group) */
+  uint32_t bz;                     /* the batch index over all batch dims */
+  kg_kcursor tile_body;
+} kg_mm_frame;
+void kg_lw_mm_frame(kg_mmk *S, uint32_t bm, uint32_t bn, kg_mm_frame *F);
+/* operand A at (m, k) and B at (k, n): their coordinates in their own shapes */
+void kg_lw_mm_a_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t m, uint32_t k, uint32_t *c);
+void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, uint32_t *c);
+/* the epilogue at output (gm, gn) of the tile (inside C only): every stored value with the
+ * product's value = acc rounded once to its dtype; appends at L->cur */
+void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
+/* forget every memoized value (a new evaluation point) */
+void kg_lw_mm_memo_reset(lctx *L);
+/* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
+void kg_lw_mma_body(kg_mmk *S);
+/* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */
+void kg_lw_wgmma_body(kg_mmk *S);
+/* lower_matmul_cpu.c: the CPU target's product schedule (KG_MM_CPU, KG_MM_CPU_ALL) */
 bool kg_lw_matmul_cpu(lctx *L, const char *name);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);
+/* ---- the attention schedule: lower_attn.c (the flash scheme, one kernel per ATTN group) ---- */
+bool kg_lw_attention(lctx *L, const char *name);
 /* lower_view.c: a dim's size as an index expression (a constant, or a KPR_SYM parameter) */
 uint32_t kg_lw_size(lctx *L, const kg_dim *d);
 /* lower_dot.c: a folded product (MMFOLD) at coordinate c of its own shape: a loop over K */

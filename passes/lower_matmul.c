@@ -38,16 +38,7 @@
 #include "lower_int.h"
 
 
-typedef struct mkern {
-  lctx *L;
-  kg_kernel *k;
-  kg_dtype ix;
-  /* a convolution (ia[0] & 8): the space is [N, O, S...], the product's batch (n, g), M = O / G,
-   * N = ΠS; B is IM2COL [N, G, K, S...] */
-  bool conv;
-  int cnd;                       /* spatial dims */
-  uint32_t ssz[KG_CONV_MAX_DIMS]; /* their sizes (KG_NONE: static 1) */
-} mkern;
+typedef kg_mmk mkern;
 
 static uint32_t cst(mkern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
 static uint32_t iadd(mkern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_IDX_ADD, S->ix, a, b, KG_NONE); }
@@ -85,9 +76,7 @@ static void stmt(mkern *S, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) 
  * the same block leaves a saved one's `last` behind) */
 static kg_kcursor refresh(kg_kcursor c) { return c.parent == KG_NONE ? kg_kcursor_top(c.k) : kg_kcursor_body(c.k, c.parent, c.els); }
 
-/* forget every value: the next evaluation point has other coordinates (and its locals live
- * in another block) */
-static void memo_reset(lctx *L) {
+void kg_lw_mm_memo_reset(lctx *L) {
   for (uint32_t i = 0; i < L->g->nodes.n; i++) L->memo[i] = KG_NONE;
   kg_lw_at_reset(L);
 }
@@ -119,17 +108,24 @@ static void conv_spatial(mkern *S, uint32_t n, uint32_t *oc) {
   }
 }
 
-/* IM2COL's coordinate [n, g, k, s...] for batch (n, g), k and the output column */
-static void conv_b_coord(mkern *S, const uint32_t *bc, uint32_t k, uint32_t col, uint32_t *c) {
-  c[0] = bc[0], c[1] = bc[1], c[2] = k;
-  conv_spatial(S, col, c + 3);
+void kg_lw_mm_a_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t m, uint32_t k, uint32_t *c) {
+  if (S->a1) kg_lw_mm_operand_coord(S->An, true, F->bc, S->nb, k, k, c); /* a 1-D operand: [k] */
+  else kg_lw_mm_operand_coord(S->An, false, F->bc, S->nb, m, k, c);
+}
+void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, uint32_t *c) {
+  if (S->b1) kg_lw_mm_operand_coord(S->Bn, true, F->bc, S->nb, k, k, c);
+  else if (S->conv) { /* IM2COL's coordinate [n, g, k, s...] */
+    c[0] = F->bc[0], c[1] = F->bc[1], c[2] = k;
+    conv_spatial(S, n, c + 3);
+  } else if (S->bt) kg_lw_mm_operand_coord(S->Bn, false, F->bc, S->nb, n, k, c);
+  else kg_lw_mm_operand_coord(S->Bn, false, F->bc, S->nb, k, n, c);
 }
 
-/* One operand tile: `count` = rows × 16 elements, element e of the tile at (e / minor, e %
- * minor); kmajor: k varies fastest (A, and a transposed B), else the matrix dim does. */
-static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, bool kmajor, uint32_t tid, uint32_t nthreads, uint32_t k0,
-                      uint32_t base, uint32_t extent, uint32_t K, const kg_gnode *opn, uint32_t opid, bool vec, const uint32_t *bc, int nb,
-                      bool k_first, kg_dtype acc) {
+/* One operand tile of the SIMT schedules: `count` = rows × 16 elements, element e of the tile
+ * at (e / minor, e % minor); kmajor: k varies fastest (A, and a transposed B), else the matrix
+ * dim does. */
+static void load_tile(mkern *S, const kg_mm_frame *F, bool is_b, uint32_t arr, uint32_t pitch, uint32_t rows, bool kmajor, uint32_t tid,
+                      uint32_t nthreads, uint32_t k0, uint32_t base, uint32_t extent) {
   lctx *L = S->L;
   uint32_t count = rows * KG_MM_BK, iters = (count + nthreads - 1) / nthreads;
   kg_kcursor outer = L->cur;
@@ -141,17 +137,15 @@ static void load_tile(mkern *S, uint32_t arr, uint32_t pitch, uint32_t rows, boo
     uint32_t hi = kg_lw_decl(L, "te", S->ix, idiv(S, e, cst(S, minor))), lo = kg_lw_decl(L, "tf", S->ix, imod(S, e, cst(S, minor)));
     uint32_t row = kmajor ? hi : lo, kk = kmajor ? lo : hi;
     uint32_t gr = kg_lw_decl(L, "g", S->ix, iadd(S, base, row)), gk = kg_lw_decl(L, "gk", S->ix, iadd(S, k0, kk));
-    uint32_t v = kg_lw_decl(L, "a", acc, kg_lw_identity(S->k, KG_OP_RSUM, acc));
+    uint32_t v = kg_lw_decl(L, "a", S->acc, kg_lw_identity(S->k, KG_OP_RSUM, S->acc));
     kg_kcursor here = L->cur;
-    L->cur = if_body(S, land(S, lt(S, gr, extent), lt(S, gk, K)));
-    memo_reset(L);
+    L->cur = if_body(S, land(S, lt(S, gr, extent), lt(S, gk, F->K)));
+    kg_lw_mm_memo_reset(L);
     uint32_t c[KG_MAX_RANK];
-    if (vec) kg_lw_mm_operand_coord(opn, true, bc, nb, gk, gk, c); /* a 1-D operand: [k] */
-    else if (S->conv && k_first) conv_b_coord(S, bc, gk, gr, c);
-    else if (k_first) kg_lw_mm_operand_coord(opn, vec, bc, nb, gk, gr, c);
-    else kg_lw_mm_operand_coord(opn, vec, bc, nb, gr, gk, c);
-    uint32_t x = kg_lw_val_at(L, opid, c);
-    stmt(S, KS_ASSIGN, S->k->exprs.v[v].a, kg_lw_cvt(L, x, acc), KG_NONE);
+    if (is_b) kg_lw_mm_b_coord(S, F, gk, gr, c);
+    else kg_lw_mm_a_coord(S, F, gr, gk, c);
+    uint32_t x = kg_lw_val_at(L, is_b ? S->mmn->in[1] : S->mmn->in[0], c);
+    stmt(S, KS_ASSIGN, S->k->exprs.v[v].a, kg_lw_cvt(L, x, S->acc), KG_NONE);
     L->cur = refresh(here);
     stmt(S, KS_SSTORE, arr, iadd(S, imul(S, kk, cst(S, pitch)), row), v);
   }
@@ -174,32 +168,90 @@ static uint32_t conv_columns(mkern *S) {
 }
 
 /* the batch index bz as (image, group) */
-static void conv_batch(mkern *S, uint32_t bz, int64_t G, bool n_is_one, uint32_t *bc) {
-  if (G == 1) {
+static void conv_batch(mkern *S, uint32_t bz, bool n_is_one, uint32_t *bc) {
+  if (S->G == 1) {
     bc[0] = n_is_one ? KG_NONE : bz, bc[1] = KG_NONE;
     return;
   }
-  bc[1] = n_is_one ? bz : kg_lw_decl(S->L, "grp", S->ix, imod(S, bz, cst(S, G)));
-  bc[0] = n_is_one ? KG_NONE : kg_lw_decl(S->L, "img", S->ix, idiv(S, bz, cst(S, G)));
+  bc[1] = n_is_one ? bz : kg_lw_decl(S->L, "grp", S->ix, imod(S, bz, cst(S, S->G)));
+  bc[0] = n_is_one ? KG_NONE : kg_lw_decl(S->L, "img", S->ix, idiv(S, bz, cst(S, S->G)));
 }
 
 /* the output's coordinate [n, g·Og + m, s...] */
-static void conv_out_coord(mkern *S, const uint32_t *bc, int64_t Og, uint32_t m, uint32_t col, uint32_t *c) {
+static void conv_out_coord(mkern *S, const uint32_t *bc, uint32_t m, uint32_t col, uint32_t *c) {
   c[0] = bc[0];
-  c[1] = bc[1] == KG_NONE ? m : iadd(S, imul(S, bc[1], cst(S, Og)), m);
+  c[1] = bc[1] == KG_NONE ? m : iadd(S, imul(S, bc[1], cst(S, S->Og)), m);
   conv_spatial(S, col, c + 2);
+}
+
+void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  const uint32_t *size_p = S->size_p;
+  F->M = S->mdim < 0 || size_p[S->mdim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->mdim]);
+  F->N = S->ndim < 0 || size_p[S->ndim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->ndim]);
+  if (S->conv) F->M = cst(S, S->Og), F->N = kg_lw_decl(L, "ncol", L->ix, conv_columns(S));
+  F->K = kg_kx_param(k, S->kp);
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(S, iadd(S, F->M, cst(S, BM - 1)), cst(S, BM)));
+  uint32_t nbatch = cst(S, 1);
+  for (int d = 0; d < S->nb && !S->conv; d++)
+    if (size_p[d] != KG_NONE) nbatch = imul(S, nbatch, kg_kx_param(k, size_p[d]));
+  if (S->conv) nbatch = imul(S, size_p[0] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[0]), cst(S, S->G));
+  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+  F->n0 = kg_lw_decl(L, "n0", L->ix, imul(S, sreg(S, KG_SREG_CTAID_X), cst(S, BN)));
+  uint32_t bz, my;
+  L->cur = loop(S, "bz", sreg(S, KG_SREG_CTAID_Z), nbatch, sreg(S, KG_SREG_NCTAID_Z), &bz);
+  L->cur = loop(S, "my", sreg(S, KG_SREG_CTAID_Y), mtiles, sreg(S, KG_SREG_NCTAID_Y), &my);
+  F->tile_body = L->cur;
+  F->bz = bz;
+  F->m0 = kg_lw_decl(L, "m0", L->ix, imul(S, my, cst(S, BM)));
+  /* the batch coordinates, innermost first; the outermost takes what remains */
+  uint32_t rem = bz;
+  int outer = -1;
+  for (int d = 0; d < S->nb; d++) {
+    F->bc[d] = KG_NONE;
+    if (outer < 0 && size_p[d] != KG_NONE) outer = d;
+  }
+  if (S->conv) conv_batch(S, bz, size_p[0] == KG_NONE, F->bc);
+  for (int d = S->nb - 1; d >= 0 && !S->conv; d--) {
+    if (size_p[d] == KG_NONE) continue;
+    if (d == outer) { F->bc[d] = rem; break; }
+    uint32_t sz = kg_kx_param(k, size_p[d]);
+    F->bc[d] = kg_lw_decl(L, "bc", L->ix, imod(S, rem, sz));
+    rem = kg_lw_decl(L, "br", L->ix, idiv(S, rem, sz));
+  }
+}
+
+void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc) {
+  lctx *L = S->L;
+  const kg_graph *g = L->g;
+  kg_kcursor here = L->cur;
+  L->cur = if_body(S, land(S, lt(S, gm, F->M), lt(S, gn, F->N)));
+  kg_lw_mm_memo_reset(L);
+  L->memo[L->grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, acc, S->mdt));
+  uint32_t c[KG_MAX_RANK];
+  for (int d = 0; d < S->nb; d++) c[d] = F->bc[d];
+  if (S->mdim >= 0) c[S->mdim] = S->size_p[S->mdim] == KG_NONE ? KG_NONE : gm;
+  if (S->ndim >= 0) c[S->ndim] = S->size_p[S->ndim] == KG_NONE ? KG_NONE : gn;
+  if (S->conv) conv_out_coord(S, F->bc, gm, gn, c);
+  for (uint32_t q = 0; q < S->ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)g->nodes.v[S->snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
+    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
+  }
+  L->cur = refresh(here);
 }
 
 /* The direct schedule (depthwise convolutions: a few output channels per group over a small
  * window): a thread per output element walks K itself — the window — reading both operands
  * through kg_lw_val_at, no tiles, no shared memory, no barrier; then the epilogue. */
-static void direct_body(mkern *S, const kg_group *grp, const kg_gnode *mmn, int64_t G, int64_t Og, const uint32_t *size_p, uint32_t kp, uint32_t ns,
-                        const uint32_t *snode, const uint32_t *sparam, const uint32_t *ostride) {
+static void direct_body(mkern *S, const kg_group *grp) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const kg_graph *g = L->g;
-  kg_dtype acc = (kg_dtype)mmn->cdtype, mdt = (kg_dtype)mmn->dtype;
+  kg_dtype acc = S->acc, mdt = S->mdt;
   int r = grp->space.rank;
+  const uint32_t *size_p = S->size_p;
   k->launch.per_output = KG_LAUNCH_ELEMENTS;
   k->launch.block[0] = 256, k->launch.tile_m = k->launch.tile_n = 0, k->launch.smem_static = 0;
   uint32_t np = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "numel", KPR_NUMEL, 0, 0));
@@ -221,144 +273,52 @@ static void direct_body(mkern *S, const kg_group *grp, const kg_gnode *mmn, int6
     rem = kg_lw_decl(L, "q", L->ix, idiv(S, rem, sz));
   }
   uint32_t bc[2] = {c[0], KG_NONE}, m = c[1];
-  if (G > 1 && c[1] != KG_NONE) {
-    bc[1] = Og == 1 ? c[1] : kg_lw_decl(L, "grp", L->ix, idiv(S, c[1], cst(S, Og)));
-    m = Og == 1 ? KG_NONE : kg_lw_decl(L, "m", L->ix, imod(S, c[1], cst(S, Og)));
+  if (S->G > 1 && c[1] != KG_NONE) {
+    bc[1] = S->Og == 1 ? c[1] : kg_lw_decl(L, "grp", L->ix, idiv(S, c[1], cst(S, S->Og)));
+    m = S->Og == 1 ? KG_NONE : kg_lw_decl(L, "m", L->ix, imod(S, c[1], cst(S, S->Og)));
   }
   uint32_t av = kg_kvar_new(k, "acc", acc);
   stmt(S, KS_DECL, av, kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
   uint32_t kk;
-  L->cur = loop(S, "kk", cst(S, 0), kg_kx_param(k, kp), cst(S, 1), &kk);
-  memo_reset(L);
+  L->cur = loop(S, "kk", cst(S, 0), kg_kx_param(k, S->kp), cst(S, 1), &kk);
+  kg_lw_mm_memo_reset(L);
   uint32_t ac[KG_MAX_RANK], bcc[KG_MAX_RANK];
-  kg_lw_mm_operand_coord(&g->nodes.v[mmn->in[0]], false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
+  kg_lw_mm_operand_coord(S->An, false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
   bcc[0] = bc[0], bcc[1] = bc[1], bcc[2] = kk;
   for (int d = 0; d < S->cnd; d++) bcc[3 + d] = c[2 + d];
-  uint32_t a = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc), b = kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], bcc), acc);
+  uint32_t a = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[0], ac), acc), b = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[1], bcc), acc);
   stmt(S, KS_ASSIGN, av, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, av), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
   L->cur = refresh(body);
-  memo_reset(L);
+  kg_lw_mm_memo_reset(L);
   kg_ks ce = kg_ks_make(KS_COMMENT);
   ce.text = "epilogue";
   kg_ks_add(&L->cur, ce);
   L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_var(k, av), mdt));
-  for (uint32_t q = 0; q < ns; q++) {
-    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], c), (kg_dtype)g->nodes.v[snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, c, &ostride[q * KG_MAX_RANK], (uint32_t)r);
-    stmt(S, KS_STORE, sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
+  for (uint32_t q = 0; q < S->ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)g->nodes.v[S->snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)r);
+    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
   }
 }
 
-bool kg_lw_matmul(lctx *L, const char *name) {
-  (void)name;
-  kg_kernel *k = L->k;
-  const kg_graph *g = L->g;
-  const kg_group *grp = L->grp;
-  kg_arena *A = L->c->arena;
-  mkern S = {L, k, L->ix, false, 0, {KG_NONE, KG_NONE, KG_NONE}};
-  const kg_gnode *mmn = &g->nodes.v[grp->red];
-  const kg_gnode *An = &g->nodes.v[mmn->in[0]], *Bn = &g->nodes.v[mmn->in[1]];
-  bool a1 = mmn->ia[0] & 1, b1 = (mmn->ia[0] & 2) != 0, bt = (mmn->ia[0] & 4) != 0;
-  kg_dtype acc = (kg_dtype)mmn->cdtype, mdt = (kg_dtype)mmn->dtype;
-  const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
+/* The SIMT tiles: a block of 256 threads, (tx, ty) owning rows ty + i·TY and columns tx + j·TX
+ * of a bm × bn tile, K in chunks of KG_MM_BK through two padded __shared__ tiles. */
+static void simt_body(mkern *S, const kg_mm_tile_info *T) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype acc = S->acc;
   uint32_t BM = T->bm, BN = T->bn, TX = T->bn / T->tn, TY = T->bm / T->tm, NT = TX * TY;
-  int r = grp->space.rank, nb = r - (a1 ? 0 : 1) - (b1 ? 0 : 1);
-  S.conv = (mmn->ia[0] & 8) != 0;
-  int64_t G = S.conv ? mmn->ia[0] >> 8 : 1, Og = S.conv && mmn->shape.d[1].kind == KG_DIM_STATIC ? mmn->shape.d[1].v / G : 1;
-  if (S.conv) nb = 2, S.cnd = r - 2;
-  bool direct = L->v->mm_tile == KG_MM_DIRECT;
-  k->schedule = S.conv ? kg_arena_printf(A, "conv.%s", T->name) : kg_arena_printf(A, "matmul.%s", T->name);
-  k->vec = 1;
-  k->launch.per_output = KG_LAUNCH_TILES;
-  k->launch.block[0] = NT;
-  k->launch.elems_per_thread = 1;
-  k->launch.tile_m = BM, k->launch.tile_n = BN;
-  uint32_t esz = acc == KG_F64 || acc == KG_I64 ? 8 : 4;
-  k->launch.smem_static = KG_MM_BK * (BM + 1 + BN + 1) * esz;
-
-  /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
-   * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
-  kg_lw_add_source_params(L, A);
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
-  uint32_t nst = grp->outs.n + grp->mats.n, *sparam = kg_xmalloc((nst + 1) * sizeof *sparam), *snode = kg_xmalloc((nst + 1) * sizeof *snode);
-  uint32_t *senc = kg_xmalloc((nst + 1) * sizeof *senc), ns = 0;
-  for (uint32_t j = 0; j < grp->outs.n; j++) {
-    uint32_t o = grp->outs.v[j];
-    kg_bufref b = {KG_BUF_OUTPUT, o};
-    snode[ns] = g->outputs.v[o], senc[ns] = 0x80000000u | o;
-    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype);
-  }
-  for (uint32_t j = 0; j < grp->mats.n; j++) {
-    uint32_t q = grp->mats.v[j], mi = kg_fusion_mat_index(L->f, q);
-    kg_bufref b = L->f->mat_buf.v[mi];
-    bool dup = false; /* an output of this kernel already: stored once */
-    for (uint32_t i = 0; i < grp->outs.n; i++) dup |= b.kind == KG_BUF_OUTPUT && grp->outs.v[i] == b.index;
-    if (dup) continue;
-    snode[ns] = q, senc[ns] = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
-    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[q].dtype);
-  }
-  uint32_t size_p[KG_MAX_RANK];
-  for (int d = 0; d < r; d++)
-    size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE
-                                                   : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%d", d), KPR_SIZE, 0, (uint32_t)d));
-  uint32_t kp = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "k", KPR_RED_N, 0, 0));
-  uint32_t *ostride = kg_xmalloc(((size_t)ns * KG_MAX_RANK + 1) * sizeof *ostride);
-  for (uint32_t j = 0; j < ns; j++)
-    for (int d = 0; d < r; d++)
-      ostride[j * KG_MAX_RANK + (uint32_t)d] =
-          size_p[d] == KG_NONE ? KG_NONE
-                               : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
-  for (int d = 0; d < S.cnd; d++) S.ssz[d] = size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, size_p[2 + d]);
-  if (direct) {
-    direct_body(&S, grp, mmn, G, Og, size_p, kp, ns, snode, sparam, ostride);
-    free(sparam), free(snode), free(senc), free(ostride);
-    kg_lw_view_free(L);
-    free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
-    return !(L->c->verify && !kg_kernel_verify(k, L->c->d));
-  }
   uint32_t As = kg_kshared_add(k, "a", acc, KG_MM_BK * (BM + 1)), Bs = kg_kshared_add(k, "b", acc, KG_MM_BK * (BN + 1));
-
-  /* body */
   L->cur = kg_kcursor_top(k);
-  uint32_t tid = kg_lw_decl(L, "tid", L->ix, sreg(&S, KG_SREG_TID_X));
-  uint32_t tx = kg_lw_decl(L, "tx", L->ix, imod(&S, tid, cst(&S, TX))), ty = kg_lw_decl(L, "ty", L->ix, idiv(&S, tid, cst(&S, TX)));
-  int mdim = a1 ? -1 : (b1 ? r - 1 : r - 2), ndim = b1 ? -1 : r - 1;
-  uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
-  uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);
-  if (S.conv) M = cst(&S, Og), N = kg_lw_decl(L, "ncol", L->ix, conv_columns(&S));
-  uint32_t K = kg_kx_param(k, kp);
-  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(&S, iadd(&S, M, cst(&S, BM - 1)), cst(&S, BM)));
-  uint32_t nbatch = cst(&S, 1);
-  for (int d = 0; d < nb && !S.conv; d++)
-    if (size_p[d] != KG_NONE) nbatch = imul(&S, nbatch, kg_kx_param(k, size_p[d]));
-  if (S.conv) nbatch = imul(&S, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
-  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
-  uint32_t n0 = kg_lw_decl(L, "n0", L->ix, imul(&S, sreg(&S, KG_SREG_CTAID_X), cst(&S, BN)));
-  uint32_t bz, my, k0, kk;
-  L->cur = loop(&S, "bz", sreg(&S, KG_SREG_CTAID_Z), nbatch, sreg(&S, KG_SREG_NCTAID_Z), &bz);
-  L->cur = loop(&S, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &my);
-  kg_kcursor tile_body = L->cur;
-  uint32_t m0 = kg_lw_decl(L, "m0", L->ix, imul(&S, my, cst(&S, BM)));
-  /* the batch coordinates, innermost first; the outermost takes what remains */
-  uint32_t bc[KG_MAX_RANK], rem = bz;
-  int outer = -1;
-  for (int d = 0; d < nb; d++) {
-    bc[d] = KG_NONE;
-    if (outer < 0 && size_p[d] != KG_NONE) outer = d;
-  }
-  if (S.conv) conv_batch(&S, bz, G, size_p[0] == KG_NONE, bc);
-  for (int d = nb - 1; d >= 0 && !S.conv; d--) {
-    if (size_p[d] == KG_NONE) continue;
-    if (d == outer) { bc[d] = rem; break; }
-    uint32_t sz = kg_kx_param(k, size_p[d]);
-    bc[d] = kg_lw_decl(L, "bc", L->ix, imod(&S, rem, sz));
-    rem = kg_lw_decl(L, "br", L->ix, idiv(&S, rem, sz));
-  }
+  uint32_t tid = kg_lw_decl(L, "tid", L->ix, sreg(S, KG_SREG_TID_X));
+  uint32_t tx = kg_lw_decl(L, "tx", L->ix, imod(S, tid, cst(S, TX))), ty = kg_lw_decl(L, "ty", L->ix, idiv(S, tid, cst(S, TX)));
+  kg_mm_frame F;
+  kg_lw_mm_frame(S, BM, BN, &F);
+  uint32_t k0, kk, K = F.K;
   uint32_t accv[16];
   for (uint32_t i = 0; i < T->tm * T->tn; i++) {
     accv[i] = kg_kvar_new(k, "acc", acc);
-    stmt(&S, KS_DECL, accv[i], kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
+    stmt(S, KS_DECL, accv[i], kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
   }
   /* float32: K in blocks of KG_MM_KBLOCK, each block's products summed apart, then added to the
    * accumulator (blocked summation, as BLAS and oneDNN accumulate): a K = 2304 product
@@ -370,72 +330,133 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   kg_kcursor kblock = L->cur;
   if (blocked) {
     uint32_t k1;
-    L->cur = loop(&S, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &k1);
+    L->cur = loop(S, "k1", cst(S, 0), K, cst(S, KG_MM_KBLOCK), &k1);
     kblock = L->cur;
     for (uint32_t i = 0; i < T->tm * T->tn; i++) {
       partv[i] = kg_kvar_new(k, "part", acc);
-      stmt(&S, KS_DECL, partv[i], kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
+      stmt(S, KS_DECL, partv[i], kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
     }
-    uint32_t until = kg_kx_op(k, KG_OP_MINIMUM, S.ix, iadd(&S, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE);
-    L->cur = loop(&S, "k0", k1, until, cst(&S, KG_MM_BK), &k0);
+    uint32_t until = kg_kx_op(k, KG_OP_MINIMUM, S->ix, iadd(S, k1, cst(S, KG_MM_KBLOCK)), K, KG_NONE);
+    L->cur = loop(S, "k0", k1, until, cst(S, KG_MM_BK), &k0);
   } else {
-    L->cur = loop(&S, "k0", cst(&S, 0), K, cst(&S, KG_MM_BK), &k0);
+    L->cur = loop(S, "k0", cst(S, 0), K, cst(S, KG_MM_BK), &k0);
   }
   /* K in chunks: the two tiles (prologue inline), then the products from shared memory */
   kg_kcursor kbody = L->cur;
   kg_ks cm = kg_ks_make(KS_COMMENT);
   cm.text = "prologue: the A tile";
   kg_ks_add(&L->cur, cm);
-  load_tile(&S, As, BM + 1, BM, true, tid, NT, k0, m0, M, K, An, mmn->in[0], a1, bc, nb, false, acc);
+  load_tile(S, &F, false, As, BM + 1, BM, true, tid, NT, k0, F.m0, F.M);
   cm.text = "prologue: the B tile";
   L->cur = refresh(kbody);
   kg_ks_add(&L->cur, cm);
-  load_tile(&S, Bs, BN + 1, BN, bt, tid, NT, k0, n0, N, K, Bn, mmn->in[1], b1, bc, nb, !bt, acc);
+  load_tile(S, &F, true, Bs, BN + 1, BN, S->bt, tid, NT, k0, F.n0, F.N);
   L->cur = refresh(kbody);
-  stmt(&S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
-  L->cur = loop(&S, "kk", cst(&S, 0), cst(&S, KG_MM_BK), cst(&S, 1), &kk);
+  stmt(S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
+  L->cur = loop(S, "kk", cst(S, 0), cst(S, KG_MM_BK), cst(S, 1), &kk);
   uint32_t av[4], bv[4];
   for (uint32_t i = 0; i < T->tm; i++)
-    av[i] = kg_lw_decl(L, "x", acc, kg_kx_sload(k, As, iadd(&S, imul(&S, kk, cst(&S, BM + 1)), iadd(&S, ty, cst(&S, (int64_t)i * TY)))));
+    av[i] = kg_lw_decl(L, "x", acc, kg_kx_sload(k, As, iadd(S, imul(S, kk, cst(S, BM + 1)), iadd(S, ty, cst(S, (int64_t)i * TY)))));
   for (uint32_t j = 0; j < T->tn; j++)
-    bv[j] = kg_lw_decl(L, "y", acc, kg_kx_sload(k, Bs, iadd(&S, imul(&S, kk, cst(&S, BN + 1)), iadd(&S, tx, cst(&S, (int64_t)j * TX)))));
+    bv[j] = kg_lw_decl(L, "y", acc, kg_kx_sload(k, Bs, iadd(S, imul(S, kk, cst(S, BN + 1)), iadd(S, tx, cst(S, (int64_t)j * TX)))));
   for (uint32_t i = 0; i < T->tm; i++)
     for (uint32_t j = 0; j < T->tn; j++) {
       uint32_t a = blocked ? partv[i * T->tn + j] : accv[i * T->tn + j];
-      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+      stmt(S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
     }
   L->cur = refresh(kbody);
-  stmt(&S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
+  stmt(S, KS_BARRIER, KG_NONE, KG_NONE, KG_NONE);
   if (blocked) {
     L->cur = refresh(kblock);
     for (uint32_t i = 0; i < T->tm * T->tn; i++)
-      stmt(&S, KS_ASSIGN, accv[i], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[i]), kg_kx_var(k, partv[i]), KG_NONE), KG_NONE);
+      stmt(S, KS_ASSIGN, accv[i], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[i]), kg_kx_var(k, partv[i]), KG_NONE), KG_NONE);
   }
   /* the epilogue: every stored value at each of the thread's outputs inside C */
-  L->cur = refresh(tile_body);
+  L->cur = refresh(F.tile_body);
   kg_ks ce = kg_ks_make(KS_COMMENT);
   ce.text = "epilogue";
   kg_ks_add(&L->cur, ce);
   for (uint32_t i = 0; i < T->tm; i++)
     for (uint32_t j = 0; j < T->tn; j++) {
-      L->cur = refresh(tile_body);
-      uint32_t gm = kg_lw_decl(L, "m", L->ix, iadd(&S, m0, iadd(&S, ty, cst(&S, (int64_t)i * TY))));
-      uint32_t gn = kg_lw_decl(L, "n", L->ix, iadd(&S, n0, iadd(&S, tx, cst(&S, (int64_t)j * TX))));
-      L->cur = if_body(&S, land(&S, lt(&S, gm, M), lt(&S, gn, N)));
-      memo_reset(L);
-      L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_var(k, accv[i * T->tn + j]), mdt));
-      uint32_t c[KG_MAX_RANK];
-      for (int d = 0; d < nb; d++) c[d] = bc[d];
-      if (mdim >= 0) c[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
-      if (ndim >= 0) c[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
-      if (S.conv) conv_out_coord(&S, bc, Og, gm, gn, c);
-      for (uint32_t q = 0; q < ns; q++) {
-        uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], c), (kg_dtype)g->nodes.v[snode[q]].dtype);
-        uint32_t off = kg_lw_linear_offset(L, c, &ostride[q * KG_MAX_RANK], (uint32_t)r);
-        stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
-      }
+      L->cur = refresh(F.tile_body);
+      uint32_t gm = kg_lw_decl(L, "m", L->ix, iadd(S, F.m0, iadd(S, ty, cst(S, (int64_t)i * TY))));
+      uint32_t gn = kg_lw_decl(L, "n", L->ix, iadd(S, F.n0, iadd(S, tx, cst(S, (int64_t)j * TX))));
+      kg_lw_mm_store(S, &F, gm, gn, kg_kx_var(k, accv[i * T->tn + j]));
     }
-  free(sparam), free(snode), free(senc), free(ostride);
+}
+
+bool kg_lw_matmul(lctx *L, const char *name) {
+  (void)name;
+  kg_kernel *k = L->k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  kg_arena *A = L->c->arena;
+  mkern S;
+  memset(&S, 0, sizeof S);
+  S.L = L, S.k = k, S.ix = L->ix;
+  S.mmn = &g->nodes.v[grp->red];
+  S.An = &g->nodes.v[S.mmn->in[0]], S.Bn = &g->nodes.v[S.mmn->in[1]];
+  S.a1 = S.mmn->ia[0] & 1, S.b1 = (S.mmn->ia[0] & 2) != 0, S.bt = (S.mmn->ia[0] & 4) != 0;
+  S.acc = (kg_dtype)S.mmn->cdtype, S.mdt = (kg_dtype)S.mmn->dtype;
+  const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
+  int r = grp->space.rank;
+  S.r = r, S.nb = r - (S.a1 ? 0 : 1) - (S.b1 ? 0 : 1);
+  S.conv = (S.mmn->ia[0] & 8) != 0;
+  S.G = S.conv ? S.mmn->ia[0] >> 8 : 1;
+  S.Og = S.conv && S.mmn->shape.d[1].kind == KG_DIM_STATIC ? S.mmn->shape.d[1].v / S.G : 1;
+  if (S.conv) S.nb = 2, S.cnd = r - 2;
+  S.mdim = S.a1 ? -1 : (S.b1 ? r - 1 : r - 2), S.ndim = S.b1 ? -1 : r - 1;
+  for (int d = 0; d < KG_CONV_MAX_DIMS; d++) S.ssz[d] = KG_NONE;
+  bool direct = L->v->mm_tile == KG_MM_DIRECT;
+  k->schedule = S.conv ? kg_arena_printf(A, "conv.%s", T->name) : kg_arena_printf(A, "matmul.%s", T->name);
+  k->vec = 1;
+  k->launch.per_output = KG_LAUNCH_TILES;
+  k->launch.block[0] = T->tier == 2 ? 128u * (T->wm + 1u) : T->tier ? 32u * T->wm * T->wn : (T->bn / T->tn) * (T->bm / T->tm);
+  k->launch.elems_per_thread = 1;
+  k->launch.tile_m = T->bm, k->launch.tile_n = T->bn;
+  uint32_t esz = S.acc == KG_F64 || S.acc == KG_I64 ? 8 : 4;
+  k->launch.smem_static = T->tier ? 0 : KG_MM_BK * (T->bm + 1 + T->bn + 1) * esz;
+
+  /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
+   * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
+  kg_lw_add_source_params(L, A);
+  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
+  uint32_t nst = grp->outs.n + grp->mats.n, *senc = kg_xmalloc((nst + 1) * sizeof *senc);
+  S.sparam = kg_xmalloc((nst + 1) * sizeof *S.sparam), S.snode = kg_xmalloc((nst + 1) * sizeof *S.snode);
+  uint32_t ns = 0;
+  for (uint32_t j = 0; j < grp->outs.n; j++) {
+    uint32_t o = grp->outs.v[j];
+    kg_bufref b = {KG_BUF_OUTPUT, o};
+    S.snode[ns] = g->outputs.v[o], senc[ns] = 0x80000000u | o;
+    S.sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype);
+  }
+  for (uint32_t j = 0; j < grp->mats.n; j++) {
+    uint32_t q = grp->mats.v[j], mi = kg_fusion_mat_index(L->f, q);
+    kg_bufref b = L->f->mat_buf.v[mi];
+    bool dup = false; /* an output of this kernel already: stored once */
+    for (uint32_t i = 0; i < grp->outs.n; i++) dup |= b.kind == KG_BUF_OUTPUT && grp->outs.v[i] == b.index;
+    if (dup) continue;
+    S.snode[ns] = q, senc[ns] = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
+    S.sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[q].dtype);
+  }
+  S.ns = ns;
+  for (int d = 0; d < r; d++)
+    S.size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE
+                                                     : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%d", d), KPR_SIZE, 0, (uint32_t)d));
+  S.kp = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "k", KPR_RED_N, 0, 0));
+  S.ostride = kg_xmalloc(((size_t)ns * KG_MAX_RANK + 1) * sizeof *S.ostride);
+  for (uint32_t j = 0; j < ns; j++)
+    for (int d = 0; d < r; d++)
+      S.ostride[j * KG_MAX_RANK + (uint32_t)d] =
+          S.size_p[d] == KG_NONE ? KG_NONE
+                                 : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
+  for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
+  if (direct) direct_body(&S, grp);
+  else if (T->tier == 2) kg_lw_wgmma_body(&S);
+  else if (T->tier) kg_lw_mma_body(&S);
+  else simt_body(&S, T);
+  free(S.sparam), free(S.snode), free(senc), free(S.ostride);
   kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
   if (L->c->verify && !kg_kernel_verify(k, L->c->d)) return false;

@@ -122,10 +122,11 @@ static void ctx0(lctx *L, uint32_t id, uint32_t *c) {
 
 /* ---- loads ---- */
 
-static uint32_t source_load(lctx *L, uint32_t id, const uint32_t *c) {
+uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *c, uint32_t *param) {
   const kg_gnode *n = gn(L, id);
-  uint32_t s = L->src_of[id], kp = L->pparam[s];
-  if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
+  uint32_t s = L->src_of[id];
+  KG_ASSERT(s != KG_NONE && n->vkind == KG_V_TENSOR);
+  *param = L->pparam[s];
   uint32_t off = KG_NONE;
   for (int j = 0; j < n->shape.rank; j++) {
     if (c[j] == KG_NONE || is_one(&n->shape.d[j])) continue;
@@ -138,7 +139,14 @@ static uint32_t source_load(lctx *L, uint32_t id, const uint32_t *c) {
     }
     off = iadd(L, off, imul(L, c[j], kg_kx_param(L->k, *st)));
   }
-  if (off != KG_NONE) off = kg_lw_decl(L, "off", L->ix, off);
+  return off != KG_NONE ? kg_lw_decl(L, "off", L->ix, off) : KG_NONE;
+}
+
+static uint32_t source_load(lctx *L, uint32_t id, const uint32_t *c) {
+  const kg_gnode *n = gn(L, id);
+  uint32_t kp = L->pparam[L->src_of[id]];
+  if (n->vkind == KG_V_SCALAR) return kg_kx_param(L->k, kp);
+  uint32_t off = kg_lw_source_offset(L, id, c, &kp);
   return kg_lw_decl(L, "ld", (kg_dtype)n->dtype, kg_kx_load(L->k, kp, zero_if_none(L, off)));
 }
 

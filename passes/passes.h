@@ -48,11 +48,16 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* attention.c: softmax(f(q @ kᵀ), -1) [* dropout] @ v written by hand becomes one ATTN (the fused
+ * attention kernel) with f evaluated inline; runs on the lowering program, after decompose */
+bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);
 /* fold_products.c: small static products (K <= KG_FOLD_K_MAX, batch·M·N·K <= KG_FOLD_MACS_MAX)
  * whose every reader computes each element once become MMFOLD: a loop over K in the kernel
  * that reads them (passes/lower_dot.c). Runs on the lowered program, after decompose. */
 #define KG_FOLD_K_MAX 256
 #define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
+/* mm_transpose.c: MATMUL(a, PERMUTE(b) swapping its last two dims) → MATMUL(a, b) reading b as [.., N, K] */
+bool kg_pass_mm_transpose(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
 /* Products left tiled only because a size is symbolic, which the structural rules would fold:
  * the fold plan's candidates (runtime/exec.c folds them all when every one is small at the
@@ -71,6 +76,8 @@ typedef enum kg_group_kind {
   KG_GROUP_MATMUL = 3,    /* one matrix product (red): its operands' pointwise producers inline in the tile
                              loads (prologue), the pointwise outputs of its shape over it in the store
                              (epilogue: outs), and the values other kernels read from it (mats) */
+  KG_GROUP_ATTN = 4,      /* one attention (red, an ATTN node): the fused flash kernel (lower_attn.c), its
+                             operands' producers inline in its loads, its epilogue and mats as a product's */
 } kg_group_kind;
 
 typedef struct kg_group {
@@ -140,6 +147,10 @@ typedef struct kg_variant {
                           first pass keeps what it loads, later passes read it from there;
                           valid only when the row has ≤ blockDim · KG_ROW_CACHE elements */
   uint8_t mm_tile;     /* MATMUL: the tile schedule, a kg_mm_tile */
+  uint8_t mm_prec;     /* MATMUL on tensor cores: a kg_mm_prec (how float32 operands are multiplied) */
+  uint8_t mm_a, mm_b;  /* MATMUL on tensor cores, per operand: KG_MM_KMAJOR (K is its contiguous dim:
+                          the shared tile is [rows][k], else [k][rows]) | KG_MM_ASYNC (read
+                          straight from its tensor by cp.async: no prologue, 16-byte aligned rows) */
   uint8_t cpu;         /* the CPU target's schedules (kg_target_cpu): pointwise kernels walk chunks of
                           KG_CPU_CHUNK elements in plain loops (lower_cpu.c); reductions are a thread
                           per output (the column schedule, always) */
@@ -147,9 +158,20 @@ typedef struct kg_variant {
 /* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
 #define KG_CPU_CHUNK 2048
 
-/* The matrix-product tile schedules (passes/lower_matmul.c): a block of 256 threads computes a
- * bm × bn output tile, tm × tn outputs per thread, K in chunks of KG_MM_BK staged in shared
- * memory. Tensor-core schedules come later as more entries. */
+/* How the tensor-core tier multiplies float32 operands (kg_variant.mm_prec). */
+typedef enum kg_mm_prec {
+  KG_MM_PREC_NATIVE = 0,    /* float16 / bfloat16 operands as they are */
+  KG_MM_PREC_3XTF32 = 1,    /* split-TF32: a = hi + lo (each TF32), a·b ≈ lo·hi + hi·lo + hi·hi in float32 */
+  KG_MM_PREC_TF32 = 2,      /* one TF32 product (PyTorch's allow_tf32 / precision "high") */
+} kg_mm_prec;
+#define KG_MM_KMAJOR 1
+#define KG_MM_ASYNC 2
+
+/* The matrix-product tile schedules. SIMT (tier 0, passes/lower_matmul.c): a block of 256 threads
+ * computes a bm × bn output tile, tm × tn outputs per thread, K in chunks of KG_MM_BK staged in
+ * shared memory. Tensor cores (tier 1: mma.sync, sm_80 and later, passes/lower_mma.c): wm × wn
+ * warps of (bm / wm) × (bn / wn), K in chunks of 64 bytes of each operand (32 float16 / bfloat16,
+ * 16 float32) through a `stages`-deep ring of swizzled shared-memory tiles. */
 typedef enum kg_mm_tile {
   KG_MM_T64 = 0, /* 64 × 64, 4 × 4 per thread: large products */
   KG_MM_T32 = 1, /* 32 × 32, 2 × 2 per thread */
@@ -158,21 +180,56 @@ typedef enum kg_mm_tile {
   KG_MM_COL = 4, /* 64 × 4: N ≤ 4 (a matrix times a vector) */
   KG_MM_DIRECT = 5, /* convolutions with few output channels per group over a short K (depthwise): a
                        thread per output walks the window itself, no tiles (kg_conv_direct) */
-  KG_MM_CPU = 6,    /* the CPU target (lower_matmul_cpu.c): a thread packs NR columns of B for every k
+  KG_MM_TC128 = 6,    /* tensor cores: 128 × 128, 8 warps of 64 × 32, 4 stages */
+  KG_MM_TC128N64 = 7, /* 128 × 64, 4 warps of 64 × 32, 4 stages */
+  KG_MM_TC64 = 8,     /* 64 × 64, 4 warps of 32 × 32, 3 stages */
+  KG_MM_TC32 = 9,     /* 32 × 32, 4 warps of 16 × 16, 3 stages: small products, more blocks */
+  KG_MM_TC128N64W8 = 10, /* 128 × 64, 8 warps of 32 × 32, 4 stages: float32's largest (its partial
+                            sums and split-TF32 fragments double a thread's registers) */
+  KG_MM_WG128 = 11,   /* Hopper (sm_90a): 128 × 128 × 64 stages by TMA, 4 stages; a producer warpgroup
+                         and 2 consumer warpgroups of wgmma m64n128k16 */
+  KG_MM_WG256 = 12,   /* Hopper: 128 × 256 × 64, 3 stages; consumers of m64n256k16 (128 accumulators a thread) */
+  KG_MM_CPU = 13,    /* the CPU target (lower_matmul_cpu.c): a thread packs NR columns of B for every k
                        into its scratch and runs MR × NR register blocks over KG_MM_CPU_MC rows */
-  KG_MM_CPU_ALL = 7, /* the same over every row (up to KG_MM_CPU_MC_ALL): one panel per column tile,
+  KG_MM_CPU_ALL = 14, /* the same over every row (up to KG_MM_CPU_MC_ALL): one panel per column tile,
                         when the column tiles alone keep every core busy */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
 #define KG_MM_KBLOCK 128 /* float32 products: K summed in blocks this long (passes/lower_matmul.c) */
+typedef struct kg_mm_tile_info {
+  uint32_t bm, bn, tm, tn; /* the block's tile; SIMT: outputs per thread */
+  const char *name;
+  uint8_t tier;            /* 0 SIMT, 1 tensor cores (mma.sync), 2 Hopper (wgmma + TMA) */
+  uint8_t wm, wn, stages;  /* tensor cores: warps (tier 2: consumer warpgroups) along M and N; shared-memory stages */
+} kg_mm_tile_info;
+#define KG_MM_TC_KBYTES 64 /* tensor-core tiles: bytes of K per row of a stage (a 64-byte swizzle) */
 #define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block */
 #define KG_MM_CPU_MC 64  /* the CPU schedule: rows a thread owns (a multiple of MR) */
 #define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
 /* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
 uint32_t kg_mm_cpu_nr(kg_dtype acc);
-typedef struct kg_mm_tile_info { uint32_t bm, bn, tm, tn; const char *name; } kg_mm_tile_info;
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
+/* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads
+ * keeps a tile of bq queries on chip (the queries in shared memory, each row's output accumulators
+ * in registers: threads / bq threads per row, Ev / that many accumulators each) and streams the
+ * keys and values in blocks of bk through one shared tile; the scheduler (kg_attn_choose_tile)
+ * picks the largest tile whose registers and shared memory fit and that still gives every SM a
+ * block. Tensor-core tiers come later as more entries. */
+typedef enum kg_attn_tile {
+  KG_ATTN_Q64 = 0, /* 64 queries, keys in blocks of 32: short head dims (Ev <= 64) */
+  KG_ATTN_Q32 = 1, /* 32 queries, keys in blocks of 32 */
+  KG_ATTN_Q16 = 2, /* 16 queries, keys in blocks of 32 */
+  KG_ATTN_Q8 = 3,  /* 8 queries, keys in blocks of 16: head dims to 256, float64 */
+  KG_ATTN__COUNT
+} kg_attn_tile;
+typedef struct kg_attn_tile_info { uint32_t bq, bk, threads; const char *name; } kg_attn_tile_info;
+const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t);
+#define KG_ATTN_ACC_MAX 32      /* output accumulators per thread at most (registers: no spills) */
+#define KG_ATTN_SMEM_MAX 49152  /* static shared memory per block */
+/* Shared memory of tile t for head dims e, ev with accumulator elements of esz bytes: the query
+ * tile, one key / value tile, the probabilities. */
+uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz);
 /* A MATMUL group's product dims from its space's sizes (-1 unknown) and the node's ia[0] flags:
  * batch (the product of the batch dims), M, N. A convolution's (flags & 8, groups G = flags >> 8)
  * space is [N, O, S...]: batch N·G, M = O / G, N = ΠS. */
@@ -202,11 +259,14 @@ typedef struct kg_target {
   int threads_per_sm;     /* resident threads per SM */
   int blocks_per_sm;      /* resident blocks per SM the split aims for */
   int smem_per_sm;        /* shared memory per SM, bytes */
+  int smem_per_block;     /* shared memory a block may use (with the opt-in), bytes */
+  bool wgmma;             /* sm_90a's wgmma and TMA (an sm_90 GPU and an NVRTC that compiles sm_90a) */
   int cpu_cores;          /* > 0: a CPU (the CPU device) with this many threads: the scheduler picks
                              schedules whose threads never cooperate (plain loops there) */
 } kg_target;
 extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
-/* The CPU device's target: `cores` worker threads (the caller's included). */
+extern const kg_target kg_target_a100; /* sm_80: the mma.sync tier (kg_options.emu_arch = 80) */
+/* The CPU device's target: `cores` worker threads (the caller's included); no tensor cores. */
 kg_target kg_target_cpu(int cores);
 
 /* Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
@@ -230,6 +290,13 @@ typedef struct kg_group_facts {
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
   int64_t mm_flags;           /* MATMUL: the product's ia[0] (1-D operands, transposed B; a convolution) */
   int64_t mm_k;               /* MATMUL: K when static (-1: known at run time) */
+  uint32_t attn_esz;          /* ATTN: the accumulator's size, bytes (mm_k holds the head dim E) */
+  uint8_t mm_dtype;           /* MATMUL: its operands' dtype (KG_DT_NONE when they differ) */
+  bool mm_a_src, mm_b_src;    /* MATMUL: A / B is read from memory as it is (an input or a stored
+                                 value, no prologue, no view): cp.async can bring it */
+  bool mm_rows16[2];          /* MATMUL: A / B is such a source whose innermost dim is static and
+                                 16-byte multiple long (compile time assumes contiguous tensors) */
+  int8_t mm_rank[2];          /* MATMUL: A's / B's rank (a batch for TMA when above 2) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
@@ -253,7 +320,17 @@ typedef enum kg_sched_force {
   KG_SCHED_STRIDED_I64 = 2, /* the same with 64-bit indices */
   KG_SCHED_NO_VECTORS = 3,  /* linear where contiguous, without vector access */
   KG_SCHED_SPLIT_ROWS = 4,  /* the split-rows plan at any size */
+  KG_SCHED_TILED = 5,       /* every product tiled (fold_products.c reads it) */
+  KG_SCHED_TENSOR_CORES = 6,/* every product the tensor-core tier can take takes it, whatever its size */
+  KG_SCHED_NO_TENSOR_CORES = 7, /* products on SIMT tiles only */
 } kg_sched_force;
+
+/* How float32 products run (kg_options.f32_matmul; the public kg_f32_matmul has the same values). */
+typedef enum kg_sched_f32 {
+  KG_SCHED_F32_SPLIT_TF32 = 0, /* tensor cores, split-TF32 (3 TF32 products): float32-class accuracy */
+  KG_SCHED_F32_TF32 = 1,       /* tensor cores, one TF32 product (PyTorch's precision "high") */
+  KG_SCHED_F32_SIMT = 2,       /* SIMT float32 fused multiply-adds (no tensor cores) */
+} kg_sched_f32;
 
 /* The facts of one moment. Compile time (runtime false): sizes may be unknown (-1), and
  * `contiguous` says the operands have the space's shape. Run time: actual sizes, and the
@@ -271,6 +348,13 @@ typedef struct kg_sched_facts {
   kg_sched_force force;       /* tests */
   uint32_t reduce_block;      /* threads per block override (0: chosen) */
   bool row_cache;             /* the row cache is allowed */
+  /* MATMUL operands A and B: is K their contiguous dim (-1 unknown), and may cp.async read
+   * them (a source, contiguous along one matrix dim, 16-byte aligned base and strides) */
+  int8_t mm_kmajor[2];
+  bool mm_async[2];
+  bool mm_tma[2];             /* ... and TMA can bring it: 16-byte aligned, a matrix or a batch of them
+                                 (its batch dims the product's, collapsible into one) */
+  uint8_t f32_matmul;         /* a kg_sched_f32 (kg_options.f32_matmul): how float32 products run */
 } kg_sched_facts;
 
 /* The scheduler's answer: the kernel variant and how it is launched. */
@@ -290,10 +374,19 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
+kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
+/* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
+bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
+/* The tier variant v of a product runs on, and why (kgen explain): "tensor cores (mma.sync): ..." */
+const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, const kg_variant *v, char *buf, size_t n);
+bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* A convolution's product runs the direct schedule (a thread per output over its window) when it
  * has at most 4 output channels per group and K (its window times input channels per group) is at
  * most 64: depthwise convolutions, where a tile would be mostly empty. */
 bool kg_conv_direct(int64_t m, int64_t k);
+/* The attention tile for batch (the product of the batch dims), l queries (-1: unknown), head dims
+ * e, ev (static) and an accumulator of esz bytes. */
+kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz);
 bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a thread per output */
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);

@@ -19,16 +19,18 @@
  *
  * The constants were measured on an H100 (docs/gpu.md); the target description carries
  * what depends on the GPU's size. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
 
-const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 0};
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true, 0};
+const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false, 0};
 
 kg_target kg_target_cpu(int cores) {
   kg_target t;
-  memset(&t, 0, sizeof t);
+  memset(&t, 0, sizeof t); /* arch 0, no wgmma, no shared memory: no tensor-core tier can be chosen */
   t.name = "CPU";
   t.sm_count = cores < 1 ? 1 : cores, t.threads_per_sm = 1, t.blocks_per_sm = 1;
   t.cpu_cores = t.sm_count;
@@ -49,6 +51,7 @@ static void count_sources(const kg_graph *g, const kg_group *grp, uint32_t node,
   if (own) {
     count_sources(g, grp, n->in[0], seen, params);
     if (n->op == KG_OP_MATMUL) count_sources(g, grp, n->in[1], seen, params);
+    for (int j = 1; n->op == KG_OP_ATTN && j < n->n_in; j++) count_sources(g, grp, n->in[j], seen, params);
     return;
   }
   if (n->op == KG_OP_INPUT || (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL))) {
@@ -169,6 +172,25 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
     gf.mm_flags = mm->ia[0];
     const kg_dim *kd = &a->shape.d[a->shape.rank - 1];
     gf.mm_k = kd->kind == KG_DIM_STATIC ? kd->v : -1;
+    const kg_gnode *b = &g->nodes.v[mm->in[1]];
+    gf.mm_dtype = a->dtype == b->dtype ? a->dtype : KG_DT_NONE;
+    /* read from memory as it is: an input tensor, or a value an earlier kernel stored */
+    for (int w = 0; w < 2; w++) {
+      const kg_gnode *o = w ? b : a;
+      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, mm->in[w]) != KG_NONE;
+      if (w) gf.mm_b_src = src;
+      else gf.mm_a_src = src;
+      /* contiguous, its rows would start 16-byte aligned: what compile time assumes */
+      const kg_dim *in = o->shape.rank ? &o->shape.d[o->shape.rank - 1] : NULL;
+      gf.mm_rows16[w] = src && in && in->kind == KG_DIM_STATIC && (in->v * kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      gf.mm_rank[w] = (int8_t)o->shape.rank;
+    }
+  }
+  else if (grp->kind == KG_GROUP_ATTN) { /* attention: mm_k = the head dim E, mm_flags its ia[0] */
+    const kg_gnode *at = &g->nodes.v[grp->red], *q = &g->nodes.v[at->in[0]];
+    gf.mm_flags = at->ia[0];
+    gf.mm_k = q->shape.d[q->shape.rank - 1].v;
+    gf.attn_esz = kg_dtype_get((kg_dtype)at->cdtype)->size;
   }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
@@ -256,14 +278,24 @@ static uint8_t row_vector(const kg_sched_facts *x) {
 /* ---- matrix products ---- */
 
 static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
-  [KG_MM_T64] = {64, 64, 4, 4, "t64"},
-  [KG_MM_T32] = {32, 32, 2, 2, "t32"},
-  [KG_MM_T16] = {16, 16, 1, 1, "t16"},
-  [KG_MM_ROW] = {4, 64, 1, 1, "row"},
-  [KG_MM_COL] = {64, 4, 1, 1, "col"},
-  [KG_MM_DIRECT] = {1, 1, 1, 1, "direct"},
-  [KG_MM_CPU] = {KG_MM_CPU_MC, 16, KG_MM_CPU_MR, 16, "packed"},
-  [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all"},
+  [KG_MM_T64] = {64, 64, 4, 4, "t64", 0, 0, 0, 0},
+  [KG_MM_T32] = {32, 32, 2, 2, "t32", 0, 0, 0, 0},
+  [KG_MM_T16] = {16, 16, 1, 1, "t16", 0, 0, 0, 0},
+  [KG_MM_ROW] = {4, 64, 1, 1, "row", 0, 0, 0, 0},
+  [KG_MM_COL] = {64, 4, 1, 1, "col", 0, 0, 0, 0},
+  [KG_MM_DIRECT] = {1, 1, 1, 1, "direct", 0, 0, 0, 0},
+  /* tensor cores (mma.sync): warp tiles of 64 × 32 (16 m16n8 products, 64 accumulators a
+   * thread) where the product fills the GPU, smaller tiles to spread small products */
+  [KG_MM_TC128] = {128, 128, 64, 32, "tc128", 1, 2, 4, 4},
+  [KG_MM_TC128N64] = {128, 64, 64, 32, "tc128n64", 1, 2, 2, 4},
+  [KG_MM_TC64] = {64, 64, 32, 32, "tc64", 1, 2, 2, 3},
+  [KG_MM_TC32] = {32, 32, 16, 16, "tc32", 1, 2, 2, 3},
+  [KG_MM_TC128N64W8] = {128, 64, 32, 32, "tc128n64w8", 1, 4, 2, 4},
+  /* Hopper: tm x tn is a consumer warpgroup's tile */
+  [KG_MM_WG128] = {128, 128, 64, 128, "wg128", 2, 2, 1, 4},
+  [KG_MM_WG256] = {128, 256, 64, 256, "wg256", 2, 2, 1, 3},
+  [KG_MM_CPU] = {KG_MM_CPU_MC, 16, KG_MM_CPU_MR, 16, "packed", 0, 0, 0, 0},
+  [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all", 0, 0, 0, 0},
 };
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
@@ -333,7 +365,8 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
     }
     return s;
   }
-  default: break;
+  case KG_GROUP_MATMUL: break;
+  default: KG_UNREACHABLE();
   }
   int64_t batch, m, n;
   kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
@@ -344,6 +377,78 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   v->mm_tile = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL ? KG_MM_CPU_ALL : KG_MM_CPU;
   if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
   return s;
+}
+
+/* Can the tensor-core tier take this product? sm_80 or later; float16 / bfloat16 operands, or
+ * float32 ones unless the options keep float32 on SIMT; two matrix operands (a vector operand
+ * is the skinny SIMT tiles' case); and — unless a test forces the tier — a product big enough
+ * that a 16-row, 8-column, 16-deep instruction is not mostly padding. */
+bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
+  if (t->arch < 80 || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 3)) return false;
+  kg_dtype dt = (kg_dtype)gf->mm_dtype;
+  if (dt != KG_F16 && dt != KG_BF16 && !(dt == KG_F32 && x->f32_matmul != KG_SCHED_F32_SIMT)) return false;
+  if (x->force == KG_SCHED_TENSOR_CORES) return true;
+  return (m < 0 || m >= 16) && (n < 0 || n >= 8) && (gf->mm_k < 0 || gf->mm_k >= 16);
+}
+
+/* The tensor-core tile: the largest that still gives every SM a block. */
+kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n) {
+  if (m < 0 || n < 0 || batch < 0) return KG_MM_TC128;
+  if (batch * cdiv(m, 128) * cdiv(n, 128) >= t->sm_count) return KG_MM_TC128;
+  if (batch * cdiv(m, 128) * cdiv(n, 64) >= t->sm_count) return KG_MM_TC128N64;
+  if (batch * cdiv(m, 64) * cdiv(n, 64) >= t->sm_count) return KG_MM_TC64;
+  return KG_MM_TC32;
+}
+
+bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
+  if (!t->wgmma || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 11)) return false;
+  if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
+  for (int w = 0; w < 2; w++) {
+    bool src = w ? gf->mm_b_src : gf->mm_a_src;
+    bool tma = x->runtime ? x->mm_tma[w] : gf->mm_rows16[w]; /* contiguous batch dims collapse into one */
+    if (!src || !tma) return false;
+  }
+  if (x->force == KG_SCHED_TENSOR_CORES) return true;
+  return (m < 0 || m >= 64) && (n < 0 || n >= 64) && (gf->mm_k < 0 || gf->mm_k >= 64);
+}
+
+const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, const kg_variant *v, char *buf, size_t n) {
+  const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)v->mm_tile);
+  kg_dtype dt = (kg_dtype)gf->mm_dtype;
+  bool half = dt == KG_F16 || dt == KG_BF16;
+  const char *why;
+  if (v->cpu) {
+    snprintf(buf, n, "CPU: %s", v->mm_tile == KG_MM_DIRECT ? "a depthwise convolution: a thread per output walks its window"
+                                                           : "a panel of B packed per thread, register blocks over it (no tensor cores)");
+    return buf;
+  }
+  if (T->tier == 2) why = "sm_90a, both operands tensors TMA reads as they are";
+  else if (v->mm_tile == KG_MM_DIRECT) why = "a depthwise convolution: a thread per output walks its window";
+  else if (x->force == KG_SCHED_NO_TENSOR_CORES) why = "tensor cores forced off";
+  else if (t->arch < 80) why = "the target has no mma.sync with these types (sm_80 and later)";
+  else if (!half && dt != KG_F32) why = "float64 and integer products stay on the SIMT tiles";
+  else if (dt == KG_F32 && x->f32_matmul == KG_SCHED_F32_SIMT) why = "float32 on the SIMT tiles (kg_options.f32_matmul)";
+  else if (gf->mm_flags & 3) why = "a vector operand: the skinny SIMT tiles";
+  else if (T->tier == 0) why = "too small for the 16 x 8 x 16 instruction tiles";
+  else if (!half) why = "float32: mma.sync (wgmma's TF32 wants both operands K-major in shared memory)";
+  else if (!t->wgmma) why = t->arch == 90 ? "no sm_90a here (an NVRTC older than CUDA 12, or no tensor maps)" : "not an sm_90 GPU";
+  else if (gf->mm_flags & 8) why = "a convolution's window is read into registers, not by TMA";
+  else why = "an operand is not a tensor TMA can read as it is (a prologue, a view, misaligned rows or a broadcast batch)";
+  snprintf(buf, n, "%s: %s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why);
+  return buf;
+}
+
+/* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
+ * A or a transposed B — an [M, K] activation, linear's [N, K] weight); cp.async when it is read
+ * as it is from a tensor whose rows start 16-byte aligned. A convolution's B (its IM2COL view)
+ * is read along the output columns, which are the input's contiguous dim. */
+static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x, int which) {
+  bool conv = (gf->mm_flags & 8) != 0;
+  bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
+  if (conv && which == 1) km = false;
+  bool src = which ? gf->mm_b_src : gf->mm_a_src;
+  bool async = src && !conv && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
+  return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));
 }
 
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t) {
@@ -358,7 +463,20 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];
   row_counts(gf, x->space, &nout, &nred, &known);
   const int64_t big = ((int64_t)1 << 31) - 4096;
-  if (t->cpu_cores && x->runtime) return cpu_choose(gf, x, t, s, numel, nout, nred, big);
+  /* the CPU target; attention (its tiles cooperate through shared memory) keeps the GPU's
+   * schedule below, which the CPU device runs on fibers. The CPU target has no tensor cores
+   * (arch 0, no wgmma), so no product there takes a tensor-core tier either way. */
+  if (t->cpu_cores && x->runtime && gf->kind != KG_GROUP_ATTN) return cpu_choose(gf, x, t, s, numel, nout, nred, big);
+
+  if (gf->kind == KG_GROUP_ATTN) {
+    /* attention: query tiles over coordinates (strides are parameters), as a product's */
+    int64_t batch = 1, l = gf->rank >= 2 ? x->space[gf->rank - 2] : 1, ev = x->space[gf->rank - 1];
+    for (int d = 0; d < gf->rank - 2; d++) batch = x->space[d] < 0 || batch < 0 ? -1 : batch * x->space[d];
+    v->layout = KG_LAYOUT_STRIDED;
+    if ((x->runtime && x->max_offset > big) || numel > big || x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
+    v->mm_tile = (uint8_t)kg_attn_choose_tile(t, batch, l, gf->mm_k, ev, gf->attn_esz);
+    return s;
+  }
 
   if (gf->kind == KG_GROUP_MATMUL) {
     /* a product: tiles addressed by coordinates (strides are parameters); 64-bit indices when
@@ -370,6 +488,23 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
     v->mm_tile = (uint8_t)kg_mm_choose_tile(t, batch, m, n);
     if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
+    else if (kg_mm_hopper(gf, x, t, m, n)) {
+      /* 128 x 256 where its tiles still fill the GPU */
+      bool wide = n < 0 || m < 0 || batch < 0 || batch * cdiv(m, 128) * cdiv(n, 256) >= t->sm_count;
+      v->mm_tile = wide ? KG_MM_WG256 : KG_MM_WG128;
+      v->mm_prec = KG_MM_PREC_NATIVE;
+      v->mm_a = mm_operand_mode(gf, x, 0) & KG_MM_KMAJOR, v->mm_b = mm_operand_mode(gf, x, 1) & KG_MM_KMAJOR;
+    } else if (kg_mm_tensor_cores(gf, x, t, m, n)) {
+      v->mm_tile = (uint8_t)kg_mm_choose_tc_tile(t, batch, m, n);
+      /* a convolution's window is evaluated into registers (index arithmetic per element): 256
+       * threads a block halve each thread's chunks (128 x 64 over 4 warps spilled 120 bytes on sm_80) */
+      if ((gf->mm_flags & 8) && v->mm_tile == KG_MM_TC128N64) v->mm_tile = KG_MM_TC128N64W8;
+      /* float32 holds partial sums beside its accumulators (blocked summation) and split-TF32
+       * fragments: warp tiles of 32 x 32 (64 x 32 took 240-255 registers, NVRTC 12.4, sm_80) */
+      if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;
+      v->mm_prec = gf->mm_dtype != KG_F32 ? KG_MM_PREC_NATIVE : x->f32_matmul == KG_SCHED_F32_TF32 ? KG_MM_PREC_TF32 : KG_MM_PREC_3XTF32;
+      v->mm_a = mm_operand_mode(gf, x, 0), v->mm_b = mm_operand_mode(gf, x, 1);
+    }
     return s;
   }
 
@@ -462,4 +597,39 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
   bool known;
   row_counts(gf, space, &nout, &nred, &known);
   return known && kg_reduce_split_chunks(t, inner_kept(gf), nout, nred) > 1;
+}
+
+/* ---- attention (issue 23) ---- */
+
+static const kg_attn_tile_info attn_tiles[KG_ATTN__COUNT] = {
+  {64, 32, 128, "q64"}, {32, 32, 128, "q32"}, {16, 32, 128, "q16"}, {8, 16, 128, "q8"},
+};
+
+const kg_attn_tile_info *kg_attn_tile_get(kg_attn_tile t) { return &attn_tiles[(unsigned)t < KG_ATTN__COUNT ? t : 0]; }
+
+uint32_t kg_attn_smem(kg_attn_tile t, int64_t e, int64_t ev, uint32_t esz) {
+  /* as passes/lower_attn.c lays them out: the query tile, one key / value tile (its rows padded
+   * to the accumulators' columns), the probabilities, the rows' partial sums */
+  const kg_attn_tile_info *T = kg_attn_tile_get(t);
+  int64_t tpr = T->threads / T->bq, evpad = (ev + tpr - 1) / tpr * tpr, kv = e > evpad ? e : evpad;
+  return (uint32_t)((int64_t)esz * ((int64_t)T->bq * (e + 1) + (int64_t)T->bk * (kv + 1) + (int64_t)T->bq * (T->bk + 1) + (int64_t)T->bq * tpr));
+}
+
+/* The largest query tile whose accumulators (Ev over the row's threads) stay within
+ * KG_ATTN_ACC_MAX registers and whose tiles fit the static shared memory; then smaller ones
+ * while the blocks (batch × query tiles) would leave SMs idle, as kg_mm_choose_tile does. */
+kg_attn_tile kg_attn_choose_tile(const kg_target *t, int64_t batch, int64_t l, int64_t e, int64_t ev, uint32_t esz) {
+  int best = KG_ATTN__COUNT - 1;
+  for (int i = 0; i < KG_ATTN__COUNT; i++) {
+    const kg_attn_tile_info *T = &attn_tiles[i];
+    uint32_t tpr = T->threads / T->bq;
+    if ((ev + tpr - 1) / tpr > KG_ATTN_ACC_MAX || kg_attn_smem((kg_attn_tile)i, e, ev, esz) > KG_ATTN_SMEM_MAX) continue;
+    best = i;
+    break;
+  }
+  if (batch < 0 || l < 0) return (kg_attn_tile)best;
+  while (best + 1 < KG_ATTN__COUNT && batch * ((l + attn_tiles[best].bq - 1) / attn_tiles[best].bq) < t->sm_count &&
+         kg_attn_smem((kg_attn_tile)(best + 1), e, ev, esz) <= KG_ATTN_SMEM_MAX)
+    best++;
+  return (kg_attn_tile)best;
 }

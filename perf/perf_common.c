@@ -85,10 +85,30 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
   /* a convolution (implicit GEMM over [N, O, S...]): the scheduler's direct schedule for few
    * output channels per group over a short K (depthwise), no tiles and no shared memory */
   bool conv = (P->ia[0] & 8) != 0, direct = conv && kg_conv_direct(o->m, o->k);
-  o->tile = direct ? KG_MM_DIRECT : kg_mm_choose_tile(&kg_target_h100, o->batch, o->m, o->n);
+  /* the scheduler's variant at these sizes on an H100, the operands assumed contiguous (cp.async
+   * and TMA read a source whose rows are 16-byte multiples) */
+  kg_sched_facts x;
+  memset(&x, 0, sizeof x);
+  x.runtime = true, x.contiguous = true, x.align = 64, x.max_elem = 4;
+  memcpy(x.space, space, sizeof x.space);
+  x.mm_kmajor[0] = x.mm_kmajor[1] = -1;
+  for (int w = 0; w < 2; w++) {
+    const kg_gnode *op = &g->nodes.v[P->in[w]];
+    int64_t inner = op->shape.rank ? kp_dim(&op->shape.d[op->shape.rank - 1]) : 1;
+    bool src = (op->op == KG_OP_INPUT && op->vkind == KG_V_TENSOR) || kg_fusion_mat_index(&c->fusion, P->in[w]) != KG_NONE;
+    x.mm_async[w] = x.mm_tma[w] = src && inner * kg_dtype_get((kg_dtype)op->dtype)->size % 16 == 0;
+  }
+  kg_variant var = kg_schedule_choose(&c->gfacts[gi], &x, &kg_target_h100).v;
+  o->tile = direct ? KG_MM_DIRECT : (kg_mm_tile)var.mm_tile;
+  o->prec = var.mm_prec;
   const kg_mm_tile_info *T = kg_mm_tile_get(o->tile);
   o->cdtype = P->cdtype;
-  o->smem = direct ? 0 : (uint32_t)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * (P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4));
+  o->opdtype = (uint8_t)c->gfacts[gi].mm_dtype;
+  uint32_t esz = P->cdtype == KG_F64 || P->cdtype == KG_I64 ? 8 : 4;
+  o->smem = direct ? 0
+            : T->tier == 2 ? T->stages * (T->bm + T->bn) * 128u + 16u * T->stages
+            : T->tier == 1 ? T->stages * (T->bm + T->bn) * (uint32_t)KG_MM_TC_KBYTES
+                           : (uint32_t)(KG_MM_BK * (T->bm + 1 + T->bn + 1) * esz);
   o->flop = 2.0 * (double)o->batch * (double)o->m * (double)o->n * (double)o->k;
   int64_t ntile = (o->n + T->bn - 1) / T->bn, mtile = (o->m + T->bm - 1) / T->bm;
   /* a convolution's operands: the weights (A) are re-read per column of tiles of each image's
@@ -118,9 +138,18 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
   for (uint32_t q = 0; q < g->nodes.n; q++) {
     int64_t b = kp_node_bytes(&g->nodes.v[q]);
     if (ma[q] || mb[q] || me[q]) o->min_b += b;
-    /* an operand that fits in half the L2 is re-read from there, not from memory */
+    /* an operand that fits in half the L2 is re-read from there, not from memory; on the
+     * tensor-core tiers (few, large tiles a wave) B is re-read once per wave of resident blocks
+     * and A once in all, when a wave's panels (its rows of A tiles, all of B) fit in the L2 */
     bool fits = 2 * b <= KP_H100_L2;
     int64_t rn = fits ? 1 : ntile * nimg, rm = fits ? 1 : mtile;
+    if (!fits && T->tier && !direct) {
+      int64_t per_sm = (int64_t)(kg_target_h100.smem_per_sm / (o->smem ? o->smem : 1)), wave = kg_target_h100.sm_count * (per_sm < 1 ? 1 : per_sm);
+      int64_t rows = (wave + ntile - 1) / ntile, waves = (o->batch * mtile * ntile + wave - 1) / wave;
+      int64_t bsz = kp_node_bytes(&g->nodes.v[P->in[1]]) / (o->batch ? o->batch : 1), asz = kp_node_bytes(&g->nodes.v[P->in[0]]);
+      int64_t apanel = mtile ? asz / (o->batch ? o->batch : 1) / mtile * rows : asz;
+      if (apanel + bsz <= KP_H100_L2) rn = 1, rm = waves < mtile ? waves : mtile;
+    }
     int64_t ra = b * rn, rb = fits ? b : (int64_t)((double)b * taps) * rm;
     if (direct && !fits) /* every output reads K of each operand */
       ra = rb = (int64_t)(out_elems * (double)o->k * kg_dtype_get((kg_dtype)g->nodes.v[q].dtype)->size);
@@ -135,6 +164,17 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
     o->ours_b += b, o->min_b += b;
   }
   free(ma), free(mb), free(me), free(v);
+}
+
+double kp_mm_peak(const kp_mm *mm) {
+  const kg_mm_tile_info *T = kg_mm_tile_get(mm->tile);
+  bool half = mm->opdtype == KG_F16 || mm->opdtype == KG_BF16;
+  if (T->tier == 2) return KP_H100_TC_HALF;
+  if (T->tier == 1) {
+    double peak = half ? KP_H100_TC_HALF : KP_H100_TC_TF32;
+    return peak * KP_MMA_SYNC_SHARE / (mm->prec == KG_MM_PREC_3XTF32 ? 3.0 : 1.0);
+  }
+  return mm->cdtype == KG_F64 ? KP_H100_FP64 : KP_H100_FP32;
 }
 
 /* FLOPs of the products folded into a kernel (MMFOLD: passes/fold_products.c): those reached

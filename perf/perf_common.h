@@ -18,6 +18,9 @@
 #define KP_H100_FP64 34e12
 #define KP_H100_TC_FP64 67e12   /* fp64 tensor cores (cuBLAS DGEMM) */
 #define KP_H100_TC_HALF 989e12  /* fp16 / bf16 tensor cores (cuBLAS) */
+#define KP_H100_TC_TF32 494e12  /* tf32 tensor cores */
+#define KP_MMA_SYNC_SHARE 0.65  /* of the tensor cores' rate that warp-level mma.sync reaches on an H100
+                                   (wgmma's asynchronous warpgroup issue is what reaches the rest) */
 
 /* A symbolic dim takes the value `kgen check` gives it: 13 + 4 · symbol id. */
 int64_t kp_dim(const kg_dim *d);
@@ -34,7 +37,8 @@ bool kp_kernel_reads(const kg_kernel *k, uint32_t param);
 /* A matrix-product group (kind KG_GROUP_MATMUL) of c->fusion: its dims, the tile the scheduler
  * picks at H100 for them, and bytes from memory — ours (each source of A's prologue read once
  * per column of tiles, of B's once per row of tiles, unless it fits in half the L2, which then
- * serves the re-reads; the epilogue's sources and every stored value once)
+ * serves the re-reads — on the tensor-core tiers, A once and B once per wave of resident blocks
+ * when a wave's panels fit in the L2; the epilogue's sources and every stored value once)
  * and the minimum (every source and stored value once). */
 typedef struct kp_mm {
   int64_t batch, m, n, k;
@@ -43,8 +47,14 @@ typedef struct kp_mm {
   double flop;     /* 2 · batch · M · N · K */
   int64_t ours_b, min_b;
   uint8_t cdtype;  /* accumulator */
+  uint8_t opdtype; /* the operands' dtype */
+  uint8_t prec;    /* tensor cores: a kg_mm_prec */
 } kp_mm;
 void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *out);
+/* The arithmetic peak an H100 gives the product's tier: wgmma's half-precision rate; mma.sync
+ * at KP_MMA_SYNC_SHARE of the tensor cores' rate (a third of it for split-TF32's three
+ * products); the CUDA cores' float32 / float64 for the SIMT tiles. */
+double kp_mm_peak(const kp_mm *mm);
 
 /* Marks in `mark` the sources a product group reads for node `id`: inputs, values earlier
  * kernels stored, plan values — stopping at them; the group's product and the values it

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "api_int.h"
+#include "package.h"
 
 /* ---- context ---- */
 
@@ -120,6 +121,10 @@ kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out
     *out = NULL;
     return kg_fail(ctx);
   }
+  if (len >= 8 && !memcmp(text, KG_PKG_MAGIC, 8)) { /* an offline kernel package (docs/package.md) */
+    free(text);
+    return kg_package_load(ctx, path, out);
+  }
   kg_status s = kg_module_load(ctx, text, len, out);
   free(text);
   return s;
@@ -127,13 +132,15 @@ kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out
 
 void kg_module_free(kg_module *m) {
   if (!m) return;
+  kg_pkg_free(m->pkg, m->ctx);
   kg_arena_free(&m->arena);
   free(m->json);
   free(m);
 }
 
-int kg_module_n_entries(const kg_module *m) { return (int)m->doc->n_entries; }
+int kg_module_n_entries(const kg_module *m) { return m->pkg ? (int)m->pkg->n_entries : (int)m->doc->n_entries; }
 const char *kg_module_entry_name(const kg_module *m, int i) {
+  if (m->pkg) return i >= 0 && (uint32_t)i < m->pkg->n_entries ? m->pkg->entries[i].name : NULL;
   return i >= 0 && (uint32_t)i < m->doc->n_entries ? m->doc->entries[i].name : NULL;
 }
 
@@ -177,8 +184,23 @@ static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, 
   return KG_OK;
 }
 
+/* A module that is a package: the packaged signature named (or that the tensors fit), read. */
+static kg_status specialize_pkg(kg_module *m, int ei, int si, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
+                                int n_captures, kg_compiled **out) {
+  *out = NULL;
+  if (ei < 0 || si < 0) return kg_fail(m->ctx);
+  *out = kg_pkg_specialize(m, ei, si, inputs, n_inputs, captures, n_captures);
+  if (!*out) return kg_fail(m->ctx);
+  m->ctx->specializations++;
+  return KG_OK;
+}
+
 kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
   kg_call_begin(m->ctx);
+  if (m->pkg) {
+    int ei = kg_pkg_entry_index(m, entry);
+    return specialize_pkg(m, ei, ei < 0 ? -1 : kg_pkg_sig_named(m, ei, sig), NULL, -1, NULL, 0, out);
+  }
   kg_sig *s = NULL;
   if (sig) {
     s = kg_fe_parse_sig(&m->arena, sig, &m->ctx->diag);
@@ -231,6 +253,10 @@ static int entry_params(const kg_module *m, uint32_t ei, bool *is_scalar, kg_dty
 int kg_module_entry_n_params(kg_module *m, const char *entry) {
   uint32_t ei;
   bool sc[64];
+  if (m->pkg) {
+    int pe = kg_pkg_entry_index(m, entry);
+    return pe < 0 ? -1 : kg_pkg_entry_n_params(m, pe);
+  }
   if (!find_entry(m, entry, &ei)) return -1;
   return entry_params(m, ei, sc, NULL, 64);
 }
@@ -239,6 +265,10 @@ int kg_module_entry_param(kg_module *m, const char *entry, int i, DLDataType *sc
   uint32_t ei;
   bool sc[64];
   kg_dtype dt[64];
+  if (m->pkg) {
+    int pe = kg_pkg_entry_index(m, entry);
+    return pe < 0 ? -1 : kg_pkg_entry_param(m, pe, i, scalar_dtype);
+  }
   if (!find_entry(m, entry, &ei)) return -1;
   int n = entry_params(m, ei, sc, dt, 64);
   if (i < 0 || i >= n || i >= 64) return -1;
@@ -266,6 +296,10 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
   *out = NULL;
+  if (m->pkg) { /* the packaged signature these tensors fit (the flags do not matter: nothing is compiled) */
+    int pe = kg_pkg_entry_index(m, entry);
+    return specialize_pkg(m, pe, pe < 0 ? -1 : kg_pkg_fit(m, pe, inputs, n_inputs, captures, n_captures), inputs, n_inputs, captures, n_captures, out);
+  }
   uint32_t ei;
   if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
   bool sc[64];
@@ -327,7 +361,7 @@ void kg_compiled_free(kg_compiled *c) {
     kg_kvariant *kv = c->runtime.v[i];
     kg_device *devs[4] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev, c->m->ctx->cpu};
     for (int di = 0; di < 4; di++)
-      if (devs[di] && kv->mod[kg_dev_slot(devs[di])]) devs[di]->vt->unload(devs[di], kv->mod[kg_dev_slot(devs[di])]);
+      if (devs[di] && kv->mod[kg_dev_slot(devs[di])] && !(kv->borrowed && di == 1)) devs[di]->vt->unload(devs[di], kv->mod[kg_dev_slot(devs[di])]);
     kg_kernel_free(&kv->k);
     free(kv->cuda), free(kv->trampolines), free(kv->cpu), free(kv->cpu_pre), free(kv);
   }
@@ -350,6 +384,7 @@ void kg_compiled_free(kg_compiled *c) {
   if (c->plan_src) kg_plan_free(c->plan_src);
   kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
+  kg_pkg_prog_release(c->pkg);
   kg_arena_free(&c->arena);
   free(c);
 }
@@ -394,7 +429,10 @@ kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int
   const kg_gnode *n = &c->g.nodes.v[c->g.outputs.v[i]];
   *dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
   *ndim = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
-  for (int d = 0; d < *ndim; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : -1;
+  for (int d = 0; d < *ndim; d++) {
+    const kg_dim *dm = &n->shape.d[d];
+    shape[d] = dm->kind == KG_DIM_STATIC ? dm->v : c->pkg && c->pkg->bound && c->pkg->bound[dm->v] ? c->pkg->sym[dm->v] : -1;
+  }
   return KG_OK;
 }
 
@@ -411,8 +449,8 @@ const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
 static kg_status nvrtc_build(kg_compiled *c, int arch, bool cubin, kg_nvrtc_out *o) {
   kg_context *ctx = c->m->ctx;
   memset(o, 0, sizeof *o);
-  if (arch < 75 || arch > 121) {
-    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch);
+  if ((arch & 0xffff) < 75 || (arch & 0xffff) > 121) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "arch sm_%d is outside the supported range sm_75 … sm_121", arch & 0xffff);
     return kg_fail(ctx);
   }
   kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
@@ -443,7 +481,12 @@ static char *text_ir(kg_compiled *c) {
     kg_graph_print(&c->lg, &b);
   }
   kg_fusion_print(&c->lg, &c->fusion, &b);
-  for (uint32_t i = 0; i < c->n_kernels; i++) kg_kernel_print(&c->kernels[i], &b);
+  for (uint32_t i = 0; i < c->n_kernels; i++) {
+    const kg_kernel *k = &c->kernels[i];
+    if (c->pkg) /* a package holds launch metadata, not kernel IR (the code is its CUDA C) */
+      kg_sb_printf(&b, "kernel %s (%s, %u parameters; packaged: launch metadata only)\n", k->name, k->schedule ? k->schedule : "?", k->params.n);
+    else kg_kernel_print(k, &b);
+  }
   return kg_sb_take(&b);
 }
 
@@ -451,6 +494,7 @@ kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   *data = NULL, *len = 0;
+  if (c->pkg && kind != KG_ART_IR) return kg_pkg_emit(c, kind, arch, data, len); /* what the package holds */
   switch (kind) {
   case KG_ART_CUDA: *data = kg_xstrdup(c->cuda); break;
   case KG_ART_IR: *data = text_ir(c); break;
@@ -494,6 +538,10 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(out, 0, sizeof *out);
+  if (c->pkg) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "a packaged entry has no NVRTC statistics per kernel: `kgen explain PACKAGE` prints what ptxas reported when it was packaged");
+    return kg_fail(ctx);
+  }
   if (i < 0 || (uint32_t)i >= c->n_kernels) {
     kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kernel index %d out of range", i);
     return kg_fail(ctx);

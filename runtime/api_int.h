@@ -44,11 +44,15 @@ struct kg_context {
   uint64_t rng_call_seed, rng_call_offset;
 };
 
+typedef struct kg_package kg_package;   /* runtime/package.h */
+typedef struct kg_pkg_prog kg_pkg_prog;
+
 struct kg_module {
   kg_context *ctx;
   kg_arena arena;
   kg_doc *doc;
   char *json;            /* the document text (the AST points into the arena, not here) */
+  kg_package *pkg;       /* an offline kernel package instead of a document (doc NULL) */
 };
 
 /* One kernel variant built on demand for a run: the group it computes, the
@@ -62,6 +66,7 @@ typedef struct kg_kvariant {
   char *cpu;             /* the CPU device's glue (loop drivers, fiber trampolines) */
   char *cpu_pre;         /* and what precedes the kernel in its translation unit */
   kg_rt_module *mod[KG_DEV_SLOTS]; /* by kg_dev_slot: [0] emu, [1] cuda, [2] null, [3] cpu */
+  bool borrowed;         /* mod[1] is a package's module (unloaded with the package, not here) */
 } kg_kvariant;
 
 /* A plan's buffer pool (plan.c): freed buffers are reused by size. */
@@ -117,6 +122,7 @@ struct kg_compiled {
   kg_pool pool;          /* a plan's buffers, kept between runs on one device and stream (plan.c) */
   uint64_t rng_streams;  /* counters a call consumes (one per random stream of g), once rng_counted */
   bool rng_counted;
+  kg_pkg_prog *pkg;      /* read from an offline kernel package: its variants (package_load.c) */
 };
 
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
@@ -171,7 +177,13 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
 /* plan.c: kg_run of an entry with a plan */
 kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                       const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream);
+/* Builds the split-rows (plan 1) or fold (plan 2) plan now (run time builds it on first need;
+ * the package writer needs it ahead). */
+bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
+
+/* runtime/tmap.c: the tensor map a kernel's KPR_TMAP parameter wants, from its operand's tensor */
+bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg_diag *d);
 
 #endif

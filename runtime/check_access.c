@@ -5,12 +5,14 @@
 #include "check_access.h"
 
 #include "api_int.h"
+#include "package.h"
 
 const kg_graph *kg_compiled_graph(const kg_compiled *c) { return &c->g; }
 
 kg_context *kg_compiled_context(const kg_compiled *c) { return c->m->ctx; }
 
 bool kg_compiled_twin(const kg_compiled *c, const kg_ts_opts *o, kg_strbuf *out, kg_diag *d) {
+  if (c->pkg) return kg_pkg_twin(c, o, out, d); /* a package carries its twins as text */
   return kg_ts_emit_plan(&c->g, c->plan_src, o, out, d);
 }
 

@@ -77,7 +77,8 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   kg_strbuf log;
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP"),
-                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED};
+                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED ||
+                        ctx->opts.force_variant == KG_FORCE_TENSOR_CORES};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
   if (ok) ok = build_copies(c, &pc);
   if (!ok) {
@@ -91,12 +92,25 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
 
 /* The default variant of a group (what `kgen compile` emits): the scheduler asked at
  * compile time, from shapes alone (run time asks again with the actual tensors). */
-static kg_variant default_variant(const kg_group *grp, const kg_group_facts *gf) {
+/* The facts compile time has: static sizes (-1 unknown), operands assumed contiguous. */
+static kg_sched_facts compile_facts(const kg_context *ctx, const kg_group *grp, const kg_group_facts *gf) {
   kg_sched_facts x;
   memset(&x, 0, sizeof x);
   for (int d = 0; d < grp->space.rank; d++) x.space[d] = grp->space.d[d].kind == KG_DIM_STATIC ? grp->space.d[d].v : -1;
   x.contiguous = gf->operands_match_space;
-  return kg_schedule_choose(gf, &x, &kg_target_h100).v;
+  x.mm_kmajor[0] = x.mm_kmajor[1] = -1;
+  x.f32_matmul = (uint8_t)ctx->opts.f32_matmul;
+  if (ctx->opts.force_variant == KG_FORCE_TENSOR_CORES || ctx->opts.force_variant == KG_FORCE_NO_TENSOR_CORES)
+    x.force = (kg_sched_force)ctx->opts.force_variant;
+  return x;
+}
+/* The GPU compile time schedules for (run time asks the device): an H100, or an A100 for
+ * kg_options.emu_arch 80 */
+static const kg_target *compile_target(const kg_context *ctx) { return ctx->opts.emu_arch == 80 ? &kg_target_a100 : &kg_target_h100; }
+
+static kg_variant default_variant(const kg_context *ctx, const kg_group *grp, const kg_group_facts *gf) {
+  kg_sched_facts x = compile_facts(ctx, grp, gf);
+  return kg_schedule_choose(gf, &x, compile_target(ctx)).v;
 }
 
 /* 3. A typed program c->g → fused kernels and their CUDA C (c->explain gets the log). */
@@ -116,7 +130,7 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
   const kg_kernel **kp = kg_xcalloc(c->n_kernels + 1, sizeof *kp);
   for (uint32_t i = 0; i < c->n_kernels; i++) {
     c->gfacts[i] = kg_group_facts_of(&c->lg, &c->fusion, &c->fusion.groups.v[i]);
-    c->variants[i] = default_variant(&c->fusion.groups.v[i], &c->gfacts[i]);
+    c->variants[i] = default_variant(c->m->ctx, &c->fusion.groups.v[i], &c->gfacts[i]);
     const char *kn = kg_arena_printf(&c->arena, "%s_k%u", base, i);
     if (!kg_lower_group(&c->lg, &c->fusion, &c->fusion.groups.v[i], &c->variants[i], kn, &c->kernels[i], pc)) {
       free(kp);
@@ -129,10 +143,16 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
       kg_sb_printf(log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
     else if (c->kernels[i].launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
-    else if (c->kernels[i].launch.per_output == KG_LAUNCH_TILES)
+    else if (c->kernels[i].launch.per_output == KG_LAUNCH_TILES) {
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(N / %u), ceil(M / %u), batch): one %ux%u output tile per block, %u bytes of shared memory\n",
                    c->kernels[i].launch.block[0], c->kernels[i].launch.tile_n, c->kernels[i].launch.tile_m, c->kernels[i].launch.tile_m,
-                   c->kernels[i].launch.tile_n, c->kernels[i].launch.smem_static);
+                   c->kernels[i].launch.tile_n, c->kernels[i].launch.smem_static + c->kernels[i].launch.smem_dyn);
+      char why[256];
+      kg_sched_facts x = compile_facts(c->m->ctx, &c->fusion.groups.v[i], &c->gfacts[i]);
+      kg_sb_printf(log, "tier: %s (%s; run time asks again with the tensors)\n",
+                   kg_mm_tier_reason(&c->gfacts[i], &x, compile_target(c->m->ctx), &c->variants[i], why, sizeof why),
+                   compile_target(c->m->ctx)->name);
+    }
     else if (c->kernels[i].launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
                    c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);

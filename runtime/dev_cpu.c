@@ -135,8 +135,13 @@ static int cpus_available(void) {
 static int cpu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d) {
   cpu_dev *c = (cpu_dev *)dv;
   *mod = NULL;
-  if (!src || !src->cuda || !src->cpu) {
-    kg_diag_add(d, KG_E_ARG, NULL, NULL, "cpu: load without CUDA source or its CPU glue");
+  if (!src || !src->cuda) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "cpu: load without CUDA source");
+    return -1;
+  }
+  if (!src->cpu) { /* kg_cuda_emit_cpu_glue refused it */
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "cpu: '%s' has kernels with tensor-core instructions (mma, wgmma, TMA), which the CPU device does not run; its scheduler (kg_target_cpu) never picks them, the emulator runs them",
+                src->name ? src->name : "kernel");
     return -1;
   }
   const char *nm = src->name ? src->name : "kernel";

@@ -16,6 +16,7 @@
  * a time).
  */
 #include "rt.h"
+#include "../passes/passes.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@ enum {
   CU_DEV_CC_MAJOR = 75,
   CU_DEV_CC_MINOR = 76,
   CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN = 97,
+  CU_DEV_SM_COUNT = 16,
+  CU_DEV_MAX_THREADS_PER_SM = 39,
+  CU_DEV_MAX_SHARED_PER_SM = 81,
   CU_FUNC_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_SHARED_SIZE_BYTES = 1,
   CU_FUNC_NUM_REGS = 4,
@@ -79,6 +83,10 @@ typedef struct cuda_dev {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream); /* optional (CUDA 11.2+) */
   CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+  /* optional (CUDA 12+): TMA tensor maps. (map, dtype, rank, address, dims, strides, box,
+   * element strides, interleave, swizzle, L2 promotion, out-of-bounds fill) */
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *, const unsigned long long *,
+                                     const unsigned *, const unsigned *, int, int, int, int);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -93,6 +101,7 @@ typedef struct cuda_dev {
   int max_block[3], max_grid[3];
   int smem_default;   /* shared memory per block without opt-in, bytes */
   int smem_optin;     /* with opt-in */
+  int sm_count, threads_per_sm, smem_per_sm;
   kg_nvrtc *nvrtc;
   int own_nvrtc;      /* opened here, closed at destroy */
   kg_cache *cache;
@@ -225,14 +234,21 @@ static int cuda_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod,
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "cuda: load without CUDA source");
     return -1;
   }
+  if (!c->nvrtc) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "NVRTC (libnvrtc.so) could not be loaded, so kernels cannot be compiled for this GPU; set "
+                "KGEN_NVRTC_LIB, or run from an offline kernel package (kgen package)");
+    return -1;
+  }
   const char *name = src->name && *src->name ? src->name : "kernel";
   if (c->poisoned) return cu_poisoned(c, d, "module load");
   kg_strbuf prog, key;
   kg_sb_init(&prog);
   kg_sb_init(&key);
   kg_sb_printf(&prog, "%s.cu", name);
-  kg_sb_printf(&key, "%s\nnvrtc %s\nsm_%d --fmad=true -default-device\n%s\n", CU_CACHE_ABI,
-               kg_nvrtc_version(c->nvrtc), c->arch, prog.s);
+  /* a kernel with sm_90a features (wgmma) compiles for sm_90a on an sm_90 GPU */
+  int arch = c->arch | (src->sm90a && c->arch == 90 ? KG_ARCH_FEAT : 0);
+  kg_sb_printf(&key, "%s\nnvrtc %s\nsm_%d%s --fmad=true -default-device\n%s\n", CU_CACHE_ABI,
+               kg_nvrtc_version(c->nvrtc), c->arch, (arch & KG_ARCH_FEAT) ? "a" : "", prog.s);
   kg_sb_puts(&key, src->cuda);
   size_t n = 0;
   void *cubin = kg_cache_get(c->cache, "cubin", key.s, key.len, &n);
@@ -240,7 +256,7 @@ static int cuda_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod,
   if (cubin && c->counts) c->counts->cubin_cache_hits++;
   if (!cubin) {
     kg_nvrtc_out out;
-    rc = kg_nvrtc_compile(c->nvrtc, prog.s, src->cuda, c->arch, true, NULL, &out, d);
+    rc = kg_nvrtc_compile(c->nvrtc, prog.s, src->cuda, arch, true, NULL, &out, d);
     if (!rc && c->counts) c->counts->nvrtc_compiles++;
     if (!rc) {
       cubin = out.cubin, n = out.cubin_len;
@@ -370,6 +386,7 @@ static void cuda_destroy(kg_device *dv) {
   free(c);
 }
 
+static int cuda_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *q, void *out, kg_diag *d);
 static const kg_device_vt cuda_vt = {
     .name = "cuda",
     .kind = KG_DEVICE_CUDA,
@@ -382,6 +399,7 @@ static const kg_device_vt cuda_vt = {
     .launch = cuda_launch,
     .sync = cuda_sync,
     .destroy = cuda_destroy,
+    .tmap = cuda_tmap,
 };
 /* ---- opening ---- */
 static const char *driver_path(void) {
@@ -429,7 +447,30 @@ static const char *resolve(cuda_dev *c) {
   /* optional: stream-ordered allocation (both or neither) */
   void *aa = dlsym(c->lib, "cuMemAllocAsync"), *fa = dlsym(c->lib, "cuMemFreeAsync");
   if (aa && fa) memcpy(&c->cuMemAllocAsync, &aa, sizeof aa), memcpy(&c->cuMemFreeAsync, &fa, sizeof fa);
+  void *tm = dlsym(c->lib, "cuTensorMapEncodeTiled");
+  if (tm) memcpy(&c->cuTensorMapEncodeTiled, &tm, sizeof tm);
   return NULL;
+}
+
+/* A TMA tensor map (kg_tmap_req) through cuTensorMapEncodeTiled: 2- and 4-byte elements as
+ * UINT16 / UINT32 (a copy moves bits), no interleave, zero fill, 128-byte L2 promotion. */
+static int cuda_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *q, void *out, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  (void)mod;
+  if (!c->cuTensorMapEncodeTiled) {
+    kg_diag_add(d, KG_E_DEVICE, NULL, NULL, "this CUDA driver has no cuTensorMapEncodeTiled (CUDA 12 or later is needed for TMA)");
+    return -1;
+  }
+  int dtype = q->esz == 2 ? 1 : q->esz == 4 ? 2 : q->esz == 1 ? 0 : 4; /* CU_TENSOR_MAP_DATA_TYPE_UINT16 / UINT32 / UINT8 / UINT64 */
+  int swz = q->swizzle == 128 ? 3 : q->swizzle == 64 ? 2 : q->swizzle == 32 ? 1 : 0;
+  unsigned long long dims[3], strides[2];
+  unsigned box[3], estr[3] = {1, 1, 1};
+  for (uint32_t i = 0; i < q->rank; i++) dims[i] = q->dims[i], box[i] = q->box[i];
+  for (uint32_t i = 1; i < q->rank; i++) strides[i - 1] = q->strides[i];
+  return CU_TRY(c, d, NULL, cuTensorMapEncodeTiled,
+                (out, dtype, q->rank, (void *)(uintptr_t)q->base, dims, strides, box, estr, 0, swz, 2 /* L2 128B */, 0))
+             ? -1
+             : 0;
 }
 
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d) {
@@ -481,7 +522,10 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&minor, CU_DEV_CC_MINOR, c->dev)) ||
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_threads, CU_DEV_MAX_THREADS_PER_BLOCK, c->dev)) ||
       CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_default, CU_DEV_MAX_SHARED_PER_BLOCK, c->dev)) ||
-      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_optin, CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN, c->dev)))
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_optin, CU_DEV_MAX_SHARED_PER_BLOCK_OPTIN, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->sm_count, CU_DEV_SM_COUNT, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->threads_per_sm, CU_DEV_MAX_THREADS_PER_SM, c->dev)) ||
+      CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->smem_per_sm, CU_DEV_MAX_SHARED_PER_SM, c->dev)))
     goto fail;
   for (int i = 0; i < 3; i++)
     if (CU_TRY(c, d, NULL, cuDeviceGetAttribute, (&c->max_block[i], CU_DEV_MAX_BLOCK_DIM_X + i, c->dev)) ||
@@ -493,16 +537,52 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   if (CU_TRY(c, d, NULL, cuDevicePrimaryCtxRetain, (&c->ctx, c->dev))) goto fail;
   if (make_current(c, d)) goto fail;
   c->nvrtc = nvrtc;
-  if (!c->nvrtc) {
+  if (!c->nvrtc) { /* without NVRTC the device still loads images (offline packages) */
+    uint32_t mark = d->n;
     c->nvrtc = kg_nvrtc_open(d);
-    if (!c->nvrtc) goto fail;
-    c->own_nvrtc = 1;
+    kg_diag_truncate(d, mark);
+    c->own_nvrtc = c->nvrtc != NULL;
   }
   c->cache = kg_cache_open(cfg ? cfg->cache_dir : NULL);
   return &c->base;
 fail:
   cuda_destroy(&c->base);
   return NULL;
+}
+
+void kg_dev_cuda_target(const kg_device *dv, kg_target *t) {
+  const cuda_dev *c = (const cuda_dev *)dv;
+  *t = kg_target_h100;
+  t->name = c->name;
+  t->arch = c->arch;
+  if (c->sm_count > 0) t->sm_count = c->sm_count;
+  if (c->threads_per_sm > 0) t->threads_per_sm = c->threads_per_sm;
+  if (c->smem_per_sm > 0) t->smem_per_sm = c->smem_per_sm;
+  t->smem_per_block = c->smem_optin;
+  /* sm_90a's wgmma and TMA: an sm_90 GPU (sm_100 has no wgmma), a driver with tensor maps and an
+   * NVRTC of CUDA 12 or later (the first to compile sm_90a) */
+  t->wgmma = c->arch == 90 && c->cuTensorMapEncodeTiled && atoi(kg_nvrtc_version(c->nvrtc)) >= 12;
+}
+
+int kg_dev_cuda_arch(kg_device *dv) { return dv->vt->kind == KG_DEVICE_CUDA ? ((cuda_dev *)dv)->arch : 0; }
+
+int kg_dev_cuda_load_image(kg_device *dv, const char *name, const void *image, size_t len, kg_rt_module **mod, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  *mod = NULL;
+  (void)len;
+  if (c->poisoned) return cu_poisoned(c, d, "module load");
+  char log[8192] = "";
+  CUjit_option opt[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *val[2] = {log, (void *)(uintptr_t)sizeof log};
+  CUmodule m = NULL;
+  if (make_current(c, d)) return -1;
+  CUresult r = c->cuModuleLoadDataEx(&m, image, 2, opt, val);
+  if (r != CU_OK) return cu_fail(c, d, "cuModuleLoadDataEx", name, r, log);
+  cuda_module *cm = kg_xcalloc(1, sizeof *cm);
+  cm->mod = m;
+  cm->name = kg_xstrdup(name ? name : "package");
+  *mod = (kg_rt_module *)cm;
+  return 0;
 }
 
 bool kg_dev_cuda_available(void) {

@@ -139,6 +139,30 @@ static void emu_destroy(kg_device *dv) {
   free(e);
 }
 
+/* A tensor map in the emulator's own format, by the module's kg_emu_tmap_encode (kg_emu_tc.h),
+ * which checks what cuTensorMapEncodeTiled checks. */
+static int emu_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *q, void *out, kg_diag *d) {
+  (void)dv;
+  const kg_hostobj *m = (const kg_hostobj *)mod;
+  void *sym = m ? kg_hostobj_sym(m, "kg_emu_tmap_encode") : NULL;
+  if (!sym) {
+    kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "emulator: module '%s' has no kg_emu_tmap_encode", m ? kg_hostobj_name(m) : "?");
+    return -1;
+  }
+  int (*enc)(void *, const void *, unsigned, unsigned, const unsigned long long *, const unsigned long long *, const unsigned *, unsigned,
+             char *, size_t);
+  memcpy(&enc, &sym, sizeof enc);
+  unsigned long long dims[3] = {q->dims[0], q->dims[1], q->dims[2]}, strides[3] = {q->strides[0], q->strides[1], q->strides[2]};
+  unsigned box[3] = {q->box[0], q->box[1], q->box[2]};
+  char why[200] = "";
+  if (enc(out, q->base, q->rank, q->esz, dims, strides, box, q->swizzle, why, sizeof why)) {
+    kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "emulator: tensor map of a [%llu, %llu, %llu] operand (box %u x %u): %s", dims[0], dims[1],
+                q->rank > 2 ? dims[2] : 1ull, box[0], box[1], why);
+    return -1;
+  }
+  return 0;
+}
+
 static const kg_device_vt emu_vt = {
     .name = "emulator",
     .kind = KG_DEVICE_EMU,
@@ -151,6 +175,7 @@ static const kg_device_vt emu_vt = {
     .launch = emu_launch,
     .sync = emu_sync,
     .destroy = emu_destroy,
+    .tmap = emu_tmap,
 };
 
 /* Thread order: cfg->emu, or $KGEN_EMU_ORDER (forward|reverse|random|0|1|2) and

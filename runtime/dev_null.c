@@ -44,10 +44,15 @@ static int null_sync(kg_device *dv, void *stream, kg_diag *d) {
   return 0;
 }
 static void null_destroy(kg_device *dv) { free(dv); }
+static int null_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *req, void *out, kg_diag *d) {
+  (void)dv, (void)mod, (void)req, (void)d;
+  memset(out, 0, 128);
+  return 0;
+}
 
 static const kg_device_vt null_vt = {
   .name = "null", .kind = KG_DEVICE_NULL, .alloc = null_alloc, .free = null_free, .h2d = null_copy, .d2h = null_copy, .load = null_load,
-  .unload = null_unload, .launch = null_launch, .sync = null_sync, .destroy = null_destroy,
+  .unload = null_unload, .launch = null_launch, .sync = null_sync, .destroy = null_destroy, .tmap = null_tmap,
 };
 
 kg_device *kg_dev_null_new(void) {

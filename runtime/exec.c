@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "package.h"
 
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
   if (kind == KG_DEVICE_AUTO) kind = kg_default_device(ctx);
@@ -42,9 +43,10 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
       ctx->cpu_threads = kg_dev_cpu_threads(ctx->cpu), ctx->cpu_target = kg_target_cpu(ctx->cpu_threads);
     return ctx->cpu;
   }
-  if (!ctx->cuda) {
+  if (!ctx->cuda) { /* without NVRTC the device still runs packaged kernels (a source load says NVRTC is missing) */
+    uint32_t mark = ctx->diag.n;
     kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
-    if (!nv) return NULL;
+    kg_diag_truncate(&ctx->diag, mark);
     ctx->cuda = kg_dev_cuda_new(&ctx->rtcfg, nv, d);
   }
   return ctx->cuda;
@@ -59,6 +61,7 @@ kg_device_kind kg_default_device(kg_context *ctx) {
 }
 
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d) {
+  if (c->pkg) return kg_pkg_variant_get(c, group, v, d); /* a package: looked up, never compiled */
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     if (kv->group == group && memcmp(&kv->v, v, sizeof *v) == 0) return kv;
@@ -69,11 +72,13 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   KG_ASSERT(group < F->groups.n);
-  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL;
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
+  bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL, attn = F->groups.v[group].kind == KG_GROUP_ATTN;
+  const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
+  const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm ? "_" : "", mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile)->name : "", v->cpu ? "_cpu" : "");
+                                     mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc, v->cpu ? "_cpu" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -87,8 +92,9 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->cuda = kg_sb_take(&b);
   kg_cuda_emit_trampolines(&kp, 1, &b);
   kv->trampolines = kg_sb_take(&b);
-  kg_cuda_emit_cpu_glue(&kp, 1, &b);
-  kv->cpu = kg_sb_take(&b);
+  kv->cpu = kg_cuda_emit_cpu_glue(&kp, 1, &b) ? kg_sb_take(&b) : NULL; /* NULL: tensor cores, which the CPU device refuses */
+  kg_sb_free(&b);
+  kg_sb_init(&b);
   kg_cuda_emit_cpu_prologue(&kp, 1, &b);
   kv->cpu_pre = kg_sb_take(&b);
   KG_VEC_PUSH(c->runtime, kv);
@@ -302,15 +308,20 @@ _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64
                    KG_FORCE_NO_VECTORS == (int)KG_SCHED_NO_VECTORS && KG_FORCE_SPLIT_ROWS == (int)KG_SCHED_SPLIT_ROWS,
                "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
 
+/* What the scheduler plans for on device dev: the CPU device's cores, a CUDA device's GPU, else
+ * (the emulator) an H100 or, with kg_options.emu_arch = 80, an A100. */
+static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
+  if (dev && dev->vt->kind == KG_DEVICE_CPU) return ctx->cpu_target;
+  kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
+  if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
+  if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  return t;
+}
+
 /* The plan of this run: the split-rows plan (c->fusion_split, 1) when the scheduler wants it for
  * a group of the fused plan (few rows too long for a block each; force_variant 4 always takes
  * it); else the fold plan (2) when every product kept tiled only for its symbolic sizes is
  * small at this run's sizes; else the fused plan (0). */
-/* What the scheduler plans for on device dev: the CPU device's cores, else the GPU. */
-static const kg_target *dev_target(const kg_context *ctx, const kg_device *dev) {
-  return dev && dev->vt->kind == KG_DEVICE_CPU ? &ctx->cpu_target : &kg_target_h100;
-}
-
 static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *T) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
@@ -369,12 +380,16 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
 
 /* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
 static bool build_split_plan(kg_compiled *c, kg_diag *d) {
+  if (c->split_built && !c->kernels_split && c->pkg)
+    kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
+
+bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) { return plan == 1 ? build_split_plan(c, d) : build_fold_plan(c, d); }
 
 bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {
   size_t n = kg_dtype_get(dt)->size;
@@ -437,8 +452,8 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre};
-    if (dev->vt->load(dev, &src, &kv->mod[slot], d) != 0) return KG_ERR_INTERNAL;
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre, kv->k.sm90a};
+    if ((c->pkg ? kg_pkg_variant_load(c, kv, dev, d) : dev->vt->load(dev, &src, &kv->mod[slot], d)) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
   const kg_kernel *k = &kv->k;
@@ -448,6 +463,8 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   pval *vals = heap ? kg_xcalloc(k->params.n + 1, sizeof *vals) : vbuf;
   void **params = heap ? kg_xcalloc(k->params.n + 1, sizeof *params) : pbuf;
   kg_dtype ix = (kg_dtype)k->index_dtype;
+  _Alignas(64) unsigned char tmbuf[4][128]; /* tensor maps (KP_TMAP, by value) */
+  uint32_t ntm = 0;
   uint64_t nb = ((uint64_t)E->nout + k->launch.block[0] - 1) / k->launch.block[0]; /* column schedule: blocks per chunk */
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
@@ -461,6 +478,18 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     case KPR_SIZE: scalar_pval(&vals[j], ix, 0, E->space[kp->r1]); break;
     case KPR_SYM: scalar_pval(&vals[j], ix, 0, E->sym[kp->r0]); break;
     case KPR_RNG: scalar_pval(&vals[j], KG_I64, 0, (int64_t)(kp->r0 ? E->rng_offset : E->rng_seed)); break;
+    case KPR_TMAP: {
+      const kg_ktmap *tm = &k->tmaps.v[kp->r0];
+      kg_tmap_req req;
+      if (ntm >= 4 || !dev->vt->tmap || !kg_tmap_request(tm, TENSOR_OF(tm->owner, tm->index), &req, d) ||
+          dev->vt->tmap(dev, kv->mod[slot], &req, tmbuf[ntm], d) != 0) {
+        if (!dev->vt->tmap) kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "the %s device makes no tensor maps (kernel %s)", dev->vt->name, k->name);
+        if (heap) free(vals), free(params);
+        return KG_ERR_INTERNAL;
+      }
+      params[j] = tmbuf[ntm++];
+      continue;
+    }
     case KPR_STRIDE: {
       /* r0: bit 31 an output, bit 30 a temporary, else an entry parameter;
        * bit 29: r1 is the tensor's own dim (else a dim of the space, right-aligned) */
@@ -512,7 +541,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     dev->work = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1)
                 : E->reduce ? (uint64_t)E->nout * (uint64_t)(E->nred > 0 ? E->nred : 1)
                             : (uint64_t)E->numel;
-    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, 0, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
+    if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, k->launch.smem_dyn, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   if (heap) free(vals), free(params);
   return st;
@@ -664,6 +693,8 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   memcpy(x->space, space, sizeof x->space);
   x->plan = plan, x->force = (kg_sched_force)ctx->opts.force_variant;
   x->reduce_block = ctx->reduce_block, x->row_cache = ctx->row_cache;
+  x->f32_matmul = (uint8_t)ctx->opts.f32_matmul;
+  x->mm_kmajor[0] = x->mm_kmajor[1] = -1;
   for (uint32_t j = 0; j < dk->params.n; j++) {
     const kg_kparam *kp = &dk->params.v[j];
     if (kp->role != KPR_TENSOR) continue;
@@ -691,6 +722,53 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   }
   x->row = rowv;
 }
+
+/* A matrix product's operand `which` (0 A, 1 B) as a tensor when the kernel reads it from memory
+ * as it is (an input, or a value an earlier kernel stored), else NULL. */
+static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
+                                  DLTensor *const *outputs, const DLTensor *tview) {
+  uint32_t id = g->nodes.v[grp->red].in[which];
+  if (g->nodes.v[id].op == KG_OP_INPUT) {
+    for (uint32_t p = 0; p < g->params.n; p++)
+      if (g->params.v[p].node == id) return pt[p];
+    return NULL;
+  }
+  uint32_t mi = kg_fusion_mat_index(F, id);
+  if (mi == KG_NONE) return NULL;
+  kg_bufref b = F->mat_buf.v[mi];
+  return b.kind == KG_BUF_TEMP ? &tview[b.index] : b.kind == KG_BUF_OUTPUT ? outputs[b.index] : NULL;
+}
+
+/* The tensor-core tier's facts about a product's operands: is K their contiguous dim, and may
+ * cp.async copy their rows (16-byte chunks along the contiguous dim: a 16-byte aligned base,
+ * every other stride a multiple of 16 bytes). flags: the MATMUL's ia[0]. */
+static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x) {
+  x->mm_kmajor[which] = -1, x->mm_async[which] = false, x->mm_tma[which] = false;
+  if (!t || t->ndim < 2 || (flags & 8)) return;
+  int kd = which == 0 || (flags & 4) ? t->ndim - 1 : t->ndim - 2, md = kd == t->ndim - 1 ? t->ndim - 2 : t->ndim - 1;
+  int64_t sk = kg_dl_stride(t, kd), sm = kg_dl_stride(t, md);
+  bool km = sk == 1 || t->shape[kd] == 1, mm = sm == 1 || t->shape[md] == 1;
+  if (!km && !mm) return;
+  x->mm_kmajor[which] = km ? 1 : 0;
+  size_t es = (size_t)((t->dtype.bits + 7) / 8);
+  uintptr_t a = (uintptr_t)data_ptr(t);
+  bool ok = a % 16 == 0;
+  for (int d = 0; d < t->ndim && ok; d++)
+    if (d != (km ? kd : md) && t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
+  x->mm_async[which] = ok;
+  /* TMA: a matrix, or a batch of them whose dims are the product's and collapse into one */
+  int nb = rank - 2, tb = t->ndim - 2;
+  bool tma = ok && (tb == 0 || tb == nb);
+  for (int d = 0; d < tb && tma; d++) {
+    tma = t->shape[d] == space[d] && (d + 1 == tb || kg_dl_stride(t, d) == kg_dl_stride(t, d + 1) * t->shape[d + 1]);
+    if (t->shape[d] > 1 && kg_dl_stride(t, d) == 0) tma = false;
+  }
+  for (int d = 0; d < t->ndim && tma; d++) tma = (uint64_t)t->shape[d] < (1ull << 32) && (uint64_t)kg_dl_stride(t, d) * es < (1ull << 40);
+  x->mm_tma[which] = tma;
+}
+
+/* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
+ * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks. */
 
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
@@ -743,9 +821,14 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   int slot = dev ? kg_dev_slot(dev) : 0;
   bool host = !dev || kg_dev_host_memory(dev);
   if (st == KG_OK && dev && !check_placement(ctx, g, pt, outputs, host)) st = KG_ERR_INPUT;
+  if (st == KG_OK && c->pkg && dev->vt->kind == KG_DEVICE_CPU) { /* a package holds GPU schedules only */
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' comes from a kernel package, whose kernels are scheduled for a GPU: run it on CUDA or the emulator (device emu), or load the document for the CPU device", g->entry);
+    st = KG_ERR_INPUT;
+  }
   /* the plan: the fused one, unless one of its row groups has rows too few and too long
    * for a block each, which only the split-rows plan spreads over the whole GPU */
-  const kg_target *T = dev_target(ctx, dev);
+  kg_target tgt = run_target(ctx, dev);
+  const kg_target *T = &tgt;
   int plan = st == KG_OK ? choose_plan(c, &B, T) : 0;
   if (plan == 1 && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
   if (plan == 2 && !build_fold_plan(c, d)) st = KG_ERR_INTERNAL;
@@ -785,8 +868,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
-    bool mm = grp->kind == KG_GROUP_MATMUL;
-    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm; /* reductions and scans */
+    bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
+    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
     int r = grp->space.rank;
     int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
     for (int i = 0; i < r; i++) {
@@ -815,6 +898,23 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       nred = ka;
       kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
       if (numel == 0) continue;
+    } else if (attn) {
+      /* attention (passes/lower_attn.c): the keys S of key and value (a symbol on one side is
+       * known only now); blocks over (query tiles, batch) as a product's tiles, Ev in one tile */
+      const kg_gnode *P = &g->nodes.v[grp->red], *kk = &g->nodes.v[P->in[1]], *vv = &g->nodes.v[P->in[2]];
+      /* k is [.., S, E], or kᵀ [.., E, S] for a recognized attention that reads it transposed (ia[0] & 32) */
+      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - ((P->ia[0] & 32) ? 1 : 2)]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
+      if (sk != sv) {
+        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "scaled_dot_product_attention(): key and value must have the same number of keys (dim -2), got %lld and %lld",
+                    (long long)sk, (long long)sv);
+        st = KG_ERR_INPUT;
+        break;
+      }
+      nred = sk;
+      E.mm_batch = 1;
+      for (int i = 0; i < r - 2; i++) E.mm_batch *= space[i];
+      E.mm_m = space[r - 2], E.mm_n = space[r - 1];
+      if (numel == 0) continue;
     } else if (reduce) {
       if (nout == 0) continue;
       /* the user's max / min / arg over nothing: PyTorch's error (a decomposed op's own max,
@@ -837,6 +937,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
+    if (mm)
+      for (int w = 0; w < 2; w++) mm_operand_facts(mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;

@@ -76,7 +76,19 @@ typedef enum kg_force_variant {
   KG_FORCE_SPLIT_ROWS = 4,   /* the split-rows plan (no row groups) at any size */
   KG_FORCE_TILED = 5,        /* every matrix product a tiled kernel of its own (no product folded
                                 into its reader: passes/fold_products.c); 2 implies it too */
+  KG_FORCE_TENSOR_CORES = 6, /* every product the tensor-core tier can take on it, whatever its size
+                                (and tiled, as 5) */
+  KG_FORCE_NO_TENSOR_CORES = 7, /* products on SIMT tiles only */
 } kg_force_variant;
+
+/* kg_options.f32_matmul: how float32 matrix products and convolutions run on GPUs with tensor
+ * cores (sm_80 and later). PyTorch computes them in full float32 by default. */
+typedef enum kg_f32_matmul {
+  KG_F32_MATMUL_SPLIT_TF32 = 0, /* default: split-TF32 on tensor cores (each operand a TF32 high part plus
+                                   a TF32 remainder, three TF32 products summed in float32) */
+  KG_F32_MATMUL_TF32 = 1,       /* one TF32 product (torch.set_float32_matmul_precision("high")) */
+  KG_F32_MATMUL_SIMT = 2,       /* float32 multiply-adds on the SIMT tiles */
+} kg_f32_matmul;
 
 typedef struct kg_options {
   const char *cache_dir;  /* NULL = $KGEN_CACHE_DIR or ~/.cache/kgen */
@@ -90,6 +102,9 @@ typedef struct kg_options {
                              any size; 5 = every product tiled (none folded) */
   int cuda_device;        /* the CUDA device (ordinal) this context runs on; a CUDA tensor on
                              another device is an input error */
+  int f32_matmul;         /* a kg_f32_matmul */
+  int emu_arch;           /* the GPU the emulator's schedules are chosen for: 0 = sm_90 (H100),
+                             80 = sm_80 (A100: the mma.sync tier) */
 } kg_options;
 
 /* ---- context ---- */
@@ -230,6 +245,31 @@ KG_API kg_device_kind kg_default_device(kg_context *ctx);
  * (0: the CPUs this process may run on, or $KGEN_CPU_THREADS). Before its first run on the CPU
  * device; an input error after. */
 KG_API kg_status kg_context_set_cpu_threads(kg_context *ctx, int threads);
+
+/* ---- offline kernel packages (docs/package.md) ----
+ * A package (.kgpkg) holds, for each entry and signature it was made for, the launch plan and
+ * every kernel variant the run-time scheduler can pick, as cubins per arch, PTX of the newest
+ * arch and CUDA C, plus the TorchScript twin. kg_package_load gives a kg_module with the same
+ * calls as a document's: kg_specialize (sig NULL: the entry's first packaged signature, else one
+ * of them by its compact form) and kg_specialize_for (the packaged signature the tensors fit; a
+ * tensor outside all of them is an error naming them) return a kg_compiled that kg_run runs —
+ * on CUDA without the JSON frontend or NVRTC (the GPU arch's cubin, else the PTX through the
+ * driver), on the emulator compiling the packaged CUDA C. kg_module_load_file loads a package
+ * too (it reads the magic). */
+typedef struct kg_package_item {
+  kg_module *module;   /* a quotation document (kg_module_load*) */
+  const char *entry;   /* NULL: every entry of it */
+  const char *sig;     /* NULL: the entry's document signature; else as kg_specialize's */
+} kg_package_item;
+/* Writes one package: an entry named by several items gets one signature per item, in order.
+ * archs: compute capabilities (80, 86, ...), ascending; none: a package for the emulator only.
+ * The same items, archs and NVRTC give a byte-identical file. */
+KG_API kg_status kg_package_write(kg_context *ctx, const kg_package_item *items, int n_items, const int *archs, int n_archs,
+                                  const char *path);
+KG_API kg_status kg_package_load(kg_context *ctx, const char *path, kg_module **out);
+KG_API int kg_module_is_package(const kg_module *m);
+/* What a package holds (entry NULL: all), per entry, signature and arch: malloc'd text. */
+KG_API kg_status kg_package_describe(kg_module *m, const char *entry, char **text);
 
 #ifdef __cplusplus
 }

@@ -303,7 +303,7 @@ static int compile_once(kg_nvrtc *n, const char *prog, const char *src, int arch
                         const char *dump_dir, nvrtcProgram *pp, char **log, double *ms,
                         kg_diag *d) {
   char arch_opt[32];
-  snprintf(arch_opt, sizeof arch_opt, "-arch=%s_%d", real ? "sm" : "compute", arch);
+  snprintf(arch_opt, sizeof arch_opt, "-arch=%s_%d%s", real ? "sm" : "compute", arch & 0xffff, (arch & KG_ARCH_FEAT) ? "a" : "");
   const char *opts[] = {arch_opt, "--fmad=true", "-default-device", "--ptxas-options=-v"};
   int nopts = real ? 4 : 3;
   nvrtcProgram p = NULL;
@@ -315,9 +315,9 @@ static int compile_once(kg_nvrtc *n, const char *prog, const char *src, int arch
   if (r != NVRTC_SUCCESS) {
     char *saved = dump_source(src, dump_dir);
     kg_diag_add(d, KG_E_INTERNAL, NULL, NULL,
-                "NVRTC %s failed to compile '%s' for %s_%d: nvrtcCompileProgram: %s (%d)\n%s\n"
+                "NVRTC %s failed to compile '%s' for %s_%d%s: nvrtcCompileProgram: %s (%d)\n%s\n"
                 "  source saved at %s",
-                n->version, prog, real ? "sm" : "compute", arch, n->GetErrorString(r), (int)r,
+                n->version, prog, real ? "sm" : "compute", arch & 0xffff, (arch & KG_ARCH_FEAT) ? "a" : "", n->GetErrorString(r), (int)r,
                 **log ? *log : "(empty log)", saved);
     free(saved);
     n->DestroyProgram(&p);
@@ -347,7 +347,7 @@ int kg_nvrtc_compile(kg_nvrtc *n, const char *prog_name, const char *src, int ar
   }
   if (n->n_archs) {
     int ok = 0;
-    for (int i = 0; i < n->n_archs; i++) ok |= n->archs[i] == arch;
+    for (int i = 0; i < n->n_archs; i++) ok |= n->archs[i] == (arch & 0xffff);
     if (!ok) {
       kg_strbuf b;
       kg_sb_init(&b);

@@ -68,8 +68,10 @@ kg_nvrtc *kg_nvrtc_open(kg_diag *d);
 void kg_nvrtc_close(kg_nvrtc *n);
 /* "13.0" */
 const char *kg_nvrtc_version(kg_nvrtc *n);
+/* With an arch: its arch-specific variant (sm_90a: wgmma, setmaxnreg). */
+#define KG_ARCH_FEAT 0x10000
 /* Compiles `src` named `prog_name` ("entry.cu") for compute capability `arch`
- * (e.g. 80 for sm_80). want_cubin: also produce SASS for sm_<arch> with ptxas -v
+ * (e.g. 80 for sm_80; 90 | KG_ARCH_FEAT for sm_90a). want_cubin: also produce SASS for sm_<arch> with ptxas -v
  * statistics. On a compile error records KG_E_INTERNAL with the log and where the
  * source was saved (`dump_dir`, may be NULL = $TMPDIR). */
 int kg_nvrtc_compile(kg_nvrtc *n, const char *prog_name, const char *src, int arch,
@@ -88,7 +90,19 @@ typedef struct kg_rt_source {
   const char *cpu;         /* the CPU device's glue (codegen-cuda/cpu.c): a loop driver per kernel
                               whose threads never cooperate, a fiber trampoline per other kernel */
   const char *cpu_pre;     /* the CPU device's text before the kernels (pragmas), or NULL */
+  bool sm90a;              /* a kernel uses sm_90a features (wgmma): compiled for sm_90a on an sm_90 GPU */
 } kg_rt_source;
+
+/* A TMA tensor map (cuTensorMapEncodeTiled with what kgen uses: tiled, no interleave, zero fill
+ * out of bounds, 128-byte L2 promotion). */
+typedef struct kg_tmap_req {
+  const void *base;
+  uint32_t rank, esz;      /* 1..3 dims; element bytes */
+  uint64_t dims[3];        /* innermost first */
+  uint64_t strides[3];     /* bytes; [0] unused (the innermost dim is contiguous) */
+  uint32_t box[3];
+  uint32_t swizzle;        /* 0, 32, 64 or 128 bytes */
+} kg_tmap_req;
 
 typedef struct kg_emu_opts {
   int order;     /* thread order between barriers: 0 forward, 1 reverse, 2 random */
@@ -115,6 +129,9 @@ typedef struct kg_device_vt {
    * temporaries synchronizes before freeing them). */
   int (*alloc_async)(kg_device *dv, size_t bytes, void *stream, void **ptr, kg_diag *d);
   void (*free_async)(kg_device *dv, void *ptr, void *stream);
+  /* A tensor map for kernels of `mod` into out (128 bytes, 64-byte aligned); NULL where the
+   * device has none (then no kernel that needs one is chosen for it). */
+  int (*tmap)(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *req, void *out, kg_diag *d);
 } kg_device_vt;
 
 struct kg_device {
@@ -180,10 +197,19 @@ int kg_cpu_pool_threads(const kg_cpu_pool *p);
  * all are done. */
 void kg_cpu_pool_for(kg_cpu_pool *p, uint64_t n, uint64_t grain, void (*fn)(void *arg, uint64_t b0, uint64_t b1), void *arg);
 /* The CUDA device via the Driver API (dlopen libcuda.so.1, primary context).
- * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. */
+ * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. nvrtc NULL: it opens
+ * NVRTC itself; without one it still runs kernels from images (offline packages), and a load
+ * from source fails saying NVRTC is missing. */
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
 /* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
 kg_device *kg_dev_null_new(void);
+/* The GPU of a CUDA device as the scheduler sees it (arch, SMs, shared memory). */
+struct kg_target;
+void kg_dev_cuda_target(const kg_device *dv, struct kg_target *t);
+/* Offline kernel packages (package_load.c): the CUDA device's compute capability (major * 10 +
+ * minor), and a module from a cubin or NUL-terminated PTX image (the driver JITs PTX): no NVRTC. */
+int kg_dev_cuda_arch(kg_device *dv);
+int kg_dev_cuda_load_image(kg_device *dv, const char *name, const void *image, size_t len, kg_rt_module **mod, kg_diag *d);
 /* True when a CUDA driver with at least one device can be opened (cheap probe). */
 bool kg_dev_cuda_available(void);
 /* Where the emulator header text lives: embedded at build time (kg_emu_header.c), and the CPU

@@ -6,6 +6,7 @@
  *   diag.c    — user diagnostics as data (habit 6): a list of errors, each with
  *               a code, a JSON path, an optional F# source location and a message.
  *   hash.c    — FNV-1a / 64-bit hashing for caches and interning.
+ *   sha256.c  — SHA-256: content hashes of offline kernel packages.
  *
  * Nothing here has mutable file-scope state.
  */
@@ -149,5 +150,9 @@ const char *kg_diag_code_name(kg_diag_code c);
 uint64_t kg_hash64(const void *data, size_t n, uint64_t seed);
 uint64_t kg_hash_str(const char *s);
 void kg_hash_hex(uint64_t h, char out[17]);
+
+/* ---- sha256.c ---- */
+void kg_sha256(const void *data, size_t n, unsigned char out[32]);
+void kg_sha256_hex(const void *data, size_t n, char out[65]); /* lower-case hex, NUL-terminated */
 
 #endif

@@ -46,8 +46,26 @@ static void free_names(names *n) {
   free(n->v);
 }
 
+/* Does entry e of m have a group that `want` accepts (in any region of a host plan)? */
+static bool has_group(kg_module *m, int e, bool (*want)(const kg_group *)) {
+  kg_compiled *c = NULL;
+  bool any = false;
+  if (kg_specialize(m, kg_module_entry_name(m, e), NULL, &c) != KG_OK) return false;
+  uint32_t np = c->plan ? c->n_regions : 1;
+  for (uint32_t p = 0; p < np && !any; p++) {
+    const kg_compiled *pc = c->plan ? c->regions[p] : c;
+    for (uint32_t gi = 0; gi < pc->fusion.groups.n && !any; gi++) any = want(&pc->fusion.groups.v[gi]);
+  }
+  kg_compiled_free(c);
+  return any;
+}
+static bool persistent_rows(const kg_group *gr) { return gr->kind == KG_GROUP_REDUCE && (gr->reds.n > 1 || gr->outs.n > 0); }
+static bool a_product(const kg_group *gr) { return gr->kind == KG_GROUP_MATMUL; }
+
+enum { ALL = 0, REDUCTIONS = 1, PRODUCTS = 2 };
 /* Runs the numeric check over the examples with index % parts == part. */
-static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int order, int force_variant, bool reductions_only) {
+static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int order, int force_variant, int only, int emu_arch) {
+  bool reductions_only = only == REDUCTIONS;
   names ex = list_examples();
   cr_assert(ex.n >= 60, "expected at least 60 example programs, found %d", ex.n);
   kg_diag d;
@@ -64,6 +82,7 @@ static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int 
   o.emu_thread_order = order;
   o.emu_seed = 7;
   o.force_variant = force_variant;
+  o.emu_arch = emu_arch;
   int failed = 0, ran = 0;
   for (int i = part; i < ex.n; i += parts) {
     const char *base = strrchr(ex.v[i], '/') ? strrchr(ex.v[i], '/') + 1 : ex.v[i];
@@ -78,17 +97,9 @@ static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int 
       continue;
     }
     for (int e = 0; e < kg_module_n_entries(m); e++) {
-      if (reductions_only) { /* only entries with a persistent row group: elsewhere the plans agree */
-        kg_compiled *pc = NULL;
-        bool persistent = false;
-        if (kg_specialize(m, kg_module_entry_name(m, e), NULL, &pc) == KG_OK)
-          for (uint32_t gi = 0; gi < pc->fusion.groups.n; gi++) {
-            const kg_group *gr = &pc->fusion.groups.v[gi];
-            persistent |= gr->kind == KG_GROUP_REDUCE && (gr->reds.n > 1 || gr->outs.n > 0);
-          }
-        kg_compiled_free(pc);
-        if (!persistent) continue;
-      }
+      /* only entries with a persistent row group (elsewhere the plans agree), or with a product */
+      if (reductions_only && !has_group(m, e, persistent_rows)) continue;
+      if (only == PRODUCTS && !has_group(m, e, a_product)) continue;
       kg_check_opts co;
       memset(&co, 0, sizeof co);
       co.entry = kg_module_entry_name(m, e);
@@ -118,7 +129,7 @@ static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int 
   cr_assert_eq(failed, 0, "%d of %d example entries do not match PyTorch (see the log above)", failed, ran);
 }
 static void numeric(int part, int parts, bool eager, int order, int force_variant, bool reductions_only) {
-  numeric_on(KG_DEVICE_EMU, part, parts, eager, order, force_variant, reductions_only);
+  numeric_on(KG_DEVICE_EMU, part, parts, eager, order, force_variant, reductions_only ? REDUCTIONS : ALL, 0);
 }
 
 /* layouts chosen by the data (vectorized where possible), forward and reverse thread order */
@@ -132,11 +143,16 @@ Test(examples, numeric_eager_python_strided_i64, .timeout = 1200) { numeric(0, 1
  * row group, random thread order (the size matrix runs it on the red_matrix programs at
  * their long-row sizes; all of them would cost CI ~85 s of emulator compiles) */
 Test(examples, numeric_split_rows_plan, .timeout = 1200) { numeric(0, 2, false, 2, 4, true); }
+/* every entry with a product on the tensor-core tiers wherever they apply, whatever the size
+ * (force_variant 6): sm_80's mma.sync tier in random order; sm_90's (wgmma where the operands are
+ * TMA-readable, else mma.sync) in reverse order on every other one */
+Test(examples, numeric_tensor_cores_sm80, .timeout = 1200) { numeric_on(KG_DEVICE_EMU, 0, 1, false, 2, KG_FORCE_TENSOR_CORES, PRODUCTS, 80); }
+Test(examples, numeric_tensor_cores_sm90, .timeout = 1200) { numeric_on(KG_DEVICE_EMU, 1, 2, false, 1, KG_FORCE_TENSOR_CORES, PRODUCTS, 90); }
 
 /* the CPU device (issue 25): the CPU schedules (chunk loops, a thread per output, split rows over
  * the cores) as plain loops on its worker threads, fibers for the rest, every example against
  * PyTorch */
-Test(examples, numeric_cpu_device, .timeout = 1800) { numeric_on(KG_DEVICE_CPU, 0, 1, false, 0, 0, false); }
+Test(examples, numeric_cpu_device, .timeout = 1800) { numeric_on(KG_DEVICE_CPU, 0, 1, false, 0, 0, ALL, 0); }
 
 Test(examples, structure_kernels_per_fusion_rules) {
   names ex = list_examples();

@@ -198,6 +198,8 @@ Test(layout, model_forwards_match_pytorch, .init = setup, .fini = teardown, .tim
     {"models/torchsharp_fun", "fun_create_model"}, {"models/torchsharp_fun", "fun_create_model_with_names"},
     {"models/llama", "llama_decoder_layer"},
     {"models/tutorial_mlp", "trivial"}, {"models/tutorial_mlp", "trivial_sequential"},
+    {"models/transformer_lm", "transformer_lm"}, /* nn.TransformerEncoder expanded, each layer's attention one kernel */
+    {"models/seq2seq_transformer", "seq2seq_transformer"}, /* nn.Transformer: its six attentions one kernel each */
   };
   for (size_t i = 0; i < sizeof forwards / sizeof *forwards; i++) check_at(forwards[i][0], forwards[i][1], NULL);
 }

@@ -122,7 +122,9 @@ Test(matmul_fold, only_where_each_element_is_computed_once) {
   uint32_t n = kernels_in("linear_mlp_block", 0, &mm, &folded);
   cr_expect(n == 2 && mm == 1 && folded == 1, "MLP: the first product stores gelu(..), the second folds into a pointwise kernel: %u kernels, %u tiled, %u folded", n, mm, folded);
   n = kernels_in("mm_attention_scores", 0, &mm, &folded);
-  cr_expect(n == 3 && mm == 1 && folded == 1, "attention: scores tiled (softmax reads them), p @ v folded: %u kernels, %u tiled, %u folded", n, mm, folded);
+  cr_expect(n == 1 && mm == 0 && folded == 0, "attention: recognized (passes/attention.c), one fused kernel: %u kernels, %u tiled, %u folded", n, mm, folded);
+  n = kernels_in("mm_attention_scores", KG_FORCE_TILED, &mm, &folded);
+  cr_expect(n == 3 && mm == 2, "attention kept tiled: scores, softmax, p @ v: %u kernels, %u tiled", n, mm);
   n = kernels_in("linear_gelu_residual", 0, &mm, &folded);
   cr_expect(n == 1 && mm == 1 && folded == 0, "symbolic N: the tiled kernel, %u kernels, %u tiled, %u folded", n, mm, folded);
 }

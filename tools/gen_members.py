@@ -341,6 +341,10 @@ def main():
                 seen.add(key)
                 rows.append((key, "H_CNN", CNN[name], spec, "NONE", 0))
             continue
+        if name == "scaled_dot_product_attention" and decl == "TorchSharp.torch+nn+functional" and key not in seen:
+            seen.add(key)  # issue 23: frontend/attention.c binds the raw arguments (query, key, value, mask, p, is_causal)
+            rows.append((key, "H_ATTN", "ATTN", "tttofb", "NONE", 0))
+            continue
         if name in LAYOUT and sec is not None:
             if decl not in (T, "TorchSharp.torch", "TorchSharp.torch+nn+functional", TINDEX) or key in seen:
                 continue

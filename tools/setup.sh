@@ -53,6 +53,13 @@ fi
 # (runtime/nvrtc.c: KGEN_NVRTC_LIB, the system's, then this copy). KGEN_NO_NVRTC_FETCH=1 skips
 # the download.
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# .deps must be a real folder: a copy of the tree can carry it as a link that does not resolve
+# (a CI checkout once had it pointing at itself), and then every path under it fails.
+if [ -L "$root/.deps" ] && ! [ -d "$root/.deps/" ] 2>/dev/null; then
+  echo "setup: $root/.deps is a link that does not resolve; replacing it with a folder"
+  rm -f "$root/.deps"
+fi
+mkdir -p "$root/.deps" 2>/dev/null || true
 nvdir="$root/.deps/nvrtc"
 nvlib="$nvdir/usr/lib/x86_64-linux-gnu/libnvrtc.so.12"
 if [ -e /usr/local/cuda/lib64/libnvrtc.so ] || ldconfig -p 2>/dev/null | grep -q libnvrtc; then
@@ -61,6 +68,8 @@ elif [ -e "$nvlib" ]; then
   echo "setup: NVRTC found ($nvlib)"
 elif [ "${KGEN_NO_NVRTC_FETCH:-0}" = "1" ] || [ "$(uname -m)" != "x86_64" ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: NVRTC not found (PTX/cubin output and NVRTC tests will be skipped)"
+elif ! [ -d "$root/.deps" ] || ! [ -w "$root/.deps" ]; then
+  echo "setup: $root/.deps is not a writable folder (NVRTC tests will be skipped)"
 else
   apt_dir="$root/.deps/apt"
   rm -rf "$apt_dir" "$nvdir.tmp"

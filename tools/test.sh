@@ -5,7 +5,7 @@
 # emulator); then the .NET suite (dotnet/: serializer, examples compiled by the F# compiler
 # and serialized to exactly the checked-in JSON; skipped loudly without the .NET SDK); then
 # the C suite again under AddressSanitizer + UBSan; then the libFuzzer targets (tools/fuzz/run.sh:
-# the JSON reader, the whole compile path and the .npy reader, KGEN_FUZZ_SECONDS each, default 60,
+# the JSON reader, the whole compile path, the .npy reader and the kernel package reader, KGEN_FUZZ_SECONDS each, default 60,
 # from their checked-in seed corpora; any crash fails).
 # KGEN_NO_ASAN=1 skips the sanitizer pass, KGEN_NO_FUZZ=1 the fuzzers (local iteration only).
 set -euo pipefail

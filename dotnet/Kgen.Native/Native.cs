@@ -70,10 +70,21 @@ public unsafe struct KgOptions
     public int VerifyIr;
     public int ForceVariant;
     public int CudaDevice;
+    public int F32Matmul;       // kg_f32_matmul: 0 split-TF32 on tensor cores, 1 TF32, 2 SIMT float32
+    public int EmuArch;         // 0: schedules for sm_90; 80: for sm_80
 }
 
 /// <summary>kg_device_kind</summary>
 public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3, Cpu = 4 }
+
+/// <summary>kg_package_item (kgen.h): one entry and signature of a document for kg_package_write.</summary>
+[StructLayout(LayoutKind.Sequential)]
+public unsafe struct KgPackageItem
+{
+    public IntPtr Module;
+    public byte* Entry; // NUL-terminated UTF-8, or null: every entry
+    public byte* Sig;   // NUL-terminated UTF-8, or null: the document signature
+}
 
 /// <summary>kg_artifact</summary>
 public enum KgArtifact { Cuda = 0, Ptx = 1, Cubin = 2, TorchScript = 3, Python = 4, Ir = 5, Explain = 6 }
@@ -117,6 +128,10 @@ public static unsafe partial class Lib
                                      int nCaptures, DLTensor** outputs, int nOutputs, IntPtr stream);
     [LibraryImport(Kgen)] public static partial int kg_run_stats_get(IntPtr compiled, out KgRunStats stats);
     [LibraryImport(Kgen)] public static partial int kg_default_device(IntPtr ctx);
+    [LibraryImport(Kgen)] public static partial int kg_package_load(IntPtr ctx, byte* path, out IntPtr module);
+    [LibraryImport(Kgen)] public static partial int kg_package_write(IntPtr ctx, KgPackageItem* items, int nItems, int* archs, int nArchs, byte* path);
+    [LibraryImport(Kgen)] public static partial int kg_package_describe(IntPtr module, byte* entry, out IntPtr text);
+    [LibraryImport(Kgen)] public static partial int kg_module_is_package(IntPtr module);
 
     /// <summary>TorchSharp's native data pointer of a tensor (storage offset included, every dtype).</summary>
     [LibraryImport("LibTorchSharp")] public static partial IntPtr THSTensor_data(IntPtr tensor);

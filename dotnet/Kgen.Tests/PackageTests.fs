@@ -3,6 +3,7 @@
 // and TorchSharp-cpu 0.107.0 (NuGet.Config: that folder beside the machine's usual sources,
 // the global packages folder kept), builds, and runs twice with one fresh KGEN_CACHE_DIR and
 // no KGEN_LIB: libkgen.so must come from the package, `Kgen.compile` must match TorchSharp,
+// an offline kernel package (Kgen.Package.Load) must run with NVRTC made unloadable,
 // the first run must compile its emulator object and the second must find it in the cache.
 module Kgen.Tests.PackageTests
 
@@ -52,6 +53,13 @@ let main _ =
         | Patterns.Lambda(_, Patterns.Lambda(_, body)) -> not body.CustomAttributes.IsEmpty
         | _ -> false
     printfn "KGEN_PKG quotation_positions=%b" inner
+
+    // an offline kernel package (written by the test with Kgen.Package.Write): an entry as a typed
+    // function with no quotation; KGEN_NVRTC_LIB points nowhere, so nothing can use NVRTC
+    use pkg = Kgen.Package.Load(System.Environment.GetEnvironmentVariable "KGEN_TEST_KGPKG")
+    let g : torch.Tensor -> torch.Tensor -> torch.Tensor = pkg.Function "bcast_bias_gelu"
+    let ok3 = check "package" (g x b)
+    printfn "KGEN_PKG package_entries=%s" (String.concat "," pkg.Entries)
     printfn "KGEN_PKG libkgen=%s" Kgen.Native.Lib.KgenPath
     // the libcjson.so.1 the process mapped: the package's copy, beside libkgen.so
     System.IO.File.ReadLines "/proc/self/maps"
@@ -59,7 +67,7 @@ let main _ =
     |> Seq.distinct
     |> String.concat ";"
     |> printfn "KGEN_PKG libcjson=%s"
-    if ok1 && ok2 then 0 else 1
+    if ok1 && ok2 && ok3 then 0 else 1
 """
 
 let private projectTemplate = """<Project Sdk="Microsoft.NET.Sdk">
@@ -201,8 +209,11 @@ type PackageTests(out: ITestOutputHelper) =
             let dll = Path.Combine(app, "out", "App.dll")
             Assert.True(File.Exists dll, sprintf "no %s after the build\n%s" dll buildOut)
 
-            // 3. run it twice: no KGEN_LIB, one fresh kernel cache
-            let env = [ "KGEN_LIB", None; "KGEN_CACHE_DIR", Some cache ]
+            // 3. run it twice: no KGEN_LIB, one fresh kernel cache, a kernel package, no NVRTC
+            let kgpkg = Path.Combine(tmp, "model.kgpkg")
+            let doc = File.ReadAllText(Path.Combine(repoRoot, "examples", "bcast_bias_gelu.json"))
+            Kgen.Package.Write(kgpkg, [ { Json = doc; Entry = None; Signature = None } ], [])
+            let env = [ "KGEN_LIB", None; "KGEN_CACHE_DIR", Some cache; "KGEN_TEST_KGPKG", Some kgpkg; "KGEN_NVRTC_LIB", Some "/nonexistent/libnvrtc.so" ]
             let runOnce n =
                 let o, s = mustRun tmp app env 300 [ dotnet; dll ]
                 out.WriteLine(sprintf "run %d (%.1f s):\n%s" n s o)
@@ -217,6 +228,8 @@ type PackageTests(out: ITestOutputHelper) =
             for v, o in [ v1, o1; v2, o2 ] do
                 Assert.True((get v o "compiled_allclose" = "true"), sprintf "Compiled's result differs from TorchSharp's:\n%s" o)
                 Assert.True((get v o "compile_allclose" = "true"), sprintf "Kgen.compile's result differs from TorchSharp's:\n%s" o)
+                Assert.True((get v o "package_allclose" = "true"), sprintf "the kernel package's function differs from TorchSharp's:\n%s" o)
+                Assert.True((get v o "package_entries" = "bcast_bias_gelu"), sprintf "the kernel package's entries:\n%s" o)
                 let lib = get v o "libkgen"
                 Assert.True(lib.StartsWith(Path.Combine(app, "out") + "/") && lib.EndsWith "runtimes/linux-x64/native/libkgen.so",
                             sprintf "libkgen.so should be the package's copy in the app's output, was %s" lib)

@@ -342,6 +342,8 @@ let format (r: Row) =
 /// entry gets random inputs from its signature, captured tensors are the live objects the
 /// quotation holds (the same tensors for all three sides). Returns (entry, rows) per entry.
 let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) =
+    // `--entry E` serializes E alone: another entry's unsupported module must not fail E
+    let entries = match only with Some e -> entries |> List.filter (fun x -> x.Name = e) | None -> entries
     let doc = Serializer.serialize entries
     use m = ctx.Load doc.Json
     let root = JsonDocument.Parse(doc.Json, JsonDocumentOptions(MaxDepth = Serializer.maxDepth)).RootElement

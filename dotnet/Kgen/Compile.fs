@@ -172,6 +172,12 @@ let private functionOf (t: Type) (core: Core) (ps: Type list list) : obj =
         if ps.IsEmpty then raise (Runtime.KgenException("the quotation is not a function: kgen compiles functions of tensors", 1))
         build t []
 
+/// The kinds of the parameters of a function type (what an engine takes).
+let kindsOfType (t: Type) : ParamKind[] = paramsOf t |> List.concat |> List.map kindOf |> Array.ofList
+
+/// A function of type 'F over an engine (an entry of an offline kernel package: Kgen.Package).
+let functionOfEngine<'F> (engine: Engine) : 'F = functionOf typeof<'F> (Core(engine, resultOf typeof<'F>)) (paramsOf typeof<'F>) :?> 'F
+
 /// A compiled quotation: its function, what it compiled, its profile.
 type Compiled<'F>(q: Expr<'F>, options: Options) =
     let doc = Serializer.serialize [ { Name = "f"; Expr = q.Raw; Signature = None; NonZero = [||] } ]

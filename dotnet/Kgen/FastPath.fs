@@ -64,10 +64,13 @@ type Options =
       NullDevice: bool
       /// The kernel cache folder (None: $KGEN_CACHE_DIR, else ~/.cache/kgen).
       CacheDir: string option
+      /// An offline kernel package (.kgpkg) to run the entry from instead of the document
+      /// (Kgen.Package): nothing is compiled for CUDA, sizes are matched to its signatures.
+      Package: string option
       /// CPU tensors on kgen's emulator (the GPU's semantics checked, 10-60x slower) instead of
       /// its CPU device (kernels compiled for this CPU, run on its cores): for checking.
       Emulator: bool }
-    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None; Emulator = false }
+    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Emulator = false }
 
 /// The kind of a parameter: a tensor, or a .NET number passed by value.
 type ParamKind =
@@ -212,15 +215,22 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         // the context copied the options; the cache path string must outlive it (kept below)
         if ctxP = 0n then raise (Runtime.KgenException("kg_context_new failed", 2))
         let ctx = new Runtime.KgHandle(ctxP, (fun p -> Lib.kg_context_free p; if cache <> 0n then Marshal.FreeCoTaskMem cache))
-        let bytes = Encoding.UTF8.GetBytes json
         let mutable m = 0n
-        use p = fixed bytes
-        let st = Lib.kg_module_load(ctxP, p, unativeint bytes.Length, &m)
+        let st =
+            match options.Package with
+            | Some path -> // a package: its signatures, not duck sizes, decide (Static below)
+                let bytes = Encoding.UTF8.GetBytes(path + "\000")
+                use p = fixed bytes
+                Lib.kg_package_load(ctxP, p, &m)
+            | None ->
+                let bytes = Encoding.UTF8.GetBytes json
+                use p = fixed bytes
+                Lib.kg_module_load(ctxP, p, unativeint bytes.Length, &m)
         if st <> 0 then fail ctxP st
         let kind, tdev =
             if options.NullDevice then KgDevice.Null, torch.CPU
             elif devType = 1 then KgDevice.Cuda, torch.device(DeviceType.CUDA, devIndex)
-            elif options.Emulator then KgDevice.Emu, torch.CPU
+            elif options.Emulator || options.Package.IsSome then KgDevice.Emu, torch.CPU // a package's kernels are GPU schedules
             else KgDevice.Cpu, torch.CPU
         let d =
             { Ctx = ctx
@@ -229,7 +239,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
               TorchDevice = tdev
               CudaIndex = devIndex
               Specs = List()
-              Static = not options.DynamicSizes }
+              Static = not options.DynamicSizes || options.Package.IsSome }
         devices.[slot] <- d
         d
 

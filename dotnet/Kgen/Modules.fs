@@ -239,7 +239,7 @@ let private convolution (l: Live) (m: Convolution) (x: Expr) =
 let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
-    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer, " +
     "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -609,4 +609,344 @@ let (|ModuleRedex|_|) (vars: Var -> Live option) (e: Expr) =
                 Some(bound, wrapped)
             | None -> None
         else None
+    | _ -> None
+
+// ---- MultiheadAttention (issue 23) ----
+// TorchSharp 0.107's MultiheadAttention is libtorch's C++ module (THSNN_MultiheadAttention_forward:
+// torch::nn::functional::detail::multi_head_attention_forward), so it expands into the
+// arithmetic that function computes, in its order and with its conventions (sequence-first
+// [L, N, E]; a float attn_mask added to the scores, and a bool one too, as 0 / 1 — what libtorch
+// 2.10's C++ function really does, found by the three-way check; key_padding_mask [N, S] True
+// where a key is padding: filled with -inf): q, k, v projected by slices of in_proj_weight (or q/k/v_proj_weight
+// with kdim / vdim), q scaled by 1/sqrt(head_dim), heads split as [N·H, L, hd], scores masked,
+// softmax, dropout in training, @ v, heads merged, out_proj; with need_weights the probabilities
+// averaged over the heads. Written out like that, the attention is the form passes/attention.c
+// recognizes: one fused kernel when the weights are not returned. num_heads lives in native code:
+// one probe forward on fixed values tells it (the averaged weights differ per head count).
+/// The named parameters of a native module, read once per module (each read wraps a fresh handle).
+let private nativeParam (m: torch.nn.Module) (name: string) : Tensor =
+    cellParam m name (fun () ->
+        match m.named_parameters() |> Seq.tryFind (fun struct (n, _) -> n = name) with
+        | Some(struct (_, p)) -> p :> Tensor
+        | None -> null)
+
+/// libtorch's C++ multi_head_attention_forward (torch/nn/functional/activation.h, the path
+/// TorchSharp's native module runs) for in_proj_weight, without bias_k / bias_v or zero
+/// attention, in eval mode: the expansion's body (its parameters bound by expandMha), and, run
+/// eagerly, the probe's reference.
+let mhaForward =
+    <@ fun (query: Tensor) (key: Tensor) (value: Tensor) (kpm: Tensor) (needW: bool) (mask: Tensor)
+           (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) (heads: int64) (scale: float) ->
+        let e = w.shape.[1]
+        let hd = e / heads
+        let lin (x: Tensor) (i: int64) =
+            torch.nn.functional.linear(x, w.narrow(0L, i * e, e), (if isNull b then null else b.narrow(0L, i * e, e)))
+        let split (x: Tensor) = x.contiguous().view([| x.shape.[0]; -1L; hd |]).transpose(0L, 1L)
+        let q = lin query 0L * scale
+        let k = lin key 1L
+        let v = lin value 2L
+        let s = (split q).bmm((split k).transpose(1L, 2L))
+        let s =
+            if isNull mask then s
+            // libtorch 2.10's C++ functional (what TorchSharp runs) adds a bool attn_mask as 0 / 1
+            // (measured against the native module: a True does not mask), so the expansion does too
+            elif mask.dtype = torch.ScalarType.Bool then s + mask.to_type(s.dtype)
+            else s + mask
+        let s =
+            if isNull kpm then s
+            else s.masked_fill(kpm.unsqueeze(1L).unsqueeze(2L).expand([| -1L; heads; -1L; -1L |]).reshape([| -1L; 1L; kpm.shape.[1] |]), Double.NegativeInfinity)
+        let p = s.softmax(-1L)
+        let o = p.bmm(split v).transpose(0L, 1L).contiguous().view([| query.shape.[0]; -1L; e |])
+        let o = torch.nn.functional.linear(o, ow, ob)
+        let weights =
+            if needW then p.view([| -1L; heads; p.shape.[1]; p.shape.[2] |]).sum(1L, false, Nullable()) / float heads
+            else null
+        o, weights @>
+
+/// mhaForward run eagerly by TorchSharp (Kgen.Eval, the check's interpreter).
+let private mhaEager (args: obj list) : Tensor * Tensor = Eval.applyAll (Eval.run mhaForward) args :?> Tensor * Tensor
+
+/// MultiheadAttention's num_heads, by a probe forward (it lives in native code): the averaged
+/// weights of each head count that divides embed_dim against the native module's.
+let private mhaHeads (path: string) (m: MultiheadAttention) (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) =
+    use _ = torch.no_grad()
+    let e = w.shape.[1]
+    use x = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = w.dtype).reshape(3L, 2L, e)
+    let native = m.forward(x, x, x, null, true, null)
+    let found =
+        [ 1L .. e ] |> List.filter (fun h -> e % h = 0L)
+        |> List.tryFind (fun h ->
+            let _, r = mhaEager [ box x; box x; box x; null; box true; null; box w; box b; box ow; box ob; box h; box (1.0 / Math.Sqrt(float (e / h))) ]
+            let _, nw = native in nw.allclose(r, 1e-4, 1e-6))
+    match found with
+    | Some h -> h
+    | None -> raise (ModuleError(sprintf "module '%s' (MultiheadAttention): its number of heads is not told by a probe forward" path))
+
+/// The expansion of `mha.forward(query, key, value, key_padding_mask, need_weights, attn_mask)`:
+/// mhaForward's body with its parameters bound (the module's tensors captured by name).
+let private expandMha (l: Live) (m: MultiheadAttention) (args: Expr list) : Expr =
+    let fail msg = raise (ModuleError(sprintf "module '%s' (MultiheadAttention): %s" l.Path msg))
+    let p name = nativeParam m name
+    let inW, inB = p "in_proj_weight", p "in_proj_bias"
+    if isNull inW then fail "separate q / k / v projection weights (kdim / vdim other than embed_dim) are not expanded yet"
+    if not (isNull (p "bias_k")) then fail "add_bias_kv is not expanded yet"
+    if m.training then fail "training mode: its dropout probability lives in native code (call .eval(), or write the attention with functional.scaled_dot_product_attention)"
+    let outW, outB = p "out_proj.weight", p "out_proj.bias"
+    let heads = mhaHeads l.Path m inW inB outW outB
+    let e = inW.shape.[1]
+    let cap n t = capture (join l.Path n) t
+    let values =
+        args @ [ cap "in_proj_weight" inW; cap "in_proj_bias" inB; cap "out_proj_weight" outW; cap "out_proj_bias" outB
+                 Expr.Value heads; Expr.Value(1.0 / Math.Sqrt(float (e / heads))) ]
+    let rec bindAll (lam: Expr) (vs: Expr list) =
+        match lam, vs with
+        | Lambda(v, body), x :: rest -> Expr.Let(v, x, bindAll body rest)
+        | body, [] -> body
+        | _ -> fail "internal: the expansion's parameters"
+    if args.Length <> 6 then fail "forward takes (query, key, value, key_padding_mask, need_weights, attn_mask)"
+    bindAll mhaForward values
+
+/// `mha.forward(query, key, value, key_padding_mask, need_weights, attn_mask)` / `mha.call(...)` on a
+/// live MultiheadAttention: its expansion (a System.Tuple of the output and the averaged weights,
+/// null without need_weights, as TorchSharp returns them).
+let (|AttentionApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length = 6 ->
+        match live vars m with
+        | Some l when (l.Obj :? MultiheadAttention) -> Some(expandMha l (l.Obj :?> MultiheadAttention) args)
+        | _ -> None
+    | _ -> None
+
+// ---- TransformerEncoderLayer and TransformerEncoder (issue 23) ----
+// libtorch's C++ modules as well (TransformerEncoderLayerImpl::forward): post-norm,
+//   x = norm1(src + self_attn(src, src, src, src_key_padding_mask, src_mask)),
+//   out = norm2(x + linear2(activation(linear1(x)))),
+// LayerNorm eps 1e-5, dropout only in training (refused: its p lives in native code). The number
+// of heads and the activation (relu or gelu) live in native code too: one probe forward tells
+// them. TransformerEncoder is its layers in order (parameters `layers.<i>.…`), then its final norm
+// when it has one. The attention inside is mhaForward, so each layer's attention is one fused
+// kernel (passes/attention.c).
+let encoderLayerForward =
+    <@ fun (src: Tensor) (mask: Tensor) (kpm: Tensor) (w: Tensor) (b: Tensor) (ow: Tensor) (ob: Tensor) (heads: int64) (scale: float)
+           (w1: Tensor) (b1: Tensor) (w2: Tensor) (b2: Tensor) (n1w: Tensor) (n1b: Tensor) (n2w: Tensor) (n2b: Tensor) (gelu: bool) ->
+        let a, _ = (%mhaForward) src src src kpm false mask w b ow ob heads scale
+        let e = src.shape.[2]
+        let x = torch.nn.functional.layer_norm(src + a, [| e |], n1w, n1b, 1e-5)
+        let h = torch.nn.functional.linear(x, w1, b1)
+        let h = if gelu then h.gelu(GELU.Approximate.none) else h.relu()
+        torch.nn.functional.layer_norm(x + torch.nn.functional.linear(h, w2, b2), [| e |], n2w, n2b, 1e-5) @>
+
+let private bindTemplate (what: string) (lam: Expr) (vs: Expr list) =
+    let rec go (lam: Expr) (vs: Expr list) =
+        match lam, vs with
+        | Lambda(v, body), x :: rest -> Expr.Let(v, x, go body rest)
+        | body, [] -> body
+        | _ -> raise (ModuleError(sprintf "%s: internal: the expansion's parameters" what))
+    go lam vs
+
+/// One encoder layer's tensors (under `prefix`, "" or "layers.3."), as captures and as live tensors.
+let private layerTensors (l: Live) (m: torch.nn.Module) (prefix: string) =
+    let names =
+        [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+          "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"; "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias" ]
+    let ts = names |> List.map (fun n -> nativeParam m (prefix + n))
+    if ts |> List.exists isNull then raise (ModuleError(sprintf "module '%s': a transformer layer without the parameters kgen expands (%s)" l.Path (String.concat ", " names)))
+    ts, List.map2 (fun n t -> capture (join l.Path ((prefix + n).Replace('.', '_'))) t) names ts
+
+/// The layers' number of heads and activation, by one probe forward of the module (its layers
+/// share them): every (heads, gelu) against the native output.
+let private encoderProbe (l: Live) (m: torch.nn.Module) (run: Tensor -> Tensor) (layers: Tensor list list) (norm: (Tensor * Tensor) option) =
+    use _ = torch.no_grad()
+    let e = (List.head layers).[0].shape.[1]
+    use x = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = (List.head layers).[0].dtype).reshape(3L, 2L, e)
+    let native = run x
+    let eager h gelu =
+        let out =
+            layers |> List.fold (fun (src: Tensor) ts ->
+                let args = [ box src; null; null ] @ (ts |> List.take 4 |> List.map box) @ [ box h; box (1.0 / Math.Sqrt(float (e / h))) ] @ (ts |> List.skip 4 |> List.map box) @ [ box gelu ]
+                Eval.applyAll (Eval.run encoderLayerForward) args :?> Tensor) x
+        match norm with
+        | Some(w, b) -> torch.nn.functional.layer_norm(out, [| e |], w, b, 1e-5)
+        | None -> out
+    let cands = [ for h in 1L .. e do if e % h = 0L then for g in [ false; true ] -> h, g ]
+    match cands |> List.tryFind (fun (h, g) -> native.allclose(eager h g, 1e-4, 1e-5)) with
+    | Some hg -> hg
+    | None -> raise (ModuleError(sprintf "module '%s' (%s): its number of heads and activation are not told by a probe forward" l.Path (m.GetType().Name)))
+
+let private expandEncoder (l: Live) (m: torch.nn.Module) (args: Expr list) : Expr =
+    if m.training then
+        raise (ModuleError(sprintf "module '%s' (%s): training mode: its dropout probability lives in native code (call .eval())" l.Path (m.GetType().Name)))
+    let nul = Expr.Value(null, typeof<Tensor>)
+    let src, mask, kpm =
+        match args with
+        | [ s ] -> s, nul, nul
+        | [ s; mk ] -> s, mk, nul
+        | [ s; mk; k ] -> s, mk, k
+        | _ -> raise (ModuleError(sprintf "module '%s': forward takes (src[, src_mask[, src_key_padding_mask]])" l.Path))
+    let prefixes =
+        match m with
+        | :? TransformerEncoderLayer -> [ "" ]
+        | _ ->
+            let n = m.named_parameters() |> Seq.choose (fun struct (n, _) -> if n.StartsWith "layers." then Some(n.Split('.').[1]) else None) |> Seq.distinct |> Seq.length
+            [ for i in 0 .. n - 1 -> sprintf "layers.%d." i ]
+    let layers = prefixes |> List.map (layerTensors l m)
+    let normW, normB = nativeParam m "norm.weight", nativeParam m "norm.bias"
+    let norm = if isNull normW then None else Some(normW, normB)
+    let run (x: Tensor) =
+        match m with
+        | :? TransformerEncoderLayer as el -> el.forward(x)
+        | :? TransformerEncoder as en -> en.forward(x, null, null)
+        | _ -> raise (ModuleError "not an encoder")
+    let heads, gelu = encoderProbe l m run (List.map fst layers) norm
+    let e = (fst (List.head layers)).[0].shape.[1]
+    let scale = Expr.Value(1.0 / Math.Sqrt(float (e / heads)))
+    let body =
+        layers |> List.fold (fun (x: Expr) (_, caps) ->
+            let v = Var("layer_out", typeof<Tensor>)
+            let layer = bindTemplate l.Path encoderLayerForward ([ x; mask; kpm ] @ List.take 4 caps @ [ Expr.Value heads; scale ] @ List.skip 4 caps @ [ Expr.Value gelu ])
+            Expr.Let(v, layer, Expr.Var v)) src
+    match norm with
+    | Some(w, b) -> Expr.Call(mLayerNorm, [ body; Expr.Value [| e |]; capture (join l.Path "norm_weight") w; capture (join l.Path "norm_bias") b; Expr.Value 1e-5 ])
+    | None -> body
+
+/// `layer.forward(src)` / `layer.call(src, src_mask[, src_key_padding_mask])` on a live
+/// TransformerEncoderLayer, `encoder.forward(src, src_mask, src_key_padding_mask)` / `call` on a
+/// live TransformerEncoder: their expansion.
+let (|TransformerApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length >= 1 && args.Length <= 3 ->
+        match live vars m with
+        | Some l when (l.Obj :? TransformerEncoderLayer || l.Obj :? TransformerEncoder) -> Some(expandEncoder l (l.Obj :?> torch.nn.Module) args)
+        | _ -> None
+    | _ -> None
+
+// ---- TransformerDecoderLayer, TransformerDecoder and Transformer (issue 23) ----
+// libtorch's C++ TransformerDecoderLayerImpl::forward (post-norm): self-attention over tgt
+// (tgt_mask, tgt_key_padding_mask), norm1; attention over the memory (memory_mask,
+// memory_key_padding_mask), norm2; the feed-forward, norm3. TransformerDecoder is its layers and
+// its final norm; Transformer (TransformerImpl::forward) is the encoder (with its final norm) over
+// src, then the decoder over tgt and the encoder's output. Heads and activation: one probe forward.
+let decoderLayerForward =
+    <@ fun (tgt: Tensor) (memory: Tensor) (tmask: Tensor) (mmask: Tensor) (tkpm: Tensor) (mkpm: Tensor)
+           (sw: Tensor) (sb: Tensor) (sow: Tensor) (sob: Tensor) (cw: Tensor) (cb: Tensor) (cow: Tensor) (cob: Tensor)
+           (heads: int64) (scale: float) (w1: Tensor) (b1: Tensor) (w2: Tensor) (b2: Tensor)
+           (n1w: Tensor) (n1b: Tensor) (n2w: Tensor) (n2b: Tensor) (n3w: Tensor) (n3b: Tensor) (gelu: bool) ->
+        let e = tgt.shape.[2]
+        let a, _ = (%mhaForward) tgt tgt tgt tkpm false tmask sw sb sow sob heads scale
+        let x = torch.nn.functional.layer_norm(tgt + a, [| e |], n1w, n1b, 1e-5)
+        let c, _ = (%mhaForward) x memory memory mkpm false mmask cw cb cow cob heads scale
+        let x = torch.nn.functional.layer_norm(x + c, [| e |], n2w, n2b, 1e-5)
+        let h = torch.nn.functional.linear(x, w1, b1)
+        let h = if gelu then h.gelu(GELU.Approximate.none) else h.relu()
+        torch.nn.functional.layer_norm(x + torch.nn.functional.linear(h, w2, b2), [| e |], n3w, n3b, 1e-5) @>
+
+let private decoderNames =
+    [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+      "multihead_attn.in_proj_weight"; "multihead_attn.in_proj_bias"; "multihead_attn.out_proj.weight"; "multihead_attn.out_proj.bias"
+      "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"
+      "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias"; "norm3.weight"; "norm3.bias" ]
+
+/// The tensors of the layers under `prefix` ("encoder." / "decoder." / ""), as captures and as
+/// live tensors: one list per layer (`layers.<i>.`, or the module itself when it is a layer).
+let private stackTensors (l: Live) (m: torch.nn.Module) (prefix: string) (names: string list) (single: bool) =
+    let layerPrefixes =
+        if single then [ prefix ]
+        else
+            let n =
+                m.named_parameters() |> Seq.choose (fun struct (n, _) ->
+                    if n.StartsWith(prefix + "layers.") then Some(n.Substring(prefix.Length).Split('.').[1]) else None)
+                |> Seq.distinct |> Seq.length
+            [ for i in 0 .. n - 1 -> sprintf "%slayers.%d." prefix i ]
+    layerPrefixes |> List.map (fun pre ->
+        let ts = names |> List.map (fun n -> nativeParam m (pre + n))
+        if ts |> List.exists isNull then
+            raise (ModuleError(sprintf "module '%s': a transformer layer without the parameters kgen expands (%s)" l.Path (String.concat ", " names)))
+        ts, List.map2 (fun n t -> capture (join l.Path ((pre + n).Replace('.', '_'))) t) names ts)
+
+let private normOf (l: Live) (m: torch.nn.Module) (prefix: string) =
+    let w, b = nativeParam m (prefix + "norm.weight"), nativeParam m (prefix + "norm.bias")
+    if isNull w then None else Some((w, b), (capture (join l.Path (prefix.Replace('.', '_') + "norm_weight")) w, capture (join l.Path (prefix.Replace('.', '_') + "norm_bias")) b))
+
+/// The decoder stack (layers then norm) as an expression, and run eagerly (the probe's side).
+let private decoderExpr (layers: (Tensor list * Expr list) list) norm (tgt: Expr) (memory: Expr) (masks: Expr list) (heads: int64) (scale: float) (gelu: bool) (e: int64) what =
+    let body =
+        layers |> List.fold (fun (x: Expr) (_, caps) ->
+            let v = Var("layer_out", typeof<Tensor>)
+            let args = [ x; memory ] @ masks @ List.take 8 caps @ [ Expr.Value heads; Expr.Value scale ] @ List.skip 8 caps @ [ Expr.Value gelu ]
+            Expr.Let(v, bindTemplate what decoderLayerForward args, Expr.Var v)) tgt
+    match norm with
+    | Some(_, (w, b)) -> Expr.Call(mLayerNorm, [ body; Expr.Value [| e |]; w; b; Expr.Value 1e-5 ])
+    | None -> body
+
+let private runStack (tmpl: Expr) (layers: Tensor list list) (norm: (Tensor * Tensor) option) (first: obj list) (split: int) (heads: int64) (scale: float) (gelu: bool) (x: Tensor) (e: int64) =
+    let out =
+        layers |> List.fold (fun (src: Tensor) ts ->
+            let args = [ box src ] @ first @ (ts |> List.take split |> List.map box) @ [ box heads; box scale ] @ (ts |> List.skip split |> List.map box) @ [ box gelu ]
+            Eval.applyAll (Eval.run tmpl) args :?> Tensor) x
+    match norm with
+    | Some(w, b) -> torch.nn.functional.layer_norm(out, [| e |], w, b, 1e-5)
+    | None -> out
+
+let private expandDecoderOrTransformer (l: Live) (m: torch.nn.Module) (args: Expr list) : Expr =
+    if m.training then
+        raise (ModuleError(sprintf "module '%s' (%s): training mode: its dropout probability lives in native code (call .eval())" l.Path (m.GetType().Name)))
+    let nul = Expr.Value(null, typeof<Tensor>)
+    let pad (xs: Expr list) n = xs @ List.replicate (n - xs.Length) nul
+    let isTransformer = m :? Transformer
+    let dec = stackTensors l m (if isTransformer then "decoder." else "") decoderNames (m :? TransformerDecoderLayer)
+    let dnorm = if isTransformer then normOf l m "decoder." elif m :? TransformerDecoder then normOf l m "" else None
+    let encNames = [ "self_attn.in_proj_weight"; "self_attn.in_proj_bias"; "self_attn.out_proj.weight"; "self_attn.out_proj.bias"
+                     "linear1.weight"; "linear1.bias"; "linear2.weight"; "linear2.bias"; "norm1.weight"; "norm1.bias"; "norm2.weight"; "norm2.bias" ]
+    let enc = if isTransformer then stackTensors l m "encoder." encNames false else []
+    let enorm = if isTransformer then normOf l m "encoder." else None
+    let e = (fst (List.head dec)).[0].shape.[1]
+    // the probe: every (heads, gelu) against the native forward on fixed values
+    let heads, gelu =
+        use _ = torch.no_grad()
+        let dt = (fst (List.head dec)).[0].dtype
+        use s = torch.linspace(-1.0, 1.0, 3L * 2L * e, dtype = dt).reshape(3L, 2L, e)
+        use t = torch.linspace(1.0, -0.5, 4L * 2L * e, dtype = dt).reshape(4L, 2L, e)
+        let native =
+            match m with
+            | :? Transformer as tr -> tr.forward(s, t)
+            | :? TransformerDecoder as d -> d.forward(t, s, null, null, null, null)
+            | :? TransformerDecoderLayer as d -> d.forward(t, s, null, null, null, null)
+            | _ -> raise (ModuleError "not a decoder")
+        let eager h g =
+            let scale = 1.0 / Math.Sqrt(float (e / h))
+            let mem = if isTransformer then runStack encoderLayerForward (List.map fst enc) (Option.map fst enorm) [ null; null ] 4 h scale g s e else s
+            runStack decoderLayerForward (List.map fst dec) (Option.map fst dnorm) [ box mem; null; null; null; null ] 8 h scale g t e
+        let cands = [ for h in 1L .. e do if e % h = 0L then for g in [ false; true ] -> h, g ]
+        match cands |> List.tryFind (fun (h, g) -> native.allclose(eager h g, 1e-4, 1e-5)) with
+        | Some hg -> hg
+        | None -> raise (ModuleError(sprintf "module '%s' (%s): its number of heads and activation are not told by a probe forward" l.Path (m.GetType().Name)))
+    let scale = 1.0 / Math.Sqrt(float (e / heads))
+    if isTransformer then
+        // forward(src, tgt) / call(src, tgt, src_mask, tgt_mask, memory_mask, src_kpm, tgt_kpm, memory_kpm)
+        let a = pad args 8
+        let src, tgt, srcMask, tgtMask, memMask, srcKpm, tgtKpm, memKpm = a.[0], a.[1], a.[2], a.[3], a.[4], a.[5], a.[6], a.[7]
+        let memBody =
+            enc |> List.fold (fun (x: Expr) (_, caps) ->
+                let v = Var("layer_out", typeof<Tensor>)
+                let layer = bindTemplate l.Path encoderLayerForward ([ x; srcMask; srcKpm ] @ List.take 4 caps @ [ Expr.Value heads; Expr.Value scale ] @ List.skip 4 caps @ [ Expr.Value gelu ])
+                Expr.Let(v, layer, Expr.Var v)) src
+        let memBody =
+            match enorm with
+            | Some(_, (w, b)) -> Expr.Call(mLayerNorm, [ memBody; Expr.Value [| e |]; w; b; Expr.Value 1e-5 ])
+            | None -> memBody
+        let mv = Var("memory", typeof<Tensor>)
+        Expr.Let(mv, memBody, decoderExpr dec dnorm tgt (Expr.Var mv) [ tgtMask; memMask; tgtKpm; memKpm ] heads scale gelu e l.Path)
+    else
+        // forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask) / call(tgt, memory)
+        let a = pad args 6
+        decoderExpr dec dnorm a.[0] a.[1] [ a.[2]; a.[3]; a.[4]; a.[5] ] heads scale gelu e l.Path
+
+/// `forward` / `call` on a live TransformerDecoderLayer, TransformerDecoder or Transformer: its expansion.
+let (|DecoderApply|_|) (vars: Var -> Live option) (e: Expr) =
+    match e with
+    | Call(Some m, mi, args) when (mi.Name = "forward" || mi.Name = "call") && args.Length >= 2 ->
+        match live vars m with
+        | Some l when (l.Obj :? TransformerDecoderLayer || l.Obj :? TransformerDecoder || l.Obj :? Transformer) ->
+            Some(expandDecoderOrTransformer l (l.Obj :?> torch.nn.Module) args)
+        | _ -> None
     | _ -> None

@@ -179,6 +179,15 @@ type Context() =
             use p = fixed bytes
             this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
             new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
+    /// Load an offline kernel package (.kgpkg, docs/package.md): a module whose entries run
+    /// without the frontend or NVRTC.
+    member this.LoadPackage(path: string) : Module =
+        lock this.Gate (fun () ->
+            let bytes = Encoding.UTF8.GetBytes(path + "\000")
+            let mutable m = 0n
+            use p = fixed bytes
+            this.Check(Lib.kg_package_load(h.DangerousGetHandle(), p, &m))
+            new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
     /// The random generator entries that draw (dropout in training mode, rand_like, ...) use:
     /// seed it (offset 0), or read / restore its (seed, offset) (docs/design.md "The random generator").
     member this.ManualSeed(seed: uint64) = lock this.Gate (fun () -> this.Check(Lib.kg_context_manual_seed(h.DangerousGetHandle(), seed)))
@@ -193,9 +202,12 @@ type Context() =
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
-/// A loaded document.
+/// A loaded document (or offline kernel package).
 and Module internal (ctx: Context, h: KgHandle) =
     member _.Context = ctx
+    member internal _.Handle = h
+    /// Whether it is an offline kernel package.
+    member _.IsPackage = Lib.kg_module_is_package(h.DangerousGetHandle()) <> 0
     member _.Entries =
         let n = Lib.kg_module_n_entries(h.DangerousGetHandle())
         [ for i in 0 .. n - 1 -> Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_module_entry_name(h.DangerousGetHandle(), i))) ]

@@ -389,6 +389,9 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
             | Choice1Of2 e' -> writeInstead c w field e e'
             | Choice2Of2(this, body) -> writeInlined c w field e this l body
         | Modules.CellApply vars e' -> writeInstead c w field e e'
+        | Modules.AttentionApply vars e' -> writeInstead c w field e e'
+        | Modules.TransformerApply vars e' -> writeInstead c w field e e'
+        | Modules.DecoderApply vars e' -> writeInstead c w field e e'
         | Modules.ModuleMethod vars (l, this, body) -> writeInlined c w field e this l body
         | Modules.ModuleTensorByName vars e' -> writeInstead c w field e e'
         | Modules.LiveNullTest vars e' -> writeInstead c w field e e'

@@ -6,6 +6,9 @@
 //   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]
 //       the three-way check of each entry on random inputs: kgen's kernels (emulator), the F#
 //       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output
+//   kgen-fsharp package FILE.fs... -o OUT.kgpkg [--sig SIG] [--arch sm_80,sm_86,sm_89,sm_90|none]
+//       an offline kernel package (docs/package.md) of every entry of the sources: their kernels
+//       for each arch (cubins; NVRTC needed here, never where it runs), PTX, the emulator's C
 // Exit status: 0 success, 1 bad input (an F# compile error with its position), 2 internal error.
 module KgenFSharp.Program
 
@@ -16,6 +19,7 @@ open Kgen
 let usage () =
     eprintfn "usage: kgen-fsharp build FILE.fs... -o DIR [--sig SIG]"
     eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]"
+    eprintfn "       kgen-fsharp package FILE.fs... -o OUT.kgpkg [--sig SIG] [--arch sm_80,sm_86,sm_89,sm_90|none]"
     1
 
 let build (args: string list) =
@@ -96,12 +100,43 @@ let check (args: string list) =
             printfn "%d entries checked, %d mismatch(es)%s" n failed.Count (if failed.Count > 0 then ": " + String.concat ", " failed else "")
         if ok then 0 else 2
 
+let package (args: string list) =
+    let rec parse files out sg arch =
+        function
+        | "-o" :: d :: rest -> parse files (Some d) sg arch rest
+        | "--sig" :: s :: rest -> parse files out (Some s) arch rest
+        | "--arch" :: a :: rest -> parse files out sg a rest
+        | f :: rest when not (f.StartsWith "-") -> parse (f :: files) out sg arch rest
+        | a :: _ -> raise (Build.UserError(sprintf "package: unknown option '%s'" a))
+        | [] -> List.rev files, out, sg, arch
+    match parse [] None None "sm_80,sm_86,sm_89,sm_90" args with
+    | [], _, _, _ | _, None, _, _ -> usage ()
+    | files, Some out, sg, arch ->
+        let archs =
+            if arch = "none" then []
+            else
+                arch.Split(',')
+                |> Array.map (fun a ->
+                    match Int32.TryParse(a.Replace("sm_", "")) with
+                    | true, v -> v
+                    | _ -> raise (Build.UserError(sprintf "package: bad --arch '%s'" a)))
+                |> Array.sort
+                |> List.ofArray
+        let asm = Build.compile files
+        let items =
+            files |> List.map (fun f -> { Json = (Collect.documentOfSourceWith sg asm (Path.GetFullPath f)).Json; Entry = None; Signature = None })
+        Package.Write(out, items, archs)
+        use pkg = Package.Load out
+        printf "%s" (pkg.Describe())
+        0
+
 [<EntryPoint>]
 let main argv =
     try
         match List.ofArray argv with
         | "build" :: rest -> build rest
         | "check" :: rest -> check rest
+        | "package" :: rest -> package rest
         | _ -> usage ()
     with
     | Build.UserError msg ->

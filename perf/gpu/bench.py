@@ -21,7 +21,14 @@ examples/ (cf_rnn_elman, cf_lstm: a host plan, one kg_run per sequence) at RNN s
 checked against the same loop in PyTorch and timed beside it op by op (the F#'s own
 formulation) and with matmuls (eager's best).
 
-Usage: python3 perf/gpu/bench.py LIBKGEN.so [--programs perf/programs] [--reps 50]
+With --tensor-cores, instead: the products and convolutions of perf/programs/tc_bench.json
+(matmul 4096³ in float32 — split-TF32 and TF32 — float16 and bfloat16, transformer projections,
+attention's batched products, ResNet-50's 3x3 and 1x1 convolutions) checked against PyTorch and
+timed beside it (cuBLAS / cuDNN, PyTorch's default full-float32 products) and torch.compile, in
+TFLOP/s; --no-compile leaves torch.compile out; --small runs tiny sizes on the CPU emulator (the
+script's own check, no timings).
+
+Usage: python3 perf/gpu/bench.py LIBKGEN.so [--programs perf/programs] [--reps 50] [--tensor-cores [--small] [--no-compile]]
 Prints a markdown table last. Exits 1 if any check fails.
 """
 import ctypes as C
@@ -55,8 +62,15 @@ DT_BACK = {v: k for k, v in DT.items()}
 KG_DEVICE_CUDA = 1
 
 
+class KgOptions(C.Structure):
+    """kg_options (runtime/kgen.h), field for field."""
+    _fields_ = [("cache_dir", C.c_char_p), ("cc", C.c_char_p), ("emu_thread_order", C.c_int), ("emu_seed", C.c_uint),
+                ("verify_ir", C.c_int), ("force_variant", C.c_int), ("cuda_device", C.c_int), ("f32_matmul", C.c_int),
+                ("emu_arch", C.c_int)]
+
+
 class Kgen:
-    def __init__(self, path):
+    def __init__(self, path, **options):
         L = C.CDLL(path)
         L.kg_context_new.restype = C.c_void_p
         L.kg_context_new.argtypes = [C.c_void_p]
@@ -72,7 +86,8 @@ class Kgen:
         L.kg_run.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p, C.c_int,
                              C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p]
         self.L = L
-        self.ctx = L.kg_context_new(None)
+        self.opts = KgOptions(**options) if options else None
+        self.ctx = L.kg_context_new(C.byref(self.opts) if options else None)
 
     def err(self):
         return (self.L.kg_last_error(self.ctx) or b"").decode()
@@ -98,7 +113,7 @@ def dl(t, keep):
 class Entry:
     """One specialized entry, bound to fixed input tensors; run() enqueues on `stream`."""
 
-    def __init__(self, kg, module, entry, inputs, stream):
+    def __init__(self, kg, module, entry, inputs, stream, device=None):
         self.kg, self.keep = kg, []
         views = [dl(t, self.keep) for t in inputs]
         self.ins = (C.POINTER(DLTensor) * len(views))(*[C.pointer(v) for v in views])
@@ -112,13 +127,14 @@ class Entry:
         for i in range(kg.L.kg_compiled_n_outputs(c)):
             dt, nd, shp = DLDataType(), C.c_int(), (C.c_int64 * 8)()
             kg.L.kg_compiled_output(c, i, C.byref(dt), C.byref(nd), C.byref(shp))
-            self.outs.append(torch.empty(list(shp[:nd.value]), dtype=DT_BACK[(dt.code, dt.bits)], device="cuda"))
+            self.outs.append(torch.empty(list(shp[:nd.value]), dtype=DT_BACK[(dt.code, dt.bits)], device=inputs[0].device))
         oviews = [dl(t, self.keep) for t in self.outs]
         self.op = (C.POINTER(DLTensor) * len(oviews))(*[C.pointer(v) for v in oviews])
-        self.stream = C.c_void_p(stream.cuda_stream)
+        self.stream = C.c_void_p(stream.cuda_stream) if stream is not None else None
+        self.device = device if device is not None else KG_DEVICE_CUDA
 
     def run(self):
-        if self.kg.L.kg_run(self.c, KG_DEVICE_CUDA, self.ins, self.n_in, None, 0, self.op, len(self.outs), self.stream):
+        if self.kg.L.kg_run(self.c, self.device, self.ins, self.n_in, None, 0, self.op, len(self.outs), self.stream):
             raise RuntimeError(self.kg.err())
 
 
@@ -235,9 +251,116 @@ def loops(kg, stream, reps, trials):
     return rows, failed
 
 
+# ---- products and convolutions on the tensor-core tiers (issue: tensor cores) ----
+
+def tc_cases(small):
+    """(label, entry of perf/programs/tc_bench.json, inputs(device), PyTorch's op, FLOPs, f32 options)"""
+    r = torch.randn
+    s = 1 if not small else 0
+
+    def mm(dt, M, K, N):
+        return lambda dev: [r(M, K, device=dev, dtype=dt), r(K, N, device=dev, dtype=dt)]
+    n = 4096 if s else 96
+    yield (f"matmul {n}³ float32 (split-TF32)", "mm_f32", mm(torch.float32, n, n, n), torch.matmul, 2 * n ** 3, {})
+    yield (f"matmul {n}³ float32 (TF32)", "mm_f32", mm(torch.float32, n, n, n), torch.matmul, 2 * n ** 3, {"f32_matmul": 1})
+    yield (f"matmul {n}³ float16", "mm_f16", mm(torch.float16, n, n, n), torch.matmul, 2 * n ** 3, {})
+    yield (f"matmul {n}³ bfloat16", "mm_bf16", mm(torch.bfloat16, n, n, n), torch.matmul, 2 * n ** 3, {})
+    for M, K, N in ([(8192, 4096, 4096), (8192, 4096, 11008)] if s else [(80, 64, 72)]):
+        yield (f"linear M={M} K={K} N={N} bfloat16", "linear_bf16",
+               lambda dev, M=M, K=K, N=N: [r(M, K, device=dev, dtype=torch.bfloat16) * 0.1, r(N, K, device=dev, dtype=torch.bfloat16) * 0.1],
+               F.linear, 2 * M * K * N, {})
+    B, H, T, D = (4, 32, 2048, 128) if s else (1, 2, 80, 64)
+    yield (f"attention q·kᵀ B={B} H={H} T={T} D={D} float16", "attn_scores_f16",
+           lambda dev: [r(B, H, T, D, device=dev, dtype=torch.float16), r(B, H, T, D, device=dev, dtype=torch.float16)],
+           lambda q, k: q.matmul(k.transpose(-2, -1)), 2 * B * H * T * T * D, {})
+    yield (f"attention p·v B={B} H={H} T={T} D={D} float16", "attn_pv_f16",
+           lambda dev: [torch.rand(B, H, T, T, device=dev, dtype=torch.float16) / T, r(B, H, T, D, device=dev, dtype=torch.float16)],
+           torch.matmul, 2 * B * H * T * T * D, {})
+    convs = [("conv3x3_relu_f16", 32, 64, 64, 56, 1, torch.float16), ("conv3x3_relu_f16", 32, 256, 256, 14, 1, torch.float16),
+             ("conv1x1_relu_f16", 32, 256, 64, 56, 1, torch.float16), ("conv1x1_relu_f16", 32, 64, 256, 56, 1, torch.float16),
+             ("conv3x3s2_relu_f32", 32, 64, 64, 56, 2, torch.float32), ("conv3x3s2_relu_f32", 32, 256, 256, 14, 2, torch.float32)]
+    if not s:
+        convs = [("conv3x3_relu_f16", 2, 16, 24, 10, 1, torch.float16), ("conv1x1_relu_f16", 2, 32, 16, 9, 1, torch.float16),
+                 ("conv3x3s2_relu_f32", 2, 8, 16, 11, 2, torch.float32)]
+    for entry, N, Cin, O, HW, st, dt in convs:
+        k = 1 if "1x1" in entry else 3
+        Ho = (HW + 2 * (k // 2) - k) // st + 1
+        yield (f"relu(conv2d {k}x{k} s{st}) N={N} C={Cin} O={O} {HW}x{HW} {str(dt)[6:]}", entry,
+               lambda dev, N=N, Cin=Cin, O=O, HW=HW, k=k, dt=dt: [r(N, Cin, HW, HW, device=dev, dtype=dt), r(O, Cin, k, k, device=dev, dtype=dt) * 0.1,
+                                                           r(O, device=dev, dtype=dt)],
+               lambda x, w, b, k=k, st=st: F.relu(F.conv2d(x, w, b, stride=st, padding=k // 2)), 2 * N * O * Ho * Ho * Cin * k * k, {})
+
+
+def tensor_cores(lib, progdir, stream, reps, trials, small=False, compile_too=True):
+    """kgen's products beside PyTorch (cuBLAS / cuDNN, full float32 by default) and torch.compile."""
+    dev = "cpu" if small else "cuda"
+    rows, failed = [], 0
+    kgs = {}
+    for label, entry, mk, ref, flops, opts in tc_cases(small):
+        key = tuple(sorted(opts.items()))
+        if key not in kgs:
+            kgs[key] = Kgen(lib, **opts)
+        kg = kgs[key]
+        try:
+            torch.manual_seed(len(label))
+            ins = mk(dev)
+            e = Entry(kg, kg.load(os.path.join(progdir, "tc_bench.json")), entry, ins, stream, None if not small else 2)
+            for o in e.outs:
+                o.fill_(float("nan"))
+            if small:
+                e.run()
+            else:
+                with torch.cuda.stream(stream):
+                    e.run()
+                stream.synchronize()
+            want = ref(*[t.double() for t in ins]) if small or entry.endswith("f32") else ref(*ins)
+            err = rel_err(e.outs[0], want)
+            tol = 2e-5 if entry.endswith("f32") and not opts else 2e-3 if entry.endswith("f32") else 2e-2
+            ok = err < tol
+            failed += not ok
+            if small:
+                t_k = t_t = t_c = (float("nan"),) * 3
+            else:
+                t_k = time_gpu(e.run, stream, reps, trials)
+                t_t = time_gpu(lambda: ref(*ins), stream, reps, trials)
+                t_c = (float("nan"),) * 3
+                if compile_too:
+                    cf = torch.compile(ref)
+                    with torch.cuda.stream(stream):
+                        cf(*ins)
+                    t_c = time_gpu(lambda: cf(*ins), stream, reps, trials)
+        except Exception as ex:  # one failing case must not hide the others
+            print(f"{label}: FAILED: {ex}", flush=True)
+            failed += 1
+            continue
+        tf = lambda us: flops / (us * 1e-6) / 1e12
+        rows.append((label, e.n_kernels, err, "ok" if ok else "WRONG", t_k[0], tf(t_k[0]), tf(t_t[0]), tf(t_c[0]), t_t[0] / t_k[0], t_c[0] / t_k[0]))
+        print(f"{label}: kgen {t_k[0]:.1f} us ({tf(t_k[0]):.1f} TFLOP/s), torch {t_t[0]:.1f} us, compile {t_c[0]:.1f} us, "
+              f"err {err:.2e} {'ok' if ok else 'WRONG'}", flush=True)
+        del ins, e
+        if not small:
+            torch.cuda.empty_cache()
+    print()
+    print("| case | kernels | rel err | check | kgen µs | kgen TFLOP/s | PyTorch TFLOP/s | torch.compile TFLOP/s | kgen / PyTorch | kgen / compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]:.1e} | {r[3]} | {r[4]:.1f} | {r[5]:.1f} | {r[6]:.1f} | {r[7]:.1f} | {r[8]:.2f} | {r[9]:.2f} |")
+    return rows, failed
+
+
 def main():
     args = sys.argv[1:]
     lib = args[0]
+    if "--tensor-cores" in args:  # the products only; --small: tiny sizes on the CPU emulator (the script's own check)
+        small = "--small" in args
+        progdir = args[args.index("--programs") + 1] if "--programs" in args else "perf/programs"
+        stream = None if small else torch.cuda.Stream()
+        if not small:
+            props = torch.cuda.get_device_properties(0)
+            print(f"device: {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
+        _, failed = tensor_cores(lib, progdir, stream, int(args[args.index("--reps") + 1]) if "--reps" in args else 20, 5, small,
+                                 "--no-compile" not in args)
+        sys.exit(1 if failed else 0)
     progdir = args[args.index("--programs") + 1] if "--programs" in args else "perf/programs"
     reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 50
     trials = 7

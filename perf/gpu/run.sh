@@ -1,7 +1,8 @@
 #!/bin/bash
-# perf/gpu/run.sh — the real-GPU run: every example through NVRTC + the CUDA Driver
-# API against PyTorch, the reduction size matrix on the GPU, ptxas stats from the
-# device's own NVRTC, and perf/gpu/bench.py (kgen vs eager PyTorch, CUDA events).
+# perf/gpu/run.sh — the real-GPU run: every example and model forward through NVRTC + the CUDA
+# Driver API against PyTorch, the reduction size matrix on the GPU, ptxas stats from the
+# device's own NVRTC, and perf/gpu/bench.py (kgen vs eager PyTorch, CUDA events; the products
+# and convolutions on the tensor-core tiers beside cuBLAS / cuDNN and torch.compile).
 #
 #   bash perf/gpu/run.sh BINDIR OUTDIR
 #
@@ -35,7 +36,7 @@ if [ -z "${KGEN_GPU_BENCH_ONLY:-}" ]; then
 # 1. every example entry, on the GPU, against PyTorch (12 at a time)
 python3 - > "$O/jobs.txt" <<'PY'
 import glob, json
-for f in sorted(glob.glob("examples/*.json")):
+for f in sorted(glob.glob("examples/*.json")) + sorted(glob.glob("examples/models/*.json")):
     for e in json.load(open(f))["entries"]:
         print(f, e["name"])
 PY
@@ -62,6 +63,10 @@ fi
 # 3. timings; KGEN_GPU_BLOCKS="128 512" also times the block-per-row kernels at those block
 #    sizes (the KGEN_REDUCE_BLOCK experiment knob of runtime/exec.c)
 PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | tee "$O/bench.txt"
+# 4. products and convolutions on the tensor-core tiers beside cuBLAS / cuDNN and torch.compile
+#    (KGEN_GPU_NO_COMPILE=1: without torch.compile, whose compilations take minutes)
+PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --tensor-cores --programs perf/programs \
+  ${KGEN_GPU_NO_COMPILE:+--no-compile} 2>&1 | tee "$O/tensor_cores.txt"
 for nb in ${KGEN_GPU_BLOCKS:-}; do
   echo "== block-per-row kernels with $nb threads"
   KGEN_REDUCE_BLOCK=$nb PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | grep '^| [a-z]' | tee "$O/bench_block$nb.txt"

@@ -5,6 +5,7 @@
 #   json     tools/fuzz/fuzz_json.c     kg_fe_read + kg_fe_parse_sig
 #   compile  tools/fuzz/fuzz_compile.c  kg_module_load → kg_specialize → kg_emit (CUDA, TorchScript)
 #   npy      tools/fuzz/fuzz_npy.c      kg_npy_read (+ kg_npy_write round trip)
+#   package  tools/fuzz/fuzz_package.c  the offline kernel package reader → specialize → emit → run (null device)
 #
 # The library is the CMake build's own (targets kgen_core and kgen_check, every source of
 # them, compiled with the fuzzer's instrumentation); each target links it. Prints one line
@@ -13,7 +14,7 @@
 # libFuzzer runtime on this machine (tools/setup.sh installs them).
 #
 #   KGEN_FUZZ_SECONDS  seconds per target (default 60)
-#   KGEN_FUZZ_TARGETS  which targets, in order (default "json compile npy")
+#   KGEN_FUZZ_TARGETS  which targets, in order (default "json compile npy package")
 #   KGEN_FUZZ_SEED     libFuzzer -seed (default 1)
 #   KGEN_FUZZ_CC       the compiler (default: clang-14, else clang)
 #   KGEN_FUZZ_KEEP=1   keep the grown corpus of the last run (build-fuzz/corpus/<target>)
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 out=$root/build-fuzz
 secs=${KGEN_FUZZ_SECONDS:-60}
-targets=${KGEN_FUZZ_TARGETS:-json compile npy}
+targets=${KGEN_FUZZ_TARGETS:-json compile npy package}
 seed=${KGEN_FUZZ_SEED:-1}
 
 cc=${KGEN_FUZZ_CC:-}
@@ -108,6 +109,7 @@ for t in $targets; do
       mk_compile_seeds
       args=("$out/seed_compile" tools/fuzz/corpus_compile -dict="$out/compile.dict" -max_len=4096) ;;
     npy) args=(tools/fuzz/corpus_npy -dict=tools/fuzz/npy.dict -max_len=1024) ;;
+    package) args=(tools/fuzz/corpus_package -dict=tools/fuzz/package.dict -max_len=131072) ;;
     *) echo "fuzz: unknown target '$t'" >&2; exit 2 ;;
   esac
   log=$out/fuzz_$t.log
