@@ -366,7 +366,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t j = 0; j < grp->mats.n; j++) L.src_of[grp->mats.v[j]] = KG_NONE, L.needed[grp->mats.v[j]] = 1; /* a product computes and stores them */
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return kg_lw_reduce(&L, name);
-  if (grp->kind == KG_GROUP_MATMUL) return v->mm_tile == KG_MM_CPU || v->mm_tile == KG_MM_CPU_ALL ? kg_lw_matmul_cpu(&L, name) : kg_lw_matmul(&L, name);
+  if (grp->kind == KG_GROUP_MATMUL) return kg_lw_matmul(&L, name);
   if (grp->kind == KG_GROUP_ATTN) return kg_lw_attention(&L, name);
   if (grp->kind == KG_GROUP_SCAN) return lower_scan(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;

@@ -162,8 +162,8 @@ void kg_lw_mm_memo_reset(lctx *L);
 void kg_lw_mma_body(kg_mmk *S);
 /* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */
 void kg_lw_wgmma_body(kg_mmk *S);
-/* lower_matmul_cpu.c: the CPU target's product schedule (KG_MM_CPU, KG_MM_CPU_ALL) */
-bool kg_lw_matmul_cpu(lctx *L, const char *name);
+/* lower_matmul_cpu.c: the CPU target's body (KG_MM_CPU, KG_MM_CPU_ALL: a packed panel, register blocks) */
+void kg_lw_mm_cpu_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);

@@ -453,6 +453,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
                                  : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
   for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
   if (direct) direct_body(&S, grp);
+  else if (L->v->mm_tile == KG_MM_CPU || L->v->mm_tile == KG_MM_CPU_ALL) kg_lw_mm_cpu_body(&S);
   else if (T->tier == 2) kg_lw_wgmma_body(&S);
   else if (T->tier) kg_lw_mma_body(&S);
   else simt_body(&S, T);

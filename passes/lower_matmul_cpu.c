@@ -1,5 +1,6 @@
 /* passes/lower_matmul_cpu.c — the CPU target's product schedule (matmul.cpu / conv.cpu): a
- * packed panel and a register-blocked micro-kernel, no shared memory, no barrier.
+ * packed panel and a register-blocked micro-kernel, no shared memory, no barrier. A body of
+ * kg_lw_matmul (lower_matmul.c), which makes the parameters every product schedule shares.
  *
  * The GPU's tile schedules (lower_matmul.c) stage operand tiles in shared memory between
  * barriers: on the CPU device their threads must run on fibers, one context switch per barrier,
@@ -31,14 +32,7 @@
 
 #include "lower_int.h"
 
-typedef struct ckern {
-  lctx *L;
-  kg_kernel *k;
-  kg_dtype ix;
-  bool conv;
-  int cnd;                        /* a convolution's spatial dims */
-  uint32_t ssz[KG_CONV_MAX_DIMS]; /* their sizes (KG_NONE: static 1) */
-} ckern;
+typedef kg_mmk ckern; /* the product being built (lower_int.h): kg_lw_matmul set up its parameters */
 
 static uint32_t cst(ckern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
 static uint32_t c64(ckern *S, int64_t v) { return kg_kx_const_i(S->k, KG_I64, v); }
@@ -75,76 +69,33 @@ static void spatial(ckern *S, uint32_t n, uint32_t *oc) {
   }
 }
 
-static uint32_t out_param(lctx *L, kg_arena *A, kg_bufref b, kg_dtype dt) {
-  const char *nm = b.kind == KG_BUF_OUTPUT ? kg_arena_printf(A, "out%u", b.index) : kg_arena_printf(A, "tmp%u", b.index);
-  return kg_kparam_add(L->k, kg_lw_mkparam(KP_BUFFER, dt, true, nm, KPR_TENSOR, b.kind, b.index));
-}
-
 uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
 
-bool kg_lw_matmul_cpu(lctx *L, const char *name) {
-  (void)name;
-  kg_kernel *k = L->k;
+void kg_lw_mm_cpu_body(kg_mmk *P) {
+  lctx *L = P->L;
+  kg_kernel *k = P->k;
   const kg_graph *g = L->g;
   const kg_group *grp = L->grp;
-  kg_arena *A = L->c->arena;
-  ckern S = {L, k, L->ix, false, 0, {KG_NONE, KG_NONE, KG_NONE}};
-  const kg_gnode *mmn = &g->nodes.v[grp->red];
-  const kg_gnode *An = &g->nodes.v[mmn->in[0]], *Bn = &g->nodes.v[mmn->in[1]];
-  bool a1 = mmn->ia[0] & 1, b1 = (mmn->ia[0] & 2) != 0, bt = (mmn->ia[0] & 4) != 0;
-  kg_dtype acc = (kg_dtype)mmn->cdtype, mdt = (kg_dtype)mmn->dtype;
+  ckern S = *P;
+  const kg_gnode *mmn = P->mmn, *An = P->An, *Bn = P->Bn;
+  bool a1 = P->a1, b1 = P->b1, bt = P->bt;
+  kg_dtype acc = P->acc, mdt = P->mdt;
   const uint32_t MR = KG_MM_CPU_MR, NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile)->bm;
-  int r = grp->space.rank, nb = r - (a1 ? 0 : 1) - (b1 ? 0 : 1);
-  S.conv = (mmn->ia[0] & 8) != 0;
-  int64_t G = S.conv ? mmn->ia[0] >> 8 : 1, Og = S.conv && mmn->shape.d[1].kind == KG_DIM_STATIC ? mmn->shape.d[1].v / G : 1;
-  if (S.conv) nb = 2, S.cnd = r - 2;
+  int r = P->r, nb = P->nb;
+  int64_t G = P->G, Og = P->Og;
   k->schedule = S.conv ? "conv.cpu" : "matmul.cpu";
-  k->vec = 1;
-  k->launch.per_output = KG_LAUNCH_TILES;
   k->launch.block[0] = 1;
-  k->launch.elems_per_thread = 1;
   k->launch.tile_m = MC, k->launch.tile_n = NR, k->launch.smem_static = 0;
 
-  /* parameters (as lower_matmul.c): sources, stored values, sizes, K, strides, and the scratch */
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
-  kg_lw_add_source_params(L, A);
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
-  uint32_t nst = grp->outs.n + grp->mats.n, ns = 0;
-  uint32_t *sparam = kg_xmalloc((nst + 1) * sizeof *sparam), *snode = kg_xmalloc((nst + 1) * sizeof *snode), *senc = kg_xmalloc((nst + 1) * sizeof *senc);
-  for (uint32_t j = 0; j < grp->outs.n; j++) {
-    uint32_t o = grp->outs.v[j];
-    kg_bufref b = {KG_BUF_OUTPUT, o};
-    snode[ns] = g->outputs.v[o], senc[ns] = 0x80000000u | o;
-    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype);
-  }
-  for (uint32_t j = 0; j < grp->mats.n; j++) {
-    uint32_t q = grp->mats.v[j], mi = kg_fusion_mat_index(L->f, q);
-    kg_bufref b = L->f->mat_buf.v[mi];
-    bool dup = false; /* an output of this kernel already: stored once */
-    for (uint32_t i = 0; i < grp->outs.n; i++) dup |= b.kind == KG_BUF_OUTPUT && grp->outs.v[i] == b.index;
-    if (dup) continue;
-    snode[ns] = q, senc[ns] = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
-    sparam[ns++] = out_param(L, A, b, (kg_dtype)g->nodes.v[q].dtype);
-  }
-  uint32_t size_p[KG_MAX_RANK];
-  for (int d = 0; d < r; d++)
-    size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE
-                                                   : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "size%d", d), KPR_SIZE, 0, (uint32_t)d));
-  uint32_t kp = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "k", KPR_RED_N, 0, 0));
-  uint32_t *ostride = kg_xmalloc(((size_t)ns * KG_MAX_RANK + 1) * sizeof *ostride);
-  for (uint32_t j = 0; j < ns; j++)
-    for (int d = 0; d < r; d++)
-      ostride[j * KG_MAX_RANK + (uint32_t)d] =
-          size_p[d] == KG_NONE ? KG_NONE
-                               : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
+  /* the parameters kg_lw_matmul made (sources, stored values, sizes, K, strides), and the scratch */
+  const uint32_t *size_p = P->size_p, *sparam = P->sparam, *snode = P->snode, *ostride = P->ostride;
+  uint32_t ns = P->ns, kp = P->kp;
   uint32_t scr = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, acc, true, "scratch", KPR_TENSOR, KG_BUF_SCRATCH, 0));
-  for (int d = 0; d < S.cnd; d++) S.ssz[d] = size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, size_p[2 + d]);
 
   /* sizes */
   L->cur = kg_kcursor_top(k);
-  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE; /* nothing evaluated yet */
-  kg_lw_at_reset(L);
-  int mdim = a1 ? -1 : (b1 ? r - 1 : r - 2), ndim = b1 ? -1 : r - 1;
+  kg_lw_mm_memo_reset(L); /* nothing evaluated yet */
+  int mdim = P->mdim, ndim = P->ndim;
   uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
   uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);
   if (S.conv) {
@@ -308,8 +259,7 @@ bool kg_lw_matmul_cpu(lctx *L, const char *name) {
   uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
   uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
   uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
-  for (uint32_t i = 0; i < g->nodes.n; i++) L->memo[i] = KG_NONE;
-  kg_lw_at_reset(L);
+  kg_lw_mm_memo_reset(L);
   uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
   L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_load(k, scr, coff), mdt));
   uint32_t oc[KG_MAX_RANK];
@@ -331,8 +281,4 @@ bool kg_lw_matmul_cpu(lctx *L, const char *name) {
   kg_lw_scope_leave(L, s_m0);
   kg_lw_scope_leave(L, s_my);
   kg_lw_scope_leave(L, s_bz);
-  free(sparam), free(snode), free(senc), free(ostride);
-  kg_lw_view_free(L);
-  free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
-  return !(L->c->verify && !kg_kernel_verify(k, L->c->d));
 }

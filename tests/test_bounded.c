@@ -75,7 +75,7 @@ static const struct {
     {"red_matrix_rows_f32", "red_matrix_rows_f32", 4100},
     {"red_sym_3d", "red_sym_3d", 600},
     {"red_sym_rows", "red_sym_rows", 4100},
-    {"view_heads", "view_permute_flatten", 4100},
+    {"linspace_gen", "linspace_gen", 4100},
     {"view_symbolic_products", "view_rows_linear", 4100},
     {"view_symbolic_products", "flatten_product", 4100},
 };
