@@ -158,6 +158,8 @@ void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, u
 void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
 /* forget every memoized value (a new evaluation point) */
 void kg_lw_mm_memo_reset(lctx *L);
+/* a convolution's spatial coordinates oc[0 .. cnd) of output column n (the last dim fastest) */
+void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc);
 /* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
 void kg_lw_mma_body(kg_mmk *S);
 /* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */

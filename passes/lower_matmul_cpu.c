@@ -54,21 +54,6 @@ static void if_open(ckern *S, uint32_t cond) {
   S->L->cur = kg_kcursor_body(S->k, st, false);
 }
 
-/* a convolution's spatial coordinates of output column n (the last dim fastest) */
-static void spatial(ckern *S, uint32_t n, uint32_t *oc) {
-  int outer = -1;
-  for (int d = 0; d < S->cnd && outer < 0; d++)
-    if (S->ssz[d] != KG_NONE) outer = d;
-  uint32_t rem = n;
-  for (int d = S->cnd - 1; d >= 0; d--) {
-    oc[d] = KG_NONE;
-    if (S->ssz[d] == KG_NONE) continue;
-    if (d == outer) { oc[d] = rem; continue; }
-    oc[d] = kg_lw_decl(S->L, "sc", S->ix, bin(S, KG_OP_IDX_MOD, rem, S->ssz[d]));
-    rem = kg_lw_decl(S->L, "sq", S->ix, bin(S, KG_OP_IDX_DIV, rem, S->ssz[d]));
-  }
-}
-
 uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
 
 void kg_lw_mm_cpu_body(kg_mmk *P) {
@@ -164,7 +149,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     uint32_t ist = kg_ks_add(&L->cur, is);
     kg_lw_scope s_in = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
     uint32_t sp[KG_CONV_MAX_DIMS];
-    if (S.conv) spatial(&S, col, sp);
+    if (S.conv) kg_lw_mm_conv_spatial(&S, col, sp);
     uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
     if (b1) kg_lw_mm_operand_coord(Bn, true, bc, nb, kv, kv, c);
     else if (S.conv) {
@@ -269,7 +254,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   if (S.conv) {
     oc[0] = bc[0];
     oc[1] = bc[1] == KG_NONE ? gm : bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, bc[1], cst(&S, Og)), gm);
-    spatial(&S, gn, oc + 2);
+    kg_lw_mm_conv_spatial(&S, gn, oc + 2);
   }
   for (uint32_t q = 0; q < ns; q++) {
     uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], oc), (kg_dtype)g->nodes.v[snode[q]].dtype);
