@@ -110,8 +110,11 @@ static int strided_copy(const kg_npy *a, void **buf, int64_t *strides) {
 
 void kg_check_result_free(kg_check_result *r) {
   free(r->rows);
+  for (int i = 0; r->grad_names && i < r->n_grads; i++) free((void *)(uintptr_t)r->grad_names[i]);
+  free(r->grad_names), free(r->grad_rows);
   for (int i = 0; r->row_names && i < r->n_outputs; i++) free((void *)(uintptr_t)r->row_names[i]);
   free(r->row_names);
+  free(r->warnings);
   memset(r, 0, sizeof *r);
 }
 
@@ -146,6 +149,7 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   kg_compiled *c0;
   kg_status s = kg_specialize(m, opt->entry, opt->sig, &c0);
   if (s) return s;
+  res->warnings = kg_xstrdup(kg_compiled_warnings(c0));
   const kg_graph *g0 = kg_compiled_graph(c0);
   uint32_t np = g0->params.n;
   /* every --size names a size the entry has, and fits what a size can be */
@@ -318,6 +322,14 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
       res->all_ok = true;
       for (int i = 0; i < no; i++) res->all_ok &= res->rows[i].ok;
     }
+  }
+  if (st == KG_OK && opt->grad) { /* the gradients (check_grad.c), on the same inputs and twin */
+    uint8_t *mutated = kg_xcalloc((size_t)np + 1, 1);
+    for (int i = 0; i < nwb; i++) mutated[mut_param[i]] = 1;
+    kg_grad_check_in gi = {opt->entry, in_paths, cap_paths, cap_names, n_in, n_cap, script, kg_ts_entry_name(kg_compiled_graph(c), &A), dir, &A, mutated};
+    kg_status gs = kg_check_grad(ctx, orc, m, opt, &gi, res, &d);
+    free(mutated);
+    if (gs != KG_OK) st = gs;
   }
   if (st == KG_OK && res->all_ok && !opt->keep_dir) {
     for (int i = 0; i < n_in; i++) unlink(in_paths[i]);

@@ -77,6 +77,16 @@ typedef struct kg_oracle_job {
   const char *const *mutated_capture; /* capture name (mutated_input -1) */
   int n_mutated;
   double tol_scale;          /* multiplies rtol and atol (1 = reliability.md defaults) */
+  /* grad: the job is the gradients' check instead (oracle op "grad"): the twin's autograd of
+   * Σ_i Σ result_i · weights_i with respect to the wanted parameters, compared with ours (one .npy
+   * per wanted parameter, in order; expect_dtypes theirs); weights[i] is NULL for a result that
+   * takes no part (integer, bool); fd adds float64 central finite differences of the twin as a
+   * further opinion (fd_* of each row) */
+  bool grad, fd;
+  const char **weights;
+  int n_weights;
+  const int *grad_input;           /* per wanted parameter: input index, or -1 for a capture */
+  const char *const *grad_capture; /* its capture name (grad_input -1) */
 } kg_oracle_job;
 
 typedef struct kg_oracle_row {
@@ -86,6 +96,10 @@ typedef struct kg_oracle_row {
   double max_rel;     /* max |ours - ref| / |ref| */
   char verdict[96];   /* "ok (allclose)", "ok (rmse vs fp64)", "MISMATCH ...", "dtype ..." */
   bool ok;
+  /* a gradient's row: the finite differences' opinion ("" when not computed) */
+  char fd_verdict[64];
+  double fd_max_abs;
+  bool fd_ok;
 } kg_oracle_row;
 
 /* Starts the oracle ($KGEN_PYTHON, else /usr/bin/python3). Records KG_E_DEVICE when
@@ -123,6 +137,9 @@ typedef struct kg_check_opts {
   bool strided_inputs;         /* pass non-contiguous inputs: the last two dims stored transposed with
                                   the rows padded, a vector every other element (PyTorch gets the
                                   same values, contiguous) */
+  bool grad;                   /* also the gradients (check_grad.c): of every floating tensor input and
+                                  capture, kgen's backward against the twin's autograd */
+  bool fd;                     /* with grad: float64 finite differences too (small sizes) */
 } kg_check_opts;
 
 typedef struct kg_check_result {
@@ -132,9 +149,30 @@ typedef struct kg_check_result {
   kg_oracle_row *rows;
   bool all_ok;
   char dir[4096];              /* where the files were kept ("" when removed) */
+  char *warnings;              /* kg_compiled_warnings of the entry (malloc'd; "" when none) */
+  /* grad: one row per gradient (grad_names: "x", "w (capture)"); all_ok covers them */
+  int n_grads, n_kernels_fwd, n_kernels_bwd, n_saved;
+  const char **grad_names;
+  kg_oracle_row *grad_rows;
 } kg_check_result;
 
 kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, kg_check_result *r);
+
+/* ---- check_grad.c ---- */
+/* What kg_check_module hands the gradients' check: the inputs it made (their .npy files, which the
+ * backward's run reads afresh: a forward that updates an input in place changed the arrays), the
+ * twin it wrote, the folder. */
+typedef struct kg_grad_check_in {
+  const char *entry;
+  const char **in_paths, **cap_paths, **cap_names; /* cap_names: the captures' names, n_cap of them */
+  int n_in, n_cap;
+  const char *script, *fn;     /* the twin (TorchScript or eager) */
+  const char *dir;
+  kg_arena *A;
+  const uint8_t *mutated;      /* per input, then capture: updated in place (a running statistic) */
+} kg_grad_check_in;
+kg_status kg_check_grad(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *o, const kg_grad_check_in *in, kg_check_result *r,
+                        kg_diag *d);
 void kg_check_result_free(kg_check_result *r);
 
 #endif

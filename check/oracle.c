@@ -276,7 +276,8 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
       (job->n_outputs > 0 && !rows) || !strings_ok(job->inputs, job->n_inputs) ||
       !strings_ok(job->captures, job->n_captures) ||
       !strings_ok(job->capture_names, job->n_captures) ||
-      !strings_ok(job->ours, job->n_outputs) || !strings_ok(job->expect_dtypes, job->n_outputs)) {
+      (!job->grad && !strings_ok(job->ours, job->n_outputs)) || !strings_ok(job->expect_dtypes, job->n_outputs) ||
+      (job->grad && (job->n_weights < 0 || (job->n_weights && !job->weights) || (job->n_outputs && !job->grad_input)))) {
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "oracle job is incomplete (NULL script, fn or path)");
     return -1;
   }
@@ -288,7 +289,7 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
 
   uint64_t id = ++o->next_id;
   cJSON *req = cJSON_CreateObject();
-  cJSON_AddStringToObject(req, "op", "check");
+  cJSON_AddStringToObject(req, "op", job->grad ? "grad" : "check");
   cJSON_AddNumberToObject(req, "id", (double)id);
   cJSON_AddStringToObject(req, "script", job->script);
   cJSON_AddStringToObject(req, "fn", job->fn);
@@ -297,7 +298,8 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
   cJSON *caps = cJSON_AddObjectToObject(req, "captures");
   for (int i = 0; i < job->n_captures; i++)
     cJSON_AddStringToObject(caps, job->capture_names[i], job->captures[i]);
-  cJSON_AddItemToObject(req, "ours", string_array(job->ours, job->n_outputs));
+  cJSON *ours = cJSON_AddArrayToObject(req, "ours"); /* a gradient job's NULL: kgen has none for that parameter */
+  for (int i = 0; i < job->n_outputs; i++) cJSON_AddItemToArray(ours, job->ours[i] ? cJSON_CreateString(job->ours[i]) : cJSON_CreateNull());
   cJSON_AddItemToObject(req, "expect_dtypes", string_array(job->expect_dtypes, job->n_outputs));
   cJSON_AddNumberToObject(req, "tol_scale", job->tol_scale > 0 ? job->tol_scale : 1.0);
   cJSON *mut = cJSON_AddArrayToObject(req, "mutated");
@@ -306,6 +308,18 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
     if (job->mutated_input[i] >= 0) cJSON_AddNumberToObject(m, "input", job->mutated_input[i]);
     else cJSON_AddStringToObject(m, "capture", job->mutated_capture[i] ? job->mutated_capture[i] : "");
     cJSON_AddItemToArray(mut, m);
+  }
+  if (job->grad) {
+    cJSON *w = cJSON_AddArrayToObject(req, "weights");
+    for (int i = 0; i < job->n_weights; i++) cJSON_AddItemToArray(w, job->weights[i] ? cJSON_CreateString(job->weights[i]) : cJSON_CreateNull());
+    cJSON *wa = cJSON_AddArrayToObject(req, "wanted");
+    for (int i = 0; i < job->n_outputs; i++) {
+      cJSON *m = cJSON_CreateObject();
+      if (job->grad_input[i] >= 0) cJSON_AddNumberToObject(m, "input", job->grad_input[i]);
+      else cJSON_AddStringToObject(m, "capture", job->grad_capture[i] ? job->grad_capture[i] : "");
+      cJSON_AddItemToArray(wa, m);
+    }
+    cJSON_AddBoolToObject(req, "fd", job->fd);
   }
   char *text = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
@@ -355,6 +369,8 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
     const char *e = cJSON_IsString(err) ? err->valuestring : "(no message)";
     if (!strcmp(k, "io"))
       kg_diag_add(d, KG_E_IO, NULL, NULL, "PyTorch oracle: %s", e);
+    else if (!strcmp(k, "nograd")) /* PyTorch's autograd itself cannot: nothing to compare with */
+      kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "%s", e);
     else if (!strcmp(k, "reference"))
       kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "PyTorch reference %s failed: %s", job->fn, e);
     else
@@ -375,6 +391,9 @@ int kg_oracle_check(kg_oracle *o, const kg_oracle_job *job, kg_oracle_row *rows,
         row->max_abs = json_num(cJSON_GetObjectItemCaseSensitive(r, "max_abs"));
         row->max_rel = json_num(cJSON_GetObjectItemCaseSensitive(r, "max_rel"));
         row->ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"));
+        copy_str(row->fd_verdict, sizeof row->fd_verdict, cJSON_GetObjectItemCaseSensitive(r, "fd_verdict"));
+        row->fd_max_abs = json_num(cJSON_GetObjectItemCaseSensitive(r, "fd_max_abs"));
+        row->fd_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "fd_ok"));
       }
       rc = 0;
     }

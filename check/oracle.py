@@ -13,6 +13,16 @@
 # Requests ("op" defaults to "check"; unknown fields are ignored):
 #   {"op": "ping"}  ->  {"id": null, "ok": true, "pong": true}
 #   {"op": "quit"}  ->  no response; the process exits (so does EOF on stdin)
+#   {"op": "grad", ...the check fields..., "weights": [path or null per result],
+#    "wanted": [{"input": 0}, {"capture": "w"}], "fd": bool}
+#                   ->  rows as for check, one per wanted parameter: kgen's gradient ("ours")
+#                       against torch.autograd.grad of Σ_i (result_i · weights_i).sum() through the
+#                       twin; its float64 rerun for the rmse rule; with "fd" and at most 256
+#                       wanted elements also float64 central differences of the twin
+#                       ("fd_verdict", "fd_ok", "fd_max_abs": |ours - fd| <= 1e-4 + 1e-3·|fd|;
+#                       not for float16 / bfloat16); a null path in "ours": kgen gives that
+#                       parameter no gradient, and PyTorch must refuse one, or give None or zeros;
+#                       kind "nograd": PyTorch's autograd itself failed (not kgen's business)
 #   {"op": "check", "id": 7,
 #    "script": "/tmp/f.ts", "fn": "f", "torchscript": true,
 #    "inputs": ["/tmp/x.npy", ...],          positional arguments, in order
@@ -62,6 +72,7 @@ import os
 import sys
 import time
 import traceback
+import warnings
 
 np = None     # numpy, imported in main()
 torch = None  # torch, imported in main()
@@ -193,7 +204,10 @@ def flatten(result, out):
 
 def call(func, args, kwargs, path, label):
     try:
-        with torch.no_grad():
+        # the reference's UserWarnings (a broadcast loss target, kl_div's 'mean') are PyTorch
+        # talking to a user: not the check's business
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             result = func(*args, **kwargs)
     except Exception as e:
         # Drop our own frame (the call above): the user's frames and message remain.
@@ -222,8 +236,12 @@ def finite_rmse(a, b, mask):
     return math.sqrt(float((d * d).mean()))
 
 
-def compare(ours, ref, expected, tol_scale, fp64_ref):
-    """One row. fp64_ref() returns the float64 reference tensor or raises JobError."""
+def compare(ours, ref, expected, tol_scale, fp64_ref, rounded_nonfinite=False):
+    """One row. fp64_ref() returns the float64 reference tensor or raises JobError.
+    rounded_nonfinite (gradients): where the reference is NaN / inf but its float64 run is
+    finite (a float32 rounding made it so: a saturated tanh's 1 - t² = 0 times an infinite
+    asin'), the reference says nothing: a finite value of ours there is not compared (the note
+    counts those positions)."""
     od, rd = dtype_name(ours.dtype), dtype_name(ref.dtype)
     row = {"ok": False, "dtype": od, "torch_dtype": rd, "shape": shape_str(ours.shape),
            "max_abs": 0.0, "max_rel": 0.0, "n_bad": 0, "note": ""}
@@ -258,6 +276,20 @@ def compare(ours, ref, expected, tol_scale, fp64_ref):
         nan_o, nan_r = torch.isnan(o), torch.isnan(r)
         # NaN must meet NaN; an infinity must meet the same infinity.
         nonfinite_bad = (nan_o != nan_r) | (~finite & ~nan_o & ~nan_r & (o != r))
+        if rounded_nonfinite and bool(nonfinite_bad.any()):
+            try:
+                f = fp64_ref().to(torch.float64)
+            except JobError:
+                f = None
+            if f is not None and tuple(f.shape) == tuple(o.shape):
+                rounded = nonfinite_bad & torch.isfinite(o) & ~torch.isfinite(r) & torch.isfinite(f)
+                if bool(rounded.any()):
+                    row["note"] = "%d position(s) not compared: non-finite in torch by rounding (finite in its float64 run)" % int(rounded.sum())
+                    r = torch.where(rounded, o, r)
+                    nan_r = torch.isnan(r)
+                    finite = torch.isfinite(o) & torch.isfinite(r)
+                    nonfinite_bad = (nan_o != nan_r) | (~finite & ~nan_o & ~nan_r & (o != r))
+                    diff = torch.where(finite, (o - r).abs(), torch.zeros_like(o))
         bad = nonfinite_bad | (finite & (diff > atol + rtol * r.abs()))
     n_bad = int(bad.sum())
     row["n_bad"] = n_bad
@@ -374,6 +406,209 @@ def check(req):
     return rows
 
 
+# ---- gradients ------------------------------------------------------------------------
+
+FD_MAX_ELEMENTS = 256   # finite differences only over this many wanted elements in all
+FD_RTOL, FD_ATOL = 1e-3, 1e-4
+
+
+def flatten_live(result, out):
+    """The result's tensors in order, still attached to the autograd graph (numbers: None)."""
+    if isinstance(result, (tuple, list)):
+        for r in result:
+            flatten_live(r, out)
+    else:
+        out.append(result if isinstance(result, torch.Tensor) else None)
+    return out
+
+
+def weighted_sum(func, args, kwargs, weights, wanted, path, label, double=False):
+    """Σ_i Σ out_i · W_i of a run of func, with the wanted parameters requiring grad (fresh
+    copies; float64 throughout when double) -> (total, leaves)."""
+    a = [t.clone() for t in args]
+    kw = {k: v.clone() for k, v in kwargs.items()}
+    if double:
+        a = [to_fp64(t) for t in a]
+        kw = {k: to_fp64(v) for k, v in kw.items()}
+    leaves = []
+    for w in wanted:
+        t = a[w["input"]] if "input" in w else kw[w["capture"]]
+        t.requires_grad_(True)
+        leaves.append(t)
+    try:
+        with torch.enable_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = flatten_live(func(*a, **kw), [])
+    except Exception as e:
+        text = str(e)
+        if "not differentiable" in text or "does not require grad" in text:
+            last = [l for l in text.splitlines() if "differentiable" in l or "require grad" in l]
+            raise JobError("nograd", "PyTorch does not differentiate %s: %s" % (label, last[-1].strip() if last else text[:300]))
+        tb = traceback.format_exception(type(e), e, e.__traceback__.tb_next)
+        raise JobError("reference", "%s raised in %s:\n%s" % (label, path, tail("".join(tb))))
+    if len(outs) < len(weights):
+        raise JobError("reference", "%s returned %d outputs, %d weights" % (label, len(outs), len(weights)))
+    total = None
+    for o, w in zip(outs, weights):
+        if w is None or o is None or not o.is_floating_point() or not o.requires_grad:
+            continue
+        w = w.to(torch.float64 if double else o.dtype)
+        term = (o * w).sum()
+        total = term if total is None else total + term.to(total.dtype if total.dtype == torch.float64 else term.dtype)
+    return total, leaves
+
+
+def autograd_of(func, args, kwargs, weights, wanted, path, label, double=False):
+    total, leaves = weighted_sum(func, args, kwargs, weights, wanted, path, label, double)
+    if total is None:
+        return [torch.zeros_like(t).detach() for t in leaves]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gs = torch.autograd.grad(total, leaves, allow_unused=True)
+    except Exception as e:
+        raise JobError("nograd", "PyTorch's autograd of %s failed: %s: %s" % (label, type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+    return [(g if g is not None else torch.zeros_like(t)).detach() for g, t in zip(gs, leaves)]
+
+
+def finite_differences(func, args, kwargs, weights, wanted, path, label):
+    """Central differences in float64 of Σ out_i · W_i, per element of each wanted parameter."""
+    a = [to_fp64(t) for t in args]
+    kw = {k: to_fp64(v) for k, v in kwargs.items()}
+
+    def f(mag=False):
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = flatten_live(func(*[t.clone() for t in a], **{k: v.clone() for k, v in kw.items()}), [])
+        tot = 0.0
+        for o, w in zip(outs, weights):
+            if w is not None and o is not None and o.is_floating_point():
+                t = o.to(torch.float64) * w.to(torch.float64)
+                tot += float(t.abs().sum() if mag else t.sum())
+        return tot
+
+    # the rounding noise of a difference of two sums of this size: a gradient below it is not seen
+    scale = f(mag=True)
+
+    grads = []
+    for w in wanted:
+        t = a[w["input"]] if "input" in w else kw[w["capture"]]
+        g, g2 = torch.zeros_like(t), torch.zeros_like(t)
+        flat, gf, gf2 = t.view(-1), g.view(-1), g2.view(-1)
+        for i in range(flat.numel()):
+            x0 = float(flat[i])
+            for step, out in ((1e-6, gf), (4e-6, gf2)):
+                h = step * max(1.0, abs(x0))
+                flat[i] = x0 + h
+                fp = f()
+                flat[i] = x0 - h
+                fm = f()
+                flat[i] = x0
+                out[i] = (fp - fm) / (2 * h)
+        noise = 8e-16 * scale / (1e-6 * torch.clamp(t.detach().abs(), min=1.0))
+        grads.append((g, g2, noise))
+    return grads
+
+
+def grad(req):
+    """op "grad": kgen's gradients against the twin's autograd (and finite differences)."""
+    script = field(req, "script", str)
+    fn = field(req, "fn", str)
+    torchscript = field(req, "torchscript", bool, True)
+    inputs = field(req, "inputs", list, [])
+    captures = field(req, "captures", dict, {})
+    ours_paths = field(req, "ours", list)
+    expected = field(req, "expect_dtypes", list)
+    wanted = field(req, "wanted", list)
+    wpaths = field(req, "weights", list)
+    tol_scale = field(req, "tol_scale", (int, float), 1.0) or 1.0
+    want_fd = field(req, "fd", bool, False)
+    if len(wanted) != len(ours_paths) or len(expected) != len(ours_paths):
+        raise JobError("request", "%d gradients, %d wanted, %d dtypes" % (len(ours_paths), len(wanted), len(expected)))
+    args = [load_npy(p, "input %d" % i) for i, p in enumerate(inputs)]
+    kwargs = {k: load_npy(p, "capture '%s'" % k) for k, p in captures.items()}
+    for w in wanted:
+        if not (isinstance(w, dict) and (w.get("input") in range(len(args)) or w.get("capture") in kwargs)):
+            raise JobError("request", "wanted entry %r names no input or capture" % (w,))
+    weights = [None if p is None else load_npy(p, "weights %d" % i) for i, p in enumerate(wpaths)]
+    # a null path: kgen gives that parameter no gradient; PyTorch must not either (see absent_row)
+    present = [i for i, p in enumerate(ours_paths) if p is not None]
+    absent = [i for i, p in enumerate(ours_paths) if p is None]
+    ours = {i: load_npy(ours_paths[i], "gradient %d" % i) for i in present}
+    func = get_function(script, fn, torchscript)
+    wanted_all, wanted = wanted, [wanted[i] for i in present]
+    refs = autograd_of(func, args, kwargs, weights, wanted, script, fn)
+    fp64 = []
+
+    def fp64_ref(i):
+        if not fp64:
+            try:
+                fp64.append(autograd_of(get_function(script, fn, torchscript, widen=True), args, kwargs, weights, wanted, script,
+                                        fn + " (float64 inputs)", double=True))
+            except JobError as e:
+                fp64.append(e)
+        if isinstance(fp64[0], JobError):
+            raise fp64[0]
+        return fp64[0][i]
+
+    fds = None
+    n_wanted = sum((args[w["input"]] if "input" in w else kwargs[w["capture"]]).numel() for w in wanted)
+    # finite differences of a twin that rounds to half precision after every op are noise: not
+    # for float16 / bfloat16 parameters
+    exact = all((args[w["input"]] if "input" in w else kwargs[w["capture"]]).dtype not in (torch.float16, torch.bfloat16) for w in wanted)
+    with open(script, "r", encoding="utf-8") as fh:  # a twin rounding to half precision: piecewise constant
+        src = fh.read()
+    exact = exact and "float16" not in src
+    if want_fd and exact and n_wanted <= FD_MAX_ELEMENTS:
+        fds = finite_differences(get_function(script, fn, torchscript, widen=True), args, kwargs, weights, wanted, script, fn)
+    rows = []
+    for j, i in enumerate(present + absent):
+        if i in absent:
+            rows.append(absent_row(func, args, kwargs, weights, wanted_all[i], expected[i], script, fn))
+            continue
+        o, k = ours[i], present.index(i)
+        row = compare(o, refs[k], expected[i], float(tol_scale), lambda k=k: fp64_ref(k), rounded_nonfinite=True)
+        row["fd_verdict"], row["fd_ok"], row["fd_max_abs"] = "", True, 0.0
+        i = k
+        if fds is not None and o.is_floating_point() and tuple(o.shape) == tuple(fds[i][0].shape):
+            # an element counts where two step sizes agree (not at a kink, a jump, an overflow or
+            # a value quantized by a cast to half precision, where differences say nothing)
+            fd, fd2, noise = fds[i]
+            bound = FD_ATOL * tol_scale + FD_RTOL * tol_scale * fd.abs() + 2 * noise
+            smooth = torch.isfinite(fd) & torch.isfinite(fd2) & ((fd - fd2).abs() <= bound)
+            d = (o.to(torch.float64) - fd).abs()
+            bad = smooth & ~(d <= bound)
+            row["fd_max_abs"] = num(d[smooth].max()) if bool(smooth.any()) else 0.0
+            row["fd_ok"] = not bool(bad.any())
+            n_smooth = int(smooth.sum())
+            row["fd_verdict"] = ("fd ok" if n_smooth == o.numel() else "fd ok (%d of %d elements smooth)" % (n_smooth, o.numel())) \
+                if row["fd_ok"] else "fd MISMATCH"
+        rows.append(row)
+    order = present + absent
+    return [rows[order.index(i)] for i in range(len(ours_paths))]
+
+
+def absent_row(func, args, kwargs, weights, w, expected, path, fn):
+    """kgen gives parameter w no gradient: PyTorch must refuse one too (its argument is not
+    differentiable: a loss's class weights) or give None or zeros."""
+    t = args[w["input"]] if "input" in w else kwargs[w["capture"]]
+    row = {"ok": True, "dtype": expected, "torch_dtype": dtype_name(t.dtype), "shape": shape_str(t.shape), "max_abs": 0.0,
+           "max_rel": 0.0, "n_bad": 0, "note": "", "fd_verdict": "", "fd_ok": True, "fd_max_abs": 0.0}
+    try:
+        g = autograd_of(func, args, kwargs, weights, [w], path, fn)[0]
+    except JobError as e:
+        if "not differentiable" in e.text or "does not require grad" in e.text:
+            row["verdict"] = "ok (no gradient: PyTorch's argument is not differentiable)"
+            return row
+        raise
+    m = float(g.abs().max()) if g.numel() else 0.0
+    if m == 0.0:
+        row["verdict"] = "ok (no gradient: PyTorch's is zero)"
+    else:
+        row.update(ok=False, max_abs=num(m), verdict="MISMATCH: kgen gives no gradient, PyTorch's max |g| is %.3g" % m)
+    return row
+
+
 def handle(line):
     t0 = time.perf_counter()
     try:
@@ -389,9 +624,9 @@ def handle(line):
             return None
         if op == "ping":
             return {"id": req.get("id"), "ok": True, "pong": True}
-        if op != "check":
+        if op not in ("check", "grad"):
             raise JobError("request", "unknown op %r" % (op,))
-        rows = check(req)
+        rows = check(req) if op == "check" else grad(req)
         return {"id": req.get("id"), "ok": True, "rows": rows,
                 "ms": round((time.perf_counter() - t0) * 1e3, 3)}
     except JobError as e:

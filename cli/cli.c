@@ -4,8 +4,8 @@
  *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
  *   kgen run     FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR
  *                [--device auto|cuda|emu|cpu|null] [--stats]
- *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR]
- *   kgen explain FILE [--entry NAME] [--sig SIG]
+ *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR] [--grad [--fd]]
+ *   kgen explain FILE [--entry NAME] [--sig SIG] [--grad]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
  *   kgen reduce  FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S]
  *   kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,...|none] -o OUT.kgpkg
@@ -33,12 +33,15 @@ static void usage(FILE *f) {
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|cpu|null] [--stats]\n"
+          "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] as for check\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu|cpu] [--keep DIR]\n"
           "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
           "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
-          "      the eager-Python twin, non-contiguous inputs\n"
-          "  kgen explain FILE [--entry NAME] [--sig SIG]\n"
-          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--jobs J]\n"
+          "      the eager-Python twin, non-contiguous inputs; [--grad [--fd]]: the gradients of every floating input and\n"
+          "      capture too, against the twin's autograd (and float64 finite differences)\n"
+          "  kgen explain FILE [--entry NAME] [--sig SIG] [--grad]: --grad: the forward and backward compiled for gradients,\n"
+          "      what the forward saves and what the backward recomputes\n"
+          "  kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K] [--grad-every K] [--jobs J]\n"
           "      random programs checked against PyTorch (docs/fuzz.md); LIST of families:\n"
           "      arith,unary,cmp,cast,reduce,intops,act,norm,layout,matmul,cf,inplace,\n"
           "      conv,pool,cnorm,resample,random,capture,scalar,nan (default all)\n"
@@ -142,6 +145,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
     }                                                                     \
   } while (0)
     if (!strcmp(s, "--entry")) { NEXT(); a->entry = argv[++i]; }
+    else if (!strcmp(s, "--grad")) a->grad = true;
+    else if (!strcmp(s, "--fd")) a->grad = a->fd = true;
     else if (!strcmp(s, "--sig")) { NEXT(); a->sig = argv[++i]; }
     else if (!strcmp(s, "--arch")) { NEXT(); a->arch = argv[++i]; }
     else if (!strcmp(s, "--emit")) { NEXT(); a->emit = argv[++i]; }
@@ -256,6 +261,7 @@ static int cmd_compile(kg_context *ctx, kg_cli_args *a) {
     kg_module_free(m);
     return r;
   }
+  fputs(kg_compiled_warnings(c), stderr);
   if (kg_mkdirs(a->out) != 0) {
     fprintf(stderr, "kgen compile: cannot create %s: %s\n", a->out, strerror(errno));
     kg_compiled_free(c), kg_module_free(m);
@@ -372,12 +378,13 @@ static int cmd_explain(kg_context *ctx, kg_cli_args *a) {
     return rc;
   }
   kg_compiled *c;
-  s = kg_specialize(m, a->entry, a->sig, &c);
+  s = a->grad ? kg_specialize_grad_sig(m, a->entry, a->sig, &c) : kg_specialize(m, a->entry, a->sig, &c);
   int rc = 0;
   if (s) rc = kg_cli_status(ctx, s);
   else {
     char *t;
     size_t len;
+    fputs(kg_compiled_warnings(c), stderr);
     if (kg_emit(c, KG_ART_EXPLAIN, 0, &t, &len) == KG_OK) {
       fputs(t, stdout);
       free(t);

@@ -44,6 +44,7 @@ typedef struct kg_cli_args {
   unsigned long long seed;
   kg_device_kind device;
   int stats;            /* run: print what the run did (kg_run_stats) */
+  bool grad, fd;        /* check / explain: the gradients too (--grad), finite differences (--fd) */
   const char *in[KG_CLI_MAX];
   int n_in;
   const char *cap_name[KG_CLI_MAX], *cap[KG_CLI_MAX];

@@ -2,12 +2,15 @@
  * cross-check (check/check.c), issue 13.
  *
  *   kgen fuzz [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep] [--variant-every K]
- *             [--jobs J]
+ *             [--grad-every K] [--jobs J]
  *
  * Program i is generated from seed N+i and checked like `kgen check FILE --seed N+i`
  * (emulator or CUDA against the TorchScript twin); when that passes, every K-th program
  * (default every one, 0 none) is checked again under its schedule variant (variant_of: a
- * forced kg_force_variant, another thread order, the eager-Python twin, strided inputs).
+ * forced kg_force_variant, another thread order, the eager-Python twin, strided inputs), and
+ * every K-th of --grad-every K (default none) has its gradients checked too (check --grad --fd:
+ * kgen's backward against the twin's autograd and float64 finite differences; a program kgen or
+ * PyTorch does not differentiate counts as passed, "not differentiable").
  * --jobs J checks J programs at a time, each job with an oracle of its own. Each check runs in a forked child
  * with an alarm, so that a crash, a sanitizer abort or a hang of kgen is a finding
  * rather than the end of the run; the parent keeps the document. Outcomes:
@@ -38,7 +41,8 @@
 #define FUZZ_HANG_S 120 /* one program: generation, compile (cc per new kernel), run, reference */
 #define FUZZ_MAX_JOBS 16
 
-enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 6, R_INTERNAL_V = 7 };
+enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 6, R_INTERNAL_V = 7, R_MISMATCH_G = 8, R_INTERNAL_G = 9,
+       R_PASS_NOGRAD = 10 /* passed; its gradients were not checked (refused: host control flow, a map lambda; PyTorch's own autograd failed) */ };
 
 /* The schedule variant program `seed` also runs under (after its default check passes):
  * every kernel forced to one of the four variants of kg_force_variant, the emulator's
@@ -69,8 +73,42 @@ static void first_line(const char *s, char *buf, size_t cap) {
   buf[n] = 0;
 }
 
+/* The gradients of program `seed` (its default check passed): kgen's backward against the twin's
+ * autograd and finite differences (check_grad.c). */
+static int run_grad(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out) {
+  char line[512];
+  kg_module *m;
+  if (kg_module_load(ctx, text, len, &m)) return R_INTERNAL_G;
+  kg_check_opts o;
+  memset(&o, 0, sizeof o);
+  o.seed = seed, o.device = KG_DEVICE_AUTO, o.grad = true, o.fd = true;
+  kg_check_result r;
+  kg_status s = kg_check_module(ctx, orc, m, &o, &r);
+  int rc = R_PASS;
+  char dst[4200];
+  snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);
+  if (s == KG_ERR_INPUT) {
+    rc = R_PASS_NOGRAD;
+  } else if (s) {
+    if (r.dir[0]) rename(r.dir, dst);
+    first_line(kg_last_error(ctx), line, sizeof line);
+    printf("  FINDING seed %llu (gradients): internal error: %s\n", seed, line), rc = R_INTERNAL_G;
+  } else if (!r.all_ok) {
+    const char *kept = r.dir[0] && rename(r.dir, dst) == 0 ? dst : r.dir;
+    for (int i = 0; i < r.n_grads; i++)
+      if (!r.grad_rows[i].ok || !r.grad_rows[i].fd_ok)
+        printf("  FINDING seed %llu (gradients): mismatch: %s %s %s max_abs %.3g max_rel %.3g %s %s (inputs in %s)\n", seed, r.grad_names[i],
+               r.grad_rows[i].dtype, r.grad_rows[i].shape, r.grad_rows[i].max_abs, r.grad_rows[i].max_rel, r.grad_rows[i].verdict,
+               r.grad_rows[i].fd_verdict, kept);
+    rc = R_MISMATCH_G;
+  }
+  kg_check_result_free(&r);
+  kg_module_free(m);
+  return rc;
+}
+
 /* The child: load, check, report one line (rejections and findings), exit with R_*. */
-static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out, bool variant) {
+static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len, unsigned long long seed, const char *out, bool variant, bool grad) {
   char line[512];
   kg_module *m;
   kg_status s = kg_module_load(ctx, text, len, &m);
@@ -105,7 +143,9 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
   }
   kg_check_result_free(&r);
   kg_module_free(m);
-  if (rc == R_PASS && variant) { /* the same program and inputs under the seed's schedule variant */
+  if (rc == R_PASS && grad) rc = run_grad(ctx, orc, text, len, seed, out);
+  if ((rc == R_PASS || rc == R_PASS_NOGRAD) && variant) { /* the same program and inputs under the seed's schedule variant */
+    int before = rc;
     kg_cli_variant v = variant_of(seed);
     char vs[128];
     kg_cli_variant_str(&v, vs, sizeof vs);
@@ -138,6 +178,7 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
     }
     kg_check_result_free(&r);
     kg_context_free(vc);
+    if (rc == R_PASS) rc = before;
   }
   return rc;
 }
@@ -170,13 +211,13 @@ typedef struct slot {
   kg_oracle *orc;
   pid_t pid;                 /* 0: free */
   unsigned long long seed;
-  bool variant;
+  bool variant, grad;
   char *text;
   size_t len;
 } slot;
 
 int kg_cli_fuzz(int argc, char **argv) {
-  unsigned long long seed = 0, count = 100, every = 1;
+  unsigned long long seed = 0, count = 100, every = 1, grad_every = 0;
   int jobs = 1;
   double time_limit = 0;
   bool have_count = false, keep = false;
@@ -192,6 +233,7 @@ int kg_cli_fuzz(int argc, char **argv) {
     else if (!strcmp(s, "--time")) time_limit = strtod(argv[++i], NULL);
     else if (!strcmp(s, "--out")) out = argv[++i];
     else if (!strcmp(s, "--variant-every")) every = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(s, "--grad-every")) grad_every = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(s, "--jobs")) {
       jobs = atoi(argv[++i]);
       if (jobs < 1 || jobs > FUZZ_MAX_JOBS) return fprintf(stderr, "kgen fuzz: --jobs wants 1 to %d, not '%s'\n", FUZZ_MAX_JOBS, argv[i]), 1;
@@ -230,7 +272,7 @@ int kg_cli_fuzz(int argc, char **argv) {
   printf("kgen fuzz: seed %llu, %s%llu program(s), %d job(s), documents in %s\n", seed, have_count || time_limit <= 0 ? "" : "up to ",
          count == ~0ull ? 0 : count, jobs, out);
   double t0 = now_s();
-  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0, varied = 0;
+  unsigned long long n = 0, passed = 0, findings = 0, rejected = 0, varied = 0, graded = 0, nograd = 0;
   bool stop = false, oracle_lost = false;
   int running = 0;
   for (;;) {
@@ -242,7 +284,7 @@ int kg_cli_fuzz(int argc, char **argv) {
         break;
       }
       slot *S = &sl[j];
-      S->seed = seed + n, S->variant = every && n % every == 0;
+      S->seed = seed + n, S->variant = every && n % every == 0, S->grad = grad_every && n % grad_every == 0;
       S->text = kg_fuzz_generate(S->seed, ops, &S->len);
       if (!S->text) {
         fprintf(stderr, "kgen fuzz: out of memory\n");
@@ -259,7 +301,7 @@ int kg_cli_fuzz(int argc, char **argv) {
       }
       if (pid == 0) {
         alarm(FUZZ_HANG_S);
-        int rc = run_one(ctx, S->orc, S->text, S->len, S->seed, out, S->variant);
+        int rc = run_one(ctx, S->orc, S->text, S->len, S->seed, out, S->variant, S->grad);
         kg_context_free(ctx); /* the emulator's private folder ($TMPDIR/kgen-emu-*) goes with it */
         fflush(stdout), fflush(stderr);
         _exit(rc);
@@ -281,9 +323,10 @@ int kg_cli_fuzz(int argc, char **argv) {
     size_t len = S->len;
     char path[4200];
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (code == R_PASS) {
+    if (code == R_PASS || code == R_PASS_NOGRAD) {
       passed++;
       varied += S->variant;
+      graded += S->grad && code == R_PASS, nograd += S->grad && code == R_PASS_NOGRAD;
       if (keep) save(out, sd, "", text, len, path, sizeof path);
     } else if (code == R_REJECT) {
       rejected++;
@@ -296,8 +339,13 @@ int kg_cli_fuzz(int argc, char **argv) {
         kg_cli_variant v = variant_of(sd);
         kg_cli_variant_str(&v, vs, sizeof vs);
       }
-      if (code >= R_MISMATCH && code <= R_INTERNAL_V) {
-        save_fs(out, sd, text, len, code == R_MISMATCH || code == R_MISMATCH_V ? "an output differs from PyTorch" : "internal error", vs);
+      if (code == R_MISMATCH_G || code == R_INTERNAL_G) snprintf(vs, sizeof vs, " --grad --fd");
+      if (code >= R_MISMATCH && code <= R_INTERNAL_G) {
+        save_fs(out, sd, text, len,
+                code == R_MISMATCH || code == R_MISMATCH_V ? "an output differs from PyTorch"
+                : code == R_MISMATCH_G                     ? "a gradient differs from PyTorch's autograd"
+                                                           : "internal error",
+                vs);
         printf("  saved %s (reproduce: kgen check %s --seed %llu%s)\n", path, path, sd, vs);
       } else {
         char how[96];
@@ -322,8 +370,9 @@ int kg_cli_fuzz(int argc, char **argv) {
     free(S->text), S->text = NULL;
   }
   double dt = now_s() - t0;
-  printf("fuzz: %llu programs, %llu passed (%llu under a schedule variant too), %llu findings, %llu rejected (seed %llu..%llu, %.1f s)\n", n, passed,
-         varied, findings, rejected, seed, n ? seed + n - 1 : seed, dt);
+  printf("fuzz: %llu programs, %llu passed (%llu under a schedule variant too, %llu with their gradients checked, %llu not differentiable), %llu findings, "
+         "%llu rejected (seed %llu..%llu, %.1f s)\n",
+         n, passed, varied, graded, nograd, findings, rejected, seed, n ? seed + n - 1 : seed, dt);
   for (int j = 0; j < jobs; j++)
     if (sl[j].orc) kg_oracle_stop(sl[j].orc);
   kg_context_free(ctx);

@@ -593,6 +593,9 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   } else if (op == KG_OP_CONV) {
     s = twin_conv(c, n, a);
     if (rnd) s = fmt(c, "%s.to(%s).float()", s, tdt(c, dt));
+  } else if (kg_op_is_loss(op)) {
+    s = kg_twin_loss(c, id, a); /* the loss functions: ts_loss.c */
+    if (!s) return;
   } else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
     s = kg_twin_reduce(c, id, a);
     if (!s) return;

@@ -96,6 +96,9 @@ const char *kg_twin_reduce(ts_ctx *c, uint32_t id, const vval *a);
 /* Pooling, batch / instance / group norm, resampling, pixel shuffle as PyTorch's own aten op. */
 const char *kg_twin_cnn(ts_ctx *c, uint32_t id, const vval *a);
 
+/* ---- ts_loss.c ---- */
+/* A loss function as PyTorch's own torch.nn.functional call. */
+const char *kg_twin_loss(ts_ctx *c, uint32_t id, const vval *a);
 /* ---- ts_attn.c ---- */
 /* scaled_dot_product_attention (ATTN) as PyTorch's math path over operand values a. */
 const char *kg_twin_attention(ts_ctx *c, const kg_gnode *n, const vval *a);

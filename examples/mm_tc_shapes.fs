@@ -21,3 +21,14 @@ let mm_tc_bf16_linear =
 [<Kgen.Entry("float16[B,M,K], float16[K,N]")>]
 let mm_tc_f16_batched =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) -> torch.matmul(a, b) * 0.5f @>
+
+// 1 × 1 convolutions are plain products over their input as it is: the input's channel planes
+// are B's rows, copied by cp.async when each plane starts 16-byte aligned (H·W·2 bytes a multiple
+// of 16), else staged through registers; groups read their channels' block of the input
+[<Kgen.Entry("float16[N,64,H,W], float16[32,64,1,1], float16[32]")>]
+let conv1x1_f16 =
+    <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.conv2d(x, w, b).relu() @>
+
+[<Kgen.Entry("float32[N,32,H,W], float32[16,16,1,1]")>]
+let conv1x1_grouped_f32 =
+    <@ fun (x: torch.Tensor) (w: torch.Tensor) -> torch.nn.functional.conv2d(x, w, groups = 2L) @>

@@ -463,6 +463,7 @@ kg_ev kg_elab_call_row(kg_elab *el, const kg_ast *at, const kg_member_row *row, 
   if (row->handler == H_CNN) return kg_elab_cnn(el, at, row, av, n);
   if (row->handler == H_ATTN) return kg_elab_attention(el, at, row, av, n);
   if (row->handler == H_CONV) return kg_elab_conv(el, at, row, av, n);
+  if (row->handler == H_LOSS) return kg_elab_loss(el, at, row, av, n);
   margs m;
   if (!bind_args(el, at, row, av, n, &m)) return kg_ev_err();
   int64_t ia[2];

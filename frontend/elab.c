@@ -59,6 +59,17 @@ kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char 
   return kg_ev_err();
 }
 
+void kg_elab_warn(kg_elab *el, const kg_ast *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *loc = n ? kg_fe_srcloc(el->arena, el->doc, n) : NULL;
+  el->g->warnings = kg_arena_printf(el->arena, "%s%s%swarning: %s\n%s%s%s", el->g->warnings ? el->g->warnings : "", loc ? loc : "",
+                                    loc ? ": " : "", msg, n ? "  at " : "", n ? n->path : "", n ? "\n" : "");
+}
+
 const kg_gnode *kg_elab_gnode(const kg_elab *el, uint32_t id) { return &el->g->nodes.v[id]; }
 #define gnode kg_elab_gnode
 
@@ -70,22 +81,6 @@ kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v) {
   case EV_MVAR: return (kg_dtype)el->fn->body.vars.v[v.id].dtype;
   default: return KG_DT_NONE;
   }
-}
-
-bool kg_elab_for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end) {
-  const char *vty = el->doc->vars[n->var].type;
-  kg_dtype vt = kg_dtype_from_clr(vty);
-  if (!kg_dtype_is_int(vt)) {
-    kg_elab_error(el, n, KG_E_TYPE, "a for loop's variable '%s' has type %s; it must be an integer", el->doc->vars[n->var].name, vty);
-    return false;
-  }
-  kg_dtype st = kg_ev_dtype(el, start), et = kg_ev_dtype(el, end);
-  if (!kg_dtype_is_int(st) || !kg_dtype_is_int(et)) {
-    kg_elab_error(el, kg_dtype_is_int(st) ? n->b : n->a, KG_E_TYPE, "for-loop bounds must be integers (the %s is %s)",
-                  kg_dtype_is_int(st) ? "end" : "start", kg_dtype_name(kg_dtype_is_int(st) ? et : st));
-    return false;
-  }
-  return true;
 }
 
 bool kg_ev_is_tensor(const kg_elab *el, kg_ev v) {
@@ -394,12 +389,19 @@ kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg) {
   uint32_t nc = f.clo ? f.clo->n : 0;
   if (nc) {
     cs = kg_xmalloc(nc * sizeof *cs);
-    for (uint32_t i = 0; i < nc; i++) cs[i] = bind(el, f.clo->vars[i], f.clo->vals[i]);
+    /* a mutable local still in scope is shared with the lambda, not copied (a quotation may
+     * assign it inside a lambda: Seq.iter (fun i -> acc <- acc + x.[i]) r) */
+    for (uint32_t i = 0; i < nc; i++) {
+      uint32_t v = f.clo->vars[i];
+      if (el->doc->vars[v].is_mutable && el->bound[v]) cs[i].var = KG_NONE;
+      else cs[i] = bind(el, v, f.clo->vals[i]);
+    }
   }
   saved s = bind(el, f.lam->var, arg);
   kg_ev r = kg_elab_eval(el, f.lam->a);
   unbind(el, s);
-  for (uint32_t i = nc; i-- > 0;) unbind(el, cs[i]);
+  for (uint32_t i = nc; i-- > 0;)
+    if (cs[i].var != KG_NONE) unbind(el, cs[i]);
   free(cs);
   el->inline_depth--;
   return r;
@@ -529,6 +531,7 @@ static kg_ev eval_call(kg_elab *el, const kg_ast *n) {
     }
   }
   kg_ev rv;
+  if (kg_elab_seq_call(el, n, m, av, na, &rv)) return rv; /* ranges, Seq.iter (seqloop.c) */
   if (kg_elab_effect_member(el, n, m, av, na, &rv)) return rv;
   const kg_member_row *row = kg_member_lookup(m);
   if (!row && kg_elab_in_place(el, n, m, av, na, &rv)) return rv;
@@ -607,13 +610,13 @@ static kg_ev runtime_select(kg_elab *el, const kg_ast *n, kg_ev cond) {
  * IfThenElse(TypeTest(IDisposable, Coerce(x)), UnboxGeneric(x).Dispose(), ()) for a type the
  * compiler cannot prove disposable, or a direct x.Dispose() (docs/fsharp.md). kgen's values
  * are not resources, so such a try/finally is its body. Any other finally is rejected. */
-static bool dispose_only(const kg_ast *n) {
+bool kg_elab_dispose_only(const kg_ast *n) {
   switch (n->k) {
   case KG_AST_Call:
     return n->member && strcmp(n->member->name, "Dispose") == 0 && n->n_kids == 0 && n->a;
   case KG_AST_IfThenElse:
-    return n->a->k == KG_AST_TypeTest && dispose_only(n->b) && dispose_only(n->c);
-  case KG_AST_Sequential: return dispose_only(n->a) && dispose_only(n->b);
+    return n->a->k == KG_AST_TypeTest && kg_elab_dispose_only(n->b) && kg_elab_dispose_only(n->c);
+  case KG_AST_Sequential: return kg_elab_dispose_only(n->a) && kg_elab_dispose_only(n->b);
   case KG_AST_Value: return n->value.kind == KG_VAL_NULL;
   default: return false;
   }
@@ -646,6 +649,8 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     return kg_elab_apply(el, n, f, arg);
   }
   case KG_AST_Let: {
+    kg_ev lr;
+    if (kg_elab_seq_let(el, n, &lr)) return lr; /* `for x in xs` (seqloop.c) */
     if (el->doc->vars[n->var].is_mutable && el->fn) return kg_elab_scalar_let_mutable(el, n);
     kg_ev v = kg_elab_eval(el, n->a);
     if (v.kind == EV_ERR) return v;
@@ -689,7 +694,7 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     if (!const_cond(el, n->a, cv, &c, "if/then/else")) return kg_ev_err();
     return kg_elab_eval(el, c ? n->b : n->c);
   }
-  case KG_AST_ForIntegerRangeLoop: return el->fn ? kg_elab_scalar_for(el, n) : kg_hf_for(el, n);
+  case KG_AST_ForIntegerRangeLoop: return kg_elab_for(el, n);
   case KG_AST_WhileLoop: return el->fn ? kg_elab_scalar_while(el, n) : kg_hf_while(el, n);
   case KG_AST_Call:
   case KG_AST_NewObject:
@@ -739,9 +744,10 @@ kg_ev kg_elab_eval(kg_elab *el, const kg_ast *n) {
     return ev_make(EV_NULL);
   }
   case KG_AST_TryFinally:
-    if (!dispose_only(n->b))
+    if (!kg_elab_dispose_only(n->b))
       return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'try/finally' is not supported (only the one `use` writes, whose finally disposes its value)");
     return kg_elab_eval(el, n->a);
+  case KG_AST_NewUnionCase: return kg_elab_list_case(el, n);
   case KG_AST_LetRecursive:
     return kg_elab_error(el, n, KG_E_UNSUPPORTED, "F# construct 'let rec' (LetRecursive) is not supported: kernels cannot recurse");
   case KG_AST_PropertySet:
@@ -867,7 +873,23 @@ bool kg_elaborate_plan(kg_arena *arena, const kg_doc *doc, uint32_t entry, const
     return false;
   }
   kg_ev r = kg_elab_eval(&el, body);
-  if (r.kind == EV_ERR || d->n > before) return false;
+  if (r.kind == EV_ERR || d->n > before) {
+    if (g->warnings && d->n > before) { /* what kgen warned about may be why it failed: its lines, without their paths */
+      kg_diag_item *it = &d->items[d->n - 1];
+      kg_strbuf b;
+      kg_sb_init(&b);
+      kg_sb_puts(&b, it->msg);
+      for (const char *l = g->warnings; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        if (strncmp(l, "  at ", 5) != 0) kg_sb_printf(&b, "\nnote: earlier, %.*s", (int)len, l);
+        l += len + (e != NULL);
+      }
+      free(it->msg);
+      it->msg = kg_sb_take(&b);
+    }
+    return false;
+  }
   if (!flatten_outputs(&el, body, r)) return false;
   kg_elab_writebacks(&el);
   kg_hf_flush(&el);

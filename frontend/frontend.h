@@ -209,6 +209,7 @@ typedef enum kg_mhandler {
   H_CONV,      /* conv1d / conv2d / conv_transpose1d / conv_transpose2d / pad (conv.c binds the raw argspec) */
   H_LAYOUT,    /* views, joins, indexing, factories, dropout (layout.c binds the raw argspec itself) */
   H_CNN,       /* pooling, batch / instance / group norm, interpolate, pixel_shuffle (cnn.c binds the raw arguments) */
+  H_LOSS,      /* the loss functions: cross_entropy, nll_loss, mse_loss, ... (loss.c binds the raw arguments) */
   H_ATTN,      /* scaled_dot_product_attention (attention.c binds the raw arguments) */
 } kg_mhandler;
 
@@ -258,6 +259,8 @@ typedef enum kg_ev_kind {
   EV_ARRAY, /* items[n] */
   EV_TINDEX,/* a TorchSharp TensorIndex (layout.c): c.i = KG_TI_*, items[n] its operands */
   EV_STR,   /* s: a System.String constant (einsum's equation) */
+  EV_RANGE, /* an F# integer range a .. b / a .. k .. b (seqloop.c): items[0] start, items[1] end
+               (numbers of dtype dt), c the constant step (never 0) */
 } kg_ev_kind;
 
 typedef struct kg_ev {
@@ -328,16 +331,14 @@ kg_ev kg_elab_apply(kg_elab *el, const kg_ast *at, kg_ev f, kg_ev arg);
 kg_ev kg_ev_err(void);
 /* Records an error located at node n. Returns EV_ERR for convenience. */
 kg_ev kg_elab_error(kg_elab *el, const kg_ast *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+/* Records a warning located at node n (the specialization goes on; kg_compiled_warnings). */
+void kg_elab_warn(kg_elab *el, const kg_ast *n, const char *fmt, ...) KG_PRINTF(3, 4);
 kg_dtype kg_ev_dtype(const kg_elab *el, kg_ev v);
-/* A for loop's variable and bounds are integers (a document edited by hand can say
- * otherwise); else a located type error. */
-bool kg_elab_for_bounds_ok(kg_elab *el, const kg_ast *n, kg_ev start, kg_ev end);
 /* scalar.c: scalar (.NET) operations on EV_CONST / EV_SX / EV_NODE(scalar) values */
 kg_ev kg_elab_sop(kg_elab *el, const kg_ast *at, kg_op op, kg_dtype out, const kg_ev *a, int n);
 kg_ev kg_elab_scast(kg_elab *el, const kg_ast *at, kg_ev v, kg_dtype t);
 /* Scalar-mode control flow: IfThenElse / loops / mutable locals inside map lambdas. */
 kg_ev kg_elab_scalar_if(kg_elab *el, const kg_ast *n);
-kg_ev kg_elab_scalar_for(kg_elab *el, const kg_ast *n);
 kg_ev kg_elab_scalar_while(kg_elab *el, const kg_ast *n);
 kg_ev kg_elab_scalar_let_mutable(kg_elab *el, const kg_ast *n);
 kg_ev kg_elab_scalar_varset(kg_elab *el, const kg_ast *n);
@@ -379,6 +380,8 @@ bool kg_elab_effect_member(kg_elab *el, const kg_ast *n, const kg_member *m, con
 bool kg_elab_in_place(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
 /* ---- cnn.c: pooling, normalization over channels, resampling, pixel shuffle ---- */
 kg_ev kg_elab_cnn(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
+/* ---- loss.c: the loss functions (H_LOSS rows), one composite node each ---- */
+kg_ev kg_elab_loss(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* attention.c: scaled_dot_product_attention as one ATTN node */
 kg_ev kg_elab_attention(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* ---- conv.c: convolutions and pad (H_CONV rows, a raw argspec like H_LAYOUT's) ---- */
@@ -387,7 +390,6 @@ kg_ev kg_elab_conv(kg_elab *el, const kg_ast *at, const kg_member_row *row, cons
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n);
 /* hostflow.c: entry-level control flow and host values (the host plan) */
 void kg_hf_flush(kg_elab *el);
-kg_ev kg_hf_for(kg_elab *el, const kg_ast *n);
 kg_ev kg_hf_while(kg_elab *el, const kg_ast *n);
 kg_ev kg_hf_if(kg_elab *el, const kg_ast *n, kg_ev cond);
 /* The 0-dim bool tensor computing host condition c on the device, when c depends on
@@ -400,6 +402,38 @@ kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *ha
 const char *const *kg_hf_member_doc(uint32_t *n);
 /* Materializes a scalar-mode value as an expression of the current function. */
 uint32_t kg_elab_sx(kg_elab *el, kg_ev v, kg_dtype t);
+
+/* ---- seqloop.c: F#'s loops over ranges, arrays and lists as the integer loops they mean ---- */
+/* An integer loop: its variable takes start, start + step, ... while not past end (inclusive);
+ * the body is either the AST `body` with doc var `var` bound to the value, or the function
+ * value `fn` applied to it (Seq.iter). `unroll`: it must be unrolled (it indexes an array that
+ * exists only when kgen compiles). */
+typedef struct kg_iloop {
+  const kg_ast *at, *start_at, *end_at; /* the loop, and where its bounds were written */
+  kg_ev start, end;                     /* numbers of dtype vt */
+  int64_t step;                         /* a constant, never 0 */
+  kg_dtype vt;
+  uint32_t var;
+  const kg_ast *body;
+  kg_ev fn;
+  bool unroll;
+} kg_iloop;
+kg_ev kg_elab_for(kg_elab *el, const kg_ast *n);                   /* ForIntegerRangeLoop */
+bool kg_elab_seq_let(kg_elab *el, const kg_ast *n, kg_ev *out);     /* `for x in seq`: its Let, else false */
+bool kg_elab_seq_call(kg_elab *el, const kg_ast *n, const kg_member *m, const kg_ev *av, int na, kg_ev *out);
+kg_ev kg_elab_list_case(kg_elab *el, const kg_ast *n);             /* NewUnionCase: F# list literals */
+kg_ev kg_elab_range_item(kg_elab *el, const kg_ast *at, kg_ev r, kg_ev i); /* (range as array).[i] */
+/* The number of iterations when start and end are constants (false otherwise). */
+bool kg_iloop_const_trips(const kg_iloop *L, uint64_t *trips);
+kg_ev kg_elab_loop_unrolled(kg_elab *el, const kg_iloop *L, uint64_t trips);
+/* One iteration's body with the loop variable's value v; the AST whose assignments it makes. */
+kg_ev kg_elab_loop_body(kg_elab *el, const kg_iloop *L, kg_ev v);
+const kg_ast *kg_iloop_scan(const kg_iloop *L);
+/* hostflow.c / scalar.c: the loop at entry level (folded, unrolled or a plan FOR) / in a map lambda */
+kg_ev kg_hf_loop(kg_elab *el, const kg_iloop *L);
+kg_ev kg_elab_scalar_loop(kg_elab *el, const kg_iloop *L);
+/* elab.c: a finally that only disposes (what `use` and F#'s enumerator loops write) */
+bool kg_elab_dispose_only(const kg_ast *n);
 
 /* PyTorch's error for an integer addmm / baddbmm (a float beta != 0) whose mat1 / batch1 has
  * no columns and whose result is not empty (frontend/products.c; runtime/exec.c when a size

@@ -189,22 +189,6 @@ static bool host_scalar(kg_elab *el, const kg_ast *at, kg_ev v, uint32_t *id, co
 
 /* ---- for ---- */
 
-typedef struct saved_env { kg_ev v; } saved_env;
-
-static kg_ev for_unrolled(kg_elab *el, const kg_ast *n, kg_cval s, int64_t lo, int64_t hi) {
-  for (int64_t i = lo; i <= hi; i++) {
-    kg_ev iv = kg_ev_make(EV_CONST);
-    iv.c = kg_cval_int(s.dt, i);
-    kg_ev old = el->env[n->var];
-    uint8_t ob = el->bound[n->var];
-    el->env[n->var] = iv, el->bound[n->var] = 1;
-    kg_ev r = kg_elab_eval(el, n->c);
-    el->env[n->var] = old, el->bound[n->var] = ob;
-    if (r.kind == EV_ERR) return r;
-  }
-  return kg_ev_make(EV_UNIT);
-}
-
 /* Runs `body` (FOR body / WHILE cond+body) of the loop op `opid` with the carried
  * variables bound to phis; fills phi / init / yld / res. */
 typedef struct loopctx {
@@ -279,29 +263,44 @@ static bool carried_begin(kg_elab *el, const kg_ast *n, const kg_ast *a, const k
   return false;
 }
 
-kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
-  kg_ev s = kg_elab_eval(el, n->a);
-  if (s.kind == EV_ERR) return s;
-  kg_ev e = kg_elab_eval(el, n->b);
-  if (e.kind == EV_ERR) return e;
-  if (!kg_elab_for_bounds_ok(el, n, s, e)) return kg_ev_err();
-  if (s.kind == EV_CONST && e.kind == EV_CONST) {
-    int64_t lo = s.c.i, hi = e.c.i;
-    if (hi < lo) return kg_ev_make(EV_UNIT); /* no iteration */
-    if (hi - lo < KG_UNROLL_MAX || !el->plan) {
-      if (hi - lo >= 4096)
-        return kg_elab_error(el, n, KG_E_LIMIT, "a for loop over tensors is unrolled at compile time; %lld iterations exceed the limit of 4096",
-                             (long long)(hi - lo + 1));
-      return for_unrolled(el, n, s.c, lo, hi);
+/* An integer loop at entry level (seqloop.c describes it): constant bounds with few
+ * iterations are unrolled, the rest is a plan FOR. A step other than 1 loops over the
+ * iteration count: FOR k = 0 .. floor((end - start) / step), the variable start + k * step
+ * (host scalar steps), so the plan's FOR stays the one F#'s int loops need. */
+kg_ev kg_hf_loop(kg_elab *el, const kg_iloop *L) {
+  const kg_ast *n = L->at;
+  uint64_t trips;
+  if (kg_iloop_const_trips(L, &trips)) {
+    if (trips == 0) return kg_ev_make(EV_UNIT); /* no iteration */
+    if (trips <= KG_UNROLL_MAX || !el->plan) {
+      if (trips > 4096)
+        return kg_elab_error(el, n, KG_E_LIMIT, "a for loop over tensors is unrolled at compile time; %llu iterations exceed the limit of 4096",
+                             (unsigned long long)trips);
+      return kg_elab_loop_unrolled(el, L, trips);
     }
   }
   uint32_t sid, eid;
-  if (!host_scalar(el, n->a, s, &sid, "a for loop's start") || !host_scalar(el, n->b, e, &eid, "a for loop's end")) return kg_ev_err();
-  loopctx L;
-  if (!carried_begin(el, n, n->c, NULL, &L)) return kg_ev_err();
+  kg_ev first = L->start; /* the value of the first iteration (step 1: the loop variable itself) */
+  if (L->step != 1) {
+    kg_ev s64 = kg_elab_scast(el, L->start_at, L->start, KG_I64), e64 = kg_elab_scast(el, L->end_at, L->end, KG_I64);
+    if (s64.kind == EV_ERR || e64.kind == EV_ERR) return kg_ev_err();
+    kg_ev k = kg_ev_const(kg_cval_int(KG_I64, L->step));
+    kg_ev d[2] = {e64, s64};
+    d[0] = kg_elab_sop(el, L->end_at, KG_OP_SUB, KG_I64, d, 2);
+    d[1] = k;
+    kg_ev last = kg_elab_sop(el, L->end_at, KG_OP_FLOORDIV, KG_I64, d, 2);
+    if (!host_scalar(el, L->start_at, kg_ev_const(kg_cval_int(KG_I64, 0)), &sid, "a for loop's start") ||
+        !host_scalar(el, L->end_at, last, &eid, "a for loop's end"))
+      return kg_ev_err();
+    first = s64;
+  } else if (!host_scalar(el, L->start_at, L->start, &sid, "a for loop's start") || !host_scalar(el, L->end_at, L->end, &eid, "a for loop's end")) {
+    return kg_ev_err();
+  }
+  loopctx C;
+  if (!carried_begin(el, n, kg_iloop_scan(L), NULL, &C)) return kg_ev_err();
   kg_hf_flush(el);
   uint32_t iv = planval(el, n, (kg_dtype)el->g->nodes.v[sid].dtype, KG_V_SCALAR, NULL);
-  bind_phis(el, n, &L);
+  bind_phis(el, n, &C);
   el->mark = el->g->nodes.n;
   kg_pop o = pop_make(KG_P_FOR, el, n);
   o.a = iv, o.b = sid, o.c = eid;
@@ -309,16 +308,19 @@ kg_ev kg_hf_for(kg_elab *el, const kg_ast *n) {
   uint32_t opid = kg_plan_op(el->plan, el->blk, o);
   uint32_t outer = el->blk;
   el->blk = o.body;
-  kg_ev old = el->env[n->var];
-  uint8_t ob = el->bound[n->var];
-  el->env[n->var] = kg_ev_node(iv), el->bound[n->var] = 1;
   el->plan_depth++;
-  kg_ev r = kg_elab_eval(el, n->c);
+  kg_ev v = kg_ev_node(iv);
+  if (L->step != 1) { /* start + k * step */
+    kg_ev m[2] = {v, kg_ev_const(kg_cval_int(KG_I64, L->step))};
+    m[1] = kg_elab_sop(el, n, KG_OP_MUL, KG_I64, m, 2);
+    m[0] = first;
+    v = kg_elab_scast(el, n, kg_elab_sop(el, n, KG_OP_ADD, KG_I64, m, 2), L->vt);
+  }
+  kg_ev r = v.kind == EV_ERR ? v : kg_elab_loop_body(el, L, v);
   el->plan_depth--;
-  el->env[n->var] = old, el->bound[n->var] = ob;
-  bool ok = r.kind != EV_ERR && loop_end(el, n, &L, opid, "an iteration of this for loop");
+  bool ok = r.kind != EV_ERR && loop_end(el, n, &C, opid, "an iteration of this for loop");
   el->blk = outer;
-  loop_free(&L);
+  loop_free(&C);
   return ok ? kg_ev_make(EV_UNIT) : kg_ev_err();
 }
 
@@ -607,6 +609,7 @@ kg_ev kg_hf_call(kg_elab *el, const kg_ast *at, const kg_ev *av, int n, bool *ha
     *handled = true;
     int64_t i;
     if (n != 2) return kg_elab_error(el, at, KG_E_FORMAT, "GetArray takes an array and an index");
+    if (av[0].kind == EV_RANGE) return kg_elab_range_item(el, at, av[0], av[1]); /* [| a .. b |].[i] */
     if (av[0].kind != EV_ARRAY) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "indexing an array kgen does not know at compile time");
     if (!const_int(&av[1], &i)) return kg_elab_error(el, at, KG_E_UNSUPPORTED, "an array index (such as x.shape.[i]) must be a constant");
     if (i < 0 || (uint64_t)i >= av[0].n)

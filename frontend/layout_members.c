@@ -12,6 +12,28 @@
 
 #include "layout_int.h"
 
+/* TorchSharp's x.split(3L, 2L) binds to split(params int64[] sizes) — sizes [3; 2] along dim 0 —
+ * not to split(int64 size, int dim), which takes an int dim (x.split(3L, 2)). F# compiles both
+ * silently. When the call wrote two int64 arguments (the params array has the call's own source
+ * range; an array literal [| 3L; 2L |] has its own) and the second could be a dim of x: the
+ * text to add to the sizes' error (sum != size), or, with warn, a warning when they sum to the
+ * size anyway (by accident, or meant: the warning says how to say which). "" otherwise. */
+static const char *split_params_hint(lay *L, kg_ev sizes, int rank, bool warn) {
+  const kg_ast *at = L->at, *arr = at->n_kids == 1 ? at->kids[0] : NULL;
+  if (!at->member || strcmp(at->member->key, "TorchSharp.torch+Tensor::split(System.Int64[])") != 0 || sizes.n != 2 || !arr ||
+      arr->k != KG_AST_NewArray || !arr->has_loc || !at->has_loc || memcmp(arr->loc, at->loc, sizeof at->loc) != 0)
+    return "";
+  int64_t a, b;
+  if (!kg_lay_const_i(sizes.items[0], &a) || !kg_lay_const_i(sizes.items[1], &b) || b < -rank || b >= rank) return "";
+  const char *says = kg_arena_printf(L->el->arena,
+                                     "x.split(%lldL, %lldL) is TorchSharp's split(params int64[] sizes): pieces of %lld and %lld along dim 0; "
+                                     "for pieces of %lld along dim %lld write x.split(%lldL, %lld) (the dim an int), for the sizes write x.split([| %lldL; %lldL |])",
+                                     (long long)a, (long long)b, (long long)a, (long long)b, (long long)a, (long long)b, (long long)a, (long long)b,
+                                     (long long)a, (long long)b);
+  if (warn) kg_elab_warn(L->el, at, "%s", says);
+  return kg_arena_printf(L->el->arena, " (%s)", says);
+}
+
 /* ---- the handler ---- */
 
 kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, const kg_ev *av, int n) {
@@ -327,7 +349,12 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
           if (!int_arg(L, av[1].items[i], &len[k], "a split size")) return kg_ev_err();
           sum += len[k++];
         }
-        if (sum != size) return fail(L, KG_E_SHAPE, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension %d), but got split_sizes with sum %lld", (long long)size, d, (long long)sum);
+        if (sum != size) {
+          const char *hint = split_params_hint(L, av[1], r, false);
+          return fail(L, KG_E_SHAPE, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension %d), but got split_sizes with sum %lld%s",
+                      (long long)size, d, (long long)sum, hint);
+        }
+        split_params_hint(L, av[1], r, true);
       } else {
         if (!int_arg(L, av[1], &a, "split_size")) return kg_ev_err();
         if (a <= 0) return fail(L, KG_E_ARG, "split expects split_size be non-negative, but got split_size=%lld", (long long)a);

@@ -288,40 +288,62 @@ kg_ev kg_elab_scalar_varset(kg_elab *el, const kg_ast *n) {
   return ev_unit();
 }
 
-kg_ev kg_elab_scalar_for(kg_elab *el, const kg_ast *n) {
-  kg_dtype vt = kg_dtype_from_clr(el->doc->vars[n->var].type);
+/* An integer loop in a map lambda (seqloop.c describes it): a FOR with an inclusive end
+ * evaluated once. A step other than 1 loops over the iteration count, k = 0 ..
+ * floor((end - start) / step), the variable start + k * step (the FOR of the kernel IR
+ * steps up to an inclusive end, and an index past the end must not be computed). */
+kg_ev kg_elab_scalar_loop(kg_elab *el, const kg_iloop *L) {
+  kg_dtype vt = L->vt;
   if (vt != KG_I32 && vt != KG_I64) vt = KG_I32;
-  kg_ev s = kg_elab_eval(el, n->a);
-  if (s.kind == EV_ERR) return s;
-  kg_ev e = kg_elab_eval(el, n->b);
-  if (e.kind == EV_ERR) return e;
-  if (!kg_elab_for_bounds_ok(el, n, s, e)) return kg_ev_err();
-  uint32_t sx = kg_elab_sx(el, s, vt);
-  uint32_t ex = kg_elab_sx(el, e, vt);
-  if (sx == KG_NONE || ex == KG_NONE) return kg_elab_error(el, n, KG_E_TYPE, "for-loop bounds must be integers");
   kg_kernel *k = &el->fn->body;
+  const char *vname = L->body ? el->doc->vars[L->var].name : "it";
+  uint32_t sx, ex, start = KG_NONE;
+  kg_dtype ct = vt; /* the counter's dtype */
+  if (L->step == 1) {
+    sx = kg_elab_sx(el, L->start, vt);
+    ex = kg_elab_sx(el, L->end, vt);
+  } else {
+    ct = KG_I64;
+    kg_ev s64 = kg_elab_scast(el, L->start_at, L->start, KG_I64), e64 = kg_elab_scast(el, L->end_at, L->end, KG_I64);
+    if (s64.kind == EV_ERR || e64.kind == EV_ERR) return kg_ev_err();
+    kg_ev d[2] = {e64, s64};
+    d[0] = kg_elab_sop(el, L->end_at, KG_OP_SUB, KG_I64, d, 2);
+    d[1] = kg_ev_const(kg_cval_int(KG_I64, L->step));
+    kg_ev last = kg_elab_sop(el, L->end_at, KG_OP_FLOORDIV, KG_I64, d, 2);
+    if (last.kind == EV_ERR) return last;
+    start = kg_kvar_new(k, "start", KG_I64);
+    kg_ks d0 = kg_ks_make(KS_DECL);
+    d0.a = start, d0.b = kg_elab_sx(el, s64, KG_I64);
+    kg_ks_add(&el->cur, d0);
+    sx = kg_kx_const_i(k, KG_I64, 0);
+    ex = kg_elab_sx(el, last, KG_I64);
+  }
+  if (sx == KG_NONE || ex == KG_NONE) return kg_elab_error(el, L->at, KG_E_TYPE, "for-loop bounds must be integers");
   /* the end is evaluated once, before the loop */
-  uint32_t end = kg_kvar_new(k, "end", vt);
+  uint32_t end = kg_kvar_new(k, "end", ct);
   kg_ks d = kg_ks_make(KS_DECL);
   d.a = end, d.b = ex;
   kg_ks_add(&el->cur, d);
-  uint32_t var = kg_kvar_new(k, el->doc->vars[n->var].name, vt);
+  uint32_t var = kg_kvar_new(k, L->step == 1 ? vname : "k", ct);
   kg_ks f = kg_ks_make(KS_FOR);
-  f.a = var, f.b = sx, f.c = kg_kx_var(k, end), f.d = kg_kx_const_i(k, vt, 1), f.incl = true;
+  f.a = var, f.b = sx, f.c = kg_kx_var(k, end), f.d = kg_kx_const_i(k, ct, 1), f.incl = true;
   uint32_t st = kg_ks_add(&el->cur, f);
-  kg_ev lv = ev_sx(kg_kx_var(k, var));
-  kg_ev old = el->env[n->var];
-  uint8_t ob = el->bound[n->var];
-  el->env[n->var] = lv;
-  el->bound[n->var] = 1;
   kg_kcursor saved = el->cur;
   el->cur = kg_kcursor_body(k, st, false);
   el->loop_depth++;
-  kg_ev r = kg_elab_eval(el, n->c);
+  kg_ev lv = ev_sx(kg_kx_var(k, var));
+  if (L->step != 1) { /* start + k * step, as the user's variable */
+    uint32_t x = kg_kx_op(k, KG_OP_ADD, KG_I64, kg_kx_var(k, start),
+                          kg_kx_op(k, KG_OP_MUL, KG_I64, kg_kx_var(k, var), kg_kx_const_i(k, KG_I64, L->step), KG_NONE), KG_NONE);
+    uint32_t uv = kg_kvar_new(k, vname, vt);
+    kg_ks dv = kg_ks_make(KS_DECL);
+    dv.a = uv, dv.b = vt == KG_I64 ? x : kg_kx_cast(k, vt, x);
+    kg_ks_add(&el->cur, dv);
+    lv = ev_sx(kg_kx_var(k, uv));
+  }
+  kg_ev r = kg_elab_loop_body(el, L, lv);
   el->loop_depth--;
   el->cur = saved;
-  el->env[n->var] = old;
-  el->bound[n->var] = ob;
   return r.kind == EV_ERR ? r : ev_unit();
 }
 

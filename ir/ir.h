@@ -161,6 +161,8 @@ const kg_op_info *kg_op_get(kg_op op);
 /* RAND and BERNOULLI: values drawn from the caller's generator (ia[0] = the stream) */
 static inline bool kg_op_is_random(int op) { return op == KG_OP_RAND || op == KG_OP_BERNOULLI; }
 const char *kg_op_name(kg_op op);
+/* the loss functions of ops.def's training block (composites: passes/decompose_loss.c) */
+static inline bool kg_op_is_loss(int op) { return op >= KG_OP_CROSS_ENTROPY && op <= KG_OP_KL_DIV; }
 
 /* ---- convolution attributes (ops.def: CONV, IM2COL, PAD) ----
  * Per-dim values (stride, padding, dilation, kernel sizes) of up to 3 spatial dims are packed
@@ -179,6 +181,16 @@ static inline int64_t kg_conv_get(int64_t packed, int i) {
   return f >= 0x100000 ? f - 0x200000 : f;
 }
 #define KG_CONV_FIELD_MAX 0xfffff /* the largest value a packed field holds */
+/* Is an IM2COL node (ia, fa, its rank) the identity view of its input — a 1 × 1 window, stride 1,
+ * no padding, no dilation, an undilated input — so that element (n, g, c, s...) is the input's
+ * (n, g·C/G + c, s...)? A 1 × 1 convolution is then a plain product over its input as it is. */
+static inline bool kg_im2col_identity(const int64_t *ia, const double *fa, int rank) {
+  for (int i = 0; i < rank - 3; i++)
+    if (kg_conv_get(ia[0], i) != 1 || kg_conv_get(ia[1], i) != 0 || kg_conv_get(ia[2], i) != 1 || kg_conv_get(ia[3], i) != 1 ||
+        (i < 3 && fa[i] != 1))
+      return false;
+  return rank >= 3;
+}
 static inline int64_t kg_conv_groups(int64_t ia3) { return ia3 & 0xffffffff; }
 static inline int kg_conv_dims(int64_t ia3) { return (int)((ia3 >> 32) & 3); }
 static inline int kg_conv_spelling(int64_t ia3) { return (int)((ia3 >> 34) & 3); }
@@ -511,6 +523,7 @@ typedef struct kg_graph {
   const char *entry;          /* entry name */
   bool fns_borrowed;          /* fns belong to another graph (a lowering copy): not freed here */
   uint32_t n_entry_params;    /* params[0 .. n_entry_params) are entry parameters */
+  const char *warnings;       /* the frontend's warnings ("Model.fs:5:12: warning: ...\n  at $.path\n"), arena text; NULL: none */
 } kg_graph;
 
 void kg_graph_init(kg_graph *g, kg_arena *arena, const char *entry);

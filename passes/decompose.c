@@ -23,7 +23,7 @@
  *   linear(x, w, b) → MATMUL(x, w; w read transposed) + b
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
  *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
- *   attention       → (no_fold only) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
+ *   attention       → (no_fold, and the gradients' lowering) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
  *   conv(x, w, b)   → MATMUL(w viewed [G, O/G, K], IM2COL(x); convolution geometry) + b viewed [O, 1...]
  *                     (conv_transpose: the weight regrouped and flipped, the input read dilated)
  * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
@@ -186,6 +186,14 @@ static uint32_t layout(dctx *D, kg_op op, uint32_t x, const kg_shape *sh, const 
 
 static uint32_t reshape(dctx *D, uint32_t x, const kg_shape *sh) { return layout(D, KG_OP_RESHAPE, x, sh, NULL, NULL); }
 
+/* x through which no gradient flows (a CAST with ia[1] = 1: batch_norm's running statistics, which
+ * PyTorch does not differentiate; passes/autodiff.c) */
+static uint32_t detach(dctx *D, uint32_t x) {
+  uint32_t c = add(D, KG_OP_CAST, (kg_dtype)D->out->nodes.v[x].dtype, x, KG_NONE, NULL);
+  D->out->nodes.v[c].ia[1] = 1;
+  return c;
+}
+
 /* a per-channel vector [C] as [C, 1, ...] against an input of rank r (channels at dim 1),
  * converted to ct */
 static uint32_t per_channel(dctx *D, uint32_t v, int r, kg_dtype ct) {
@@ -220,7 +228,7 @@ static uint32_t expand_cnn(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_BATCH_NORM) {
     bool stats = n->ia[0] != 0, instance = n->ia[2] != 0;
     if (!stats) { /* evaluation: pointwise on the running statistics */
-      uint32_t rm = per_channel(D, in[1], r, ct), rv = per_channel(D, in[2], r, ct);
+      uint32_t rm = per_channel(D, detach(D, in[1]), r, ct), rv = per_channel(D, detach(D, in[2]), r, ct);
       j = 3;
       uint32_t inv = add(D, KG_OP_RSQRT, ct, add(D, KG_OP_ADD, ct, rv, cnst(D, ct, n->fa[0]), NULL), KG_NONE, NULL);
       y = add(D, KG_OP_MUL, ct, add(D, KG_OP_SUB, ct, x, rm, NULL), inv, NULL);
@@ -336,6 +344,7 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
   if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
   if (n->op == KG_OP_BATCH_NORM || n->op == KG_OP_GROUP_NORM || n->op == KG_OP_POOL) return expand_cnn(D, n, in);
   if (n->op == KG_OP_CONV) return expand_conv(D, n, in);
+  if (kg_op_is_loss(n->op)) return kg_decompose_loss(D->out, n, in); /* decompose_loss.c */
   kg_dtype dt = (kg_dtype)n->dtype;
   kg_dtype ct = (dt == KG_F16 || dt == KG_BF16) ? KG_F32 : dt; /* compute dtype */
   uint32_t x = cast(D, in[0], ct);
@@ -397,7 +406,8 @@ static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
 
 /* ATTN (scaled_dot_product_attention) as the three kernels of PyTorch's math path, where the
  * fused attention kernel is not wanted (no_fold: force_variant 2 and 5, the checks of the
- * unfused kernels and perf/bench_attention's baseline): s = q @ kᵀ · scale, masked (a bool mask
+ * unfused kernels, perf/bench_attention's baseline; unfused_attn: the program autodiff
+ * differentiates): s = q @ kᵀ · scale, masked (a bool mask
  * or the causal triangle fill -inf, a float mask adds), p = softmax(s) [· dropout], p @ v; in the
  * accumulator dtype (float32 for half precision) and rounded once at the end, as the fused kernel
  * and the twin compute it. The recognized form (ia[0] & 16) never reaches here. */
@@ -496,7 +506,7 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c) {
       changed = true;
       continue;
     }
-    if (n->op == KG_OP_ATTN && c->no_fold && !(n->ia[0] & 16)) { /* the unfused attention */
+    if (n->op == KG_OP_ATTN && (c->no_fold || c->unfused_attn) && !(n->ia[0] & 16)) { /* the unfused attention */
       D.src = n;
       map[i] = expand_attention(&D, n, in);
       changed = true;

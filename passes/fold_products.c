@@ -71,7 +71,9 @@ static bool reaches_window(const kg_graph *g, uint32_t id, uint8_t *visit) {
   visit[id] = 1;
   const kg_gnode *n = &g->nodes.v[id];
   if (op_is(n, KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL)) return false;
-  if (n->op == KG_OP_POOL || n->op == KG_OP_UPSAMPLE || n->op == KG_OP_IM2COL || n->op == KG_OP_MMFOLD) return true;
+  if (n->op == KG_OP_POOL || n->op == KG_OP_UPSAMPLE || n->op == KG_OP_IM2COL || n->op == KG_OP_MMFOLD || n->op == KG_OP_POOL_GRAD ||
+      n->op == KG_OP_UPSAMPLE_GRAD || n->op == KG_OP_PAD_GRAD)
+    return true;
   int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
   for (int j = 0; j < nin; j++)
     if (reaches_window(g, n->in[j], visit)) return true;

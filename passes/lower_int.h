@@ -79,6 +79,13 @@ uint32_t kg_lw_open_for(lctx *L, const char *name, uint32_t lo, uint32_t hi, uin
 /* lower_window.c: POOL (a loop over the window), UPSAMPLE (nearest: an index; linear: the
  * neighbours lerped) and PIXEL_SHUFFLE at coordinate c of their own shape */
 uint32_t kg_lw_window_at(lctx *L, uint32_t id, const uint32_t *c);
+/* lower_window.c: UPSAMPLE's source index of output o along a dim (nearest), and its two
+ * neighbours and their weights (linear), as the forward computes them */
+uint32_t kg_lw_nearest_src(lctx *L, uint32_t o, int64_t in, int64_t out, bool has_scale, double sf);
+void kg_lw_linear_src(lctx *L, kg_dtype ct, uint32_t o, int64_t in, int64_t out, bool align, bool has_scale, double sf, uint32_t *i0,
+                      uint32_t *i1, uint32_t *l0, uint32_t *l1);
+/* lower_adjoint.c: UNSLICE, POOL_GRAD, UPSAMPLE_GRAD (the backward program's layout ops) at c */
+uint32_t kg_lw_adjoint_at(lctx *L, uint32_t id, const uint32_t *c);
 /* a layout op's value at the current element (kg_lw_val calls it) */
 uint32_t kg_lw_layout_val(lctx *L, uint32_t id);
 /* an op node from its operands' values (shared by kg_lw_val and kg_lw_val_at) */
@@ -138,6 +145,7 @@ typedef struct kg_mmk {
   uint32_t ssz[KG_CONV_MAX_DIMS];  /* spatial size exprs (KG_NONE: static 1) */
   uint32_t size_p[KG_MAX_RANK], kp;/* the space's size params; K's */
   uint32_t ns, *sparam, *snode, *ostride; /* stored values: buffer param, node, strides (ns × KG_MAX_RANK) */
+  uint32_t scratch_p;              /* split-K: the float32 scratch of partial products (KG_NONE: none) */
 } kg_mmk;
 
 /* The frame of an output tile: batch and row tiles strided over grid.z / grid.y, the column
@@ -147,6 +155,8 @@ typedef struct kg_mm_frame {
   uint32_t m0, n0;                 /* the tile's first row and column */
   uint32_t bc[KG_MAX_RANK];        /* the batch coordinates (conv: image, group) */
   uint32_t bz;                     /* the batch index over all batch dims */
+  uint32_t nbatch;                 /* the number of batches (an expr) */
+  uint32_t chunk;                  /* split-K's partial kernel: this block's chunk of K (else KG_NONE) */
   kg_kcursor tile_body;
 } kg_mm_frame;
 void kg_lw_mm_frame(kg_mmk *S, uint32_t bm, uint32_t bn, kg_mm_frame *F);
@@ -156,6 +166,9 @@ void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, u
 /* the epilogue at output (gm, gn) of the tile (inside C only): every stored value with the
  * product's value = acc rounded once to its dtype; appends at L->cur */
 void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
+/* split-K's partial kernel instead of the epilogue: acc (float32) at output (gm, gn) into the
+ * scratch, chunk-major: scratch[chunk][bz][gm][gn] (inside C only) */
+void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
 /* forget every memoized value (a new evaluation point) */
 void kg_lw_mm_memo_reset(lctx *L);
 /* a convolution's spatial coordinates oc[0 .. cnd) of output column n (the last dim fastest) */

@@ -184,28 +184,54 @@ static void conv_out_coord(mkern *S, const uint32_t *bc, uint32_t m, uint32_t co
   kg_lw_mm_conv_spatial(S, col, c + 2);
 }
 
-void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
+static void batch_coords(kg_mmk *S, kg_mm_frame *F, uint32_t bz);
+
+/* the product's M, N (a convolution: output channels per group, output columns) and number of
+ * batches (a convolution: images × groups) */
+static void mm_dims(kg_mmk *S, kg_mm_frame *F) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const uint32_t *size_p = S->size_p;
   F->M = S->mdim < 0 || size_p[S->mdim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->mdim]);
   F->N = S->ndim < 0 || size_p[S->ndim] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[S->ndim]);
   if (S->conv) F->M = cst(S, S->Og), F->N = kg_lw_decl(L, "ncol", L->ix, conv_columns(S));
-  F->K = kg_kx_param(k, S->kp);
-  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(S, iadd(S, F->M, cst(S, BM - 1)), cst(S, BM)));
   uint32_t nbatch = cst(S, 1);
   for (int d = 0; d < S->nb && !S->conv; d++)
     if (size_p[d] != KG_NONE) nbatch = imul(S, nbatch, kg_kx_param(k, size_p[d]));
   if (S->conv) nbatch = imul(S, size_p[0] == KG_NONE ? cst(S, 1) : kg_kx_param(k, size_p[0]), cst(S, S->G));
-  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
-  F->n0 = kg_lw_decl(L, "n0", L->ix, imul(S, sreg(S, KG_SREG_CTAID_X), cst(S, BN)));
+  F->nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+}
+
+void kg_lw_mm_frame(kg_mmk *S, uint32_t BM, uint32_t BN, kg_mm_frame *F) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  mm_dims(S, F);
+  F->K = kg_kx_param(k, S->kp);
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, idiv(S, iadd(S, F->M, cst(S, BM - 1)), cst(S, BM)));
+  uint32_t nbatch = F->nbatch;
+  F->chunk = KG_NONE;
+  if (L->v->split == KG_SPLIT_PARTIAL) { /* split-K: grid.x = column tiles × chunks of K */
+    uint32_t ntn = kg_lw_decl(L, "ntiles", L->ix, idiv(S, iadd(S, F->N, cst(S, BN - 1)), cst(S, BN)));
+    uint32_t cx = kg_lw_decl(L, "cx", L->ix, sreg(S, KG_SREG_CTAID_X));
+    F->n0 = kg_lw_decl(L, "n0", L->ix, imul(S, imod(S, cx, ntn), cst(S, BN)));
+    F->chunk = kg_lw_decl(L, "chunk", L->ix, idiv(S, cx, ntn));
+  } else {
+    F->n0 = kg_lw_decl(L, "n0", L->ix, imul(S, sreg(S, KG_SREG_CTAID_X), cst(S, BN)));
+  }
   uint32_t bz, my;
   L->cur = loop(S, "bz", sreg(S, KG_SREG_CTAID_Z), nbatch, sreg(S, KG_SREG_NCTAID_Z), &bz);
   L->cur = loop(S, "my", sreg(S, KG_SREG_CTAID_Y), mtiles, sreg(S, KG_SREG_NCTAID_Y), &my);
   F->tile_body = L->cur;
   F->bz = bz;
   F->m0 = kg_lw_decl(L, "m0", L->ix, imul(S, my, cst(S, BM)));
-  /* the batch coordinates, innermost first; the outermost takes what remains */
+  batch_coords(S, F, bz);
+}
+
+/* the batch coordinates of batch index bz, innermost first; the outermost takes what remains */
+static void batch_coords(kg_mmk *S, kg_mm_frame *F, uint32_t bz) {
+  kg_kernel *k = S->k;
+  lctx *L = S->L;
+  const uint32_t *size_p = S->size_p;
   uint32_t rem = bz;
   int outer = -1;
   for (int d = 0; d < S->nb; d++) {
@@ -240,6 +266,63 @@ void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, u
     stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
   }
   L->cur = refresh(here);
+}
+
+/* ---- split-K (kg_mm_split_k): a partial kernel per (tile, chunk of K) into a float32 scratch,
+ * then a finish kernel summing the chunks in order and running the epilogue ---- */
+
+static uint32_t op64(mkern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, KG_I64, a, b, KG_NONE); }
+static uint32_t to64(mkern *S, uint32_t x) { return kg_lw_cvt(S->L, x, KG_I64); }
+
+static uint32_t scratch_param(mkern *S, bool out) {
+  if (S->scratch_p == KG_NONE)
+    S->scratch_p = kg_kparam_add(S->k, kg_lw_mkparam(KP_BUFFER, KG_F32, out, "part", KPR_TENSOR, KG_BUF_SCRATCH, 0));
+  return S->scratch_p;
+}
+
+void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc) {
+  lctx *L = S->L;
+  kg_kcursor here = L->cur;
+  L->cur = if_body(S, land(S, lt(S, gm, F->M), lt(S, gn, F->N)));
+  /* chunk · P + (bz · M + gm) · N + gn with P = nbatch · M · N: the output's own index in the
+   * kernel's index type (the outputs fit it), the chunk's start in 64 bits (chunks × outputs may
+   * pass 2^31) */
+  uint32_t local = iadd(S, imul(S, iadd(S, imul(S, F->bz, F->M), gm), F->N), gn);
+  uint32_t P = op64(S, KG_OP_IDX_MUL, op64(S, KG_OP_IDX_MUL, to64(S, F->nbatch), to64(S, F->M)), to64(S, F->N));
+  uint32_t off = kg_lw_decl(L, "poff", KG_I64, op64(S, KG_OP_IDX_ADD, op64(S, KG_OP_IDX_MUL, to64(S, F->chunk), P), to64(S, local)));
+  stmt(S, KS_STORE, scratch_param(S, true), off, kg_lw_cvt(L, acc, KG_F32));
+  L->cur = refresh(here);
+}
+
+/* The finish kernel: a thread per output element i of the product (i = (bz · M + m) · N + n),
+ * the chunks' partial products summed in chunk order, then the epilogue at (bz, m, n) as the
+ * tiles run it (bias, activation, residual, casts, every stored value). */
+static void finish_body(mkern *S) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_mm_frame F;
+  memset(&F, 0, sizeof F);
+  L->cur = kg_kcursor_top(k);
+  mm_dims(S, &F);
+  uint32_t nchunk = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nchunk", KPR_SPLIT_N, 0, 0));
+  uint32_t total = kg_lw_decl(L, "total", KG_I64, op64(S, KG_OP_IDX_MUL, op64(S, KG_OP_IDX_MUL, to64(S, F.nbatch), to64(S, F.M)), to64(S, F.N)));
+  uint32_t i = kg_lw_decl(L, "i", KG_I64, op64(S, KG_OP_IDX_ADD, op64(S, KG_OP_IDX_MUL, to64(S, sreg(S, KG_SREG_CTAID_X)), kg_kx_const_i(k, KG_I64, k->launch.block[0])),
+                                              to64(S, sreg(S, KG_SREG_TID_X))));
+  L->cur = if_body(S, kg_kx_op(k, KG_OP_LT, KG_BOOL, i, total, KG_NONE));
+  uint32_t sum = kg_kvar_new(k, "sum", KG_F32);
+  stmt(S, KS_DECL, sum, kg_kx_const_f(k, KG_F32, 0.0), KG_NONE);
+  kg_kcursor body = L->cur;
+  uint32_t c;
+  L->cur = loop(S, "c", cst(S, 0), kg_kx_param(k, nchunk), cst(S, 1), &c);
+  uint32_t at = op64(S, KG_OP_IDX_ADD, op64(S, KG_OP_IDX_MUL, to64(S, c), total), i);
+  stmt(S, KS_ASSIGN, sum, kg_kx_op(k, KG_OP_ADD, KG_F32, kg_kx_var(k, sum), kg_kx_load(k, scratch_param(S, false), at), KG_NONE), KG_NONE);
+  L->cur = refresh(body);
+  uint32_t gn = kg_lw_decl(L, "n", L->ix, kg_lw_cvt(L, op64(S, KG_OP_IDX_MOD, i, to64(S, F.N)), L->ix));
+  uint32_t t = kg_lw_decl(L, "t", KG_I64, op64(S, KG_OP_IDX_DIV, i, to64(S, F.N)));
+  uint32_t gm = kg_lw_decl(L, "m", L->ix, kg_lw_cvt(L, op64(S, KG_OP_IDX_MOD, t, to64(S, F.M)), L->ix));
+  F.bz = kg_lw_decl(L, "bz", L->ix, kg_lw_cvt(L, op64(S, KG_OP_IDX_DIV, t, to64(S, F.M)), L->ix));
+  batch_coords(S, &F, F.bz);
+  kg_lw_mm_store(S, &F, gm, gn, kg_kx_var(k, sum));
 }
 
 /* The direct schedule (depthwise convolutions: a few output channels per group over a small
@@ -407,15 +490,17 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   if (S.conv) S.nb = 2, S.cnd = r - 2;
   S.mdim = S.a1 ? -1 : (S.b1 ? r - 1 : r - 2), S.ndim = S.b1 ? -1 : r - 1;
   for (int d = 0; d < KG_CONV_MAX_DIMS; d++) S.ssz[d] = KG_NONE;
-  bool direct = L->v->mm_tile == KG_MM_DIRECT;
-  k->schedule = S.conv ? kg_arena_printf(A, "conv.%s", T->name) : kg_arena_printf(A, "matmul.%s", T->name);
+  bool direct = L->v->mm_tile == KG_MM_DIRECT, finish = L->v->split == KG_SPLIT_FINISH;
+  S.scratch_p = KG_NONE;
+  k->schedule = S.conv ? kg_arena_printf(A, "conv.%s%s", T->name, finish ? ".splitk_finish" : L->v->split ? ".splitk" : "")
+                       : kg_arena_printf(A, "matmul.%s%s", T->name, finish ? ".splitk_finish" : L->v->split ? ".splitk" : "");
   k->vec = 1;
-  k->launch.per_output = KG_LAUNCH_TILES;
-  k->launch.block[0] = T->tier == 2 ? 128u * (T->wm + 1u) : T->tier ? 32u * T->wm * T->wn : (T->bn / T->tn) * (T->bm / T->tm);
+  k->launch.per_output = finish ? KG_LAUNCH_ELEMENTS : KG_LAUNCH_TILES;
+  k->launch.block[0] = finish ? 256u : T->tier == 2 ? 128u * (T->wm + 1u) : T->tier ? 32u * T->wm * T->wn : (T->bn / T->tn) * (T->bm / T->tm);
   k->launch.elems_per_thread = 1;
   k->launch.tile_m = T->bm, k->launch.tile_n = T->bn;
   uint32_t esz = S.acc == KG_F64 || S.acc == KG_I64 ? 8 : 4;
-  k->launch.smem_static = T->tier ? 0 : KG_MM_BK * (T->bm + 1 + T->bn + 1) * esz;
+  k->launch.smem_static = T->tier || finish ? 0 : KG_MM_BK * (T->bm + 1 + T->bn + 1) * esz;
 
   /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
    * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
@@ -452,7 +537,15 @@ bool kg_lw_matmul(lctx *L, const char *name) {
           S.size_p[d] == KG_NONE ? KG_NONE
                                  : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
   for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
-  if (direct) direct_body(&S, grp);
+  if (L->v->split == KG_SPLIT_PARTIAL && T->tier != 1) { /* split-K is the mma.sync tier's (kg_mm_split_k) */
+    kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "split-K asked of the %s tiles, which do not split K", T->name);
+    free(S.sparam), free(S.snode), free(senc), free(S.ostride);
+    kg_lw_view_free(L);
+    free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
+    return false;
+  }
+  if (finish) finish_body(&S);
+  else if (direct) direct_body(&S, grp);
   else if (L->v->mm_tile == KG_MM_CPU || L->v->mm_tile == KG_MM_CPU_ALL) kg_lw_mm_cpu_body(&S);
   else if (T->tier == 2) kg_lw_wgmma_body(&S);
   else if (T->tier) kg_lw_mma_body(&S);

@@ -48,6 +48,7 @@ typedef struct tcop {
   uint32_t id;           /* the operand node */
   uint32_t rows;         /* BM or BN */
   bool kmajor, async;
+  bool direct;           /* a 1 × 1 convolution's B: id is the IM2COL's input [N, C, S...] */
   uint32_t base;         /* byte offset of its tile in stage 0 */
   uint32_t sw;           /* swizzle block width, bytes (kmajor: 64) */
   uint32_t chunks;       /* 16-byte chunks a thread brings per stage */
@@ -144,6 +145,7 @@ static uint32_t tile_off(tck *T, const tcop *o, uint32_t stage, uint32_t row, ui
 
 /* ---- global → shared ---- */
 
+
 /* chunk j of this thread: its (row, kel) in the tile, and how many elements it spans along the
  * operand's contiguous dim (16 bytes) */
 static void chunk_pos(tck *T, const tcop *o, uint32_t j, uint32_t *row, uint32_t *kel) {
@@ -162,6 +164,16 @@ static void chunk_pos(tck *T, const tcop *o, uint32_t j, uint32_t *row, uint32_t
 static void op_coord(tck *T, const tcop *o, uint32_t grow, uint32_t gk, uint32_t *c) {
   if (o->is_b) kg_lw_mm_b_coord(T->S, &T->F, gk, grow, c);
   else kg_lw_mm_a_coord(T->S, &T->F, grow, gk, c);
+  if (o->direct) { /* IM2COL's [n, g, c, s...] is the input's [n, g·C/G + c, s...] */
+    uint32_t g = c[1], ch = c[2];
+    if (g != KG_NONE) {
+      int64_t cg = T->L->g->nodes.v[T->S->mmn->in[1]].shape.d[2].v; /* C/G: static (the weight's) */
+      ch = addix(T, kg_kx_op(T->k, KG_OP_IDX_MUL, T->L->ix, g, cix(T, cg), KG_NONE), ch);
+    }
+    c[1] = ch;
+    int rank = T->L->g->nodes.v[T->S->mmn->in[1]].shape.rank;
+    for (int d = 3; d < rank; d++) c[d - 1] = c[d];
+  }
 }
 
 /* cp.async of this thread's chunks of tile kt (index expr) into stage `stage` */
@@ -344,6 +356,11 @@ static void op_init(tck *T, tcop *o, bool is_b, uint8_t mode, uint32_t base) {
   o->id = T->S->mmn->in[is_b ? 1 : 0];
   o->rows = is_b ? T->BN : T->BM;
   o->kmajor = (mode & KG_MM_KMAJOR) != 0;
+  o->direct = false;
+  const kg_gnode *n = &T->L->g->nodes.v[o->id];
+  if (is_b && T->S->conv && (mode & KG_MM_ASYNC) && n->op == KG_OP_IM2COL && kg_im2col_identity(n->ia, n->fa, n->shape.rank) &&
+      T->L->src_of[n->in[0]] != KG_NONE)
+    o->id = n->in[0], o->direct = true; /* a 1 × 1 convolution: its input copied as it is */
   o->async = (mode & KG_MM_ASYNC) != 0 && T->L->src_of[o->id] != KG_NONE;
   o->base = base;
   uint32_t wbytes = o->rows * T->esz;
@@ -394,21 +411,32 @@ void kg_lw_mma_body(kg_mmk *S) {
   if (!T.B.async) T.B.reg0 = vars(&T, "stb", T.esz == 2 ? KG_I32 : KG_F32, 4 * T.B.chunks);
   uint32_t KT = var(&T, "ktiles", L->ix,
                     kg_kx_op(k, KG_OP_IDX_DIV, L->ix, addix(&T, T.F.K, cix(&T, T.BK - 1)), cix(&T, T.BK), KG_NONE));
+  /* the k-tiles [kbeg, kend) of this block: all of K, or split-K's chunk [chunk · len,
+   * min(KT, (chunk + 1) · len)); the ring's stage of k-tile kt is kt % ST wherever it starts */
+  uint32_t kbeg = cix(&T, 0), kend = KT, prol = c32(&T, 0);
+  if (T.F.chunk != KG_NONE) {
+    uint32_t len = kg_kx_param(k, kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "chunk_len", KPR_SPLIT_LEN, 0, 0)));
+    kbeg = var(&T, "kbeg", L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, T.F.chunk, len, KG_NONE));
+    kend = var(&T, "kend", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, KT, addix(&T, kbeg, len), KG_NONE));
+    prol = var(&T, "sbeg", KG_I32, mod32(&T, kg_lw_cvt(L, kbeg, KG_I32), T.ST));
+  }
   kg_kcursor tile = L->cur;
   comment(&T, "pipeline prologue: the first stages");
   for (uint32_t s = 0; s + 1 < T.ST; s++) {
     L->cur = refresh(tile);
     kg_kcursor here = L->cur;
-    L->cur = if_body(&T, lt(&T, cix(&T, s), KT));
-    issue_tile(&T, cix(&T, s), c32(&T, s), true);
-    store_tile(&T, c32(&T, s));
+    uint32_t ks = T.F.chunk != KG_NONE ? addix(&T, kbeg, cix(&T, s)) : cix(&T, s);
+    uint32_t st = T.F.chunk != KG_NONE ? mod32(&T, add32(&T, prol, c32(&T, s)), T.ST) : c32(&T, s);
+    L->cur = if_body(&T, lt(&T, ks, kend));
+    issue_tile(&T, ks, st, true);
+    store_tile(&T, st);
     L->cur = refresh(here);
     tc_stmt(&T, KG_TC_COMMIT, KG_NONE, KG_NONE, KG_NONE, KG_NONE, 0);
   }
   L->cur = refresh(tile);
   uint32_t kv = kg_kvar_new(k, "kt", L->ix);
   kg_ks fr = kg_ks_make(KS_FOR);
-  fr.a = kv, fr.b = cix(&T, 0), fr.c = KT, fr.d = cix(&T, 1);
+  fr.a = kv, fr.b = kbeg, fr.c = kend, fr.d = cix(&T, 1);
   uint32_t fst = kg_ks_add(&L->cur, fr);
   L->cur = kg_kcursor_body(k, fst, false);
   uint32_t kt = kg_kx_var(k, kv);
@@ -417,7 +445,7 @@ void kg_lw_mma_body(kg_mmk *S) {
   uint32_t nt = var(&T, "knext", L->ix, addix(&T, kt, cix(&T, T.ST - 1)));
   uint32_t sw = var(&T, "sw", KG_I32, mod32(&T, kg_lw_cvt(L, nt, KG_I32), T.ST));
   uint32_t sr = var(&T, "sr", KG_I32, mod32(&T, kg_lw_cvt(L, kt, KG_I32), T.ST));
-  uint32_t more = var(&T, "more", KG_BOOL, lt(&T, nt, KT));
+  uint32_t more = var(&T, "more", KG_BOOL, lt(&T, nt, kend));
   kg_kcursor body = L->cur;
   L->cur = if_body(&T, more);
   issue_tile(&T, nt, sw, true);
@@ -433,7 +461,7 @@ void kg_lw_mma_body(kg_mmk *S) {
     L->cur = refresh(body);
     uint32_t k1 = addix(&T, kt, cix(&T, 1));
     uint32_t edge = kg_kx_op(k, KG_OP_LOR, KG_BOOL, kg_kx_op(k, KG_OP_EQ, KG_BOOL, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, k1, cix(&T, T.kblock), KG_NONE), cix(&T, 0), KG_NONE),
-                             kg_kx_op(k, KG_OP_EQ, KG_BOOL, k1, KT, KG_NONE), KG_NONE);
+                             kg_kx_op(k, KG_OP_EQ, KG_BOOL, k1, kend, KG_NONE), KG_NONE);
     L->cur = if_body(&T, edge);
     for (uint32_t i = 0; i < 4 * T.MT * T.NT8; i++) {
       assign(&T, T.acc0 + i, kg_kx_op(k, KG_OP_ADD, KG_F32, kg_kx_var(k, T.acc0 + i), kg_kx_var(k, T.part0 + i), KG_NONE));
@@ -453,6 +481,8 @@ void kg_lw_mma_body(kg_mmk *S) {
       for (uint32_t i = 0; i < 4; i++) {
         L->cur = refresh(tile);
         uint32_t gm = addix(&T, wm0, cix(&T, mt * 16 + 8 * (i >> 1))), gn = addix(&T, wn0, cix(&T, n8 * 8 + (i & 1)));
-        kg_lw_mm_store(S, &T.F, gm, gn, kg_kx_var(k, T.acc0 + 4 * (mt * T.NT8 + n8) + i));
+        uint32_t acc = kg_kx_var(k, T.acc0 + 4 * (mt * T.NT8 + n8) + i);
+        if (T.F.chunk != KG_NONE) kg_lw_mm_store_partial(S, &T.F, gm, gn, acc);
+        else kg_lw_mm_store(S, &T.F, gm, gn, acc);
       }
 }

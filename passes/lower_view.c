@@ -556,6 +556,10 @@ static uint32_t layout_at(lctx *L, uint32_t id, const uint32_t *c) {
   case KG_OP_RAND:
   case KG_OP_BERNOULLI: return random_at(L, id, c);
   case KG_OP_MMFOLD: return kg_lw_dot_at(L, id, c);
+  case KG_OP_UNSLICE:
+  case KG_OP_POOL_GRAD:
+  case KG_OP_UPSAMPLE_GRAD:
+  case KG_OP_PAD_GRAD: return kg_lw_adjoint_at(L, id, c); /* the backward's own: lower_adjoint.c */
   default: KG_UNREACHABLE();
   }
   return kg_lw_val_at(L, n->in[0], oc);

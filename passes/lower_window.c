@@ -296,6 +296,15 @@ static uint32_t shuffle_at(lctx *L, uint32_t id, const uint32_t *c) {
   return kg_lw_val_at(L, n->in[0], oc);
 }
 
+/* the forward's source index maps, for UPSAMPLE_GRAD (lower_adjoint.c) */
+uint32_t kg_lw_nearest_src(lctx *L, uint32_t o, int64_t in, int64_t out, bool has_scale, double sf) {
+  return nearest_src(L, o, in, out, has_scale, sf);
+}
+void kg_lw_linear_src(lctx *L, kg_dtype ct, uint32_t o, int64_t in, int64_t out, bool align, bool has_scale, double sf, uint32_t *i0,
+                      uint32_t *i1, uint32_t *l0, uint32_t *l1) {
+  linear_src(L, ct, o, in, out, align, has_scale, sf, i0, i1, l0, l1);
+}
+
 uint32_t kg_lw_window_at(lctx *L, uint32_t id, const uint32_t *c) {
   switch (L->g->nodes.v[id].op) {
   case KG_OP_POOL: return pool_at(L, id, c);

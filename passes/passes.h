@@ -39,6 +39,8 @@ typedef struct kg_pass_ctx {
   kg_strbuf *log;  /* when non-NULL: IR after each pass (kgen explain) */
   const char *dump;/* comma-separated pass names to dump to stderr ($KG_DUMP), or NULL */
   bool no_fold;    /* keep every matrix product tiled (fold_products.c: force_variant 2 and 5) */
+  bool unfused_attn; /* ATTN expanded into PyTorch's math path by decompose.c (the gradients'
+                      * lowering: autodiff differentiates its products and softmax) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */
@@ -48,6 +50,9 @@ bool kg_pass_dce(kg_graph *g, kg_pass_ctx *c);
 /* Builds `out` (initialised by the caller) from g with every composite op expanded.
  * out borrows g's map functions. Returns true when something was expanded. */
 bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
+/* decompose_loss.c: a loss function node n (operands already mapped to in[]) expanded into
+ * out; returns the node holding its value */
+uint32_t kg_decompose_loss(kg_graph *out, const kg_gnode *n, const uint32_t *in);
 /* attention.c: softmax(f(q @ kᵀ), -1) [* dropout] @ v written by hand becomes one ATTN (the fused
  * attention kernel) with f evaluated inline; runs on the lowering program, after decompose */
 bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);
@@ -67,6 +72,37 @@ uint32_t kg_fold_candidates(const kg_graph *g, uint32_t **out);
 bool kg_fold_small(int64_t k, int64_t numel);
 /* Rewrites every use of node i to repl[i] (repl[i] <= i). */
 void kg_graph_replace_uses(kg_graph *g, const uint32_t *repl);
+
+/* ---- autodiff*.c: reverse-mode differentiation (issue 24; passes/autodiff.h) ----
+ * The lowering program lg (composites decomposed, products not yet folded) differentiated with
+ * respect to the parameters wants[] flags (index into lg->params), as two programs that go
+ * through the same pipeline: the forward (lg with the values the backward needs as more
+ * outputs) and the backward (the gradients of the results in, the parameters' gradients out). */
+typedef enum kg_bwd_kind {
+  KG_BWD_GRAD = 0,   /* the gradient of forward result `index` (the caller's weights of the results) */
+  KG_BWD_PARAM = 1,  /* forward parameter `index` (lg->params: inputs, then captures) */
+  KG_BWD_RESULT = 2, /* forward result `index` */
+  KG_BWD_SAVED = 3,  /* the forward's saved output `index` (after its results) */
+} kg_bwd_kind;
+typedef struct kg_bwd_param {
+  uint8_t kind;      /* kg_bwd_kind */
+  uint32_t index;
+} kg_bwd_param;
+typedef struct kg_grad_programs {
+  kg_graph fwd;            /* outputs: the results, the saved values, the write-backs */
+  kg_graph bwd;            /* parameters: bwd_params[]; outputs: the gradients of grads[] */
+  uint32_t n_saved;
+  kg_bwd_param *bwd_params; /* malloc'd */
+  uint32_t n_bwd_params;
+  uint32_t *grads;         /* per backward output: the forward parameter (index into lg->params); malloc'd */
+  uint32_t n_grads;
+  char *explain;           /* what is saved and what is recomputed (kgen explain); malloc'd */
+} kg_grad_programs;
+/* sym_hint: per symbol of lg its size at the caller's tensors (or -1), for the cost of saving a
+ * value. out->fwd and out->bwd initialised by the caller. False with diagnostics (located at the
+ * op) when a value the gradients need cannot be differentiated. */
+bool kg_pass_autodiff(const kg_graph *lg, const uint8_t *wants, const int64_t *sym_hint, kg_grad_programs *out, kg_pass_ctx *c);
+void kg_grad_programs_free(kg_grad_programs *p);
 
 /* ---- fuse.c ---- */
 typedef enum kg_group_kind {
@@ -297,6 +333,8 @@ typedef struct kg_group_facts {
   bool mm_rows16[2];          /* MATMUL: A / B is such a source whose innermost dim is static and
                                  16-byte multiple long (compile time assumes contiguous tensors) */
   int8_t mm_rank[2];          /* MATMUL: A's / B's rank (a batch for TMA when above 2) */
+  bool mm_b_direct;           /* MATMUL: a convolution's B is the identity IM2COL (1 × 1, stride 1)
+                                 of a source: its input read as it is (mm_b_src, mm_rows16 of it) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
 } kg_group_facts;
@@ -355,13 +393,15 @@ typedef struct kg_sched_facts {
   bool mm_tma[2];             /* ... and TMA can bring it: 16-byte aligned, a matrix or a batch of them
                                  (its batch dims the product's, collapsible into one) */
   uint8_t f32_matmul;         /* a kg_sched_f32 (kg_options.f32_matmul): how float32 products run */
+  int64_t mm_k;               /* MATMUL: this run's K (0: not known here; the group's static K then) */
 } kg_sched_facts;
 
 /* The scheduler's answer: the kernel variant and how it is launched. */
 typedef struct kg_schedule {
   kg_variant v;
   uint32_t row_threads;       /* threads per block of the block-per-row schedules */
-  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length */
+  int64_t nchunk, chunk;      /* a split reduction: chunks of the reduced dim, and their length;
+                                 a split-K product: chunks of K, and their length in k-tiles */
 } kg_schedule;
 
 /* THE scheduling function: a group's facts, the moment's facts and the target in; the
@@ -375,6 +415,9 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
+/* Split-K for the mma.sync tier: into how many chunks of K (1: none) a product of `tiles` output
+ * tiles over `ktiles` k-tiles splits, each `*chunk` k-tiles long (a multiple of `kblock`). */
+int64_t kg_mm_split_k(const kg_target *t, int64_t tiles, int64_t ktiles, int64_t kblock, int64_t *chunk);
 /* Does the Hopper tier take this product (both operands by TMA, 16-bit types, big enough)? */
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n);
 /* The tier variant v of a product runs on, and why (kgen explain): "tensor cores (mma.sync): ..." */
@@ -405,5 +448,8 @@ void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_g
  * TorchScript twin is emitted from), decomposes it into the lowering program lg
  * (initialised by the caller), runs the passes on lg, and fuses lg. */
 bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c);
+/* Its first half: g's passes, lg decomposed from g and lg's passes (no folding of products, no
+ * fusion): the program reverse-mode differentiation works on (runtime/grad.c). */
+bool kg_pipeline_lower(kg_graph *g, kg_graph *lg, kg_pass_ctx *c);
 
 #endif

@@ -63,7 +63,7 @@ static bool passes_to_fixpoint(kg_graph *g, kg_pass_ctx *c) {
   return true;
 }
 
-bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
+bool kg_pipeline_lower(kg_graph *g, kg_graph *lg, kg_pass_ctx *c) {
   if (c->log) {
     kg_sb_puts(c->log, "== elaborated program\n");
     kg_graph_print(g, c->log);
@@ -80,7 +80,11 @@ bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
     kg_diag_add(c->d, KG_E_INTERNAL, NULL, NULL, "the program verifier failed after pass 'decompose'");
     return false;
   }
-  if (expanded && !passes_to_fixpoint(lg, c)) return false;
+  return !expanded || passes_to_fixpoint(lg, c);
+}
+
+bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
+  if (!kg_pipeline_lower(g, lg, c)) return false;
   bool ch = false;
   if (!run_one(lg, c, "attention", kg_pass_attention, &ch)) return false;
   if (ch && !passes_to_fixpoint(lg, c)) return false;

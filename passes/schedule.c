@@ -175,14 +175,27 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
     const kg_gnode *b = &g->nodes.v[mm->in[1]];
     gf.mm_dtype = a->dtype == b->dtype ? a->dtype : KG_DT_NONE;
     /* read from memory as it is: an input tensor, or a value an earlier kernel stored */
+    /* a 1 × 1 convolution's B: the input itself (kg_im2col_identity) */
+    uint32_t bid = mm->in[1];
+    if ((mm->ia[0] & 8) && b->op == KG_OP_IM2COL && kg_im2col_identity(b->ia, b->fa, b->shape.rank)) {
+      uint32_t xid = b->in[0];
+      const kg_gnode *x = &g->nodes.v[xid];
+      if ((x->op == KG_OP_INPUT && x->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, xid) != KG_NONE)
+        gf.mm_b_direct = true, b = x, bid = xid;
+    }
     for (int w = 0; w < 2; w++) {
       const kg_gnode *o = w ? b : a;
-      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, mm->in[w]) != KG_NONE;
+      bool src = (o->op == KG_OP_INPUT && o->vkind == KG_V_TENSOR) || kg_fusion_mat_index(f, w ? bid : mm->in[w]) != KG_NONE;
       if (w) gf.mm_b_src = src;
       else gf.mm_a_src = src;
       /* contiguous, its rows would start 16-byte aligned: what compile time assumes */
       const kg_dim *in = o->shape.rank ? &o->shape.d[o->shape.rank - 1] : NULL;
       gf.mm_rows16[w] = src && in && in->kind == KG_DIM_STATIC && (in->v * kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      if (w && gf.mm_b_direct) { /* its rows are a channel's spatial plane [S...] flattened */
+        int64_t plane = 1;
+        for (int d = 2; d < o->shape.rank; d++) plane = o->shape.d[d].kind == KG_DIM_STATIC && plane > 0 ? plane * o->shape.d[d].v : -1;
+        gf.mm_rows16[w] = src && plane > 0 && (plane * (int64_t)kg_dtype_get((kg_dtype)o->dtype)->size) % 16 == 0;
+      }
       gf.mm_rank[w] = (int8_t)o->shape.rank;
     }
   }
@@ -400,6 +413,26 @@ kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, in
   return KG_MM_TC32;
 }
 
+/* Split-K: when the output tiles leave more than half of the SMs idle and K is long, K is cut
+ * into chunks — a partial kernel multiplies each (tile, chunk) into a float32 scratch, a finish
+ * kernel sums the chunks in order and runs the epilogue (deterministic: the chunking follows the
+ * sizes only). Enough chunks to give every SM about one block, each at least 8 k-tiles (the
+ * pipeline's prologue and drain amortized), at most 32. */
+int64_t kg_mm_split_k(const kg_target *t, int64_t tiles, int64_t ktiles, int64_t kblock, int64_t *chunk) {
+  *chunk = ktiles;
+  if (tiles <= 0 || ktiles <= 0 || 2 * tiles > t->sm_count) return 1;
+  int64_t s = t->sm_count / tiles, most = ktiles / 8;
+  if (s > most) s = most;
+  if (s > 32) s = 32;
+  if (s < 2) return 1;
+  int64_t len = cdiv(ktiles, s);
+  if (kblock > 1) len = cdiv(len, kblock) * kblock; /* float32: whole blocks of the blocked summation */
+  s = cdiv(ktiles, len);
+  if (s < 2) return 1;
+  *chunk = len;
+  return s;
+}
+
 bool kg_mm_hopper(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, int64_t m, int64_t n) {
   if (!t->wgmma || x->force == KG_SCHED_NO_TENSOR_CORES || (gf->mm_flags & 11)) return false;
   if (gf->mm_dtype != KG_F16 && gf->mm_dtype != KG_BF16) return false;
@@ -432,22 +465,25 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   else if (T->tier == 0) why = "too small for the 16 x 8 x 16 instruction tiles";
   else if (!half) why = "float32: mma.sync (wgmma's TF32 wants both operands K-major in shared memory)";
   else if (!t->wgmma) why = t->arch == 90 ? "no sm_90a here (an NVRTC older than CUDA 12, or no tensor maps)" : "not an sm_90 GPU";
+  else if ((gf->mm_flags & 8) && gf->mm_b_direct) why = "a 1 x 1 convolution: its input read as it is, by cp.async where aligned (the Hopper tier takes products only)";
   else if (gf->mm_flags & 8) why = "a convolution's window is read into registers, not by TMA";
   else why = "an operand is not a tensor TMA can read as it is (a prologue, a view, misaligned rows or a broadcast batch)";
-  snprintf(buf, n, "%s: %s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why);
+  snprintf(buf, n, "%s: %s%s", T->tier == 2 ? "Hopper (wgmma + TMA)" : T->tier == 1 ? "tensor cores (mma.sync)" : "SIMT", why,
+           v->split == KG_SPLIT_PARTIAL ? "; split-K: few output tiles over a long K, chunks of K summed by a finish kernel" : "");
   return buf;
 }
 
 /* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
  * A or a transposed B — an [M, K] activation, linear's [N, K] weight); cp.async when it is read
  * as it is from a tensor whose rows start 16-byte aligned. A convolution's B (its IM2COL view)
- * is read along the output columns, which are the input's contiguous dim. */
+ * is read along the output columns, which are the input's contiguous dim — except a 1 × 1
+ * convolution's channels-last input, whose channels (K) are. */
 static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x, int which) {
   bool conv = (gf->mm_flags & 8) != 0;
   bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
-  if (conv && which == 1) km = false;
+  if (conv && which == 1) km = gf->mm_b_direct && x->runtime && x->mm_kmajor[1] == 1; /* a channels-last 1 × 1 input */
   bool src = which ? gf->mm_b_src : gf->mm_a_src;
-  bool async = src && !conv && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
+  bool async = src && (!conv || (which == 1 && gf->mm_b_direct)) && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
   return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));
 }
 
@@ -504,6 +540,15 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
       if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;
       v->mm_prec = gf->mm_dtype != KG_F32 ? KG_MM_PREC_NATIVE : x->f32_matmul == KG_SCHED_F32_TF32 ? KG_MM_PREC_TF32 : KG_MM_PREC_3XTF32;
       v->mm_a = mm_operand_mode(gf, x, 0), v->mm_b = mm_operand_mode(gf, x, 1);
+      /* split-K for products whose tiles leave the GPU idle (K known: this run's or static) */
+      int64_t K = x->mm_k > 0 ? x->mm_k : gf->mm_k;
+      const kg_mm_tile_info *T = kg_mm_tile_get((kg_mm_tile)v->mm_tile);
+      if (K > 0 && batch > 0 && m > 0 && n > 0 && x->force != KG_SCHED_NO_TENSOR_CORES) {
+        int64_t bk = KG_MM_TC_KBYTES / (gf->mm_dtype == KG_F32 ? 4 : 2);
+        int64_t chunk, parts = kg_mm_split_k(t, batch * cdiv(m, T->bm) * cdiv(n, T->bn), cdiv(K, bk),
+                                             gf->mm_dtype == KG_F32 ? KG_MM_KBLOCK / bk : 1, &chunk);
+        if (parts > 1) v->split = KG_SPLIT_PARTIAL, s.nchunk = parts, s.chunk = chunk;
+      }
     }
     return s;
   }

@@ -172,6 +172,8 @@ static bool find_entry(kg_module *m, const char *entry, uint32_t *idx) {
   return false;
 }
 
+bool kg_find_entry(kg_module *m, const char *entry, uint32_t *ei) { return find_entry(m, entry, ei); }
+
 static kg_status specialize(kg_module *m, const char *entry, const kg_sig *sig, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   *out = NULL;
@@ -291,22 +293,16 @@ static const char *duck_symbol(kg_arena *a, int64_t *seen, int *n_seen, int64_t 
   return kg_arena_printf(a, "s%d", k);
 }
 
-kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
-                               const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out) {
+/* The signature of actual tensors (dtype, rank, sizes; KG_SPEC_DYNAMIC: sizes of 2 or more as duck
+ * symbols "s<k>", seen[k] the k-th distinct size, *n_seen of them); NULL with diagnostics. */
+kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
+                          int n_captures, unsigned flags, int64_t **seen_out, int *n_seen_out) {
   kg_context *ctx = m->ctx;
-  kg_call_begin(ctx);
-  *out = NULL;
-  if (m->pkg) { /* the packaged signature these tensors fit (the flags do not matter: nothing is compiled) */
-    int pe = kg_pkg_entry_index(m, entry);
-    return specialize_pkg(m, pe, pe < 0 ? -1 : kg_pkg_fit(m, pe, inputs, n_inputs, captures, n_captures), inputs, n_inputs, captures, n_captures, out);
-  }
-  uint32_t ei;
-  if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
   bool sc[64];
   int np = entry_params(m, ei, sc, NULL, 64);
   if (np != n_inputs) {
     kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "entry '%s' takes %d parameter(s), %d input(s) given", m->doc->entries[ei].name, np, n_inputs);
-    return kg_fail(ctx);
+    return NULL;
   }
   kg_sig *s = kg_arena_alloc(&m->arena, sizeof *s);
   s->n_params = (uint32_t)n_inputs;
@@ -323,28 +319,28 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
     const char *what = cap ? captures[i - n_inputs].name : NULL;
     if (!t) {
       kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "input %d is NULL", i + 1);
-      return kg_fail(ctx);
+      return NULL;
     }
     p->dtype = kg_dtype_from_dl(t->dtype);
     if (p->dtype == KG_DT_NONE) {
       kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "%s%s%d has an unsupported dtype (code %u, %u bits, %u lanes)",
                   cap ? "capture " : "input ", cap ? what : "", cap ? 0 : i + 1, t->dtype.code, t->dtype.bits, t->dtype.lanes);
-      return kg_fail(ctx);
+      return NULL;
     }
     if (t->ndim < 0 || t->ndim > KG_MAX_RANK) {
       kg_diag_add(&ctx->diag, KG_E_LIMIT, NULL, NULL, "input %d has rank %d; kgen supports up to %d", i + 1, t->ndim, KG_MAX_RANK);
-      return kg_fail(ctx);
+      return NULL;
     }
     p->is_scalar = !cap && sc[i];
     if (p->is_scalar && t->ndim != 0) {
       kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "parameter %d is a scalar: pass it as a 0-dim tensor (got rank %d)", i + 1, t->ndim);
-      return kg_fail(ctx);
+      return NULL;
     }
     p->rank = (uint8_t)t->ndim;
     for (int d = 0; d < t->ndim; d++) {
       if (t->shape[d] < 0) {
         kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "input %d has a negative size", i + 1);
-        return kg_fail(ctx);
+        return NULL;
       }
       p->dims[d].kind = KG_DIM_STATIC, p->dims[d].size = t->shape[d];
       if ((flags & KG_SPEC_DYNAMIC) && t->shape[d] > 1)
@@ -352,6 +348,23 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
     }
     if (cap) s->capture_names[i - n_inputs] = kg_arena_strdup(&m->arena, what);
   }
+  if (seen_out) *seen_out = seen, *n_seen_out = n_seen;
+  return s;
+}
+
+kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                               const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out) {
+  kg_context *ctx = m->ctx;
+  kg_call_begin(ctx);
+  *out = NULL;
+  if (m->pkg) { /* the packaged signature these tensors fit (the flags do not matter: nothing is compiled) */
+    int pe = kg_pkg_entry_index(m, entry);
+    return specialize_pkg(m, pe, pe < 0 ? -1 : kg_pkg_fit(m, pe, inputs, n_inputs, captures, n_captures), inputs, n_inputs, captures, n_captures, out);
+  }
+  uint32_t ei;
+  if (!find_entry(m, entry, &ei)) return kg_fail(ctx);
+  kg_sig *s = kg_sig_of_tensors(m, ei, inputs, n_inputs, captures, n_captures, flags, NULL, NULL);
+  if (!s) return kg_fail(ctx);
   return specialize(m, entry, s, out);
 }
 
@@ -380,6 +393,8 @@ void kg_compiled_free(kg_compiled *c) {
   free(c->regions);
   for (uint32_t i = 0; c->copies && i < c->g.outputs.n; i++) kg_compiled_free(c->copies[i]);
   free(c->copies);
+  kg_compiled_free(c->bwd);
+  free(c->bwd_params), free(c->bwd_grads);
   if (c->plan) kg_plan_free(c->plan);
   if (c->plan_src) kg_plan_free(c->plan_src);
   kg_graph_free(&c->lg);
@@ -435,6 +450,8 @@ kg_status kg_compiled_output(const kg_compiled *c, int i, DLDataType *dtype, int
   }
   return KG_OK;
 }
+
+const char *kg_compiled_warnings(const kg_compiled *c) { return c && c->g.warnings ? c->g.warnings : ""; }
 
 const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d) {
   if (i < 0 || (uint32_t)i >= kg_graph_n_results(&c->g)) return NULL;

@@ -122,6 +122,17 @@ struct kg_compiled {
   kg_pool pool;          /* a plan's buffers, kept between runs on one device and stream (plan.c) */
   uint64_t rng_streams;  /* counters a call consumes (one per random stream of g), once rng_counted */
   bool rng_counted;
+  uint64_t rng_last_seed, rng_last_offset; /* the generator state the last kg_run drew from */
+  bool rng_pinned;       /* kg_run draws at (rng_pin_seed, rng_pin_offset), the context's state untouched */
+  uint64_t rng_pin_seed, rng_pin_offset;
+  /* gradients (runtime/grad.c): a forward compiled for gradients (kg_specialize_grad) owns its
+   * backward; its outputs are the entry's results, then n_saved values the backward reads */
+  struct kg_compiled *bwd;
+  uint32_t n_saved;
+  kg_bwd_param *bwd_params;   /* per backward input: where its value comes from */
+  uint32_t n_bwd_params;
+  uint32_t *bwd_grads;        /* per backward output: the parameter (g.params index) it is the gradient of */
+  uint32_t n_bwd_grads;
   kg_pkg_prog *pkg;      /* read from an offline kernel package: its variants (package_load.c) */
 };
 
@@ -147,9 +158,20 @@ kg_compiled *kg_compiled_new(kg_module *m, uint32_t entry, const char *name);
 bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc);
 /* compile.c: the pipeline (an entry + a signature → kernels and plan; NULL + diagnostics) */
 kg_compiled *kg_compile_entry(kg_module *m, uint32_t entry, const kg_sig *sig);
-bool kg_compile_plan(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
+bool kg_compile_plan(kg_compiled *c, kg_pass_ctx *pc);
+/* the programs copying write-back values (and a plan's outputs) into the caller's tensors */
+bool kg_compile_copies(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
 void kg_call_begin(kg_context *ctx);
 kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx);       /* NULL (+diag) when NVRTC is missing */
+
+/* api.c: the signature of actual tensors (kg_specialize_for_ex; seen: the duck symbols' sizes) */
+kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
+                          int n_captures, unsigned flags, int64_t **seen, int *n_seen);
+bool kg_find_entry(kg_module *m, const char *entry, uint32_t *ei);
+/* grad.c: an entry compiled for the gradients of the parameters wants[] flags (NULL: every
+ * floating tensor) — NULL + diagnostics when it cannot be;
+ * sym_hint: per signature symbol name "s<k>", the caller's size seen[k] (n_seen of them) */
+kg_compiled *kg_compile_grad(kg_module *m, uint32_t entry, const kg_sig *sig, const uint8_t *wants, const int64_t *seen, int n_seen);
 
 /* exec.c */
 /* Binding a tensor to a program value: rank, dtype, static sizes, symbols (bound on first
@@ -185,5 +207,11 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
 
 /* runtime/tmap.c: the tensor map a kernel's KPR_TMAP parameter wants, from its operand's tensor */
 bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg_diag *d);
+
+/* exec_mm.c: a product's operand as a tensor read as it is (else NULL), and its facts for the
+ * scheduler (mm_kmajor, mm_async, mm_tma of x) */
+const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
+                              DLTensor *const *outputs, const DLTensor *tview);
+void kg_mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x);
 
 #endif

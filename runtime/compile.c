@@ -32,7 +32,7 @@
  * top-level region computes are written in place), and every write-back output (an in-place
  * update of an input or capture, kg_gparam.wb: computed into a buffer of its own, then copied
  * into the caller's tensor once nothing reads the old value). */
-static bool build_copies(kg_compiled *c, kg_pass_ctx *pc) {
+bool kg_compile_copies(kg_compiled *c, kg_pass_ctx *pc) {
   kg_strbuf *log = pc->log;
   uint32_t nres = kg_graph_n_results(&c->g);
   if (!c->plan && nres == c->g.outputs.n) return true;
@@ -78,9 +78,10 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
   kg_sb_init(&log);
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP"),
                     ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED ||
-                        ctx->opts.force_variant == KG_FORCE_TENSOR_CORES};
+                        ctx->opts.force_variant == KG_FORCE_TENSOR_CORES,
+                    false};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
-  if (ok) ok = build_copies(c, &pc);
+  if (ok) ok = kg_compile_copies(c, &pc);
   if (!ok) {
     kg_sb_free(&log);
     kg_compiled_free(c);

@@ -79,7 +79,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc, v->cpu ? "_cpu" : "");
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
@@ -309,12 +309,14 @@ _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64
                "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
 
 /* What the scheduler plans for on device dev: the CPU device's cores, a CUDA device's GPU, else
- * (the emulator) an H100 or, with kg_options.emu_arch = 80, an A100. */
+ * (the emulator) an H100 or, with kg_options.emu_arch = 80, an A100 (on a CUDA device emu_arch 80
+ * only keeps the Hopper tier out). */
 static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
   if (dev && dev->vt->kind == KG_DEVICE_CPU) return ctx->cpu_target;
   kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
   if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
   if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  if (ctx->opts.emu_arch == 80) t.wgmma = false; /* sm_80's tiers asked for: on a GPU too (to measure them on sm_90) */
   return t;
 }
 
@@ -372,7 +374,7 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
   kg_graph_clone(&c->lg_fold, &c->lg);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
   kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
   return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
@@ -384,7 +386,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
     kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
@@ -621,9 +623,15 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(&ctx->stats, 0, sizeof ctx->stats);
-  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets */
-  ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
-  ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  /* the generator: this call draws at (seed, offset + stream); the next call at later offsets (a
+   * pinned entry — a backward redrawing its forward's dropout masks — at its own state) */
+  if (c->rng_pinned) {
+    ctx->rng_call_seed = c->rng_pin_seed, ctx->rng_call_offset = c->rng_pin_offset;
+  } else {
+    ctx->rng_call_seed = ctx->rng_seed, ctx->rng_call_offset = ctx->rng_offset;
+    ctx->rng_offset += (uint64_t)kg_compiled_rng_streams(c);
+  }
+  c->rng_last_seed = ctx->rng_call_seed, c->rng_last_offset = ctx->rng_call_offset;
   kg_status st = kg_graph_n_results(&c->g) < c->g.outputs.n
                      ? run_writebacks(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream)
                      : run_entry(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);
@@ -722,53 +730,6 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   }
   x->row = rowv;
 }
-
-/* A matrix product's operand `which` (0 A, 1 B) as a tensor when the kernel reads it from memory
- * as it is (an input, or a value an earlier kernel stored), else NULL. */
-static const DLTensor *mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
-                                  DLTensor *const *outputs, const DLTensor *tview) {
-  uint32_t id = g->nodes.v[grp->red].in[which];
-  if (g->nodes.v[id].op == KG_OP_INPUT) {
-    for (uint32_t p = 0; p < g->params.n; p++)
-      if (g->params.v[p].node == id) return pt[p];
-    return NULL;
-  }
-  uint32_t mi = kg_fusion_mat_index(F, id);
-  if (mi == KG_NONE) return NULL;
-  kg_bufref b = F->mat_buf.v[mi];
-  return b.kind == KG_BUF_TEMP ? &tview[b.index] : b.kind == KG_BUF_OUTPUT ? outputs[b.index] : NULL;
-}
-
-/* The tensor-core tier's facts about a product's operands: is K their contiguous dim, and may
- * cp.async copy their rows (16-byte chunks along the contiguous dim: a 16-byte aligned base,
- * every other stride a multiple of 16 bytes). flags: the MATMUL's ia[0]. */
-static void mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x) {
-  x->mm_kmajor[which] = -1, x->mm_async[which] = false, x->mm_tma[which] = false;
-  if (!t || t->ndim < 2 || (flags & 8)) return;
-  int kd = which == 0 || (flags & 4) ? t->ndim - 1 : t->ndim - 2, md = kd == t->ndim - 1 ? t->ndim - 2 : t->ndim - 1;
-  int64_t sk = kg_dl_stride(t, kd), sm = kg_dl_stride(t, md);
-  bool km = sk == 1 || t->shape[kd] == 1, mm = sm == 1 || t->shape[md] == 1;
-  if (!km && !mm) return;
-  x->mm_kmajor[which] = km ? 1 : 0;
-  size_t es = (size_t)((t->dtype.bits + 7) / 8);
-  uintptr_t a = (uintptr_t)data_ptr(t);
-  bool ok = a % 16 == 0;
-  for (int d = 0; d < t->ndim && ok; d++)
-    if (d != (km ? kd : md) && t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;
-  x->mm_async[which] = ok;
-  /* TMA: a matrix, or a batch of them whose dims are the product's and collapse into one */
-  int nb = rank - 2, tb = t->ndim - 2;
-  bool tma = ok && (tb == 0 || tb == nb);
-  for (int d = 0; d < tb && tma; d++) {
-    tma = t->shape[d] == space[d] && (d + 1 == tb || kg_dl_stride(t, d) == kg_dl_stride(t, d + 1) * t->shape[d + 1]);
-    if (t->shape[d] > 1 && kg_dl_stride(t, d) == 0) tma = false;
-  }
-  for (int d = 0; d < t->ndim && tma; d++) tma = (uint64_t)t->shape[d] < (1ull << 32) && (uint64_t)kg_dl_stride(t, d) * es < (1ull << 40);
-  x->mm_tma[which] = tma;
-}
-
-/* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
- * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks. */
 
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
@@ -937,8 +898,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
     kg_sched_facts x;
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    if (mm)
-      for (int w = 0; w < 2; w++) mm_operand_facts(mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+    if (mm) {
+      for (int w = 0; w < 2; w++) kg_mm_operand_facts(kg_mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+      x.mm_k = nred;
+    }
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
@@ -966,7 +929,9 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       st = launch_variant(c, &E, gi, &v);
     } else if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
-      size_t bytes = (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
+      /* a split-K product: float32 partial products of every output element, per chunk */
+      size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)
+                        : (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
       if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;

@@ -104,7 +104,8 @@ typedef struct kg_options {
                              another device is an input error */
   int f32_matmul;         /* a kg_f32_matmul */
   int emu_arch;           /* the GPU the emulator's schedules are chosen for: 0 = sm_90 (H100),
-                             80 = sm_80 (A100: the mma.sync tier) */
+                             80 = sm_80 (A100: the mma.sync tier); on a CUDA
+                             device 80 keeps the Hopper tier out (the sm_80 tier measured on sm_90) */
 } kg_options;
 
 /* ---- context ---- */
@@ -168,6 +169,10 @@ KG_API kg_status kg_compiled_writeback(const kg_compiled *c, int i, int *param, 
  * dim is static or out of range: with it a caller computes output shapes from its inputs'
  * sizes without another call. */
 KG_API const char *kg_compiled_output_symbol(const kg_compiled *c, int i, int d);
+/* What kgen warns about in the entry it compiled (code that compiles but likely does not mean
+ * what it says: TorchSharp's x.split(3L, 2L) taking split(params int64[] sizes)), as lines
+ * "Model.fs:5:12: warning: ...\n  at $.json.path\n"; "" when none. Owned by c. */
+KG_API const char *kg_compiled_warnings(const kg_compiled *c);
 
 /* ---- artifacts ---- */
 /* Returns malloc'd bytes (text is NUL-terminated). arch: 75, 80, 90, ... (ignored
@@ -238,6 +243,44 @@ KG_API kg_status kg_context_rng_state(kg_context *ctx, uint64_t *seed, uint64_t 
 KG_API kg_status kg_context_set_rng_state(kg_context *ctx, uint64_t seed, uint64_t offset);
 /* Counter offsets one call of c consumes: its random ops (0 when it draws nothing). */
 KG_API uint64_t kg_compiled_rng_streams(kg_compiled *c);
+
+/* ---- gradients (training) ----
+ * kg_specialize_grad compiles an entry for the gradients of the inputs and captures wants[i]
+ * flags (wants[0 .. n_inputs) the inputs, then the captures; a flag on an integer or bool tensor
+ * is ignored: PyTorch gives those no gradient). *out is the forward: kg_run it as any entry; its
+ * outputs are the entry's results, then kg_compiled_n_saved values its backward reads (the
+ * values a minimum cut of bytes moved chose to save; `kgen explain --grad` lists them and what
+ * the backward recomputes instead). kg_compiled_backward is the backward, owned by the forward:
+ * kg_run it with its inputs in order — each described by kg_compiled_backward_input: the
+ * gradient of forward result `index` (the weights of the results: kgen computes the gradients of
+ * Σ result_i · weight_i), forward input / capture `index`, forward result `index`, or saved output
+ * `index` (of the forward's run whose gradients these are) — and it writes one output per
+ * kg_compiled_backward_output: the gradient of input / capture `index` (a wanted parameter the
+ * results do not depend on has no output). A backward that redraws random numbers (dropout's mask)
+ * must run at the generator state its forward's run drew from: kg_compiled_rng_last of the
+ * forward after that run, kg_compiled_rng_pin on the backward before running it.
+ * KG_SPEC_DYNAMIC sizes as kg_specialize_for_ex's. An entry with control flow over tensors, a map
+ * lambda on the gradients' path, or an in-place update of a parameter that wants its gradient is
+ * an input error located at the F# call. */
+KG_API kg_status kg_specialize_grad(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                                    const kg_named_tensor *captures, int n_captures, unsigned flags, const uint8_t *wants,
+                                    kg_compiled **out);
+/* The same from a signature (as kg_specialize's: NULL = the document's own), for the gradients of
+ * every floating tensor parameter the forward does not update in place (those are buffers, as
+ * batch norm's running statistics) (`kgen explain --grad`). */
+KG_API kg_status kg_specialize_grad_sig(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
+KG_API int kg_compiled_n_saved(const kg_compiled *c);
+KG_API kg_compiled *kg_compiled_backward(kg_compiled *c); /* NULL when c was not compiled for gradients */
+enum { KG_BWD_IN_GRAD = 0, KG_BWD_IN_INPUT = 1, KG_BWD_IN_CAPTURE = 2, KG_BWD_IN_RESULT = 3, KG_BWD_IN_SAVED = 4 };
+KG_API int kg_compiled_backward_n_inputs(const kg_compiled *c);
+KG_API kg_status kg_compiled_backward_input(const kg_compiled *c, int i, int *source, int *index);
+KG_API int kg_compiled_backward_n_outputs(const kg_compiled *c);
+KG_API kg_status kg_compiled_backward_output(const kg_compiled *c, int i, int *is_capture, int *index);
+/* The generator state (seed, offset) the last kg_run of c drew from. */
+KG_API kg_status kg_compiled_rng_last(const kg_compiled *c, uint64_t *seed, uint64_t *offset);
+/* pinned != 0: kg_run of c draws at (seed, offset) and leaves the context's generator alone;
+ * 0: c draws from the context again. */
+KG_API kg_status kg_compiled_rng_pin(kg_compiled *c, int pinned, uint64_t seed, uint64_t offset);
 
 /* Which device AUTO resolves to in this context. */
 KG_API kg_device_kind kg_default_device(kg_context *ctx);

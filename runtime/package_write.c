@@ -148,11 +148,16 @@ static void grid_variants(const kg_group *G, const kg_group_facts *gf, const kg_
         x.max_offset = big ? ((int64_t)1 << 32) : numel;
         if (mm) { /* operand facts: K-major or not (or unknown), cp.async or not */
           x.contiguous = true, x.align = 64, x.max_elem = es[0], x.row = NULL, x.n_row = 0;
-          for (int f = 0; f < 36 * 4; f++) { /* and whether TMA can bring each (the Hopper tier) */
-            x.mm_kmajor[0] = (int8_t)(f % 3 - 1), x.mm_kmajor[1] = (int8_t)(f / 3 % 3 - 1), x.mm_async[0] = f / 9 % 2, x.mm_async[1] = f / 18 % 2;
-            x.mm_tma[0] = f / 36 % 2, x.mm_tma[1] = f / 72;
-            vadd(L, kg_schedule_choose(gf, &x, grid_targets[ti]).v);
+          /* a symbolic K: short, or long enough for split-K (kg_mm_split_k) */
+          for (int kl = 0; kl < (gf->mm_k < 0 ? 2 : 1); kl++) {
+            x.mm_k = kl ? ((int64_t)1 << 20) : 0;
+            for (int f = 0; f < 36 * 4; f++) { /* and whether TMA can bring each (the Hopper tier) */
+              x.mm_kmajor[0] = (int8_t)(f % 3 - 1), x.mm_kmajor[1] = (int8_t)(f / 3 % 3 - 1), x.mm_async[0] = f / 9 % 2, x.mm_async[1] = f / 18 % 2;
+              x.mm_tma[0] = f / 36 % 2, x.mm_tma[1] = f / 72;
+              vadd(L, kg_schedule_choose(gf, &x, grid_targets[ti]).v);
+            }
           }
+          x.mm_k = 0;
           continue;
         }
         x.mm_kmajor[0] = x.mm_kmajor[1] = -1, x.mm_async[0] = x.mm_async[1] = false;

@@ -339,9 +339,9 @@ static void nvrtc_no_spills(int part) {
   cr_log_info("%d kernel compilations checked", kernels);
   cr_assert_eq(bad, 0, "%d NVRTC problems", bad);
 }
-Test(examples, nvrtc_sm80_sm90_no_spills_part0, .timeout = 900) { nvrtc_no_spills(0); }
-Test(examples, nvrtc_sm80_sm90_no_spills_part1, .timeout = 900) { nvrtc_no_spills(1); }
-Test(examples, nvrtc_sm80_sm90_no_spills_part2, .timeout = 900) { nvrtc_no_spills(2); }
+Test(examples, nvrtc_sm80_sm90_no_spills_part0, .timeout = 2400) { nvrtc_no_spills(0); }
+Test(examples, nvrtc_sm80_sm90_no_spills_part1, .timeout = 2400) { nvrtc_no_spills(1); }
+Test(examples, nvrtc_sm80_sm90_no_spills_part2, .timeout = 2400) { nvrtc_no_spills(2); }
 
 /* The reduction size matrix: the red_matrix_* examples (every reduction op, both
  * axes, every dtype family, symbolic [R, C]) re-run over sizes that reach every

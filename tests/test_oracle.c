@@ -412,7 +412,7 @@ Test(oracle, rmse_rule_rescues_more_accurate_results) {
                               "    return (x + y) - y\n");
   const char *py32 = write_text(&c, "c32.py",
                                 "def f(x, y):\n"
-                                "    assert x.dtype == torch.float32, 'float32 only'\n"
+                                "    assert x.element_size() == 4, 'float32 only'\n"
                                 "    return (x + y) - y\n");
   enum { N = 256 };
   float x[N], y[N], ours[N];
@@ -536,7 +536,7 @@ Test(oracle, dead_or_hanging_process_is_reported_and_restarted) {
   kg_diag_clear(&c.d);
   double t0 = now_ms();
   cr_assert_eq(run(&c, hang, "f", false, in, 1, (const char *[]){op}, f32, 1, &r), -1);
-  cr_assert_lt(now_ms() - t0, 10000);
+  cr_assert_lt(now_ms() - t0, 30000); /* the 2 s timeout and a restart, with room for a loaded machine */
   cr_assert(diag_mentions(&c.d, "no answer within 2 s"), "%s", c.d.items[0].msg);
   kg_diag_clear(&c.d);
   cr_assert_eq(run(&c, good, "f", true, in, 1, (const char *[]){op}, f32, 1, &r), 0, "%s", last_msg(&c));

@@ -151,6 +151,41 @@ Test(package, same_bits_as_the_document, .init = mkdir_tmp, .fini = rm_tmp, .tim
   same_as_document("cf_rnn_matmul", NULL, 0);            /* products folded into a step's kernel */
 }
 
+/* a product over a symbolic K is packaged with its split-K kernels (the partial and the finish):
+ * a skinny float32 product runs from the package as from the document, bit for bit */
+Test(package, split_k_packaged, .init = mkdir_tmp, .fini = rm_tmp, .timeout = 300) {
+  kg_context *ctx = new_ctx();
+  const char *path = pack(ctx, "mm_tc_shapes", "mm_tc_f32", NULL, 0, NULL, 0, "mm.kgpkg");
+  char doc[512];
+  snprintf(doc, sizeof doc, "%s/examples/mm_tc_shapes.json", KG_SOURCE_DIR);
+  kg_module *md, *mp;
+  cr_assert_eq(kg_module_load_file(ctx, doc, &md), KG_OK);
+  cr_assert_eq(kg_package_load(ctx, path, &mp), KG_OK, "%s", kg_last_error(ctx));
+  inputs I;
+  memset(&I, 0, sizeof I);
+  int64_t sa[2] = {24, 4100}, sb[2] = {4100, 20};
+  cr_assert_eq(kg_npy_random(&I.arr[0], KG_F32, 2, sa, 5, false), 0);
+  cr_assert_eq(kg_npy_random(&I.arr[1], KG_F32, 2, sb, 6, false), 0);
+  for (int i = 0; i < 2; i++) kg_npy_dlview(&I.arr[i], &I.v[i]), I.in[i] = &I.v[i];
+  I.n_in = I.n = 2;
+  kg_npy od[16], op[16];
+  cr_assert_eq(run(ctx, md, "mm_tc_f32", &I, KG_DEVICE_EMU, od), 1);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(mp, "mm_tc_f32", I.in, 2, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  DLTensor ov[16], *opp[16];
+  cr_assert_eq(kg_alloc_host_outputs(c, op, ov, opp), KG_OK);
+  cr_assert_eq(kg_run_host(c, KG_DEVICE_EMU, I.in, 2, NULL, 0, opp, 1), KG_OK, "%s", kg_last_error(ctx));
+  kg_run_stats st;
+  cr_assert_eq(kg_run_stats_get(c, &st), KG_OK);
+  cr_expect_eq(st.launches, 2, "24 x 4100 x 20 splits K: a partial and a finish kernel (%llu launches)", (unsigned long long)st.launches);
+  kg_compiled_free(c);
+  cr_assert(!memcmp(od[0].data, op[0].data, od[0].nbytes), "the package's split-K product differs from the document's");
+  kg_npy_free(&od[0]), kg_npy_free(&op[0]);
+  free_inputs(&I);
+  kg_module_free(md), kg_module_free(mp);
+  kg_context_free(ctx);
+}
+
 Test(package, byte_identical_and_hashed, .init = mkdir_tmp, .fini = rm_tmp) {
   kg_context *ctx = new_ctx();
   char a[256], b[256];

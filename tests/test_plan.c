@@ -612,7 +612,7 @@ Test(plan, partition_survives_op_array_growth_while_splitting) {
     kg_plan_op(&p, 0, f);
     kg_diag d;
     kg_diag_init(&d);
-    kg_pass_ctx pc = {&arena, &d, false, NULL, NULL, false};
+    kg_pass_ctx pc = {&arena, &d, false, NULL, NULL, false, false};
     cr_assert(kg_plan_partition(&p, &g, &pc), "pad %d", pad);
     /* the else branch was scheduled and partitioned too: its negation is a region of its own */
     bool neg_region = false;
@@ -624,4 +624,122 @@ Test(plan, partition_survives_op_array_growth_while_splitting) {
     kg_graph_free(&g);
     kg_arena_free(&arena);
   }
+}
+
+/* ---- F#'s loops over int64 and stepped ranges, arrays, lists, Seq.iter (frontend/seqloop.c) ---- */
+
+/* examples/cf_int64_ranges: `for t in 0L .. n - 1L`, `0L .. 2L .. n - 1L`, `n - 1L .. -1L .. 0L`
+ * over a run-time T are three plan FORs; each runs its F# trip count (the stepped ones over their
+ * iteration count) and computes what the F# loops compute */
+Test(plan, int64_and_stepped_ranges_are_plan_loops) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "cf_int64_ranges", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_eq(count_ops(c->plan, KG_P_FOR), 3, "three loops over a run-time size");
+  const int64_t Ts[] = {1, 2, 3, 7};
+  for (int ti = 0; ti < 4; ti++) {
+    int64_t T = Ts[ti], sh[2] = {T, 16}, wsh[1] = {16};
+    float xs[7 * 16], ws[16];
+    for (int i = 0; i < T * 16; i++) xs[i] = (float)((i * 7) % 19 - 9) * 0.25f;
+    for (int i = 0; i < 16; i++) ws[i] = (float)(i % 5) * 0.2f - 0.4f;
+    ht x, w, o[3];
+    ht_f32(&x, 2, sh, xs);
+    ht_f32(&w, 1, wsh, ws);
+    for (int k = 0; k < 3; k++) ht_f32(&o[k], 1, wsh, NULL);
+    const DLTensor *ins[2] = {&x.t, &w.t};
+    DLTensor *outs[3] = {&o[0].t, &o[1].t, &o[2].t};
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 2, NULL, 0, outs, 3, NULL), KG_OK, "T=%lld: %s", (long long)T, kg_last_error(ctx));
+    kg_run_stats st;
+    kg_run_stats_get(c, &st);
+    cr_expect_eq(st.iterations, (uint64_t)(T + (T + 1) / 2 + T), "T=%lld: %llu iterations", (long long)T, (unsigned long long)st.iterations);
+    for (int j = 0; j < 16; j++) {
+      float h = 0, even = 0, back = 0;
+      for (int64_t t = 0; t < T; t++) h = tanhf(xs[t * 16 + j] + h * ws[j]);
+      for (int64_t t = 0; t <= T - 1; t += 2) even += xs[t * 16 + j];
+      for (int64_t t = T - 1; t >= 0; t--) back = tanhf(xs[t * 16 + j] + back * ws[j]);
+      float got[3] = {((float *)o[0].data)[j], ((float *)o[1].data)[j], ((float *)o[2].data)[j]}, want[3] = {h, even, back};
+      for (int k = 0; k < 3; k++) cr_expect(fabsf(got[k] - want[k]) <= 1e-5f, "T=%lld out%d[%d]: %g vs %g", (long long)T, k, j, got[k], want[k]);
+    }
+    free(x.data), free(w.data);
+    for (int k = 0; k < 3; k++) free(o[k].data);
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* examples/fs_seq_loops: the loops over arrays and a list are unrolled (the items are tensors of
+ * their own), Seq.iter / List.iter over run-time ranges are the plan's two FORs (List.iter's
+ * [1L .. 3L .. N - 1L] is empty for N = 1), and the int64 ranges in the map lambda (reversed,
+ * stepped) are element-level loops */
+Test(plan, loops_over_arrays_lists_and_iter) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "fs_seq_loops", NULL, &m);
+  cr_assert_not_null(c->plan);
+  cr_expect_eq(count_ops(c->plan, KG_P_FOR), 2, "Seq.iter and List.iter over run-time ranges; the arrays and the list unrolled");
+  const int64_t Ns[] = {1, 2, 5, 8};
+  for (int ni = 0; ni < 4; ni++) {
+    int64_t N = Ns[ni], sh[2] = {N, 8}, vsh[1] = {8};
+    float xs[8 * 8], as[8], bs[8];
+    for (int i = 0; i < N * 8; i++) xs[i] = (float)((i * 5) % 17 - 8) * 0.3f;
+    for (int i = 0; i < 8; i++) as[i] = (float)(i - 4) * 0.25f, bs[i] = (float)(3 - i) * 0.5f;
+    ht x, a, b, acc, rows, poly;
+    ht_f32(&x, 2, sh, xs);
+    ht_f32(&a, 1, vsh, as);
+    ht_f32(&b, 1, vsh, bs);
+    ht_f32(&acc, 2, sh, NULL);
+    ht_f32(&rows, 1, vsh, NULL);
+    ht_f32(&poly, 2, sh, NULL);
+    const DLTensor *ins[3] = {&x.t, &a.t, &b.t};
+    DLTensor *outs[3] = {&acc.t, &rows.t, &poly.t};
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 3, NULL, 0, outs, 3, NULL), KG_OK, "N=%lld: %s", (long long)N, kg_last_error(ctx));
+    kg_run_stats st;
+    kg_run_stats_get(c, &st);
+    int64_t listed = N > 1 ? (N - 2) / 3 + 1 : 0; /* [1L .. 3L .. N - 1L] */
+    cr_expect_eq(st.iterations, (uint64_t)(N + listed), "N=%lld: %llu iterations", (long long)N, (unsigned long long)st.iterations);
+    const float ss[5] = {0.5f, 0.25f, 2.0f, 1.5f, 0.75f};
+    for (int j = 0; j < 8; j++) {
+      float r = 0;
+      for (int64_t t = 0; t < N; t++) r += xs[t * 8 + j];
+      for (int64_t t = 1; t <= N - 1; t += 3) r = r * 0.5f + xs[t * 8 + j];
+      cr_expect(fabsf(((float *)rows.data)[j] - r) <= 1e-5f * (1 + fabsf(r)), "N=%lld rows[%d]: %g vs %g", (long long)N, j, ((float *)rows.data)[j], r);
+      float ab = as[j] * bs[j];
+      for (int64_t t = 0; t < N; t++) {
+        float v = xs[t * 8 + j], s = 0;
+        s = s + v * as[j], s = s + v * bs[j], s = s + v * ab;
+        for (int k = 0; k < 5; k++) s = tanhf(s * ss[k]);
+        s = s - 1.0f / (1.0f + expf(-as[j]));
+        s = s - (bs[j] > 0 ? bs[j] : 0);
+        float p = 0;
+        for (int64_t k = 4; k >= 0; k--) p = p * 0.5f * v + (float)k;
+        for (int64_t k = 0; k <= 5; k += 2) p = p - 0.01f * (float)k * v;
+        float ga = ((float *)acc.data)[t * 8 + j], gp = ((float *)poly.data)[t * 8 + j];
+        cr_expect(fabsf(ga - s) <= 1e-5f, "N=%lld acc[%lld,%d]: %g vs %g", (long long)N, (long long)t, j, ga, s);
+        cr_expect(fabsf(gp - p) <= 1e-5f * (1 + fabsf(p)), "N=%lld poly[%lld,%d]: %g vs %g", (long long)N, (long long)t, j, gp, p);
+      }
+    }
+    free(x.data), free(a.data), free(b.data), free(acc.data), free(rows.data), free(poly.data);
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+/* examples/fs_split_overloads: x.split(3L, 2L) binds to split(params int64[] sizes); kgen warns
+ * (located at the call), the explicit spellings x.split(3L, 2) and x.split([| 1L; 4L |]) do not */
+Test(plan, split_with_two_int64_arguments_warns) {
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  kg_compiled *c = load(ctx, "fs_split_overloads", NULL, &m);
+  const char *w = kg_compiled_warnings(c);
+  cr_expect_not_null(strstr(w, "fs_split_overloads.fs:11:20: warning: x.split(3L, 2L) is TorchSharp's split(params int64[] sizes): pieces of 3 and 2 along dim 0; "
+                               "for pieces of 3 along dim 2 write x.split(3L, 2)"),
+                     "%s", w);
+  const char *first = strstr(w, "warning");
+  cr_expect(first && !strstr(first + 1, "warning"), "one warning only: %s", w);
+  kg_compiled_free(c);
+  kg_module_free(m); /* (sizes that do not sum to dim 0: tests/bad/split_sizes_params) */
+  kg_context_free(ctx);
 }

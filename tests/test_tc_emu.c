@@ -553,7 +553,8 @@ Test(tc_emu, tma_box_swizzle_and_mbarrier) {
   cr_assert_eq(dv->vt->tmap(dv, m, &q, map, &dg), -1, "a row stride of 200 bytes is not a multiple of 16");
   kg_diag_free(&dg);
   kg_diag_init(&dg);
-  uint16_t *g2 = aligned_alloc(64, 10 * 104 * 2);
+  uint16_t *g2 = aligned_alloc(64, (10 * 104 * 2 + 63) / 64 * 64); /* C11: a size that is a multiple of the alignment */
+  cr_assert_not_null(g2);
   for (int r = 0; r < 10; r++)
     for (int c = 0; c < 104; c++) g2[r * 104 + c] = c < 100 ? g[r * 100 + c] : 0xdead;
   q.base = g2, q.strides[1] = 208;

@@ -217,6 +217,28 @@ CNN_KINDS = {T: "t", "System.Int64": "i", "System.Nullable`1[System.Int64]": "n"
              "System.Nullable`1[System.ValueTuple`2[System.Int64,System.Int64]]": "a"}
 
 
+# Loss functions (issue 24): H_LOSS rows, bound by frontend/loss.c from the raw arguments: t a
+# tensor, o an optional tensor (weight, pos_weights), e a Reduction, i an integer, f a double, b a
+# bool.
+LOSS = {"cross_entropy": "CROSS_ENTROPY", "nll_loss": "NLL_LOSS", "mse_loss": "MSE_LOSS", "l1_loss": "L1_LOSS",
+        "smooth_l1_loss": "SMOOTH_L1_LOSS", "huber_loss": "HUBER_LOSS", "binary_cross_entropy": "BCE_LOSS",
+        "binary_cross_entropy_with_logits": "BCE_LOGITS_LOSS", "kl_div": "KL_DIV"}
+LOSS_KINDS = {"TorchSharp.torch+nn+Reduction": "e", "System.Int64": "i", "System.Double": "f", "System.Boolean": "b"}
+
+
+def loss_argspec(params, pnames):
+    spec = ""
+    for i, p in enumerate(params):
+        pn = pnames[i] if i < len(pnames) else ""
+        if p == T:
+            spec += "o" if pn in ("weight", "pos_weights") else "t"
+        elif p in LOSS_KINDS:
+            spec += LOSS_KINDS[p]
+        else:
+            return None
+    return spec
+
+
 def cnn_argspec(params):
     if any(p not in CNN_KINDS for p in params):
         return None
@@ -340,6 +362,12 @@ def main():
             if spec is not None and key not in seen:
                 seen.add(key)
                 rows.append((key, "H_CNN", CNN[name], spec, "NONE", 0))
+            continue
+        if name in LOSS and sec == "XL." and decl == "TorchSharp.torch+nn+functional":
+            spec = loss_argspec(params, pnames)
+            if spec is not None and key not in seen:
+                seen.add(key)
+                rows.append((key, "H_LOSS", LOSS[name], spec, "NONE", 0))
             continue
         if name == "scaled_dot_product_attention" and decl == "TorchSharp.torch+nn+functional" and key not in seen:
             seen.add(key)  # issue 23: frontend/attention.c binds the raw arguments (query, key, value, mask, p, is_causal)

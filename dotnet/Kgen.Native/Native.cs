@@ -117,6 +117,7 @@ public static unsafe partial class Lib
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_outputs(IntPtr compiled);
     [LibraryImport(Kgen)] public static partial int kg_compiled_output(IntPtr compiled, int i, out DLDataType dtype, out int ndim, long* shape8);
     [LibraryImport(Kgen)] public static partial int kg_compiled_n_kernels(IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial byte* kg_compiled_warnings(IntPtr compiled);
     // the random generator (kgen.h): seed, offset; counters a call of an entry consumes
     [LibraryImport(Kgen)] public static partial int kg_context_manual_seed(IntPtr ctx, ulong seed);
     [LibraryImport(Kgen)] public static partial int kg_context_rng_state(IntPtr ctx, out ulong seed, out ulong offset);
@@ -128,6 +129,21 @@ public static unsafe partial class Lib
                                      int nCaptures, DLTensor** outputs, int nOutputs, IntPtr stream);
     [LibraryImport(Kgen)] public static partial int kg_run_stats_get(IntPtr compiled, out KgRunStats stats);
     [LibraryImport(Kgen)] public static partial int kg_default_device(IntPtr ctx);
+    // gradients (kgen.h "gradients"): a forward compiled for the gradients of the wanted
+    // parameters, its backward, what the backward's inputs are, whose gradients it writes
+    [LibraryImport(Kgen)]
+    public static partial int kg_specialize_grad(IntPtr module, byte* entry, DLTensor** inputs, int nInputs,
+                                                 KgNamedTensor* captures, int nCaptures, uint flags, byte* wants, out IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_n_saved(IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial IntPtr kg_compiled_backward(IntPtr compiled);
+    /// <summary>kg_compiled_backward_input's sources</summary>
+    public const int BwdInGrad = 0, BwdInInput = 1, BwdInCapture = 2, BwdInResult = 3, BwdInSaved = 4;
+    [LibraryImport(Kgen)] public static partial int kg_compiled_backward_n_inputs(IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_backward_input(IntPtr compiled, int i, out int source, out int index);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_backward_n_outputs(IntPtr compiled);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_backward_output(IntPtr compiled, int i, out int isCapture, out int index);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_rng_last(IntPtr compiled, out ulong seed, out ulong offset);
+    [LibraryImport(Kgen)] public static partial int kg_compiled_rng_pin(IntPtr compiled, int pinned, ulong seed, ulong offset);
     [LibraryImport(Kgen)] public static partial int kg_package_load(IntPtr ctx, byte* path, out IntPtr module);
     [LibraryImport(Kgen)] public static partial int kg_package_write(IntPtr ctx, KgPackageItem* items, int nItems, int* archs, int nArchs, byte* path);
     [LibraryImport(Kgen)] public static partial int kg_package_describe(IntPtr module, byte* entry, out IntPtr text);
@@ -142,6 +158,8 @@ public static unsafe partial class Lib
     [LibraryImport("LibTorchSharp")] public static partial sbyte THSTensor_type(IntPtr tensor);
     [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_type(IntPtr tensor);
     [LibraryImport("LibTorchSharp")] public static partial int THSTensor_device_index(IntPtr tensor);
+    /// <summary>Whether a tensor requires grad (a C++ bool).</summary>
+    [LibraryImport("LibTorchSharp")] public static partial byte THSTensor_requires_grad(IntPtr tensor);
     /// <summary>An uninitialized tensor (what torch.empty calls); wrap it with Tensor.UnsafeCreateTensor.</summary>
     [LibraryImport("LibTorchSharp")]
     public static partial IntPtr THSTensor_empty(long* sizes, int length, sbyte scalarType, int deviceType, int deviceIndex, byte requiresGrad);

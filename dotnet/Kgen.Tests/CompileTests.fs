@@ -58,6 +58,24 @@ let ``exact sizes when asked`` () =
     Assert.Equal(2, c.Specializations)
 
 [<Fact>]
+let ``float32 products: split-TF32 by default at float32 accuracy, TF32 and SIMT when asked`` () =
+    // 256 x 512 x 256 takes the tensor-core tier on the emulated H100 (kgen explain:
+    // matmul.tc32.f32.3xtf32; smaller products are folded into a dot per output)
+    let a, b = torch.randn(256L, 512L), torch.randn(512L, 256L)
+    let reference = (a.to_type(torch.float64).matmul(b.to_type(torch.float64)))
+    let relErr (t: Tensor) =
+        ((t.to_type(torch.float64) - reference).norm().item<float>()) / reference.norm().item<float>()
+    let run mode =
+        use c = new Compile.Compiled<_>(<@ fun (x: Tensor) (y: Tensor) -> x.matmul(y) @>,
+                                        { FastPath.Options.Default with Float32Matmul = mode })
+        relErr (c.Function a b)
+    let torchErr = relErr (a.matmul(b))
+    let split, tf32, simt = run FastPath.Float32Matmul.SplitTF32, run FastPath.Float32Matmul.TF32, run FastPath.Float32Matmul.Simt
+    Assert.True(split <= 2.0 * torchErr + 1e-9, sprintf "split-TF32 %g vs torch %g" split torchErr)
+    Assert.True(simt <= 2.0 * torchErr + 1e-9, sprintf "SIMT %g vs torch %g" simt torchErr)
+    Assert.True(tf32 > 1e-5 && tf32 < 5e-3, sprintf "TF32 %g: one TF32 product, ~1e-3" tf32)
+
+[<Fact>]
 let ``tupled parameters, scalar parameters and tuple results`` () =
     let g = Kgen.compile <@ fun (x: Tensor, y: Tensor) -> x * y @>
     let x, y = torch.randn(3L, 4L), torch.randn(3L, 4L)

@@ -38,6 +38,7 @@ type KgenFunction private (engine: Engine) =
         new KgenFunction(new Engine(json, entry, kinds, names, (fun () -> values), Options.Default))
     /// A quotation (F#), for code that wants the object form.
     static member Of(q: Expr) =
+        Collect.requireReflected q
         let doc = Serializer.serialize [ { Name = "f"; Expr = q; Signature = None; NonZero = [||] } ]
         let _, kinds = kindsOf doc.Json "f"
         let caps = doc.Captures |> List.choose (fun c -> match c.Value with :? torch.Tensor as t -> Some(c.Name, t) | _ -> None)
@@ -50,7 +51,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do core.SetObj(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             Array.init engine.OutputCount engine.Output
         finally
             engine.Exit()
@@ -61,7 +62,7 @@ type KgenFunction private (engine: Engine) =
         engine.Enter()
         try
             for i in 0 .. args.Length - 1 do engine.SetTensor(i, args.[i])
-            engine.Invoke()
+            core.Invoke()
             if engine.OutputCount <> 1 then
                 raise (Runtime.KgenException(sprintf "the entry has %d outputs: use Invoke" engine.OutputCount, 1))
             engine.Output 0
@@ -82,6 +83,11 @@ module Kgen =
     /// rmse-vs-fp64 rule where they fail). Prints a row per output; raises on a mismatch.
     let check (q: Expr) (inputs: obj list) : Check.Row list = Check.quotation q inputs
 
+    /// Kgen.check with the gradients: also the gradients of Σ result · weight (random weights)
+    /// with respect to every floating input and capture — kgen's backward kernels, TorchSharp's
+    /// autograd of the F# function and the TorchScript twin's autograd — one row each.
+    let checkGrad (q: Expr) (inputs: obj list) : Check.Row list = Check.quotationGrad q inputs true
+
     /// A quotation as a function of its own type over TorchSharp tensors (curried or tupled as
     /// the quotation is; results a tensor, a number or a tuple): kgen's kernels run each call,
     /// specialized once per input signature; captured tensors are read live at each call.
@@ -95,3 +101,13 @@ module Kgen =
         let forward = m.GetType().GetMethod("forward", [| t |])
         let body = Expr.Call(Expr.ValueWithName(m, m.GetType(), "model"), forward, [ Expr.Var x ])
         compile (Expr.Cast<TorchSharp.torch.Tensor -> TorchSharp.torch.Tensor>(Expr.Lambda(x, body)))
+
+/// Kgen's entry points that take a function by its name: F# quotes the argument, so
+/// `Kgen.compileFn gate` is `Kgen.compile <@ gate @>` for a [<ReflectedDefinition>] function
+/// (module functions cannot quote their arguments; this type's members can, and F# finds them
+/// beside the Kgen module's functions).
+[<AbstractClass; Sealed>]
+type Kgen =
+    /// A [<ReflectedDefinition>] function (`let gate (x: Tensor) (g: Tensor) = ...`), compiled:
+    /// a function of its own type whose calls run kgen's kernels, as Kgen.compile <@ gate @>.
+    static member compileFn([<ReflectedDefinition>] f: Expr<'F>) : 'F = (new Compile.Compiled<'F>(f)).Function

@@ -177,7 +177,12 @@ type KgenSide =
       /// the random generator's (seed, offset) now (read before Run: the state Run draws at)
       Rng: unit -> uint64 * uint64
       /// after Run: whether the entry draws random numbers
-      Draws: unit -> bool }
+      Draws: unit -> bool
+      /// the gradients (Module.SpecializeGrad, the forward and backward kernels): inputs,
+      /// captures, which of them are wanted (inputs, then captures), the weights of the results
+      /// (None: a result without a gradient) -> per input and capture its gradient (None: kgen
+      /// gives none), and the generator state the forward drew at
+      RunGrad: Tensor list -> (string * Tensor) list -> bool list -> Tensor option list -> Tensor option list * (uint64 * uint64) }
 
 /// kgen's twin names some ops as Python's TorchScript resolves them
 /// (`torch.nn.functional.gelu`, `torch.ops.aten.elu`); TorchSharp's torch.jit.compile is
@@ -254,9 +259,14 @@ let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (capt
     let ins64, caps64 =
         let up (t: Tensor) = if isFloat t.dtype then t.to_type(torch.ScalarType.Float64).clone() else t.clone()
         inputs |> List.map up, captures |> List.map (snd >> up)
+    // the float64 reference: the twin on float64 inputs, widened as check/oracle.py widens it
+    // (its float32 carriers of half values and its float32 casts in float64, so a twin that
+    // names float32 — a random draw's dtype, a cast — still runs: float64 between the same
+    // roundings)
+    let src64 = src.Replace(".float()", ".double()").Replace("torch.float32", "torch.float64")
     let fp64 =
         if inputs @ (captures |> List.map snd) |> List.exists (fun t -> isFloat t.dtype) then
-            try Some(invokeTs src name (ins64 @ caps64 @ rngArg ())) with _ -> None
+            try Some(invokeTs src64 name (ins64 @ caps64 @ rngArg ())) with _ -> None
         else None
     // a tupled parameter `fun (a, b) ... -> ...` takes one tuple
     let insE = clones inputs
@@ -314,8 +324,108 @@ let runOn (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (capt
             Kgen = compare k e r64
             TorchScript = compare t e r64 } ]
 
-/// Run the three sides on random inputs for `pars` (seeded) and compare.
-let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) =
+/// kgen's side of the gradients: the forward compiled for gradients, run, then its backward on
+/// the weights and the saved values at the forward's generator state (Runtime.Compiled).
+let kgenGrads (m: Runtime.Module) (name: string) (ins: Tensor list) (caps: (string * Tensor) list) (wants: bool list) (weights: Tensor option list) =
+    use c = m.SpecializeGrad(name, ins, caps, wants)
+    let outs = c.Run(ins, caps)
+    let nres = outs.Length - c.Saved
+    let rng = c.RngLast
+    let grads : Tensor option[] = Array.create (ins.Length + caps.Length) None
+    match c.Backward with
+    | None -> ()
+    | Some b ->
+        let bins =
+            c.BackwardInputs |> List.map (fun (src, idx) ->
+                match src with
+                | s when s = Kgen.Native.Lib.BwdInGrad -> weights.[idx].Value
+                | s when s = Kgen.Native.Lib.BwdInInput -> ins.[idx]
+                | s when s = Kgen.Native.Lib.BwdInCapture -> snd caps.[idx]
+                | s when s = Kgen.Native.Lib.BwdInResult -> outs.[idx]
+                | _ -> outs.[nres + idx])
+        b.PinRng rng
+        let gs = b.Run(bins, [])
+        List.zip c.BackwardOutputs gs |> List.iter (fun ((cap, idx), g) -> grads.[if cap then ins.Length + idx else idx] <- Some g)
+    List.ofArray grads, rng
+
+/// Σ_i (out_i · w_i).sum() over the floating results with weights, and its gradients with
+/// respect to `leaves` (None for a leaf not reached: zeros)
+let private weightedGrads (outs: Tensor list) (weights: Tensor option list) (leaves: Tensor list) =
+    let terms =
+        List.zip outs weights |> List.choose (fun (o, w) ->
+            match w with
+            | Some w when isFloat o.dtype && o.requires_grad -> Some((o * w.to_type(o.dtype)).sum().to_type(torch.ScalarType.Float64))
+            | _ -> None)
+    if terms.IsEmpty then leaves |> List.map (fun l -> torch.zeros_like(l))
+    else
+        let total = terms |> List.reduce (+)
+        let gs = torch.autograd.grad(Collections.Generic.List<Tensor>([ total ]), Collections.Generic.List<Tensor>(leaves), allow_unused = true)
+        List.zip leaves (List.ofSeq gs) |> List.map (fun (l, g) -> if isNull g || g.IsInvalid then torch.zeros_like(l) else g)
+
+/// The gradients' rows (after runOn's): kgen's backward, TorchSharp's autograd of the F# function
+/// and torch.jit's autograd of the twin, of Σ result · weight (random weights) with respect to
+/// every floating input and capture not updated in place; kgen and the twin each against eager
+/// (PyTorch's tolerances, the rmse rule against the twin's float64 autograd). An entry that draws
+/// random numbers compares kgen with the twin (eager draws other bits).
+let gradRows (side: KgenSide) (name: string) (entry: Expr) (captures: (string * Tensor) list) (inputs: Tensor list) (netArgs: obj list)
+             (changed: string list) (seed: uint64) : Row list =
+    use g = new torch.Generator(seed + 15485863UL, torch.CPU)
+    let isScalarArg i = match netArgs.[i] with :? Tensor -> false | _ -> true
+    let wantIn = inputs |> List.mapi (fun i t -> not (isScalarArg i) && isFloat t.dtype && not (List.contains (sprintf "input %d (in place)" i) changed))
+    let wantCap = captures |> List.map (fun (n, t) -> isFloat t.dtype && not (List.contains (sprintf "%s (in place)" n) changed))
+    let wants = wantIn @ wantCap
+    // the results' shapes and dtypes: an eager run without gradients
+    let resultsE =
+        use _ = torch.no_grad()
+        Eval.applyAll (Eval.run entry) (regroup (paramGroups entry.Type) (netArgs |> List.mapi (fun i a -> match a with :? Tensor -> box (inputs.[i].clone()) | _ -> a))) |> flatten
+    let weights =
+        resultsE |> List.map (fun r -> if isFloat r.dtype then Some((torch.rand(r.shape, dtype = torch.ScalarType.Float64, generator = g) * 2.0 - 1.0).to_type(r.dtype)) else None)
+    let ours, (rs, ro) = side.RunGrad (inputs |> List.map (fun t -> t.clone())) (captures |> List.map (fun (n, t) -> n, t.clone())) wants weights
+    let draws = side.Draws()
+    let rngArg () = if draws then [ torch.tensor([| int64 rs; int64 ro |]) ] else []
+    let src = side.TorchScript()
+    // the twin's autograd (float32 and float64)
+    let twinGrads (double: bool) =
+        let cast (t: Tensor) = if double && isFloat t.dtype then t.to_type(torch.ScalarType.Float64) else t
+        let ins = inputs |> List.mapi (fun i t -> let c = (cast t).detach().clone() in if wantIn.[i] then c.requires_grad_(true) else c)
+        let caps = captures |> List.mapi (fun j (_, t) -> let c = (cast t).detach().clone() in if wantCap.[j] then c.requires_grad_(true) else c)
+        use cu = torch.jit.compile (forCppJit src)
+        let outs = cu.invoke(name, ins @ caps @ rngArg () |> List.map box |> Array.ofList) |> flatten
+        let leaves = (List.zip ins wantIn |> List.filter snd |> List.map fst) @ (List.zip caps wantCap |> List.filter snd |> List.map fst)
+        weightedGrads outs (weights |> List.map (Option.map cast)) leaves
+    let twin = twinGrads false
+    let twin64 = try Some(twinGrads true) with _ -> None
+    // eager TorchSharp autograd of the F# function: the inputs as leaves, the live captures
+    // requiring grad for the run (restored after)
+    let insE = inputs |> List.mapi (fun i t -> if wantIn.[i] then t.detach().clone().requires_grad_(true) else t.clone())
+    let flags = captures |> List.map (fun (_, t) -> t.requires_grad)
+    let eager =
+        try
+            captures |> List.iteri (fun j (_, t) -> if wantCap.[j] && not t.requires_grad then t.requires_grad_(true) |> ignore)
+            let netE = netArgs |> List.mapi (fun i a -> match a with :? Tensor -> box insE.[i] | _ -> a)
+            let outs = Eval.applyAll (Eval.run entry) (regroup (paramGroups entry.Type) netE) |> flatten
+            let leaves = (List.zip insE wantIn |> List.filter snd |> List.map fst) @ (List.zip (captures |> List.map snd) wantCap |> List.filter snd |> List.map fst)
+            weightedGrads outs weights leaves
+        finally
+            List.zip captures flags |> List.iter (fun ((_, t), f) -> if t.requires_grad <> f then t.requires_grad_(f) |> ignore)
+    let names = (inputs |> List.mapi (fun i _ -> sprintf "grad in%d" i)) @ (captures |> List.map (fun (n, _) -> sprintf "grad %s" n))
+    let wanted = List.zip names wants |> List.indexed |> List.filter (fun (_, (_, w)) -> w)
+    [ for k, (i, (label, _)) in List.indexed wanted ->
+          let e, t = eager.[k], twin.[k]
+          let r64 = twin64 |> Option.map (fun l -> l.[k])
+          let o = ours.[i] |> Option.defaultWith (fun () -> torch.zeros_like(e))
+          let kg = if draws then compare o t r64 else compare o e r64
+          let structural = if draws then { Ok = true; MaxAbs = 0.0; MaxRel = 0.0; Rule = "ok (random: kgen against the twin)" } else compare t e r64
+          { Index = 1000 + k
+            Label = label
+            Dtype = (string e.dtype).ToLowerInvariant()
+            Shape = e.shape
+            Kgen = (if draws then { kg with Rule = kg.Rule + " vs twin" } else kg)
+            TorchScript = structural } ]
+
+/// Run the three sides on random inputs for `pars` (seeded) and compare; with grad, the
+/// gradients too (gradRows).
+let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captures: (string * Tensor) list) (seed: uint64) (grad: bool) =
     use g = new torch.Generator(seed, torch.CPU)
     let inputs =
         pars |> List.map (function
@@ -330,7 +440,11 @@ let run (side: KgenSide) (name: string) (entry: Expr) (pars: Param list) (captur
                 let ty = if i < types.Length then types.[i] else typeof<float32>
                 netScalar t ty
             | TensorParam _ -> box t)
-    runOn side name entry pars captures inputs netArgs
+    let rows = runOn side name entry pars captures inputs netArgs
+    if not grad then rows
+    else
+        let changed = rows |> List.filter (fun r -> r.Label.EndsWith "(in place)") |> List.map (fun r -> r.Label)
+        rows @ gradRows side name entry captures inputs netArgs changed seed
 
 /// A row as `kgen check` prints one.
 let format (r: Row) =
@@ -341,7 +455,7 @@ let format (r: Row) =
 /// Check every entry (or `only`) of serialized entries: the document is loaded into kgen, each
 /// entry gets random inputs from its signature, captured tensors are the live objects the
 /// quotation holds (the same tensors for all three sides). Returns (entry, rows) per entry.
-let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) =
+let entriesGrad (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) (grad: bool) =
     // `--entry E` serializes E alone: another entry's unsupported module must not fail E
     let entries = match only with Some e -> entries |> List.filter (fun x -> x.Name = e) | None -> entries
     let doc = Serializer.serialize entries
@@ -367,14 +481,20 @@ let entries (ctx: Runtime.Context) (entries: Serializer.Entry list) (only: strin
               let side =
                   { Run = fun ins caps ->
                         let c = m.Specialize(en.Name, ins, caps)
+                        if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
                         compiled.Value <- Some c
                         c.Run(ins, caps)
                     TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
                     Rng = fun () -> ctx.RngState
-                    Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL) }
-              let rows = run side en.Name en.Expr pars captures seed
+                    Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL)
+                    RunGrad = kgenGrads m en.Name }
+              let rows = run side en.Name en.Expr pars captures seed grad
               compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
               yield en.Name, rows ]
+
+/// Check every entry (or `only`), results only (entriesGrad with grad = false).
+let entries (ctx: Runtime.Context) (es: Serializer.Entry list) (only: string option) (sizes: Map<string, int64>) (seed: uint64) =
+    entriesGrad ctx es only sizes seed false
 
 /// The compact signature of actual arguments (a tensor: dtype[shape]; a number: its dtype).
 let private compactOf (args: obj list) =
@@ -392,8 +512,11 @@ let private compactOf (args: obj list) =
 
 /// The three-way check of a quotation on the caller's own inputs (tensors or numbers, in
 /// parameter order): kgen's kernels, the F# function run by TorchSharp, and the TorchScript
-/// twin through torch.jit. Prints one row per output; raises on any mismatch.
-let quotation (q: Expr) (inputs: obj list) : Row list =
+/// twin through torch.jit; with grad, the gradients of every floating input and capture too
+/// (kgen's backward, TorchSharp's autograd, the twin's). Prints one row per output and
+/// gradient; raises on any mismatch.
+let quotationGrad (q: Expr) (inputs: obj list) (grad: bool) : Row list =
+    Collect.requireReflected q
     let entry: Serializer.Entry = { Name = "check"; Expr = q; Signature = Some(compactOf inputs); NonZero = [||] }
     let doc = Serializer.serialize [ entry ]
     use ctx = new Runtime.Context()
@@ -413,16 +536,24 @@ let quotation (q: Expr) (inputs: obj list) : Row list =
     let side =
         { Run = fun ins caps ->
               let c = m.Specialize("check", ins, caps)
+              if compiled.Value.IsNone && c.Warnings <> "" then eprintf "%s" c.Warnings
               compiled.Value <- Some c
               c.Run(ins, caps)
           TorchScript = fun () -> compiled.Value.Value.Emit Kgen.Native.KgArtifact.TorchScript
           Rng = fun () -> ctx.RngState
-          Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL) }
+          Draws = fun () -> compiled.Value |> Option.exists (fun c -> c.RngStreams > 0UL)
+          RunGrad = kgenGrads m "check" }
     // the caller's tensors themselves: a "signature" of fixed tensors
     let pars = inputs |> List.map (function :? Tensor as t -> TensorParam((string t.dtype), t.shape, false, None) | _ -> ScalarParam "float64")
     let rows = runOn side "check" q pars captures tensors inputs
+    let rows =
+        if not grad then rows
+        else rows @ gradRows side "check" q captures tensors inputs (rows |> List.filter (fun r -> r.Label.EndsWith "(in place)") |> List.map (fun r -> r.Label)) 0UL
     compiled.Value |> Option.iter (fun c -> (c :> IDisposable).Dispose())
     for r in rows do printfn "%s" (format r)
     if rows |> List.exists (fun r -> not (r.Kgen.Ok && r.TorchScript.Ok)) then
         failwithf "Kgen.check: %d output(s) differ" (rows |> List.filter (fun r -> not (r.Kgen.Ok && r.TorchScript.Ok)) |> List.length)
     rows
+
+/// quotationGrad without the gradients.
+let quotation (q: Expr) (inputs: obj list) : Row list = quotationGrad q inputs false

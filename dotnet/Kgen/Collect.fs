@@ -5,7 +5,10 @@
 //   - a `[<ReflectedDefinition>]` function marked `[<Kgen.Entry>]` (its reflected body);
 //   - a function returning a quotation, marked `[<Kgen.Entry("...")>]` whose parameters are
 //     captures of the signature (`w=float32[768]`): it is called with tensors of those dtypes
-//     and shapes, so its captured tensors arrive as named inputs.
+//     and shapes, so its captured tensors arrive as named inputs;
+//   - a `[<ReflectedDefinition>]` function not marked, when it is named as the entry with a
+//     signature (`kgen-fsharp check Model.fs --entry gate --sig "float32[5,7], float32[5,7]"`).
+// A reflected function's signature is checked against its parameters (count, tensor or number).
 // Entries keep the module's declaration order; nested modules follow their parent's entries.
 module Kgen.Collect
 
@@ -13,6 +16,8 @@ open System
 open System.Reflection
 open Microsoft.FSharp.Core
 open Microsoft.FSharp.Quotations
+open Microsoft.FSharp.Quotations.Patterns
+open Microsoft.FSharp.Reflection
 open TorchSharp
 
 let private flags =
@@ -22,6 +27,8 @@ let private isModule (t: Type) =
     t.GetCustomAttributes(typeof<CompilationMappingAttribute>, false)
     |> Seq.cast<CompilationMappingAttribute>
     |> Seq.exists (fun a -> a.SourceConstructFlags &&& SourceConstructFlags.KindMask = SourceConstructFlags.Module)
+
+let private fail fmt = Printf.kprintf (fun s -> raise (Serializer.SerializeError s)) fmt
 
 let private entryAttr (m: MemberInfo) =
     m.GetCustomAttributes(typeof<EntryAttribute>, false) |> Seq.cast<EntryAttribute> |> Seq.tryHead
@@ -52,6 +59,70 @@ let private entryOf name (e: Expr) (a: EntryAttribute option) : Serializer.Entry
       Expr = e
       Signature = a |> Option.bind (fun a -> Option.ofObj a.Signature)
       NonZero = a |> Option.map (fun a -> a.NonZero) |> Option.defaultValue [||] }
+
+// ---------------------------------------------------------------------------------------
+// [<ReflectedDefinition>] functions as entries
+// ---------------------------------------------------------------------------------------
+
+let private isTensorType (t: Type) = typeof<torch.Tensor>.IsAssignableFrom t
+
+/// A number parameter's dtype in a signature (float32, int64, ...), or None.
+let private numberDtype (t: Type) =
+    [ typeof<float32>, "float32"; typeof<float>, "float64"; typeof<int>, "int32"; typeof<int64>, "int64"
+      typeof<int16>, "int16"; typeof<sbyte>, "int8"; typeof<byte>, "uint8"; typeof<bool>, "bool" ]
+    |> List.tryPick (fun (ty, n) -> if ty = t then Some n else None)
+
+/// What kgen sees of a compiled function's parameters: each one's name and type (a tuple-typed
+/// parameter item by item; a unit one none).
+let private paramItems (mi: MethodInfo) =
+    mi.GetParameters()
+    |> List.ofArray
+    |> List.collect (fun p ->
+        let t = p.ParameterType
+        if t = typeof<unit> then []
+        elif FSharpType.IsTuple t then
+            FSharpType.GetTupleElements t |> List.ofArray |> List.mapi (fun i et -> sprintf "%s.Item%d" p.Name (i + 1), et)
+        else [ p.Name, t ])
+
+let private showParams (mi: MethodInfo) =
+    match paramItems mi with
+    | [] -> "none"
+    | ps -> ps |> List.map (fun (n, t) -> sprintf "%s: %s" n (if isTensorType t then "Tensor" else t.Name)) |> String.concat ", "
+
+/// A compact signature fits a reflected function's parameters: as many items (captures
+/// `name=...` aside), a tensor item for each Tensor, a bare dtype for each number.
+let checkSignatureFits (name: string) (mi: MethodInfo) (signature: string) =
+    let ps = paramItems mi
+    let items = Serializer.signatureParams signature
+    if ps.Length <> items.Length then
+        fail "%s takes %d parameter(s) (%s), but the signature \"%s\" describes %d" name ps.Length (showParams mi) signature items.Length
+    List.zip ps items
+    |> List.iteri (fun i ((pn, pt), (text, isTensor)) ->
+        match isTensorType pt, numberDtype pt with
+        | false, None -> fail "parameter '%s' of %s has type %O: an entry's parameters are tensors and numbers" pn name pt
+        | true, _ when not isTensor ->
+            fail "signature item %d (%s) is a number, but parameter '%s' of %s is a Tensor (give its dtype and shape, e.g. float32[5,7])" (i + 1) text pn name
+        | false, Some dt when isTensor ->
+            fail "signature item %d (%s) is a tensor, but parameter '%s' of %s is a number (write its dtype alone: %s)" (i + 1) text pn name dt
+        | _ -> ())
+
+let private libraryAssembly (a: Assembly) =
+    let n = a.GetName().Name
+    n = "FSharp.Core" || n = "TorchSharp" || n = "Kgen" || n = "mscorlib" || n = "netstandard" || n.StartsWith "System."
+
+/// `<@ gate @>` (and what F# quotes for `Kgen.compileFn gate`) is the function's eta-expansion,
+/// fun x g -> gate x g: a function F# kept no body for gives kgen nothing to compile, which is
+/// said by name here rather than as kgen's "unknown member".
+let requireReflected (q: Expr) =
+    let rec inner e =
+        match e with
+        | Lambda(_, b) -> inner b
+        | Let(_, TupleGet(Var _, _), b) -> inner b
+        | b -> b
+    match inner q with
+    | Call(None, mi, _) when not (libraryAssembly mi.DeclaringType.Assembly) && (Expr.TryGetReflectedDefinition mi).IsNone ->
+        fail "%s.%s has no reflected definition: mark it [<ReflectedDefinition>] so that F# keeps its body for kgen" mi.DeclaringType.Name mi.Name
+    | _ -> ()
 
 /// Makes the tensor a capture parameter is called with: (dtype name, shape) -> tensor.
 type TensorMaker = string -> int64[] -> torch.Tensor
@@ -89,7 +160,9 @@ let rec moduleEntriesWith (make: TensorMaker) (t: Type) : Serializer.Entry list 
                 | Some a when typeof<Expr>.IsAssignableFrom mi.ReturnType -> Some(entryOf mi.Name (callWithCaptures make mi a) (Some a))
                 | Some a ->
                     match Expr.TryGetReflectedDefinition mi with
-                    | Some body -> Some(entryOf mi.Name body (Some a))
+                    | Some body ->
+                        if not (isNull a.Signature) then checkSignatureFits mi.Name mi a.Signature
+                        Some(entryOf mi.Name body (Some a))
                     | None ->
                         raise (Serializer.SerializeError(sprintf "%s.%s is marked [<Kgen.Entry>] but has no [<ReflectedDefinition>]" t.Name mi.Name))
             | _ -> None)
@@ -103,6 +176,28 @@ let rec moduleEntriesWith (make: TensorMaker) (t: Type) : Serializer.Entry list 
     own @ nested
 
 let moduleEntries (t: Type) = moduleEntriesWith zeros t
+
+let rec private functionsNamed (t: Type) (name: string) : MethodInfo list =
+    (t.GetMethods flags |> Array.filter (fun m -> m.Name = name && not m.IsSpecialName) |> List.ofArray)
+    @ (t.GetNestedTypes(BindingFlags.Public ||| BindingFlags.NonPublic)
+       |> Array.filter isModule
+       |> List.ofArray
+       |> List.collect (fun n -> functionsNamed n name))
+
+/// The function `name` of a module (or of its nested modules) as an entry with `signature`
+/// (checked against its parameters): its reflected body; None when there is no such function.
+let reflectedEntry (t: Type) (name: string) (signature: string option) : Serializer.Entry option =
+    match functionsNamed t name with
+    | [] -> None
+    | mi :: _ ->
+        match Expr.TryGetReflectedDefinition mi with
+        | None -> fail "%s has no reflected definition: mark it [<ReflectedDefinition>] so that F# keeps its body for kgen" name
+        | Some body ->
+            match signature with
+            | None -> fail "%s needs a signature: give it with --sig (one item per parameter: %s), or mark it [<Kgen.Entry(\"...\")>]" name (showParams mi)
+            | Some s ->
+                checkSignatureFits name mi s
+                Some { Name = name; Expr = body; Signature = Some s; NonZero = [||] }
 
 /// The module type a source file declares (`module A.B` on its first code line), in `asm`.
 let moduleOfSource (asm: Assembly) (source: string) : Type option =
@@ -130,6 +225,17 @@ let entriesOfSource (make: TensorMaker) (signature: string option) (asm: Assembl
     | Some t ->
         moduleEntriesWith make t
         |> List.map (fun e -> if e.Signature.IsNone then { e with Signature = signature } else e)
+
+/// The entries of a source file, and — when `entry` names a [<ReflectedDefinition>] function
+/// that is none of them — that function, with `signature` (`kgen-fsharp check --entry gate --sig ...`).
+let entriesOfSourceNamed (make: TensorMaker) (signature: string option) (entry: string option) (asm: Assembly) (source: string) =
+    let es = entriesOfSource make signature asm source
+    match entry with
+    | Some e when not (es |> List.exists (fun x -> x.Name = e)) ->
+        match moduleOfSource asm source |> Option.bind (fun t -> reflectedEntry t e signature) with
+        | Some x -> es @ [ x ]
+        | None -> es
+    | _ -> es
 
 let documentOfSourceWith (signature: string option) (asm: Assembly) (source: string) : Serializer.Document =
     match moduleOfSource asm source with

@@ -76,8 +76,12 @@ type Core(engine: Engine, result: Type) =
         | :? bool as v -> engine.SetScalar(i, (if v then 1.0 else 0.0))
         | null -> raise (Runtime.KgenException(sprintf "argument %d is null" (i + 1), 1))
         | o -> raise (Runtime.KgenException(sprintf "argument %d of type %O is neither a tensor nor a number" (i + 1) (o.GetType()), 1))
-    member _.Result<'R>() : 'R =
-        engine.Invoke()
+    /// Runs the call: through TorchSharp's autograd (Autograd.fs) when grad mode is on and a
+    /// tensor argument or capture requires grad, else the plain fast path.
+    member _.Invoke() =
+        if engine.WantsGrad() then Autograd.invoke engine else engine.Invoke()
+    member this.Result<'R>() : 'R =
+        this.Invoke()
         if typeof<'R> = typeof<Tensor> then unbox<'R> (box (engine.Output 0))
         else
             let mutable next = 0
@@ -154,7 +158,7 @@ let private functionOf (t: Type) (core: Core) (ps: Type list list) : obj =
             e.Enter()
             try
                 args |> List.iteri (fun i a -> core.SetObj(i, a))
-                e.Invoke()
+                core.Invoke()
                 let mutable next = 0
                 shapeResult res e &next
             finally
@@ -180,6 +184,7 @@ let functionOfEngine<'F> (engine: Engine) : 'F = functionOf typeof<'F> (Core(eng
 
 /// A compiled quotation: its function, what it compiled, its profile.
 type Compiled<'F>(q: Expr<'F>, options: Options) =
+    do Collect.requireReflected q.Raw // <@ gate @> of a function F# kept no body for
     let doc = Serializer.serialize [ { Name = "f"; Expr = q.Raw; Signature = None; NonZero = [||] } ]
     let ps = paramsOf typeof<'F>
     let kinds = ps |> List.concat |> List.map kindOf |> Array.ofList

@@ -56,6 +56,16 @@ type Profile =
       /// kg_run: binding, schedule choice, launches (and on the CPU device or the emulator, the kernels)
       RunTicks: int64 }
 
+/// How float32 products (matmul, linear, convolutions) run on tensor cores (kg_f32_matmul).
+type Float32Matmul =
+    /// Each operand a TF32 high part plus a TF32 remainder, three products accumulated in
+    /// float32: at least as close to float64 as PyTorch's float32 product (the default).
+    | SplitTF32 = 0
+    /// One TF32 product: PyTorch's set_float32_matmul_precision("high"), ~1e-3 relative.
+    | TF32 = 1
+    /// float32 FMAs on the SIMT tiles, no tensor cores.
+    | Simt = 2
+
 /// How an engine runs its entry.
 type Options =
     { /// Specialize on the size pattern (duck sizing) rather than on exact sizes.
@@ -69,8 +79,12 @@ type Options =
       Package: string option
       /// CPU tensors on kgen's emulator (the GPU's semantics checked, 10-60x slower) instead of
       /// its CPU device (kernels compiled for this CPU, run on its cores): for checking.
-      Emulator: bool }
-    static member Default = { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Emulator = false }
+      Emulator: bool
+      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores").
+      Float32Matmul: Float32Matmul }
+    static member Default =
+        { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Emulator = false
+          Float32Matmul = Float32Matmul.SplitTF32 }
 
 /// The kind of a parameter: a tensor, or a .NET number passed by value.
 type ParamKind =
@@ -123,7 +137,7 @@ type private NativeBuffer(bytes: int) as this =
         true
 
 /// Per device: a kgen context, the loaded module and the specializations made on it.
-type private Spec =
+type internal Spec =
     { Key: int64[]
       Handle: Runtime.KgHandle
       OutTypes: torch.ScalarType[]
@@ -131,9 +145,16 @@ type private Spec =
       OutDims: int64[][]
       /// sizes known per call: coefficient · Π the call's sizes at these duck-symbol indices
       /// (s<k> is [| k |]; a view to a product of sizes, "s0*s1*3", is [| 0; 1 |] times 3)
-      OutSizes: (int64 * int[])[] }
+      OutSizes: (int64 * int[])[]
+      /// compiled for gradients (kg_specialize_grad): the entry's results, then Saved values
+      Saved: int
+      /// its backward (owned by Handle), what each backward input is (source, index), whose
+      /// gradient each backward output is (is a capture, index)
+      Bwd: nativeint
+      BwdIn: struct (int * int)[]
+      BwdOut: struct (bool * int)[] }
 
-type private DeviceState =
+type internal DeviceState =
     { Ctx: Runtime.KgHandle
       Module: Runtime.KgHandle
       Kind: KgDevice
@@ -209,6 +230,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let mutable o = KgOptions()
         o.VerifyIr <- 1
         o.CudaDevice <- (if devType = 1 then devIndex else 0)
+        o.F32Matmul <- int options.Float32Matmul
         let cache = options.CacheDir |> Option.map Marshal.StringToCoTaskMemUTF8 |> Option.defaultValue 0n
         o.CacheDir <- NativePtr.ofNativeInt cache
         let ctxP = Lib.kg_context_new(NativePtr.toNativeInt &&o)
@@ -316,17 +338,25 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                 j <- j + 1
             eq
 
-    let specialize (dev: DeviceState) (dynamic: bool) : Result<Spec, Runtime.KgenException> =
+    let specialize (dev: DeviceState) (dynamic: bool) (wants: byte[]) : Result<Spec, Runtime.KgenException> =
         let mutable c = 0n
+        let flags = if dynamic then Lib.SpecDynamic else 0u
         let st =
-            Lib.kg_specialize_for_ex(dev.Module.DangerousGetHandle(), NativePtr.ofNativeInt entryName, NativePtr.ofNativeInt tablePtr, nIn,
-                                     NativePtr.ofNativeInt namedPtr, nCap, (if dynamic then Lib.SpecDynamic else 0u), &c)
+            if isNull wants then
+                Lib.kg_specialize_for_ex(dev.Module.DangerousGetHandle(), NativePtr.ofNativeInt entryName, NativePtr.ofNativeInt tablePtr, nIn,
+                                         NativePtr.ofNativeInt namedPtr, nCap, flags, &c)
+            else
+                use pw = fixed wants
+                Lib.kg_specialize_grad(dev.Module.DangerousGetHandle(), NativePtr.ofNativeInt entryName, NativePtr.ofNativeInt tablePtr, nIn,
+                                       NativePtr.ofNativeInt namedPtr, nCap, flags, pw, &c)
         if st <> 0 then
             let ctxP = dev.Ctx.DangerousGetHandle()
             let text = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_last_error ctxP))
             Error(Runtime.KgenException(text.TrimEnd(), st))
         else
             let h = new Runtime.KgHandle(c, Lib.kg_compiled_free, dev.Module)
+            let warnings = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_warnings c))
+            if warnings <> "" then eprintf "kgen: %s" warnings // once per specialization
             let n = Lib.kg_compiled_n_outputs c
             let types = Array.zeroCreate n
             let dims = Array.zeroCreate n
@@ -362,15 +392,39 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                             | null -> raise (Runtime.KgenException(sprintf "output %d dim %d has no size" o d, 2))
                             | s -> sizeOf o d s)
             specializations <- specializations + 1
+            let bwd = if isNull wants then 0n else Lib.kg_compiled_backward c
+            let bin =
+                [| for i in 0 .. (if bwd = 0n then 0 else Lib.kg_compiled_backward_n_inputs c) - 1 ->
+                       let mutable src = 0
+                       let mutable idx = 0
+                       Lib.kg_compiled_backward_input(c, i, &src, &idx) |> ignore
+                       struct (src, idx) |]
+            let bout =
+                [| for i in 0 .. (if bwd = 0n then 0 else Lib.kg_compiled_backward_n_outputs c) - 1 ->
+                       let mutable cap = 0
+                       let mutable idx = 0
+                       Lib.kg_compiled_backward_output(c, i, &cap, &idx) |> ignore
+                       struct (cap <> 0, idx) |]
             Ok
                 { Key = key.ToArray()
                   Handle = h
                   OutTypes = types
                   OutDims = dims
-                  OutSizes = sizes.ToArray() }
+                  OutSizes = sizes.ToArray()
+                  Saved = (if isNull wants then 0 else Lib.kg_compiled_n_saved c)
+                  Bwd = bwd
+                  BwdIn = bin
+                  BwdOut = bout }
 
-    let findOrSpecialize (dev: DeviceState) : Spec =
+    /// wants: null for the plain entry, else per input and capture whether its gradient is wanted
+    /// (a gradient specialization: its own key, the flags appended)
+    let findOrSpecialize (dev: DeviceState) (wants: byte[]) : Spec =
+        let withWants () =
+            if not (isNull wants) then
+                key.Add(-424242L)
+                for w in wants do key.Add(int64 w)
         buildKey dev.Static
+        withWants ()
         let mutable found = Unchecked.defaultof<Spec>
         for s in dev.Specs do
             if isNull (box found) && keyEquals s.Key then found <- s
@@ -378,28 +432,27 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         else
             let spec =
                 if dev.Static then
-                    match specialize dev false with
+                    match specialize dev false wants with
                     | Ok s -> s
                     | Error e -> raise e
                 else
-                    match specialize dev true with
+                    match specialize dev true wants with
                     | Ok s -> s
                     | Error e when e.Status = 1 ->
                         // kgen could not generalize this entry over sizes: exact sizes from now on
-                        match specialize dev false with
+                        match specialize dev false wants with
                         | Ok s ->
                             dev.Static <- true
                             buildKey true
+                            withWants ()
                             { s with Key = key.ToArray() }
                         | Error e2 -> raise e2
                     | Error e -> raise e
             dev.Specs.Add spec
             spec
 
-    /// Binds the arguments set so far and runs; outputs in Outputs.
-    member private _.InvokeLocked() =
-        let t0 = if profiling then Stopwatch.GetTimestamp() else 0L
-        // bind inputs and captures, find the device
+    /// Binds the arguments set so far (the captures read now) and finds their device.
+    let bindAll () : DeviceState =
         let mutable devT = -1
         let mutable devI = 0
         let mutable mixed = false
@@ -427,13 +480,13 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             raise (Runtime.KgenException(sprintf "the tensors are on different devices (%s): kgen runs an entry on one device" (String.Join(", ", where)), 1))
         if devT < 0 then devT <- 0
         let slot = if options.NullDevice then -1 elif devT = 1 then 1 + devI else 0
-        let dev =
-            match devices.TryGetValue slot with
-            | true, d -> d
-            | _ -> newDevice slot devT devI
-        let spec = findOrSpecialize dev
-        let t1 = if profiling then Stopwatch.GetTimestamp() else 0L
-        // outputs: allocated by TorchSharp, written by kg_run
+        match devices.TryGetValue slot with
+        | true, d -> d
+        | _ -> newDevice slot devT devI
+
+    /// Outputs of spec allocated by TorchSharp (shapes from this call's sizes) into `outputs` and
+    /// their DLTensor table; returns the table.
+    let allocOutputs (dev: DeviceState) (spec: Spec) : nativeint =
         let nOut = spec.OutTypes.Length
         if outputs.Length <> nOut then outputs <- Array.zeroCreate nOut
         let ob = outTable nOut
@@ -468,19 +521,141 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             v.Strides <- NativePtr.ofNativeInt 0n // contiguous (empty)
             NativePtr.write p v
             Marshal.WriteIntPtr(oTable, 8 * o, oTensor o)
-        let t2 = if profiling then Stopwatch.GetTimestamp() else 0L
+        oTable
+
+    let runSpec (dev: DeviceState) (spec: Spec) (oTable: nativeint) =
         let stream = if dev.Kind = KgDevice.Cuda then CudaStream.current dev.CudaIndex else 0n
         let st =
             Lib.kg_run(spec.Handle.DangerousGetHandle(), int dev.Kind, NativePtr.ofNativeInt tablePtr, nIn, NativePtr.ofNativeInt namedPtr, nCap,
-                       NativePtr.ofNativeInt oTable, nOut, stream)
+                       NativePtr.ofNativeInt oTable, spec.OutTypes.Length, stream)
         if st <> 0 then fail (dev.Ctx.DangerousGetHandle()) st
         lastSpec <- spec
+
+    /// Binds the arguments set so far and runs; outputs in Outputs.
+    member private _.InvokeLocked() =
+        let t0 = if profiling then Stopwatch.GetTimestamp() else 0L
+        let dev = bindAll ()
+        let spec = findOrSpecialize dev null
+        let t1 = if profiling then Stopwatch.GetTimestamp() else 0L
+        // outputs: allocated by TorchSharp, written by kg_run
+        let oTable = allocOutputs dev spec
+        let t2 = if profiling then Stopwatch.GetTimestamp() else 0L
+        runSpec dev spec oTable
         if profiling then
             let t3 = Stopwatch.GetTimestamp()
             pCalls <- pCalls + 1L
             pLookup <- pLookup + (t1 - t0)
             pOutput <- pOutput + (t2 - t1)
             pRun <- pRun + (t3 - t2)
+
+    /// Whether this call needs gradients: grad mode on and a tensor argument or capture requiring
+    /// grad (the arguments set, the captures read now).
+    member _.WantsGrad() : bool =
+        if not (torch.is_grad_enabled ()) then false
+        else
+            let mutable any = false
+            for i in 0 .. nIn - 1 do
+                match args.[i] with
+                | null -> ()
+                | t -> if not any && not t.IsInvalid && Lib.THSTensor_requires_grad t.Handle <> 0uy then any <- true
+            if not any && nCap > 0 then
+                for t in captures () do
+                    if not any && not (isNull t) && not t.IsInvalid && Lib.THSTensor_requires_grad t.Handle <> 0uy then any <- true
+            any
+
+    /// The forward of a call that needs gradients (Autograd.KgenFunction's forward, under the
+    /// engine's lock): the arguments bound, the specialization for the gradients of the tensors
+    /// requiring grad (floating ones), its forward run. The record keeps what its backward needs.
+    member internal this.ForwardForGrad() : GradCall =
+        let dev = bindAll ()
+        let wants = Array.init nT (fun i ->
+            let t = args.[i]
+            if isNull t || t.IsInvalid then 0uy
+            elif Lib.THSTensor_requires_grad t.Handle = 0uy then 0uy
+            else
+                let st = t.dtype
+                if st = torch.ScalarType.Float32 || st = torch.ScalarType.Float64 || st = torch.ScalarType.Float16 || st = torch.ScalarType.BFloat16 then 1uy else 0uy)
+        let spec = findOrSpecialize dev wants
+        let oTable = allocOutputs dev spec
+        runSpec dev spec oTable
+        let mutable seed = 0UL
+        let mutable off = 0UL
+        Lib.kg_compiled_rng_last(spec.Handle.DangerousGetHandle(), &seed, &off) |> ignore
+        let nRes = outputs.Length - spec.Saved
+        { Engine = this
+          Spec = spec
+          Device = dev
+          Results = Array.sub outputs 0 nRes
+          Saved = Array.sub outputs nRes spec.Saved
+          Args = Array.copy args
+          Shapes = args |> Array.map (fun t -> if isNull t || t.IsInvalid then [||] else t.shape)
+          Types = args |> Array.map (fun t -> if isNull t || t.IsInvalid then torch.ScalarType.Float32 else t.dtype)
+          Rng = struct (seed, off) }
+
+    /// The backward of a call (Autograd.KgenFunction's backward): the backward kernels run on the
+    /// results' gradients and what the forward saved, at the forward's generator state; returns
+    /// per argument (inputs, then captures) its gradient or null.
+    member internal _.BackwardOf(call: GradCall, needed: torch.Tensor[], grads: torch.Tensor[]) : torch.Tensor[] =
+        lock gate (fun () ->
+            let spec, dev = call.Spec, call.Device
+            let nb = spec.BwdIn.Length
+            let ins : Tensor[] =
+                spec.BwdIn |> Array.mapi (fun i (struct (src, idx)) ->
+                    match src with
+                    | s when s = Lib.BwdInGrad -> grads.[idx]
+                    | _ -> needed.[i])
+            let outs =
+                spec.BwdOut |> Array.map (fun (struct (cap, idx)) ->
+                    let a = if cap then nIn + idx else idx
+                    torch.empty(call.Shapes.[a], dtype = call.Types.[a], device = dev.TorchDevice))
+            let bytesPer = dlSize + 16 * maxRank
+            use buf = new NativeBuffer((nb + outs.Length) * (bytesPer + 8) + 16)
+            let table = buf.Ptr + nativeint ((nb + outs.Length) * bytesPer)
+            let bind (k: int) (t: Tensor) =
+                let tp = buf.Ptr + nativeint (k * bytesPer)
+                let shp = tp + nativeint dlSize
+                let str = shp + nativeint (8 * maxRank)
+                let h = t.Handle
+                let nd = int (Lib.THSTensor_ndimension h)
+                let mutable ok = false
+                let mutable v = DLTensor()
+                v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))
+                let devT = Lib.THSTensor_device_type h
+                v.Device <- (if devT = 1 then DLDevice(DeviceType = 2, DeviceId = Lib.THSTensor_device_index h) else DLDevice(DeviceType = 1, DeviceId = 0))
+                v.NDim <- nd
+                v.DType <- Runtime.dlOfScalarType (Lib.THSTensor_type h) &ok
+                v.Shape <- NativePtr.ofNativeInt shp
+                v.Strides <- NativePtr.ofNativeInt str
+                for d in 0 .. nd - 1 do
+                    NativePtr.set (NativePtr.ofNativeInt<int64> shp) d (Lib.THSTensor_size(h, int64 d))
+                    NativePtr.set (NativePtr.ofNativeInt<int64> str) d (Lib.THSTensor_stride(h, int64 d))
+                NativePtr.write (NativePtr.ofNativeInt<DLTensor> tp) v
+                Marshal.WriteIntPtr(table, 8 * k, tp)
+            ins |> Array.iteri bind
+            outs |> Array.iteri (fun o t -> bind (nb + o) t)
+            let struct (seed, off) = call.Rng
+            Lib.kg_compiled_rng_pin(spec.Bwd, 1, seed, off) |> ignore
+            let stream = if dev.Kind = KgDevice.Cuda then CudaStream.current dev.CudaIndex else 0n
+            let st =
+                Lib.kg_run(spec.Bwd, int dev.Kind, NativePtr.ofNativeInt table, nb, NativePtr.ofNativeInt 0n, 0,
+                           NativePtr.ofNativeInt (table + nativeint (8 * nb)), outs.Length, stream)
+            GC.KeepAlive ins
+            if st <> 0 then fail (dev.Ctx.DangerousGetHandle()) st
+            let res : Tensor[] = Array.zeroCreate nT
+            spec.BwdOut |> Array.iteri (fun o (struct (cap, idx)) -> res.[if cap then nIn + idx else idx] <- outs.[o])
+            res)
+
+    /// Sets the outputs a call returns (the autograd path's results).
+    member internal _.SetOutputs(ts: torch.Tensor[]) = outputs <- ts
+    /// The values an autograd Function's apply takes for this call: the engine, then each
+    /// argument (a tensor, or a placeholder number) and each capture (read now).
+    member internal this.AutogradVars() : obj[] =
+        let caps = if nCap > 0 then captures () else [||]
+        Array.init (1 + nT) (fun i ->
+            if i = 0 then box this
+            elif i - 1 < nIn then (match args.[i - 1] with null -> box 0.0 | t -> box t)
+            else box caps.[i - 1 - nIn])
+    member internal _.InputCount = nIn
 
     /// Enters the engine's lock: a call is Enter, Set*, Invoke, read Output, Exit.
     member _.Enter() = Monitor.Enter gate
@@ -557,3 +732,17 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
                     block.Dispose()
                     strings.Dispose()
                     if not (isNull outBlock) then outBlock.Dispose())
+
+/// A call that needs gradients (Engine.ForwardForGrad): its specialization, the forward's
+/// results and saved values, its arguments (inputs, then captures), their shapes and dtypes (the
+/// gradients'), the generator state the forward drew at (the backward redraws dropout's masks).
+and internal GradCall =
+    { Engine: Engine
+      Spec: Spec
+      Device: DeviceState
+      Results: torch.Tensor[]
+      Saved: torch.Tensor[]
+      Args: torch.Tensor[]
+      Shapes: int64[][]
+      Types: torch.ScalarType[]
+      Rng: struct (uint64 * uint64) }

@@ -235,6 +235,21 @@ and Module internal (ctx: Context, h: KgHandle) =
             ctx.Check(Lib.kg_specialize_for(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
                                             NativePtr.ofNativeInt named, caps.Count, &c))
             new Compiled(this, new KgHandle(c, Lib.kg_compiled_free, h)))
+    /// Specialize an entry for the gradients of the inputs and captures `wants` flags (inputs in
+    /// order, then captures; kg_specialize_grad): the forward, whose Backward is the backward.
+    member this.SpecializeGrad(entry: string, inputs: Tensor list, captures: (string * Tensor) list, wants: bool list) : Compiled =
+        lock ctx.Gate (fun () ->
+            use ins = new DlViews(inputs)
+            use caps = new DlViews(captures |> List.map snd)
+            let named = caps.Named(captures |> List.map fst)
+            let name = utf8z entry
+            use pn = fixed name
+            let w = wants |> List.map (fun b -> if b then 1uy else 0uy) |> Array.ofList
+            use pw = fixed (if w.Length = 0 then [| 0uy |] else w)
+            let mutable c = 0n
+            ctx.Check(Lib.kg_specialize_grad(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
+                                             NativePtr.ofNativeInt named, caps.Count, 0u, pw, &c))
+            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free, h)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
@@ -252,6 +267,8 @@ and Compiled internal (m: Module, h: KgHandle) =
               ctx.Check(Lib.kg_compiled_output(h.DangerousGetHandle(), i, &dt, &nd, ps))
               scalarTypeOf dt, Array.sub shape 0 nd ]
     member _.Kernels = Lib.kg_compiled_n_kernels(h.DangerousGetHandle())
+    /// What kgen warns about in the entry ("Model.fs:5:12: warning: ..." lines; "" when none).
+    member _.Warnings = Marshal.PtrToStringUTF8(NativePtr.toNativeInt (Lib.kg_compiled_warnings(h.DangerousGetHandle())))
     /// Counter offsets a call consumes from the context's random generator (0: it draws nothing).
     member _.RngStreams = Lib.kg_compiled_rng_streams(h.DangerousGetHandle())
     /// An artifact as text (CUDA C, TorchScript, eager Python, IR, explain).
@@ -263,6 +280,34 @@ and Compiled internal (m: Module, h: KgHandle) =
             let s = Marshal.PtrToStringUTF8(data, int len)
             NativeMemory.Free(NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> data))
             s.TrimEnd('\000'))
+    /// Compiled for gradients (Module.SpecializeGrad): the last Saved outputs are the values the
+    /// backward reads; Backward is the backward (owned by this forward), BackwardInputs says what
+    /// each of its inputs is (kg_compiled_backward_input: source, index), BackwardOutputs whose
+    /// gradient each of its outputs is (is a capture, index).
+    member _.Saved = Lib.kg_compiled_n_saved(h.DangerousGetHandle())
+    member this.Backward : Compiled option =
+        let b = Lib.kg_compiled_backward(h.DangerousGetHandle())
+        if b = 0n then None else Some(new Compiled(m, new KgHandle(b, ignore, h)))
+    member _.BackwardInputs =
+        [ for i in 0 .. Lib.kg_compiled_backward_n_inputs(h.DangerousGetHandle()) - 1 ->
+              let mutable src = 0
+              let mutable idx = 0
+              Lib.kg_compiled_backward_input(h.DangerousGetHandle(), i, &src, &idx) |> ignore
+              src, idx ]
+    member _.BackwardOutputs =
+        [ for i in 0 .. Lib.kg_compiled_backward_n_outputs(h.DangerousGetHandle()) - 1 ->
+              let mutable cap = 0
+              let mutable idx = 0
+              Lib.kg_compiled_backward_output(h.DangerousGetHandle(), i, &cap, &idx) |> ignore
+              cap <> 0, idx ]
+    /// The generator state the last Run drew from; PinRng makes Run draw at a given state (a
+    /// backward redrawing its forward's dropout masks) without touching the context's generator.
+    member _.RngLast =
+        let mutable s = 0UL
+        let mutable o = 0UL
+        Lib.kg_compiled_rng_last(h.DangerousGetHandle(), &s, &o) |> ignore
+        s, o
+    member _.PinRng(seed: uint64, offset: uint64) = Lib.kg_compiled_rng_pin(h.DangerousGetHandle(), 1, seed, offset) |> ignore
     /// Run on these tensors; the outputs are allocated by TorchSharp on the inputs' device.
     member this.Run(inputs: Tensor list, captures: (string * Tensor) list) : Tensor list =
         let dev, tdev = deviceOf (inputs @ (captures |> List.map snd))

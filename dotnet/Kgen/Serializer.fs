@@ -142,6 +142,17 @@ let signatureCaptures (signature: string) =
             Some(n, dt, ds)
         | _ -> None)
 
+/// The parameters a compact signature describes, in order: each item's text and whether it
+/// is a tensor (capture items `name=...` left out).
+let signatureParams (signature: string) =
+    splitTop signature
+    |> List.mapi (fun i s -> s, parseItem (i + 1) s)
+    |> List.choose (fun (s, (name, it, _)) ->
+        match name, it with
+        | Some _, _ -> None
+        | None, TensorSig _ -> Some(s, true)
+        | None, Scalar _ -> Some(s, false))
+
 let private dtypeName (t: TorchSharp.torch.ScalarType) =
     match t with
     | TorchSharp.torch.ScalarType.Bool -> "bool"

@@ -1,6 +1,7 @@
 // kgen-fsharp build: F# sources -> a generated project (TorchSharp + Kgen, quotation debug
 // ranges on) -> dotnet build -> the assembly loaded here -> one kgen document per source file.
-// A compile error is reported with its F# position (exit 1); the generated project lives in
+// A compile error is reported with its F# position (exit 1), with kgen's hint under the ones
+// TorchSharp's overloads cause (Kgen.Hints); the generated project lives in
 // a work folder keyed by the sources' paths, so a rebuild of the same files is incremental.
 module KgenFSharp.Build
 
@@ -75,6 +76,6 @@ let compile (sources: string list) : Assembly =
             |> Array.filter (fun l -> l.Contains ": error ")
             |> Array.map (fun l -> let i = l.LastIndexOf " [" in (if i > 0 then l.Substring(0, i) else l).Trim())
             |> Array.distinct
-        let shown = if errors.Length > 0 then String.Join("\n", errors) else log
+        let shown = if errors.Length > 0 then String.Join("\n", Kgen.Hints.annotate errors) else log
         raise (UserError(sprintf "F# compilation failed:\n%s" shown))
     Assembly.LoadFrom(Path.Combine(outDir, "KgenSources.dll"))

@@ -3,9 +3,12 @@
 //   kgen-fsharp build FILE.fs... -o DIR [--sig SIG]
 //       compile the sources against TorchSharp 0.107 and Kgen, write DIR/NAME.json per source
 //       (its quotation values and [<Kgen.Entry>] functions; --sig for entries without one)
-//   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]
+//   kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N] [--grad]
 //       the three-way check of each entry on random inputs: kgen's kernels (emulator), the F#
 //       function run by TorchSharp, kgen's TorchScript twin run by torch.jit; one row per output
+//       (--entry may name any [<ReflectedDefinition>] function, with --sig its signature);
+//       --grad: and per floating input and capture its gradient (kgen's backward kernels,
+//       TorchSharp's autograd, the twin's autograd)
 //   kgen-fsharp package FILE.fs... -o OUT.kgpkg [--sig SIG] [--arch sm_80,sm_86,sm_89,sm_90|none]
 //       an offline kernel package (docs/package.md) of every entry of the sources: their kernels
 //       for each arch (cubins; NVRTC needed here, never where it runs), PTX, the emulator's C
@@ -18,7 +21,7 @@ open Kgen
 
 let usage () =
     eprintfn "usage: kgen-fsharp build FILE.fs... -o DIR [--sig SIG]"
-    eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N]"
+    eprintfn "       kgen-fsharp check FILE.fs [--entry NAME] [--sig SIG] [--seed N] [--size SYM=N] [--grad]"
     eprintfn "       kgen-fsharp package FILE.fs... -o OUT.kgpkg [--sig SIG] [--arch sm_80,sm_86,sm_89,sm_90|none]"
     1
 
@@ -50,6 +53,8 @@ let build (args: string list) =
         if failed > 0 then 1 else 0
 
 let check (args: string list) =
+    let grad = List.contains "--grad" args
+    let args = args |> List.filter (fun a -> a <> "--grad")
     let rec parse file entry sg seed sizes =
         function
         | "--entry" :: e :: rest -> parse file (Some e) sg seed sizes rest
@@ -75,14 +80,16 @@ let check (args: string list) =
             let path = Path.GetFullPath file
             use g = new TorchSharp.torch.Generator(seed + 104729UL, TorchSharp.torch.CPU)
             let make (dt: string) (shape: int64[]) = Check.randomTensor g dt shape false
-            let entries = Collect.entriesOfSource make sg asm path
-            if entries.IsEmpty then raise (Build.UserError(sprintf "%s: no entries (quotation values or [<Kgen.Entry>] functions)" file))
+            let entries = Collect.entriesOfSourceNamed make sg entry asm path
+            if entries.IsEmpty then
+                let named = match entry with Some e -> sprintf ", and no function '%s'" e | None -> ""
+                raise (Build.UserError(sprintf "%s: no entries (quotation values or [<Kgen.Entry>] functions)%s" file named))
             match entry with
             | Some e when not (entries |> List.exists (fun x -> x.Name = e)) ->
-                raise (Build.UserError(sprintf "%s: no entry '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
+                raise (Build.UserError(sprintf "%s: no entry and no [<ReflectedDefinition>] function '%s' (entries: %s)" file e (entries |> List.map (fun x -> x.Name) |> String.concat ", ")))
             | _ -> ()
             let results =
-                try Check.entries ctx entries entry sizes seed
+                try Check.entriesGrad ctx entries entry sizes seed grad
                 with :? Runtime.KgenException as e when files.Length > 1 ->
                     eprintfn "%s: %s" file e.Message
                     ok <- false
