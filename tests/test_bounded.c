@@ -30,6 +30,14 @@
 #include "runtime/api_int.h"
 
 #define N_SIZES 10
+/* Under the sanitizers (tools/test.sh's second pass) 3 sizes per program (60 entries: the pool,
+ * the sharing and the unloading under ASan's eyes), no objects-per-entry ratio and no resident-memory bound: ASan keeps freed
+ * memory in its quarantine and pads every block (372 MB of growth measured there) */
+#if defined(__SANITIZE_ADDRESS__)
+#define N_RUN 3
+#else
+#define N_RUN N_SIZES
+#endif
 #define STACK_SETS 3      /* a launch's set + POOL_IDLE_MAX idle ones (emu_stacks.c) */
 #define MAPS_PER_OBJECT 8 /* a dlopen'd object: text, rodata, data, relro, bss, and their splits */
 #define MAPS_SLACK 200
@@ -163,7 +171,7 @@ Test(bounded, two_hundred_entries_in_one_process, .timeout = 900) {
     char path[1024];
     snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, progs[p].file);
     cr_assert_eq(kg_module_load_file(ctx, path, &mods[p]), KG_OK, "%s", kg_last_error(ctx));
-    for (int z = 0; z < N_SIZES; z++) {
+    for (int z = 0; z < N_RUN; z++) {
       run_one(ctx, mods[p], progs[p].entry, sizes[z], &L[n_live++]);
       int maps = n_maps();
       if (maps > peak_maps) peak_maps = maps;
@@ -177,16 +185,20 @@ Test(bounded, two_hundred_entries_in_one_process, .timeout = 900) {
   cr_log_info("%d entries alive: %d memory maps at most (%d at the start), %u objects loaded, resident %ld -> %ld kB, stack sets %u (peak %u, largest "
               "block %u)",
               n_live, peak_maps, maps0, objects, rss0, rss1, ps.sets, ps.peak_sets, ps.largest_block);
-  cr_expect_eq(n_live, 200);
+  cr_expect_eq(n_live, n_progs * N_RUN);
   int n_baked = 0;
   for (int i = 0; i < n_live; i++) n_baked += L[i].baked;
-  cr_expect_leq(objects, (uint32_t)(n_live / 2 + n_baked), "objects are shared by content: %u loaded for %d entries (%d with baked sizes)", objects, n_live,
-                n_baked);
+  /* (with 3 sizes per program, under the sanitizers, most objects are the first size's: no ratio) */
+  if (N_RUN == N_SIZES)
+    cr_expect_leq(objects, (uint32_t)(n_live / 2 + n_baked), "objects are shared by content: %u loaded for %d entries (%d with baked sizes)", objects, n_live,
+                  n_baked);
   cr_expect_leq(ps.largest_block, 1024u);
   cr_expect_leq(ps.peak_sets - ps0.peak_sets + ps0.sets, (unsigned)STACK_SETS);
   int bound = maps0 + STACK_SETS * (2 * 1024 + 1) + MAPS_PER_OBJECT * (int)objects + MAPS_SLACK;
   cr_expect_leq(peak_maps, bound, "memory maps: %d, bound %d", peak_maps, bound);
+#if !defined(__SANITIZE_ADDRESS__)
   cr_expect_leq(rss1 - rss0, (long)RSS_MB * 1024, "resident memory grew by %ld kB", rss1 - rss0);
+#endif
   /* every entry freed: every object unloaded, the maps back to the start and the pool's sets */
   for (int i = 0; i < n_live; i++) {
     kg_compiled_free(L[i].c);
