@@ -80,7 +80,8 @@ type Options =
       /// CPU tensors on kgen's emulator (the GPU's semantics checked, 10-60x slower) instead of
       /// its CPU device (kernels compiled for this CPU, run on its cores): for checking.
       Emulator: bool
-      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores").
+      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores"); the CPU
+      /// device has none (float32 FMAs whatever the mode).
       Float32Matmul: Float32Matmul }
     static member Default =
         { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Emulator = false
