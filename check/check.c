@@ -118,6 +118,32 @@ void kg_check_result_free(kg_check_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* One --size SYM=N of a check: SYM must be a size of the entry bound by its inputs (not a
+ * product of sizes, which the inputs determine) and N a size (0 or more: the CLI parses it, an
+ * API caller may not). A located input error, never an assertion further on. */
+static kg_status check_size_opt(kg_context *ctx, const kg_graph *g, const char *name, long long val) {
+  kg_diag d;
+  kg_diag_init(&d);
+  char where[160];
+  snprintf(where, sizeof where, "--size %s=%lld", name ? name : "(null)", val);
+  bool found = false;
+  for (uint32_t s = 0; s < g->syms.n && name && !found; s++) found = !kg_graph_symdef(g, s) && !strcmp(g->syms.v[s], name);
+  if (!found) {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    for (uint32_t s = 0; s < g->syms.n; s++)
+      if (!kg_graph_symdef(g, s)) kg_sb_printf(&b, "%s%s", b.len ? ", " : "", g->syms.v[s]);
+    kg_diag_add(&d, KG_E_ARG, where, NULL, "entry '%s' has no size '%s' (%s%s)", g->entry, name ? name : "(null)",
+                b.len ? "its sizes: " : "its sizes are all static", kg_sb_cstr(&b));
+    kg_sb_free(&b);
+  } else if (val < 0) {
+    kg_diag_add(&d, KG_E_ARG, where, NULL, "a size is 0 or more");
+  }
+  kg_status st = d.n ? kg_ctx_report(ctx, &d) : KG_OK;
+  kg_diag_free(&d);
+  return st;
+}
+
 kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const kg_check_opts *opt, kg_check_result *res) {
   memset(res, 0, sizeof *res);
   kg_compiled *c0;
@@ -126,6 +152,14 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   res->warnings = kg_xstrdup(kg_compiled_warnings(c0));
   const kg_graph *g0 = kg_compiled_graph(c0);
   uint32_t np = g0->params.n;
+  /* every --size names a size the entry has, and fits what a size can be */
+  for (int i = 0; i < opt->n_sizes; i++) {
+    kg_status sz = check_size_opt(ctx, g0, opt->size_names[i], opt->size_vals[i]);
+    if (sz != KG_OK) {
+      kg_compiled_free(c0);
+      return sz;
+    }
+  }
   uint8_t *mark = kg_xcalloc(g0->nodes.n + 1, 1);
   input_constraints(g0, mark);
   char dir[4096];

@@ -134,6 +134,6 @@ kg_status kg_run_host(kg_compiled *c, kg_device_kind dev, const DLTensor **ins, 
                       DLTensor **outs, int n_out) {
   kg_context *ctx = kg_compiled_context(c);
   if (dev == KG_DEVICE_AUTO) dev = kg_default_device(ctx);
-  if (dev == KG_DEVICE_EMU || dev == KG_DEVICE_NULL) return kg_run(c, dev, ins, n_in, caps, n_cap, outs, n_out, NULL); /* host memory */
+  if (dev == KG_DEVICE_EMU || dev == KG_DEVICE_CPU || dev == KG_DEVICE_NULL) return kg_run(c, dev, ins, n_in, caps, n_cap, outs, n_out, NULL); /* host memory */
   return run_cuda(ctx, c, ins, n_in, caps, n_cap, outs, n_out);
 }

@@ -486,12 +486,7 @@ int kg_npy_random_in(kg_npy *a, int dtype, int rank, const int64_t *shape, uint6
   memset(a, 0, sizeof *a);
   a->dtype = dtype;
   a->rank = rank;
-  size_t n = 1;
-  for (int k = 0; k < rank; k++) {
-    KG_ASSERT(shape[k] >= 0);
-    a->shape[k] = shape[k];
-    n *= (size_t)shape[k];
-  }
+  for (int k = 0; k < rank; k++) a->shape[k] = shape[k]; /* a negative size: kg_tensor_bytes refuses it (-1) */
   const int size = k_desc[dtype].size;
   unsigned char *p = NULL;
   if (!kg_tensor_bytes(shape, rank, (size_t)size, &a->nbytes) || !(p = malloc(a->nbytes + 1))) {
@@ -499,6 +494,7 @@ int kg_npy_random_in(kg_npy *a, int dtype, int rank, const int64_t *shape, uint6
     return -1;
   }
   a->data = p;
+  size_t n = a->nbytes / (size_t)size;
   uint64_t s = seed ^ ((uint64_t)dtype << 56); /* different dtypes, different streams */
   for (size_t i = 0; i < n; i++) {
     if (kg_dtype_is_float((kg_dtype)dtype)) {

@@ -3,7 +3,7 @@
  *   kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90]
  *                [--emit cuda,ptx,cubin,torchscript,python,ir] -o DIR
  *   kgen run     FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR
- *                [--device auto|cuda|emu|null] [--stats]
+ *                [--device auto|cuda|emu|cpu|null] [--stats]
  *   kgen check   FILE [--entry NAME] [--seed N] [--size SYM=N] [--device ...] [--keep DIR] [--grad [--fd]]
  *   kgen explain FILE [--entry NAME] [--sig SIG] [--grad]
  *   kgen fuzz    [--seed N] [--count N] [--time S] [--ops LIST] [--out DIR] [--keep]
@@ -32,9 +32,9 @@ static void usage(FILE *f) {
           "usage:\n"
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
-          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|null] [--stats]\n"
+          "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|cpu|null] [--stats]\n"
           "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] as for check\n"
-          "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu] [--keep DIR]\n"
+          "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu|cpu] [--keep DIR]\n"
           "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
           "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs; [--grad [--fd]]: the gradients of every floating input and\n"
@@ -56,16 +56,31 @@ static void usage(FILE *f) {
           KGEN_VERSION_STRING);
 }
 
+int kg_cli_size_arg(char *arg, const char **name, long long *val) {
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) return fprintf(stderr, "kgen: --size wants SYMBOL=N, not '%s'\n", arg), -1;
+  char *end;
+  errno = 0;
+  long long n = strtoll(eq + 1, &end, 10);
+  if (end == eq + 1 || *end)
+    return fprintf(stderr, "kgen: --size %s: '%s' is not a whole number\n", arg, eq + 1), -1;
+  if (errno == ERANGE)
+    return fprintf(stderr, "kgen: --size %s: the size does not fit 64 bits (a size is at most %lld)\n", arg, (long long)INT64_MAX), -1;
+  if (n < 0) return fprintf(stderr, "kgen: --size %s: a size is 0 or more\n", arg), -1;
+  *eq = 0;
+  *name = arg, *val = n;
+  return 0;
+}
+
 int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
   const char *s = argv[*i];
   if (!strcmp(s, "--eager")) return v->eager = true, 1;
   if (!strcmp(s, "--strided")) return v->strided = true, 1;
   if (!strcmp(s, "--size")) {
     if (*i + 1 >= argc) return fprintf(stderr, "kgen: --size needs a value\n"), -1;
-    char *eq = strchr(argv[++*i], '=');
-    if (!eq || v->n_size == 4) return fprintf(stderr, "kgen: --size wants SYMBOL=N (4 at most)\n"), -1;
-    *eq = 0;
-    v->size_name[v->n_size] = argv[*i], v->size_val[v->n_size++] = strtoll(eq + 1, NULL, 10);
+    if (v->n_size == 4) return fprintf(stderr, "kgen: --size given more than 4 times\n"), -1;
+    if (kg_cli_size_arg(argv[++*i], &v->size_name[v->n_size], &v->size_val[v->n_size]) != 0) return -1;
+    v->n_size++;
     return 1;
   }
   if (!strcmp(s, "--emu-arch")) {
@@ -153,11 +168,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
     } else if (!strcmp(s, "--size")) {
       NEXT();
       if (a->n_size == KG_CLI_MAX) return fprintf(stderr, "kgen: too many --size\n"), -1;
-      char *eq = strchr(argv[++i], '=');
-      if (!eq) return fprintf(stderr, "kgen: --size wants SYMBOL=N\n"), -1;
-      *eq = 0;
-      a->size_name[a->n_size] = argv[i];
-      a->size_val[a->n_size++] = strtoll(eq + 1, NULL, 10);
+      if (kg_cli_size_arg(argv[++i], &a->size_name[a->n_size], &a->size_val[a->n_size]) != 0) return -1;
+      a->n_size++;
     } else if (!strcmp(s, "--device")) {
       NEXT();
       const char *d = argv[++i];
@@ -165,7 +177,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli_args *a) {
       else if (!strcmp(d, "cuda")) a->device = KG_DEVICE_CUDA;
       else if (!strcmp(d, "emu")) a->device = KG_DEVICE_EMU;
       else if (!strcmp(d, "null")) a->device = KG_DEVICE_NULL;
-      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, null)\n", d), -1;
+      else if (!strcmp(d, "cpu")) a->device = KG_DEVICE_CPU;
+      else return fprintf(stderr, "kgen: unknown device '%s' (auto, cuda, emu, cpu, null)\n", d), -1;
     } else if (!strcmp(s, "--stats")) {
       a->stats = 1;
     } else if (s[0] == '-' && (vr = kg_cli_variant_opt(argc, argv, &i, &a->var)) != 0) {

@@ -31,7 +31,7 @@ int kg_cli_check(kg_context *ctx, kg_cli_args *a) {
   char vs[128];
   kg_cli_variant_str(&a->var, vs, sizeof vs);
   printf("kgen check %s: entry %s, seed %llu, device %s%s%s\n", a->file, a->entry ? a->entry : kg_module_entry_name(m, 0), a->seed,
-         dk == KG_DEVICE_CUDA ? "cuda" : "emu", *vs ? "," : "", vs);
+         dk == KG_DEVICE_CUDA ? "cuda" : dk == KG_DEVICE_CPU ? "cpu" : "emu", *vs ? "," : "", vs);
   kg_check_result r;
   s = kg_check_module(ctx, orc, m, &o, &r);
   int rc = 0;

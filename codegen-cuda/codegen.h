@@ -10,6 +10,8 @@
  *                   host plan's control flow written by ts_plan.c (shared: ts_int.h).
  *   kg_emu.h      — the emulation header that lets the host C compiler build the
  *                   very same CUDA C text (embedded into the library at build time).
+ *   cpu.c, kg_cpu.h — the CPU device's glue: loop drivers for kernels whose threads never
+ *                   cooperate (the header embedded like kg_emu.h).
  */
 #ifndef KG_CODEGEN_H
 #define KG_CODEGEN_H
@@ -25,6 +27,16 @@
 void kg_cuda_emit(const kg_kernel *const *kernels, uint32_t n, const char *program, kg_strbuf *out);
 /* Emulator glue: one `void K__kg_thread(void **p)` per kernel. */
 void kg_cuda_emit_trampolines(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
+
+/* ---- cpu.c ---- */
+/* The CPU device's glue: a loop driver `void K__kg_cpu(void **p, const kg_cpu_range *r)` per
+ * kernel whose threads never cooperate (kg_kernel_cooperates), the emulator's trampoline per
+ * other kernel (codegen-cuda/kg_cpu.h). False, and nothing emitted, when a kernel uses
+ * tensor-core instructions (kg_kernel_tensor_cores): the CPU device does not run those. */
+bool kg_cuda_emit_cpu_glue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
+/* What the CPU device's translation unit has before the kernel text: compiler pragmas the
+ * kernels' CPU schedules need ("" for most). */
+void kg_cuda_emit_cpu_prologue(const kg_kernel *const *kernels, uint32_t n, kg_strbuf *out);
 
 /* ---- torchscript.c ---- */
 typedef struct kg_ts_opts {

@@ -8,7 +8,8 @@
  * it, and calls kg_emu_launch (defined below) to run a grid.
  *
  * Main idea: every CUDA thread runs on its own fiber (64 KiB stack, or
- * $KGEN_EMU_STACK_KB, with a guard page below it; switched by a few lines of
+ * $KGEN_EMU_STACK_KB, with a guard page below it, lent by the host's per-process
+ * pool when it passes one to kg_emu_launch; switched by a few lines of
  * x86-64 assembly, by ucontext elsewhere). A block's fibers run one at a time in
  * forward, reverse or seeded-random order, reshuffled at every barrier.
  * __syncthreads() parks its fiber; the block scheduler releases the barrier only
@@ -347,6 +348,30 @@ typedef struct kg_emu_fiber {
   const char *coll_name;
 } kg_emu_fiber;
 
+/* Fiber stacks come from the host (runtime/emu_stacks.c): one pool per process, its stack sets
+ * sized by the largest block in use, each slot a guard page and a stack, so that the stacks
+ * (and their memory maps: two per fiber) are bounded by the launches running at once, not by
+ * the objects loaded (one spare mapping per object made a process that compiled many entries
+ * run out of memory maps: issue 25). Mapping them afresh each launch (an mmap, an mprotect per
+ * guard page, a munmap, the pages faulted in again) cost about a millisecond. Without a host,
+ * and under AddressSanitizer (a fiber's frames stay poisoned on its stack), a launch maps its
+ * own and unmaps them at its end. The layout is part of the object's ABI (runtime/rt.h has the
+ * host's copy of these two structures). */
+typedef struct kg_emu_stacks {
+  char *base;        /* n slots, `slot` bytes apart: a guard page (PROT_NONE), then the stack */
+  size_t slot;       /* guard page + stack bytes */
+  size_t stack_size; /* usable bytes per stack (a multiple of the page size) */
+  unsigned n;        /* slots (at least the block's threads) */
+  void *handle;      /* the host's */
+} kg_emu_stacks;
+typedef struct kg_emu_host {
+  /* n stacks of stack_size bytes for one launch: 0 and *out filled, or -1 (then the launch maps
+   * its own); handed back with stacks_put when the launch ends */
+  int (*stacks_get)(void *ctx, unsigned n, size_t stack_size, kg_emu_stacks *out);
+  void (*stacks_put)(void *ctx, kg_emu_stacks *s);
+  void *ctx;
+} kg_emu_host;
+
 typedef struct kg_emu_run {
   void (*fn)(void **);
   void **params;
@@ -355,7 +380,10 @@ typedef struct kg_emu_run {
   uint64_t rng;        /* state for order 2 */
   unsigned *perm;      /* n entries: the order of the current phase */
   kg_emu_fiber *fibers;
-  char *stacks;        /* one mapping: n x (guard page + stack) */
+  char *stacks;        /* n slots of (guard page + stack): lent by the host, or our own mapping */
+  size_t slot;         /* bytes from one slot to the next */
+  const kg_emu_host *host; /* the lender of the stacks (NULL: our own mapping) */
+  kg_emu_stacks lent;      /* what it lent */
   char *dyn;           /* dynamic shared memory of the block (NULL when none) */
   size_t dyn_len;
   size_t stacks_len, stack_size;
@@ -751,62 +779,35 @@ static int kg_emu__run_block(kg_emu_run *r) {
  * context is only ever resumed after makecontext, so it never does return twice. */
 static __attribute__((noinline)) int kg_emu__getcontext(ucontext_t *c) { return getcontext(c); }
 #endif
-/* The stacks of the last launch, kept for the next launch of the same shape: mapping them
- * (one mmap, an mprotect per guard page, a munmap) and faulting their pages in again cost
- * about a millisecond per launch. One spare mapping per object, taken and returned with
- * atomic exchanges (concurrent launches never share one), unmapped when the object is
- * unloaded. Not under AddressSanitizer: a fiber's frames stay poisoned on its stack. */
-typedef struct kg_emu_spare {
-  char *stacks;
-  size_t stacks_len, stack_size;
-  unsigned n;
-} kg_emu_spare;
-static kg_emu_spare *kg_emu__spare;
-static void kg_emu__spare_drop(kg_emu_spare *s) {
-  if (!s) return;
-  munmap(s->stacks, s->stacks_len);
-  free(s);
-}
-__attribute__((destructor)) static void kg_emu__spare_fini(void) {
-  kg_emu__spare_drop(__atomic_exchange_n(&kg_emu__spare, (kg_emu_spare *)0, __ATOMIC_ACQ_REL));
-}
-
-/* Fiber stacks: one mapping, a guard page below each stack. */
-static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
+/* Fiber stacks: from the host's pool, else one mapping of our own, a guard page below each stack. */
+static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3], const kg_emu_host *host) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE), kb = KG_EMU_STACK_KB;
 #ifdef KG_EMU_ASAN
   kb *= 4; /* instrumented frames are larger */
+  host = (const kg_emu_host *)0;
 #endif
   const char *env = getenv("KGEN_EMU_STACK_KB");
   if (env && atoi(env) > 0) kb = (size_t)atoi(env);
   r->stack_size = (kb * 1024 + page - 1) / page * page;
-  r->stacks_len = (r->stack_size + page) * r->n;
+  r->slot = r->stack_size + page;
   r->perm = (unsigned *)malloc(r->n * sizeof(unsigned));
   r->fibers = (kg_emu_fiber *)calloc(r->n, sizeof(kg_emu_fiber));
-  int guarded = 0;
-#ifndef KG_EMU_ASAN
-  kg_emu_spare *sp = __atomic_exchange_n(&kg_emu__spare, (kg_emu_spare *)0, __ATOMIC_ACQ_REL);
-  if (sp && sp->n == r->n && sp->stack_size == r->stack_size) {
-    r->stacks = sp->stacks, guarded = 1;
-    free(sp);
+  if (host && host->stacks_get && host->stacks_get(host->ctx, r->n, r->stack_size, &r->lent) == 0) {
+    r->host = host, r->stacks = r->lent.base, r->slot = r->lent.slot;
   } else {
-    kg_emu__spare_drop(sp);
-  }
-#endif
-  if (!r->stacks) {
-    void *map = mmap(NULL, r->stacks_len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r->stacks_len = r->slot * r->n;
+    void *map = mmap(NULL, r->stacks_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED) return -1;
     r->stacks = (char *)map;
+    for (unsigned t = 0; t < r->n; t++)
+      if (mprotect(r->stacks + (size_t)t * r->slot, page, PROT_NONE)) return -1;
   }
   if (!r->perm || !r->fibers) return -1;
   for (unsigned t = 0; t < r->n; t++) {
     kg_emu_fiber *f = &r->fibers[t];
-    char *slot = r->stacks + (size_t)t * (r->stack_size + page);
-    f->stack = slot + page;
+    f->stack = r->stacks + (size_t)t * r->slot + page;
     f->tid = t;
     f->idx = make_uint3(t % block[0], t / block[0] % block[1], t / (block[0] * block[1]));
-    if (!guarded && mprotect(slot, page, PROT_NONE)) return -1;
 #ifndef KG_EMU_ASM_SWITCH
     if (kg_emu__getcontext(&f->ctx)) return -1;
     f->ctx.uc_stack.ss_sp = f->stack;
@@ -817,15 +818,8 @@ static int kg_emu__fibers_init(kg_emu_run *r, const unsigned block[3]) {
   return 0;
 }
 static void kg_emu__fibers_free(kg_emu_run *r) {
-#ifndef KG_EMU_ASAN
-  kg_emu_spare *sp = r->stacks ? (kg_emu_spare *)malloc(sizeof *sp) : (kg_emu_spare *)0;
-  if (sp) {
-    sp->stacks = r->stacks, sp->stacks_len = r->stacks_len, sp->stack_size = r->stack_size, sp->n = r->n;
-    kg_emu__spare_drop(__atomic_exchange_n(&kg_emu__spare, sp, __ATOMIC_ACQ_REL));
-    r->stacks = (char *)0;
-  }
-#endif
-  if (r->stacks) munmap(r->stacks, r->stacks_len);
+  if (r->host) r->host->stacks_put(r->host->ctx, &r->lent);
+  else if (r->stacks) munmap(r->stacks, r->stacks_len);
   kg_emu__tc_free(r);
   free(r->dyn);
   free(r->fibers);
@@ -836,18 +830,19 @@ static void kg_emu__fibers_free(kg_emu_run *r) {
 extern char __start_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
 extern char __stop_kg_emu_shared[] __attribute__((weak, visibility("hidden")));
 
-/* Runs thread_fn(params) once per thread of the grid, block by block. Returns 0,
- * or -1 with a message in err. Not reentrant from inside a kernel. */
+/* Runs thread_fn(params) once per thread of the grid, block by block, on fiber stacks the host
+ * lends (host may be NULL). Returns 0, or -1 with a message in err. Not reentrant from inside
+ * a kernel. */
 __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void **),
                                                          void **params, const unsigned grid[3],
                                                          const unsigned block[3], size_t dyn_smem,
                                                          int order, unsigned seed, char *err,
-                                                         size_t errlen);
+                                                         size_t errlen, const kg_emu_host *host);
 __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void **),
                                                          void **params, const unsigned grid[3],
                                                          const unsigned block[3], size_t dyn_smem,
                                                          int order, unsigned seed, char *err,
-                                                         size_t errlen) {
+                                                         size_t errlen, const kg_emu_host *host) {
   if (errlen) err[0] = 0;
   unsigned long long nt = (unsigned long long)block[0] * block[1] * block[2];
   if (!grid[0] || !grid[1] || !grid[2] || !nt || nt > 1024 || order < 0 || order > 2) {
@@ -864,7 +859,7 @@ __attribute__((visibility("default"))) int kg_emu_launch(void (*thread_fn)(void 
   memset(&run, 0, sizeof run);
   run.fn = thread_fn, run.params = params, run.n = (unsigned)nt;
   run.order = order, run.rng = seed, run.err = err, run.errlen = errlen;
-  int rc = kg_emu__fibers_init(&run, block);
+  int rc = kg_emu__fibers_init(&run, block, host);
   if (!rc && dyn_smem) {
     run.dyn_len = (dyn_smem + 1023) / 1024 * 1024; /* 1024-aligned: swizzle atoms (kg_emu_tc.h) */
     run.dyn = (char *)aligned_alloc(1024, run.dyn_len);

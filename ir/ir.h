@@ -431,6 +431,12 @@ uint32_t kg_ks_add(kg_kcursor *c, kg_ks s); /* appends; returns statement id */
 void kg_kernel_print(const kg_kernel *k, kg_strbuf *out);
 /* Structural checks; records KG_E_INTERNAL diagnostics and returns false on failure. */
 bool kg_kernel_verify(const kg_kernel *k, kg_diag *d);
+/* kernel_coop.c: do k's threads depend on one another (barriers, shared memory, block or warp
+ * collectives, any kind not known to be independent)? The CPU device runs the others as plain
+ * loops over their threads. */
+bool kg_kernel_cooperates(const kg_kernel *k);
+/* Does kernel k use tensor-core instructions (KS_TC, dynamic shared memory, tensor maps)? */
+bool kg_kernel_tensor_cores(const kg_kernel *k);
 
 /* A scalar function: F# scalar code (a map lambda) in kernel-IR form, not yet
  * placed in any kernel. Its statements and exprs live in `body` (a kg_kernel

@@ -244,7 +244,7 @@ static void mark_needed(lctx *L) {
 bool kg_lw_dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v == 1; }
 
 /* Emits the computation and stores of every output for the current element. */
-static void emit_element(lctx *L, uint32_t nnodes) {
+void kg_lw_emit_element(lctx *L, uint32_t nnodes) {
   for (uint32_t i = 0; i < nnodes; i++) L->memo[i] = KG_NONE;
   kg_lw_at_reset(L);
   for (uint32_t j = 0; j < L->grp->outs.n; j++) {
@@ -370,7 +370,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   if (grp->kind == KG_GROUP_ATTN) return kg_lw_attention(&L, name);
   if (grp->kind == KG_GROUP_SCAN) return lower_scan(&L, name);
   bool linear = v->layout == KG_LAYOUT_LINEAR;
-  uint32_t vec = linear && v->vec > 1 ? v->vec : 1;
+  uint32_t vec = linear && v->vec > 1 && !v->cpu ? v->vec : 1;
   k->vec = vec;
   k->launch.elems_per_thread = vec;
   k->schedule = linear ? (vec > 1 ? kg_arena_printf(A, "pointwise.linear.vec%u", vec) : "pointwise.linear") : "pointwise.strided";
@@ -406,102 +406,110 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   }
 
   /* body */
-  L.cur = kg_kcursor_top(k);
-  uint32_t bid = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L.ix);
-  uint32_t bdim = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L.ix);
-  uint32_t tid = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L.ix);
-  uint32_t gidx = kg_lw_decl(&L, "i", L.ix, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, bid, bdim, KG_NONE), tid, KG_NONE));
-  uint32_t n_x = kg_kx_param(k, numel);
-  if (linear && vec > 1) {
-    uint32_t base = kg_lw_decl(&L, "base", L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, gidx, kg_kx_const_i(k, L.ix, vec), KG_NONE));
-    kg_ks ifs = kg_ks_make(KS_IF);
-    ifs.a = kg_kx_op(k, KG_OP_LE, KG_BOOL, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, base, kg_kx_const_i(k, L.ix, vec), KG_NONE), n_x, KG_NONE);
-    uint32_t st = kg_ks_add(&L.cur, ifs);
-    kg_kcursor outer = L.cur;
-    /* full vector */
-    L.cur = kg_kcursor_body(k, st, false);
-    for (uint32_t p = 0; p < np; p++) {
-      if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
-      kg_dtype dt = (kg_dtype)k->params.v[L.pparam[p]].dtype;
-      L.plane[p] = k->vars.n;
-      for (uint32_t j = 0; j < vec; j++) kg_kvar_new(k, "v", dt);
-      kg_ks vl = kg_ks_make(KS_VLOAD);
-      vl.a = L.pparam[p], vl.b = base, vl.c = L.plane[p];
-      kg_ks_add(&L.cur, vl);
-    }
-    uint32_t *lane_out = kg_xmalloc((size_t)(no + 1) * vec * sizeof *lane_out);
-    for (uint32_t lane = 0; lane < vec; lane++) {
-      L.lane = (int)lane;
-      for (uint32_t i = 0; i < nn; i++) L.memo[i] = KG_NONE;
-      kg_lw_at_reset(&L);
-      for (uint32_t j = 0; j < no; j++) {
-        uint32_t node = g->outputs.v[grp->outs.v[j]];
-        lane_out[j * vec + lane] = kg_lw_cvt(&L, kg_lw_val(&L, node), (kg_dtype)g->nodes.v[node].dtype);
-      }
-    }
-    L.lane = -1;
-    for (uint32_t j = 0; j < no; j++) {
-      kg_dtype dt = (kg_dtype)k->params.v[L.oparam[j]].dtype;
-      uint32_t first = k->vars.n;
-      for (uint32_t lane = 0; lane < vec; lane++) kg_kvar_new(k, "o", dt);
-      for (uint32_t lane = 0; lane < vec; lane++) {
-        kg_ks s = kg_ks_make(KS_DECL);
-        s.a = first + lane, s.b = lane_out[j * vec + lane];
-        kg_ks_add(&L.cur, s);
-      }
-      kg_ks vs = kg_ks_make(KS_VSTORE);
-      vs.a = L.oparam[j], vs.b = base, vs.c = first;
-      kg_ks_add(&L.cur, vs);
-    }
-    free(lane_out);
-    /* ragged end: scalar loop */
-    L.cur = kg_kcursor_body(k, st, true);
-    uint32_t jv = kg_kvar_new(k, "j", L.ix);
-    kg_ks fr = kg_ks_make(KS_FOR);
-    fr.a = jv, fr.b = base, fr.c = n_x, fr.d = kg_kx_const_i(k, L.ix, 1);
-    uint32_t fs = kg_ks_add(&L.cur, fr);
-    L.cur = kg_kcursor_body(k, fs, false);
-    uint32_t jx = kg_kx_var(k, jv);
-    for (uint32_t p = 0; p < np; p++) L.poff[p] = jx;
-    for (uint32_t j = 0; j < no; j++) L.ooff[j] = jx;
-    emit_element(&L, nn);
-    L.cur = outer;
+  if (v->cpu) { /* the CPU target's loops over chunks (lower_cpu.c) */
+    uint32_t din = KG_NONE;
+    for (uint32_t d = 0; d < r && !linear; d++)
+      if (size_p[d] != KG_NONE) din = d;
+    kg_lw_pointwise_cpu(&L, linear, din, din != KG_NONE && size_p[din] != KG_OUTER ? size_p[din] : KG_NONE, size_p, KG_OUTER, in_stride,
+                        out_stride, numel);
   } else {
-    kg_ks ifs = kg_ks_make(KS_IF);
-    ifs.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, gidx, n_x, KG_NONE);
-    uint32_t st = kg_ks_add(&L.cur, ifs);
-    L.cur = kg_kcursor_body(k, st, false);
-    if (linear) {
-      for (uint32_t p = 0; p < np; p++) L.poff[p] = gidx;
-      for (uint32_t j = 0; j < no; j++) L.ooff[j] = gidx;
+    L.cur = kg_kcursor_top(k);
+    uint32_t bid = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_CTAID_X, KG_I32), L.ix);
+    uint32_t bdim = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_NTID_X, KG_I32), L.ix);
+    uint32_t tid = kg_lw_cvt(&L, kg_kx_sreg(k, KG_SREG_TID_X, KG_I32), L.ix);
+    uint32_t gidx = kg_lw_decl(&L, "i", L.ix, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, bid, bdim, KG_NONE), tid, KG_NONE));
+    uint32_t n_x = kg_kx_param(k, numel);
+    if (linear && vec > 1) {
+      uint32_t base = kg_lw_decl(&L, "base", L.ix, kg_kx_op(k, KG_OP_IDX_MUL, L.ix, gidx, kg_kx_const_i(k, L.ix, vec), KG_NONE));
+      kg_ks ifs = kg_ks_make(KS_IF);
+      ifs.a = kg_kx_op(k, KG_OP_LE, KG_BOOL, kg_kx_op(k, KG_OP_IDX_ADD, L.ix, base, kg_kx_const_i(k, L.ix, vec), KG_NONE), n_x, KG_NONE);
+      uint32_t st = kg_ks_add(&L.cur, ifs);
+      kg_kcursor outer = L.cur;
+      /* full vector */
+      L.cur = kg_kcursor_body(k, st, false);
+      for (uint32_t p = 0; p < np; p++) {
+        if (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER) continue;
+        kg_dtype dt = (kg_dtype)k->params.v[L.pparam[p]].dtype;
+        L.plane[p] = k->vars.n;
+        for (uint32_t j = 0; j < vec; j++) kg_kvar_new(k, "v", dt);
+        kg_ks vl = kg_ks_make(KS_VLOAD);
+        vl.a = L.pparam[p], vl.b = base, vl.c = L.plane[p];
+        kg_ks_add(&L.cur, vl);
+      }
+      uint32_t *lane_out = kg_xmalloc((size_t)(no + 1) * vec * sizeof *lane_out);
+      for (uint32_t lane = 0; lane < vec; lane++) {
+        L.lane = (int)lane;
+        for (uint32_t i = 0; i < nn; i++) L.memo[i] = KG_NONE;
+        kg_lw_at_reset(&L);
+        for (uint32_t j = 0; j < no; j++) {
+          uint32_t node = g->outputs.v[grp->outs.v[j]];
+          lane_out[j * vec + lane] = kg_lw_cvt(&L, kg_lw_val(&L, node), (kg_dtype)g->nodes.v[node].dtype);
+        }
+      }
+      L.lane = -1;
+      for (uint32_t j = 0; j < no; j++) {
+        kg_dtype dt = (kg_dtype)k->params.v[L.oparam[j]].dtype;
+        uint32_t first = k->vars.n;
+        for (uint32_t lane = 0; lane < vec; lane++) kg_kvar_new(k, "o", dt);
+        for (uint32_t lane = 0; lane < vec; lane++) {
+          kg_ks s = kg_ks_make(KS_DECL);
+          s.a = first + lane, s.b = lane_out[j * vec + lane];
+          kg_ks_add(&L.cur, s);
+        }
+        kg_ks vs = kg_ks_make(KS_VSTORE);
+        vs.a = L.oparam[j], vs.b = base, vs.c = first;
+        kg_ks_add(&L.cur, vs);
+      }
+      free(lane_out);
+      /* ragged end: scalar loop */
+      L.cur = kg_kcursor_body(k, st, true);
+      uint32_t jv = kg_kvar_new(k, "j", L.ix);
+      kg_ks fr = kg_ks_make(KS_FOR);
+      fr.a = jv, fr.b = base, fr.c = n_x, fr.d = kg_kx_const_i(k, L.ix, 1);
+      uint32_t fs = kg_ks_add(&L.cur, fr);
+      L.cur = kg_kcursor_body(k, fs, false);
+      uint32_t jx = kg_kx_var(k, jv);
+      for (uint32_t p = 0; p < np; p++) L.poff[p] = jx;
+      for (uint32_t j = 0; j < no; j++) L.ooff[j] = jx;
+      kg_lw_emit_element(&L, nn);
+      L.cur = outer;
     } else {
-      /* coordinates, innermost first */
-      uint32_t coord[KG_MAX_RANK];
-      uint32_t rem = gidx;
-      for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
-      for (uint32_t dd = r; dd-- > 0;) {
-        if (size_p[dd] == KG_NONE) continue;
-        if (size_p[dd] == KG_OUTER) { coord[dd] = rem; break; }
-        uint32_t sz = kg_kx_param(k, size_p[dd]);
-        coord[dd] = kg_lw_decl(&L, "c", L.ix, kg_kx_op(k, KG_OP_IDX_MOD, L.ix, rem, sz, KG_NONE));
-        rem = kg_lw_decl(&L, "r", L.ix, kg_kx_op(k, KG_OP_IDX_DIV, L.ix, rem, sz, KG_NONE));
+      kg_ks ifs = kg_ks_make(KS_IF);
+      ifs.a = kg_kx_op(k, KG_OP_LT, KG_BOOL, gidx, n_x, KG_NONE);
+      uint32_t st = kg_ks_add(&L.cur, ifs);
+      L.cur = kg_kcursor_body(k, st, false);
+      if (linear) {
+        for (uint32_t p = 0; p < np; p++) L.poff[p] = gidx;
+        for (uint32_t j = 0; j < no; j++) L.ooff[j] = gidx;
+      } else {
+        /* coordinates, innermost first */
+        uint32_t coord[KG_MAX_RANK];
+        uint32_t rem = gidx;
+        for (uint32_t d = 0; d < r; d++) coord[d] = KG_NONE;
+        for (uint32_t dd = r; dd-- > 0;) {
+          if (size_p[dd] == KG_NONE) continue;
+          if (size_p[dd] == KG_OUTER) { coord[dd] = rem; break; }
+          uint32_t sz = kg_kx_param(k, size_p[dd]);
+          coord[dd] = kg_lw_decl(&L, "c", L.ix, kg_kx_op(k, KG_OP_IDX_MOD, L.ix, rem, sz, KG_NONE));
+          rem = kg_lw_decl(&L, "r", L.ix, kg_kx_op(k, KG_OP_IDX_DIV, L.ix, rem, sz, KG_NONE));
+        }
+        memcpy(L.gcoord, coord, sizeof coord);
+        L.has_gcoord = true;
+        for (uint32_t p = 0; p < np + no; p++) {
+          bool is_out = p >= np;
+          uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
+          if (!is_out && (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER)) continue;
+          if (!is_out && !L.direct[p < ngp ? g->params.v[p].node : f->mat.v[p - ngp]]) continue;
+          uint32_t off = kg_lw_linear_offset(&L, coord, strides, r);
+          off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : kg_lw_decl(&L, "off", L.ix, off);
+          if (is_out) L.ooff[p - np] = off;
+          else L.poff[p] = off;
+        }
       }
-      memcpy(L.gcoord, coord, sizeof coord);
-      L.has_gcoord = true;
-      for (uint32_t p = 0; p < np + no; p++) {
-        bool is_out = p >= np;
-        uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
-        if (!is_out && (L.pparam[p] == KG_NONE || k->params.v[L.pparam[p]].kind != KP_BUFFER)) continue;
-        if (!is_out && !L.direct[p < ngp ? g->params.v[p].node : f->mat.v[p - ngp]]) continue;
-        uint32_t off = kg_lw_linear_offset(&L, coord, strides, r);
-        off = off == KG_NONE ? kg_kx_const_i(k, L.ix, 0) : kg_lw_decl(&L, "off", L.ix, off);
-        if (is_out) L.ooff[p - np] = off;
-        else L.poff[p] = off;
-      }
+      kg_lw_emit_element(&L, nn);
     }
-    emit_element(&L, nn);
+    k->launch.block[0] = 256;
   }
-  k->launch.block[0] = 256;
   free(in_stride);
   free(out_stride);
   kg_lw_view_free(&L);

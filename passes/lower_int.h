@@ -110,6 +110,17 @@ void kg_lw_decompose(lctx *L, uint32_t idx, const uint32_t *size_p, int64_t mask
 void kg_lw_source_offsets(lctx *L, const uint32_t *in_stride, const uint32_t *coord); /* L->poff at coord */
 uint32_t kg_lw_identity(kg_kernel *k, kg_op red, kg_dtype acc);             /* a reduction's identity in acc */
 
+/* lower.c: the computation and stores of every output of a pointwise group at the current
+ * element (L->poff, L->ooff, L->gcoord set) */
+void kg_lw_emit_element(lctx *L, uint32_t nnodes);
+/* ---- the CPU target's pointwise schedule: lower_cpu.c ----
+ * A thread owns a chunk of KG_CPU_CHUNK elements and walks it in plain loops (linear: one loop;
+ * strided: one loop per segment of the innermost dim `din`, whose size parameter is din_size,
+ * KG_NONE when din is the only dim, the coordinates of the others computed once per segment).
+ * size_p: the space's size parameters (KG_NONE static 1, `outer` the outermost dim's marker). */
+void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, const uint32_t *size_p, uint32_t outer, const uint32_t *in_stride,
+                         const uint32_t *out_stride, uint32_t numel_param);
+
 /* ---- the matrix-product schedules: lower_matmul.c (parameters, the tile frame and the
  * epilogue every product schedule shares; the SIMT tiles; the direct convolution) and
  * lower_mma.c (the tensor-core tier) ---- */
@@ -160,10 +171,14 @@ void kg_lw_mm_store(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, u
 void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32_t gn, uint32_t acc);
 /* forget every memoized value (a new evaluation point) */
 void kg_lw_mm_memo_reset(lctx *L);
+/* a convolution's spatial coordinates oc[0 .. cnd) of output column n (the last dim fastest) */
+void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc);
 /* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
 void kg_lw_mma_body(kg_mmk *S);
 /* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */
 void kg_lw_wgmma_body(kg_mmk *S);
+/* lower_matmul_cpu.c: the CPU target's body (KG_MM_CPU, KG_MM_CPU_ALL: a packed panel, register blocks) */
+void kg_lw_mm_cpu_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */
 void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int nb, uint32_t x, uint32_t y, uint32_t *c);

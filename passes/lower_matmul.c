@@ -94,7 +94,7 @@ void kg_lw_mm_operand_coord(const kg_gnode *o, bool vec, const uint32_t *bc, int
 }
 
 /* a convolution's spatial coordinates from the flattened output column n (the last dim fastest) */
-static void conv_spatial(mkern *S, uint32_t n, uint32_t *oc) {
+void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc) {
   int outer = -1;
   for (int d = 0; d < S->cnd && outer < 0; d++)
     if (S->ssz[d] != KG_NONE) outer = d;
@@ -116,7 +116,7 @@ void kg_lw_mm_b_coord(kg_mmk *S, const kg_mm_frame *F, uint32_t k, uint32_t n, u
   if (S->b1) kg_lw_mm_operand_coord(S->Bn, true, F->bc, S->nb, k, k, c);
   else if (S->conv) { /* IM2COL's coordinate [n, g, k, s...] */
     c[0] = F->bc[0], c[1] = F->bc[1], c[2] = k;
-    conv_spatial(S, n, c + 3);
+    kg_lw_mm_conv_spatial(S, n, c + 3);
   } else if (S->bt) kg_lw_mm_operand_coord(S->Bn, false, F->bc, S->nb, n, k, c);
   else kg_lw_mm_operand_coord(S->Bn, false, F->bc, S->nb, k, n, c);
 }
@@ -181,7 +181,7 @@ static void conv_batch(mkern *S, uint32_t bz, bool n_is_one, uint32_t *bc) {
 static void conv_out_coord(mkern *S, const uint32_t *bc, uint32_t m, uint32_t col, uint32_t *c) {
   c[0] = bc[0];
   c[1] = bc[1] == KG_NONE ? m : iadd(S, imul(S, bc[1], cst(S, S->Og)), m);
-  conv_spatial(S, col, c + 2);
+  kg_lw_mm_conv_spatial(S, col, c + 2);
 }
 
 static void batch_coords(kg_mmk *S, kg_mm_frame *F, uint32_t bz);
@@ -546,6 +546,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   }
   if (finish) finish_body(&S);
   else if (direct) direct_body(&S, grp);
+  else if (L->v->mm_tile == KG_MM_CPU || L->v->mm_tile == KG_MM_CPU_ALL) kg_lw_mm_cpu_body(&S);
   else if (T->tier == 2) kg_lw_wgmma_body(&S);
   else if (T->tier) kg_lw_mma_body(&S);
   else simt_body(&S, T);

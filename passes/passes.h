@@ -188,7 +188,12 @@ typedef struct kg_variant {
   uint8_t mm_a, mm_b;  /* MATMUL on tensor cores, per operand: KG_MM_KMAJOR (K is its contiguous dim:
                           the shared tile is [rows][k], else [k][rows]) | KG_MM_ASYNC (read
                           straight from its tensor by cp.async: no prologue, 16-byte aligned rows) */
+  uint8_t cpu;         /* the CPU target's schedules (kg_target_cpu): pointwise kernels walk chunks of
+                          KG_CPU_CHUNK elements in plain loops (lower_cpu.c); reductions are a thread
+                          per output (the column schedule, always) */
 } kg_variant;
+/* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
+#define KG_CPU_CHUNK 2048
 
 /* How the tensor-core tier multiplies float32 operands (kg_variant.mm_prec). */
 typedef enum kg_mm_prec {
@@ -221,6 +226,10 @@ typedef enum kg_mm_tile {
   KG_MM_WG128 = 11,   /* Hopper (sm_90a): 128 × 128 × 64 stages by TMA, 4 stages; a producer warpgroup
                          and 2 consumer warpgroups of wgmma m64n128k16 */
   KG_MM_WG256 = 12,   /* Hopper: 128 × 256 × 64, 3 stages; consumers of m64n256k16 (128 accumulators a thread) */
+  KG_MM_CPU = 13,    /* the CPU target (lower_matmul_cpu.c): a thread packs NR columns of B for every k
+                       into its scratch and runs MR × NR register blocks over KG_MM_CPU_MC rows */
+  KG_MM_CPU_ALL = 14, /* the same over every row (up to KG_MM_CPU_MC_ALL): one panel per column tile,
+                        when the column tiles alone keep every core busy */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
@@ -232,6 +241,11 @@ typedef struct kg_mm_tile_info {
   uint8_t wm, wn, stages;  /* tensor cores: warps (tier 2: consumer warpgroups) along M and N; shared-memory stages */
 } kg_mm_tile_info;
 #define KG_MM_TC_KBYTES 64 /* tensor-core tiles: bytes of K per row of a stage (a 64-byte swizzle) */
+#define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block */
+#define KG_MM_CPU_MC 64  /* the CPU schedule: rows a thread owns (a multiple of MR) */
+#define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
+/* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
+uint32_t kg_mm_cpu_nr(kg_dtype acc);
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads
  * keeps a tile of bq queries on chip (the queries in shared memory, each row's output accumulators
@@ -294,9 +308,13 @@ typedef struct kg_target {
   int smem_per_sm;        /* shared memory per SM, bytes */
   int smem_per_block;     /* shared memory a block may use (with the opt-in), bytes */
   bool wgmma;             /* sm_90a's wgmma and TMA (an sm_90 GPU and an NVRTC that compiles sm_90a) */
+  int cpu_cores;          /* > 0: a CPU (the CPU device) with this many threads: the scheduler picks
+                             schedules whose threads never cooperate (plain loops there) */
 } kg_target;
 extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
 extern const kg_target kg_target_a100; /* sm_80: the mma.sync tier (kg_options.emu_arch = 80) */
+/* The CPU device's target: `cores` worker threads (the caller's included); no tensor cores. */
+kg_target kg_target_cpu(int cores);
 
 /* Can a schedule take group `grp` as it stands? fuse.c asks before every merge (a
  * reduction joining a row group, an output joining a row group or a pointwise group)

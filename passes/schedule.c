@@ -25,8 +25,17 @@
 
 #include "passes.h"
 
-const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true};
-const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false};
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true, 0};
+const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false, 0};
+
+kg_target kg_target_cpu(int cores) {
+  kg_target t;
+  memset(&t, 0, sizeof t); /* arch 0, no wgmma, no shared memory: no tensor-core tier can be chosen */
+  t.name = "CPU";
+  t.sm_count = cores < 1 ? 1 : cores, t.threads_per_sm = 1, t.blocks_per_sm = 1;
+  t.cpu_cores = t.sm_count;
+  return t;
+}
 
 /* ---- the fuser's question ---- */
 
@@ -234,6 +243,12 @@ bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red) {
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red) {
   int64_t s, cap;
   if (n_out <= 0 || n_red <= 0) return 1;
+  if (t->cpu_cores) { /* a CPU: two chunks per core over fewer outputs than cores, 16 Ki elements or more each */
+    if (n_out >= t->cpu_cores) return 1;
+    s = (2 * (int64_t)t->cpu_cores + n_out - 1) / n_out, cap = n_red / 16384;
+    if (s > cap) s = cap;
+    return s < 2 ? 1 : s;
+  }
   int64_t threads = (int64_t)t->sm_count * t->threads_per_sm, blocks = (int64_t)t->sm_count * t->blocks_per_sm;
   if (columns) s = (threads + n_out - 1) / n_out, cap = n_red / 32;
   else s = n_out >= 2 * t->sm_count ? 1 : (blocks + n_out - 1) / n_out, cap = n_red / 4096;
@@ -294,6 +309,8 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   /* Hopper: tm x tn is a consumer warpgroup's tile */
   [KG_MM_WG128] = {128, 128, 64, 128, "wg128", 2, 2, 1, 4},
   [KG_MM_WG256] = {128, 256, 64, 256, "wg256", 2, 2, 1, 3},
+  [KG_MM_CPU] = {KG_MM_CPU_MC, 16, KG_MM_CPU_MR, 16, "packed", 0, 0, 0, 0},
+  [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all", 0, 0, 0, 0},
 };
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
@@ -329,6 +346,52 @@ kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64
   if (batch * cdiv(m, 64) * cdiv(n, 64) >= t->sm_count) return KG_MM_T64;
   if (batch * cdiv(m, 32) * cdiv(n, 32) >= t->sm_count) return KG_MM_T32;
   return KG_MM_T16;
+}
+
+/* The CPU target (kg_target_cpu): schedules whose threads never cooperate, so that the CPU
+ * device runs them as plain loops (ir/kernel_coop.c, codegen-cuda/cpu.c). Pointwise kernels walk
+ * chunks of the space in loops (lower_cpu.c), linear where every operand is contiguous, strided
+ * otherwise; every reduction is a thread per output walking its row (the column schedule), split
+ * into chunks over the cores when the outputs are fewer than the cores and the rows long; scans
+ * are a thread per row already. Products pack a panel of B per thread and run register blocks
+ * over it (lower_matmul_cpu.c); depthwise convolutions keep the direct schedule (a thread per
+ * output, no cooperation either). */
+static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, kg_schedule s, int64_t numel, int64_t nout,
+                              int64_t nred, int64_t big) {
+  kg_variant *v = &s.v;
+  v->cpu = 1;
+  if (numel > big || (x->runtime && x->max_offset > big)) v->index_dtype = KG_I64;
+  if (x->force == KG_SCHED_STRIDED_I64) v->index_dtype = KG_I64;
+  bool forced = x->force == KG_SCHED_STRIDED || x->force == KG_SCHED_STRIDED_I64;
+  switch ((kg_group_kind)gf->kind) {
+  case KG_GROUP_POINTWISE:
+    v->layout = x->contiguous && !gf->coords && !forced ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
+    return s;
+  case KG_GROUP_SCAN:
+    v->layout = KG_LAYOUT_STRIDED;
+    return s;
+  case KG_GROUP_REDUCE: {
+    v->layout = KG_LAYOUT_LINEAR; /* the column schedule: a thread per output */
+    int64_t S = gf->splittable && !forced ? kg_reduce_split_chunks(t, true, nout, nred) : 1;
+    if (S > 1) {
+      v->split = KG_SPLIT_PARTIAL;
+      s.chunk = (nred + S - 1) / S;
+      s.nchunk = (nred + s.chunk - 1) / s.chunk;
+    }
+    return s;
+  }
+  case KG_GROUP_MATMUL: break;
+  default: KG_UNREACHABLE();
+  }
+  int64_t batch, m, n;
+  kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
+  v->layout = KG_LAYOUT_STRIDED;
+  /* every row per thread (one panel per column tile) when the column tiles keep the cores busy;
+   * else rows in chunks of KG_MM_CPU_MC for more threads */
+  int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + 15) / 16 * batch;
+  v->mm_tile = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL ? KG_MM_CPU_ALL : KG_MM_CPU;
+  if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
+  return s;
 }
 
 /* Can the tensor-core tier take this product? sm_80 or later; float16 / bfloat16 operands, or
@@ -389,6 +452,11 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   kg_dtype dt = (kg_dtype)gf->mm_dtype;
   bool half = dt == KG_F16 || dt == KG_BF16;
   const char *why;
+  if (v->cpu) {
+    snprintf(buf, n, "CPU: %s", v->mm_tile == KG_MM_DIRECT ? "a depthwise convolution: a thread per output walks its window"
+                                                           : "a panel of B packed per thread, register blocks over it (no tensor cores)");
+    return buf;
+  }
   if (T->tier == 2) why = "sm_90a, both operands tensors TMA reads as they are";
   else if (v->mm_tile == KG_MM_DIRECT) why = "a depthwise convolution: a thread per output walks its window";
   else if (x->force == KG_SCHED_NO_TENSOR_CORES) why = "tensor cores forced off";
@@ -433,6 +501,10 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
   for (int d = 0; d < gf->rank; d++) numel *= x->space[d] < 0 ? 1 : x->space[d];
   row_counts(gf, x->space, &nout, &nred, &known);
   const int64_t big = ((int64_t)1 << 31) - 4096;
+  /* the CPU target; attention (its tiles cooperate through shared memory) keeps the GPU's
+   * schedule below, which the CPU device runs on fibers. The CPU target has no tensor cores
+   * (arch 0, no wgmma), so no product there takes a tensor-core tier either way. */
+  if (t->cpu_cores && x->runtime && gf->kind != KG_GROUP_ATTN) return cpu_choose(gf, x, t, s, numel, nout, nred, big);
 
   if (gf->kind == KG_GROUP_ATTN) {
     /* attention: query tiles over coordinates (strides are parameters), as a product's */

@@ -40,6 +40,7 @@ void kg_context_free(kg_context *ctx) {
   if (ctx->emu) ctx->emu->vt->destroy(ctx->emu);
   if (ctx->cuda) ctx->cuda->vt->destroy(ctx->cuda);
   if (ctx->null_dev) ctx->null_dev->vt->destroy(ctx->null_dev);
+  if (ctx->cpu) ctx->cpu->vt->destroy(ctx->cpu);
   if (ctx->nvrtc) kg_nvrtc_close(ctx->nvrtc);
   kg_diag_free(&ctx->diag);
   free(ctx->last_error);
@@ -47,6 +48,20 @@ void kg_context_free(kg_context *ctx) {
 }
 
 const char *kg_last_error(kg_context *ctx) { return ctx->last_error; }
+
+kg_status kg_context_set_cpu_threads(kg_context *ctx, int threads) {
+  kg_call_begin(ctx);
+  if (threads < 0 || threads > 1024) {
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kg_context_set_cpu_threads: %d threads (0 = the CPUs available, at most 1024)", threads);
+    return kg_fail(ctx);
+  }
+  if (ctx->cpu && threads != ctx->cpu_threads) { /* a new pool on next use; its loaded objects go with it */
+    kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kg_context_set_cpu_threads: the CPU device of this context is in use already; set its threads first");
+    return kg_fail(ctx);
+  }
+  ctx->cpu_threads = threads;
+  return KG_OK;
+}
 
 kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out) {
   out->specializations = ctx->specializations;
@@ -357,11 +372,11 @@ void kg_compiled_free(kg_compiled *c) {
   if (!c) return;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
-    kg_device *devs[3] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev};
-    for (int di = 0; di < 3; di++)
+    kg_device *devs[4] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev, c->m->ctx->cpu};
+    for (int di = 0; di < 4; di++)
       if (devs[di] && kv->mod[kg_dev_slot(devs[di])] && !(kv->borrowed && di == 1)) devs[di]->vt->unload(devs[di], kv->mod[kg_dev_slot(devs[di])]);
     kg_kernel_free(&kv->k);
-    free(kv->cuda), free(kv->trampolines), free(kv);
+    free(kv->cuda), free(kv->trampolines), free(kv->cpu), free(kv->cpu_pre), free(kv);
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);

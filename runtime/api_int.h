@@ -21,6 +21,9 @@ struct kg_context {
   kg_device *emu;        /* created on first use */
   kg_device *cuda;       /* created on first use */
   kg_device *null_dev;   /* KG_DEVICE_NULL, created on first use */
+  kg_device *cpu;        /* KG_DEVICE_CPU, created on first use */
+  int cpu_threads;       /* its threads (kg_context_set_cpu_threads; 0: the CPUs available) */
+  kg_target cpu_target;  /* what the scheduler plans for on the CPU device (kg_target_cpu) */
   bool cuda_probed;
   bool cuda_ok;          /* the probe found a driver and a GPU */
   kg_nvrtc *nvrtc;       /* loaded on first use */
@@ -60,7 +63,9 @@ typedef struct kg_kvariant {
   kg_kernel k;
   char *cuda;            /* the CUDA C translation unit (this kernel alone) */
   char *trampolines;
-  kg_rt_module *mod[3];  /* [0] emu, [1] cuda, [2] null */
+  char *cpu;             /* the CPU device's glue (loop drivers, fiber trampolines) */
+  char *cpu_pre;         /* and what precedes the kernel in its translation unit */
+  kg_rt_module *mod[KG_DEV_SLOTS]; /* by kg_dev_slot: [0] emu, [1] cuda, [2] null, [3] cpu */
   bool borrowed;         /* mod[1] is a package's module (unloaded with the package, not here) */
 } kg_kvariant;
 

@@ -38,6 +38,11 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
     if (!ctx->emu) ctx->emu = kg_dev_emu_new(&ctx->rtcfg, d);
     return ctx->emu;
   }
+  if (kind == KG_DEVICE_CPU) {
+    if (!ctx->cpu && (ctx->cpu = kg_dev_cpu_new(&ctx->rtcfg, ctx->cpu_threads, d)))
+      ctx->cpu_threads = kg_dev_cpu_threads(ctx->cpu), ctx->cpu_target = kg_target_cpu(ctx->cpu_threads);
+    return ctx->cpu;
+  }
   if (!ctx->cuda) { /* without NVRTC the device still runs packaged kernels (a source load says NVRTC is missing) */
     uint32_t mark = ctx->diag.n;
     kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
@@ -70,10 +75,10 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL, attn = F->groups.v[group].kind == KG_GROUP_ATTN;
   const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
   const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
-                                     mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc);
+                                     mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc, v->cpu ? "_cpu" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -87,6 +92,11 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kv->cuda = kg_sb_take(&b);
   kg_cuda_emit_trampolines(&kp, 1, &b);
   kv->trampolines = kg_sb_take(&b);
+  kv->cpu = kg_cuda_emit_cpu_glue(&kp, 1, &b) ? kg_sb_take(&b) : NULL; /* NULL: tensor cores, which the CPU device refuses */
+  kg_sb_free(&b);
+  kg_sb_init(&b);
+  kg_cuda_emit_cpu_prologue(&kp, 1, &b);
+  kv->cpu_pre = kg_sb_take(&b);
   KG_VEC_PUSH(c->runtime, kv);
   return kv;
 }
@@ -124,6 +134,30 @@ bool kg_bind_tensor(kg_context *ctx, const kg_graph *g, kg_binding *B, const kg_
   if (dt != n->dtype) {
     kg_diag_add(d, KG_E_TYPE, NULL, NULL, "%s has dtype %s; the compiled program expects %s", what,
                 dt == KG_DT_NONE ? "(unsupported)" : dtn(dt), dtn((kg_dtype)n->dtype));
+    return false;
+  }
+  /* sizes a tensor can have: none negative, and an element count a 64-bit index reaches (the
+   * widest index type of the kernels) */
+  if (rank && !t->shape) {
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "%s has rank %d but no shape array", what, rank);
+    return false;
+  }
+  int64_t count = 1;
+  bool over = false, empty = false;
+  for (int i = 0; i < rank; i++) {
+    empty |= t->shape[i] == 0;
+    if (t->shape[i] < 0) {
+      kg_diag_add(d, KG_E_SHAPE, NULL, NULL, "%s has a negative size %lld at dim %d", what, (long long)t->shape[i], i);
+      return false;
+    }
+    over |= __builtin_mul_overflow(count, t->shape[i], &count);
+  }
+  if (over && !empty) {
+    kg_strbuf b;
+    kg_sb_init(&b);
+    for (int i = 0; i < rank; i++) kg_sb_printf(&b, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    kg_diag_add(d, KG_E_LIMIT, NULL, NULL, "%s has shape [%s]: more elements than a 64-bit index addresses", what, kg_sb_cstr(&b));
+    kg_sb_free(&b);
     return false;
   }
   for (int i = 0; i < rank; i++) {
@@ -274,18 +308,30 @@ _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64
                    KG_FORCE_NO_VECTORS == (int)KG_SCHED_NO_VECTORS && KG_FORCE_SPLIT_ROWS == (int)KG_SCHED_SPLIT_ROWS,
                "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
 
+/* What the scheduler plans for on device dev: the CPU device's cores, a CUDA device's GPU, else
+ * (the emulator) an H100 or, with kg_options.emu_arch = 80, an A100 (on a CUDA device emu_arch 80
+ * only keeps the Hopper tier out). */
+static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
+  if (dev && dev->vt->kind == KG_DEVICE_CPU) return ctx->cpu_target;
+  kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
+  if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
+  if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
+  if (ctx->opts.emu_arch == 80) t.wgmma = false; /* sm_80's tiers asked for: on a GPU too (to measure them on sm_90) */
+  return t;
+}
+
 /* The plan of this run: the split-rows plan (c->fusion_split, 1) when the scheduler wants it for
  * a group of the fused plan (few rows too long for a block each; force_variant 4 always takes
  * it); else the fold plan (2) when every product kept tiled only for its symbolic sizes is
  * small at this run's sizes; else the fused plan (0). */
-static int choose_plan(const kg_compiled *c, const binding *B) {
+static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *T) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     int64_t space[KG_MAX_RANK];
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
-    if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, &kg_target_h100)) return 1;
+    if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
   if (!c->n_fold_cand) return 0;
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
@@ -392,7 +438,7 @@ typedef struct launch_env {
   void *scratch;
   int r;
   int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
-  bool reduce;
+  bool reduce, mm;
   uint32_t row_threads;     /* threads per block of the block-per-row schedules */
   int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
   const int64_t *sym;       /* the symbols' values */
@@ -408,7 +454,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
-    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->k.sm90a};
+    kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre, kv->k.sm90a};
     if ((c->pkg ? kg_pkg_variant_load(c, kv, dev, d) : dev->vt->load(dev, &src, &kv->mod[slot], d)) != 0) return KG_ERR_INTERNAL;
   }
 #define TENSOR_OF(r0, r1) ((r0) == KG_BUF_TEMP ? (const DLTensor *)&E->tview[r1] : (r0) == KG_BUF_OUTPUT ? (const DLTensor *)E->outputs[r1] : E->pt[r1])
@@ -493,6 +539,10 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
+    /* the launch's work, for the CPU device's workers: multiply-adds, reduced elements, elements */
+    dev->work = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1)
+                : E->reduce ? (uint64_t)E->nout * (uint64_t)(E->nred > 0 ? E->nred : 1)
+                            : (uint64_t)E->numel;
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, k->launch.smem_dyn, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   if (heap) free(vals), free(params);
@@ -681,17 +731,6 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
   x->row = rowv;
 }
 
-/* The GPU the schedules are for: the CUDA device's own numbers; on the emulator and the null
- * device an H100 (sm_90), or an A100 (sm_80) when kg_options.emu_arch asks (on a CUDA device
- * emu_arch 80 only keeps the Hopper tier out). */
-static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
-  kg_target t = ctx->opts.emu_arch == 80 ? kg_target_a100 : kg_target_h100;
-  if (dev && dev->vt->kind == KG_DEVICE_CUDA) kg_dev_cuda_target(dev, &t);
-  if (!dev || !dev->vt->tmap) t.wgmma = false; /* no tensor maps on this device */
-  if (ctx->opts.emu_arch == 80) t.wgmma = false; /* sm_80's tiers asked for: on a GPU too (to measure them on sm_90) */
-  return t;
-}
-
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
                          kg_pool *pool) {
@@ -743,9 +782,15 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   int slot = dev ? kg_dev_slot(dev) : 0;
   bool host = !dev || kg_dev_host_memory(dev);
   if (st == KG_OK && dev && !check_placement(ctx, g, pt, outputs, host)) st = KG_ERR_INPUT;
+  if (st == KG_OK && c->pkg && dev->vt->kind == KG_DEVICE_CPU) { /* a package holds GPU schedules only */
+    kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' comes from a kernel package, whose kernels are scheduled for a GPU: run it on CUDA or the emulator (device emu), or load the document for the CPU device", g->entry);
+    st = KG_ERR_INPUT;
+  }
   /* the plan: the fused one, unless one of its row groups has rows too few and too long
    * for a block each, which only the split-rows plan spreads over the whole GPU */
-  int plan = st == KG_OK ? choose_plan(c, &B) : 0;
+  kg_target tgt = run_target(ctx, dev);
+  const kg_target *T = &tgt;
+  int plan = st == KG_OK ? choose_plan(c, &B, T) : 0;
   if (plan == 1 && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
   if (plan == 2 && !build_fold_plan(c, d)) st = KG_ERR_INTERNAL;
   if (st != KG_OK) plan = 0;
@@ -857,15 +902,32 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       for (int w = 0; w < 2; w++) kg_mm_operand_facts(kg_mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
       x.mm_k = nred;
     }
-    kg_target tgt = run_target(ctx, dev);
-    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, &tgt);
+    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
     E.row_threads = sc.row_threads;
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
-    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce;
+    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
-    if (v.split) { /* two kernels over a scratch of chunk accumulators */
+    if (mm && (v.mm_tile == KG_MM_CPU || v.mm_tile == KG_MM_CPU_ALL)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
+      kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
+      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm;
+      uint64_t gx = ((uint64_t)E.mm_n + NR - 1) / NR, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
+      uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
+      if (gy > 65535) gy = 65535;
+      if (gz > 65535) gz = 65535;
+      bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
+                  __builtin_mul_overflow((uint64_t)nred + KG_MM_CPU_MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
+      uint32_t mark = d->n;
+      if (over || dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
+        int64_t sh[3] = {(int64_t)threads, nred + KG_MM_CPU_MR, (int64_t)NR};
+        st = kg_run_too_large(d, mark, &g->nodes.v[grp->red], sh, 3, "the CPU schedule's panels");
+        break;
+      }
+      E.scratch = sbuf[gi];
+      n_scratch++;
+      st = launch_variant(c, &E, gi, &v);
+    } else if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
       /* a split-K product: float32 partial products of every output element, per chunk */
       size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)

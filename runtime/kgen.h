@@ -48,6 +48,9 @@ typedef enum kg_device_kind {
   KG_DEVICE_CUDA = 1,
   KG_DEVICE_EMU = 2,
   KG_DEVICE_NULL = 3, /* launches do nothing, host memory: measures kgen's own host overhead */
+  KG_DEVICE_CPU = 4,  /* host memory, the kernels compiled for this CPU (optimized, its vector
+                         instructions) and run on its cores: kernels whose threads never cooperate
+                         as plain loops on a thread pool, the others on fibers (docs/fastpath.md) */
 } kg_device_kind;
 
 typedef enum kg_artifact {
@@ -281,6 +284,10 @@ KG_API kg_status kg_compiled_rng_pin(kg_compiled *c, int pinned, uint64_t seed, 
 
 /* Which device AUTO resolves to in this context. */
 KG_API kg_device_kind kg_default_device(kg_context *ctx);
+/* Threads the context's CPU device (KG_DEVICE_CPU) runs kernels on, the calling thread included
+ * (0: the CPUs this process may run on, or $KGEN_CPU_THREADS). Before its first run on the CPU
+ * device; an input error after. */
+KG_API kg_status kg_context_set_cpu_threads(kg_context *ctx, int threads);
 
 /* ---- offline kernel packages (docs/package.md) ----
  * A package (.kgpkg) holds, for each entry and signature it was made for, the launch plan and

@@ -385,7 +385,7 @@ int kg_pkg_variant_load(kg_compiled *c, kg_kvariant *kv, kg_device *dev, kg_diag
     kv->trampolines = kg_sb_take(&b);
   }
   if (dev->vt->kind != KG_DEVICE_CUDA) {
-    kg_rt_source src = {c->g.entry, kv->cuda ? kv->cuda : "", kv->trampolines ? kv->trampolines : "", kv->k.sm90a};
+    kg_rt_source src = {c->g.entry, kv->cuda ? kv->cuda : "", kv->trampolines ? kv->trampolines : "", NULL, NULL, kv->k.sm90a};
     return dev->vt->load(dev, &src, &kv->mod[slot], d);
   }
   kg_pkg_sig *s = c->pkg->sig;

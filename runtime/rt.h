@@ -7,6 +7,14 @@
  *   dev_emu.c   — the CPU emulator device: the same CUDA C text + codegen-cuda/kg_emu.h
  *                 compiled by the host C compiler into a shared object, dlopen'd, and
  *                 run over the whole grid (kg_emu_launch inside the object).
+ *   dev_cpu.c   — the CPU device: the same text compiled with optimization and the host's
+ *                 vector instructions; kernels whose threads never cooperate run as plain
+ *                 loops over their threads on a pool of worker threads (cpu_pool.c), the
+ *                 others on fibers.
+ *   hostcc.c    — the objects both build with the host C compiler: compile, cache, load,
+ *                 shared by content within a device.
+ *   emu_stacks.c — the process's pool of fiber stacks, lent to every fiber launch.
+ *   cpu_pool.c  — the CPU device's worker threads.
  *   dev_cuda.c  — the CUDA device through the Driver API, loaded with
  *                 dlopen("libcuda.so.1"); fails with a clear message when absent.
  *   dev_null.c  — launches that do nothing, host memory: measures kgen's host cost.
@@ -73,11 +81,15 @@ void kg_nvrtc_out_free(kg_nvrtc_out *o);
 /* ---- devices (dev_emu.c, dev_cuda.c) ---- */
 typedef struct kg_device kg_device;
 typedef struct kg_rt_module kg_rt_module;
+typedef struct kg_hostobj kg_hostobj; /* a host-compiled kernel object (hostcc.c) */
 
 typedef struct kg_rt_source {
   const char *name;        /* program name, e.g. "gelu" (used for file names and logs) */
   const char *cuda;        /* the CUDA C text (exactly what NVRTC compiles) */
   const char *trampolines; /* emulator-only glue (codegen), appended after the text */
+  const char *cpu;         /* the CPU device's glue (codegen-cuda/cpu.c): a loop driver per kernel
+                              whose threads never cooperate, a fiber trampoline per other kernel */
+  const char *cpu_pre;     /* the CPU device's text before the kernels (pragmas), or NULL */
   bool sm90a;              /* a kernel uses sm_90a features (wgmma): compiled for sm_90a on an sm_90 GPU */
 } kg_rt_source;
 
@@ -98,8 +110,8 @@ typedef struct kg_emu_opts {
 } kg_emu_opts;
 
 typedef struct kg_device_vt {
-  const char *name;     /* "emu", "cuda" or "null" (messages) */
-  kg_device_kind kind;  /* KG_DEVICE_EMU, KG_DEVICE_CUDA or KG_DEVICE_NULL: what it is */
+  const char *name;     /* "emu", "cuda", "cpu" or "null" (messages) */
+  kg_device_kind kind;  /* KG_DEVICE_EMU, KG_DEVICE_CUDA, KG_DEVICE_CPU or KG_DEVICE_NULL: what it is */
   int (*alloc)(kg_device *dv, size_t bytes, void **ptr, kg_diag *d);
   void (*free)(kg_device *dv, void *ptr);
   int (*h2d)(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d);
@@ -124,11 +136,22 @@ typedef struct kg_device_vt {
 
 struct kg_device {
   const kg_device_vt *vt;
+  uint64_t work; /* set by the executor before a launch: its inner iterations (elements, reduced
+                    elements, multiply-adds; 0 unknown). The CPU device spreads a launch over its
+                    workers by it; the others ignore it. */
 };
 /* The one place a device's identity is mapped: the slot of its loaded module in a kernel
- * variant (kg_kvariant.mod[]: emulator 0, CUDA 1, null 2), and whether its buffers are host
- * memory (the emulator's and the null device's) or CUDA device memory. */
-static inline int kg_dev_slot(const kg_device *d) { return d->vt->kind == KG_DEVICE_EMU ? 0 : d->vt->kind == KG_DEVICE_CUDA ? 1 : 2; }
+ * variant (kg_kvariant.mod[]: emulator 0, CUDA 1, null 2, CPU 3), and whether its buffers are host
+ * memory (the emulator's, the CPU device's and the null device's) or CUDA device memory. */
+#define KG_DEV_SLOTS 4
+static inline int kg_dev_slot(const kg_device *d) {
+  switch (d->vt->kind) {
+  case KG_DEVICE_EMU: return 0;
+  case KG_DEVICE_CUDA: return 1;
+  case KG_DEVICE_CPU: return 3;
+  default: return 2;
+  }
+}
 static inline bool kg_dev_host_memory(const kg_device *d) { return d->vt->kind != KG_DEVICE_CUDA; }
 
 /* Compilations a device made or found in the cache (the context's kg_context_stats). */
@@ -146,6 +169,33 @@ typedef struct kg_rt_config {
 
 /* The emulator device. Never fails for lack of a GPU. */
 kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d);
+/* The CPU device (dev_cpu.c): threads = worker threads including the caller (0: the CPUs this
+ * process may run on, or $KGEN_CPU_THREADS). */
+kg_device *kg_dev_cpu_new(const kg_rt_config *cfg, int threads, kg_diag *d);
+/* Objects the host-compiler devices (emulator, CPU) hold loaded: for tests of bounded memory. */
+uint32_t kg_dev_loaded_objects(const kg_device *dv);
+/* Worker threads of a CPU device (the caller included); 0 for other devices. */
+int kg_dev_cpu_threads(const kg_device *dv);
+/* dev_emu.c: host memory (the emulator's and the CPU device's buffers): 64-byte aligned, filled
+ * with 0xff bytes as cuMemAlloc leaves garbage; copies are memmove. */
+int kg_host_dev_alloc(kg_device *dv, size_t bytes, void **ptr, kg_diag *d);
+void kg_host_dev_free(kg_device *dv, void *ptr);
+int kg_host_dev_copy(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d);
+/* CUDA's launch limits, checked as a GPU would (a diagnostic naming the kernel); 0 when within. */
+int kg_check_launch_limits(const char *kernel, const uint32_t g[3], const uint32_t b[3], uint32_t dyn_smem, kg_diag *d);
+/* Runs `kernel` of a host object on the emulator's fibers (kg_emu_launch, stacks from the
+ * process's pool) in opts' thread order; devname names the device in messages. */
+int kg_emu_run_fibers(kg_hostobj *o, const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t dyn_smem, void **params,
+                      const kg_emu_opts *opts, const char *devname, kg_diag *d);
+
+/* ---- cpu_pool.c: the CPU device's worker threads ---- */
+typedef struct kg_cpu_pool kg_cpu_pool;
+kg_cpu_pool *kg_cpu_pool_new(int threads); /* threads - 1 workers, made on first need */
+void kg_cpu_pool_free(kg_cpu_pool *p);
+int kg_cpu_pool_threads(const kg_cpu_pool *p);
+/* fn(arg, b0, b1) over [0, n) in ranges of `grain`, on the workers and the caller; returns when
+ * all are done. */
+void kg_cpu_pool_for(kg_cpu_pool *p, uint64_t n, uint64_t grain, void (*fn)(void *arg, uint64_t b0, uint64_t b1), void *arg);
 /* The CUDA device via the Driver API (dlopen libcuda.so.1, primary context).
  * Returns NULL with a KG_E_DEVICE diagnostic when no driver / no GPU. nvrtc NULL: it opens
  * NVRTC itself; without one it still runs kernels from images (offline packages), and a load
@@ -162,8 +212,64 @@ int kg_dev_cuda_arch(kg_device *dv);
 int kg_dev_cuda_load_image(kg_device *dv, const char *name, const void *image, size_t len, kg_rt_module **mod, kg_diag *d);
 /* True when a CUDA driver with at least one device can be opened (cheap probe). */
 bool kg_dev_cuda_available(void);
-/* Where the emulator header text lives: embedded at build time (kg_emu_header.c). */
+/* Where the emulator header text lives: embedded at build time (kg_emu_header.c), and the CPU
+ * device's loop drivers (codegen-cuda/kg_cpu.h, kg_cpu_header.c). */
 extern const char kg_emu_header_text[];
+extern const char kg_cpu_header_text[];
+
+/* ---- hostcc.c: kernel objects built by the host C compiler ---- */
+typedef struct kg_hostcc kg_hostcc;
+typedef struct kg_hostcc_header {
+  const char *prefix; /* file name "<prefix>_<hash of text>.h" */
+  const char *text;
+} kg_hostcc_header;
+/* What one device builds. The pointers must outlive the kg_hostcc. */
+typedef struct kg_hostcc_spec {
+  const char *kind;                  /* "emu", "cpu": messages, cache kind "<kind>-so", temp folder */
+  const char *abi;                   /* part of every key: bump when the launcher / driver ABI changes */
+  const char *const *flags;          /* fixed compiler flags after the compiler's words */
+  size_t n_flags;
+  const char *env_flags;             /* the variable whose words are appended ("KGEN_EMU_CFLAGS") */
+  const char *const *libs;           /* link flags after the source ("-lm") */
+  size_t n_libs;
+  const kg_hostcc_header *headers;   /* included first, in order */
+  size_t n_headers;
+  const char *extra_key;             /* more key text (the host CPU's identity), or NULL */
+} kg_hostcc_spec;
+kg_hostcc *kg_hostcc_new(const kg_rt_config *cfg, const kg_hostcc_spec *spec, kg_diag *d);
+void kg_hostcc_free(kg_hostcc *h);
+/* The object of translation unit `text` (appended to the headers' #include lines), compiled or
+ * found in the kernel cache; a load of a text this device has loaded already shares that object
+ * (one more reference). NULL with a diagnostic when it cannot be built or loaded. */
+kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *name, const char *text, kg_diag *d);
+/* Drops one reference; the last one unloads the object. */
+void kg_hostcc_release(kg_hostcc *h, kg_hostobj *o);
+void *kg_hostobj_sym(const kg_hostobj *o, const char *sym);
+const char *kg_hostobj_name(const kg_hostobj *o);
+uint32_t kg_hostcc_n_loaded(const kg_hostcc *h);
+
+/* ---- emu_stacks.c: the process's fiber stacks ----
+ * The host's copy of kg_emu.h's two structures (same layout: part of the objects' ABI). */
+typedef struct kg_emu_stacks {
+  char *base;        /* n slots, `slot` bytes apart: a guard page, then the stack */
+  size_t slot;
+  size_t stack_size; /* usable bytes per stack */
+  unsigned n;
+  void *handle;
+} kg_emu_stacks;
+typedef struct kg_emu_host {
+  int (*stacks_get)(void *ctx, unsigned n, size_t stack_size, kg_emu_stacks *out);
+  void (*stacks_put)(void *ctx, kg_emu_stacks *s);
+  void *ctx;
+} kg_emu_host;
+/* The pool every fiber launch of the process borrows its stacks from. */
+const kg_emu_host *kg_emu_stack_pool(void);
+typedef struct kg_stack_pool_stats {
+  unsigned sets, peak_sets, lent; /* stack sets mapped now, at most so far, lent now */
+  size_t slots, bytes;            /* their slots (stacks) and bytes of address space */
+  unsigned largest_block;         /* the largest block a launch asked for */
+} kg_stack_pool_stats;
+void kg_emu_stack_pool_stats(kg_stack_pool_stats *out);
 
 /* ---- cache.c ---- */
 typedef struct kg_cache kg_cache;

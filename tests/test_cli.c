@@ -181,6 +181,24 @@ Test(cli, explain_ops_and_exit_statuses, .init = mk_tmp, .fini = rm_tmp) {
   free(out);
   cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size N=9223372036854775807"), 1, "%s", out);
   free(out);
+  /* every --size is checked before anything runs (issue 25): negative, not a number, past 64
+   * bits, a symbol the entry does not have — exit 1 with the option named, never an assertion */
+  const char *bad_sizes[][2] = {
+      {"N=-5", "--size N=-5: a size is 0 or more"},
+      {"N=abc", "'abc' is not a whole number"},
+      {"N=", "'' is not a whole number"},
+      {"=4", "--size wants SYMBOL=N"},
+      {"N=99999999999999999999", "does not fit 64 bits"},
+      {"M=3", "error[arg]: entry 'bcast_bias_gelu' has no size 'M' (its sizes: N)\n  at --size M=3"},
+  };
+  for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+    cr_expect_eq(kgen(&out, "check examples/bcast_bias_gelu.json --size '%s'", bad_sizes[i][0]), 1, "%s: %s", bad_sizes[i][0], out);
+    cr_expect(strstr(out, bad_sizes[i][1]) != NULL, "%s: %s", bad_sizes[i][0], out);
+    free(out);
+  }
+  cr_expect_eq(kgen(&out, "check examples/act_relu.json --size N=4"), 1, "%s", out);
+  cr_expect(strstr(out, "has no size 'N' (its sizes are all static)") != NULL, "%s", out);
+  free(out);
   /* and so is an intermediate too large for the device (its byte count overflows size_t),
    * located at the op that makes it */
   cr_expect_eq(kgen(&out, "check examples/fs_oversize_intermediate.json --size N=3000000000"), 1, "%s", out);

@@ -73,9 +73,20 @@ enum { ALL = 0, REDUCTIONS = 1, PRODUCTS = 2 };
 #else
 #define KG_NUMERIC_STRIDE 1
 #endif
+/* A picked example (numeric_pick): its file's base name, and whether its gradients are checked too */
+typedef struct pick {
+  const char *name;
+  bool grad;
+} pick;
+static const pick *find_pick(const pick *picks, const char *base) {
+  for (int i = 0; picks && picks[i].name; i++)
+    if (!strncmp(base, picks[i].name, strlen(picks[i].name)) && !strcmp(base + strlen(picks[i].name), ".json")) return &picks[i];
+  return NULL;
+}
 /* Runs the numeric check over the examples with index % parts == part (every
- * KG_NUMERIC_STRIDE-th of them). */
-static void numeric_on(int part, int parts, bool eager, int order, int force_variant, int only, int emu_arch) {
+ * KG_NUMERIC_STRIDE-th of them; with picks, only those it names: a list ended by {NULL}). */
+static void numeric_pick(kg_device_kind dev, int part, int parts, bool eager, int order, int force_variant, int only, int emu_arch,
+                         const pick *picks) {
   bool reductions_only = only == REDUCTIONS;
   names ex = list_examples();
   cr_assert(ex.n >= 60, "expected at least 60 example programs, found %d", ex.n);
@@ -95,9 +106,11 @@ static void numeric_on(int part, int parts, bool eager, int order, int force_var
   o.force_variant = force_variant;
   o.emu_arch = emu_arch;
   int failed = 0, ran = 0;
-  for (int i = part; i < ex.n; i += parts * KG_NUMERIC_STRIDE) {
+  for (int i = part; i < ex.n; i += parts * (picks ? 1 : KG_NUMERIC_STRIDE)) {
     const char *base = strrchr(ex.v[i], '/') ? strrchr(ex.v[i], '/') + 1 : ex.v[i];
     if (reductions_only && strncmp(base, "red_", 4) != 0 && strncmp(base, "norm_", 5) != 0) continue;
+    const pick *pk = find_pick(picks, base);
+    if (picks && !pk) continue;
     kg_context *ctx = kg_context_new(&o);
     kg_module *m;
     kg_status s = kg_module_load_file(ctx, ex.v[i], &m);
@@ -114,9 +127,10 @@ static void numeric_on(int part, int parts, bool eager, int order, int force_var
       kg_check_opts co;
       memset(&co, 0, sizeof co);
       co.entry = kg_module_entry_name(m, e);
-      co.device = KG_DEVICE_EMU;
+      co.device = dev;
       co.eager_python = eager;
       co.seed = 1;
+      co.grad = pk && pk->grad;
       kg_check_result r;
       s = kg_check_module(ctx, orc, m, &co, &r);
       ran++;
@@ -126,6 +140,8 @@ static void numeric_on(int part, int parts, bool eager, int order, int force_var
       } else if (!r.all_ok) {
         for (int k = 0; k < r.n_outputs; k++)
           if (!r.rows[k].ok) cr_log_error("%s [%s] out%d %s %s: %s (files in %s)", ex.v[i], co.entry, k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict, r.dir);
+        for (int k = 0; k < r.n_grads; k++)
+          if (!r.grad_rows[k].ok) cr_log_error("%s [%s] grad %s %s %s: %s", ex.v[i], co.entry, r.grad_names[k], r.grad_rows[k].dtype, r.grad_rows[k].shape, r.grad_rows[k].verdict);
         failed++;
       }
       kg_check_result_free(&r);
@@ -136,12 +152,15 @@ static void numeric_on(int part, int parts, bool eager, int order, int force_var
   kg_oracle_stop(orc);
   kg_diag_free(&d);
   free_names(&ex);
-  cr_log_info("%d entries checked against PyTorch (%s), %d failed", ran, eager ? "eager Python" : "TorchScript", failed);
+  cr_log_info("%d entries checked against PyTorch (%s, %s), %d failed", ran, eager ? "eager Python" : "TorchScript", dev == KG_DEVICE_CPU ? "CPU device" : "emulator", failed);
   cr_assert_eq(failed, 0, "%d of %d example entries do not match PyTorch (see the log above)", failed, ran);
+  if (picks) cr_assert(ran > 0, "none of the picked examples found");
 }
-
+static void numeric_on(kg_device_kind dev, int part, int parts, bool eager, int order, int force_variant, int only, int emu_arch) {
+  numeric_pick(dev, part, parts, eager, order, force_variant, only, emu_arch, NULL);
+}
 static void numeric(int part, int parts, bool eager, int order, int force_variant, bool reductions_only) {
-  numeric_on(part, parts, eager, order, force_variant, reductions_only ? REDUCTIONS : ALL, 0);
+  numeric_on(KG_DEVICE_EMU, part, parts, eager, order, force_variant, reductions_only ? REDUCTIONS : ALL, 0);
 }
 
 /* layouts chosen by the data (vectorized where possible), forward and reverse thread order */
@@ -158,8 +177,32 @@ Test(examples, numeric_split_rows_plan, .timeout = 1200) { numeric(0, 2, false, 
 /* every entry with a product or an attention on the tensor-core tiers wherever they apply,
  * whatever the size (force_variant 6; float16 / bfloat16 attention on its mma.sync tile): sm_80's mma.sync tier in random order; sm_90's (wgmma where the operands are
  * TMA-readable, else mma.sync) in reverse order on every other one */
-Test(examples, numeric_tensor_cores_sm80, .timeout = 1200) { numeric_on(0, 1, false, 2, KG_FORCE_TENSOR_CORES, PRODUCTS, 80); }
-Test(examples, numeric_tensor_cores_sm90, .timeout = 1200) { numeric_on(1, 2, false, 1, KG_FORCE_TENSOR_CORES, PRODUCTS, 90); }
+Test(examples, numeric_tensor_cores_sm80, .timeout = 1200) { numeric_on(KG_DEVICE_EMU, 0, 1, false, 2, KG_FORCE_TENSOR_CORES, PRODUCTS, 80); }
+Test(examples, numeric_tensor_cores_sm90, .timeout = 1200) { numeric_on(KG_DEVICE_EMU, 1, 2, false, 1, KG_FORCE_TENSOR_CORES, PRODUCTS, 90); }
+
+/* the CPU device (issue 25): the CPU schedules (chunk loops, a thread per output, split rows over
+ * the cores, packed products, direct convolutions) as plain loops on its worker threads, fibers
+ * for the rest, against PyTorch. Every kernel there is an -O3 compile for this CPU (about a
+ * second each), so the suite runs a sample: a few examples per family and every dtype once —
+ * pointwise over broadcasts (bool, float16), control flow (float16, bfloat16, int32), scans,
+ * softmax rows, every reduction of the integer and bool dtypes, integer products (int8, uint8,
+ * int16, int64), a float32 linear with its epilogue, convolutions (float64, float16, bfloat16,
+ * int32) — and the gradients' backward kernels of a linear and a convolution. Under the
+ * sanitizers (the host-compiled kernels are not instrumented; the runtime is) one small product
+ * with its gradients. KGEN_TEST_CPU_DEVICE=all runs every example instead (docs/cpu.md: about
+ * 375 files, an hour or more here); tests/test_mma.c checks the products' CPU schedule under a
+ * forced tensor-core tier; `kgen check --device cpu` runs any single one. */
+static const pick cpu_sample[] = {
+#if !defined(__SANITIZE_ADDRESS__)
+    {"bcast_where_3way", false},          {"cf_dtypes_loop", false}, {"red_cumsum_axes_float32", false}, {"norm_softmax_sym", false},
+    {"red_max_min_all_ints_bool", false}, {"mm_int_dtypes", false},  {"conv_dtypes", false},             {"conv2d_relu_bias", true},
+#endif
+    {"linear_gelu_residual", true},       {NULL, false}};
+Test(examples, numeric_cpu_device_sample, .timeout = 1200) {
+  const char *all = getenv("KGEN_TEST_CPU_DEVICE");
+  if (all && !strcmp(all, "all")) numeric_on(KG_DEVICE_CPU, 0, 1, false, 0, 0, ALL, 0);
+  else numeric_pick(KG_DEVICE_CPU, 0, 1, false, 0, 0, ALL, 0, cpu_sample);
+}
 
 Test(examples, structure_kernels_per_fusion_rules) {
   names ex = list_examples();
@@ -399,7 +442,7 @@ static void size_matrix(int part, int parts) {
       co.seed = 3 + z;
       co.size_names = syms;
       co.size_vals = vals;
-      co.n_sizes = 3;
+      co.n_sizes = strcmp(progs[p].name, "red_matrix_mid_f32") ? 2 : 3; /* a --size the entry lacks is an error */
       bool want_err = (sizes[z][0] == 0 && progs[p].empty_rows_err) || (sizes[z][1] == 0 && progs[p].empty_cols_err);
       kg_check_result r;
       kg_status s = kg_check_module(ctx, orc, m, &co, &r);

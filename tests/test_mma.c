@@ -471,6 +471,105 @@ Test(mma_nvrtc, hopper_tiles_compile_for_sm90a, .timeout = 900) {
   kg_module_free(m), kg_context_free(ctx);
 }
 
+/* ---- the CPU device has no tensor cores (issue 25) ----
+ * Its target (kg_target_cpu) never gets a tensor-core tier, not even when a test forces the
+ * tier; its codegen refuses a tensor-core kernel handed to it, and the device says so. */
+Test(mma_cpu, cpu_target_never_picks_tensor_cores) {
+  kg_target cpu = kg_target_cpu(4);
+  cr_expect_eq(cpu.arch, 0);
+  cr_expect_not(cpu.wgmma);
+  kg_group_facts gf = mm_facts(KG_F16, 0, 4096, true);
+  kg_sched_facts x = run_facts(4096, 4096);
+  x.mm_tma[0] = x.mm_tma[1] = true;
+  for (int f = 0; f < 2; f++) {
+    x.force = f ? KG_SCHED_TENSOR_CORES : 0;
+    kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
+    cr_expect_eq(kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tier, 0, "force %d: a CPU tile", x.force);
+    cr_expect(v.mm_tile == KG_MM_CPU || v.mm_tile == KG_MM_CPU_ALL, "force %d: the packed CPU schedule, not %u", x.force, v.mm_tile);
+    cr_expect_eq(v.cpu, 1);
+  }
+  x.runtime = false; /* compile-time facts: the GPU's rules, but a target without mma.sync */
+  cr_expect_eq(kg_mm_tile_get((kg_mm_tile)kg_schedule_choose(&gf, &x, &cpu).v.mm_tile)->tier, 0);
+  gf.mm_dtype = KG_F32;
+  x.runtime = true, x.force = KG_SCHED_TENSOR_CORES;
+  cr_expect_eq(kg_mm_tile_get((kg_mm_tile)kg_schedule_choose(&gf, &x, &cpu).v.mm_tile)->tier, 0, "float32, forced");
+}
+
+Test(mma_cpu, cpu_codegen_and_device_refuse_tensor_core_kernels, .timeout = 300) {
+  kg_context *ctx = ctx_tc(80, 0);
+  kg_module *m = load_tc(ctx);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, "mm_tc_f16", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_kvariant *kv = NULL;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n && !kv; gi++) {
+    if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
+    kg_variant v = c->variants[gi];
+    v.mm_tile = KG_MM_TC64, v.mm_prec = 0, v.mm_a = KG_MM_KMAJOR, v.mm_b = 0;
+    kv = kg_compiled_variant(c, gi, &v, &ctx->diag);
+  }
+  cr_assert_not_null(kv);
+  cr_expect(kg_kernel_tensor_cores(&kv->k));
+  cr_expect_null(kv->cpu, "no CPU glue for a tensor-core kernel");
+  const kg_kernel *kp = &kv->k;
+  kg_strbuf b;
+  kg_sb_init(&b);
+  cr_expect_not(kg_cuda_emit_cpu_glue(&kp, 1, &b));
+  cr_expect_eq(b.len, 0, "nothing emitted");
+  kg_sb_free(&b);
+  kg_device *dev = kg_ctx_device(ctx, KG_DEVICE_CPU, &ctx->diag);
+  cr_assert_not_null(dev);
+  kg_rt_source src = {"tc", kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre, false};
+  kg_rt_module *mod = NULL;
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_expect_neq(dev->vt->load(dev, &src, &mod, &d), 0);
+  cr_expect_null(mod);
+  char *t = kg_diag_format(&d);
+  cr_expect(strstr(t, "tensor-core") != NULL, "%s", t);
+  free(t);
+  kg_diag_free(&d);
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+}
+
+/* forced onto the tensor-core tier, a product on the CPU device runs the CPU schedule, right */
+Test(mma_cpu, forced_tensor_cores_run_the_cpu_schedule, .timeout = 300) {
+  kg_context *ctx = ctx_tc(90, 0);
+  kg_module *m = load_tc(ctx);
+  const int64_t M = 37, K = 45, N = 29;
+  mat a = mat_new(KG_F16, M, K, false, 0), b = mat_new(KG_F16, K, N, true, 0);
+  int64_t as[2], ast[2], bs[2], bst[2], os[2] = {M, N};
+  DLTensor tA = mat_dl(&a, as, ast), tB = mat_dl(&b, bs, bst), tO;
+  uint16_t *out = calloc((size_t)(M * N), 2);
+  memset(&tO, 0, sizeof tO);
+  tO.data = out, tO.dtype = kg_dtype_to_dl(KG_F16), tO.ndim = 2, tO.shape = os, tO.device.device_type = kDLCPU;
+  const DLTensor *ins[2] = {&tA, &tB};
+  DLTensor *outs[1] = {&tO};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, "mm_tc_f16", ins, 2, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int bad = 0;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < K; k++) s += a.val[i * K + k] * b.val[k * N + j];
+      double got = h2f(out[i * N + j]);
+      if (!(fabs(got - s) <= 1e-3 * fabs(s) + 1e-2) && bad++ < 5) cr_log_error("[%lld,%lld]: %g vs %g", (long long)i, (long long)j, got, s);
+    }
+  cr_expect_eq(bad, 0);
+  uint32_t cpu_mm = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kvariant *kv = c->runtime.v[i];
+    cr_expect_not(kg_kernel_tensor_cores(&kv->k), "%s", kv->k.name);
+    cpu_mm += strcmp(kv->k.schedule, "matmul.cpu") == 0;
+  }
+  cr_expect_eq(cpu_mm, 1, "the CPU product schedule ran");
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+  mat_free(&a), mat_free(&b);
+  free(out);
+}
+
 /* split-K (kg_mm_split_k): few output tiles over a long K — partial products per chunk of K into
  * a float32 scratch, summed in chunk order by a finish kernel that runs the epilogue */
 Test(mma_exec, split_k) {

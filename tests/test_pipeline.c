@@ -349,6 +349,37 @@ Test(exec, wrong_inputs_are_rejected_clearly) {
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
 }
 
+/* Hostile sizes through the API (issue 25): a negative size, and a shape whose element count no
+ * 64-bit index reaches, are input errors naming the tensor, on every device kind — never a
+ * launch with a negative element count or an assertion. */
+Test(exec, hostile_sizes_are_input_errors) {
+  char *doc = binop_doc("op_Addition", NULL);
+  kg_context *ctx = ctx_new();
+  kg_module *m;
+  cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, "float32[N,M], float32[N,M]", &c), KG_OK);
+  float a[4] = {0}, o[4];
+  int64_t s[2] = {2, 2}, neg[2] = {-5, 2}, huge[2] = {INT64_C(1) << 40, INT64_C(1) << 40}, empty[2] = {0, INT64_MAX};
+  DLTensor ta = view(a, F32T, 2, s, NULL), tn = view(a, F32T, 2, neg, NULL), th = view(a, F32T, 2, huge, NULL), to = view(o, F32T, 2, s, NULL);
+  DLTensor te = view(a, F32T, 2, empty, NULL);
+  const DLTensor *ins_neg[2] = {&tn, &ta}, *ins_huge[2] = {&th, &th}, *ins_empty[2] = {&te, &te};
+  DLTensor *outs[1] = {&to}, *outs_neg[1] = {&tn}, *outs_empty[1] = {&te};
+  kg_device_kind devs[2] = {KG_DEVICE_EMU, KG_DEVICE_NULL};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(kg_run(c, devs[i], ins_neg, 2, NULL, 0, outs, 1, NULL), KG_ERR_INPUT);
+    cr_expect(strstr(kg_last_error(ctx), "input 1 ('x') has a negative size -5 at dim 0") != NULL, "%s", kg_last_error(ctx));
+    const DLTensor *ins_ok[2] = {&ta, &ta};
+    cr_expect_eq(kg_run(c, devs[i], ins_ok, 2, NULL, 0, outs_neg, 1, NULL), KG_ERR_INPUT);
+    cr_expect(strstr(kg_last_error(ctx), "output 0 has a negative size -5") != NULL, "%s", kg_last_error(ctx));
+    cr_expect_eq(kg_run(c, devs[i], ins_huge, 2, NULL, 0, outs, 1, NULL), KG_ERR_INPUT);
+    cr_expect(strstr(kg_last_error(ctx), "more elements than a 64-bit index addresses") != NULL, "%s", kg_last_error(ctx));
+    /* an empty tensor with a huge other dim is fine: nothing to address */
+    cr_expect_eq(kg_run(c, devs[i], ins_empty, 2, NULL, 0, outs_empty, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  }
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx), free(doc);
+}
+
 Test(exec, cuda_device_fails_cleanly_without_a_gpu) {
   if (kg_dev_cuda_available()) cr_skip_test("a CUDA device is present");
   char *doc = binop_doc("op_Addition", NULL);

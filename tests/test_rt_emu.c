@@ -79,7 +79,7 @@ static kg_device *new_emu(int order, unsigned seed, const char *cc, kg_diag *d) 
 }
 static kg_rt_module *load_ok(kg_device *dv, const char *name, const char *cu, const char *tr,
                              kg_diag *d) {
-  kg_rt_source src = {name, cu, tr, false};
+  kg_rt_source src = {name, cu, tr, NULL, NULL, false};
   kg_rt_module *m = NULL;
   int rc = dv->vt->load(dv, &src, &m, d);
   if (rc) {
@@ -192,7 +192,7 @@ Test(rt_emu, compile_error_reports_compiler_message) {
   kg_diag d;
   kg_diag_init(&d);
   kg_device *dv = new_emu(0, 0, NULL, &d);
-  kg_rt_source src = {"bad", cu, "void bad__kg_thread(void **p) { bad(*(float **)p[0]); }\n", false};
+  kg_rt_source src = {"bad", cu, "void bad__kg_thread(void **p) { bad(*(float **)p[0]); }\n", NULL, NULL, false};
   kg_rt_module *m = NULL;
   cr_assert_neq(dv->vt->load(dv, &src, &m, &d), 0);
   cr_assert_null(m);

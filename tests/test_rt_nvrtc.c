@@ -243,7 +243,7 @@ Test(rt_cuda, stand_in_driver_full_path, .init = fake_setup, .fini = fake_teardo
   cr_assert_eq(dv->vt->alloc(dv, sizeof h, (void **)&din, &d), 0);
   cr_assert_eq(dv->vt->alloc(dv, sizeof h, (void **)&dout, &d), 0);
   cr_assert_eq(dv->vt->h2d(dv, din, h, sizeof h, &d), 0);
-  kg_rt_source src = {"add1", add1_cu, NULL, false};
+  kg_rt_source src = {"add1", add1_cu, NULL, NULL, NULL, false};
   kg_rt_module *m = NULL;
   if (dv->vt->load(dv, &src, &m, &d)) show(&d);
   cr_assert_not_null(m);

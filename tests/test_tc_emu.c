@@ -43,7 +43,7 @@ static kg_device *emu(kg_diag *d) {
 }
 static kg_rt_module *load(kg_device *dv, const char *name, const char *cu, const char *tr, kg_diag *d) {
   char *src = src_of(cu);
-  kg_rt_source s = {name, src, tr, false};
+  kg_rt_source s = {name, src, tr, NULL, NULL, false};
   kg_rt_module *m = NULL;
   if (dv->vt->load(dv, &s, &m, d)) fail_diag(d);
   free(src);

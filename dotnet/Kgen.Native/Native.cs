@@ -75,7 +75,7 @@ public unsafe struct KgOptions
 }
 
 /// <summary>kg_device_kind</summary>
-public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3 }
+public enum KgDevice { Auto = 0, Cuda = 1, Emu = 2, Null = 3, Cpu = 4 }
 
 /// <summary>kg_package_item (kgen.h): one entry and signature of a document for kg_package_write.</summary>
 [StructLayout(LayoutKind.Sequential)]

@@ -1,7 +1,8 @@
 // Kgen.FastPath: the hot path of a compiled entry over TorchSharp tensors (issue 10).
 //
-// An Engine owns one loaded kgen document entry and, per device (the CPU emulator, each CUDA
-// device, the null device), a kgen context, the module and the entry's specializations. A
+// An Engine owns one loaded kgen document entry and, per device (kgen's CPU device — or its
+// emulator, Options.Emulator — each CUDA device, the null device), a kgen context, the module
+// and the entry's specializations. A
 // call sets its arguments (SetTensor / SetScalar, in parameter order) and then Invoke()s:
 //   1. every tensor's metadata is read straight from LibTorchSharp (dtype, device, sizes,
 //      strides, data pointer: no managed arrays) into DLTensor structs in native memory that
@@ -52,7 +53,7 @@ type Profile =
       LookupTicks: int64
       /// output allocation by TorchSharp
       OutputTicks: int64
-      /// kg_run: binding, schedule choice, launches (and on the emulator, the kernels)
+      /// kg_run: binding, schedule choice, launches (and on the CPU device or the emulator, the kernels)
       RunTicks: int64 }
 
 /// How float32 products (matmul, linear, convolutions) run on tensor cores (kg_f32_matmul).
@@ -76,10 +77,15 @@ type Options =
       /// An offline kernel package (.kgpkg) to run the entry from instead of the document
       /// (Kgen.Package): nothing is compiled for CUDA, sizes are matched to its signatures.
       Package: string option
-      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores").
+      /// CPU tensors on kgen's emulator (the GPU's semantics checked, 10-60x slower) instead of
+      /// its CPU device (kernels compiled for this CPU, run on its cores): for checking.
+      Emulator: bool
+      /// How float32 products run on tensor cores (docs/design.md, "Tensor cores"); the CPU
+      /// device has none (float32 FMAs whatever the mode).
       Float32Matmul: Float32Matmul }
     static member Default =
-        { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Float32Matmul = Float32Matmul.SplitTF32 }
+        { DynamicSizes = true; NullDevice = false; CacheDir = None; Package = None; Emulator = false
+          Float32Matmul = Float32Matmul.SplitTF32 }
 
 /// The kind of a parameter: a tensor, or a .NET number passed by value.
 type ParamKind =
@@ -247,7 +253,8 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let kind, tdev =
             if options.NullDevice then KgDevice.Null, torch.CPU
             elif devType = 1 then KgDevice.Cuda, torch.device(DeviceType.CUDA, devIndex)
-            else KgDevice.Emu, torch.CPU
+            elif options.Emulator || options.Package.IsSome then KgDevice.Emu, torch.CPU // a package's kernels are GPU schedules
+            else KgDevice.Cpu, torch.CPU
         let d =
             { Ctx = ctx
               Module = new Runtime.KgHandle(m, Lib.kg_module_free, ctx)
@@ -277,7 +284,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         let devT = Lib.THSTensor_device_type h
         let devI = if devT = 1 then Lib.THSTensor_device_index h else 0
         if devT <> 0 && devT <> 1 then
-            raise (Runtime.KgenException(sprintf "%s is on a %O device; kgen runs CPU tensors (on its emulator) and CUDA tensors" (what i) (enum<DeviceType> devT), 1))
+            raise (Runtime.KgenException(sprintf "%s is on a %O device; kgen runs CPU tensors (on its CPU device) and CUDA tensors" (what i) (enum<DeviceType> devT), 1))
         let p = NativePtr.ofNativeInt<DLTensor> (tensorAt i)
         let mutable v = NativePtr.read p
         v.Data <- NativePtr.toVoidPtr (NativePtr.ofNativeInt<byte> (Lib.THSTensor_data h))

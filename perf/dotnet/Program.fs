@@ -11,8 +11,9 @@
 //   - the same with Engine.Profiling on: lookup (metadata reads, signature key, lookup),
 //     outputs (torch.empty) and run (kg_run: binding, schedule, launches), and the rest (the
 //     closure, lock, argument setters, profiling's own timestamps, disposing the output);
-//   - kgen on its CPU emulator (the default options on CPU tensors: the same CUDA C compiled
-//     by the host C compiler), for reference; its output is also compared with eager's;
+//   - kgen on its CPU device (the default options on CPU tensors: the same CUDA C compiled by
+//     the host C compiler for this CPU, docs/cpu.md), for reference; its output is also
+//     compared with eager's;
 //   - managed bytes allocated per hot call (GC.GetAllocatedBytesForCurrentThread).
 // The baseline of "a hot call costs no more than one eager op" is one eager `x + y` on the
 // same size. Times: one warm-up pass over every program first (so tiered compilation has
@@ -192,10 +193,10 @@ type Case =
       Null: unit -> unit
       Emu: unit -> unit
       NullEngine: FastPath.Engine
-      /// kgen's emulator output vs eager's (allclose)
+      /// kgen's CPU-device output vs eager's (allclose)
       Check: unit -> bool
       Specializations: unit -> int * int
-      /// what the null-device and the emulator engines compiled
+      /// what the null-device and the CPU-device engines compiled
       CompileStats: unit -> FastPath.CompileStats * FastPath.CompileStats
       Dispose: unit -> unit }
 
@@ -429,7 +430,7 @@ let main argv =
             )
             printfn ""
             let sizes = [ 64L, 256L; 4L, 8L ]
-            // every program compiled (the emulator's objects built or found in the kernel cache)
+            // every program compiled (the CPU device's objects built or found in the kernel cache)
             let all = sizes |> List.map (fun (r, c) -> cases r c)
             // one warm-up over everything first: tiered compilation promotes the shared hot
             // path (FastPath, TorchSharp) only once no new code is being jitted for a while
@@ -488,14 +489,14 @@ let main argv =
                     for k in cs do
                         let sn, se = k.Specializations()
                         if sn <> 1 || se <> 1 then
-                            say (sprintf "note: %s at %s specialized %d times (null device), %d (emulator)" k.Name k.Size sn se)
+                            say (sprintf "note: %s at %s specialized %d times (null device), %d (CPU device)" k.Name k.Size sn se)
                     rs)
             let stats = all |> List.concat |> List.map (fun k -> k.CompileStats())
             let sum f = stats |> List.sumBy f
             let specN, specE = sum (fun (n, _) -> n.Specializations), sum (fun (_, e) -> e.Specializations)
             say (
                 sprintf
-                    "compiled, after all the calls: %d programs × %d sizes, specializations %d on the null device and %d on the emulator (%s); emulator objects compiled %d, found in the kernel cache %d"
+                    "compiled, after all the calls: %d programs × %d sizes, specializations %d on the null device and %d on the CPU device (%s); host-compiled objects (CPU device) compiled %d, found in the kernel cache %d"
                     (List.head all).Length
                     all.Length
                     specN
@@ -515,7 +516,7 @@ let main argv =
             printfn ""
             table
                 [ "program"; "size"; "ops"; "eager ns/call"; "eager ns/op"; "kgen hot call ns"; "lookup"; "outputs"; "run"; "rest"
-                  "eager ÷ kgen"; "hot call ÷ one eager op"; "targets"; "kgen emulator ns/call" ]
+                  "eager ÷ kgen"; "hot call ÷ one eager op"; "targets"; "kgen CPU device ns/call" ]
                 [ for r in rows ->
                       let one = (baseOf r).Wall
                       let ratio = r.EagerNs / r.NullNs
@@ -534,9 +535,9 @@ let main argv =
                         f0 r.AllocKgen; f0 r.AllocEager; string r.Stats.Launches; string r.Stats.DeviceAllocs; string r.Stats.PlanSteps ] ]
             let fail = rows |> List.filter (fun r -> not r.Ok)
             for r in fail do
-                say (sprintf "MISMATCH: kgen's emulator output of %s at %s differs from eager's" r.C.Name r.C.Size)
+                say (sprintf "MISMATCH: kgen's CPU-device output of %s at %s differs from eager's" r.C.Name r.C.Size)
             if fail.IsEmpty then
-                say "every program's output on kgen's emulator matches eager's (allclose rtol 1e-4, atol 1e-5)"
+                say "every program's output on kgen's CPU device matches eager's (allclose rtol 1e-4, atol 1e-5)"
             // pieces of a hot call measured alone
             let fmtArg = measure (fun () -> sprintf "argument %d" 1 |> ignore)
             let fmtArgAlloc = allocPerCall 2000 (fun () -> sprintf "argument %d" 1 |> ignore)
@@ -593,10 +594,10 @@ let main argv =
                 reps <- saveReps
                 batchMs <- saveBatch
                 warmMs <- saveWarm
-                printfn "A larger size with the kernels run: kgen's CPU emulator beside libtorch's CPU kernels (median of 3 batches):"
+                printfn "A larger size with the kernels run: kgen's CPU device beside libtorch's CPU kernels (median of 3 batches):"
                 printfn ""
                 table
-                    [ "program"; "size"; "eager µs/call"; "kgen emulator µs/call"; "emulator ÷ eager"; "kgen null device µs/call"; "emulator output ok" ]
+                    [ "program"; "size"; "eager µs/call"; "kgen CPU device µs/call"; "CPU device ÷ eager"; "kgen null device µs/call"; "CPU device output ok" ]
                     [ for (k, ok, e, m, n) in res ->
                           [ k.Name; k.Size; f1 (e / 1e3); f1 (m / 1e3); sprintf "%.2f×" (m / e); f1 (n / 1e3); (if ok then "yes" else "NO") ] ]
             say (sprintf "total time %.0f s" total.Elapsed.TotalSeconds)

@@ -1,0 +1,107 @@
+/* codegen-cuda/kg_cpu.h — the CPU device's loop driver (runtime/dev_cpu.c).
+ *
+ * The CPU device compiles one translation unit per kernel
+ *     #include "kg_emu.h"   <- the CUDA builtins on the host, and the fibers
+ *     #include "kg_cpu.h"   <- this file
+ *     <the kernel text, exactly what NVRTC compiles>
+ *     <the CPU glue (codegen-cuda/cpu.c): per kernel, a loop driver or a fiber trampoline>
+ * with optimization and the host's vector instructions (-O3 -march=native; runtime/dev_cpu.c
+ * has the flags). A kernel whose threads never cooperate (ir/kernel_coop.c) gets a loop driver,
+ *     void K__kg_cpu(void **params, const kg_cpu_range *r)
+ * which unpacks the cuLaunchKernel-style parameters once and runs every thread of blocks
+ * [r->b0, r->b1) to completion, one after another, by calling the kernel in the loop of
+ * KG_CPU_LOOP; `flatten` inlines the kernel there, so threadIdx (the emulator's thread-local
+ * index) is a loop variable to the compiler and the kernel's own loops vectorize. The device
+ * hands ranges of blocks to its worker threads, each with its own threadIdx / blockIdx. A
+ * kernel whose threads cooperate gets the emulator's trampoline (K__kg_thread) and runs on
+ * fibers, blocks one after another on the calling thread, in forward order.
+ *
+ * Vector math: with -DKG_CPU_MVEC (the device found glibc's libmvec) the libm functions the
+ * kernels call are declared with vector variants, so loops over expf, tanhf, erff, ... call
+ * the 8-wide versions (libmvec: at most 4 ulp; CUDA's own are 1-2 ulp, the emulator's libm
+ * less than 1). Like NVRTC, the device contracts a * b + c into FMAs.
+ */
+#ifndef KG_CPU_H
+#define KG_CPU_H
+
+#if defined(KG_CPU_MVEC) && defined(__x86_64__)
+#define KG_CPU__SIMD __attribute__((__simd__("notinbranch")))
+float expf(float) KG_CPU__SIMD;
+float exp2f(float) KG_CPU__SIMD;
+float expm1f(float) KG_CPU__SIMD;
+float logf(float) KG_CPU__SIMD;
+float log2f(float) KG_CPU__SIMD;
+float log10f(float) KG_CPU__SIMD;
+float log1pf(float) KG_CPU__SIMD;
+float sinf(float) KG_CPU__SIMD;
+float cosf(float) KG_CPU__SIMD;
+float tanf(float) KG_CPU__SIMD;
+float asinf(float) KG_CPU__SIMD;
+float acosf(float) KG_CPU__SIMD;
+float atanf(float) KG_CPU__SIMD;
+float sinhf(float) KG_CPU__SIMD;
+float coshf(float) KG_CPU__SIMD;
+float tanhf(float) KG_CPU__SIMD;
+float asinhf(float) KG_CPU__SIMD;
+float acoshf(float) KG_CPU__SIMD;
+float atanhf(float) KG_CPU__SIMD;
+float erff(float) KG_CPU__SIMD;
+float erfcf(float) KG_CPU__SIMD;
+float cbrtf(float) KG_CPU__SIMD;
+float powf(float, float) KG_CPU__SIMD;
+float atan2f(float, float) KG_CPU__SIMD;
+double exp(double) KG_CPU__SIMD;
+double exp2(double) KG_CPU__SIMD;
+double expm1(double) KG_CPU__SIMD;
+double log(double) KG_CPU__SIMD;
+double log2(double) KG_CPU__SIMD;
+double log10(double) KG_CPU__SIMD;
+double log1p(double) KG_CPU__SIMD;
+double sin(double) KG_CPU__SIMD;
+double cos(double) KG_CPU__SIMD;
+double tan(double) KG_CPU__SIMD;
+double asin(double) KG_CPU__SIMD;
+double acos(double) KG_CPU__SIMD;
+double atan(double) KG_CPU__SIMD;
+double sinh(double) KG_CPU__SIMD;
+double cosh(double) KG_CPU__SIMD;
+double tanh(double) KG_CPU__SIMD;
+double asinh(double) KG_CPU__SIMD;
+double acosh(double) KG_CPU__SIMD;
+double atanh(double) KG_CPU__SIMD;
+double erf(double) KG_CPU__SIMD;
+double erfc(double) KG_CPU__SIMD;
+double cbrt(double) KG_CPU__SIMD;
+double pow(double, double) KG_CPU__SIMD;
+double atan2(double, double) KG_CPU__SIMD;
+#endif
+
+/* A range of blocks of one launch, linear block index b = x + gx * (y + gy * z). The layout is
+ * part of the object's ABI (runtime/dev_cpu.c has the host's copy). */
+typedef struct kg_cpu_range {
+  unsigned grid[3], block[3];
+  unsigned long long b0, b1;
+} kg_cpu_range;
+
+/* Runs CALL (the kernel with its unpacked parameters) once per thread of blocks [b0, b1), x
+ * fastest, each thread to completion before the next starts. */
+#define KG_CPU_LOOP(R, CALL)                                                                          \
+  do {                                                                                                \
+    const kg_cpu_range *kg_r_ = (R);                                                                  \
+    unsigned kg_gx_ = kg_r_->grid[0], kg_gy_ = kg_r_->grid[1];                                        \
+    unsigned kg_tx_ = kg_r_->block[0], kg_ty_ = kg_r_->block[1], kg_tz_ = kg_r_->block[2];            \
+    blockDim = make_uint3(kg_tx_, kg_ty_, kg_tz_);                                                    \
+    gridDim = make_uint3(kg_r_->grid[0], kg_r_->grid[1], kg_r_->grid[2]);                             \
+    for (unsigned long long kg_b_ = kg_r_->b0; kg_b_ < kg_r_->b1; kg_b_++) {                         \
+      blockIdx = make_uint3((unsigned)(kg_b_ % kg_gx_), (unsigned)(kg_b_ / kg_gx_ % kg_gy_),          \
+                            (unsigned)(kg_b_ / ((unsigned long long)kg_gx_ * kg_gy_)));               \
+      for (unsigned kg_z_ = 0; kg_z_ < kg_tz_; kg_z_++)                                               \
+        for (unsigned kg_y_ = 0; kg_y_ < kg_ty_; kg_y_++)                                             \
+          for (unsigned kg_x_ = 0; kg_x_ < kg_tx_; kg_x_++) {                                         \
+            threadIdx = make_uint3(kg_x_, kg_y_, kg_z_);                                              \
+            CALL;                                                                                     \
+          }                                                                                           \
+    }                                                                                                 \
+  } while (0)
+
+#endif

@@ -1,0 +1,269 @@
+/* passes/lower_matmul_cpu.c — the CPU target's product schedule (matmul.cpu / conv.cpu): a
+ * packed panel and a register-blocked micro-kernel, no shared memory, no barrier. A body of
+ * kg_lw_matmul (lower_matmul.c), which makes the parameters every product schedule shares.
+ *
+ * The GPU's tile schedules (lower_matmul.c) stage operand tiles in shared memory between
+ * barriers: on the CPU device their threads must run on fibers, one context switch per barrier,
+ * scalar code. Under the CPU target (kg_target_cpu) a product is instead computed by threads
+ * that never cooperate, so the CPU device runs them as plain loops (codegen-cuda/cpu.c) on its
+ * worker threads, compiled with the host's vector instructions. A thread owns NR output columns
+ * (16 for 4-byte accumulators, 8 for 8-byte ones) of a chunk of KG_MM_CPU_MC output rows of one
+ * batch, and a private region of the kernel's scratch buffer (runtime/exec.c sizes it):
+ *
+ *   P[k][j] = B(batch, k, n0 + j)   for every k < K, j < NR   (0 past N)           the panel
+ *     B's value is evaluated at its coordinates (kg_lw_val_at: a source through its strides,
+ *     pointwise producers inline, a transposed or sliced operand in place, a convolution's
+ *     IM2COL with its padding), once per thread; what the micro-kernel then reads is dense.
+ *   for m0 in its rows, step MR = 4:
+ *     acc[i][j] = Σ_k A(batch, min(m0 + i, M - 1), k) · P[k][j]                    the micro-kernel
+ *       (float32: K in blocks of KG_MM_KBLOCK summed apart, as the GPU kernels; A's rows
+ *       clamped inside the matrix: the extra rows are never stored)
+ *     C[i][j] = acc[i][j]                                                           to the scratch
+ *     for i, j inside the output: the epilogue (bias, activation, residual, casts) at
+ *       (batch, m0 + i, n0 + j) with the product's value C[i][j], stored
+ *
+ * The micro-kernel's body is MR · NR independent multiply-adds over NR consecutive panel
+ * elements at constant offsets: the compiler's SLP vectorizer makes it MR · NR / 8 vector FMAs
+ * per k on AVX2 (the CPU device contracts a · b + c), with the panel in L1/L2. Packing costs K ·
+ * NR loads per thread against MC · K · NR multiply-adds. The epilogue is a loop over the tile's
+ * columns (unit-stride outputs vectorize). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_int.h"
+
+typedef kg_mmk ckern; /* the product being built (lower_int.h): kg_lw_matmul set up its parameters */
+
+static uint32_t cst(ckern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
+static uint32_t c64(ckern *S, int64_t v) { return kg_kx_const_i(S->k, KG_I64, v); }
+static uint32_t bin(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, S->ix, a, b, KG_NONE); }
+static uint32_t b64(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, KG_I64, a, b, KG_NONE); }
+static uint32_t lt(ckern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_LT, KG_BOOL, a, b, KG_NONE); }
+static uint32_t sreg(ckern *S, int which) { return kg_lw_cvt(S->L, kg_kx_sreg(S->k, which, KG_I32), S->ix); }
+
+static void stmt(ckern *S, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) {
+  kg_ks s = kg_ks_make(kind);
+  s.a = a, s.b = b, s.c = c;
+  kg_ks_add(&S->L->cur, s);
+}
+
+static void if_open(ckern *S, uint32_t cond) {
+  kg_ks is = kg_ks_make(KS_IF);
+  is.a = cond;
+  uint32_t st = kg_ks_add(&S->L->cur, is);
+  S->L->cur = kg_kcursor_body(S->k, st, false);
+}
+
+uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
+
+void kg_lw_mm_cpu_body(kg_mmk *P) {
+  lctx *L = P->L;
+  kg_kernel *k = P->k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  ckern S = *P;
+  const kg_gnode *mmn = P->mmn, *An = P->An, *Bn = P->Bn;
+  bool a1 = P->a1, b1 = P->b1, bt = P->bt;
+  kg_dtype acc = P->acc, mdt = P->mdt;
+  const uint32_t MR = KG_MM_CPU_MR, NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile)->bm;
+  int r = P->r, nb = P->nb;
+  int64_t G = P->G, Og = P->Og;
+  k->schedule = S.conv ? "conv.cpu" : "matmul.cpu";
+  k->launch.block[0] = 1;
+  k->launch.tile_m = MC, k->launch.tile_n = NR, k->launch.smem_static = 0;
+
+  /* the parameters kg_lw_matmul made (sources, stored values, sizes, K, strides), and the scratch */
+  const uint32_t *size_p = P->size_p, *sparam = P->sparam, *snode = P->snode, *ostride = P->ostride;
+  uint32_t ns = P->ns, kp = P->kp;
+  uint32_t scr = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, acc, true, "scratch", KPR_TENSOR, KG_BUF_SCRATCH, 0));
+
+  /* sizes */
+  L->cur = kg_kcursor_top(k);
+  kg_lw_mm_memo_reset(L); /* nothing evaluated yet */
+  int mdim = P->mdim, ndim = P->ndim;
+  uint32_t M = mdim < 0 || size_p[mdim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[mdim]);
+  uint32_t N = ndim < 0 || size_p[ndim] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[ndim]);
+  if (S.conv) {
+    uint32_t n = KG_NONE;
+    for (int d = 0; d < S.cnd; d++)
+      if (S.ssz[d] != KG_NONE) n = n == KG_NONE ? S.ssz[d] : bin(&S, KG_OP_IDX_MUL, n, S.ssz[d]);
+    M = cst(&S, Og), N = kg_lw_decl(L, "ncol", L->ix, n == KG_NONE ? cst(&S, 1) : n);
+  }
+  uint32_t K = kg_kx_param(k, kp);
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, bin(&S, KG_OP_IDX_DIV, bin(&S, KG_OP_IDX_ADD, M, cst(&S, MC - 1)), cst(&S, MC)));
+  uint32_t nbatch = cst(&S, 1);
+  for (int d = 0; d < nb && !S.conv; d++)
+    if (size_p[d] != KG_NONE) nbatch = bin(&S, KG_OP_IDX_MUL, nbatch, kg_kx_param(k, size_p[d]));
+  if (S.conv) nbatch = bin(&S, KG_OP_IDX_MUL, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
+  nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+  uint32_t n0 = kg_lw_decl(L, "n0", L->ix, bin(&S, KG_OP_IDX_MUL, sreg(&S, KG_SREG_CTAID_X), cst(&S, NR)));
+  uint32_t ncols = kg_lw_decl(L, "ncols", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, NR), kg_kx_op(k, KG_OP_SUB, L->ix, N, n0, KG_NONE), KG_NONE));
+  /* this thread's scratch region: the panel (K × NR), then the tile (MR × NR) */
+  uint32_t tlin = b64(&S, KG_OP_IDX_ADD,
+                      b64(&S, KG_OP_IDX_MUL,
+                          b64(&S, KG_OP_IDX_ADD, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_Z), KG_I64), kg_lw_cvt(L, sreg(&S, KG_SREG_NCTAID_Y), KG_I64)),
+                              kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_Y), KG_I64)),
+                          kg_lw_cvt(L, sreg(&S, KG_SREG_NCTAID_X), KG_I64)),
+                      kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_X), KG_I64));
+  uint32_t pbase = kg_lw_decl(L, "pbase", KG_I64, b64(&S, KG_OP_IDX_MUL, tlin, b64(&S, KG_OP_IDX_MUL, b64(&S, KG_OP_IDX_ADD, kg_lw_cvt(L, K, KG_I64), c64(&S, MR)), c64(&S, NR))));
+  uint32_t cbase = kg_lw_decl(L, "cbase", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, K, KG_I64), c64(&S, NR))));
+  if_open(&S, lt(&S, n0, N));
+  kg_lw_scope s_bz;
+  uint32_t bz = kg_lw_open_for(L, "bz", sreg(&S, KG_SREG_CTAID_Z), nbatch, sreg(&S, KG_SREG_NCTAID_Z), &s_bz);
+  /* the batch coordinates, innermost first; the outermost takes what remains */
+  uint32_t bc[KG_MAX_RANK], rem = bz;
+  int outer = -1;
+  for (int d = 0; d < nb; d++) {
+    bc[d] = KG_NONE;
+    if (outer < 0 && size_p[d] != KG_NONE) outer = d;
+  }
+  if (S.conv) {
+    bool n_one = size_p[0] == KG_NONE;
+    if (G == 1) bc[0] = n_one ? KG_NONE : bz, bc[1] = KG_NONE;
+    else {
+      bc[1] = n_one ? bz : kg_lw_decl(L, "grp", L->ix, bin(&S, KG_OP_IDX_MOD, bz, cst(&S, G)));
+      bc[0] = n_one ? KG_NONE : kg_lw_decl(L, "img", L->ix, bin(&S, KG_OP_IDX_DIV, bz, cst(&S, G)));
+    }
+  }
+  for (int d = nb - 1; d >= 0 && !S.conv; d--) {
+    if (size_p[d] == KG_NONE) continue;
+    if (d == outer) { bc[d] = rem; break; }
+    uint32_t sz = kg_kx_param(k, size_p[d]);
+    bc[d] = kg_lw_decl(L, "bc", L->ix, bin(&S, KG_OP_IDX_MOD, rem, sz));
+    rem = kg_lw_decl(L, "br", L->ix, bin(&S, KG_OP_IDX_DIV, rem, sz));
+  }
+
+  /* the panel: P[k][j] = B(k, n0 + j), 0 past N. Column by column where B's elements of a
+   * column are the ones near each other (a transposed B, linear's weight; a convolution's
+   * window: its spatial coordinates once per column), else row by row (B [K, N]: NR neighbours) */
+  kg_ks cm = kg_ks_make(KS_COMMENT);
+  cm.text = "the panel: B's columns n0 .. n0 + NR at every k";
+  kg_ks_add(&L->cur, cm);
+  uint32_t zero = kg_lw_identity(k, KG_OP_RSUM, acc), c[KG_MAX_RANK];
+  kg_lw_scope s_j, s_k;
+  if (bt || S.conv || b1) {
+    uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), cst(&S, NR), cst(&S, 1), &s_j);
+    uint32_t col = kg_lw_decl(L, "col", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jv));
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = lt(&S, col, N);
+    uint32_t ist = kg_ks_add(&L->cur, is);
+    kg_lw_scope s_in = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+    uint32_t sp[KG_CONV_MAX_DIMS];
+    if (S.conv) kg_lw_mm_conv_spatial(&S, col, sp);
+    uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
+    if (b1) kg_lw_mm_operand_coord(Bn, true, bc, nb, kv, kv, c);
+    else if (S.conv) {
+      c[0] = bc[0], c[1] = bc[1], c[2] = kv;
+      for (int d = 0; d < S.cnd; d++) c[3 + d] = sp[d];
+    } else kg_lw_mm_operand_coord(Bn, false, bc, nb, col, kv, c);
+    uint32_t poff = b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), jv), KG_I64));
+    stmt(&S, KS_STORE, scr, poff, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
+    kg_lw_scope_leave(L, s_k);
+    kg_lw_scope_leave(L, s_in);
+    kg_lw_scope s_out = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true)); /* past N: zeros */
+    kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
+    poff = b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), jv), KG_I64));
+    stmt(&S, KS_STORE, scr, poff, zero);
+    kg_lw_scope_leave(L, s_k);
+    kg_lw_scope_leave(L, s_out);
+    kg_lw_scope_leave(L, s_j);
+  } else {
+    uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
+    uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
+    uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), ncols, cst(&S, 1), &s_j);
+    uint32_t col = kg_lw_decl(L, "col", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jv));
+    kg_lw_mm_operand_coord(Bn, false, bc, nb, kv, col, c);
+    stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
+    kg_lw_scope_leave(L, s_j);
+    jv = kg_lw_open_for(L, "j", ncols, cst(&S, NR), cst(&S, 1), &s_j); /* past N: zeros */
+    stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), zero);
+    kg_lw_scope_leave(L, s_j);
+    kg_lw_scope_leave(L, s_k);
+  }
+
+  /* the rows: chunks of MC, MR at a time */
+  kg_lw_scope s_my;
+  uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
+  uint32_t mlo = kg_lw_decl(L, "mlo", L->ix, bin(&S, KG_OP_IDX_MUL, my, cst(&S, MC)));
+  uint32_t mhi = kg_lw_decl(L, "mhi", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, mlo, cst(&S, MC)), M, KG_NONE));
+  kg_lw_scope s_m0;
+  uint32_t m0 = kg_lw_open_for(L, "m0", mlo, mhi, cst(&S, MR), &s_m0);
+  uint32_t mlast = kg_kx_op(k, KG_OP_SUB, L->ix, M, cst(&S, 1), KG_NONE);
+  uint32_t row[8];
+  for (uint32_t i = 0; i < MR; i++)
+    row[i] = kg_lw_decl(L, "mr", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, (int64_t)i)), mlast, KG_NONE));
+  /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
+   * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
+   * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
+   * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
+   * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
+   * (accuracy); then the block to the scratch, for the epilogue's loop. */
+  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * 16], partv[8 * 16];
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    accv[t] = kg_kvar_new(k, "acc", acc);
+    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
+  }
+  bool blocked = acc == KG_F32;
+  kg_lw_scope s_k1, s_kk;
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    partv[t] = accv[t];
+    if (!blocked) continue;
+    partv[t] = kg_kvar_new(k, "part", acc);
+    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
+  }
+  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
+  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
+  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
+  uint32_t av[8], bv[16];
+  for (uint32_t i = 0; i < MR; i++) {
+    uint32_t ac[KG_MAX_RANK];
+    if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
+    else kg_lw_mm_operand_coord(An, a1, bc, nb, a1 ? kk : row[i], kk, ac);
+    av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
+  }
+  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
+  for (uint32_t i = 0; i < MR; i++)
+    for (uint32_t j = 0; j < NR; j++) {
+      uint32_t a = partv[i * NR + j];
+      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  kg_lw_scope_leave(L, s_kk);
+  if (blocked) {
+    for (uint32_t t = 0; t < MR * NR; t++)
+      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
+    kg_lw_scope_leave(L, s_k1);
+  }
+  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  kg_lw_scope s_i, s_jj;
+  uint32_t iv = kg_lw_open_for(L, "i", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE),
+                               cst(&S, 1), &s_i);
+  uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+  uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
+  uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
+  kg_lw_mm_memo_reset(L);
+  uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
+  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_load(k, scr, coff), mdt));
+  uint32_t oc[KG_MAX_RANK];
+  for (int d = 0; d < nb; d++) oc[d] = bc[d];
+  if (mdim >= 0) oc[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
+  if (ndim >= 0) oc[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
+  if (S.conv) {
+    oc[0] = bc[0];
+    oc[1] = bc[1] == KG_NONE ? gm : bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, bc[1], cst(&S, Og)), gm);
+    kg_lw_mm_conv_spatial(&S, gn, oc + 2);
+  }
+  for (uint32_t q = 0; q < ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], oc), (kg_dtype)g->nodes.v[snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, oc, &ostride[q * KG_MAX_RANK], (uint32_t)r);
+    stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
+  }
+  kg_lw_scope_leave(L, s_jj);
+  kg_lw_scope_leave(L, s_i);
+  kg_lw_scope_leave(L, s_m0);
+  kg_lw_scope_leave(L, s_my);
+  kg_lw_scope_leave(L, s_bz);
+}
