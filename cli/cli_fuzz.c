@@ -149,6 +149,15 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
   if ((rc == R_PASS || rc == R_PASS_NOGRAD) && variant) { /* the same program and inputs under the seed's schedule variant */
     int before = rc;
     kg_cli_variant v = variant_of(seed);
+    /* sizes only for the symbols the program has (a check refuses --size of any other): a
+     * symbol appears in the document as a JSON string of its shapes */
+    int ns = 0;
+    for (int i = 0; i < v.n_size; i++) {
+      char q[16];
+      snprintf(q, sizeof q, "\"%s\"", v.size_name[i]);
+      if (strstr(text, q)) v.size_name[ns] = v.size_name[i], v.size_val[ns++] = v.size_val[i];
+    }
+    v.n_size = ns;
     char vs[128];
     kg_cli_variant_str(&v, vs, sizeof vs);
     kg_options ko;
