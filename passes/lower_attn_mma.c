@@ -35,7 +35,8 @@
  * softmax's values to the operand type before the product, as the written program does: two
  * passes over the keys, the first for each row's max and sum (S = Q · Kᵀ only), the second for
  * p = exp(s − m) / l rounded, dropped as written, times V in one product (the same tensor-core
- * work as the split product: three products a block). A row with every key masked is NaN (0 / 0), as the math path's softmax. */
+ * work as the split product: three products a block). A row with every key masked is NaN
+ * (0 / 0), as the math path's softmax. */
 #include <math.h>
 #include <string.h>
 

@@ -4,7 +4,8 @@
 # structural, NVRTC and every example checked against PyTorch on the CPU
 # emulator); then the .NET suite (dotnet/: serializer, examples compiled by the F# compiler
 # and serialized to exactly the checked-in JSON; skipped loudly without the .NET SDK); then
-# the C suite again under AddressSanitizer + UBSan; then the libFuzzer targets (tools/fuzz/run.sh:
+# the C suite again under AddressSanitizer + UBSan (its numeric example checks on every third
+# example, NVRTC on every eighth: the plain pass has checked them all); then the libFuzzer targets (tools/fuzz/run.sh:
 # the JSON reader, the whole compile path, the .npy reader and the kernel package reader, KGEN_FUZZ_SECONDS each, default 60,
 # from their checked-in seed corpora; any crash fails).
 # KGEN_NO_ASAN=1 skips the sanitizer pass, KGEN_NO_FUZZ=1 the fuzzers (local iteration only).

@@ -187,7 +187,8 @@ type KgenSide =
 /// kgen's twin names some ops as Python's TorchScript resolves them
 /// (`torch.nn.functional.gelu`, `torch.ops.aten.elu`); TorchSharp's torch.jit.compile is
 /// libtorch's C++ compiler, whose resolver maps only `torch.X` to the builtin `aten::X`. The
-/// same ops under that name (their keyword arguments are aten's own).
+/// same ops under that name (their keyword arguments are aten's own; a loss's reduction is
+/// aten's int, not Python's string).
 let private dtypeCodes =
     dict [ "bool", 11; "uint8", 0; "int8", 1; "int16", 2; "int32", 3; "int64", 4; "float16", 5
            "float32", 6; "float64", 7; "bfloat16", 15 ]
@@ -198,7 +199,10 @@ let forCppJit (src: string) =
     let s =
         Text.RegularExpressions.Regex.Replace(s, @"torch\.(bool|uint8|int8|int16|int32|int64|float16|float32|float64|bfloat16)\b(?!\s*\()",
                                               (fun (m: Text.RegularExpressions.Match) -> string dtypeCodes.[m.Groups.[1].Value]))
-    s.Replace("torch.logsigmoid(", "torch.log_sigmoid(")
+    // the losses: aten's reduction is an int (Reduction::None, Mean, Sum), and
+    // F.cross_entropy is aten::cross_entropy_loss
+    let s = s.Replace("reduction='none'", "reduction=0").Replace("reduction='mean'", "reduction=1").Replace("reduction='sum'", "reduction=2")
+    s.Replace("torch.logsigmoid(", "torch.log_sigmoid(").Replace("torch.cross_entropy(", "torch.cross_entropy_loss(")
 
 /// Invoke a TorchScript function and flatten its result.
 let private invokeTs (src: string) (name: string) (args: Tensor list) =
