@@ -323,8 +323,12 @@ static void row_vec_setup(rkern *S) {
   uint32_t ngp = g->params.n;
   for (uint32_t p = 0; p < L->nsrc; p++) {
     if (L->pparam[p] == KG_NONE || k->params.v[L->pparam[p]].kind != KP_BUFFER) continue;
-    const kg_gnode *sn = &g->nodes.v[p < ngp ? g->params.v[p].node : L->f->mat.v[p - ngp]];
-    L->vecd[p] = sn->vkind == KG_V_TENSOR && sn->shape.rank > 0 && !kg_lw_dim_is_one(&sn->shape.d[sn->shape.rank - 1]);
+    uint32_t node = p < ngp ? g->params.v[p].node : L->f->mat.v[p - ngp];
+    const kg_gnode *sn = &g->nodes.v[node];
+    /* a source read only through layout ops (a gather's index: cross_entropy's target) has no
+     * offset along the row to load vectors at (lower.c leaves its poff KG_NONE) */
+    L->vecd[p] = L->direct && L->direct[node] && sn->vkind == KG_V_TENSOR && sn->shape.rank > 0 &&
+                 !kg_lw_dim_is_one(&sn->shape.d[sn->shape.rank - 1]);
   }
   /* at most 16 bytes per access for the widest vector-loaded source */
   uint32_t wsz = 1;
