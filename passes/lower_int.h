@@ -217,6 +217,7 @@ typedef struct rkern {
   bool warp;           /* a warp per row */
   bool persistent;     /* several reductions or row outputs: the row is walked more than once */
   bool cache;          /* the row cache (a block per row only) */
+  bool online;         /* a max's sum of exp rides along in the max's walk (!v->no_online) */
   /* parameters */
   uint32_t *rparam;    /* per reduction: its buffer when stored (read elsewhere) */
   uint32_t *rstride;   /* per reduction: KG_MAX_RANK strides, by dim of the space */
@@ -248,6 +249,8 @@ typedef struct rkern {
 /* the later reductions riding along in reduction ri's walk (indices into grp->reds, at most 16) */
 uint32_t kg_lw_pick_siblings(const kg_graph *g, const kg_group *grp, uint32_t ri, const uint32_t *taken, uint32_t *fol, uint8_t *visit);
 uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t ri); /* the variance riding along in mean ri's walk, or KG_NONE */
+/* the sum of exp(x − shift(m)) riding along in max ri's walk (online softmax; an index into grp->reds), or KG_NONE */
+uint32_t kg_lw_online_sum(const kg_graph *g, const kg_group *grp, uint32_t ri, uint32_t *shift);
 uint32_t kg_lw_welford_next(const kg_graph *g, const kg_group *grp, uint32_t ri, uint32_t from); /* index of the next variance after `from` sharing its M2 */
 void kg_lw_row_memo_reset(rkern *S);            /* forget per-element values; the row's reductions stay */
 void kg_lw_row_store(rkern *S, kg_kcursor *c, uint32_t param, uint32_t off, uint32_t x); /* param[off] = x */

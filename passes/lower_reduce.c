@@ -5,8 +5,8 @@
  * row (short rows), a thread per output (outer reductions: coalesced columns), and
  * split reductions (a partial kernel over chunks of the reduced dim, then a finish
  * kernel folding the chunks in order). Row walks may load 128-bit vectors or keep
- * the row in registers; a variance beside a mean rides in the mean's walk (Welford)
- * and independent siblings share walks; kg_reduce_passes counts the walks. Which of these
+ * the row in registers; a variance beside a mean rides in the mean's walk (Welford), a
+ * max's sum of exp in the max's (online softmax), and independent siblings share walks; kg_reduce_passes counts the walks. Which of these
  * schedules a group gets is the scheduler's choice (schedule.c). The machinery that
  * evaluates a group's DAG at a coordinate is lower.c's (lower_int.h).
  *
@@ -16,7 +16,7 @@
  * map_split_finish — the only part that differs between them: the output element o, the
  * leader that stores, the walks' first / step / bound, the collective); the row cache and
  * the 128-bit row loads; each reduction's passes over the row (kg_lw_reduce_one, with
- * Welford and siblings) and the row-output pass, both in lower_reduce_walk.c; the
+ * Welford, online softmax and siblings) and the row-output pass, both in lower_reduce_walk.c; the
  * epilogue. Which reductions share a walk (siblings, Welford's pairing) is decided here,
  * where kg_reduce_passes counts the walks the same way. */
 #include <stdlib.h>
@@ -403,7 +403,51 @@ uint32_t kg_lw_welford_var_of(const kg_graph *g, const kg_group *grp, uint32_t r
   return q == KG_NONE ? KG_NONE : grp->reds.v[q];
 }
 
-int kg_reduce_passes(const kg_graph *g, const kg_group *grp) {
+/* Is node a function of the row value m alone — m, constants and pointwise ops of them (softmax's
+ * m, logsumexp's isinf(m) ? 0 : m)? *dep: it reads m. */
+static bool of_row_value(const kg_graph *g, uint32_t node, uint32_t m, bool *dep, int depth) {
+  if (node == m) return *dep = true;
+  const kg_gnode *n = &g->nodes.v[node];
+  if (n->op == KG_OP_CONST) return true;
+  unsigned fl = kg_op_get((kg_op)n->op)->flags;
+  if (depth > 8 || (fl & (KG_OPF_LEAF | KG_OPF_LAYOUT | KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL | KG_OPF_COMPOSITE | KG_OPF_MAP | KG_OPF_CREATE)))
+    return false;
+  for (int j = 0; j < n->n_in; j++)
+    if (!of_row_value(g, n->in[j], m, dep, depth + 1)) return false;
+  return true;
+}
+
+/* Online softmax's pairing: for a max ri (float) over x, the index of the first later sum of
+ * exp(x − c) in its accumulator's float dtype, c a function of the max alone (softmax,
+ * log_softmax, cross_entropy: c = m; logsumexp: isinf(m) ? 0 : m), or KG_NONE; *shift = c.
+ * That sum rides along in the max's walk (lower_reduce_walk.c). */
+uint32_t kg_lw_online_sum(const kg_graph *g, const kg_group *grp, uint32_t ri, uint32_t *shift) {
+  uint32_t m = grp->reds.v[ri];
+  const kg_gnode *R = &g->nodes.v[m];
+  kg_dtype ct = (kg_dtype)R->cdtype;
+  if (R->op != KG_OP_RAMAX || !kg_dtype_is_float(ct) || g->nodes.v[R->in[0]].dtype != ct) return KG_NONE;
+  for (uint32_t q = ri + 1; q < grp->reds.n; q++) {
+    const kg_gnode *Q = &g->nodes.v[grp->reds.v[q]];
+    if (Q->op != KG_OP_RSUM || !kg_dtype_is_float((kg_dtype)Q->cdtype)) continue;
+    const kg_gnode *E = &g->nodes.v[Q->in[0]];
+    if (E->op != KG_OP_EXP || E->dtype != ct) continue;
+    const kg_gnode *D = &g->nodes.v[E->in[0]];
+    bool dep = false;
+    if (D->op != KG_OP_SUB || D->dtype != ct || D->in[0] != R->in[0] || g->nodes.v[D->in[1]].dtype != ct || !of_row_value(g, D->in[1], m, &dep, 0) || !dep)
+      continue;
+    *shift = D->in[1];
+    return q;
+  }
+  return KG_NONE;
+}
+
+static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online);
+int kg_reduce_passes(const kg_graph *g, const kg_group *grp) { return reduce_passes(g, grp, true); }
+int kg_reduce_passes_variant(const kg_graph *g, const kg_group *grp, const kg_variant *v) {
+  return reduce_passes(g, grp, !v->no_online && !v->split);
+}
+
+static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online) {
   if (grp->kind != KG_GROUP_REDUCE) return 1;
   uint32_t nn = g->nodes.n, fol[16];
   uint32_t *taken = kg_xmalloc((nn + 1) * sizeof *taken);
@@ -418,6 +462,8 @@ int kg_reduce_passes(const kg_graph *g, const kg_group *grp) {
     bool two = R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN || (R->op == KG_OP_RVAR && !meanseen[R->in[0]]);
     passes += two ? 2 : 1;
     for (uint32_t q = kg_lw_welford_next(g, grp, ri, ri); q != KG_NONE; q = kg_lw_welford_next(g, grp, ri, q)) taken[grp->reds.v[q]] = 1;
+    uint32_t shift, q = online ? kg_lw_online_sum(g, grp, ri, &shift) : KG_NONE;
+    if (q != KG_NONE) taken[grp->reds.v[q]] = 1;
     uint32_t nf = kg_lw_pick_siblings(g, grp, ri, taken, fol, visit);
     for (uint32_t f = 0; f < nf; f++) taken[grp->reds.v[fol[f]]] = 1;
   }
@@ -471,6 +517,7 @@ static void reduce_init(rkern *S, lctx *L) {
   S->warp = L->v->warp && !S->col && !S->split;
   S->persistent = S->grp->reds.n > 1 || S->grp->outs.n;
   S->cache = L->v->cache && !S->col && !S->split && !S->warp;
+  S->online = !L->v->no_online && !S->split;
   S->k->launch.block[0] = 256;
   S->k->launch.elems_per_thread = 1;
   S->k->vec = 1;

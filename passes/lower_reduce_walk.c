@@ -6,10 +6,12 @@
  * variance without a mean beside it, mean then squared deviations, and for argmax /
  * argmin, the extremum then its least index; none when an earlier walk computed it), each
  * a walk accumulating the prologue's value at every element, then the schedule's
- * collective; a Welford variance rides along in its mean's walk and simple siblings in an
- * earlier reduction's walk (which ones: lower_reduce.c). Then the row-output pass
+ * collective; a Welford variance rides along in its mean's walk, a max's sum of exp in the
+ * max's (online softmax: softmax reads the row twice, not three times) and simple siblings
+ * in an earlier reduction's walk (which ones: lower_reduce.c). Then the row-output pass
  * (kg_lw_row_outputs). A split partial stores its chunk's accumulator after the walk; a
  * finish kernel walks the chunks instead of the row. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +176,11 @@ typedef struct rpass {
   uint32_t res;         /* the row's value */
   /* Welford: the variance riding along (a node), its running count, mean and M2 vars */
   uint32_t wvar, wn, wm, wq;
+  /* online softmax: the sum of exp(x − shift) riding along in a max's walk (an index into
+   * grp->reds, or KG_NONE), its shift (a node: a function of the max), the thread's running
+   * sum (relative to its running max, the max's accumulator) and the row's, relative to the
+   * row's max */
+  uint32_t osum, oshift, os, osm;
   /* siblings riding along: indices into grp->reds, their accumulator vars */
   uint32_t nfol, fol[16], facc[16];
   /* the pass being built: its number, combination, accumulator dtype and var */
@@ -232,6 +239,13 @@ static void rpass_begin(rkern *S, rpass *P, uint32_t ri) {
    * x.amax(-1L): one walk over the row). A mean that leads a Welford variance keeps its
    * own pass. */
   P->nfol = S->split || S->preset[node] != KG_NONE ? 0 : kg_lw_pick_siblings(g, grp, ri, S->preset, P->fol, S->rvisit);
+  /* online softmax: a max followed in the group by a sum of exp(x − m) takes the sum along
+   * (kg_lw_online_sum: which sums) */
+  P->osum = P->os = P->osm = KG_NONE;
+  if (S->online && S->preset[node] == KG_NONE) {
+    uint32_t q = kg_lw_online_sum(g, grp, ri, &P->oshift);
+    if (q != KG_NONE && S->preset[grp->reds.v[q]] == KG_NONE) P->osum = q;
+  }
   if (S->preset[node] != KG_NONE) { /* done in an earlier pass (Welford, or as a sibling) */
     P->res = S->preset[node];
     P->first_pass = 2;
@@ -251,6 +265,13 @@ static void pass_begin(rkern *S, rpass *P) {
   kg_ks dcl = kg_ks_make(KS_DECL);
   dcl.a = P->accv, dcl.b = kg_lw_identity(k, P->comb, P->acc);
   kg_ks_add(&S->L->cur, dcl);
+  if (P->osum != KG_NONE) {
+    kg_dtype st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+    P->os = kg_kvar_new(k, "osum", st);
+    kg_ks od = kg_ks_make(KS_DECL);
+    od.a = P->os, od.b = kg_kx_const_f(k, st, 0);
+    kg_ks_add(&S->L->cur, od);
+  }
   for (uint32_t f = 0; f < P->nfol; f++) {
     const kg_gnode *F = &S->g->nodes.v[S->grp->reds.v[P->fol[f]]];
     P->facc[f] = kg_kvar_new(k, "acc", (kg_dtype)F->cdtype);
@@ -320,6 +341,59 @@ static void welford_step(rkern *S, rpass *P, uint32_t v) {
   kg_ks_add(&L->cur, a3);
 }
 
+/* Online softmax's step at v, before the max m takes it (per thread, s = Σ exp(x − m) over the
+ * elements seen): a new max (v > m) rescales, s = s · exp(m − v) + 1, else s += exp(v − m) —
+ * one exp(−|v − m|) either way; an element of −inf adds nothing (also when m is −inf, where
+ * v − m is NaN). Exact for finite and −inf elements; +inf and NaN make the row's max
+ * non-finite, which online_finish answers from the max alone. */
+static void online_step(rkern *S, rpass *P, uint32_t v) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype ct = P->acc, st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+  uint32_t m = kg_kx_var(k, P->accv);
+  uint32_t ad = kg_kx_op(k, KG_OP_ABS, ct, kg_kx_op(k, KG_OP_SUB, ct, v, m, KG_NONE), KG_NONE, KG_NONE);
+  uint32_t e = kg_kx_op(k, KG_OP_EXP, ct, kg_kx_op(k, KG_OP_NEG, ct, ad, KG_NONE, KG_NONE), KG_NONE, KG_NONE);
+  e = kg_lw_decl(L, "oe", st, kg_lw_cvt(L, kg_kx_select(k, ct, kg_kx_op(k, KG_OP_EQ, KG_BOOL, v, kg_kx_const_f(k, ct, -INFINITY), KG_NONE), kg_kx_const_f(k, ct, 0), e), st));
+  uint32_t s = kg_kx_var(k, P->os);
+  kg_ks as = kg_ks_make(KS_ASSIGN);
+  as.a = P->os;
+  as.b = kg_kx_select(k, st, kg_kx_op(k, KG_OP_GT, KG_BOOL, v, m, KG_NONE), kg_kx_op(k, KG_OP_ADD, st, kg_kx_op(k, KG_OP_MUL, st, s, e, KG_NONE), kg_kx_const_f(k, st, 1), KG_NONE),
+                      kg_kx_op(k, KG_OP_ADD, st, s, e, KG_NONE));
+  kg_ks_add(&L->cur, as);
+}
+
+/* After the max's collective (its row value M): the threads' sums rescaled to M and summed,
+ * s_t · exp(m_t − M) (nothing from a thread whose max is −inf: it saw only −inf, or nothing). */
+static void online_collect(rkern *S, rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype ct = P->acc, st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+  uint32_t mt = kg_kx_var(k, P->accv);
+  uint32_t sc = kg_lw_cvt(L, kg_kx_op(k, KG_OP_EXP, ct, kg_kx_op(k, KG_OP_SUB, ct, mt, P->res, KG_NONE), KG_NONE, KG_NONE), st);
+  uint32_t t = kg_kx_select(k, st, kg_kx_op(k, KG_OP_EQ, KG_BOOL, mt, kg_kx_const_f(k, ct, -INFINITY), KG_NONE), kg_kx_const_f(k, st, 0),
+                            kg_kx_op(k, KG_OP_MUL, st, kg_kx_var(k, P->os), sc, KG_NONE));
+  P->osm = kg_lw_decl(L, "osum", st, collective(S, KG_OP_RSUM, st, t));
+}
+
+/* The sum's value once the max's is in registers: Σ exp(x − c) = exp(M − c) · Σ exp(x − M) for
+ * a finite row max M (c = M: softmax's factor is exactly 1). A non-finite M gives what the
+ * sum walked apart gives: −inf (every element −inf) n · exp(−inf − c) (0 over an empty row),
+ * +inf or NaN exp(M − c) (NaN for softmax: exp(inf − inf); +inf for logsumexp's c = 0). */
+static void online_finish(rkern *S, rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype ct = P->acc, st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+  kg_lw_row_memo_reset(S);
+  uint32_t M = P->res, c = kg_lw_cvt(L, kg_lw_val(L, P->oshift), ct);
+  uint32_t f = kg_lw_decl(L, "oscale", st, kg_lw_cvt(L, kg_kx_op(k, KG_OP_EXP, ct, kg_kx_op(k, KG_OP_SUB, ct, M, c, KG_NONE), KG_NONE, KG_NONE), st));
+  uint32_t rn = kg_kx_param(k, S->rn);
+  uint32_t all_ninf = kg_kx_select(k, st, kg_kx_op(k, KG_OP_EQ, KG_BOOL, rn, S->zero, KG_NONE), kg_kx_const_f(k, st, 0),
+                                   kg_kx_op(k, KG_OP_MUL, st, f, kg_lw_cvt(L, rn, st), KG_NONE));
+  uint32_t nonfin = kg_kx_select(k, st, kg_kx_op(k, KG_OP_EQ, KG_BOOL, M, kg_kx_const_f(k, ct, -INFINITY), KG_NONE), all_ninf, f);
+  uint32_t v = kg_kx_select(k, st, kg_kx_op(k, KG_OP_ISFINITE, KG_BOOL, M, KG_NONE, KG_NONE), kg_kx_op(k, KG_OP_MUL, st, P->osm, f, KG_NONE), nonfin);
+  S->preset[S->grp->reds.v[P->osum]] = kg_lw_decl(L, "tot", st, v);
+}
+
 /* The siblings' accumulations at the same element (their prologues evaluated there). */
 static void siblings_step(rkern *S, rpass *P) {
   lctx *L = S->L;
@@ -344,6 +418,7 @@ static void pass_element(rkern *S, void *arg, uint32_t j) {
   uint32_t v = centred(S, P, element_value(S, P, j), j);
   kg_ks as = kg_ks_make(KS_ASSIGN);
   as.a = P->accv, as.b = kg_kx_op(k, combine_op(P->comb), P->acc, kg_kx_var(k, P->accv), v, KG_NONE);
+  if (P->osum != KG_NONE) online_step(S, P, v); /* reads the max before this element */
   kg_ks_add(&S->L->cur, as);
   if (P->wvar != KG_NONE) welford_step(S, P, v);
   if (S->split != KG_SPLIT_FINISH) siblings_step(S, P);
@@ -405,6 +480,7 @@ static bool pass_end(rkern *S, rpass *P) {
   if (red == KG_OP_RMEAN || (red == KG_OP_RVAR && P->pass == 0)) P->res = kg_lw_decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, P->res, cnt, KG_NONE));
   if ((red == KG_OP_RVAR || P->arg) && P->pass == 0) P->center = P->res;
   if (P->wvar != KG_NONE) welford_finish(S, P, cnt);
+  if (P->osum != KG_NONE) online_collect(S, P);
   siblings_finish(S, P);
   if (red == KG_OP_RVAR && P->pass == 1) { /* sum of squares / max(count - correction, 0): 0/0 = NaN like PyTorch */
     uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, P->R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
@@ -437,6 +513,7 @@ bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
     if (pass_end(S, &P)) return true;
   }
   reduction_value(S, &P);
+  if (P.osum != KG_NONE) online_finish(S, &P); /* its shift reads the max's row value */
   return false;
 }
 

@@ -154,10 +154,13 @@ void kg_fusion_free(kg_fusion *f);
 
 /* How many times the row schedule walks a REDUCE group's rows (1 for other groups): one
  * pass per reduction, two for argmax/argmin and a variance without a mean beside it,
- * none for a variance paired with a mean (Welford) or a simple sibling riding along in an
- * earlier reduction's pass; one more for row outputs. perf/bench_reduce checks it
+ * none for a variance paired with a mean (Welford), a max's sum of exp (online softmax) or a
+ * simple sibling riding along in an earlier reduction's pass; one more for row outputs. perf/bench_reduce checks it
  * (lower_reduce.c). */
 int kg_reduce_passes(const kg_graph *g, const kg_group *grp);
+/* the same under variant v (v->no_online: a softmax's sum of exp walks apart from its max) */
+struct kg_variant;
+int kg_reduce_passes_variant(const kg_graph *g, const kg_group *grp, const struct kg_variant *v);
 void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *out);
 
 /* ---- lower.c ---- */
@@ -191,6 +194,10 @@ typedef struct kg_variant {
   uint8_t cpu;         /* the CPU target's schedules (kg_target_cpu): pointwise kernels walk chunks of
                           KG_CPU_CHUNK elements in plain loops (lower_cpu.c); reductions are a thread
                           per output (the column schedule, always) */
+  uint8_t no_online;   /* REDUCE over rows: 1 = a max's sum of exp (softmax, log_softmax, logsumexp,
+                          cross_entropy) walks the row after the max, as its own pass (the
+                          forced-strided variants: the fuzzer keeps this scheme tested); 0 = online,
+                          in the max's walk (a running sum rescaled as the max grows) */
 } kg_variant;
 /* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
 #define KG_CPU_CHUNK 2048

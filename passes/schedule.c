@@ -372,6 +372,7 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
     return s;
   case KG_GROUP_REDUCE: {
     v->layout = KG_LAYOUT_LINEAR; /* the column schedule: a thread per output */
+    v->no_online = forced; /* softmax's max and sum of exp in one walk, unless forced to the plain schemes */
     int64_t S = gf->splittable && !forced ? kg_reduce_split_chunks(t, true, nout, nred) : 1;
     if (S > 1) {
       v->split = KG_SPLIT_PARTIAL;
@@ -598,6 +599,11 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
    * block per row (a collective over the row) */
   bool forced = x->force == KG_SCHED_STRIDED || x->force == KG_SCHED_STRIDED_I64;
   bool kept = inner_kept(gf);
+  /* a max's sum of exp rides along in the max's walk (online softmax: a running sum rescaled
+   * as the thread's max grows; lower_reduce_walk.c) — one pass over the row fewer for
+   * softmax, log_softmax, logsumexp and cross_entropy. The forced-strided variants keep the
+   * two walks (max, then sum), so that the fuzzer's variants test that scheme too. */
+  v->no_online = forced;
   bool colsched = kg_reduce_use_columns(kept, nout, nred) && !forced;
   /* few outputs over long rows: split the reduced dim into chunks (two kernels), over
    * columns (coalesced) when the innermost dim is kept */
