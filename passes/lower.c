@@ -197,6 +197,9 @@ uint32_t kg_lw_build(lctx *L, uint32_t id, const uint32_t *xv) {
     for (int i = 0; i < n->n_in && i < 3; i++) {
       kg_dtype want = cdt;
       if (oi->flags & KG_OPF_LOGIC) want = KG_BOOL;
+      /* a predicate (isinf, isnan, isfinite) tests its operand as it is: decompose.c's
+       * logsumexp builds isinf(m) with the bool cdtype, which cast m to bool (always finite) */
+      if (oi->flags & KG_OPF_PRED) want = (kg_dtype)L->g->nodes.v[n->in[i]].dtype;
       if ((n->op == KG_OP_NET_SHL || n->op == KG_OP_NET_SHR) && i == 1) want = KG_I32;
       x[i] = kg_lw_cvt(L, xv[i], want);
     }

@@ -16,9 +16,9 @@
  *     program c->g: one kernel per tensor op (not INPUT / CONST); a composite op
  *     (softmax, layer_norm) is PyTorch's own fused kernel: one.
  *   - passes: per kernel, how many times it walks the rows: REDUCE groups
- *     kg_reduce_passes (one per reduction; argmax and a variance without a mean 2; a
- *     variance beside a mean (Welford) and simple siblings riding along 0; + 1 for row
- *     outputs); POINTWISE 1.
+ *     kg_reduce_passes_variant (one per reduction; argmax and a variance without a mean 2;
+ *     a variance beside a mean (Welford), a max's sum of exp (online softmax) and simple
+ *     siblings riding along 0; + 1 for row outputs); POINTWISE 1.
  *     Checked against the kernel IR (its top-level loops).
  *   - regs, smem B: ptxas (NVRTC, sm_<arch>, cubin) per kernel, registers per thread
  *     and static shared memory per block.
@@ -241,7 +241,7 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
 }
 
 /* The passes the schedule promises (kg_reduce_passes, lower_reduce.c). */
-static int formula_passes(const kg_graph *lg, const kg_group *grp) { return kg_reduce_passes(lg, grp); }
+static int formula_passes(const kg_compiled *c, uint32_t ki) { return kg_reduce_passes_variant(&c->lg, &c->fusion.groups.v[ki], &c->variants[ki]); }
 
 /* The lowering-program node behind a kernel tensor parameter. */
 static uint32_t param_node(const kg_compiled *c, const kg_kparam *kp) {
@@ -266,7 +266,7 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
     int *reads = kg_xcalloc(k->params.n + 1, sizeof *reads), *other = kg_xcalloc(k->params.n + 1, sizeof *other);
     int passes = kernel_passes(k, reduce, reads, other);
     r->passes[ki] = passes;
-    if (passes != formula_passes(lg, grp)) r->pass_mismatch = true;
+    if (passes != formula_passes(c, ki)) r->pass_mismatch = true;
     int64_t blocks;
     if (reduce) {
       int64_t outs = node_numel(lg, grp->red); /* a block per element of the result, or a thread (column schedule) */
