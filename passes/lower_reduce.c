@@ -444,7 +444,8 @@ uint32_t kg_lw_online_sum(const kg_graph *g, const kg_group *grp, uint32_t ri, u
 static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online);
 int kg_reduce_passes(const kg_graph *g, const kg_group *grp) { return reduce_passes(g, grp, true); }
 int kg_reduce_passes_variant(const kg_graph *g, const kg_group *grp, const kg_variant *v) {
-  return reduce_passes(g, grp, !v->no_online && !v->split);
+  if (v->split && grp->kind == KG_GROUP_REDUCE) return 1; /* a partial walks its chunk once (a variance: Welford), the finish its chunks */
+  return reduce_passes(g, grp, !v->no_online);
 }
 
 static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online) {

@@ -231,6 +231,9 @@ static void rpass_begin(rkern *S, rpass *P, uint32_t ri) {
    * M2 = Σ_threads M2_t + n_t (mean_t − mean)² with the block's mean (Chan et al.'s
    * combination, as two fixed-tree sums: deterministic) */
   P->wvar = S->split || S->preset[node] != KG_NONE ? KG_NONE : kg_lw_welford_var_of(g, grp, ri);
+  /* a split variance's partial kernel: its chunk's Welford (count, mean, M2), merged in chunk
+   * order by the finish kernel (split_var_finish) */
+  if (S->split == KG_SPLIT_PARTIAL && P->red == KG_OP_RVAR) P->wvar = node;
   P->wn = P->wm = P->wq = KG_NONE;
   if (P->wvar != KG_NONE) welford_decl(S, P);
   /* Siblings: later reductions of the group that are simple (sum, nansum, mean, prod,
@@ -432,6 +435,72 @@ static void store_partial(rkern *S, rpass *P) {
   kg_lw_row_store(S, &c0, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, S->ch, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE), P->res);
 }
 
+/* A split variance's partial result, chunk ch's Welford partial at scratch[(ch · 3 + s) · n + o]:
+ * s = 0 its count (hi − lo), 1 its mean (the block's sum / count: every thread needs it), 2 its
+ * M2 (Σ_threads M2_t + n_t (mean_t − mean)², Chan's combination as a fixed-tree sum). */
+static void split_var_partial(rkern *S, rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype acc = P->acc;
+  uint32_t ix = L->ix;
+  uint32_t cnt = kg_lw_decl(L, "cnt", acc, kg_lw_cvt(L, kg_kx_op(k, KG_OP_SUB, ix, S->hi, S->lo, KG_NONE), acc));
+  int coll = S->coll;
+  if (coll == KG_COLL_BLOCK_LEADER) S->coll = KG_COLL_BLOCK_ALL;
+  uint32_t mean = kg_lw_decl(L, "mean", acc, kg_kx_op(k, KG_OP_DIV, acc, collective(S, KG_OP_RSUM, acc, kg_kx_var(k, P->accv)), cnt, KG_NONE));
+  S->coll = coll;
+  uint32_t dm = kg_kx_op(k, KG_OP_SUB, acc, kg_kx_var(k, P->wm), mean, KG_NONE);
+  uint32_t t = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wq), kg_kx_op(k, KG_OP_MUL, acc, kg_kx_var(k, P->wn), kg_kx_op(k, KG_OP_MUL, acc, dm, dm, KG_NONE), KG_NONE), KG_NONE);
+  uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, t));
+  uint32_t val[3] = {cnt, mean, m2};
+  kg_kcursor c0 = kg_lw_row_leader_only(S);
+  for (int sl = 0; sl < 3; sl++) {
+    uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, S->ch, kg_kx_const_i(k, ix, 3), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
+    kg_lw_row_store(S, &c0, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE), val[sl]);
+  }
+}
+
+/* The finish kernel's step at chunk j: its (count c, mean mb, M2 qb) into the running (n, mean,
+ * M2) by Chan's formula — n' = n + c, d = mb − mean, mean += d · c / n', M2 += qb + d² · n · c / n'
+ * (chunks are never empty: n' > 0). */
+static void split_var_merge_at(rkern *S, void *arg, uint32_t j) {
+  rpass *P = arg;
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype acc = P->acc;
+  uint32_t ix = L->ix, x[3];
+  for (int sl = 0; sl < 3; sl++) {
+    uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, j, kg_kx_const_i(k, ix, 3), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
+    x[sl] = kg_lw_decl(L, "pv", acc, kg_kx_load(k, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE)));
+  }
+  uint32_t n0 = kg_kx_var(k, P->wn);
+  uint32_t nn = kg_lw_decl(L, "wn1", acc, kg_kx_op(k, KG_OP_ADD, acc, n0, x[0], KG_NONE));
+  uint32_t d = kg_lw_decl(L, "wd", acc, kg_kx_op(k, KG_OP_SUB, acc, x[1], kg_kx_var(k, P->wm), KG_NONE));
+  uint32_t f = kg_lw_decl(L, "wf", acc, kg_kx_op(k, KG_OP_DIV, acc, x[0], nn, KG_NONE));
+  kg_ks a = kg_ks_make(KS_ASSIGN);
+  a.a = P->wm, a.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wm), kg_kx_op(k, KG_OP_MUL, acc, d, f, KG_NONE), KG_NONE);
+  kg_ks_add(&L->cur, a);
+  a = kg_ks_make(KS_ASSIGN);
+  a.a = P->wq, a.b = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wq), x[2], KG_NONE),
+                              kg_kx_op(k, KG_OP_MUL, acc, kg_kx_op(k, KG_OP_MUL, acc, d, d, KG_NONE), kg_kx_op(k, KG_OP_MUL, acc, n0, f, KG_NONE), KG_NONE), KG_NONE);
+  kg_ks_add(&L->cur, a);
+  a = kg_ks_make(KS_ASSIGN);
+  a.a = P->wn, a.b = nn;
+  kg_ks_add(&L->cur, a);
+}
+
+/* A split variance's finish kernel: the chunks' partials merged in order, then M2 / max(N −
+ * correction, 0) (0 / 0 = NaN like PyTorch). */
+static void split_var_finish(rkern *S, rpass *P) {
+  kg_kernel *k = S->k;
+  P->acc = (kg_dtype)P->R->cdtype;
+  welford_decl(S, P);
+  row_walk(S, S->bound, split_var_merge_at, P);
+  kg_dtype acc = P->acc;
+  uint32_t cnt = kg_lw_cvt(S->L, kg_kx_param(k, S->rn), acc);
+  uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, P->R->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+  P->res = kg_kx_op(k, KG_OP_DIV, acc, kg_kx_var(k, P->wq), den, KG_NONE);
+}
+
 /* The sibling variances: Σ M2_t + n_t (mean_t − mean)², over max(N − correction, 0) each. */
 static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   lctx *L = S->L;
@@ -471,6 +540,10 @@ static bool pass_end(rkern *S, rpass *P) {
   kg_kernel *k = S->k;
   kg_dtype acc = P->acc;
   kg_op red = P->red;
+  if (S->split == KG_SPLIT_PARTIAL && red == KG_OP_RVAR) {
+    split_var_partial(S, P);
+    return true;
+  }
   P->res = kg_lw_decl(L, "tot", acc, collective(S, P->comb, acc, kg_kx_var(k, P->accv)));
   if (S->split == KG_SPLIT_PARTIAL) {
     store_partial(S, P);
@@ -507,6 +580,11 @@ static void reduction_value(rkern *S, rpass *P) {
 bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
   rpass P;
   rpass_begin(S, &P, ri);
+  if (S->split == KG_SPLIT_FINISH && P.red == KG_OP_RVAR) { /* the chunks' Welford partials */
+    split_var_finish(S, &P);
+    reduction_value(S, &P);
+    return false;
+  }
   for (P.pass = P.first_pass; P.pass < (P.red == KG_OP_RVAR || P.arg ? 2 : 1); P.pass++) {
     pass_begin(S, &P);
     row_walk(S, S->bound, pass_element, &P);

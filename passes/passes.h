@@ -338,7 +338,7 @@ typedef struct kg_group_facts {
   int rank;                   /* of the iteration space */
   int64_t red_mask;           /* REDUCE / SCAN: the reduced dims of the space */
   uint32_t n_reds, n_outs;    /* reductions; row outputs (REDUCE) or outputs (POINTWISE) */
-  bool splittable;            /* one combinable reduction, no row outputs (kg_group_splittable) */
+  bool splittable;            /* one combinable reduction (or a float variance), no row outputs (kg_group_splittable) */
   bool any_splittable;        /* some reduction of it could split (the split-rows plan helps) */
   uint32_t max_vec;           /* widest vector: 16 bytes over its widest operand, at most 8 */
   bool operands_match_space;  /* every tensor it reads has the space's shape (compile time) */
@@ -457,6 +457,9 @@ bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a 
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
 bool kg_red_op_splittable(kg_op op); /* sum, nansum, mean, prod, amax, amin */
+/* accumulators a split's partial kernel stores per chunk and output: 3 for a variance (Welford's
+ * count, mean and M2), else 1 (its scratch is chunks × slots × outputs of the accumulator dtype) */
+uint32_t kg_split_slots(const kg_gnode *red);
 uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 
 /* ---- plan_regions.c ---- */

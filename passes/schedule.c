@@ -93,9 +93,17 @@ bool kg_red_op_splittable(kg_op op) {
   }
 }
 
+/* A variance splits too (float accumulators): each chunk's Welford partial (count, mean, M2),
+ * merged in chunk order by Chan's formula (lower_reduce_walk.c). */
+static bool red_node_splits(const kg_gnode *n) {
+  return kg_red_op_splittable((kg_op)n->op) || (n->op == KG_OP_RVAR && kg_dtype_is_float((kg_dtype)n->cdtype));
+}
+
+uint32_t kg_split_slots(const kg_gnode *red) { return red->op == KG_OP_RVAR ? 3 : 1; }
+
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
-  return kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[0]].op);
+  return red_node_splits(&g->nodes.v[grp->reds.v[0]]);
 }
 
 /* Walks the nodes a group's outputs need (stopping at materialized nodes); calls `visit`
@@ -209,7 +217,7 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   }
   else if (grp->kind != KG_GROUP_POINTWISE) gf.red_mask = g->nodes.v[grp->red].ia[0];
   gf.splittable = kg_group_splittable(g, grp);
-  for (uint32_t j = 0; j < grp->reds.n; j++) gf.any_splittable |= kg_red_op_splittable((kg_op)g->nodes.v[grp->reds.v[j]].op);
+  for (uint32_t j = 0; j < grp->reds.n; j++) gf.any_splittable |= red_node_splits(&g->nodes.v[grp->reds.v[j]]);
   gf.max_vec = kg_group_max_vec(g, f, grp);
   shape_check sc = {&grp->space, true};
   walk_sources(g, f, grp, true, same_shape, &sc);

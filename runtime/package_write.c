@@ -211,6 +211,8 @@ static void rule_variants(const kg_group_facts *gf, const kg_kernel *dk, uint8_t
         for (uint32_t vec = 16 / minel > 8 ? 8 : 16 / minel; vec >= 2 && rowvec; vec /= 2) w.vec = (uint8_t)vec, vadd(L, w);
       }
       if (row_cache && persistent && !gf->coords) w = v, w.cache = 1, vadd(L, w);
+      /* the forced-strided variants walk a max's sum of exp apart (kg_variant.no_online) */
+      if (gf->n_reds > 1) w = v, w.no_online = 1, vadd(L, w);
       break;
     }
     }

@@ -108,6 +108,29 @@ Test(schedule, row_vectors) {
   cr_expect(s.v.cache && s.v.vec == 1, "cache %u vec %u", s.v.cache, s.v.vec);
 }
 
+/* Online softmax (a max's sum of exp in the max's walk) everywhere but the forced-strided
+ * variants, which keep the two walks so that the fuzzer tests them; the CPU target alike. */
+Test(schedule, online_softmax_unless_forced_strided) {
+  kg_group_facts gf;
+  memset(&gf, 0, sizeof gf);
+  gf.kind = KG_GROUP_REDUCE, gf.rank = 2, gf.red_mask = 2, gf.n_reds = 2, gf.n_outs = 1, gf.max_vec = 4;
+  kg_sched_facts x;
+  memset(&x, 0, sizeof x);
+  x.space[0] = 64, x.space[1] = 4096, x.contiguous = true, x.align = 64, x.max_elem = 4;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.no_online, 0, "compile time");
+  x.runtime = true;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.no_online, 0, "run time");
+  kg_target cpu = kg_target_cpu(4);
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &cpu).v.no_online, 0, "the CPU target");
+  x.force = KG_SCHED_STRIDED;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.no_online, 1, "forced strided");
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &cpu).v.no_online, 1, "forced strided, the CPU target");
+  x.force = KG_SCHED_STRIDED_I64;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.no_online, 1, "forced strided, 64-bit indices");
+  x.force = KG_SCHED_NO_VECTORS;
+  cr_expect_eq(kg_schedule_choose(&gf, &x, &kg_target_h100).v.no_online, 0, "no vectors");
+}
+
 /* The split-rows plan: a persistent group whose rows are few and long. */
 Test(schedule, split_rows_plan) {
   kg_group_facts gf;
