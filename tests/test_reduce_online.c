@@ -227,3 +227,87 @@ Test(reduce_split_var, match_pytorch, .init = setup, .fini = teardown, .timeout 
     kg_module_free(m), kg_context_free(ctx);
   }
 }
+
+/* Zero register spills under NVRTC (sm_80 and sm_90) for the kernels these runs built: the
+ * online row kernels (with 128-bit loads: float32 and float16 rows of 300, the forced-strided
+ * two walks) and the split variances' partial and finish kernels (rows, columns). Skips
+ * without libnvrtc. */
+static void run_and_collect(const char *doc, int force, const char *sig_dt, int64_t R, int64_t D, const kg_kernel **kps, uint32_t *nk,
+                            kg_compiled **keep, int *nkeep, kg_module **mkeep, kg_context **ckeep) {
+  kg_context *ctx = ctx_with(force, 0);
+  kg_module *m = load(ctx, doc);
+  bool half = !strcmp(sig_dt, "float16");
+  int64_t n = R * D, shape[2] = {R, D};
+  void *x = malloc((size_t)n * 4);
+  for (int64_t i = 0; i < n; i++) {
+    float v = (float)((i * 7919) % 2003) / 300.0f;
+    if (half) ((uint16_t *)x)[i] = 0x3c00; /* 1.0 */
+    else ((float *)x)[i] = v;
+  }
+  DLTensor tx = {x, {kDLCPU, 0}, 2, {half ? kDLFloat : kDLFloat, half ? 16 : 32, 1}, shape, NULL, 0};
+  const DLTensor *ins[1] = {&tx};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s: %s", doc, kg_last_error(ctx));
+  int nout = kg_compiled_n_outputs(c);
+  DLTensor to[16];
+  DLTensor *outs[16];
+  int64_t os[16][4];
+  void *mem[16];
+  for (int k = 0; k < nout; k++) {
+    DLDataType dt;
+    int nd;
+    kg_compiled_output(c, k, &dt, &nd, os[k]);
+    int64_t e = 1;
+    for (int d = 0; d < nd; d++) e *= os[k][d];
+    mem[k] = calloc((size_t)e + 1, 8);
+    to[k] = (DLTensor){mem[k], {kDLCPU, 0}, nd, dt, os[k], NULL, 0};
+    outs[k] = &to[k];
+  }
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, nout, NULL), KG_OK, "%s: %s", doc, kg_last_error(ctx));
+  for (uint32_t i = 0; i < c->runtime.n && *nk < 64; i++) kps[(*nk)++] = &c->runtime.v[i]->k;
+  for (int k = 0; k < nout; k++) free(mem[k]);
+  free(x);
+  keep[*nkeep] = c, mkeep[*nkeep] = m, ckeep[*nkeep] = ctx, (*nkeep)++;
+}
+
+Test(reduce_online, nvrtc_no_spills, .timeout = 300) {
+  const kg_kernel *kps[64];
+  uint32_t nk = 0;
+  kg_compiled *cs[8];
+  kg_module *ms[8];
+  kg_context *xs[8];
+  int nc = 0;
+  run_and_collect("examples/norm_prim_softmax", 0, "float32", 9, 300, kps, &nk, cs, &nc, ms, xs);
+  run_and_collect("examples/norm_prim_softmax", KG_FORCE_STRIDED, "float32", 9, 300, kps, &nk, cs, &nc, ms, xs);
+  run_and_collect("examples/norm_softmax_edges", 0, "float16", 9, 304, kps, &nk, cs, &nc, ms, xs);
+  run_and_collect("examples/norm_var_std_dim", 0, "float32", 3, 70001, kps, &nk, cs, &nc, ms, xs);
+  run_and_collect("examples/norm_var_std_dim", 0, "float32", 5003, 2, kps, &nk, cs, &nc, ms, xs);
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_ctx_nvrtc(xs[0]);
+  if (!nv) {
+    for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
+    kg_diag_free(&d);
+    cr_skip_test("libnvrtc cannot be loaded");
+  }
+  kg_strbuf tu;
+  kg_sb_init(&tu);
+  kg_cuda_emit(kps, nk, "online", &tu);
+  int archs[2] = {80, 90}, checked = 0;
+  for (int a = 0; a < 2; a++) {
+    kg_nvrtc_out o;
+    memset(&o, 0, sizeof o);
+    int rc = kg_nvrtc_compile(nv, "online.cu", kg_sb_cstr(&tu), archs[a], true, NULL, &o, &d);
+    char *t = rc ? kg_diag_format(&d) : NULL;
+    cr_assert_eq(rc, 0, "sm_%d: %s", archs[a], t ? t : "");
+    for (uint32_t q = 0; q < o.n_stats; q++) cr_log_info("sm_%d %s: %d registers", archs[a], o.stats[q].name, o.stats[q].regs);
+    for (uint32_t q = 0; q < o.n_stats; q++, checked++)
+      cr_expect(o.stats[q].spill_stores == 0 && o.stats[q].spill_loads == 0, "sm_%d %s: %d/%d bytes spilled (%d registers)", archs[a], o.stats[q].name,
+                o.stats[q].spill_stores, o.stats[q].spill_loads, o.stats[q].regs);
+    kg_nvrtc_out_free(&o);
+  }
+  cr_expect_geq(checked, 2 * 10, "%d kernels checked", checked);
+  kg_sb_free(&tu);
+  kg_diag_free(&d);
+  for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
+}
