@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "oracle_fixture.h"
+#include "qjson.h"
 #include "runtime/api_int.h"
 
 static kg_context *ctx_with(int force, int order) {
@@ -310,4 +311,49 @@ Test(reduce_online, nvrtc_no_spills, .timeout = 300) {
   kg_sb_free(&tu);
   kg_diag_free(&d);
   for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
+}
+
+/* layer_norm over 2 rows of 8192: the split-rows plan, whose variance now splits (Welford
+ * partials) beside the mean; against a float64 reference. */
+Test(reduce_split_var, layer_norm_few_long_rows, .timeout = 300) {
+  char *shape = qj_fmt("{\"k\":\"NewArray\",\"ty\":\"System.Int64[]\",\"elemType\":\"System.Int64\",\"items\":[{\"k\":\"Value\",\"ty\":\"System.Int64\",\"value\":8192}]}");
+  char *doc = qj_doc(TVAR("x"), "layer_norm", qj_lambda(0, FN(T, T), qj_call(NULL, "TorchSharp.torch+nn+functional", "layer_norm", 1,
+      "\"" T "\",\"System.Int64[]\",\"" T "\",\"" T "\",\"" F64 "\"", T, NULL,
+      qj_list(5, qj_var(0, T), shape, qj_val(T, "null"), qj_val(T, "null"), qj_val(F64, "1e-05")))), NULL);
+  kg_context *ctx = ctx_with(0, 1);
+  kg_module *m;
+  cr_assert_eq(kg_module_load(ctx, doc, strlen(doc), &m), KG_OK, "%s", kg_last_error(ctx));
+  int64_t R = 2, D = 8192, sh[2] = {R, D};
+  float *x = malloc((size_t)(R * D) * sizeof *x), *out = calloc((size_t)(R * D), sizeof *out);
+  for (int64_t i = 0; i < R * D; i++) x[i] = 500.0f + (float)((i * 7919) % 2003) / 150.0f;
+  DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sh, NULL, 0}, to = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sh, NULL, 0};
+  const DLTensor *ins[1] = {&tx};
+  DLTensor *outs[1] = {&to};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int split_var = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kvariant *kv = c->runtime.v[i];
+    cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
+    if (kv->v.split == KG_SPLIT_PARTIAL && kv->v.plan == 1) split_var += c->lg.nodes.v[c->fusion_split.groups.v[kv->group].reds.v[0]].op == KG_OP_RVAR;
+  }
+  cr_expect_eq(split_var, 1, "the variance splits (%u kernels)", c->runtime.n);
+  for (int64_t r = 0; r < R; r++) {
+    double mu = 0, m2 = 0;
+    for (int64_t j = 0; j < D; j++) mu += x[r * D + j];
+    mu /= (double)D;
+    for (int64_t j = 0; j < D; j++) m2 += (x[r * D + j] - mu) * (x[r * D + j] - mu);
+    double inv = 1.0 / sqrt(m2 / (double)D + 1e-5);
+    for (int64_t j = 0; j < D; j++) {
+      double want = (x[r * D + j] - mu) * inv;
+      if (!(fabs(out[r * D + j] - want) <= 1e-4 * fabs(want) + 1e-4)) {
+        cr_expect(false, "[%lld,%lld]: %g vs %g", (long long)r, (long long)j, out[r * D + j], want);
+        r = R;
+        break;
+      }
+    }
+  }
+  free(x), free(out), free(doc);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
