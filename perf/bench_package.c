@@ -108,8 +108,12 @@ static double first_result(const char *file, bool pkg, const char *entry, kg_dev
   kg_context *prep = kg_context_new(&o);
   kg_module *pm;
   kg_compiled *pc;
-  if ((pkg ? kg_package_load(prep, file, &pm) : kg_module_load_file(prep, file, &pm)) != KG_OK) return -1;
-  if (kg_specialize(pm, entry, NULL, &pc) != KG_OK || !make_inputs(pc, &B)) return -1;
+  if ((pkg ? kg_package_load(prep, file, &pm) : kg_module_load_file(prep, file, &pm)) != KG_OK ||
+      kg_specialize(pm, entry, NULL, &pc) != KG_OK) {
+    fprintf(stderr, "bench_package: %s %s: %s\n", file, entry, kg_last_error(prep));
+    return -1;
+  }
+  if (!make_inputs(pc, &B)) return fprintf(stderr, "bench_package: %s %s: more than 256 parameters\n", file, entry), -1;
   kg_compiled_free(pc), kg_module_free(pm), kg_context_free(prep);
   kg_context *ctx = kg_context_new(&o);
   double t0 = now();
