@@ -32,7 +32,8 @@ static bool check_kernel(kg_pkr *R, const kg_kernel *k, const kg_graph *lg, cons
            (r0 == KG_BUF_PARAM ? r1 < lg->params.n && lg->nodes.v[lg->params.v[r1].node].vkind == KG_V_TENSOR
             : r0 == KG_BUF_OUTPUT ? r1 < lg->outputs.n
             : r0 == KG_BUF_TEMP   ? r1 < F->temps.n
-                                  : r0 == KG_BUF_SCRATCH && !dflt);
+                                  : r0 == KG_BUF_SCRATCH && (!dflt || G->kind == KG_GROUP_MATMUL));
+      /* a product's default kernel is split-K's partial when the scheduler splits its static K */
       break;
     case KPR_STRIDE: {
       uint32_t idx = r0 & 0x1fffffffu;
