@@ -82,13 +82,15 @@ static void make_inputs(kg_compiled *c, int64_t size, inputs *I) {
     for (int d = 0; d < rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : size;
     cr_assert_eq(kg_npy_random_in(&I->arr[p], n->dtype, rank, shape, 77 + p, true, g->params.v[p].range), 0);
     kg_npy_dlview(&I->arr[p], &I->v[p]);
-    if (g->params.v[p].is_capture) I->cap[I->n_cap].name = g->params.v[p].name, I->cap[I->n_cap++].t = &I->v[p];
+    /* the capture's name copied: c is freed before the inputs are used */
+    if (g->params.v[p].is_capture) I->cap[I->n_cap].name = strdup(g->params.v[p].name), I->cap[I->n_cap++].t = &I->v[p];
     else I->in[I->n_in++] = &I->v[p];
   }
   I->n = (int)g->params.n;
 }
 static void free_inputs(inputs *I) {
   for (int i = 0; i < I->n; i++) kg_npy_free(&I->arr[i]);
+  for (int i = 0; i < I->n_cap; i++) free((void *)(uintptr_t)I->cap[i].name);
 }
 
 /* runs entry on a device from module m on the inputs; outputs into outs (count returned) */
@@ -151,6 +153,7 @@ Test(package, same_bits_as_the_document, .init = mkdir_tmp, .fini = rm_tmp, .tim
   same_as_document("cf_rnn_matmul", NULL, 0);            /* products folded into a step's kernel */
   same_as_document("attn_sdpa", "attn_sdpa_causal", 20); /* the fused attention (its group kind was refused on load) */
   same_as_document("attn_tc", "attn_tc_cross_mask", 0);  /* the attention's tensor-core tile */
+  same_as_document("models/tutorial_mlp", "trivial", 0); /* a default kernel that is split-K's partial (K = 1000 static) */
 }
 
 /* a product over a symbolic K is packaged with its split-K kernels (the partial and the finish):
