@@ -401,7 +401,6 @@ void kg_compiled_free(kg_compiled *c) {
   if (c->plan_src) kg_plan_free(c->plan_src);
   kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
-  kg_pkg_prog_release(c->pkg);
   kg_arena_free(&c->arena);
   free(c);
 }

@@ -205,7 +205,9 @@ Test(package, byte_identical_and_hashed, .init = mkdir_tmp, .fini = rm_tmp) {
   unsigned char h[32];
   kg_sha256(x + 64, (size_t)mlen, h);
   cr_assert(!memcmp(h, x + 32, 32), "the header's content hash is the manifest's SHA-256");
-  cr_assert_not_null(strstr(x + 64, "\"format_version\":1"));
+  char fv[32];
+  snprintf(fv, sizeof fv, "\"format_version\":%d", KG_PKG_FORMAT);
+  cr_assert_not_null(strstr(x + 64, fv));
   cr_assert_not_null(strstr(x + 64, "\"kgen_version\":\"" KGEN_VERSION_STRING "\""));
   free(x), free(y);
   kg_context_free(ctx);
@@ -515,6 +517,19 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
       size_t tn;
       if (s == KG_OK) s = kg_emit(c, KG_ART_TORCHSCRIPT, 0, &t, &tn), free(s == KG_OK ? t : NULL);
       if (s == KG_OK) s = kg_emit(c, KG_ART_CUDA, 0, &t, &tn), free(s == KG_OK ? t : NULL);
+      if (s == KG_OK) { /* a run on the null device reads the variants' launch metadata (the kmeta section) */
+        inputs I;
+        make_inputs(c, 3, &I);
+        kg_npy outs[16];
+        DLTensor ov[16], *op[16];
+        int no = kg_compiled_n_outputs(c);
+        s = kg_alloc_host_outputs(c, outs, ov, op);
+        if (s == KG_OK) {
+          s = kg_run(c, KG_DEVICE_NULL, I.in, I.n_in, I.cap, I.n_cap, op, no, NULL);
+          for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
+        }
+        free_inputs(&I);
+      }
       kg_compiled_free(c);
       kg_module_free(m);
     }
@@ -529,9 +544,11 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
   /* another format version */
   unsigned char *x = kg_xmalloc(n);
   memcpy(x, g, n);
-  x[8] = 2;
+  x[8] = KG_PKG_FORMAT + 1;
   write_bytes(bad, x, n);
-  expect_bad(ctx, bad, "package format version 2; this kgen (" KGEN_VERSION_STRING ") reads version 1");
+  char want[160];
+  snprintf(want, sizeof want, "package format version %d; this kgen (" KGEN_VERSION_STRING ") reads version %d", KG_PKG_FORMAT + 1, KG_PKG_FORMAT);
+  expect_bad(ctx, bad, want);
   /* another ABI, a field a newer kgen writes (in the manifest, and in a kernel's launch): consistent
    * files (hashes and offsets recomputed), so only the content is wrong */
   struct { int sec; const char *find, *repl, *want; } edits[] = {
