@@ -11,7 +11,10 @@
  * it off. Through the emulator: replayed calls (new data at new addresses, a new scalar, another
  * trip count) give bit for bit what fresh calls in a context without replay give — a llama
  * decoder layer, a GPT block, a plan loop, a data-dependent while, dropout (the generator's
- * offset patched per call).
+ * offset patched per call). Against the stand-in CUDA driver (fake_cuda.h): dev_cuda.c's graph
+ * hook builds a chain of kernel nodes whose parameters are copies, runs them in order, updates
+ * one node in the instantiated graph; and a replayed entry on the CUDA device launches one
+ * graph of its kernels.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 
 #include "check/check.h"
 #include "runtime/api_int.h"
+#include "tests/fake_cuda.h"
 
 #define MAXP 48
 
@@ -364,3 +368,136 @@ Test(replay, emu_llama_layer, .timeout = 300) { emu_same("models/llama", "llama_
 Test(replay, emu_plan_loop, .timeout = 300) { emu_same("cf_rnn_elman", NULL, 7, 4, true); }
 Test(replay, emu_while_item_scalar, .timeout = 300) { emu_same("cf_while_item", NULL, 5, 3, true); }
 Test(replay, emu_dropout, .timeout = 300) { emu_same("rand_dropout", "rand_dropout_module", 5, 9, true); }
+
+/* ---- the CUDA device's graph hook, against the stand-in driver ---- */
+static const char add1_src[] =
+    "#ifdef __CUDACC__\n#define KG_KERNEL extern \"C\" __global__\n#else\n#define KG_KERNEL\n#endif\n"
+    "KG_KERNEL void add1(float *__restrict__ out, const float *__restrict__ in, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) out[i] = in[i] + 1.0f;\n"
+    "}\n";
+
+Test(replay, cuda_graph_hook, .init = fake_setup, .fini = fake_teardown) {
+#if defined(__SANITIZE_ADDRESS__)
+  cr_skip_test("stand-in driver tests run in the non-sanitizer build (test_rt_nvrtc.c says why)");
+#endif
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  if (!nv) cr_skip_test("libnvrtc cannot be loaded");
+  kg_rt_config cfg = {0};
+  kg_device *dv = kg_dev_cuda_new(&cfg, nv, &d);
+  cr_assert_not_null(dv, "%s", d.n ? d.items[0].msg : "");
+  cr_assert_not_null(dv->vt->graph_new, "a driver with graphs, a device without graph hooks");
+  struct fake_graph_stats *gs = fake_graph_stats();
+  kg_rt_source src = {"add1", add1_src, NULL, NULL, NULL, false};
+  kg_rt_module *m = NULL;
+  cr_assert_eq(dv->vt->load(dv, &src, &m, &d), 0, "%s", d.n ? d.items[0].msg : "");
+  enum { N = 300 };
+  float h[N], *a, *b, *c, *e;
+  for (int i = 0; i < N; i++) h[i] = (float)i;
+  cr_assert_eq(dv->vt->alloc(dv, sizeof h, (void **)&a, &d) | dv->vt->alloc(dv, sizeof h, (void **)&b, &d) |
+                   dv->vt->alloc(dv, sizeof h, (void **)&c, &d) | dv->vt->alloc(dv, sizeof h, (void **)&e, &d), 0);
+  cr_assert_eq(dv->vt->h2d(dv, a, h, sizeof h, &d), 0);
+  for (int i = 0; i < N; i++) h[i] = 100.0f * (float)i;
+  cr_assert_eq(dv->vt->h2d(dv, e, h, sizeof h, &d), 0);
+  /* b = a + 1, then c = b + 1: two nodes, the second after the first */
+  float *o0 = b, *i0 = a, *o1 = c, *i1 = b;
+  int n = N;
+  void *p0[] = {&o0, &i0, &n}, *p1[] = {&o1, &i1, &n};
+  kg_launch_desc ls[2] = {{m, "add1", {3, 1, 1}, {128, 1, 1}, 0, p0, 3, 0}, {m, "add1", {3, 1, 1}, {128, 1, 1}, 0, p1, 3, 0}};
+  void *g = NULL;
+  cr_assert_eq(dv->vt->graph_new(dv, ls, 2, &g, &d), 0, "%s", d.n ? d.items[0].msg : "");
+  i0 = e; /* the graph holds copies of the values it was made with */
+  cr_assert_eq(gs->made, 1);
+  cr_assert_eq(gs->nodes, 2);
+  cr_assert_eq(gs->bad_deps, 0, "the nodes are not a chain in launch order");
+  cr_assert_eq(gs->instantiated, 1);
+  cr_assert_eq(dv->vt->graph_launch(dv, g, NULL, &d), 0);
+  cr_assert_eq(dv->vt->sync(dv, NULL, &d), 0);
+  cr_assert_eq(dv->vt->d2h(dv, h, c, sizeof h, &d), 0);
+  for (int i = 0; i < N; i++) cr_assert_eq(h[i], (float)i + 2.0f, "c[%d] = %g", i, (double)h[i]);
+  /* the first node now reads e: updated in the instantiated graph, nothing rebuilt */
+  cr_assert_eq(dv->vt->graph_set(dv, g, 0, &ls[0], &d), 0, "%s", d.n ? d.items[0].msg : "");
+  cr_assert_eq(gs->sets, 1);
+  cr_assert_eq(dv->vt->graph_launch(dv, g, NULL, &d), 0);
+  cr_assert_eq(dv->vt->d2h(dv, h, c, sizeof h, &d), 0);
+  for (int i = 0; i < N; i++) cr_assert_eq(h[i], 100.0f * (float)i + 2.0f, "c[%d] = %g", i, (double)h[i]);
+  cr_assert_eq(gs->instantiated, 1);
+  cr_assert_eq(gs->launches, 2);
+  dv->vt->graph_free(dv, g);
+  cr_assert_eq(gs->destroyed, 1);
+  dv->vt->free(dv, a), dv->vt->free(dv, b), dv->vt->free(dv, c), dv->vt->free(dv, e);
+  dv->vt->unload(dv, m);
+  dv->vt->destroy(dv);
+  kg_nvrtc_close(nv);
+  kg_diag_free(&d);
+}
+
+/* an entry on the CUDA device (the stand-in runs no generated kernel, it counts them): the
+ * second call launches one graph of the first call's kernels, a moved input updates nodes */
+Test(replay, cuda_entry_graph, .init = fake_setup, .fini = fake_teardown) {
+#if defined(__SANITIZE_ADDRESS__)
+  cr_skip_test("stand-in driver tests run in the non-sanitizer build (test_rt_nvrtc.c says why)");
+#endif
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  if (!nv) cr_skip_test("libnvrtc cannot be loaded");
+  kg_nvrtc_close(nv);
+  kg_context *ctx = ctx_new(true);
+  kg_module *m = load(ctx, "models/llama");
+  kg_device *dv = kg_ctx_device(ctx, KG_DEVICE_CUDA, &d);
+  cr_assert_not_null(dv, "%s", d.n ? d.items[0].msg : "");
+  inst A;
+  inst_make(m, "llama_rmsnorm", 2, 2, 1, &A), inst_outputs(m, "llama_rmsnorm", &A);
+  /* "device" copies (the stand-in's memory is host memory) */
+  void *mem[MAXP + 8];
+  int nm = 0;
+  DLTensor dvw[MAXP + 8];
+  for (int p = 0; p < A.n_in + A.n_cap; p++) {
+    cr_assert_eq(dv->vt->alloc(dv, A.arr[p].nbytes + 64, &mem[nm], &d), 0);
+    memcpy(mem[nm], A.view[p].data, A.arr[p].nbytes);
+    A.view[p].data = mem[nm++], A.view[p].device.device_type = kDLCUDA;
+  }
+  for (int o = 0; o < A.n_out; o++) {
+    cr_assert_eq(dv->vt->alloc(dv, A.out[o].nbytes + 64, &mem[nm], &d), 0);
+    dvw[o] = *A.outs[o];
+    dvw[o].data = mem[nm++], dvw[o].device.device_type = kDLCUDA;
+    A.outs[o] = &dvw[o];
+  }
+  kg_compiled *c = compiled(m, "llama_rmsnorm", &A, false);
+  struct fake_stats *fs = fake_stats();
+  struct fake_graph_stats *gs = fake_graph_stats();
+  kg_run_stats s1 = run(c, KG_DEVICE_CUDA, &A);
+  int direct = fs->launches;
+  cr_assert_gt(direct, 0);
+  cr_assert_eq((uint64_t)direct, s1.launches);
+  cr_assert_eq(gs->made, 1, "the first call's launches were not made a graph");
+  cr_assert_eq(gs->nodes, direct);
+  cr_assert_eq(gs->bad_deps, 0);
+  kg_run_stats s2 = run(c, KG_DEVICE_CUDA, &A);
+  cr_assert_eq(s2.replays, 1);
+  cr_assert_eq(gs->launches, 1);
+  cr_assert_eq(fs->launches, 2 * direct, "the graph ran %d kernels, the first call %d", fs->launches - direct, direct);
+  cr_assert_eq(gs->sets, 0);
+  /* input 0 elsewhere (an address of the same alignment): its nodes updated */
+  void *moved;
+  cr_assert_eq(dv->vt->alloc(dv, A.arr[0].nbytes + 64, &moved, &d), 0);
+  void *keep = A.view[0].data;
+  A.view[0].data = moved;
+  kg_run_stats s3 = run(c, KG_DEVICE_CUDA, &A);
+  cr_assert_eq(s3.replays, 1);
+  cr_assert_gt(gs->sets, 0);
+  cr_assert_eq(gs->instantiated, 1);
+  A.view[0].data = keep;
+  kg_compiled_free(c);
+  cr_assert_eq(gs->destroyed, 1);
+  dv->vt->free(dv, moved);
+  for (int i = 0; i < nm; i++) dv->vt->free(dv, mem[i]);
+  for (int p = 0; p < A.n_in + A.n_cap; p++) A.view[p].data = NULL;
+  inst_free(&A);
+  kg_module_free(m);
+  kg_context_free(ctx);
+  kg_diag_free(&d);
+}
