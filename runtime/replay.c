@@ -58,6 +58,7 @@ struct kg_replay {
   uint64_t tick;
   unsigned char *key;     /* the key of the run being looked up (reused) */
   size_t key_len, key_cap;
+  uint32_t *cap_at;       /* per parameter: where in the caller's captures it was found last */
 };
 
 static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
@@ -83,16 +84,25 @@ static void key_tensor(kg_replay *R, const DLTensor *t) {
   }
 }
 
+static bool same_name(const char *a, const char *b) { return a == b || (a && strcmp(a, b) == 0); }
+
 /* the run's parameters (inputs, then captures found by name) into pt; false when one is
- * missing (the run reports it) */
-static bool resolve(const kg_graph *g, const DLTensor *const *inputs, const kg_named_tensor *captures, int n_captures, const DLTensor **pt) {
+ * missing (the run reports it). A caller passes its captures in the same order call after
+ * call: each is looked for where it was found last first (a model's hundreds of weights would
+ * otherwise cost a quadratic number of name comparisons per call). */
+static bool resolve(kg_replay *R, const kg_graph *g, const DLTensor *const *inputs, const kg_named_tensor *captures, int n_captures,
+                    const DLTensor **pt) {
   for (uint32_t p = 0; p < g->params.n; p++) {
     const kg_gparam *gp = &g->params.v[p];
     pt[p] = NULL;
-    if (!gp->is_capture) pt[p] = inputs[p];
-    else
-      for (int j = 0; j < n_captures; j++)
-        if (captures[j].name && strcmp(captures[j].name, gp->name) == 0) pt[p] = captures[j].t;
+    if (!gp->is_capture) {
+      pt[p] = inputs[p];
+    } else {
+      int32_t j = (int32_t)R->cap_at[p];
+      if (j >= n_captures || !same_name(captures[j].name, gp->name))
+        for (j = n_captures - 1; j >= 0 && !same_name(captures[j].name, gp->name); j--) {} /* the last of a name, as kg_run_program takes */
+      if (j >= 0) pt[p] = captures[j].t, R->cap_at[p] = (uint32_t)j;
+    }
     if (!pt[p]) return false;
   }
   return true;
@@ -123,6 +133,7 @@ void kg_replay_free(kg_compiled *c) {
   if (!R) return;
   for (int i = 0; i < KG_REPLAY_SLOTS; i++) rec_free(c->m->ctx, R->slot[i]);
   free(R->key);
+  free(R->cap_at);
   free(R);
   c->replay = NULL;
 }
@@ -221,10 +232,13 @@ bool kg_replay_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *i
   if (ctx->no_replay) return false;
   kg_device *dev = kg_ctx_device(ctx, devk, d);
   if (!dev) return false; /* the run reports it */
-  if (!c->replay) c->replay = kg_xcalloc(1, sizeof *c->replay);
+  if (!c->replay) {
+    c->replay = kg_xcalloc(1, sizeof *c->replay);
+    c->replay->cap_at = kg_xcalloc(g->params.n + 1, sizeof *c->replay->cap_at);
+  }
   kg_replay *R = c->replay;
   const DLTensor *ptbuf[64], **pt = g->params.n <= 64 ? ptbuf : kg_xcalloc(g->params.n, sizeof *pt);
-  bool ok = resolve(g, inputs, captures, n_captures, pt);
+  bool ok = resolve(R, g, inputs, captures, n_captures, pt);
   for (uint32_t o = 0; o < g->outputs.n && ok; o++) ok = outputs[o] != NULL;
   kg_replay_rec *hit = NULL;
   if (ok) {
