@@ -354,7 +354,14 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
     switch (kp->role) {
-    case KPR_TENSOR: vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
+    case KPR_TENSOR:
+      if (kp->r0 == KG_BUF_SCRATCH && !E->scratch) { /* a split kernel launched outside its split (a package's plan can say so) */
+        kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "kernel %s reads a scratch buffer its launch did not allocate", k->name);
+        if (heap) free(vals), free(params);
+        return KG_ERR_INTERNAL;
+      }
+      vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1));
+      break;
     case KPR_NUMEL: scalar_pval(&vals[j], ix, 0, E->reduce ? E->nout : E->numel); break;
     case KPR_RED_N: scalar_pval(&vals[j], ix, 0, E->nred); break;
     case KPR_SPLIT_LEN: scalar_pval(&vals[j], ix, 0, E->chunk); break;
@@ -721,6 +728,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
+    E.scratch = NULL; /* this group's, if it splits */
     bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
     bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
     int r = grp->space.rank;
