@@ -377,14 +377,20 @@ static const char add1_src[] =
     "  if (i < n) out[i] = in[i] + 1.0f;\n"
     "}\n";
 
-Test(replay, cuda_graph_hook, .init = fake_setup, .fini = fake_teardown) {
+/* NVRTC for the stand-in driver's cubins, or the test skipped (and under the sanitizers: test_rt_nvrtc.c says why) */
+static kg_nvrtc *nvrtc_or_skip(kg_diag *d) {
 #if defined(__SANITIZE_ADDRESS__)
-  cr_skip_test("stand-in driver tests run in the non-sanitizer build (test_rt_nvrtc.c says why)");
+  cr_skip_test("stand-in driver tests run in the non-sanitizer build");
 #endif
-  kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_init(d);
+  kg_nvrtc *nv = kg_nvrtc_open(d);
   if (!nv) cr_skip_test("libnvrtc cannot be loaded");
+  return nv;
+}
+
+Test(replay, cuda_graph_hook, .init = fake_setup, .fini = fake_teardown) {
+  kg_diag d;
+  kg_nvrtc *nv = nvrtc_or_skip(&d);
   kg_rt_config cfg = {0};
   kg_device *dv = kg_dev_cuda_new(&cfg, nv, &d);
   cr_assert_not_null(dv, "%s", d.n ? d.items[0].msg : "");
@@ -437,14 +443,8 @@ Test(replay, cuda_graph_hook, .init = fake_setup, .fini = fake_teardown) {
 /* an entry on the CUDA device (the stand-in runs no generated kernel, it counts them): the
  * second call launches one graph of the first call's kernels, a moved input updates nodes */
 Test(replay, cuda_entry_graph, .init = fake_setup, .fini = fake_teardown) {
-#if defined(__SANITIZE_ADDRESS__)
-  cr_skip_test("stand-in driver tests run in the non-sanitizer build (test_rt_nvrtc.c says why)");
-#endif
   kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
-  if (!nv) cr_skip_test("libnvrtc cannot be loaded");
-  kg_nvrtc_close(nv);
+  kg_nvrtc_close(nvrtc_or_skip(&d)); /* the context opens its own */
   kg_context *ctx = ctx_new(true);
   kg_module *m = load(ctx, "models/llama");
   kg_device *dv = kg_ctx_device(ctx, KG_DEVICE_CUDA, &d);
