@@ -187,7 +187,10 @@ void kg_replay_add(kg_replay_rec *r, const kg_kernel *k, kg_rt_module *mod, cons
   for (uint32_t j = 0; j < n; j++) ntm += k->params.v[j].role == KPR_TMAP;
   l.k = k, l.mod = mod;
   l.vals = kg_xcalloc(n + 1, sizeof *l.vals);
-  l.tm = ntm ? kg_xcalloc(ntm, sizeof *l.tm) : NULL;
+  if (ntm) { /* tensor maps are 64-byte aligned (cuTensorMapEncodeTiled) */
+    l.tm = aligned_alloc(64, ntm * sizeof *l.tm);
+    if (!l.tm) kg_panic(__FILE__, __LINE__, "out of memory (%u tensor maps)", ntm);
+  }
   l.tm_base = ntm ? kg_xcalloc(ntm, sizeof *l.tm_base) : NULL;
   l.dyn = kg_xcalloc(n + 1, sizeof *l.dyn);
   l.L.params = kg_xcalloc(n + 1, sizeof *l.L.params);
@@ -211,10 +214,8 @@ void kg_replay_add(kg_replay_rec *r, const kg_kernel *k, kg_rt_module *mod, cons
       ti++;
       continue;
     }
-    /* every other parameter is a value of at most 8 bytes (exec.c's pval) */
-    const kg_dtype_info *di = kp->role == KPR_TENSOR ? NULL : kg_dtype_get((kg_dtype)(kp->role == KPR_SCALAR ? kp->dtype : k->index_dtype));
-    size_t sz = kp->role == KPR_TENSOR ? sizeof(void *) : kp->role == KPR_RNG ? 8 : di->size;
-    memcpy(&l.vals[j], params[j], sz > 8 ? 8 : sz);
+    /* every other parameter is an 8-byte slot (exec.c's pval, zeroed before it is written) */
+    memcpy(&l.vals[j], params[j], sizeof l.vals[j]);
     l.L.params[j] = &l.vals[j];
     if (is_dynamic(kp)) l.dyn[l.n_dyn++] = j;
   }

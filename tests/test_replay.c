@@ -43,11 +43,14 @@ typedef struct inst {
   int n_out;
 } inst;
 
+static int force_variant;         /* kg_options.force_variant of the contexts a test makes */
+static const int64_t *sym_sizes;  /* the sizes of a document signature's symbols (by id), or NULL */
 static kg_context *ctx_new(bool replay) {
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1;
   o.no_replay = !replay;
+  o.force_variant = force_variant;
   return kg_context_new(&o);
 }
 
@@ -70,7 +73,7 @@ static void inst_make(kg_module *m, const char *entry, int64_t from, int64_t to,
     const kg_gnode *n = &g->nodes.v[gp->node];
     int rank = n->vkind == KG_V_SCALAR ? 0 : n->shape.rank;
     int64_t shape[KG_MAX_RANK];
-    for (int i = 0; i < rank; i++) shape[i] = n->shape.d[i].v;
+    for (int i = 0; i < rank; i++) shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : sym_sizes[n->shape.d[i].v];
     if (!gp->is_capture && rank > 0 && shape[0] == from) shape[0] = to;
     cr_assert_eq(kg_npy_random_in(&I->arr[p], n->dtype, rank, shape, seed * 7919 + p + 1, false, gp->range), 0);
     kg_npy_dlview(&I->arr[p], &I->view[p]);
@@ -189,6 +192,7 @@ static void null_replay(const char *file, const char *entry, int64_t batch, bool
   cr_expect_eq(nc.graphs_made, graphs ? 1 : 0);
   cr_expect_eq(nc.graph_launches, graphs ? 1 : 0);
   cr_expect_eq(nc.graph_sets, 0, "no pointer moved: no node updated");
+  uint64_t s2tmaps = nc.tmaps;
   /* the first input and the first output elsewhere (same sizes): patched, nothing else */
   inst_make(m, entry, batch, batch, 2, &B), inst_outputs(m, entry, &B);
   /* B: A's tensors, except input 0 and output 0, at addresses of the same alignment */
@@ -209,6 +213,7 @@ static void null_replay(const char *file, const char *entry, int64_t batch, bool
   cr_expect(moved, "no launch reads the new input");
   kg_dev_null_counts(dv, &nc);
   if (graphs) cr_expect_gt(nc.graph_sets, 0, "the moved tensors' nodes were not updated");
+  if (force_variant == KG_FORCE_TENSOR_CORES) cr_expect_gt(nc.tmaps, s2tmaps, "no tensor map re-encoded for the moved input (%llu maps made before)", (unsigned long long)s2tmaps);
   /* other sizes: recorded afresh (allocating), the first sizes still replay */
   inst D;
   inst_make(m, entry, batch, dyn ? batch + 1 : batch, 3, &D), inst_outputs(m, entry, &D);
@@ -261,6 +266,13 @@ static void null_replay(const char *file, const char *entry, int64_t batch, bool
 Test(replay, null_llama_layer_graph) { null_replay("models/llama", "llama_decoder_layer", 2, true, false); }
 Test(replay, null_gpt_block_launches) { null_replay("models/modestgpt", "transformer_block", 2, false, false); }
 Test(replay, null_mlp_sizes) { null_replay("models/llama", "llama_mlp", 2, true, true); }
+/* the Hopper tier (16-byte aligned rows: operands by tensor maps, which the null device makes
+ * too): a map over a moved tensor is re-encoded */
+static const int64_t hopper_mkn[3] = {40, 24, 264};
+Test(replay, null_tensor_maps) {
+  force_variant = KG_FORCE_TENSOR_CORES, sym_sizes = hopper_mkn;
+  null_replay("mm_tc_shapes", "mm_tc_f16", 40, true, false);
+}
 
 /* a host plan on the null device: the loop's regions replay, launching what a run without
  * replay launches, and a second call with the same sizes allocates nothing */
@@ -368,6 +380,10 @@ Test(replay, emu_llama_layer, .timeout = 300) { emu_same("models/llama", "llama_
 Test(replay, emu_plan_loop, .timeout = 300) { emu_same("cf_rnn_elman", NULL, 7, 4, true); }
 Test(replay, emu_while_item_scalar, .timeout = 300) { emu_same("cf_while_item", NULL, 5, 3, true); }
 Test(replay, emu_dropout, .timeout = 300) { emu_same("rand_dropout", "rand_dropout_module", 5, 9, true); }
+Test(replay, emu_tensor_maps, .timeout = 300) {
+  force_variant = KG_FORCE_TENSOR_CORES, sym_sizes = hopper_mkn;
+  emu_same("mm_tc_shapes", "mm_tc_f16", 40, 40, false);
+}
 
 /* ---- the CUDA device's graph hook, against the stand-in driver ---- */
 static const char add1_src[] =
