@@ -10,8 +10,8 @@
  * and launches what a run without replay launches; kg_options.no_replay and KGEN_REPLAY=0 turn
  * it off. Through the emulator: replayed calls (new data at new addresses, a new scalar, another
  * trip count) give bit for bit what fresh calls in a context without replay give — a llama
- * decoder layer, a GPT block, a plan loop, a data-dependent while, dropout (the generator's
- * offset patched per call). Against the stand-in CUDA driver (fake_cuda.h): dev_cuda.c's graph
+ * decoder layer, a plan loop, a data-dependent while, dropout (the generator's offset patched
+ * per call), a Hopper-tier product (its tensor maps re-encoded when an operand moves). Against the stand-in CUDA driver (fake_cuda.h): dev_cuda.c's graph
  * hook builds a chain of kernel nodes whose parameters are copies, runs them in order, updates
  * one node in the instantiated graph; and a replayed entry on the CUDA device launches one
  * graph of its kernels.
