@@ -51,7 +51,7 @@ enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 
  * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
 static kg_cli_variant variant_of(unsigned long long seed) {
   static const int forces[6] = {1, 2, 3, 4, KG_FORCE_TENSOR_CORES, KG_FORCE_NO_TENSOR_CORES};
-  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0};
+  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0, false};
   /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
    * both, as duck sizing would give them), or larger and odd */
   static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};

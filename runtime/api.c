@@ -31,6 +31,8 @@ kg_context *kg_context_new(const kg_options *opts) {
   const char *rb = getenv("KGEN_REDUCE_BLOCK"), *rc = getenv("KGEN_ROW_CACHE");
   if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) ctx->reduce_block = (uint32_t)atoi(rb);
   ctx->row_cache = rc && rc[0] == '1';
+  const char *rp = getenv("KGEN_REPLAY");
+  ctx->no_replay = ctx->opts.no_replay != 0 || (rp && rp[0] == '0');
   ctx->rng_seed = KG_DEFAULT_SEED;
   return ctx;
 }
@@ -382,6 +384,7 @@ void kg_compiled_free(kg_compiled *c) {
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
+  kg_replay_free(c);
   kg_pool_release(&c->pool);
   free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
