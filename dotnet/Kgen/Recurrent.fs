@@ -18,10 +18,10 @@
 // training forward against the eval one); a nonzero dropout probability cannot be read back, so
 // training mode with dropout is a located error. TorchSharp 0.107's LSTM has no proj_size.
 //
-// The output sequence is carried through the loop and each step writes its h at row t
-// (`where(arange(T) == t, h, out)`): correct, but it rewrites the [T, N, H] sequence every step
-// (O(T²·N·H) bytes over the sequence) — the host plan has no in-place write of a loop value into a
-// slice yet (docs/fsharp.md, "Not done yet").
+// The output sequence is carried through the loop as a shift register (`push` below): each step
+// moves its rows by one and writes h, a copy of [T, N, H] per step (O(T²·N·H) bytes over the
+// sequence, a second kernel per step beside the cell's) — the host plan has no in-place write of a
+// loop value into a slice yet (docs/fsharp.md, "Not done yet").
 module Kgen.Recurrent
 
 open System
@@ -34,6 +34,16 @@ open Kgen.Modules
 
 type private Tensor = torch.Tensor
 
+/// The output sequence with a step's h written: a shift register over the T rows (forward: the
+/// rows move up one and h enters last; reverse, t walking down: h enters first), so after the T
+/// steps row t holds h_t. A cat of views: the cell's folded product stays folded (a where over
+/// [T, N, H] would broadcast h and keep its product tiled).
+let push =
+    <@ fun (out: Tensor) (hy: Tensor) (rev: int64) ->
+        let steps = out.shape.[0]
+        if rev = 1L then torch.cat([| hy.unsqueeze(0L); out.narrow(0L, 0L, steps - 1L) |], 0L)
+        else torch.cat([| out.narrow(0L, 1L, steps - 1L); hy.unsqueeze(0L) |], 0L) @>
+
 /// One layer and direction of an LSTM over a sequence-first input [T, N, I] (h0 [N, H] and c0
 /// [N, H], or null for zeros; rev 1 walks t from T-1 down): (output [T, N, H], h_T, c_T).
 let lstmLayer =
@@ -41,7 +51,6 @@ let lstmLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.arange(steps).view(-1L, 1L, 1L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable c = if isNull c0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else c0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
@@ -50,7 +59,7 @@ let lstmLayer =
             let g = (torch.nn.functional.linear(h, whh, bhh) + gx.[t]).chunk(4L, 1L)
             let cy = g.[1].sigmoid() * c + g.[0].sigmoid() * g.[2].tanh()
             let hy = g.[3].sigmoid() * cy.tanh()
-            out <- torch.where(idx.eq(t.ToScalar()), hy.unsqueeze(0L), out)
+            out <- (%push) out hy rev
             h <- hy
             c <- cy
         out, h, c @>
@@ -61,7 +70,6 @@ let gruLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.arange(steps).view(-1L, 1L, 1L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
         for k in 0L .. steps - 1L do
@@ -72,7 +80,7 @@ let gruLayer =
             let z = (gh.[1] + gi.[1]).sigmoid()
             let n = (gi.[2] + gh.[2] * r).tanh()
             let hy = (h - n) * z + n
-            out <- torch.where(idx.eq(t.ToScalar()), hy.unsqueeze(0L), out)
+            out <- (%push) out hy rev
             h <- hy
         out, h @>
 
@@ -82,14 +90,13 @@ let rnnLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.arange(steps).view(-1L, 1L, 1L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx)
         for k in 0L .. steps - 1L do
             let t = rev * (steps - 1L - k) + (1L - rev) * k
             let pre = torch.nn.functional.linear(h, whh, bhh) + gx.[t]
             let hy = if relu then pre.relu() else pre.tanh()
-            out <- torch.where(idx.eq(t.ToScalar()), hy.unsqueeze(0L), out)
+            out <- (%push) out hy rev
             h <- hy
         out, h @>
 
