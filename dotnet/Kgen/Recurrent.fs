@@ -9,19 +9,17 @@
 // the cell with the hidden product first (`linear(h, W_hh, b_hh) + gx[t]`) — a reverse direction
 // walking t from T-1 down; directions concatenated on the last dim, layers chained, h_n (and c_n)
 // stacked as [layers * directions, N, H] in PyTorch's order (l0, l0_reverse, l1, ...). batch_first
-// transposes the input and the output (not the states), absent states are zeros. Each step is one
-// kernel per layer and direction (the small hidden product folds into the cell's pointwise
-// kernel, passes/fold_products.c) plus the write of h into the output sequence (below).
+// transposes the input and the output (not the states), absent states are zeros.
 //
 // What lives in native code is told by probes, as for the cells: RNN's nonlinearity (tanh or relu,
 // one forward on fixed values) and, in training mode, whether dropout between layers is 0 (the
 // training forward against the eval one); a nonzero dropout probability cannot be read back, so
 // training mode with dropout is a located error. TorchSharp 0.107's LSTM has no proj_size.
 //
-// The output sequence is carried through the loop as a shift register (`push` below): each step
-// moves its rows by one and writes h, a copy of [T, N, H] per step (O(T²·N·H) bytes over the
-// sequence, a second kernel per step beside the cell's) — the host plan has no in-place write of a
-// loop value into a slice yet (docs/fsharp.md, "Not done yet").
+// The output sequence is carried through the loop and each step writes its h at row t (`push`
+// below): a rewrite of [T, N, H] per step (O(T²·N·H) bytes over the sequence) that also keeps the
+// hidden product tiled, three kernels per step and direction — the host plan has no in-place
+// write of a loop value into a slice yet (docs/fsharp.md, "Not done yet").
 module Kgen.Recurrent
 
 open System
@@ -34,15 +32,12 @@ open Kgen.Modules
 
 type private Tensor = torch.Tensor
 
-/// The output sequence with a step's h written: a shift register over the T rows (forward: the
-/// rows move up one and h enters last; reverse, t walking down: h enters first), so after the T
-/// steps row t holds h_t. A cat of views: the cell's folded product stays folded (a where over
-/// [T, N, H] would broadcast h and keep its product tiled).
+/// The output sequence with a step's h written at row t: `where(idx == t + 1, h, out)`, idx the
+/// rows counted 1 .. T by a cumsum of ones (arange, narrow and slicing need sizes known when kgen
+/// compiles; T is a symbol). It broadcasts h over the T rows, so the cell's hidden product stays
+/// tiled (folding would recompute it per row): three kernels per step (docs/fsharp.md).
 let push =
-    <@ fun (out: Tensor) (hy: Tensor) (rev: int64) ->
-        let steps = out.shape.[0]
-        if rev = 1L then torch.cat([| hy.unsqueeze(0L); out.narrow(0L, 0L, steps - 1L) |], 0L)
-        else torch.cat([| out.narrow(0L, 1L, steps - 1L); hy.unsqueeze(0L) |], 0L) @>
+    <@ fun (out: Tensor) (hy: Tensor) (idx: Tensor) (t: int64) -> torch.where(idx.eq((t + 1L).ToScalar()), hy.unsqueeze(0L), out) @>
 
 /// One layer and direction of an LSTM over a sequence-first input [T, N, I] (h0 [N, H] and c0
 /// [N, H], or null for zeros; rev 1 walks t from T-1 down): (output [T, N, H], h_T, c_T).
@@ -51,6 +46,7 @@ let lstmLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
+        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable c = if isNull c0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else c0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
@@ -59,7 +55,7 @@ let lstmLayer =
             let g = (torch.nn.functional.linear(h, whh, bhh) + gx.[t]).chunk(4L, 1L)
             let cy = g.[1].sigmoid() * c + g.[0].sigmoid() * g.[2].tanh()
             let hy = g.[3].sigmoid() * cy.tanh()
-            out <- (%push) out hy rev
+            out <- (%push) out hy idx t
             h <- hy
             c <- cy
         out, h, c @>
@@ -70,6 +66,7 @@ let gruLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
+        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
         for k in 0L .. steps - 1L do
@@ -80,7 +77,7 @@ let gruLayer =
             let z = (gh.[1] + gi.[1]).sigmoid()
             let n = (gi.[2] + gh.[2] * r).tanh()
             let hy = (h - n) * z + n
-            out <- (%push) out hy rev
+            out <- (%push) out hy idx t
             h <- hy
         out, h @>
 
@@ -90,13 +87,14 @@ let rnnLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
+        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx)
         for k in 0L .. steps - 1L do
             let t = rev * (steps - 1L - k) + (1L - rev) * k
             let pre = torch.nn.functional.linear(h, whh, bhh) + gx.[t]
             let hy = if relu then pre.relu() else pre.tanh()
-            out <- (%push) out hy rev
+            out <- (%push) out hy idx t
             h <- hy
         out, h @>
 
