@@ -132,6 +132,8 @@ typedef struct kg_check_opts {
   const char *const *size_names;
   const long long *size_vals;
   int n_sizes;
+  bool sizes_if_present;       /* a --size naming a size the entry lacks is passed over, not an error
+                                  (the fuzzer's schedule variants, one size set for every program) */
   double tol_scale;            /* 0 = 1 */
   bool eager_python;           /* check the eager-Python twin instead of TorchScript */
   bool strided_inputs;         /* pass non-contiguous inputs: the last two dims stored transposed with
@@ -150,6 +152,8 @@ typedef struct kg_check_result {
   bool all_ok;
   char dir[4096];              /* where the files were kept ("" when removed) */
   char *warnings;              /* kg_compiled_warnings of the entry (malloc'd; "" when none) */
+  unsigned sizes_absent;       /* bit i: size_names[i] named no size of the entry and was passed over
+                                  (sizes_if_present) */
   /* grad: one row per gradient (grad_names: "x", "w (capture)"); all_ok covers them */
   int n_grads, n_kernels_fwd, n_kernels_bwd, n_saved;
   const char **grad_names;

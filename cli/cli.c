@@ -33,9 +33,9 @@ static void usage(FILE *f) {
           "  kgen compile FILE [--entry NAME] [--sig SIG] [--arch sm_80,sm_90] [--emit KINDS] -o DIR\n"
           "      KINDS: comma-separated of cuda, ptx, cubin, torchscript, python, ir (default cuda,ptx,torchscript,python,ir)\n"
           "  kgen run FILE [--entry NAME] --in A.npy ... [--capture NAME=C.npy] --out DIR [--device auto|cuda|emu|cpu|null] [--stats]\n"
-          "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] as for check\n"
+          "      [--variant 0-7] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] [--no-replay] as for check\n"
           "  kgen check FILE [--entry NAME] [--seed N] [--size SYM=N] [--device auto|cuda|emu|cpu] [--keep DIR]\n"
-          "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt]:\n"
+          "      [--variant 0-7] [--order 0-2] [--eager] [--strided] [--emu-arch 80|90] [--f32-matmul split-tf32|tf32|simt] [--no-replay]:\n"
           "      a forced schedule (6: tensor cores wherever they apply, 7: none), the emulator's thread order,\n"
           "      the eager-Python twin, non-contiguous inputs; [--grad [--fd]]: the gradients of every floating input and\n"
           "      capture too, against the twin's autograd (and float64 finite differences)\n"
@@ -83,6 +83,7 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
     v->n_size++;
     return 1;
   }
+  if (!strcmp(s, "--no-replay")) return v->no_replay = true, 1;
   if (!strcmp(s, "--emu-arch")) {
     if (*i + 1 >= argc) return fprintf(stderr, "kgen: --emu-arch needs a value\n"), -1;
     const char *a = argv[++*i];
@@ -116,11 +117,12 @@ void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap) {
   static const char *const modes[3] = {"split-tf32", "tf32", "simt"};
   if (v->emu_arch && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --emu-arch %d", v->emu_arch);
   if (v->f32 && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --f32-matmul %s", modes[v->f32 % 3]);
+  if (v->no_replay && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --no-replay");
   for (int i = 0; i < v->n_size && n > 0 && (size_t)n < cap; i++) n += snprintf(buf + n, cap - (size_t)n, " --size %s=%lld", v->size_name[i], v->size_val[i]);
 }
 
 void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co) {
-  if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345, o->emu_arch = v->emu_arch, o->f32_matmul = v->f32;
+  if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345, o->emu_arch = v->emu_arch, o->f32_matmul = v->f32, o->no_replay = v->no_replay;
   if (co) co->eager_python = v->eager, co->strided_inputs = v->strided;
   if (co && v->n_size) co->size_names = v->size_name, co->size_vals = v->size_val, co->n_sizes = v->n_size;
 }
@@ -337,9 +339,9 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
     if (!rc && a->stats) {
       kg_run_stats st;
       kg_run_stats_get(c, &st);
-      printf("run: %llu kernel launch(es), %llu device allocation(s), %llu device-to-host read(s), %llu plan step(s), %llu loop iteration(s)\n",
+      printf("run: %llu kernel launch(es), %llu device allocation(s), %llu device-to-host read(s), %llu plan step(s), %llu loop iteration(s), %llu replayed program(s)\n",
              (unsigned long long)st.launches, (unsigned long long)st.device_allocs, (unsigned long long)st.reads,
-             (unsigned long long)st.plan_steps, (unsigned long long)st.iterations);
+             (unsigned long long)st.plan_steps, (unsigned long long)st.iterations, (unsigned long long)st.replays);
     }
     if (!rc && kg_mkdirs(a->out) != 0) rc = (fprintf(stderr, "kgen run: cannot create %s\n", a->out), 1);
     for (int i = 0; i < no && !rc; i++) {

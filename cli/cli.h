@@ -26,6 +26,7 @@ typedef struct kg_cli_variant {
   int n_size;
   int emu_arch;             /* --emu-arch 80|90: the GPU the emulator's schedules are chosen for (0: sm_90) */
   int f32;                  /* --f32-matmul: a kg_f32_matmul */
+  bool no_replay;           /* --no-replay: kg_options.no_replay (a run binds and plans every program afresh) */
 } kg_cli_variant;
 /* Parses the value of --size, "SYMBOL=N" (N a whole number 0 .. 2^63-1), splitting it in place:
  * 0, or -1 with the reason printed (the command exits 1). Whether the entry has SYMBOL, and

@@ -51,7 +51,7 @@ enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 
  * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
 static kg_cli_variant variant_of(unsigned long long seed) {
   static const int forces[6] = {1, 2, 3, 4, KG_FORCE_TENSOR_CORES, KG_FORCE_NO_TENSOR_CORES};
-  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0};
+  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0, false};
   /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
    * both, as duck sizing would give them), or larger and odd */
   static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};
@@ -149,21 +149,11 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
   if ((rc == R_PASS || rc == R_PASS_NOGRAD) && variant) { /* the same program and inputs under the seed's schedule variant */
     int before = rc;
     kg_cli_variant v = variant_of(seed);
-    /* sizes only for the symbols the program has (a check refuses --size of any other): a
-     * symbol appears in the document as a JSON string of its shapes */
-    int ns = 0;
-    for (int i = 0; i < v.n_size; i++) {
-      char q[16];
-      snprintf(q, sizeof q, "\"%s\"", v.size_name[i]);
-      if (strstr(text, q)) v.size_name[ns] = v.size_name[i], v.size_val[ns++] = v.size_val[i];
-    }
-    v.n_size = ns;
-    char vs[128];
-    kg_cli_variant_str(&v, vs, sizeof vs);
     kg_options ko;
     memset(&ko, 0, sizeof ko);
     ko.verify_ir = 1;
     kg_cli_variant_apply(&v, &ko, &o);
+    o.sizes_if_present = true; /* the variant's sizes bind only the symbols this program has */
     ko.emu_seed = (unsigned)seed;
     kg_context *vc = kg_context_new(&ko);
     s = kg_module_load(vc, text, len, &m);
@@ -171,6 +161,13 @@ static int run_one(kg_context *ctx, kg_oracle *orc, const char *text, size_t len
       s = kg_check_module(vc, orc, m, &o, &r);
       kg_module_free(m);
     }
+    /* the finding's variant names only the sizes the program has (kgen check refuses others) */
+    int ns = 0;
+    for (int i = 0; i < v.n_size; i++)
+      if (!(r.sizes_absent >> i & 1u)) v.size_name[ns] = v.size_name[i], v.size_val[ns++] = v.size_val[i];
+    v.n_size = ns;
+    char vs[128];
+    kg_cli_variant_str(&v, vs, sizeof vs);
     if (s) {
       char dst[4200];
       snprintf(dst, sizeof dst, "%s/fuzz_%llu.check", out, seed);

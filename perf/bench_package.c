@@ -38,11 +38,11 @@ typedef struct ent {
 } ent;
 
 typedef struct bufs {
-  DLTensor t[256];
-  int64_t shape[256][8];
-  void *mem[256];
-  const DLTensor *in[256];
-  kg_named_tensor cap[256];
+  DLTensor t[512];
+  int64_t shape[512][8];
+  void *mem[512];
+  const DLTensor *in[512];
+  kg_named_tensor cap[512];
   int n_in, n_cap, n;
   DLTensor o[32];
   int64_t oshape[32][8];
@@ -55,7 +55,7 @@ typedef struct bufs {
 static bool make_inputs(kg_compiled *c, bufs *B) {
   memset(B, 0, sizeof *B);
   const kg_graph *g = &c->g;
-  if (g->params.n > 256) return false;
+  if (g->params.n > 512) return false;
   for (uint32_t p = 0; p < g->params.n; p++) {
     const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
     DLTensor *t = &B->t[p];
@@ -108,8 +108,12 @@ static double first_result(const char *file, bool pkg, const char *entry, kg_dev
   kg_context *prep = kg_context_new(&o);
   kg_module *pm;
   kg_compiled *pc;
-  if ((pkg ? kg_package_load(prep, file, &pm) : kg_module_load_file(prep, file, &pm)) != KG_OK) return -1;
-  if (kg_specialize(pm, entry, NULL, &pc) != KG_OK || !make_inputs(pc, &B)) return -1;
+  if ((pkg ? kg_package_load(prep, file, &pm) : kg_module_load_file(prep, file, &pm)) != KG_OK ||
+      kg_specialize(pm, entry, NULL, &pc) != KG_OK) {
+    fprintf(stderr, "bench_package: %s %s: %s\n", file, entry, kg_last_error(prep));
+    return -1;
+  }
+  if (!make_inputs(pc, &B)) return fprintf(stderr, "bench_package: %s %s: more than 512 parameters\n", file, entry), -1;
   kg_compiled_free(pc), kg_module_free(pm), kg_context_free(prep);
   kg_context *ctx = kg_context_new(&o);
   double t0 = now();

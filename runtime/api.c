@@ -31,6 +31,8 @@ kg_context *kg_context_new(const kg_options *opts) {
   const char *rb = getenv("KGEN_REDUCE_BLOCK"), *rc = getenv("KGEN_ROW_CACHE");
   if (rb && atoi(rb) >= 32 && atoi(rb) <= 1024 && atoi(rb) % 32 == 0) ctx->reduce_block = (uint32_t)atoi(rb);
   ctx->row_cache = rc && rc[0] == '1';
+  const char *rp = getenv("KGEN_REPLAY");
+  ctx->no_replay = ctx->opts.no_replay != 0 || (rp && rp[0] == '0');
   ctx->rng_seed = KG_DEFAULT_SEED;
   return ctx;
 }
@@ -114,16 +116,18 @@ kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_modul
 
 kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out) {
   kg_call_begin(ctx);
+  /* an offline kernel package (docs/package.md) by its magic: mapped, never read whole */
+  char magic[8];
+  FILE *f = fopen(path, "rb");
+  bool pkg = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, KG_PKG_MAGIC, 8);
+  if (f) fclose(f);
+  if (pkg) return kg_package_load(ctx, path, out);
   size_t len;
   char *text = kg_read_file(path, &len);
   if (!text) {
     kg_diag_add(&ctx->diag, KG_E_IO, NULL, NULL, "cannot read %s", path);
     *out = NULL;
     return kg_fail(ctx);
-  }
-  if (len >= 8 && !memcmp(text, KG_PKG_MAGIC, 8)) { /* an offline kernel package (docs/package.md) */
-    free(text);
-    return kg_package_load(ctx, path, out);
   }
   kg_status s = kg_module_load(ctx, text, len, out);
   free(text);
@@ -380,6 +384,7 @@ void kg_compiled_free(kg_compiled *c) {
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
+  kg_replay_free(c);
   kg_pool_release(&c->pool);
   free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
@@ -399,7 +404,6 @@ void kg_compiled_free(kg_compiled *c) {
   if (c->plan_src) kg_plan_free(c->plan_src);
   kg_graph_free(&c->lg);
   kg_graph_free(&c->g);
-  kg_pkg_prog_release(c->pkg);
   kg_arena_free(&c->arena);
   free(c);
 }

@@ -42,6 +42,7 @@ struct kg_context {
    * (rng_call_*) and advances the offset by the entry's streams */
   uint64_t rng_seed, rng_offset;
   uint64_t rng_call_seed, rng_call_offset;
+  bool no_replay;        /* kg_options.no_replay or KGEN_REPLAY=0: every run binds and plans afresh (replay.c) */
 };
 
 typedef struct kg_package kg_package;   /* runtime/package.h */
@@ -134,6 +135,7 @@ struct kg_compiled {
   uint32_t *bwd_grads;        /* per backward output: the parameter (g.params index) it is the gradient of */
   uint32_t n_bwd_grads;
   kg_pkg_prog *pkg;      /* read from an offline kernel package: its variants (package_load.c) */
+  struct kg_replay *replay; /* its recorded runs by size pattern (replay.c), made on first run */
 };
 
 /* A plan run's buffers: freed ones are kept and handed out again to a request of
@@ -204,6 +206,25 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
 bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
+
+/* replay.c: a program's runs recorded by size pattern and replayed (see its top comment).
+ * kg_replay_run: at the start of kg_run_program — true when a record of this pattern was
+ * replayed (*st its status); false when the run must run afresh, with *rec the record it fills
+ * (NULL: none, replay off or the arguments incomplete): its temporaries and scratch from
+ * kg_replay_pool(rec), each launch passed to kg_replay_add before it is launched, and
+ * kg_replay_end(ok) once it is done (a failed run's record is dropped). */
+typedef struct kg_replay kg_replay;
+typedef struct kg_replay_rec kg_replay_rec;
+bool kg_replay_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, const kg_named_tensor *captures, int n_captures,
+                   DLTensor *const *outputs, void *stream, bool in_plan, kg_status *st, kg_replay_rec **rec);
+kg_pool *kg_replay_pool(kg_replay_rec *r);
+void kg_replay_add(kg_replay_rec *r, const kg_kernel *k, kg_rt_module *mod, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
+                   uint64_t work, void **params, const DLTensor **pt, DLTensor *const *outputs);
+void kg_replay_end(kg_compiled *c, kg_replay_rec *r, bool ok);
+void kg_replay_free(kg_compiled *c);
+uint32_t kg_replay_records(const kg_compiled *c); /* patterns recorded now (tests) */
+/* exec.c: scalar parameter t's value as a kernel of dtype dt takes it, into *out (8 bytes, zeroed first) */
+void kg_scalar_param(const DLTensor *t, kg_dtype dt, uint64_t *out);
 
 /* runtime/tmap.c: the tensor map a kernel's KPR_TMAP parameter wants, from its operand's tensor */
 bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg_diag *d);

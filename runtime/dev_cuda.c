@@ -14,6 +14,14 @@
  * message instead of CUDA_ERROR_INVALID_VALUE. The primary context is retained
  * and made current before each call, so any thread may drive the device (one at
  * a time).
+ *
+ * Graphs (kg_device_vt.graph_*, for runtime/replay.c): a recorded run's launches become one
+ * CUDA graph built directly — a kernel node per launch, each depending on the one before
+ * (cuGraphCreate, cuGraphAddKernelNode, cuGraphInstantiateWithFlags) — launched with
+ * cuGraphLaunch; a replay whose pointers or scalars moved updates those nodes in the
+ * instantiated graph (cuGraphExecKernelNodeSetParams), never re-instantiating. Built directly
+ * rather than by stream capture, which the legacy stream (a C caller's "no stream") forbids.
+ * The graph entry points are optional: a driver without them replays launch by launch.
  */
 #include "rt.h"
 #include "../passes/passes.h"
@@ -32,6 +40,18 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef int CUjit_option;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+/* CUDA_KERNEL_NODE_PARAMS_v1: what the unversioned cuGraphAddKernelNode and
+ * cuGraphExecKernelNodeSetParams take (cuda.h maps the plain names to the _v2 calls and struct,
+ * which append a CUkernel and a CUcontext; the v1 symbols stay in every driver since 10.0). */
+typedef struct CUkernel_node_params_v1 {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+} CUkernel_node_params_v1;
 
 enum {
   CU_OK = 0,
@@ -90,6 +110,14 @@ typedef struct cuda_dev {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  /* optional: graphs (replay.c); all or none */
+  CUresult (*cuGraphCreate)(CUgraph *, unsigned);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const CUkernel_node_params_v1 *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const CUkernel_node_params_v1 *);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 
   int ordinal;
@@ -386,6 +414,72 @@ static void cuda_destroy(kg_device *dv) {
   free(c);
 }
 
+/* ---- graphs ---- */
+typedef struct cuda_graph {
+  CUgraph g;
+  CUgraphExec exec;
+  CUgraphNode *nodes;
+  uint32_t n;
+} cuda_graph;
+
+/* a launch as a kernel node (its function looked up as cuda_launch does; the first, direct run
+ * of these launches checked their limits and set their shared memory opt-in) */
+static int node_params(cuda_dev *c, const kg_launch_desc *l, CUkernel_node_params_v1 *p, kg_diag *d) {
+  cuda_module *m = (cuda_module *)l->mod;
+  CUfunction f = m->fn && strcmp(m->fn_name, l->kernel) == 0 ? m->fn : NULL;
+  if (!f && CU_TRY(c, d, l->kernel, cuModuleGetFunction, (&f, m->mod, l->kernel))) return -1;
+  memset(p, 0, sizeof *p);
+  p->func = f;
+  p->gridDimX = l->grid[0], p->gridDimY = l->grid[1], p->gridDimZ = l->grid[2];
+  p->blockDimX = l->block[0], p->blockDimY = l->block[1], p->blockDimZ = l->block[2];
+  p->sharedMemBytes = l->smem;
+  p->kernelParams = l->params; /* the values are copied into the node */
+  return 0;
+}
+static void cuda_graph_free(kg_device *dv, void *graph) {
+  cuda_dev *c = (cuda_dev *)dv;
+  cuda_graph *g = graph;
+  if (!g) return;
+  if (c->ctx) (void)c->cuCtxSetCurrent(c->ctx);
+  if (g->exec) (void)c->cuGraphExecDestroy(g->exec);
+  if (g->g) (void)c->cuGraphDestroy(g->g);
+  free(g->nodes);
+  free(g);
+}
+static int cuda_graph_new(kg_device *dv, const kg_launch_desc *ls, uint32_t n, void **graph, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  *graph = NULL;
+  if (make_current(c, d)) return -1;
+  cuda_graph *g = kg_xcalloc(1, sizeof *g);
+  g->nodes = kg_xcalloc(n + 1, sizeof *g->nodes);
+  g->n = n;
+  int rc = CU_TRY(c, d, NULL, cuGraphCreate, (&g->g, 0));
+  for (uint32_t i = 0; i < n && rc == 0; i++) { /* a chain: each kernel after the one before */
+    CUkernel_node_params_v1 p;
+    rc = node_params(c, &ls[i], &p, d);
+    if (rc == 0) rc = CU_TRY(c, d, ls[i].kernel, cuGraphAddKernelNode, (&g->nodes[i], g->g, i ? &g->nodes[i - 1] : NULL, i ? 1u : 0u, &p));
+  }
+  if (rc == 0) rc = CU_TRY(c, d, NULL, cuGraphInstantiateWithFlags, (&g->exec, g->g, 0ull));
+  if (rc != 0) {
+    cuda_graph_free(dv, g);
+    return -1;
+  }
+  *graph = g;
+  return 0;
+}
+static int cuda_graph_set(kg_device *dv, void *graph, uint32_t i, const kg_launch_desc *l, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  cuda_graph *g = graph;
+  CUkernel_node_params_v1 p;
+  if (i >= g->n || make_current(c, d) || node_params(c, l, &p, d)) return -1;
+  return CU_TRY(c, d, l->kernel, cuGraphExecKernelNodeSetParams, (g->exec, g->nodes[i], &p));
+}
+static int cuda_graph_launch(kg_device *dv, void *graph, void *stream, kg_diag *d) {
+  cuda_dev *c = (cuda_dev *)dv;
+  if (make_current(c, d)) return -1;
+  return CU_TRY(c, d, NULL, cuGraphLaunch, (((cuda_graph *)graph)->exec, (CUstream)stream));
+}
+
 static int cuda_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *q, void *out, kg_diag *d);
 static const kg_device_vt cuda_vt = {
     .name = "cuda",
@@ -402,6 +496,11 @@ static const kg_device_vt cuda_vt = {
     .tmap = cuda_tmap,
 };
 /* ---- opening ---- */
+/* $name is "0": a switch turned off (KGEN_CUDA_GRAPHS=0: replays launch by launch, to measure graphs against) */
+static bool getenv_off(const char *name) {
+  const char *e = getenv(name);
+  return e && e[0] == '0';
+}
 static const char *driver_path(void) {
   const char *e = getenv("KGEN_CUDA_LIB");
   return e && *e ? e : "libcuda.so.1";
@@ -447,6 +546,23 @@ static const char *resolve(cuda_dev *c) {
   /* optional: stream-ordered allocation (both or neither) */
   void *aa = dlsym(c->lib, "cuMemAllocAsync"), *fa = dlsym(c->lib, "cuMemFreeAsync");
   if (aa && fa) memcpy(&c->cuMemAllocAsync, &aa, sizeof aa), memcpy(&c->cuMemFreeAsync, &fa, sizeof fa);
+  /* optional: graphs (all or none) */
+  static const struct {
+    const char *sym;
+    size_t off;
+  } gtab[] = {
+      {"cuGraphCreate", offsetof(cuda_dev, cuGraphCreate)},
+      {"cuGraphAddKernelNode", offsetof(cuda_dev, cuGraphAddKernelNode)},
+      {"cuGraphInstantiateWithFlags", offsetof(cuda_dev, cuGraphInstantiateWithFlags)},
+      {"cuGraphLaunch", offsetof(cuda_dev, cuGraphLaunch)},
+      {"cuGraphExecKernelNodeSetParams", offsetof(cuda_dev, cuGraphExecKernelNodeSetParams)},
+      {"cuGraphExecDestroy", offsetof(cuda_dev, cuGraphExecDestroy)},
+      {"cuGraphDestroy", offsetof(cuda_dev, cuGraphDestroy)},
+  };
+  void *gs[KG_COUNTOF(gtab)];
+  size_t ng = 0;
+  while (ng < KG_COUNTOF(gtab) && (gs[ng] = dlsym(c->lib, gtab[ng].sym)) != NULL) ng++;
+  for (size_t i = 0; ng == KG_COUNTOF(gtab) && i < ng; i++) memcpy((char *)c + gtab[i].off, &gs[i], sizeof gs[i]);
   void *tm = dlsym(c->lib, "cuTensorMapEncodeTiled");
   if (tm) memcpy(&c->cuTensorMapEncodeTiled, &tm, sizeof tm);
   return NULL;
@@ -486,9 +602,11 @@ kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d)
   c->ordinal = cfg ? cfg->cuda_ordinal : 0;
   c->counts = cfg ? cfg->counts : NULL;
   const char *missing = resolve(c);
-  if (c->cuMemAllocAsync) { /* this driver has stream-ordered allocation: the instance's own table offers it */
+  if (c->cuMemAllocAsync || c->cuGraphCreate) { /* what this driver has beyond the base: the instance's own table offers it */
     c->vt = cuda_vt;
-    c->vt.alloc_async = cuda_alloc_async, c->vt.free_async = cuda_free_async;
+    if (c->cuMemAllocAsync) c->vt.alloc_async = cuda_alloc_async, c->vt.free_async = cuda_free_async;
+    if (c->cuGraphCreate && !getenv_off("KGEN_CUDA_GRAPHS"))
+      c->vt.graph_new = cuda_graph_new, c->vt.graph_set = cuda_graph_set, c->vt.graph_launch = cuda_graph_launch, c->vt.graph_free = cuda_graph_free;
     c->base.vt = &c->vt;
   }
   if (missing) {

@@ -176,6 +176,15 @@ static void scalar_pval(pval *v, kg_dtype dt, double f, int64_t i) {
   }
 }
 
+void kg_scalar_param(const DLTensor *t, kg_dtype dt, uint64_t *out) {
+  pval v;
+  memset(&v, 0, sizeof v);
+  int64_t iv;
+  double f = read_scalar(t, dt, &iv);
+  scalar_pval(&v, dt, f, iv);
+  memcpy(out, &v, sizeof *out);
+}
+
 _Static_assert(KG_FORCE_STRIDED == (int)KG_SCHED_STRIDED && KG_FORCE_STRIDED_I64 == (int)KG_SCHED_STRIDED_I64 &&
                    KG_FORCE_NO_VECTORS == (int)KG_SCHED_NO_VECTORS && KG_FORCE_SPLIT_ROWS == (int)KG_SCHED_SPLIT_ROWS,
                "kg_force_variant (kgen.h) passes through as kg_sched_force (passes.h)");
@@ -315,6 +324,7 @@ typedef struct launch_env {
   int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
   const int64_t *sym;       /* the symbols' values */
   uint64_t rng_seed, rng_offset; /* the call's random generator (KPR_RNG) */
+  kg_replay_rec *rec;       /* the record this run fills (replay.c), or NULL */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -335,6 +345,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   void *pbuf[64];
   bool heap = k->params.n > 64;
   pval *vals = heap ? kg_xcalloc(k->params.n + 1, sizeof *vals) : vbuf;
+  if (!heap) memset(vbuf, 0, k->params.n * sizeof *vbuf); /* whole 8-byte values: a replay compares them */
   void **params = heap ? kg_xcalloc(k->params.n + 1, sizeof *params) : pbuf;
   kg_dtype ix = (kg_dtype)k->index_dtype;
   _Alignas(64) unsigned char tmbuf[4][128]; /* tensor maps (KP_TMAP, by value) */
@@ -343,7 +354,14 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
     switch (kp->role) {
-    case KPR_TENSOR: vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1)); break;
+    case KPR_TENSOR:
+      if (kp->r0 == KG_BUF_SCRATCH && !E->scratch) { /* a split kernel launched outside its split (a package's plan can say so) */
+        kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "kernel %s reads a scratch buffer its launch did not allocate", k->name);
+        if (heap) free(vals), free(params);
+        return KG_ERR_INTERNAL;
+      }
+      vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1));
+      break;
     case KPR_NUMEL: scalar_pval(&vals[j], ix, 0, E->reduce ? E->nout : E->numel); break;
     case KPR_RED_N: scalar_pval(&vals[j], ix, 0, E->nred); break;
     case KPR_SPLIT_LEN: scalar_pval(&vals[j], ix, 0, E->chunk); break;
@@ -415,6 +433,8 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     dev->work = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1)
                 : E->reduce ? (uint64_t)E->nout * (uint64_t)(E->nred > 0 ? E->nred : 1)
                             : (uint64_t)E->numel;
+    dev->n_params = k->params.n;
+    if (E->rec) kg_replay_add(E->rec, k, kv->mod[slot], grid, block, k->launch.smem_dyn, dev->work, params, E->pt, E->outputs);
     if (dev->vt->launch(dev, kv->mod[slot], k->name, grid, block, k->launch.smem_dyn, params, E->stream, d) != 0) st = KG_ERR_INTERNAL;
   }
   if (heap) free(vals), free(params);
@@ -617,6 +637,12 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "entry '%s' has %u output(s), %d given", g->entry, g->outputs.n, n_outputs);
     return KG_ERR_INPUT;
   }
+  /* a run of a size pattern recorded before replays its launches (replay.c); else this run
+   * records them, its temporaries from the record's pool (kept for the replays) */
+  kg_replay_rec *rec = NULL;
+  kg_status rst;
+  if (kg_replay_run(c, devk, inputs, captures, n_captures, outputs, stream, pool != NULL, &rst, &rec)) return rst;
+  kg_pool *tpool = rec ? kg_replay_pool(rec) : pool;
   /* the run's small tables come from one stack block when they fit (a host plan runs
    * programs many times per run: no malloc per step) */
   _Alignas(16) unsigned char stackmem[4096];
@@ -680,7 +706,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     size_t bytes = 0;
     uint32_t mark = d->n;
     if (!kg_run_bytes(&tshape[t * KG_MAX_RANK], n->shape.rank, (kg_dtype)n->dtype, &bytes) ||
-        dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) {
+        dev_alloc(ctx, dev, tpool, bytes ? bytes : 1, stream, &tbuf[t], d) != 0) {
       tbuf[t] = NULL;
       st = kg_run_too_large(d, mark, n, &tshape[t * KG_MAX_RANK], n->shape.rank, "the value");
       break;
@@ -698,9 +724,11 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   E.dev = dev, E.slot = slot, E.stream = stream, E.d = d, E.pt = pt, E.outputs = outputs, E.tview = tview;
   E.sym = B.sym;
   E.rng_seed = ctx->rng_call_seed, E.rng_offset = ctx->rng_call_offset;
+  E.rec = rec;
   uint32_t n_scratch = 0;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
+    E.scratch = NULL; /* this group's, if it splits */
     bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
     bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
     int r = grp->space.rank;
@@ -791,7 +819,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
                   __builtin_mul_overflow((uint64_t)nred + KG_MM_CPU_MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
       uint32_t mark = d->n;
-      if (over || dev_alloc(ctx, dev, pool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
+      if (over || dev_alloc(ctx, dev, tpool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
         int64_t sh[3] = {(int64_t)threads, nred + KG_MM_CPU_MR, (int64_t)NR};
         st = kg_run_too_large(d, mark, &g->nodes.v[grp->red], sh, 3, "the CPU schedule's panels");
         break;
@@ -804,7 +832,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       /* a split-K product: float32 partial products of every output element, per chunk */
       size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)
                         : (size_t)S * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
-      if (dev_alloc(ctx, dev, pool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
+      if (dev_alloc(ctx, dev, tpool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;
       kg_variant fin = v;
@@ -820,16 +848,17 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
    * then surface at the caller's next synchronization); temporaries and scratch are
    * then allocated and freed in stream order, or, on a device without stream-ordered
    * allocation, the stream is synchronized before they are freed. */
-  bool ordered = (stream && dev && dev->vt->alloc_async) || pool; /* a plan's pool is reused in stream order */
+  bool ordered = (stream && dev && dev->vt->alloc_async) || tpool; /* a pool (a plan's, a record's) is reused in stream order */
   if (st == KG_OK && dev && dev->vt->sync && ((!stream && !pool) || (!ordered && (nt > 0 || n_scratch > 0))) && dev->vt->sync(dev, stream, d) != 0)
     st = KG_ERR_INTERNAL;
 #undef TENSOR_OF
   for (uint32_t t = 0; t < nt; t++)
-    if (tbuf[t]) dev_free(dev, pool, tbuf[t], stream);
+    if (tbuf[t]) dev_free(dev, tpool, tbuf[t], stream);
   for (uint32_t gi = 0; gi < F->groups.n; gi++)
-    if (sbuf[gi]) dev_free(dev, pool, sbuf[gi], stream);
+    if (sbuf[gi]) dev_free(dev, tpool, sbuf[gi], stream);
   for (int i = 0; i < nheap; i++) free(heap[i]);
 #undef SCRATCH
   if (st == KG_OK && d->n) st = KG_ERR_INTERNAL;
+  if (rec) kg_replay_end(c, rec, st == KG_OK);
   return st;
 }

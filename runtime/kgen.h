@@ -106,6 +106,11 @@ typedef struct kg_options {
   int emu_arch;           /* the GPU the emulator's schedules are chosen for: 0 = sm_90 (H100),
                              80 = sm_80 (A100: the mma.sync tier); on a CUDA
                              device 80 keeps the Hopper tier out (the sm_80 tier measured on sm_90) */
+  int no_replay;          /* 1: no replay — every kg_run binds, plans and allocates afresh. Default (0):
+                             a compiled entry records the launches of the first call with each size
+                             pattern and replays them on later calls with the same sizes (on CUDA as
+                             a CUDA graph), patching only pointers and scalars (docs/design.md
+                             "Replay"); KGEN_REPLAY=0 in the environment turns it off too */
 } kg_options;
 
 /* ---- context ---- */
@@ -214,6 +219,7 @@ typedef struct kg_run_stats {
   uint64_t reads;
   uint64_t plan_steps;
   uint64_t iterations;
+  uint64_t replays;       /* programs (an entry, a plan's regions) replayed from a record (replay.c) */
 } kg_run_stats;
 KG_API kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
 

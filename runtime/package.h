@@ -35,7 +35,7 @@
 #include "api_int.h"
 
 #define KG_PKG_MAGIC "\x89KGPKG\r\n"
-#define KG_PKG_FORMAT 1
+#define KG_PKG_FORMAT 2
 #define KG_PKG_HEADER 64
 #define KG_PKG_MAX_ARCH 16
 
@@ -100,6 +100,7 @@ typedef struct kg_pkg_sig {
   const char *(*guards)[2];    /* symbol pairs that must be equal */
   uint32_t n_guards;
   int32_t plan, code, cuda;    /* sections (-1: none) */
+  int32_t kmeta;               /* the variants' launch metadata, a JSON object each (format 2) */
   int32_t twin[4];             /* TorchScript, eager Python; [2], [3] the same in half reference mode */
   int n_arch;
   int arch[KG_PKG_MAX_ARCH];   /* cubins, ascending */
@@ -157,7 +158,7 @@ int kg_pkg_sig_named(kg_module *m, int ei, const char *sig); /* NULL: the first 
 typedef struct kg_pkg_variant {
   uint32_t group;
   kg_variant v;
-  const cJSON *kernel;         /* its launch metadata (read on first use) */
+  uint64_t k_off, k_len;       /* its launch metadata: a slice of the kmeta section (parsed on first use) */
   uint64_t pre_off, pre_len, code_off, code_len, tramp_off, tramp_len; /* its CUDA C: a prefix its program's
                                      variants share, then its own text; its emulator trampolines */
 } kg_pkg_variant;
@@ -166,7 +167,6 @@ typedef struct kg_pkg_prog {
   kg_pkg_sig *sig;
   kg_pkg_variant *vars;
   uint32_t n_vars;
-  cJSON *json;                 /* the signature's plan section, parsed (owned by the top program) */
   int64_t *sym;                /* kg_specialize_for: the sizes its tensors bound (per symbol of g), */
   uint8_t *bound;              /* so that kg_compiled_output reports concrete shapes */
 } kg_pkg_prog;
@@ -174,7 +174,6 @@ typedef struct kg_pkg_prog {
 /* inputs / captures (may be NULL): the tensors of kg_specialize_for, whose sizes the output shapes take */
 kg_compiled *kg_pkg_specialize(kg_module *m, int ei, int si, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
                                int n_captures);
-void kg_pkg_prog_release(kg_pkg_prog *pp); /* kg_compiled_free: the parsed plan section */
 /* exec.c's hooks: the packaged variant (NULL + error when the package lacks it) and its module
  * on a device (CUDA: the signature's cubin or PTX; the emulator: its CUDA C, compiled as any) */
 kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);

@@ -580,7 +580,7 @@ static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
   static const char *const keys[] = {"kind", "space", "outs", "red", "reds", "epi", "mats"};
   memset(G, 0, sizeof *G);
   int64_t y;
-  if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys)) || !kg_pkr_int(R, kg_pkr_get(j, "kind"), "kind", 0, KG_GROUP_MATMUL, &y)) return false;
+  if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys)) || !kg_pkr_int(R, kg_pkr_get(j, "kind"), "kind", 0, KG_GROUP_ATTN, &y)) return false;
   G->kind = (uint8_t)y;
   if (!r_shape(R, kg_pkr_get(j, "space"), "space", g->syms.n, &G->space)) return false;
   R_VEC(R, j, "outs", g->outputs.n, G->outs);
@@ -601,6 +601,11 @@ static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
     if (P->n_in < 2) return kg_pkr_fail(R, "a product with fewer than two operands");
     const kg_gnode *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
     if (a->shape.rank < 1 || b->shape.rank < ((P->ia[0] & 8) ? 3 : 2)) return kg_pkr_fail(R, "a product's operands have too few dims");
+  }
+  if (G->kind == KG_GROUP_ATTN) { /* q, k, v [, mask]: lower_attn*.c reads their last two dims */
+    if (P->op != KG_OP_ATTN || P->n_in < 3) return kg_pkr_fail(R, "an attention group whose node is not an attention of q, k and v");
+    for (uint32_t i = 0; i < 3; i++)
+      if (g->nodes.v[P->in[i]].shape.rank < 2) return kg_pkr_fail(R, "an attention's operand %u has too few dims", i);
   }
   return true;
 }

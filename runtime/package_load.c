@@ -32,7 +32,8 @@ static bool check_kernel(kg_pkr *R, const kg_kernel *k, const kg_graph *lg, cons
            (r0 == KG_BUF_PARAM ? r1 < lg->params.n && lg->nodes.v[lg->params.v[r1].node].vkind == KG_V_TENSOR
             : r0 == KG_BUF_OUTPUT ? r1 < lg->outputs.n
             : r0 == KG_BUF_TEMP   ? r1 < F->temps.n
-                                  : r0 == KG_BUF_SCRATCH && !dflt);
+                                  : r0 == KG_BUF_SCRATCH && (!dflt || G->kind == KG_GROUP_MATMUL));
+      /* a product's default kernel is split-K's partial when the scheduler splits its static K */
       break;
     case KPR_STRIDE: {
       uint32_t idx = r0 & 0x1fffffffu;
@@ -103,7 +104,7 @@ static bool read_fusion(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_fusion 
   return ok;
 }
 
-static bool read_variants(kg_pkr *R, const cJSON *arr, kg_compiled *c, kg_pkg_prog *pp, uint64_t code_len) {
+static bool read_variants(kg_pkr *R, const cJSON *arr, kg_compiled *c, kg_pkg_prog *pp, uint64_t code_len, uint64_t kmeta_len) {
   if (!arr) return true;
   if (!cJSON_IsArray(arr)) return kg_pkr_fail(R, "variants: expected an array");
   pp->n_vars = (uint32_t)cJSON_GetArraySize(arr);
@@ -129,10 +130,14 @@ static bool read_variants(kg_pkr *R, const cJSON *arr, kg_compiled *c, kg_pkg_pr
     }
     uint32_t ng = V->v.plan == 1 ? c->fusion_split.groups.n : V->v.plan == 2 ? c->fusion_fold.groups.n : c->fusion.groups.n;
     if (ok && (uint64_t)grp >= ng) ok = kg_pkr_fail(R, "group %lld: its plan has %u groups", (long long)grp, ng);
-    if (ok && !cJSON_IsObject(kg_pkr_get(x, "k"))) ok = kg_pkr_fail(R, "k: expected the kernel's launch metadata");
+    /* k: [offset, length] of its launch metadata in the kmeta section */
+    const cJSON *k = kg_pkr_get(x, "k");
+    int64_t ko = 0, kl = 0;
+    if (ok && cJSON_GetArraySize(k) != 2) ok = kg_pkr_fail(R, "k: expected [offset, length] of the kernel's launch metadata");
+    ok = ok && kg_pkr_int(R, k->child, "k", 0, (int64_t)kmeta_len, &ko) && kg_pkr_int(R, k->child->next, "k", 1, (int64_t)kmeta_len - ko, &kl);
     kg_pkr_pop(R);
     if (!ok) return false;
-    V->group = (uint32_t)grp, V->kernel = kg_pkr_get(x, "k");
+    V->group = (uint32_t)grp, V->k_off = (uint64_t)ko, V->k_len = (uint64_t)kl;
     V->pre_off = (uint64_t)o[0], V->pre_len = (uint64_t)o[1], V->code_off = (uint64_t)o[2], V->code_len = (uint64_t)o[3];
     V->tramp_off = (uint64_t)o[4], V->tramp_len = (uint64_t)o[5];
   }
@@ -232,7 +237,7 @@ static bool load_prog_into(load_ctx *L, const cJSON *j, kg_compiled *c) {
       c->n_fold = c->fusion_fold.groups.n;
       c->gfacts_fold = facts_of(&c->lg_fold, &c->fusion_fold);
     }
-    if (!read_variants(R, kg_pkr_get(j, "variants"), c, pp, L->code_len)) return false;
+    if (!read_variants(R, kg_pkr_get(j, "variants"), c, pp, L->code_len, L->pk->secs[L->sig->kmeta].len)) return false;
   }
   /* the output copies: every tensor output of a plan, every write-back */
   const cJSON *cps = kg_pkr_get(j, "copies");
@@ -293,7 +298,7 @@ kg_compiled *kg_pkg_specialize(kg_module *m, int ei, int si, const DLTensor *con
     cJSON_Delete(j);
     return NULL;
   }
-  c->pkg->json = j; /* the variants' kernels are read from it on first use */
+  cJSON_Delete(j); /* the variants' kernels are read from the kmeta section on first use */
   if (inputs || n_inputs == 0) { /* bind the sizes the tensors give (kg_pkg_fit said they fit) */
     const kg_graph *g = &c->g;
     kg_binding B = {kg_arena_alloc(&c->arena, (g->syms.n + 1) * sizeof(int64_t)), kg_arena_alloc(&c->arena, g->syms.n + 1)};
@@ -349,7 +354,15 @@ kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant
   kg_pkr R = {&c->arena, d, pp->pk->secs[pp->sig->plan].name, pp->pk->path, {{0}}, 0, false};
   kg_pkr_push(&R, "variants", (int)(V - pp->vars));
   kg_pkr_push(&R, "k", -1);
-  if (!kg_pkr_kernel(&R, V->kernel, &kv->k) || !check_kernel(&R, &kv->k, LG, F, &F->groups.v[group], false)) {
+  /* its slice of the kmeta section (whose hash is checked once, on the first variant's use) */
+  size_t kn;
+  const unsigned char *kt = kg_pkg_section_bytes(pp->pk, pp->sig->kmeta, &kn, d);
+  cJSON *kj = NULL;
+  if (kt && !(kj = cJSON_ParseWithLength((const char *)kt + V->k_off, (size_t)V->k_len)))
+    kg_pkr_fail(&R, "the launch metadata in section '%s' is not JSON", pp->pk->secs[pp->sig->kmeta].name);
+  bool kok = kj && kg_pkr_kernel(&R, kj, &kv->k) && check_kernel(&R, &kv->k, LG, F, &F->groups.v[group], false);
+  cJSON_Delete(kj);
+  if (!kok) {
     kg_kernel_free(&kv->k);
     free(kv);
     return NULL;
@@ -476,6 +489,3 @@ kg_status kg_pkg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, s
   return KG_OK;
 }
 
-void kg_pkg_prog_release(kg_pkg_prog *pp) {
-  if (pp && pp->json) cJSON_Delete(pp->json), pp->json = NULL;
-}

@@ -81,7 +81,7 @@ static bool read_sec(kg_pkr *R, const cJSON *j, const char *key, uint32_t nsec, 
 }
 
 static bool read_sig(kg_pkr *R, const cJSON *j, uint32_t nsec, kg_pkg_sig *s) {
-  static const char *const keys[] = {"sig", "params", "n_inputs", "guards", "plan", "code", "cuda", "twins",
+  static const char *const keys[] = {"sig", "params", "n_inputs", "guards", "plan", "code", "kmeta", "cuda", "twins",
                                      "cubins", "ptx", "kernels", "variants", "stats"};
   if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys))) return false;
   s->text = kg_pkr_strv(R, kg_pkr_get(j, "sig"), "sig", false);
@@ -109,7 +109,8 @@ static bool read_sig(kg_pkr *R, const cJSON *j, uint32_t nsec, kg_pkg_sig *s) {
     if (cJSON_GetArraySize(x) != 2 || !cJSON_IsString(x->child) || !cJSON_IsString(x->child->next)) return kg_pkr_fail(R, "guards: expected pairs of symbols");
     s->guards[i][0] = kg_arena_strdup(R->arena, x->child->valuestring), s->guards[i][1] = kg_arena_strdup(R->arena, x->child->next->valuestring);
   }
-  if (!read_sec(R, j, "plan", nsec, false, &s->plan) || !read_sec(R, j, "code", nsec, false, &s->code) || !read_sec(R, j, "cuda", nsec, false, &s->cuda))
+  if (!read_sec(R, j, "plan", nsec, false, &s->plan) || !read_sec(R, j, "code", nsec, false, &s->code) || !read_sec(R, j, "kmeta", nsec, false, &s->kmeta) ||
+      !read_sec(R, j, "cuda", nsec, false, &s->cuda))
     return false;
   const cJSON *tw = kg_pkr_get(j, "twins");
   if (!cJSON_IsArray(tw) || cJSON_GetArraySize(tw) != 4) return kg_pkr_fail(R, "twins: expected 4 sections");

@@ -267,7 +267,7 @@ static bool build_variants(pw *W, kg_compiled *c) {
 /* ---- writing a program ---- */
 
 typedef struct pw_sig {
-  kg_strbuf plan, code;
+  kg_strbuf plan, code, kmeta;
   KG_VEC(const kg_kernel *) kernels; /* every variant's kernel: the NVRTC translation unit */
   uint32_t n_variants;
 } pw_sig;
@@ -333,7 +333,11 @@ static void write_prog(pw_sig *S, const kg_compiled *c) {
       kg_sb_putn(&S->code, kv->trampolines, tlen);
       kg_sb_printf(b, "%s\n{\"group\":%u,\"v\":", i ? "," : "", kv->group);
       kg_pkw_variant(b, &kv->v);
-      kg_sb_puts(b, ",\"k\":"), kg_pkw_kernel(b, &kv->k);
+      /* its launch metadata in the kmeta section, named by offset and length: a run parses
+       * only the variants its scheduler picks (docs/package.md) */
+      size_t koff = S->kmeta.len;
+      kg_pkw_kernel(&S->kmeta, &kv->k);
+      kg_sb_printf(b, ",\"k\":[%zu,%zu]", koff, S->kmeta.len - koff);
       kg_sb_printf(b, ",\"code\":[%zu,%zu,%zu,%zu],\"tramp\":[%zu,%zu]}", pre_off, pre, off, len, toff, tlen);
       KG_VEC_PUSH(S->kernels, &kv->k);
       S->n_variants++;
@@ -403,7 +407,7 @@ static bool write_sig(pw *W, kg_compiled *c, int ei, int si, kg_strbuf *man) {
   if (!build_variants(W, c)) return false;
   pw_sig S;
   memset(&S, 0, sizeof S);
-  kg_sb_init(&S.plan), kg_sb_init(&S.code);
+  kg_sb_init(&S.plan), kg_sb_init(&S.code), kg_sb_init(&S.kmeta);
   write_prog(&S, c);
   char nm[96];
   bool ok = true;
@@ -411,6 +415,8 @@ static bool write_sig(pw *W, kg_compiled *c, int ei, int si, kg_strbuf *man) {
   int32_t plan = add_sec(W, nm, S.plan.s, S.plan.len);
   snprintf(nm, sizeof nm, "e%d.s%d.code", ei, si);
   int32_t code = add_sec(W, nm, S.code.s ? S.code.s : "", S.code.len);
+  snprintf(nm, sizeof nm, "e%d.s%d.kmeta", ei, si);
+  int32_t kmeta = add_sec(W, nm, S.kmeta.s ? S.kmeta.s : "", S.kmeta.len);
   kg_strbuf tu;
   kg_sb_init(&tu);
   kg_cuda_emit(S.kernels.v, S.kernels.n, c->g.entry, &tu);
@@ -484,7 +490,7 @@ static bool write_sig(pw *W, kg_compiled *c, int ei, int si, kg_strbuf *man) {
       kg_sb_puts(man, q ? ",[" : "["), kg_pkw_str(man, c->g.syms.v[c->g.guards.v[q].a]);
       kg_sb_putc(man, ','), kg_pkw_str(man, c->g.syms.v[c->g.guards.v[q].b]), kg_sb_putc(man, ']');
     }
-    kg_sb_printf(man, "],\"plan\":%d,\"code\":%d,\"cuda\":%d,\"twins\":[%d,%d", plan, code, cuda, twin[0], twin[1]);
+    kg_sb_printf(man, "],\"plan\":%d,\"code\":%d,\"kmeta\":%d,\"cuda\":%d,\"twins\":[%d,%d", plan, code, kmeta, cuda, twin[0], twin[1]);
     for (int i = 2; i < 4; i++) twin[i] < 0 ? kg_sb_puts(man, ",null") : kg_sb_printf(man, ",%d", twin[i]);
     kg_sb_puts(man, "],\"cubins\":[");
     for (int a = 0; a < W->n_archs; a++) kg_sb_printf(man, "%s{\"arch\":%d,\"section\":%d}", a ? "," : "", W->archs[a], cubin[a]);
@@ -495,7 +501,7 @@ static bool write_sig(pw *W, kg_compiled *c, int ei, int si, kg_strbuf *man) {
     kg_pkw_str(man, kg_sb_cstr(&stats));
     kg_sb_puts(man, "}");
   }
-  kg_sb_free(&stats), kg_sb_free(&tu), kg_sb_free(&S.plan), kg_sb_free(&S.code);
+  kg_sb_free(&stats), kg_sb_free(&tu), kg_sb_free(&S.plan), kg_sb_free(&S.code), kg_sb_free(&S.kmeta);
   KG_VEC_FREE(S.kernels);
   return ok;
 }

@@ -109,6 +109,7 @@ typedef struct kg_emu_opts {
   unsigned seed; /* for order 2 */
 } kg_emu_opts;
 
+struct kg_launch_desc;
 typedef struct kg_device_vt {
   const char *name;     /* "emu", "cuda", "cpu" or "null" (messages) */
   kg_device_kind kind;  /* KG_DEVICE_EMU, KG_DEVICE_CUDA, KG_DEVICE_CPU or KG_DEVICE_NULL: what it is */
@@ -132,13 +133,34 @@ typedef struct kg_device_vt {
   /* A tensor map for kernels of `mod` into out (128 bytes, 64-byte aligned); NULL where the
    * device has none (then no kernel that needs one is chosen for it). */
   int (*tmap)(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *req, void *out, kg_diag *d);
+  /* Graphs (replay.c): a recorded run's launches as one object the device replays in order on a
+   * stream — on CUDA an instantiated CUDA graph. NULL where the device has none (replay.c then
+   * launches the recorded list one by one). graph_new copies what it needs of ls (the parameter
+   * values included); graph_set replaces launch i's parameter values (same kernel, grid, block);
+   * graph_launch enqueues the whole graph on stream. */
+  int (*graph_new)(kg_device *dv, const struct kg_launch_desc *ls, uint32_t n, void **graph, kg_diag *d);
+  int (*graph_set)(kg_device *dv, void *graph, uint32_t i, const struct kg_launch_desc *l, kg_diag *d);
+  int (*graph_launch)(kg_device *dv, void *graph, void *stream, kg_diag *d);
+  void (*graph_free)(kg_device *dv, void *graph);
 } kg_device_vt;
+
+/* One kernel launch as a graph records it: what vt->launch takes, plus the parameter count
+ * (each parameter is an 8-byte value, or a 128-byte tensor map where is_tmap says so). */
+typedef struct kg_launch_desc {
+  kg_rt_module *mod;
+  const char *kernel;
+  uint32_t grid[3], block[3], smem;
+  void **params;
+  uint32_t n_params;
+  uint64_t work;
+} kg_launch_desc;
 
 struct kg_device {
   const kg_device_vt *vt;
   uint64_t work; /* set by the executor before a launch: its inner iterations (elements, reduced
                     elements, multiply-adds; 0 unknown). The CPU device spreads a launch over its
                     workers by it; the others ignore it. */
+  uint32_t n_params; /* set with work: the launch's parameter count (the null device's log) */
 };
 /* The one place a device's identity is mapped: the slot of its loaded module in a kernel
  * variant (kg_kvariant.mod[]: emulator 0, CUDA 1, null 2, CPU 3), and whether its buffers are host
@@ -203,6 +225,22 @@ void kg_cpu_pool_for(kg_cpu_pool *p, uint64_t n, uint64_t grain, void (*fn)(void
 kg_device *kg_dev_cuda_new(const kg_rt_config *cfg, kg_nvrtc *nvrtc, kg_diag *d);
 /* dev_null.c: a device whose launches do nothing (host-overhead benchmarks). */
 kg_device *kg_dev_null_new(void);
+/* The null device as a recorder (tests of replay.c): with log on it keeps every launch it is
+ * given (kernel, grid, block, shared memory, the parameters' first 8 bytes) in order, a graph's
+ * launches included (graph set when they came from graph_launch); graphs off removes its graph
+ * hooks (replay then launches one by one, as on the emulator). Counts graphs made, parameter
+ * updates and graph launches. */
+typedef struct kg_null_launch {
+  const char *kernel;
+  uint32_t grid[3], block[3], smem, n_params;
+  uint64_t params[64];
+  bool graph;
+} kg_null_launch;
+typedef struct kg_null_counts { uint64_t launches, graphs_made, graph_sets, graph_launches, graphs_live, tmaps; } kg_null_counts;
+void kg_dev_null_config(kg_device *dv, bool log, bool graphs);
+const kg_null_launch *kg_dev_null_log(const kg_device *dv, uint32_t *n);
+void kg_dev_null_log_clear(kg_device *dv);
+void kg_dev_null_counts(const kg_device *dv, kg_null_counts *out);
 /* The GPU of a CUDA device as the scheduler sees it (arch, SMs, shared memory). */
 struct kg_target;
 void kg_dev_cuda_target(const kg_device *dv, struct kg_target *t);

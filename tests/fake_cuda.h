@@ -3,7 +3,9 @@
  * $KGEN_CUDA_LIB selects, and the helpers that set it up and read its counters.
  * $FAKE_CUDA_CC is the compute capability it reports (default 80); it accepts cubins (ELF) and
  * PTX (text the driver would JIT), remembers the last image's hash and length, runs add1
- * itself and counts other launches without running them. */
+ * itself and counts other launches without running them. Graphs (cuGraph*, for replay.c's
+ * CUDA hook): nodes keep copies of their parameters (add1's values), must form a chain in the
+ * order added, and run in order at cuGraphLaunch; fake_graph_stats counts them. */
 #ifndef KG_FAKE_CUDA_H
 #define KG_FAKE_CUDA_H
 
@@ -74,11 +76,38 @@ static const char fake_driver2[] =
     "  munmap(m, n + 64); return 0; }\n"
     "R cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) { memcpy((void *)(size_t)d, s, n); return 0; }\n"
     "R cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { memcpy(d, (void *)(size_t)s, n); return 0; }\n";
+static const char fake_driver3[] =
+    "typedef struct { void *func; unsigned gx, gy, gz, bx, by, bz, smem; void **kp; void **extra; } KP;\n"
+    "struct fnode { void *f; unsigned gx, bx; float *out; const float *in; int n; void *key; };\n"
+    "struct fgraph { struct fnode **v; int n; };\n"
+    "struct fake_graph_stats { int made, nodes, bad_deps, instantiated, sets, launches, destroyed; } fake_graph_stats;\n"
+    "static void fill(struct fnode *x, const KP *p) { x->f = p->func; x->gx = p->gx; x->bx = p->bx;\n"
+    "  if (p->func == (void *)48) { x->out = *(float **)p->kp[0]; x->in = *(const float **)p->kp[1]; x->n = *(int *)p->kp[2]; } }\n"
+    "static void push(struct fgraph *g, struct fnode *x) { g->v = realloc(g->v, sizeof *g->v * (size_t)(g->n + 1)); g->v[g->n++] = x; }\n"
+    "R cuGraphCreate(void **g, unsigned f) { *g = calloc(1, sizeof(struct fgraph)); fake_graph_stats.made++; return 0; }\n"
+    "R cuGraphAddKernelNode(void **node, void *g, void *const *deps, size_t nd, const KP *p) { struct fgraph *G = g;\n"
+    "  struct fnode *x = calloc(1, sizeof *x); fill(x, p); x->key = x;\n"
+    "  if (G->n ? nd != 1 || deps[0] != G->v[G->n - 1] : nd != 0) fake_graph_stats.bad_deps++;\n"
+    "  push(G, x); *node = x; fake_graph_stats.nodes++; return 0; }\n"
+    "R cuGraphInstantiateWithFlags(void **e, void *g, unsigned long long fl) { struct fgraph *G = g, *E = calloc(1, sizeof *E);\n"
+    "  for (int i = 0; i < G->n; i++) { struct fnode *x = malloc(sizeof *x); *x = *G->v[i]; push(E, x); }\n"
+    "  *e = E; fake_graph_stats.instantiated++; return 0; }\n"
+    "R cuGraphExecKernelNodeSetParams(void *e, void *node, const KP *p) { struct fgraph *E = e;\n"
+    "  for (int i = 0; i < E->n; i++) if (E->v[i]->key == node) { if (p->func != E->v[i]->f) return 1; fill(E->v[i], p); fake_graph_stats.sets++; return 0; }\n"
+    "  return 400; }\n"
+    "R cuGraphLaunch(void *e, void *s) { struct fgraph *E = e; fake_graph_stats.launches++;\n"
+    "  for (int i = 0; i < E->n; i++) { struct fnode *x = E->v[i]; fake_stats.launches++;\n"
+    "    if (x->f == (void *)48) for (long k = 0; k < (long)x->gx * x->bx && k < x->n; k++) x->out[k] = x->in[k] + 1.0f; }\n"
+    "  return 0; }\n"
+    "static void drop(struct fgraph *g) { for (int i = 0; i < g->n; i++) free(g->v[i]); free(g->v); free(g); }\n"
+    "R cuGraphExecDestroy(void *e) { drop(e); fake_graph_stats.destroyed++; return 0; }\n"
+    "R cuGraphDestroy(void *g) { drop(g); return 0; }\n";
 
 struct fake_stats {
   int loads, launches, smem_optin, sync_fail, ptx_loads;
   unsigned long long image_hash, image_len; /* the last image loaded: FNV-1a of its bytes (a cubin: its ELF extent) */
 };
+struct fake_graph_stats { int made, nodes, bad_deps, instantiated, sets, launches, destroyed; };
 static char fake_dir[64];
 
 
@@ -93,6 +122,7 @@ static void fake_setup(void) {
   cr_assert_not_null(f);
   fputs(fake_driver, f);
   fputs(fake_driver2, f);
+  fputs(fake_driver3, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "cc -std=c11 -shared -fPIC -w -o %s %s", lib, src);
   if (system(cmd) != 0) cr_skip_test("no host C compiler to build the stand-in driver");
@@ -108,6 +138,14 @@ static struct fake_stats *fake_stats(void) {
   void *h = dlopen(getenv("KGEN_CUDA_LIB"), RTLD_NOW | RTLD_NOLOAD);
   cr_assert_not_null(h);
   struct fake_stats *s = dlsym(h, "fake_stats");
+  cr_assert_not_null(s);
+  dlclose(h);
+  return s;
+}
+static inline struct fake_graph_stats *fake_graph_stats(void) {
+  void *h = dlopen(getenv("KGEN_CUDA_LIB"), RTLD_NOW | RTLD_NOLOAD);
+  cr_assert_not_null(h);
+  struct fake_graph_stats *s = dlsym(h, "fake_graph_stats");
   cr_assert_not_null(s);
   dlclose(h);
   return s;

@@ -82,13 +82,15 @@ static void make_inputs(kg_compiled *c, int64_t size, inputs *I) {
     for (int d = 0; d < rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : size;
     cr_assert_eq(kg_npy_random_in(&I->arr[p], n->dtype, rank, shape, 77 + p, true, g->params.v[p].range), 0);
     kg_npy_dlview(&I->arr[p], &I->v[p]);
-    if (g->params.v[p].is_capture) I->cap[I->n_cap].name = g->params.v[p].name, I->cap[I->n_cap++].t = &I->v[p];
+    /* the capture's name copied: c is freed before the inputs are used */
+    if (g->params.v[p].is_capture) I->cap[I->n_cap].name = strdup(g->params.v[p].name), I->cap[I->n_cap++].t = &I->v[p];
     else I->in[I->n_in++] = &I->v[p];
   }
   I->n = (int)g->params.n;
 }
 static void free_inputs(inputs *I) {
   for (int i = 0; i < I->n; i++) kg_npy_free(&I->arr[i]);
+  for (int i = 0; i < I->n_cap; i++) free((void *)(uintptr_t)I->cap[i].name);
 }
 
 /* runs entry on a device from module m on the inputs; outputs into outs (count returned) */
@@ -115,7 +117,7 @@ static void same_as_document(const char *example, const char *entry, int64_t siz
   cr_assert_eq(kg_module_load_file(ctx, doc, &md), KG_OK);
   cr_assert_eq(kg_package_load(ctx, path, &mp), KG_OK, "%s", kg_last_error(ctx));
   cr_assert(kg_module_is_package(mp) && !kg_module_is_package(md));
-  cr_assert_eq(kg_module_n_entries(mp), kg_module_n_entries(md));
+  cr_assert_eq(kg_module_n_entries(mp), entry ? 1 : kg_module_n_entries(md)); /* an entry asked for: only it */
   cr_assert_eq(kg_module_entry_n_params(mp, entry), kg_module_entry_n_params(md, entry));
   kg_compiled *c0;
   cr_assert_eq(kg_specialize(mp, entry, NULL, &c0), KG_OK, "%s", kg_last_error(ctx));
@@ -149,6 +151,9 @@ Test(package, same_bits_as_the_document, .init = mkdir_tmp, .fini = rm_tmp, .tim
   same_as_document("norm_batch_train", NULL, 0);         /* in-place running statistics (write-backs) */
   same_as_document("rand_dropout", NULL, 0);             /* the random generator */
   same_as_document("cf_rnn_matmul", NULL, 0);            /* products folded into a step's kernel */
+  same_as_document("attn_sdpa", "attn_sdpa_causal", 20); /* the fused attention (its group kind was refused on load) */
+  same_as_document("attn_tc", "attn_tc_cross_mask", 0);  /* the attention's tensor-core tile */
+  same_as_document("models/tutorial_mlp", "trivial", 0); /* a default kernel that is split-K's partial (K = 1000 static) */
 }
 
 /* a product over a symbolic K is packaged with its split-K kernels (the partial and the finish):
@@ -200,7 +205,9 @@ Test(package, byte_identical_and_hashed, .init = mkdir_tmp, .fini = rm_tmp) {
   unsigned char h[32];
   kg_sha256(x + 64, (size_t)mlen, h);
   cr_assert(!memcmp(h, x + 32, 32), "the header's content hash is the manifest's SHA-256");
-  cr_assert_not_null(strstr(x + 64, "\"format_version\":1"));
+  char fv[32];
+  snprintf(fv, sizeof fv, "\"format_version\":%d", KG_PKG_FORMAT);
+  cr_assert_not_null(strstr(x + 64, fv));
   cr_assert_not_null(strstr(x + 64, "\"kgen_version\":\"" KGEN_VERSION_STRING "\""));
   free(x), free(y);
   kg_context_free(ctx);
@@ -510,6 +517,19 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
       size_t tn;
       if (s == KG_OK) s = kg_emit(c, KG_ART_TORCHSCRIPT, 0, &t, &tn), free(s == KG_OK ? t : NULL);
       if (s == KG_OK) s = kg_emit(c, KG_ART_CUDA, 0, &t, &tn), free(s == KG_OK ? t : NULL);
+      if (s == KG_OK) { /* a run on the null device reads the variants' launch metadata (the kmeta section) */
+        inputs I;
+        make_inputs(c, 3, &I);
+        kg_npy outs[16];
+        DLTensor ov[16], *op[16];
+        int no = kg_compiled_n_outputs(c);
+        s = kg_alloc_host_outputs(c, outs, ov, op);
+        if (s == KG_OK) {
+          s = kg_run(c, KG_DEVICE_NULL, I.in, I.n_in, I.cap, I.n_cap, op, no, NULL);
+          for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
+        }
+        free_inputs(&I);
+      }
       kg_compiled_free(c);
       kg_module_free(m);
     }
@@ -524,9 +544,11 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
   /* another format version */
   unsigned char *x = kg_xmalloc(n);
   memcpy(x, g, n);
-  x[8] = 2;
+  x[8] = KG_PKG_FORMAT + 1;
   write_bytes(bad, x, n);
-  expect_bad(ctx, bad, "package format version 2; this kgen (" KGEN_VERSION_STRING ") reads version 1");
+  char want[160];
+  snprintf(want, sizeof want, "package format version %d; this kgen (" KGEN_VERSION_STRING ") reads version %d", KG_PKG_FORMAT + 1, KG_PKG_FORMAT);
+  expect_bad(ctx, bad, want);
   /* another ABI, a field a newer kgen writes (in the manifest, and in a kernel's launch): consistent
    * files (hashes and offsets recomputed), so only the content is wrong */
   struct { int sec; const char *find, *repl, *want; } edits[] = {

@@ -50,7 +50,7 @@ public unsafe struct KgNamedTensor
 [StructLayout(LayoutKind.Sequential)]
 public struct KgRunStats
 {
-    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations;
+    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations, Replays;
 }
 
 [StructLayout(LayoutKind.Sequential)]
@@ -72,6 +72,7 @@ public unsafe struct KgOptions
     public int CudaDevice;
     public int F32Matmul;       // kg_f32_matmul: 0 split-TF32 on tensor cores, 1 TF32, 2 SIMT float32
     public int EmuArch;         // 0: schedules for sm_90; 80: for sm_80
+    public int NoReplay;        // 1: no replay of recorded launches (CUDA graphs on CUDA)
 }
 
 /// <summary>kg_device_kind</summary>

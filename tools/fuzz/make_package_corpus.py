@@ -45,7 +45,7 @@ def shrink(blob):
         s["offset"], s["length"], s["sha256"] = len(body), len(b), hashlib.sha256(b).hexdigest()
         body += b
     m = json.dumps(man, separators=(",", ":")).encode()
-    head = blob[:8] + struct.pack("<IIQQ", 1, 64, 64, len(m)) + hashlib.sha256(m).digest()
+    head = blob[:8] + struct.pack("<IIQQ", struct.unpack("<I", blob[8:12])[0], 64, 64, len(m)) + hashlib.sha256(m).digest()
     return head + m + b"\0" * (-(64 + len(m)) % 16) + body
 
 
