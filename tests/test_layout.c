@@ -200,6 +200,7 @@ Test(layout, model_forwards_match_pytorch, .init = setup, .fini = teardown, .tim
     {"models/tutorial_mlp", "trivial"}, {"models/tutorial_mlp", "trivial_sequential"},
     {"models/transformer_lm", "transformer_lm"}, /* nn.TransformerEncoder expanded, each layer's attention one kernel */
     {"models/seq2seq_transformer", "seq2seq_transformer"}, /* nn.Transformer: its six attentions one kernel each */
+    {"models/lstm_tagger", "lstm_tagger"}, /* nn.LSTM (2 layers, bidirectional) expanded: Kgen.Recurrent */
   };
   for (size_t i = 0; i < sizeof forwards / sizeof *forwards; i++) check_at(forwards[i][0], forwards[i][1], NULL);
 }

@@ -111,7 +111,7 @@ let private memberName (n: string) =
 let private ident (n: string) =
     String(n.ToCharArray() |> Array.map (fun c -> if (Char.IsAsciiLetterOrDigit c) || c = '_' then c else '_'))
 
-let private join (path: string) (n: string) = if path = "" then ident (memberName n) else path + "_" + ident (memberName n)
+let join (path: string) (n: string) = if path = "" then ident (memberName n) else path + "_" + ident (memberName n)
 
 /// A tensor read through a live module: a named capture.
 let private capture (path: string) (t: Tensor) : Expr =
@@ -239,7 +239,7 @@ let private convolution (l: Live) (m: Convolution) (x: Expr) =
 let private known =
     "Linear, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, LayerNorm, Dropout, Embedding, ReLU, GELU, SiLU, Tanh, Sigmoid, Mish, Hardswish, ELU, " +
     "BatchNorm1d/2d, InstanceNorm1d/2d, GroupNorm, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, " +
-    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer, " +
+    "Upsample, PixelShuffle, PixelUnshuffle, Flatten, RNNCell, GRUCell, LSTMCell, LSTM, GRU, RNN, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer, " +
     "LeakyReLU, Softplus, Softmax, LogSoftmax, ReLU6, SELU, Identity, Sequential, modules implementing Kgen.IQuotedForward"
 
 /// What applying the live module `l` to `x` is. For a user module, Choice2Of2 gives the
@@ -624,7 +624,7 @@ let (|ModuleRedex|_|) (vars: Var -> Live option) (e: Expr) =
 // recognizes: one fused kernel when the weights are not returned. num_heads lives in native code:
 // one probe forward on fixed values tells it (the averaged weights differ per head count).
 /// The named parameters of a native module, read once per module (each read wraps a fresh handle).
-let private nativeParam (m: torch.nn.Module) (name: string) : Tensor =
+let nativeParam (m: torch.nn.Module) (name: string) : Tensor =
     cellParam m name (fun () ->
         match m.named_parameters() |> Seq.tryFind (fun struct (n, _) -> n = name) with
         | Some(struct (_, p)) -> p :> Tensor
@@ -736,7 +736,7 @@ let encoderLayerForward =
         let h = if gelu then h.gelu(GELU.Approximate.none) else h.relu()
         torch.nn.functional.layer_norm(x + torch.nn.functional.linear(h, w2, b2), [| e |], n2w, n2b, 1e-5) @>
 
-let private bindTemplate (what: string) (lam: Expr) (vs: Expr list) =
+let bindTemplate (what: string) (lam: Expr) (vs: Expr list) =
     let rec go (lam: Expr) (vs: Expr list) =
         match lam, vs with
         | Lambda(v, body), x :: rest -> Expr.Let(v, x, go body rest)

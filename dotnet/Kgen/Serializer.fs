@@ -399,6 +399,7 @@ and private writeNode (c: Ctx) (w: Utf8JsonWriter) (field: string option) (e: Ex
             match Modules.apply l x with
             | Choice1Of2 e' -> writeInstead c w field e e'
             | Choice2Of2(this, body) -> writeInlined c w field e this l body
+        | Recurrent.RecurrentApply vars e' -> writeInstead c w field e e'
         | Modules.CellApply vars e' -> writeInstead c w field e e'
         | Modules.AttentionApply vars e' -> writeInstead c w field e e'
         | Modules.TransformerApply vars e' -> writeInstead c w field e e'
