@@ -36,7 +36,8 @@ fuzz_programs() { # BUILDDIR FIRST_SEED
 fuzz_programs build 0
 
 if command -v dotnet >/dev/null 2>&1; then
-  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q
+  # the console logger at normal verbosity: a failing test prints its message (-v q alone hid it)
+  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q --logger "console;verbosity=normal"
 else
   echo "=== SKIPPED: the .NET tests (dotnet/): no .NET SDK on this machine ==="
 fi
