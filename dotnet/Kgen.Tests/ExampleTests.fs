@@ -57,7 +57,11 @@ let ``every model forward of examples/models runs in TorchSharp`` () =
         let doc = Collect.documentOfSource examplesAssembly fs
         let root = parse doc.Json
         let entries = Collect.entriesOfSource Collect.zeros None examplesAssembly fs
-        for (i, en) in List.indexed entries do
+        // not the entries in training mode (resnet_basic_block_train): their forward updates the
+        // process-wide example modules' batch-norm statistics and num_batches_tracked in place,
+        // whose values the serializer writes (a capture's range), so ExampleDocumentTests would see
+        // another document after this test; the three-way check runs them in a process of its own
+        for (i, en) in List.indexed entries |> List.filter (fun (_, en) -> not (en.Name.EndsWith "_train")) do
             let pars, _ = Check.signatureOf ((root |> prop "entries").[i] |> prop "signature") Map.empty
             let args =
                 pars |> List.map (function
@@ -70,7 +74,7 @@ let ``every model forward of examples/models runs in TorchSharp`` () =
             for o in outs do
                 Assert.True(o.numel() > 0L, en.Name)
             ran <- ran + 1
-    Assert.True(ran >= 27, sprintf "%d model entries ran" ran)
+    Assert.True(ran >= 28, sprintf "%d model entries ran" ran)
 
 [<Fact>]
 let ``the bad inputs F# can write are real F#`` () =
