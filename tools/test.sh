@@ -22,18 +22,19 @@ export KGEN_CACHE_DIR="$PWD/build/kcache"
 cmake -S . -B build -DKGEN_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
-# The program fuzzer (docs/fuzz.md) over a fixed seed range: 500 random programs here, 500 more
-# under ASan+UBSan below, each checked against PyTorch (every other one also under its schedule
+# The program fuzzer (docs/fuzz.md) over a fixed seed range: 500 random programs here, 300 more
+# under ASan+UBSan below (a sample: the sanitizers watch kgen's own code, which the plain run's
+# programs exercise the same way), each checked against PyTorch (every other one also under its schedule
 # variant), one job per core; any finding fails the run. KGEN_FUZZ_COUNT changes the count.
-fuzz_programs() { # BUILDDIR FIRST_SEED
+fuzz_programs() { # BUILDDIR FIRST_SEED COUNT
   if [ "${KGEN_NO_FUZZ:-0}" = "1" ]; then
     echo "=== SKIPPED: kgen fuzz (seeds $2..): KGEN_NO_FUZZ=1 ==="
   else
-    "$1/kgen" fuzz --seed "$2" --count "${KGEN_FUZZ_COUNT:-500}" --jobs "$fuzz_jobs" --variant-every 2 \
+    "$1/kgen" fuzz --seed "$2" --count "${KGEN_FUZZ_COUNT:-$3}" --jobs "$fuzz_jobs" --variant-every 2 \
       --out "$1/fuzz-findings"
   fi
 }
-fuzz_programs build 0
+fuzz_programs build 0 500
 
 if command -v dotnet >/dev/null 2>&1; then
   # the console logger at normal verbosity: a failing test prints its message (-v q alone hid it)
@@ -52,7 +53,7 @@ if [ "${KGEN_NO_ASAN:-0}" != "1" ]; then
     (cd build-asan && ctest --output-on-failure)
     # kgen itself is what the sanitizers watch: the emulated kernels (plain cc, not sanitized)
     # are compiled at -O0 here, which takes a third less time than -O1 (docs/fuzz.md, In CI)
-    KGEN_EMU_CFLAGS=-O0 fuzz_programs build-asan 500
+    KGEN_EMU_CFLAGS=-O0 fuzz_programs build-asan 500 300
   )
 fi
 
