@@ -121,13 +121,16 @@ void kg_check_result_free(kg_check_result *r) {
 /* One --size SYM=N of a check: SYM must be a size of the entry bound by its inputs (not a
  * product of sizes, which the inputs determine) and N a size (0 or more: the CLI parses it, an
  * API caller may not). A located input error, never an assertion further on. */
-static kg_status check_size_opt(kg_context *ctx, const kg_graph *g, const char *name, long long val, bool if_present) {
+static bool entry_has_size(const kg_graph *g, const char *name) {
+  for (uint32_t s = 0; s < g->syms.n && name; s++)
+    if (!kg_graph_symdef(g, s) && !strcmp(g->syms.v[s], name)) return true;
+  return false;
+}
+static kg_status check_size_opt(kg_context *ctx, const kg_graph *g, const char *name, long long val, bool found, bool if_present) {
   kg_diag d;
   kg_diag_init(&d);
   char where[160];
   snprintf(where, sizeof where, "--size %s=%lld", name ? name : "(null)", val);
-  bool found = false;
-  for (uint32_t s = 0; s < g->syms.n && name && !found; s++) found = !kg_graph_symdef(g, s) && !strcmp(g->syms.v[s], name);
   if (!found && if_present && name) {
     /* passed over: the entry has no such size */
   } else if (!found) {
@@ -156,11 +159,9 @@ kg_status kg_check_module(kg_context *ctx, kg_oracle *orc, kg_module *m, const k
   uint32_t np = g0->params.n;
   /* every --size names a size the entry has, and fits what a size can be */
   for (int i = 0; i < opt->n_sizes; i++) {
-    bool present = false;
-    for (uint32_t y = 0; y < g0->syms.n && opt->size_names[i] && !present; y++)
-      present = !kg_graph_symdef(g0, y) && !strcmp(g0->syms.v[y], opt->size_names[i]);
+    bool present = entry_has_size(g0, opt->size_names[i]);
     if (!present && i < 32) res->sizes_absent |= 1u << i;
-    kg_status sz = check_size_opt(ctx, g0, opt->size_names[i], opt->size_vals[i], opt->sizes_if_present);
+    kg_status sz = check_size_opt(ctx, g0, opt->size_names[i], opt->size_vals[i], present, opt->sizes_if_present);
     if (sz != KG_OK) {
       kg_compiled_free(c0);
       return sz;
