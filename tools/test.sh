@@ -37,8 +37,10 @@ fuzz_programs() { # BUILDDIR FIRST_SEED COUNT
 fuzz_programs build 0 500
 
 if command -v dotnet >/dev/null 2>&1; then
-  # the console logger at normal verbosity: a failing test prints its message (-v q alone hid it)
-  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q --logger "console;verbosity=normal"
+  # the console logger at normal verbosity: a failing test prints its message (-v q alone hid it);
+  # --blame: a test host that crashes is named with the tests it was running (a crash once said
+  # only "Test host process crashed")
+  KGEN_LIB="$PWD/build/libkgen.so" dotnet test dotnet/kgen.slnx -nologo -v q --blame --logger "console;verbosity=normal"
 else
   echo "=== SKIPPED: the .NET tests (dotnet/): no .NET SDK on this machine ==="
 fi

@@ -104,11 +104,17 @@ let ``concurrent calls on one context are serialized and correct`` () =
     let b = torch.randn(768L)
     let want = (x + b).gelu()
     let results =
-        [| for _ in 1..4 -> async { return [ for _ in 1..3 -> (use c = m.Specialize("bcast_bias_gelu", [ x; b ], []) in c.Run([ x; b ], []).Head) ] } |]
+        // 8 threads, each specializing, running and freeing: kg_specialize_for, kg_run and
+        // kg_compiled_free (its kernels unloaded from the context's emulator) interleave unless
+        // the context's lock serializes them (once it did not, and this crashed the test host)
+        [| for _ in 1..8 -> async { return [ for _ in 1..6 -> (use c = m.Specialize("bcast_bias_gelu", [ x; b ], []) in c.Run([ x; b ], []).Head) ] } |]
         |> Async.Parallel |> Async.RunSynchronously
     for rs in results do
         for r in rs do
             Assert.True(allclose r want)
+    // what serializes them: one lock object for the context's life (a property `= obj ()`
+    // made a new object per access, so every `lock` took a different one)
+    Assert.Same(ctx.Gate, ctx.Gate)
 
 [<Fact>]
 let ``Kgen.check runs kgen, the F# function and the twin on the caller's tensors`` () =

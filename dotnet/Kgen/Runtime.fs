@@ -164,8 +164,15 @@ let private deviceOf (ts: Tensor list) =
 type Context() =
     let h = new KgHandle(Lib.kg_context_new 0n, Lib.kg_context_free)
     do if h.IsInvalid then raise (KgenException("kg_context_new failed", 2))
+    // one object for the context's life: a property `= obj ()` would make a new one per access
+    // and lock nothing (it once did: concurrent calls then raced inside kgen and crashed)
+    let gate = obj ()
     member internal _.Handle = h
-    member internal _.Gate = obj ()
+    member internal _.Gate = gate
+    /// A release function that frees under the context's lock: freeing a module or a compiled
+    /// entry unloads its kernels from the context's devices, which must not race a call on
+    /// another thread (Dispose, or the finalizer thread).
+    member internal _.Locked(release: nativeint -> unit) = fun (p: nativeint) -> lock gate (fun () -> release p)
     member internal this.Check(status: int) =
         if status <> 0 then
             let msg = NativePtr.ofNativeInt<byte> (NativePtr.toNativeInt (Lib.kg_last_error(h.DangerousGetHandle())))
@@ -178,7 +185,7 @@ type Context() =
             let mutable m = 0n
             use p = fixed bytes
             this.Check(Lib.kg_module_load(h.DangerousGetHandle(), p, unativeint bytes.Length, &m))
-            new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
+            new Module(this, new KgHandle(m, this.Locked Lib.kg_module_free, h)))
     /// Load an offline kernel package (.kgpkg, docs/package.md): a module whose entries run
     /// without the frontend or NVRTC.
     member this.LoadPackage(path: string) : Module =
@@ -187,7 +194,7 @@ type Context() =
             let mutable m = 0n
             use p = fixed bytes
             this.Check(Lib.kg_package_load(h.DangerousGetHandle(), p, &m))
-            new Module(this, new KgHandle(m, Lib.kg_module_free, h)))
+            new Module(this, new KgHandle(m, this.Locked Lib.kg_module_free, h)))
     /// The random generator entries that draw (dropout in training mode, rand_like, ...) use:
     /// seed it (offset 0), or read / restore its (seed, offset) (docs/design.md "The random generator").
     member this.ManualSeed(seed: uint64) = lock this.Gate (fun () -> this.Check(Lib.kg_context_manual_seed(h.DangerousGetHandle(), seed)))
@@ -234,7 +241,7 @@ and Module internal (ctx: Context, h: KgHandle) =
             let mutable c = 0n
             ctx.Check(Lib.kg_specialize_for(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
                                             NativePtr.ofNativeInt named, caps.Count, &c))
-            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free, h)))
+            new Compiled(this, new KgHandle(c, ctx.Locked Lib.kg_compiled_free, h)))
     /// Specialize an entry for the gradients of the inputs and captures `wants` flags (inputs in
     /// order, then captures; kg_specialize_grad): the forward, whose Backward is the backward.
     member this.SpecializeGrad(entry: string, inputs: Tensor list, captures: (string * Tensor) list, wants: bool list) : Compiled =
@@ -249,7 +256,7 @@ and Module internal (ctx: Context, h: KgHandle) =
             let mutable c = 0n
             ctx.Check(Lib.kg_specialize_grad(h.DangerousGetHandle(), pn, NativePtr.ofNativeInt ins.Table, ins.Count,
                                              NativePtr.ofNativeInt named, caps.Count, 0u, pw, &c))
-            new Compiled(this, new KgHandle(c, Lib.kg_compiled_free, h)))
+            new Compiled(this, new KgHandle(c, ctx.Locked Lib.kg_compiled_free, h)))
     interface IDisposable with
         member _.Dispose() = h.Dispose()
 
