@@ -432,7 +432,9 @@ static void size_matrix(int part, int parts) {
   int failed = 0, ran = 0, k = 0;
   for (size_t p = 0; p < sizeof progs / sizeof *progs; p++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
-      if (k++ % parts != part) continue;
+      /* under the sanitizers a third of the matrix, shifted by one size per program so that
+       * every size (the empty dims' errors included) still runs for some program */
+      if ((k++ + (KG_NUMERIC_STRIDE > 1 ? (int)p : 0)) % (parts * KG_NUMERIC_STRIDE) != part) continue;
       char path[4096];
       snprintf(path, sizeof path, "%s/examples/%s.json", KG_SOURCE_DIR, progs[p].name);
       kg_context *ctx = kg_context_new(&o);
