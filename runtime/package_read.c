@@ -149,7 +149,7 @@ static bool read_sig(kg_pkr *R, const cJSON *j, uint32_t nsec, kg_pkg_sig *s) {
 }
 
 static bool read_manifest(kg_package *pk, const cJSON *man, bool check_abi, kg_diag *d) {
-  kg_pkr R = {&pk->arena, d, "manifest", pk->path, {{0}}, 0, false};
+  kg_pkr R = {.arena = &pk->arena, .d = d, .where = "manifest", .file = pk->path};
   static const char *const keys[] = {"format", "format_version", "kgen_version", "abi", "created_by", "entries", "sections"};
   if (!kg_pkr_keys(&R, man, keys, (int)KG_COUNTOF(keys))) return false;
   const cJSON *fmt = kg_pkr_get(man, "format");
@@ -255,15 +255,18 @@ kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, uns
     static const char hx[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) pk->hash[2 * i] = hx[bytes[32 + i] >> 4], pk->hash[2 * i + 1] = hx[bytes[32 + i] & 15];
   }
-  cJSON *man = NULL;
+  const cJSON *man = NULL;
+  kg_arena ja; /* the manifest's parse tree: what read_manifest keeps is copied to pk->arena */
+  kg_arena_init(&ja);
   if (ok) {
     pk->data_off = (moff + mlen + 15) & ~(uint64_t)15;
     if (pk->data_off > len) pk->data_off = len;
-    man = cJSON_ParseWithLength((const char *)bytes + moff, (size_t)mlen);
-    if (!man) ok = fail(d, NULL, "%s: the manifest is not JSON", P);
+    char why[128];
+    man = kg_pkj_parse(&ja, (const char *)bytes + moff, (size_t)mlen, why, sizeof why);
+    if (!man) ok = fail(d, NULL, "%s: the manifest is not JSON (%s)", P, why);
   }
   if (ok) ok = read_manifest(pk, man, !(flags & KG_PKG_ANY_ABI), d);
-  cJSON_Delete(man);
+  kg_arena_free(&ja);
   if (!ok) {
     kg_pkg_free(pk, NULL);
     return NULL;

@@ -153,6 +153,8 @@ void kg_hash_hex(uint64_t h, char out[17]);
 
 /* ---- sha256.c ---- */
 void kg_sha256(const void *data, size_t n, unsigned char out[32]);
+/* the same with force_plain: the portable C rounds even where the CPU has SHA instructions (tests) */
+void kg_sha256_impl(const void *data, size_t n, unsigned char out[32], int force_plain);
 void kg_sha256_hex(const void *data, size_t n, char out[65]); /* lower-case hex, NUL-terminated */
 
 #endif
