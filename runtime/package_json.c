@@ -65,6 +65,15 @@ static int hex4(const char *p) {
 static char *str(pj *P) {
   const char *q = ++P->s, *e = P->end;
   const char *r = q;
+  /* eight bytes at a time while none is a quote, a backslash or a control character */
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  for (; e - r >= 8; r += 8) {
+    uint64_t w;
+    memcpy(&w, r, 8);
+    uint64_t xq = w ^ (ones * '"'), xb = w ^ (ones * '\\');
+    uint64_t hit = ((xq - ones) & ~xq) | ((xb - ones) & ~xb) | ((w - ones * 0x20) & ~w);
+    if (hit & highs) break;
+  }
   while (r < e && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) r++;
   if (r < e && *r == '"') { /* no escapes: the common case */
     char *o = P->sb;
@@ -246,7 +255,7 @@ static cJSON *value(pj *P) {
 }
 
 const cJSON *kg_pkj_parse(kg_arena *a, const char *s, size_t n, char *err, size_t errcap) {
-  pj P = {s, s + n, a, NULL, 0, kg_arena_alloc(a, n + 1), s, err, errcap, 0};
+  pj P = {s, s + n, a, NULL, 0, kg_arena_alloc_raw(a, n + 1), s, err, errcap, 0};
   if (err && errcap) err[0] = 0;
   cJSON *v = value(&P);
   if (!v) return NULL;

@@ -48,6 +48,7 @@ typedef struct kg_arena {
 void kg_arena_init(kg_arena *a);
 void kg_arena_free(kg_arena *a);            /* frees every allocation at once */
 void *kg_arena_alloc(kg_arena *a, size_t n); /* zeroed, 16-byte aligned */
+void *kg_arena_alloc_raw(kg_arena *a, size_t n); /* the same, not zeroed (a buffer about to be filled) */
 char *kg_arena_strdup(kg_arena *a, const char *s);
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
 char *kg_arena_printf(kg_arena *a, const char *fmt, ...) KG_PRINTF(2, 3);
