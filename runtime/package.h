@@ -59,6 +59,9 @@ typedef struct kg_pkr {
   struct { const char *key; int idx; } fr[24]; /* the path being read */
   int depth;
   bool failed;
+  bool tabs;              /* optab/dttab built (on the first node read) */
+  uint16_t optab[512];    /* op name -> op + 1, open addressing on the name's hash */
+  uint8_t dttab[64];      /* dtype name -> dtype + 1 */
 } kg_pkr;
 bool kg_pkr_fail(kg_pkr *R, const char *fmt, ...) KG_PRINTF(2, 3);
 void kg_pkr_push(kg_pkr *R, const char *key, int idx);
@@ -75,6 +78,9 @@ bool kg_pkr_fusion(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_fusion *f);
 bool kg_pkr_kernel(kg_pkr *R, const cJSON *j, kg_kernel *k);
 bool kg_pkr_variant(kg_pkr *R, const cJSON *j, kg_variant *v);
 bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p);
+/* package_json.c: strict JSON into cJSON-shaped nodes in arena a (freed with it; never
+ * cJSON_Delete them); NULL and err ("… at byte N") when the text is not JSON */
+const cJSON *kg_pkj_parse(kg_arena *a, const char *s, size_t n, char *err, size_t errcap);
 
 /* ---- package_read.c ---- */
 typedef struct kg_pkg_section {

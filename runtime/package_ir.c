@@ -276,7 +276,13 @@ bool kg_pkr_fail(kg_pkr *R, const char *fmt, ...) {
   return false;
 }
 
-const cJSON *kg_pkr_get(const cJSON *o, const char *key) { return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL; }
+const cJSON *kg_pkr_get(const cJSON *o, const char *key) {
+  /* cJSON_GetObjectItemCaseSensitive without a strcmp call per member: the first byte decides most */
+  if (!cJSON_IsObject(o)) return NULL;
+  for (const cJSON *x = o->child; x; x = x->next)
+    if (x->string && x->string[0] == key[0] && !strcmp(x->string, key)) return x;
+  return NULL;
+}
 
 bool kg_pkr_int(kg_pkr *R, const cJSON *v, const char *key, int64_t lo, int64_t hi, int64_t *out) {
   kg_pkr_push(R, key, -1);
@@ -355,7 +361,7 @@ bool kg_pkr_keys(kg_pkr *R, const cJSON *o, const char *const *keys, int n) {
   if (!cJSON_IsObject(o)) return kg_pkr_fail(R, "expected an object");
   for (const cJSON *x = o->child; x; x = x->next) {
     bool known = false;
-    for (int i = 0; i < n && !known; i++) known = x->string && !strcmp(x->string, keys[i]);
+    for (int i = 0; i < n && !known; i++) known = x->string && x->string[0] == keys[i][0] && !strcmp(x->string, keys[i]);
     if (!known)
       return kg_pkr_fail(R, "field '%s' is not known to this kgen (%s, package format %d): the package needs a newer kgen, or was damaged",
                          x->string ? x->string : "?", KGEN_VERSION_STRING, KG_PKG_FORMAT);
@@ -394,10 +400,48 @@ static bool r_fields(kg_pkr *R, const cJSON *o, void *s, const pk_field *f, int 
   return true;
 }
 
+/* ops and dtypes by name through hash tables in the reader, built on its first node (a plan of
+ * thousands of nodes scanned the op table with strcmp for each: 8 % of a large plan's load) */
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static void build_tabs(kg_pkr *R) {
+  _Static_assert(KG_OP__COUNT < 256 && KG_DT__COUNT < 32, "the reader's name tables hold at most half their slots");
+  memset(R->optab, 0, sizeof R->optab), memset(R->dttab, 0, sizeof R->dttab);
+  for (int o = 0; o < KG_OP__COUNT; o++) {
+    uint32_t i = name_hash(kg_op_name((kg_op)o)) & 511;
+    while (R->optab[i]) i = (i + 1) & 511;
+    R->optab[i] = (uint16_t)(o + 1);
+  }
+  for (int t = 0; t < KG_DT__COUNT; t++) {
+    uint32_t i = name_hash(kg_dtype_name((kg_dtype)t)) & 63;
+    while (R->dttab[i]) i = (i + 1) & 63;
+    R->dttab[i] = (uint8_t)(t + 1);
+  }
+  R->tabs = true;
+}
+
+static kg_op op_by_name(kg_pkr *R, const char *s) {
+  if (!R->tabs) build_tabs(R);
+  for (uint32_t i = name_hash(s) & 511; R->optab[i]; i = (i + 1) & 511)
+    if (!strcmp(kg_op_name((kg_op)(R->optab[i] - 1)), s)) return (kg_op)(R->optab[i] - 1);
+  return KG_OP__COUNT;
+}
+
+static kg_dtype dtype_by_name(kg_pkr *R, const char *s) {
+  if (!R->tabs) build_tabs(R);
+  for (uint32_t i = name_hash(s) & 63; R->dttab[i]; i = (i + 1) & 63)
+    if (!strcmp(kg_dtype_name((kg_dtype)(R->dttab[i] - 1)), s)) return (kg_dtype)(R->dttab[i] - 1);
+  return KG_DT_NONE;
+}
+
 static bool r_dtype(kg_pkr *R, const cJSON *v, const char *key, bool none_ok, uint8_t *out) {
   const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
   if (s && none_ok && !strcmp(s, "none")) return *out = KG_DT_NONE, true;
-  kg_dtype t = s ? kg_dtype_from_name(s) : KG_DT_NONE;
+  kg_dtype t = s ? dtype_by_name(R, s) : KG_DT_NONE;
   if (t == KG_DT_NONE) {
     kg_pkr_push(R, key, -1);
     kg_pkr_fail(R, "expected a dtype name");
@@ -426,19 +470,14 @@ static bool r_shape(kg_pkr *R, const cJSON *v, const char *key, uint32_t nsyms, 
   return ok;
 }
 
-static kg_op op_by_name(const char *s) {
-  for (int i = 0; i < KG_OP__COUNT; i++)
-    if (!strcmp(kg_op_name((kg_op)i), s)) return (kg_op)i;
-  return KG_OP__COUNT;
-}
-
 static bool r_node(kg_pkr *R, const cJSON *j, uint32_t id, const kg_graph *g, kg_gnode *n) {
   static const char *const keys[] = {"op", "dt", "cdt", "scalar", "in", "shape", "ia", "fa", "path", "loc"};
   memset(n, 0, sizeof *n);
   if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys))) return false;
-  const char *op = kg_pkr_strv(R, kg_pkr_get(j, "op"), "op", false);
-  if (!op) return false;
-  kg_op o = op_by_name(op);
+  const cJSON *opj = kg_pkr_get(j, "op");
+  if (!cJSON_IsString(opj)) return kg_pkr_strv(R, opj, "op", false), false; /* the error */
+  const char *op = opj->valuestring;
+  kg_op o = op_by_name(R, op);
   if (o == KG_OP__COUNT) return kg_pkr_fail(R, "op '%s' is not known to this kgen (%s)", op, KGEN_VERSION_STRING);
   n->op = (uint16_t)o;
   if (!r_dtype(R, kg_pkr_get(j, "dt"), "dt", false, &n->dtype)) return false;

@@ -280,25 +280,25 @@ kg_compiled *kg_pkg_specialize(kg_module *m, int ei, int si, const DLTensor *con
   const unsigned char *plan = kg_pkg_section_bytes(pk, sig->plan, &plen, d);
   if (!plan) return NULL;
   clen = (size_t)pk->secs[sig->code].len; /* checked when the emulator first needs its code */
-  cJSON *j = cJSON_ParseWithLength((const char *)plan, plen);
+  kg_arena ja; /* the plan's parse tree, freed once the structures are built */
+  kg_arena_init(&ja);
+  char why[128];
+  const cJSON *j = kg_pkj_parse(&ja, (const char *)plan, plen, why, sizeof why);
   if (!j) {
-    kg_diag_add(d, KG_E_FORMAT, NULL, NULL, "%s: section %s is not JSON", pk->path, pk->secs[sig->plan].name);
+    kg_diag_add(d, KG_E_FORMAT, NULL, NULL, "%s: section %s is not JSON (%s)", pk->path, pk->secs[sig->plan].name, why);
+    kg_arena_free(&ja);
     return NULL;
   }
-  kg_pkr R = {NULL, d, pk->secs[sig->plan].name, pk->path, {{0}}, 0, false};
+  kg_pkr R = {.d = d, .where = pk->secs[sig->plan].name, .file = pk->path};
   load_ctx L = {&R, m, (uint32_t)ei, pk, sig, clen, 0};
   kg_compiled *c = load_prog(&L, j);
-  if (!c) {
-    cJSON_Delete(j);
-    return NULL;
-  }
-  if (strcmp(c->g.entry, pk->entries[ei].name)) {
+  if (c && strcmp(c->g.entry, pk->entries[ei].name)) {
     kg_pkr_fail(&R, "the program is of entry '%s', the manifest says '%s'", c->g.entry, pk->entries[ei].name);
     kg_compiled_free(c);
-    cJSON_Delete(j);
-    return NULL;
+    c = NULL;
   }
-  cJSON_Delete(j); /* the variants' kernels are read from the kmeta section on first use */
+  kg_arena_free(&ja); /* the variants' kernels are read from the kmeta section on first use */
+  if (!c) return NULL;
   if (inputs || n_inputs == 0) { /* bind the sizes the tensors give (kg_pkg_fit said they fit) */
     const kg_graph *g = &c->g;
     kg_binding B = {kg_arena_alloc(&c->arena, (g->syms.n + 1) * sizeof(int64_t)), kg_arena_alloc(&c->arena, g->syms.n + 1)};
@@ -351,17 +351,20 @@ kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant
   const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
   kv->group = group, kv->v = *v;
-  kg_pkr R = {&c->arena, d, pp->pk->secs[pp->sig->plan].name, pp->pk->path, {{0}}, 0, false};
+  kg_pkr R = {.arena = &c->arena, .d = d, .where = pp->pk->secs[pp->sig->plan].name, .file = pp->pk->path};
   kg_pkr_push(&R, "variants", (int)(V - pp->vars));
   kg_pkr_push(&R, "k", -1);
   /* its slice of the kmeta section (whose hash is checked once, on the first variant's use) */
   size_t kn;
   const unsigned char *kt = kg_pkg_section_bytes(pp->pk, pp->sig->kmeta, &kn, d);
-  cJSON *kj = NULL;
-  if (kt && !(kj = cJSON_ParseWithLength((const char *)kt + V->k_off, (size_t)V->k_len)))
-    kg_pkr_fail(&R, "the launch metadata in section '%s' is not JSON", pp->pk->secs[pp->sig->kmeta].name);
+  const cJSON *kj = NULL;
+  kg_arena ja;
+  kg_arena_init(&ja);
+  char why[128];
+  if (kt && !(kj = kg_pkj_parse(&ja, (const char *)kt + V->k_off, (size_t)V->k_len, why, sizeof why)))
+    kg_pkr_fail(&R, "the launch metadata in section '%s' is not JSON (%s)", pp->pk->secs[pp->sig->kmeta].name, why);
   bool kok = kj && kg_pkr_kernel(&R, kj, &kv->k) && check_kernel(&R, &kv->k, LG, F, &F->groups.v[group], false);
-  cJSON_Delete(kj);
+  kg_arena_free(&ja);
   if (!kok) {
     kg_kernel_free(&kv->k);
     free(kv);

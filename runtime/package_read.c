@@ -28,13 +28,20 @@ static uint64_t get_le(const unsigned char *p, int n) {
 void kg_pkg_abi(char out[17]) {
   /* what a packaged plan and its kernels rely on besides the format: the emulator header the
    * CUDA C is compiled with, the op and dtype tables (ops are stored by name, but their
-   * attributes' meanings go with the table), the structures the runtime reads */
-  uint64_t h = kg_hash64(kg_emu_header_text, strlen(kg_emu_header_text), KG_PKG_FORMAT);
-  for (int i = 0; i < KG_OP__COUNT; i++) h = kg_hash64(kg_op_name((kg_op)i), strlen(kg_op_name((kg_op)i)), h);
-  for (int i = 0; i < KG_DT__COUNT; i++) h = kg_hash64(kg_dtype_name((kg_dtype)i), strlen(kg_dtype_name((kg_dtype)i)), h);
-  uint32_t sizes[] = {(uint32_t)sizeof(kg_gnode), (uint32_t)sizeof(kg_kparam), (uint32_t)sizeof(kg_launch), (uint32_t)sizeof(kg_variant),
-                      (uint32_t)sizeof(kg_pop), (uint32_t)KPR_RNG, (uint32_t)KG_MM__COUNT, (uint32_t)KG_MAX_RANK};
-  h = kg_hash64(sizes, sizeof sizes, h);
+   * attributes' meanings go with the table), the structures the runtime reads. A constant of
+   * the library: computed once (hashing the header was 5 % of loading a package) */
+  static _Atomic uint64_t cached; /* 0: not yet (a race computes it twice, the same) */
+  uint64_t h = cached;
+  if (!h) {
+    h = kg_hash64(kg_emu_header_text, strlen(kg_emu_header_text), KG_PKG_FORMAT);
+    for (int i = 0; i < KG_OP__COUNT; i++) h = kg_hash64(kg_op_name((kg_op)i), strlen(kg_op_name((kg_op)i)), h);
+    for (int i = 0; i < KG_DT__COUNT; i++) h = kg_hash64(kg_dtype_name((kg_dtype)i), strlen(kg_dtype_name((kg_dtype)i)), h);
+    uint32_t sizes[] = {(uint32_t)sizeof(kg_gnode), (uint32_t)sizeof(kg_kparam), (uint32_t)sizeof(kg_launch), (uint32_t)sizeof(kg_variant),
+                        (uint32_t)sizeof(kg_pop), (uint32_t)KPR_RNG, (uint32_t)KG_MM__COUNT, (uint32_t)KG_MAX_RANK};
+    h = kg_hash64(sizes, sizeof sizes, h);
+    if (!h) h = 1;
+    cached = h;
+  }
   kg_hash_hex(h, out);
 }
 
@@ -149,7 +156,7 @@ static bool read_sig(kg_pkr *R, const cJSON *j, uint32_t nsec, kg_pkg_sig *s) {
 }
 
 static bool read_manifest(kg_package *pk, const cJSON *man, bool check_abi, kg_diag *d) {
-  kg_pkr R = {&pk->arena, d, "manifest", pk->path, {{0}}, 0, false};
+  kg_pkr R = {.arena = &pk->arena, .d = d, .where = "manifest", .file = pk->path};
   static const char *const keys[] = {"format", "format_version", "kgen_version", "abi", "created_by", "entries", "sections"};
   if (!kg_pkr_keys(&R, man, keys, (int)KG_COUNTOF(keys))) return false;
   const cJSON *fmt = kg_pkr_get(man, "format");
@@ -255,15 +262,18 @@ kg_package *kg_pkg_parse(unsigned char *bytes, size_t len, const char *path, uns
     static const char hx[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) pk->hash[2 * i] = hx[bytes[32 + i] >> 4], pk->hash[2 * i + 1] = hx[bytes[32 + i] & 15];
   }
-  cJSON *man = NULL;
+  const cJSON *man = NULL;
+  kg_arena ja; /* the manifest's parse tree: what read_manifest keeps is copied to pk->arena */
+  kg_arena_init(&ja);
   if (ok) {
     pk->data_off = (moff + mlen + 15) & ~(uint64_t)15;
     if (pk->data_off > len) pk->data_off = len;
-    man = cJSON_ParseWithLength((const char *)bytes + moff, (size_t)mlen);
-    if (!man) ok = fail(d, NULL, "%s: the manifest is not JSON", P);
+    char why[128];
+    man = kg_pkj_parse(&ja, (const char *)bytes + moff, (size_t)mlen, why, sizeof why);
+    if (!man) ok = fail(d, NULL, "%s: the manifest is not JSON (%s)", P, why);
   }
   if (ok) ok = read_manifest(pk, man, !(flags & KG_PKG_ANY_ABI), d);
-  cJSON_Delete(man);
+  kg_arena_free(&ja);
   if (!ok) {
     kg_pkg_free(pk, NULL);
     return NULL;

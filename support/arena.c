@@ -70,6 +70,12 @@ void kg_arena_free(kg_arena *a) {
 }
 
 void *kg_arena_alloc(kg_arena *a, size_t n) {
+  void *p = kg_arena_alloc_raw(a, n);
+  memset(p, 0, n);
+  return p;
+}
+
+void *kg_arena_alloc_raw(kg_arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   kg_arena_block *b = a->head;
   if (!b || b->cap - b->used < n) {
@@ -81,12 +87,11 @@ void *kg_arena_alloc(kg_arena *a, size_t n) {
   void *p = b->data + b->used;
   b->used += n;
   a->total += n;
-  memset(p, 0, n);
   return p;
 }
 
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n) {
-  char *p = kg_arena_alloc(a, n + 1);
+  char *p = kg_arena_alloc_raw(a, n + 1);
   memcpy(p, s, n);
   p[n] = 0;
   return p;

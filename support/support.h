@@ -48,6 +48,7 @@ typedef struct kg_arena {
 void kg_arena_init(kg_arena *a);
 void kg_arena_free(kg_arena *a);            /* frees every allocation at once */
 void *kg_arena_alloc(kg_arena *a, size_t n); /* zeroed, 16-byte aligned */
+void *kg_arena_alloc_raw(kg_arena *a, size_t n); /* the same, not zeroed (a buffer about to be filled) */
 char *kg_arena_strdup(kg_arena *a, const char *s);
 char *kg_arena_strndup(kg_arena *a, const char *s, size_t n);
 char *kg_arena_printf(kg_arena *a, const char *fmt, ...) KG_PRINTF(2, 3);
@@ -153,6 +154,8 @@ void kg_hash_hex(uint64_t h, char out[17]);
 
 /* ---- sha256.c ---- */
 void kg_sha256(const void *data, size_t n, unsigned char out[32]);
+/* the same with force_plain: the portable C rounds even where the CPU has SHA instructions (tests) */
+void kg_sha256_impl(const void *data, size_t n, unsigned char out[32], int force_plain);
 void kg_sha256_hex(const void *data, size_t n, char out[65]); /* lower-case hex, NUL-terminated */
 
 #endif
