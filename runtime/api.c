@@ -297,8 +297,9 @@ static const char *duck_symbol(kg_arena *a, int64_t *seen, int *n_seen, int64_t 
   return kg_arena_printf(a, "s%d", k);
 }
 
-/* The signature of actual tensors (dtype, rank, sizes; KG_SPEC_DYNAMIC: sizes of 2 or more as duck
- * symbols "s<k>", seen[k] the k-th distinct size, *n_seen of them); NULL with diagnostics. */
+/* The signature of actual tensors (dtype, rank, sizes; KG_SPEC_DYNAMIC: the inputs' sizes of 2 or
+ * more as duck symbols "s<k>", seen[k] the k-th distinct size, *n_seen of them, the captures'
+ * sizes static); NULL with diagnostics. */
 kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
                           int n_captures, unsigned flags, int64_t **seen_out, int *n_seen_out) {
   kg_context *ctx = m->ctx;
@@ -347,7 +348,7 @@ kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inpu
         return NULL;
       }
       p->dims[d].kind = KG_DIM_STATIC, p->dims[d].size = t->shape[d];
-      if ((flags & KG_SPEC_DYNAMIC) && t->shape[d] > 1)
+      if ((flags & KG_SPEC_DYNAMIC) && !cap && t->shape[d] > 1)
         p->dims[d].kind = KG_DIM_SYM, p->dims[d].sym = duck_symbol(&m->arena, seen, &n_seen, t->shape[d]);
     }
     if (cap) s->capture_names[i - n_inputs] = kg_arena_strdup(&m->arena, what);

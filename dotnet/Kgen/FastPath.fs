@@ -10,6 +10,7 @@
 //   2. the signature key is built in a reused buffer: per tensor its dtype, device and rank,
 //      and per dim its size class — 0, 1, or the index of the first equal size met so far
 //      ("duck sizing", the rule of kg_specialize_for_ex's KG_SPEC_DYNAMIC), or the exact size
+//      for a captured tensor (KG_SPEC_DYNAMIC keeps a module parameter's sizes static) and
 //      once an entry had to be specialized statically. The key is compared with the few keys
 //      specialized so far: no JSON, no strings, no dictionary;
 //   3. a new key specializes (kg_specialize_for_ex; the cold path) — dynamically first, and
@@ -320,7 +321,7 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             let shp = NativePtr.ofNativeInt<int64> (shapeAt i)
             for d in 0 .. v.NDim - 1 do
                 let s = NativePtr.get shp d
-                if isStatic || s <= 1L then key.Add s
+                if isStatic || s <= 1L || i >= nIn then key.Add s // a capture's sizes stay static (kg_specialize_for_ex)
                 else
                     let mutable k = 0
                     while k < nSeen && seen.[k] <> s do k <- k + 1
