@@ -375,6 +375,8 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
 
 void kg_compiled_free(kg_compiled *c) {
   if (!c) return;
+  kg_replay_free(c); /* its graphs first (a CUDA graph's nodes name functions of the modules unloaded below) */
+  kg_pool_release(&c->wb_pool);
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     kg_device *devs[4] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev, c->m->ctx->cpu};
@@ -385,7 +387,6 @@ void kg_compiled_free(kg_compiled *c) {
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
-  kg_replay_free(c);
   kg_pool_release(&c->pool);
   free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);

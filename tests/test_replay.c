@@ -440,6 +440,99 @@ static void emu_dynamic_caps(const char *file, const char *entry, int64_t from, 
 
 Test(replay, emu_dynamic_llama_layer, .timeout = 300) { emu_dynamic_caps("models/llama", "llama_decoder_layer", 2, 3); }
 
+/* ---- write-back entries (batch norm in training: running_mean / running_var updated in place) ---- */
+
+/* on the null device: the first call allocates (its temporaries and write-back buffers), every
+ * later one replays and allocates nothing — its write-back buffers from the entry's pool, at
+ * the same addresses, so the very same launches; a context without replay allocates them at
+ * every call */
+static void null_writeback(const char *file, const char *entry) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_device *dv = kg_ctx_device(ctx, KG_DEVICE_NULL, &d);
+  kg_dev_null_config(dv, true, true);
+  inst A;
+  inst_make(m, entry, -1, -1, 1, &A), inst_outputs(m, entry, &A);
+  kg_compiled *c = compiled(m, entry, &A, false), *c2 = compiled(m2, entry, &A, false);
+  cr_assert_gt(kg_compiled_n_writebacks(c), 0, "%s writes nothing back", entry);
+  kg_run_stats s1 = run(c, KG_DEVICE_NULL, &A);
+  logcopy l1 = take_log(dv);
+  cr_expect_geq(s1.device_allocs, (uint64_t)kg_compiled_n_writebacks(c));
+  for (int k = 1; k < 3; k++) {
+    kg_run_stats s = run(c, KG_DEVICE_NULL, &A);
+    logcopy l = take_log(dv);
+    cr_expect_gt(s.replays, 0, "%s call %d: nothing replayed", entry, k);
+    cr_expect_eq(s.device_allocs, 0, "%s call %d: a replayed call allocated %llu buffers", entry, k, (unsigned long long)s.device_allocs);
+    cr_expect_eq(s.launches, s1.launches);
+    same_launches(&l1, &l, true, NULL, NULL, 0, "a write-back entry replayed");
+    free(l.v);
+  }
+  for (int k = 0; k < 2; k++)
+    cr_expect_geq(run(c2, KG_DEVICE_NULL, &A).device_allocs, (uint64_t)kg_compiled_n_writebacks(c2), "without replay, call %d", k);
+  free(l1.v);
+  kg_compiled_free(c), kg_compiled_free(c2);
+  inst_free(&A);
+  kg_diag_free(&d);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, null_writeback_inputs) { null_writeback("norm_batch_train", "norm_batch_train"); }
+Test(replay, null_writeback_captures) { null_writeback("norm_batch_train", "norm_batch_train_module"); }
+
+/* on the emulator: a training loop's steps (new data in the same buffers, the running
+ * statistics carried from step to step) with replay give bit for bit what a context without
+ * replay gives, outputs and every written-back tensor, the replayed steps allocating nothing */
+static void emu_writeback(const char *file, const char *entry, int steps) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  inst A, B;
+  inst_make(m, entry, -1, -1, 1, &A), inst_make(m2, entry, -1, -1, 1, &B);
+  inst_outputs(m, entry, &A), inst_outputs(m2, entry, &B);
+  kg_compiled *c = compiled(m, entry, &A, false), *c2 = compiled(m2, entry, &B, false);
+  cr_assert_gt(kg_compiled_n_writebacks(c), 0, "%s writes nothing back", entry);
+  for (int k = 0; k < steps; k++) {
+    if (k > 0) { /* the next batch: new inputs (captures and written-back inputs carry over) */
+      inst N;
+      inst_make(m, entry, -1, -1, (uint64_t)k + 1, &N);
+      for (int i = 0; i < N.n_in; i++) {
+        bool wb = false;
+        for (int w = 0; w < kg_compiled_n_writebacks(c); w++) {
+          int p = -1, cap = 0;
+          kg_compiled_writeback(c, w, &p, &cap, NULL);
+          wb |= !cap && p == i;
+        }
+        if (!wb) memcpy(A.view[i].data, N.view[i].data, N.arr[i].nbytes), memcpy(B.view[i].data, N.view[i].data, N.arr[i].nbytes);
+      }
+      inst_free(&N);
+    }
+    kg_run_stats s = run(c, KG_DEVICE_EMU, &A);
+    run(c2, KG_DEVICE_EMU, &B);
+    if (k > 0) {
+      cr_expect_gt(s.replays, 0, "%s step %d: nothing replayed", entry, k);
+      cr_expect_eq(s.device_allocs, 0, "%s step %d: a replayed step allocated %llu buffers", entry, k, (unsigned long long)s.device_allocs);
+    }
+    for (int o = 0; o < A.n_out; o++)
+      cr_expect(memcmp(A.out[o].data, B.out[o].data, A.out[o].nbytes) == 0, "%s step %d: output %d differs from a run without replay", entry, k, o);
+    for (int p = 0; p < A.n_in + A.n_cap; p++)
+      cr_expect(memcmp(A.arr[p].data, B.arr[p].data, A.arr[p].nbytes) == 0, "%s step %d: parameter %d (written back?) differs from a run without replay", entry, k, p);
+  }
+  kg_compiled_free(c), kg_compiled_free(c2);
+  inst_free(&A), inst_free(&B);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, emu_writeback_batch_norm, .timeout = 300) {
+  emu_writeback("norm_batch_train", "norm_batch_train", 3);
+  emu_writeback("norm_batch_train", "norm_batch_train_module", 3);
+}
+#if !defined(__SANITIZE_ADDRESS__) /* 7 s here (convolutions on the emulator); the sanitizers' pass has the two above */
+Test(replay, emu_writeback_resnet_block, .timeout = 300) { emu_writeback("models/resnet", "resnet_basic_block_train", 2); }
+#endif
+
 /* ---- the CUDA device's graph hook, against the stand-in driver ---- */
 static const char add1_src[] =
     "#ifdef __CUDACC__\n#define KG_KERNEL extern \"C\" __global__\n#else\n#define KG_KERNEL\n#endif\n"
