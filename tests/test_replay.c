@@ -413,7 +413,8 @@ static void emu_dynamic_caps(const char *file, const char *entry, int64_t from, 
   int nd = 0;
   int64_t shape[KG_MAX_RANK];
   cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, shape), KG_OK);
-  cr_expect(nd > 0 && shape[0] < 0, "%s: the batch dim of output 0 is not symbolic", entry);
+  cr_expect(nd > 1 && shape[0] < 0, "%s: the batch dim of output 0 is not symbolic", entry);
+  cr_expect(nd > 1 && shape[nd - 1] > 1, "%s: the feature dim of output 0 (a capture's size) is not static", entry);
   uint64_t nspec = ctx->specializations;
   for (int k = 0; k < 3; k++) {
     kg_run_stats s = run(c, KG_DEVICE_EMU, &I[k]);
@@ -440,6 +441,8 @@ static void emu_dynamic_caps(const char *file, const char *entry, int64_t from, 
 }
 
 Test(replay, emu_dynamic_llama_layer, .timeout = 300) { emu_dynamic_caps("models/llama", "llama_decoder_layer", 2, 3); }
+/* captured weights inside a run-time loop: x's features, the weights' size, stay static */
+Test(replay, emu_dynamic_captured_loop, .timeout = 300) { emu_dynamic_caps("cf_captured_weights", "cf_captured_weights", 3, 5); }
 
 /* ---- write-back entries (batch norm in training: running_mean / running_var updated in place) ---- */
 
