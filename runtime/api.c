@@ -297,8 +297,19 @@ static const char *duck_symbol(kg_arena *a, int64_t *seen, int *n_seen, int64_t 
   return kg_arena_printf(a, "s%d", k);
 }
 
-/* The signature of actual tensors (dtype, rank, sizes; KG_SPEC_DYNAMIC: sizes of 2 or more as duck
- * symbols "s<k>", seen[k] the k-th distinct size, *n_seen of them); NULL with diagnostics. */
+/* true when v is the size of a dim of a captured tensor */
+static bool capture_size(const kg_named_tensor *captures, int n_captures, int64_t v) {
+  for (int j = 0; j < n_captures; j++) {
+    const DLTensor *t = captures[j].t;
+    for (int d = 0; t && d < t->ndim && d < KG_MAX_RANK; d++)
+      if (t->shape[d] == v) return true;
+  }
+  return false;
+}
+
+/* The signature of actual tensors (dtype, rank, sizes; KG_SPEC_DYNAMIC: the inputs' sizes of 2 or
+ * more as duck symbols "s<k>", seen[k] the k-th distinct size, *n_seen of them — except a size a
+ * captured tensor has, which stays static as the captures' sizes do); NULL with diagnostics. */
 kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
                           int n_captures, unsigned flags, int64_t **seen_out, int *n_seen_out) {
   kg_context *ctx = m->ctx;
@@ -347,7 +358,7 @@ kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inpu
         return NULL;
       }
       p->dims[d].kind = KG_DIM_STATIC, p->dims[d].size = t->shape[d];
-      if ((flags & KG_SPEC_DYNAMIC) && t->shape[d] > 1)
+      if ((flags & KG_SPEC_DYNAMIC) && !cap && t->shape[d] > 1 && !capture_size(captures, n_captures, t->shape[d]))
         p->dims[d].kind = KG_DIM_SYM, p->dims[d].sym = duck_symbol(&m->arena, seen, &n_seen, t->shape[d]);
     }
     if (cap) s->capture_names[i - n_inputs] = kg_arena_strdup(&m->arena, what);
@@ -374,6 +385,8 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
 
 void kg_compiled_free(kg_compiled *c) {
   if (!c) return;
+  kg_replay_free(c); /* its graphs first (a CUDA graph's nodes name functions of the modules unloaded below) */
+  kg_pool_release(&c->wb_pool);
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     kg_kvariant *kv = c->runtime.v[i];
     kg_device *devs[4] = {c->m->ctx->emu, c->m->ctx->cuda, c->m->ctx->null_dev, c->m->ctx->cpu};
@@ -384,7 +397,6 @@ void kg_compiled_free(kg_compiled *c) {
   }
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
-  kg_replay_free(c);
   kg_pool_release(&c->pool);
   free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);

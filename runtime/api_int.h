@@ -121,6 +121,7 @@ struct kg_compiled {
   kg_compiled **copies;  /* per output: a program copying a value into the caller's output (built on first need) */
   kg_run_stats stats;    /* what the last kg_run did */
   kg_pool pool;          /* a plan's buffers, kept between runs on one device and stream (plan.c) */
+  kg_pool wb_pool;       /* with replay on: the write-back buffers, kept likewise (exec.c run_writebacks) */
   uint64_t rng_streams;  /* counters a call consumes (one per random stream of g), once rng_counted */
   bool rng_counted;
   uint64_t rng_last_seed, rng_last_offset; /* the generator state the last kg_run drew from */

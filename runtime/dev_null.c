@@ -22,12 +22,16 @@ typedef struct null_dev {
   bool log;
   KG_VEC(kg_null_launch) launches;
   kg_null_counts counts;
+  uintptr_t next_mod;          /* a module is a handle (an id, never dereferenced) */
+  KG_VEC(uintptr_t) live_mods; /* the modules loaded and not unloaded */
 } null_dev;
 
-/* a graph: its launches with their parameter values (as graph_new / graph_set gave them) */
+/* a graph: its launches with their parameter values (as graph_new / graph_set gave them) and
+ * the modules their kernels are in */
 typedef struct null_graph {
   uint32_t n;
   kg_null_launch *ls;
+  kg_rt_module **mods;
 } null_graph;
 
 static void describe(const kg_launch_desc *l, void **params, kg_null_launch *o) {
@@ -54,12 +58,26 @@ static int null_copy(kg_device *dv, void *dst, const void *src, size_t n, kg_dia
   return 0;
 }
 static int null_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d) {
-  (void)dv, (void)src, (void)d;
-  static int token;
-  *mod = (kg_rt_module *)&token;
+  (void)src, (void)d;
+  null_dev *n = (null_dev *)dv;
+  uintptr_t id = ++n->next_mod;
+  KG_VEC_PUSH(n->live_mods, id);
+  *mod = (kg_rt_module *)id;
   return 0;
 }
-static void null_unload(kg_device *dv, kg_rt_module *mod) { (void)dv, (void)mod; }
+static bool mod_live(const null_dev *n, kg_rt_module *mod) {
+  for (uint32_t i = 0; i < n->live_mods.n; i++)
+    if (n->live_mods.v[i] == (uintptr_t)mod) return true;
+  return false;
+}
+static void null_unload(kg_device *dv, kg_rt_module *mod) {
+  null_dev *n = (null_dev *)dv;
+  for (uint32_t i = 0; i < n->live_mods.n; i++)
+    if (n->live_mods.v[i] == (uintptr_t)mod) {
+      n->live_mods.v[i] = n->live_mods.v[--n->live_mods.n];
+      return;
+    }
+}
 static int null_launch(kg_device *dv, kg_rt_module *mod, const char *kernel, const uint32_t grid[3], const uint32_t block[3],
                        uint32_t dyn_smem, void **params, void *stream, kg_diag *d) {
   (void)mod, (void)stream, (void)d;
@@ -78,7 +96,8 @@ static int null_graph_new(kg_device *dv, const kg_launch_desc *ls, uint32_t n, v
   null_graph *g = kg_xcalloc(1, sizeof *g);
   g->n = n;
   g->ls = kg_xcalloc(n + 1, sizeof *g->ls);
-  for (uint32_t i = 0; i < n; i++) describe(&ls[i], ls[i].params, &g->ls[i]);
+  g->mods = kg_xcalloc(n + 1, sizeof *g->mods);
+  for (uint32_t i = 0; i < n; i++) describe(&ls[i], ls[i].params, &g->ls[i]), g->mods[i] = ls[i].mod;
   ((null_dev *)dv)->counts.graphs_made++, ((null_dev *)dv)->counts.graphs_live++;
   *graph = g;
   return 0;
@@ -106,9 +125,13 @@ static int null_graph_launch(kg_device *dv, void *graph, void *stream, kg_diag *
   return 0;
 }
 static void null_graph_free(kg_device *dv, void *graph) {
+  null_dev *n = (null_dev *)dv;
   null_graph *g = graph;
-  ((null_dev *)dv)->counts.graphs_live--;
-  free(g->ls);
+  n->counts.graphs_live--;
+  bool stale = false;
+  for (uint32_t i = 0; i < g->n && !stale; i++) stale = !mod_live(n, g->mods[i]);
+  n->counts.graphs_stale += stale;
+  free(g->ls), free(g->mods);
   free(g);
 }
 static int null_sync(kg_device *dv, void *stream, kg_diag *d) {
@@ -117,6 +140,7 @@ static int null_sync(kg_device *dv, void *stream, kg_diag *d) {
 }
 static void null_destroy(kg_device *dv) {
   KG_VEC_FREE(((null_dev *)dv)->launches);
+  KG_VEC_FREE(((null_dev *)dv)->live_mods);
   free(dv);
 }
 static int null_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *req, void *out, kg_diag *d) {

@@ -450,7 +450,10 @@ static kg_status run_entry(kg_compiled *c, kg_device_kind devk, const DLTensor *
 /* An entry that updates inputs or captures in place (kg_gparam.wb): its write-back values are
  * computed into buffers of their own (C-contiguous, the parameter's shape and dtype) as extra
  * outputs, then copied into the caller's tensors (any strides) by the copy programs once every
- * kernel that reads the old values has run. In stream order on a caller's stream. */
+ * kernel that reads the old values has run. In stream order on a caller's stream. With replay
+ * on, the buffers come from a pool the entry keeps (c->wb_pool) while calls stay on one device
+ * and stream, as a plan's: a repeated call (a training step) allocates nothing, and a replay
+ * finds them at the same addresses. */
 static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                                 const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs,
                                 void *stream) {
@@ -469,6 +472,13 @@ static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTen
   kg_device *dev = kg_ctx_device(ctx, devk, d);
   if (!dev) return KG_ERR_INTERNAL;
   bool host = kg_dev_host_memory(dev);
+  kg_pool *wpool = NULL;
+  if (!ctx->no_replay) { /* released on another device or stream, or once it holds buffers of many sizes */
+    kg_pool *wp = &c->wb_pool;
+    if (wp->dev && (wp->dev != dev || wp->stream != stream || wp->bufs.n > 2 * (nall - nres))) kg_pool_release(wp);
+    wp->ctx = ctx, wp->dev = dev, wp->stream = stream;
+    wpool = wp;
+  }
   DLTensor **all = kg_xcalloc(nall + 1, sizeof *all);
   DLTensor *tmp = kg_xcalloc(nall + 1, sizeof *tmp);
   DLTensor **dst = kg_xcalloc(nall + 1, sizeof *dst);
@@ -490,7 +500,7 @@ static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTen
     }
     size_t cnt = 1, es = ((size_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
     for (int i = 0; i < t->ndim; i++) cnt *= t->shape[i] > 0 ? (size_t)t->shape[i] : 0;
-    if (dev_alloc(ctx, dev, NULL, cnt * es > 0 ? cnt * es : 1, stream, &buf[o], d) != 0) { st = KG_ERR_INTERNAL; break; }
+    if (dev_alloc(ctx, dev, wpool, cnt * es > 0 ? cnt * es : 1, stream, &buf[o], d) != 0) { st = KG_ERR_INTERNAL; break; }
     tmp[o] = *t;
     tmp[o].data = buf[o], tmp[o].byte_offset = 0, tmp[o].strides = NULL;
     tmp[o].device.device_type = host ? kDLCPU : kDLCUDA;
@@ -505,7 +515,7 @@ static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTen
   }
   if (stream && !dev->vt->free_async && dev->vt->sync && dev->vt->sync(dev, stream, d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
   for (uint32_t o = nres; o < nall; o++)
-    if (buf[o]) dev_free(dev, NULL, buf[o], stream);
+    if (buf[o]) dev_free(dev, wpool, buf[o], stream);
   free(all), free(tmp), free(dst), free(buf);
   return st;
 }

@@ -144,12 +144,17 @@ typedef struct kg_named_tensor {
 KG_API kg_status kg_specialize_for(kg_module *m, const char *entry, const DLTensor *const *inputs,
                             int n_inputs, const kg_named_tensor *captures, int n_captures,
                             kg_compiled **out);
-/* Flags of kg_specialize_for_ex. KG_SPEC_DYNAMIC: the sizes are not baked in. Every dim of
- * size 2 or more becomes a symbol, dims of equal size share one ("duck sizing", as
- * torch.compile's dynamic shapes do), sizes 0 and 1 stay static (broadcasting depends on
- * them). The compiled entry then runs on any tensors with the same dtypes, ranks and size
- * pattern (which dims are 0, 1, or equal to which). Symbol "s<k>" is the k-th distinct
- * size met in parameter order (inputs, then captures; dims left to right). */
+/* Flags of kg_specialize_for_ex. KG_SPEC_DYNAMIC: the inputs' sizes are not baked in. Every
+ * dim of an input of size 2 or more becomes a symbol, dims of equal size share one ("duck
+ * sizing", as torch.compile's dynamic shapes do), sizes 0 and 1 stay static (broadcasting
+ * depends on them). Captured tensors (module parameters) keep their sizes static, as
+ * torch.compile keeps an nn.Parameter's (a convolution's weight, a projection split into
+ * heads need them), and so does an input's dim whose size a captured tensor has (the
+ * features a weight multiplies, the channels a convolution reads: torch.compile specializes
+ * them at the guard the parameter raises). The compiled entry then runs on any inputs with
+ * the same dtypes, ranks and size pattern (which dims are 0, 1, a capture's size, or equal to
+ * which), with captures of the sizes it was specialized for. Symbol "s<k>" is the k-th
+ * distinct symbolic size met in the inputs (in order, dims left to right). */
 enum { KG_SPEC_DYNAMIC = 1 };
 KG_API kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs,
                                int n_inputs, const kg_named_tensor *captures, int n_captures,

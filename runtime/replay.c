@@ -110,13 +110,15 @@ static bool resolve(kg_replay *R, const kg_graph *g, const DLTensor *const *inpu
 
 static void rec_free(kg_context *ctx, kg_replay_rec *r) {
   if (!r) return;
-  if (r->graph) {
+  /* no graph destroyed, and no temporary freed, while a replay on the record's stream may still
+   * run (its temporaries go in stream order where the device can) */
+  if ((r->graph || (r->stream && r->pool.bufs.n && !r->dev->vt->free_async)) && r->dev->vt->sync) {
     kg_diag tmp;
     kg_diag_init(&tmp);
-    if (r->dev->vt->sync) (void)r->dev->vt->sync(r->dev, r->stream, &tmp); /* no graph destroyed while it may run */
+    (void)r->dev->vt->sync(r->dev, r->stream, &tmp);
     kg_diag_free(&tmp);
-    r->dev->vt->graph_free(r->dev, r->graph);
   }
+  if (r->graph) r->dev->vt->graph_free(r->dev, r->graph);
   kg_pool_release(&r->pool);
   for (uint32_t i = 0; i < r->launches.n; i++) {
     rlaunch *l = &r->launches.v[i];

@@ -236,7 +236,9 @@ typedef struct kg_null_launch {
   uint64_t params[64];
   bool graph;
 } kg_null_launch;
-typedef struct kg_null_counts { uint64_t launches, graphs_made, graph_sets, graph_launches, graphs_live, tmaps; } kg_null_counts;
+/* graphs_stale: graphs freed after a module one of their nodes names was unloaded (on CUDA, a
+ * destroyed function in a live graph) */
+typedef struct kg_null_counts { uint64_t launches, graphs_made, graph_sets, graph_launches, graphs_live, tmaps, graphs_stale; } kg_null_counts;
 void kg_dev_null_config(kg_device *dv, bool log, bool graphs);
 const kg_null_launch *kg_dev_null_log(const kg_device *dv, uint32_t *n);
 void kg_dev_null_log_clear(kg_device *dv);

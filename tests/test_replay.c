@@ -222,7 +222,6 @@ static void null_replay(const char *file, const char *entry, int64_t batch, bool
     free(take_log(dv).v);
     cr_expect_eq(s4.replays, 0);
     cr_expect_eq(s4.device_allocs > 0, s1.device_allocs > 0);
-    cr_expect_eq(kg_replay_records(c), 2);
   }
   kg_run_stats s5 = run(c, KG_DEVICE_NULL, &A);
   logcopy l5 = take_log(dv);
@@ -257,6 +256,7 @@ static void null_replay(const char *file, const char *entry, int64_t batch, bool
   kg_compiled_free(c);
   kg_dev_null_counts(dv, &nc);
   cr_expect_eq(nc.graphs_live, 0, "graphs left after the compiled entry was freed");
+  cr_expect_eq(nc.graphs_stale, 0, "%llu graphs freed after a module their nodes name was unloaded", (unsigned long long)nc.graphs_stale);
   inst_free(&A), inst_free(&B), inst_free(&D);
   kg_diag_free(&d);
   kg_module_free(m2), kg_module_free(m);
@@ -384,6 +384,238 @@ Test(replay, emu_tensor_maps, .timeout = 300) {
   force_variant = KG_FORCE_TENSOR_CORES, sym_sizes = hopper_mkn;
   emu_same("mm_tc_shapes", "mm_tc_f16", 40, 40, false);
 }
+
+/* outputs a and b (n float32 elements) agree as allclose(rtol 1e-5, atol 1e-6) */
+static void close_f32(const float *a, const float *b, size_t n, const char *what) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < n; i++) {
+    float d = a[i] - b[i];
+    if (d < 0) d = -d;
+    float r = b[i] < 0 ? -b[i] : b[i];
+    if (!(d <= 1e-6f + 1e-5f * r) && bad++ == 0) first = i;
+  }
+  cr_expect_eq(bad, 0, "%s: %zu of %zu elements differ (first at %zu: %g against %g)", what, bad, n, first, bad ? a[first] : 0., bad ? b[first] : 0.);
+}
+
+/* KG_SPEC_DYNAMIC over a model with captures (module parameters: their sizes stay static, as
+ * torch.compile keeps a parameter's): one specialization runs batch `from`, batch `to` and
+ * `from` again (a replay) on the emulator, nothing specialized again, each output as a static
+ * specialization at those sizes gives */
+static void emu_dynamic_caps(const char *file, const char *entry, int64_t from, int64_t to) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  inst I[3];
+  inst_make(m, entry, from, from, 1, &I[0]), inst_make(m, entry, from, to, 2, &I[1]), inst_make(m, entry, from, from, 3, &I[2]);
+  for (int k = 0; k < 3; k++) inst_outputs(m, entry, &I[k]);
+  cr_assert_gt(I[0].n_cap, 0, "%s has no captures", entry);
+  kg_compiled *c = compiled(m, entry, &I[0], true);
+  DLDataType dt;
+  int nd = 0;
+  int64_t shape[KG_MAX_RANK];
+  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, shape), KG_OK);
+  cr_expect(nd > 1 && shape[0] < 0, "%s: the batch dim of output 0 is not symbolic", entry);
+  cr_expect(nd > 1 && shape[nd - 1] > 1, "%s: the feature dim of output 0 (a capture's size) is not static", entry);
+  uint64_t nspec = ctx->specializations;
+  for (int k = 0; k < 3; k++) {
+    kg_run_stats s = run(c, KG_DEVICE_EMU, &I[k]);
+    if (k == 2) cr_expect_gt(s.replays, 0, "%s: the first batch size again did not replay", entry);
+    kg_compiled *cs = compiled(m2, entry, &I[k], false);
+    kg_npy o2[8];
+    DLTensor v2[8], *p2[8];
+    cr_assert_eq(kg_alloc_host_outputs(cs, o2, v2, p2), KG_OK, "%s", kg_last_error(ctx2));
+    cr_assert_eq(kg_run(cs, KG_DEVICE_EMU, I[k].ins, I[k].n_in, I[k].caps, I[k].n_cap, p2, I[k].n_out, NULL), KG_OK, "%s", kg_last_error(ctx2));
+    for (int o = 0; o < I[k].n_out; o++) {
+      char what[160];
+      snprintf(what, sizeof what, "%s call %d (batch %lld) output %d, dynamic against static", entry, k, (long long)I[k].ins[0]->shape[0], o);
+      cr_assert_eq(I[k].out[o].dtype, KG_F32);
+      close_f32(I[k].outs[o]->data, v2[o].data, I[k].out[o].nbytes / 4, what);
+      kg_npy_free(&o2[o]);
+    }
+    kg_compiled_free(cs);
+  }
+  cr_expect_eq(ctx->specializations, nspec, "%s: another batch size specialized again", entry);
+  for (int k = 0; k < 3; k++) inst_free(&I[k]);
+  kg_compiled_free(c);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, emu_dynamic_llama_layer, .timeout = 300) { emu_dynamic_caps("models/llama", "llama_decoder_layer", 2, 3); }
+/* captured weights inside a run-time loop: x's features, the weights' size, stay static */
+Test(replay, emu_dynamic_captured_loop, .timeout = 300) { emu_dynamic_caps("cf_captured_weights", "cf_captured_weights", 3, 5); }
+
+/* ---- write-back entries (batch norm in training: running_mean / running_var updated in place) ---- */
+
+/* on the null device: the first call allocates (its temporaries and write-back buffers), every
+ * later one replays and allocates nothing — its write-back buffers from the entry's pool, at
+ * the same addresses, so the very same launches; a context without replay allocates them at
+ * every call */
+static void null_writeback(const char *file, const char *entry) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_device *dv = kg_ctx_device(ctx, KG_DEVICE_NULL, &d);
+  kg_dev_null_config(dv, true, true);
+  inst A;
+  inst_make(m, entry, -1, -1, 1, &A), inst_outputs(m, entry, &A);
+  kg_compiled *c = compiled(m, entry, &A, false), *c2 = compiled(m2, entry, &A, false);
+  cr_assert_gt(kg_compiled_n_writebacks(c), 0, "%s writes nothing back", entry);
+  kg_run_stats s1 = run(c, KG_DEVICE_NULL, &A);
+  logcopy l1 = take_log(dv);
+  cr_expect_geq(s1.device_allocs, (uint64_t)kg_compiled_n_writebacks(c));
+  for (int k = 1; k < 3; k++) {
+    kg_run_stats s = run(c, KG_DEVICE_NULL, &A);
+    logcopy l = take_log(dv);
+    cr_expect_gt(s.replays, 0, "%s call %d: nothing replayed", entry, k);
+    cr_expect_eq(s.device_allocs, 0, "%s call %d: a replayed call allocated %llu buffers", entry, k, (unsigned long long)s.device_allocs);
+    cr_expect_eq(s.launches, s1.launches);
+    same_launches(&l1, &l, true, NULL, NULL, 0, "a write-back entry replayed");
+    free(l.v);
+  }
+  for (int k = 0; k < 2; k++)
+    cr_expect_geq(run(c2, KG_DEVICE_NULL, &A).device_allocs, (uint64_t)kg_compiled_n_writebacks(c2), "without replay, call %d", k);
+  free(l1.v);
+  kg_compiled_free(c), kg_compiled_free(c2);
+  inst_free(&A);
+  kg_diag_free(&d);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, null_writeback_inputs) { null_writeback("norm_batch_train", "norm_batch_train"); }
+Test(replay, null_writeback_captures) { null_writeback("norm_batch_train", "norm_batch_train_module"); }
+
+/* on the emulator: a training loop's steps (new data in the same buffers, the running
+ * statistics carried from step to step) with replay give bit for bit what a context without
+ * replay gives, outputs and every written-back tensor, the replayed steps allocating nothing */
+static void emu_writeback(const char *file, const char *entry, int steps) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  inst A, B;
+  inst_make(m, entry, -1, -1, 1, &A), inst_make(m2, entry, -1, -1, 1, &B);
+  inst_outputs(m, entry, &A), inst_outputs(m2, entry, &B);
+  kg_compiled *c = compiled(m, entry, &A, false), *c2 = compiled(m2, entry, &B, false);
+  cr_assert_gt(kg_compiled_n_writebacks(c), 0, "%s writes nothing back", entry);
+  for (int k = 0; k < steps; k++) {
+    if (k > 0) { /* the next batch: new inputs (captures and written-back inputs carry over) */
+      inst N;
+      inst_make(m, entry, -1, -1, (uint64_t)k + 1, &N);
+      for (int i = 0; i < N.n_in; i++) {
+        bool wb = false;
+        for (int w = 0; w < kg_compiled_n_writebacks(c); w++) {
+          int p = -1, cap = 0;
+          kg_compiled_writeback(c, w, &p, &cap, NULL);
+          wb |= !cap && p == i;
+        }
+        if (!wb) memcpy(A.view[i].data, N.view[i].data, N.arr[i].nbytes), memcpy(B.view[i].data, N.view[i].data, N.arr[i].nbytes);
+      }
+      inst_free(&N);
+    }
+    kg_run_stats s = run(c, KG_DEVICE_EMU, &A);
+    run(c2, KG_DEVICE_EMU, &B);
+    if (k > 0) {
+      cr_expect_gt(s.replays, 0, "%s step %d: nothing replayed", entry, k);
+      cr_expect_eq(s.device_allocs, 0, "%s step %d: a replayed step allocated %llu buffers", entry, k, (unsigned long long)s.device_allocs);
+    }
+    for (int o = 0; o < A.n_out; o++)
+      cr_expect(memcmp(A.out[o].data, B.out[o].data, A.out[o].nbytes) == 0, "%s step %d: output %d differs from a run without replay", entry, k, o);
+    for (int p = 0; p < A.n_in + A.n_cap; p++)
+      cr_expect(memcmp(A.arr[p].data, B.arr[p].data, A.arr[p].nbytes) == 0, "%s step %d: parameter %d (written back?) differs from a run without replay", entry, k, p);
+  }
+  kg_compiled_free(c), kg_compiled_free(c2);
+  inst_free(&A), inst_free(&B);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, emu_writeback_batch_norm, .timeout = 300) {
+  emu_writeback("norm_batch_train", "norm_batch_train", 3);
+  emu_writeback("norm_batch_train", "norm_batch_train_module", 3);
+}
+#if !defined(__SANITIZE_ADDRESS__) /* 7 s here (convolutions on the emulator); the sanitizers' pass has the two above */
+Test(replay, emu_writeback_resnet_block, .timeout = 300) { emu_writeback("models/resnet", "resnet_basic_block_train", 2); }
+#endif
+
+/* ---- no stale pointers: every call's tensors in fresh buffers, the last call's freed ---- */
+
+/* I's parameters and outputs copied into fresh 64-byte aligned buffers (one alignment: every
+ * call has the same size pattern) */
+static void rehome(inst *I) {
+  for (int p = 0; p < I->n_in + I->n_cap; p++) {
+    size_t n = I->arr[p].nbytes;
+    void *b = aligned_alloc(64, (n + 64) / 64 * 64);
+    memcpy(b, I->view[p].data, n);
+    I->view[p].data = I->raw[I->n_raw++] = b;
+  }
+  for (int o = 0; o < I->n_out; o++) {
+    size_t n = I->out[o].nbytes;
+    I->outs[o]->data = I->raw[I->n_raw++] = aligned_alloc(64, (n + 64) / 64 * 64);
+  }
+}
+
+/* A replay recomputes every pointer into a caller's memory: calls whose tensors live in fresh
+ * buffers, the previous call's freed (under ASan a pointer kept from one would be a
+ * heap-use-after-free), replay and give bit for bit what a context without replay gives — a
+ * write-back entry (the written-back tensors carried from call to call by copy), a host plan */
+static void emu_fresh_buffers(const char *file, const char *entry, bool dyn, int64_t from, int64_t to) {
+  kg_context *ctx = ctx_new(true), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, file), *m2 = load(ctx2, file);
+  if (!entry) entry = file;
+  inst *prev = NULL, *I = kg_xcalloc(1, sizeof *I);
+  inst_make(m, entry, from, from, 1, I), inst_outputs(m, entry, I), rehome(I);
+  kg_compiled *c = compiled(m, entry, I, dyn), *c2 = compiled(m2, entry, I, dyn);
+  uint64_t replays = 0;
+  for (int k = 0; k < 5; k++) {
+    if (k > 0) { /* fresh tensors (sizes from, from, to, from), then the last call's go */
+      I = kg_xcalloc(1, sizeof *I);
+      inst_make(m, entry, from, k == 3 && dyn ? to : from, (uint64_t)k + 1, I), inst_outputs(m, entry, I), rehome(I);
+      if (prev->n_in == I->n_in) /* the written-back state carries over */
+        for (int p = 0; p < I->n_in + I->n_cap; p++)
+          if (I->arr[p].nbytes == prev->arr[p].nbytes && p >= I->n_in) memcpy(I->view[p].data, prev->view[p].data, I->arr[p].nbytes);
+      inst_free(prev), free(prev);
+    }
+    /* the same call without replay: on copies of the parameters (written back in place) */
+    kg_npy o2[8];
+    DLTensor v2[MAXP], *p2[8], ov2[8];
+    const DLTensor *i2[MAXP];
+    kg_named_tensor c2s[MAXP];
+    void *keep[MAXP];
+    for (int p = 0; p < I->n_in + I->n_cap; p++) {
+      v2[p] = I->view[p];
+      v2[p].data = keep[p] = kg_xmalloc(I->arr[p].nbytes + 1);
+      memcpy(v2[p].data, I->view[p].data, I->arr[p].nbytes);
+    }
+    for (int i = 0; i < I->n_in; i++) i2[i] = &v2[i];
+    for (int j = 0; j < I->n_cap; j++) c2s[j].name = I->caps[j].name, c2s[j].t = &v2[I->n_in + j];
+    for (int o = 0; o < I->n_out; o++) {
+      o2[o] = I->out[o];
+      o2[o].data = kg_xmalloc(I->out[o].nbytes + 64);
+      kg_npy_dlview(&o2[o], &ov2[o]);
+      p2[o] = &ov2[o];
+    }
+    kg_run_stats s = run(c, KG_DEVICE_EMU, I);
+    replays += s.replays;
+    cr_assert_eq(kg_run(c2, KG_DEVICE_EMU, i2, I->n_in, c2s, I->n_cap, p2, I->n_out, NULL), KG_OK, "%s", kg_last_error(ctx2));
+    for (int o = 0; o < I->n_out; o++) {
+      cr_expect(memcmp(o2[o].data, I->outs[o]->data, I->out[o].nbytes) == 0, "%s call %d: output %d differs from a fresh run's", entry, k, o);
+      free(o2[o].data);
+    }
+    for (int p = 0; p < I->n_in + I->n_cap; p++) {
+      cr_expect(memcmp(keep[p], I->view[p].data, I->arr[p].nbytes) == 0, "%s call %d: parameter %d differs from a fresh run's", entry, k, p);
+      free(keep[p]);
+    }
+    prev = I;
+  }
+  cr_expect_gt(replays, 0, "%s: nothing replayed", entry);
+  inst_free(prev), free(prev);
+  kg_compiled_free(c), kg_compiled_free(c2);
+  kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
+
+Test(replay, emu_fresh_buffers_writeback, .timeout = 300) { emu_fresh_buffers("norm_batch_train", "norm_batch_train_module", false, -1, -1); }
+Test(replay, emu_fresh_buffers_plan, .timeout = 300) { emu_fresh_buffers("cf_rnn_elman", NULL, true, 7, 4); }
 
 /* ---- the CUDA device's graph hook, against the stand-in driver ---- */
 static const char add1_src[] =

@@ -10,7 +10,8 @@
 //   2. the signature key is built in a reused buffer: per tensor its dtype, device and rank,
 //      and per dim its size class — 0, 1, or the index of the first equal size met so far
 //      ("duck sizing", the rule of kg_specialize_for_ex's KG_SPEC_DYNAMIC), or the exact size
-//      once an entry had to be specialized statically. The key is compared with the few keys
+//      where KG_SPEC_DYNAMIC keeps it static (a captured tensor's sizes, and an input's size
+//      that a captured tensor has) and once an entry had to be specialized statically. The key is compared with the few keys
 //      specialized so far: no JSON, no strings, no dictionary;
 //   3. a new key specializes (kg_specialize_for_ex; the cold path) — dynamically first, and
 //      statically from then on if kgen could not generalize the entry;
@@ -309,6 +310,20 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
         v.DType <- Runtime.dlOfScalarType (sbyte t) &ok
         NativePtr.write p v
 
+    /// Whether s is the size of a dim of a bound captured tensor.
+    let captureSize (s: int64) =
+        let mutable found = false
+        let mutable j = nIn
+        while not found && j < nT do
+            let nd = (NativePtr.read (NativePtr.ofNativeInt<DLTensor> (tensorAt j))).NDim
+            let shp = NativePtr.ofNativeInt<int64> (shapeAt j)
+            let mutable d = 0
+            while not found && d < nd do
+                found <- NativePtr.get shp d = s
+                d <- d + 1
+            j <- j + 1
+        found
+
     /// The signature key of the bound arguments, into `key`.
     let buildKey (isStatic: bool) =
         key.Clear()
@@ -320,7 +335,8 @@ type Engine(json: string, entry: string, kinds: ParamKind[], captureNames: strin
             let shp = NativePtr.ofNativeInt<int64> (shapeAt i)
             for d in 0 .. v.NDim - 1 do
                 let s = NativePtr.get shp d
-                if isStatic || s <= 1L then key.Add s
+                // KG_SPEC_DYNAMIC keeps static a capture's sizes, and an input's size a capture has
+                if isStatic || s <= 1L || i >= nIn || captureSize s then key.Add s
                 else
                     let mutable k = 0
                     while k < nSeen && seen.[k] <> s do k <- k + 1
