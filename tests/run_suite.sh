@@ -5,6 +5,9 @@
 # exit is accepted only when Criterion's own summary says nothing failed or crashed and
 # something was skipped; any other non-zero exit fails as before.
 set -uo pipefail
+# the caller's kernel cache if it names one (tools/test.sh: one for both passes), else the build's
+export KGEN_CACHE_DIR="${KGEN_CACHE_DIR:-${KGEN_DEFAULT_CACHE_DIR:-}}"
+[ -n "$KGEN_CACHE_DIR" ] || unset KGEN_CACHE_DIR
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 "$@" 2>&1 | tee "$log"
