@@ -199,18 +199,6 @@ static bool documented_refusal(const char *msg) {
          strstr(msg, "PyTorch's autograd of");
 }
 
-/* Known gaps, each logged as a warning instead of a failure (the lead's list: issue 24's notes).
- * norm_prim_softmax_half's bfloat16 rows (a hand-written softmax: amax, exp, sum, divide, rows
- * of 67): kgen's gradient is 3.7x PyTorch's rmse against float64 where the rule allows 3x (the
- * float16 rows of the same entry pass); cause not found yet. */
-static const char *const KNOWN[][2] = {{"norm_prim_softmax_half", "grad g"}};
-
-static bool known_gap(const char *example, const char *grad) {
-  for (size_t i = 0; i < sizeof KNOWN / sizeof *KNOWN; i++)
-    if (!strcmp(KNOWN[i][0], example) && !strcmp(KNOWN[i][1], grad)) return true;
-  return false;
-}
-
 /* Under the sanitizers (tools/test.sh's second pass) every third example of a part: the kernels
  * are plain host code there and the plain pass has checked every example's gradients; what the
  * sanitizers watch — autodiff, the backward's lowering, the oracle's protocol — runs on a third
@@ -260,9 +248,7 @@ static void every_example(int part, int parts) {
       } else {
         checked++;
         for (int k = 0; k < r.n_grads; k++)
-          if (!r.grad_rows[k].ok && known_gap(names[i], r.grad_names[k]))
-            cr_log_warn("%s [%s]: %s: known gap: %s", names[i], en, r.grad_names[k], r.grad_rows[k].verdict);
-          else if (!r.grad_rows[k].ok) {
+          if (!r.grad_rows[k].ok) {
             cr_log_error("%s [%s]: %s %s %s: %s", names[i], en, r.grad_names[k], r.grad_rows[k].dtype, r.grad_rows[k].shape, r.grad_rows[k].verdict);
             failed++;
           }

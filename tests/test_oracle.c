@@ -1,7 +1,8 @@
 /* tests/test_oracle.c — the PyTorch oracle (check/oracle.c + oracle.py): verdicts
  * for good and planted-bad outputs, dtype / shape checks, NaN and inf rules, exact
  * integers, 0-dim, empty and tuple outputs, float16 / bfloat16 inputs, the rmse-vs-fp64
- * rule, errors in the reference, a dying or hanging process, no zombies.
+ * rule (and its gradient reference for half-precision programs), errors in the reference,
+ * a dying or hanging process, no zombies.
  * Every test skips (never fails) when /usr/bin/python3 cannot import torch. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -450,6 +451,102 @@ Test(oracle, rmse_rule_rescues_more_accurate_results) {
   cr_assert_eq(kg_oracle_check(c.o, &j, &r, &c.d), 0, "%s", last_msg(&c));
   cr_assert_str_eq(r.verdict, "ok (allclose)");
   free(xp), free(yp), free(op);
+  ctx_close(&c);
+}
+
+/* bfloat16 rounded to nearest even (finite values) */
+static float to_bf16(float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  u &= 0xffff0000u;
+  memcpy(&v, &u, 4);
+  return v;
+}
+static uint16_t bf16_bits(float v) {
+  uint32_t u;
+  float r = to_bf16(v);
+  memcpy(&u, &r, 4);
+  return (uint16_t)(u >> 16);
+}
+
+/* The rmse rule for a gradient of a half-precision program (oracle op "grad"): the float64
+ * reference rounds the twin's values where the twin does but not the gradient flowing back
+ * through those roundings (straight-through). Before, autograd's cast backward rounded it to
+ * bfloat16 at every op, which made the "float64" reference PyTorch's own bfloat16 backward again:
+ * the gradient below, exact for the rounded forward (then rounded once), was 3.7x "worse" than
+ * eager's bfloat16 backward (norm_prim_softmax_half). The twin is the reference-mode softmax by
+ * hand (amax, exp, sum, divide over rows of 67, each op rounded to bfloat16). */
+Test(oracle, grad_rmse_reference_rounds_values_not_gradients) {
+  ctx c;
+  ctx_open(&c);
+  const char *ts = write_text(&c, "sm.ts",
+                              "def f(g: torch.Tensor):\n"
+                              "    t1 = g.float()\n"
+                              "    t7 = torch.amax(t1, dim=[1], keepdim=True).to(torch.bfloat16).float()\n"
+                              "    t8 = torch.sub(t1, t7).to(torch.bfloat16).float()\n"
+                              "    t9 = torch.exp(t8).to(torch.bfloat16).float()\n"
+                              "    t10 = torch.sum(t9, dim=[1], keepdim=True).to(torch.bfloat16).float()\n"
+                              "    t11 = torch.div(t9, t10).to(torch.bfloat16).float()\n"
+                              "    return t11.to(torch.bfloat16)\n");
+  enum { R = 96, C = 67 };
+  static uint16_t xb[R * C], wb[R * C], gb[R * C], bad[R * C];
+  uint64_t s = 7;
+  float x[R * C], w[R * C];
+  for (int i = 0; i < R * C; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = to_bf16((float)((double)(s >> 11) * 0x1.0p-53 * 6.0 - 3.0));
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    w[i] = to_bf16((float)((double)(s >> 11) * 0x1.0p-53 * 2.0 - 1.0));
+    xb[i] = bf16_bits(x[i]), wb[i] = bf16_bits(w[i]);
+  }
+  /* d(Σ W·y)/dx for the rounded forward, in double, each rounding passing the gradient as is:
+   * y = e/s, e = exp(d) (its derivative is the unrounded exp, as autograd's), d = x - m, and m's
+   * gradient -Σ ∂d shared evenly by the row's maxima (amax's backward) */
+  for (int r = 0; r < R; r++) {
+    const float *xr = x + r * C, *wr = w + r * C;
+    float m = xr[0];
+    for (int j = 1; j < C; j++) m = fmaxf(m, xr[j]);
+    double e[C], ex[C], sum = 0, we = 0, gd[C], gm = 0;
+    for (int j = 0; j < C; j++) {
+      float d = to_bf16(xr[j] - m);
+      ex[j] = exp((double)d);
+      e[j] = to_bf16((float)ex[j]);
+      sum += e[j];
+    }
+    double sb = to_bf16((float)sum);
+    for (int j = 0; j < C; j++) we += wr[j] * e[j];
+    int ties = 0;
+    for (int j = 0; j < C; j++) {
+      gd[j] = (wr[j] / sb - we / (sb * sb)) * ex[j];
+      gm -= gd[j];
+      ties += xr[j] == m;
+    }
+    for (int j = 0; j < C; j++) {
+      double g = gd[j] + (xr[j] == m ? gm / ties : 0);
+      gb[r * C + j] = bf16_bits((float)g);
+      bad[r * C + j] = bf16_bits((float)(g * 1.25 + (j % 2 ? 1e-3 : -1e-3)));
+    }
+  }
+  int64_t shape[] = {R, C};
+  char *xp = save(&c, "x.npy", KG_BF16, 2, shape, xb, sizeof xb), *wp = save(&c, "w.npy", KG_BF16, 2, shape, wb, sizeof wb);
+  char *gp = save(&c, "g.npy", KG_BF16, 2, shape, gb, sizeof gb), *bp = save(&c, "bad.npy", KG_BF16, 2, shape, bad, sizeof bad);
+  const char *in[] = {xp}, *weights[] = {wp};
+  const int gi[] = {0};
+  kg_oracle_job j = {.script = ts, .fn = "f", .torchscript = true, .inputs = in, .n_inputs = 1,
+                     .ours = (const char *[]){gp}, .n_outputs = 1, .expect_dtypes = (const char *[]){"bfloat16"},
+                     .tol_scale = 1.0, .grad = true, .weights = weights, .n_weights = 1, .grad_input = gi};
+  kg_oracle_row r;
+  cr_assert_eq(kg_oracle_check(c.o, &j, &r, &c.d), 0, "%s", last_msg(&c));
+  /* not allclose to eager's bfloat16 backward, closer than it to the float64 gradient */
+  cr_assert_str_eq(r.verdict, "ok (rmse vs fp64)");
+  cr_assert(r.ok);
+  /* a gradient a quarter off (and biased) fails both rules */
+  j.ours = (const char *[]){bp};
+  cr_assert_eq(kg_oracle_check(c.o, &j, &r, &c.d), 0, "%s", last_msg(&c));
+  cr_assert_not(r.ok, "%s", r.verdict);
+  cr_assert(!strncmp(r.verdict, "MISMATCH at [", 13), "%s", r.verdict);
+  free(xp), free(wp), free(gp), free(bp);
   ctx_close(&c);
 }
 
