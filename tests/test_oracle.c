@@ -454,21 +454,8 @@ Test(oracle, rmse_rule_rescues_more_accurate_results) {
   ctx_close(&c);
 }
 
-/* bfloat16 rounded to nearest even (finite values) */
-static float to_bf16(float v) {
-  uint32_t u;
-  memcpy(&u, &v, 4);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  u &= 0xffff0000u;
-  memcpy(&v, &u, 4);
-  return v;
-}
-static uint16_t bf16_bits(float v) {
-  uint32_t u;
-  float r = to_bf16(v);
-  memcpy(&u, &r, 4);
-  return (uint16_t)(u >> 16);
-}
+/* a float rounded to bfloat16 (kgen's own conversion, round to nearest even) */
+static float to_bf16(float v) { return kg_bf16_to_f32(kg_f32_to_bf16(v)); }
 
 /* The rmse rule for a gradient of a half-precision program (oracle op "grad"): the float64
  * reference rounds the twin's values where the twin does but not the gradient flowing back
@@ -498,7 +485,7 @@ Test(oracle, grad_rmse_reference_rounds_values_not_gradients) {
     x[i] = to_bf16((float)((double)(s >> 11) * 0x1.0p-53 * 6.0 - 3.0));
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     w[i] = to_bf16((float)((double)(s >> 11) * 0x1.0p-53 * 2.0 - 1.0));
-    xb[i] = bf16_bits(x[i]), wb[i] = bf16_bits(w[i]);
+    xb[i] = kg_f32_to_bf16(x[i]), wb[i] = kg_f32_to_bf16(w[i]);
   }
   /* d(Σ W·y)/dx for the rounded forward, in double, each rounding passing the gradient as is:
    * y = e/s, e = exp(d) (its derivative is the unrounded exp, as autograd's), d = x - m, and m's
@@ -524,8 +511,8 @@ Test(oracle, grad_rmse_reference_rounds_values_not_gradients) {
     }
     for (int j = 0; j < C; j++) {
       double g = gd[j] + (xr[j] == m ? gm / ties : 0);
-      gb[r * C + j] = bf16_bits((float)g);
-      bad[r * C + j] = bf16_bits((float)(g * 1.25 + (j % 2 ? 1e-3 : -1e-3)));
+      gb[r * C + j] = kg_f32_to_bf16((float)g);
+      bad[r * C + j] = kg_f32_to_bf16((float)(g * 1.25 + (j % 2 ? 1e-3 : -1e-3)));
     }
   }
   int64_t shape[] = {R, C};

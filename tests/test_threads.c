@@ -17,6 +17,20 @@ typedef struct job {
   char err[512];
 } job;
 
+/* random inputs for c's parameters (a symbolic dim gets size sym), viewed as DLTensors */
+static int random_inputs(const kg_compiled *c, int64_t sym, unsigned seed, kg_npy *in, DLTensor *v, const DLTensor **ins) {
+  int np = (int)c->g.params.n;
+  for (int p = 0; p < np && p < 8; p++) {
+    const kg_gnode *n = &c->g.nodes.v[c->g.params.v[p].node];
+    int64_t shape[8];
+    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : sym;
+    kg_npy_random(&in[p], n->dtype, n->vkind == KG_V_SCALAR ? 0 : n->shape.rank, shape, seed + (unsigned)p, true);
+    kg_npy_dlview(&in[p], &v[p]);
+    ins[p] = &v[p];
+  }
+  return np;
+}
+
 static void *worker(void *arg) {
   job *j = arg;
   for (int rep = 0; rep < 3; rep++) {
@@ -34,18 +48,10 @@ static void *worker(void *arg) {
       kg_module_free(m), kg_context_free(ctx);
       return NULL;
     }
-    uint32_t np = c0->g.params.n;
     kg_npy in[8];
     DLTensor v[8];
     const DLTensor *ins[8];
-    for (uint32_t p = 0; p < np && p < 8; p++) {
-      const kg_gnode *n = &c0->g.nodes.v[c0->g.params.v[p].node];
-      int64_t shape[8];
-      for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : 9;
-      kg_npy_random(&in[p], n->dtype, n->vkind == KG_V_SCALAR ? 0 : n->shape.rank, shape, 42 + p, true);
-      kg_npy_dlview(&in[p], &v[p]);
-      ins[p] = &v[p];
-    }
+    uint32_t np = (uint32_t)random_inputs(c0, 9, 42, in, v, ins);
     kg_compiled *c;
     if (kg_specialize_for(m, NULL, ins, (int)np, NULL, 0, &c) != KG_OK) {
       snprintf(j->err, sizeof j->err, "%s", kg_last_error(ctx));
@@ -147,18 +153,10 @@ Test(threads, one_context_shared_by_four_threads) {
   cr_assert_eq(kg_module_load_file(ctx, KG_SOURCE_DIR "/examples/norm_prim_log_softmax.json", &sh.m), KG_OK, "%s", kg_last_error(ctx));
   kg_compiled *c0;
   cr_assert_eq(kg_specialize(sh.m, NULL, NULL, &c0), KG_OK, "%s", kg_last_error(ctx));
-  sh.np = (int)c0->g.params.n;
-  cr_assert_leq(sh.np, 8);
   kg_npy in[8];
   DLTensor v[8];
-  for (int p = 0; p < sh.np; p++) {
-    const kg_gnode *n = &c0->g.nodes.v[c0->g.params.v[p].node];
-    int64_t shape[8];
-    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : 37;
-    kg_npy_random(&in[p], n->dtype, n->vkind == KG_V_SCALAR ? 0 : n->shape.rank, shape, 7 + (unsigned)p, true);
-    kg_npy_dlview(&in[p], &v[p]);
-    sh.ins[p] = &v[p];
-  }
+  sh.np = random_inputs(c0, 37, 7, in, v, sh.ins);
+  cr_assert_leq(sh.np, 8);
   cr_assert_eq(kg_specialize_for(sh.m, NULL, sh.ins, sh.np, NULL, 0, &sh.c), KG_OK, "%s", kg_last_error(ctx));
   sh.no = kg_compiled_n_outputs(sh.c);
   DLTensor rv[8];
