@@ -276,6 +276,22 @@ static kg_status try_inplace(pexec *E, const kg_pop *o, uint32_t s) {
   return KG_OK;
 }
 
+/* a select_scatter's fallback (the composed kernel, which cannot raise): its index checked as
+ * PyTorch checks it; a negative one known only now is refused (the kernel compares coordinates) */
+static kg_status check_scatter_index(pexec *E, const kg_pop *o) {
+  const kg_gnode *n = &E->g->nodes.v[o->a];
+  const pval *bv = value(E, n->in[0]), *iv = value(E, n->in[2]);
+  if (!bv->set || !iv->set || n->ia[0] >= bv->t.ndim) return KG_OK; /* an index the region computes itself */
+  int64_t size = bv->shape[n->ia[0]], idx = as_i64(iv->s);
+  if (idx < -size || idx >= size)
+    return fail_at(E, o, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx,
+                   (long long)size, (int)n->ia[0]);
+  if (idx < 0)
+    return fail_at(E, o, KG_E_UNSUPPORTED, "select_scatter(): a negative index known only at run time (%lld) is not supported here: pass index + size",
+                   (long long)idx);
+  return KG_OK;
+}
+
 static kg_status run_region(pexec *E, const kg_pop *o) {
   const kg_region *r = &E->p->regions.v[o->region];
   kg_compiled *rc = E->c->regions[o->region];
@@ -416,6 +432,7 @@ static kg_status exec_op(pexec *E, const kg_pop *o) {
       E->ctx->stats.inplace_writes++;
       return KG_OK;
     }
+    if (o->a != KG_NONE && (st = check_scatter_index(E, o)) != KG_OK) return st;
     return run_region(E, o);
   case KG_P_HOST: {
     const kg_gnode *n = &E->g->nodes.v[o->a];
