@@ -1,4 +1,4 @@
-// cf_select_scatter: a sequence loop that fills its output row by row with select_scatter (as nn.LSTM / GRU / RNN's expansion does, dotnet/Kgen/Recurrent.fs): from the second step on, each step's h is stored straight into row t of the carried buffer (passes/plan_inplace.c; the first step composes it, its buffer still held by the loop's initial zeros); walking forward and backward over an odd T; a buffer read again after the write and a slice along dim 1 (strided) fall back to the composed kernel every step; a constant negative index and a float64 src written into float32
+// cf_select_scatter: a sequence loop that fills its output row by row with select_scatter (as nn.LSTM / GRU / RNN's expansion does, dotnet/Kgen/Recurrent.fs): from the second step on, each step's h is stored straight into row t of the carried buffer (passes/plan_inplace.c; the first step composes it, its buffer still held by the loop's initial zeros); walking forward and backward over an odd T; a buffer read again after the write and a slice along dim 1 (strided) fall back to the composed kernel every step; a constant negative index and a float64 src written into float32; an index offset by a run-time start (out of range when start > 0: PyTorch's error, at run time)
 module Examples.CfSelectScatter
 
 open TorchSharp
@@ -54,3 +54,11 @@ let cf_scatter_const =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) ->
         let y = (a * 2.0f).select_scatter(b, 0L, -1L)
         y, torch.select_scatter(a, a.[0L] + 1.0f, 0L, 2L) @>
+
+[<Kgen.Entry("float32[T,3], float32[3], int64 in [0, 1)")>]
+let cf_scatter_offset =
+    <@ fun (x: torch.Tensor) (v: torch.Tensor) (start: int64) ->
+        let mutable out = x * 2.0f
+        for k in 0L .. x.shape.[0] - 1L do
+            out <- out.select_scatter(v * float32 k, 0L, start + k)
+        out @>

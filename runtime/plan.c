@@ -232,6 +232,16 @@ static bool overlaps(const DLTensor *x, const DLTensor *y);
 
 static int64_t as_i64(kg_cval v) { return kg_dtype_is_float(v.dt) ? (int64_t)v.f : v.i; }
 
+/* an error located at the select_scatter's F# call */
+static kg_status scatter_error(pexec *E, const kg_gnode *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+static kg_status scatter_error(pexec *E, const kg_gnode *n, kg_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_diag_vadd(E->d, code, n->path, n->srcloc, fmt, ap);
+  va_end(ap);
+  return KG_ERR_INPUT;
+}
+
 static bool in_list(const uint32_t *v, uint32_t n, uint32_t id) {
   for (uint32_t i = 0; i < n; i++)
     if (v[i] == id) return true;
@@ -252,7 +262,7 @@ static kg_status try_inplace(pexec *E, const kg_pop *o, uint32_t s) {
   if (!fb || !bv->set || !iv->set || !bv->buf || !in_list(fb->kill, fb->n_kill, buf) || (E->direct && E->direct[src] >= 0)) return KG_OK;
   int64_t size = bv->shape[d], idx = as_i64(iv->s), outer = 1, want = 1;
   if (idx < -size || idx >= size)
-    return fail_at(E, o, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx, (long long)size, d);
+    return scatter_error(E, n, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx, (long long)size, d);
   if (idx < 0) idx += size;
   for (int i = bv->t.ndim - 1; i >= 0; i--) { /* dense row-major (size-1 dims' strides do not matter) */
     if (bv->shape[i] != 1 && bv->strides[i] != want) return KG_OK;
@@ -284,11 +294,11 @@ static kg_status check_scatter_index(pexec *E, const kg_pop *o) {
   if (!bv->set || !iv->set || n->ia[0] >= bv->t.ndim) return KG_OK; /* an index the region computes itself */
   int64_t size = bv->shape[n->ia[0]], idx = as_i64(iv->s);
   if (idx < -size || idx >= size)
-    return fail_at(E, o, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx,
-                   (long long)size, (int)n->ia[0]);
+    return scatter_error(E, n, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx,
+                         (long long)size, (int)n->ia[0]);
   if (idx < 0)
-    return fail_at(E, o, KG_E_UNSUPPORTED, "select_scatter(): a negative index known only at run time (%lld) is not supported here: pass index + size",
-                   (long long)idx);
+    return scatter_error(E, n, KG_E_UNSUPPORTED, "select_scatter(): a negative index known only at run time (%lld) is not supported here: pass index + size",
+                         (long long)idx);
   return KG_OK;
 }
 

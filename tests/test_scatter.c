@@ -231,3 +231,41 @@ Test(scatter, lstm_tagger_step_is_one_kernel_without_sequence_writes) {
   kg_module_free(m);
   kg_context_free(ctx);
 }
+
+/* cf_scatter_offset: out[start + k] = v * k for k < T; start = 1 runs past the end: PyTorch's
+ * error at the F# call, from the fallback (T = 1: the first step) or the in-place write (the last) */
+static kg_status offset_case(kg_context *ctx, kg_compiled *c, int64_t T, int64_t start, float *res) {
+  int64_t sx[2] = {T, 3}, sv[1] = {3};
+  float xv[12], vv[3] = {1.0f, -2.0f, 0.5f};
+  for (int i = 0; i < 12; i++) xv[i] = (float)i;
+  ht x, v, out;
+  ht_f32(&x, 2, sx, xv), ht_f32(&v, 1, sv, vv), ht_f32(&out, 2, sx, NULL);
+  DLTensor s;
+  memset(&s, 0, sizeof s);
+  s.data = &start, s.device.device_type = kDLCPU, s.dtype = (DLDataType){kDLInt, 64, 1};
+  const DLTensor *ins[3] = {&x.t, &v.t, &s};
+  DLTensor *outs[1] = {&out.t};
+  kg_status st = kg_run(c, KG_DEVICE_EMU, ins, 3, NULL, 0, outs, 1, NULL);
+  if (res) memcpy(res, out.data, (size_t)T * 3 * sizeof(float));
+  (void)ctx;
+  free(x.data), free(v.data), free(out.data);
+  return st;
+}
+
+Test(scatter, index_out_of_range_is_pytorchs_error) {
+  kg_context *ctx;
+  kg_module *m;
+  kg_compiled *c = load(&ctx, "cf_select_scatter", "cf_scatter_offset", &m);
+  float r[12];
+  cr_assert_eq(offset_case(ctx, c, 4, 0, r), KG_OK, "%s", kg_last_error(ctx));
+  for (int t = 0; t < 4; t++)
+    for (int j = 0; j < 3; j++) cr_expect_eq(r[t * 3 + j], (float)t * (j == 0 ? 1.0f : j == 1 ? -2.0f : 0.5f), "out[%d,%d] = %g", t, j, r[t * 3 + j]);
+  for (int T = 1; T <= 4; T += 3) {
+    cr_expect_eq(offset_case(ctx, c, T, 1, NULL), KG_ERR_INPUT, "T=%d, start 1", T);
+    const char *e = kg_last_error(ctx);
+    cr_expect(strstr(e, "select_scatter(): index") && strstr(e, "out of range") && strstr(e, "cf_select_scatter.fs:"), "T=%d: %s", T, e);
+  }
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
