@@ -1,4 +1,4 @@
-// cf_select_scatter: a sequence loop that fills its output row by row with select_scatter (as nn.LSTM / GRU / RNN's expansion does, dotnet/Kgen/Recurrent.fs): from the second step on, each step's h is stored straight into row t of the carried buffer (passes/plan_inplace.c; the first step composes it, its buffer still held by the loop's initial zeros); walking forward and backward over an odd T; a buffer read again after the write and a slice along dim 1 (strided) fall back to the composed kernel every step; a constant negative index and a float64 src written into float32; an index offset by a run-time start (out of range when start > 0: PyTorch's error, at run time)
+// cf_select_scatter: a sequence loop that fills its output row by row with select_scatter (as nn.LSTM / GRU / RNN's expansion does, dotnet/Kgen/Recurrent.fs): from the second step on, each step's h is stored straight into row t of the carried buffer (passes/plan_inplace.c; the first step composes it, its buffer still held by the loop's initial zeros); walking forward and backward over an odd T; a buffer read again after the write and a slice along dim 1 (strided) fall back to the composed kernel every step; a constant negative index and a float64 src written into float32; an index offset by a run-time start (out of range when start < -T: PyTorch's error at run time; a negative run-time index is refused)
 module Examples.CfSelectScatter
 
 open TorchSharp
@@ -59,6 +59,6 @@ let cf_scatter_const =
 let cf_scatter_offset =
     <@ fun (x: torch.Tensor) (v: torch.Tensor) (start: int64) ->
         let mutable out = x * 2.0f
-        for k in 0L .. x.shape.[0] - 1L do
+        for k in 0L .. x.shape.[0] - 1L - start do
             out <- out.select_scatter(v * float32 k, 0L, start + k)
         out @>

@@ -232,9 +232,10 @@ Test(scatter, lstm_tagger_step_is_one_kernel_without_sequence_writes) {
   kg_context_free(ctx);
 }
 
-/* cf_scatter_offset: out[start + k] = v * k for k < T; start = 1 runs past the end: PyTorch's
- * error at the F# call, from the fallback (T = 1: the first step) or the in-place write (the last) */
-static kg_status offset_case(kg_context *ctx, kg_compiled *c, int64_t T, int64_t start, float *res) {
+/* cf_scatter_offset: out[start + k] = v * k for k <= T - 1 - start; start < -T puts the first
+ * index out of range: PyTorch's error at the F# call (from the step's in-place check); start = -1
+ * a negative index known only at run time, which the first step's composed kernel refuses */
+static kg_status offset_case(kg_compiled *c, int64_t T, int64_t start, float *res) {
   int64_t sx[2] = {T, 3}, sv[1] = {3};
   float xv[12], vv[3] = {1.0f, -2.0f, 0.5f};
   for (int i = 0; i < 12; i++) xv[i] = (float)i;
@@ -247,7 +248,6 @@ static kg_status offset_case(kg_context *ctx, kg_compiled *c, int64_t T, int64_t
   DLTensor *outs[1] = {&out.t};
   kg_status st = kg_run(c, KG_DEVICE_EMU, ins, 3, NULL, 0, outs, 1, NULL);
   if (res) memcpy(res, out.data, (size_t)T * 3 * sizeof(float));
-  (void)ctx;
   free(x.data), free(v.data), free(out.data);
   return st;
 }
@@ -257,14 +257,20 @@ Test(scatter, index_out_of_range_is_pytorchs_error) {
   kg_module *m;
   kg_compiled *c = load(&ctx, "cf_select_scatter", "cf_scatter_offset", &m);
   float r[12];
-  cr_assert_eq(offset_case(ctx, c, 4, 0, r), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(offset_case(c, 4, 1, r), KG_OK, "%s", kg_last_error(ctx));
   for (int t = 0; t < 4; t++)
-    for (int j = 0; j < 3; j++) cr_expect_eq(r[t * 3 + j], (float)t * (j == 0 ? 1.0f : j == 1 ? -2.0f : 0.5f), "out[%d,%d] = %g", t, j, r[t * 3 + j]);
+    for (int j = 0; j < 3; j++) {
+      float want = t == 0 ? (float)(t * 3 + j) * 2.0f : (float)(t - 1) * (j == 0 ? 1.0f : j == 1 ? -2.0f : 0.5f);
+      cr_expect_eq(r[t * 3 + j], want, "out[%d,%d] = %g, expected %g", t, j, r[t * 3 + j], want);
+    }
   for (int T = 1; T <= 4; T += 3) {
-    cr_expect_eq(offset_case(ctx, c, T, 1, NULL), KG_ERR_INPUT, "T=%d, start 1", T);
+    cr_expect_eq(offset_case(c, T, -T - 1, NULL), KG_ERR_INPUT, "T=%d, start %d", T, -T - 1);
     const char *e = kg_last_error(ctx);
     cr_expect(strstr(e, "select_scatter(): index") && strstr(e, "out of range") && strstr(e, "cf_select_scatter.fs:"), "T=%d: %s", T, e);
   }
+  cr_expect_eq(offset_case(c, 4, -1, NULL), KG_ERR_INPUT);
+  const char *e = kg_last_error(ctx);
+  cr_expect(strstr(e, "negative index known only at run time") && strstr(e, "cf_select_scatter.fs:"), "%s", e);
   kg_compiled_free(c);
   kg_module_free(m);
   kg_context_free(ctx);
