@@ -367,7 +367,6 @@ static kg_status exec_read(pexec *E, const kg_pop *o) {
   return KG_OK;
 }
 
-
 static kg_status exec_view(pexec *E, const kg_pop *o) {
   if (!need(E, o->b, o) || (o->view != KG_VIEW_UNSQUEEZE && !need(E, o->c, o))) return KG_ERR_INTERNAL;
   const pval *src = &E->env[o->b];
