@@ -2,7 +2,8 @@
  *
  * kgen is a library first (style habits 1–2): the CLI, the TorchSharp binding
  * and offline packages all go through these calls. Each call clears the
- * context's diagnostics, and on failure formats them into kg_last_error().
+ * context's diagnostics, and on failure formats them into kg_last_error(). Calls on one context
+ * hold its lock (kg_ctx_lock): from several threads they run one at a time.
  * Specialization runs the pipeline once (compile.c: kg_compile_entry, the place to
  * start reading).
  */
@@ -18,6 +19,11 @@
 
 kg_context *kg_context_new(const kg_options *opts) {
   kg_context *ctx = kg_xcalloc(1, sizeof *ctx);
+  pthread_mutexattr_t la;
+  pthread_mutexattr_init(&la);
+  pthread_mutexattr_settype(&la, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&ctx->lock, &la);
+  pthread_mutexattr_destroy(&la);
   if (opts) ctx->opts = *opts;
   else ctx->opts.verify_ir = 1;
   kg_diag_init(&ctx->diag);
@@ -39,6 +45,7 @@ kg_context *kg_context_new(const kg_options *opts) {
 
 void kg_context_free(kg_context *ctx) {
   if (!ctx) return;
+  kg_ctx_lock(ctx); /* a call in flight on another thread finishes first */
   if (ctx->emu) ctx->emu->vt->destroy(ctx->emu);
   if (ctx->cuda) ctx->cuda->vt->destroy(ctx->cuda);
   if (ctx->null_dev) ctx->null_dev->vt->destroy(ctx->null_dev);
@@ -46,12 +53,22 @@ void kg_context_free(kg_context *ctx) {
   if (ctx->nvrtc) kg_nvrtc_close(ctx->nvrtc);
   kg_diag_free(&ctx->diag);
   free(ctx->last_error);
+  kg_ctx_unlock(ctx);
+  pthread_mutex_destroy(&ctx->lock);
   free(ctx);
 }
 
 const char *kg_last_error(kg_context *ctx) { return ctx->last_error; }
 
+static kg_status context_set_cpu_threads_locked(kg_context *ctx, int threads);
 kg_status kg_context_set_cpu_threads(kg_context *ctx, int threads) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = context_set_cpu_threads_locked(ctx, threads);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status context_set_cpu_threads_locked(kg_context *ctx, int threads) {
   kg_call_begin(ctx);
   if (threads < 0 || threads > 1024) {
     kg_diag_add(&ctx->diag, KG_E_ARG, NULL, NULL, "kg_context_set_cpu_threads: %d threads (0 = the CPUs available, at most 1024)", threads);
@@ -65,7 +82,15 @@ kg_status kg_context_set_cpu_threads(kg_context *ctx, int threads) {
   return KG_OK;
 }
 
+static kg_status context_stats_get_locked(kg_context *ctx, kg_context_stats *out);
 kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = context_stats_get_locked(ctx, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status context_stats_get_locked(kg_context *ctx, kg_context_stats *out) {
   out->specializations = ctx->specializations;
   out->emu_compiles = ctx->counts.emu_compiles;
   out->emu_cache_hits = ctx->counts.emu_cache_hits;
@@ -75,6 +100,9 @@ kg_status kg_context_stats_get(kg_context *ctx, kg_context_stats *out) {
 }
 
 void kg_call_begin(kg_context *ctx) { kg_diag_clear(&ctx->diag); }
+
+void kg_ctx_lock(kg_context *ctx) { (void)pthread_mutex_lock(&ctx->lock); }
+void kg_ctx_unlock(kg_context *ctx) { (void)pthread_mutex_unlock(&ctx->lock); }
 
 kg_status kg_fail(kg_context *ctx) {
   free(ctx->last_error);
@@ -97,7 +125,15 @@ kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx) {
 
 /* ---- modules ---- */
 
+static kg_status module_load_locked(kg_context *ctx, const char *json, size_t len, kg_module **out);
 kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_module **out) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = module_load_locked(ctx, json, len, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status module_load_locked(kg_context *ctx, const char *json, size_t len, kg_module **out) {
   kg_call_begin(ctx);
   *out = NULL;
   kg_module *m = kg_xcalloc(1, sizeof *m);
@@ -114,7 +150,15 @@ kg_status kg_module_load(kg_context *ctx, const char *json, size_t len, kg_modul
   return KG_OK;
 }
 
+static kg_status module_load_file_locked(kg_context *ctx, const char *path, kg_module **out);
 kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = module_load_file_locked(ctx, path, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status module_load_file_locked(kg_context *ctx, const char *path, kg_module **out) {
   kg_call_begin(ctx);
   /* an offline kernel package (docs/package.md) by its magic: mapped, never read whole */
   char magic[8];
@@ -134,7 +178,15 @@ kg_status kg_module_load_file(kg_context *ctx, const char *path, kg_module **out
   return s;
 }
 
+static void module_free_locked(kg_module *m);
 void kg_module_free(kg_module *m) {
+  if (!m) return;
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  module_free_locked(m);
+  kg_ctx_unlock(lk);
+}
+static void module_free_locked(kg_module *m) {
   if (!m) return;
   kg_pkg_free(m->pkg, m->ctx);
   kg_arena_free(&m->arena);
@@ -201,7 +253,15 @@ static kg_status specialize_pkg(kg_module *m, int ei, int si, const DLTensor *co
   return KG_OK;
 }
 
+static kg_status specialize_locked(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
 kg_status kg_specialize(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = specialize_locked(m, entry, sig, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status specialize_locked(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
   kg_call_begin(m->ctx);
   if (m->pkg) {
     int ei = kg_pkg_entry_index(m, entry);
@@ -367,7 +427,17 @@ kg_sig *kg_sig_of_tensors(kg_module *m, uint32_t ei, const DLTensor *const *inpu
   return s;
 }
 
+static kg_status specialize_for_ex_locked(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                               const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out);
 kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
+                               const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out) {
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = specialize_for_ex_locked(m, entry, inputs, n_inputs, captures, n_captures, flags, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status specialize_for_ex_locked(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs,
                                const kg_named_tensor *captures, int n_captures, unsigned flags, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
@@ -383,7 +453,15 @@ kg_status kg_specialize_for_ex(kg_module *m, const char *entry, const DLTensor *
   return specialize(m, entry, s, out);
 }
 
+static void compiled_free_locked(kg_compiled *c);
 void kg_compiled_free(kg_compiled *c) {
+  if (!c) return;
+  kg_context *lk = c->m->ctx;
+  kg_ctx_lock(lk);
+  compiled_free_locked(c);
+  kg_ctx_unlock(lk);
+}
+static void compiled_free_locked(kg_compiled *c) {
   if (!c) return;
   kg_replay_free(c); /* its graphs first (a CUDA graph's nodes name functions of the modules unloaded below) */
   kg_pool_release(&c->wb_pool);
@@ -523,7 +601,15 @@ static char *text_ir(kg_compiled *c) {
   return kg_sb_take(&b);
 }
 
+static kg_status emit_locked(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len);
 kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len) {
+  kg_context *lk = c->m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = emit_locked(c, kind, arch, data, len);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status emit_locked(kg_compiled *c, kg_artifact kind, int arch, char **data, size_t *len) {
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   *data = NULL, *len = 0;
@@ -567,7 +653,15 @@ kg_status kg_emit(kg_compiled *c, kg_artifact kind, int arch, char **data, size_
   return KG_OK;
 }
 
+static kg_status kernel_stats_get_locked(kg_compiled *c, int arch, int i, kg_kernel_stats *out);
 kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *out) {
+  kg_context *lk = c->m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = kernel_stats_get_locked(c, arch, i, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status kernel_stats_get_locked(kg_compiled *c, int arch, int i, kg_kernel_stats *out) {
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
   memset(out, 0, sizeof *out);
@@ -600,18 +694,42 @@ kg_status kg_kernel_stats_get(kg_compiled *c, int arch, int i, kg_kernel_stats *
 
 /* ---- the random generator (docs/design.md "The random generator") ---- */
 
+static kg_status context_manual_seed_locked(kg_context *ctx, uint64_t seed);
 kg_status kg_context_manual_seed(kg_context *ctx, uint64_t seed) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = context_manual_seed_locked(ctx, seed);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status context_manual_seed_locked(kg_context *ctx, uint64_t seed) {
   ctx->rng_seed = seed, ctx->rng_offset = 0;
   return KG_OK;
 }
 
+static kg_status context_rng_state_locked(kg_context *ctx, uint64_t *seed, uint64_t *offset);
 kg_status kg_context_rng_state(kg_context *ctx, uint64_t *seed, uint64_t *offset) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = context_rng_state_locked(ctx, seed, offset);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status context_rng_state_locked(kg_context *ctx, uint64_t *seed, uint64_t *offset) {
   if (seed) *seed = ctx->rng_seed;
   if (offset) *offset = ctx->rng_offset;
   return KG_OK;
 }
 
+static kg_status context_set_rng_state_locked(kg_context *ctx, uint64_t seed, uint64_t offset);
 kg_status kg_context_set_rng_state(kg_context *ctx, uint64_t seed, uint64_t offset) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = context_set_rng_state_locked(ctx, seed, offset);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status context_set_rng_state_locked(kg_context *ctx, uint64_t seed, uint64_t offset) {
   ctx->rng_seed = seed, ctx->rng_offset = offset;
   return KG_OK;
 }

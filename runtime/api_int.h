@@ -6,6 +6,8 @@
 #ifndef KG_API_INT_H
 #define KG_API_INT_H
 
+#include <pthread.h>
+
 #include "../codegen-cuda/codegen.h"
 #include "../frontend/frontend.h"
 #include "../passes/passes.h"
@@ -14,6 +16,10 @@
 #include "rt.h"
 
 struct kg_context {
+  /* held by every public call that reads or changes the context or its modules and compiled
+   * entries (kg_ctx_lock): calls on one context from several threads run one at a time instead
+   * of racing (recursive: a call may make others; kg_package_write specializes) */
+  pthread_mutex_t lock;
   kg_options opts;
   kg_diag diag;          /* diagnostics of the current / last call */
   char *last_error;      /* formatted diag of the last failing call */
@@ -165,6 +171,8 @@ bool kg_compile_plan(kg_compiled *c, kg_pass_ctx *pc);
 /* the programs copying write-back values (and a plan's outputs) into the caller's tensors */
 bool kg_compile_copies(kg_compiled *c, kg_pass_ctx *pc);            /* formats ctx->diag into last_error; returns status */
 void kg_call_begin(kg_context *ctx);
+void kg_ctx_lock(kg_context *ctx);
+void kg_ctx_unlock(kg_context *ctx);
 kg_nvrtc *kg_ctx_nvrtc(kg_context *ctx);       /* NULL (+diag) when NVRTC is missing */
 
 /* api.c: the signature of actual tensors (kg_specialize_for_ex; seen: the duck symbols' sizes) */

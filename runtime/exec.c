@@ -520,7 +520,17 @@ static kg_status run_writebacks(kg_compiled *c, kg_device_kind devk, const DLTen
   return st;
 }
 
+static kg_status run_locked(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                 const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream);
 kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
+                 const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
+  kg_context *lk = c->m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = run_locked(c, devk, inputs, n_inputs, captures, n_captures, outputs, n_outputs, stream);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status run_locked(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                  const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream) {
   kg_context *ctx = c->m->ctx;
   kg_call_begin(ctx);
@@ -542,7 +552,15 @@ kg_status kg_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inp
   return KG_OK;
 }
 
+static kg_status run_stats_get_locked(const kg_compiled *c, kg_run_stats *out);
 kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out) {
+  kg_context *lk = c->m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = run_stats_get_locked(c, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status run_stats_get_locked(const kg_compiled *c, kg_run_stats *out) {
   *out = c->stats;
   return KG_OK;
 }

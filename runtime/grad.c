@@ -115,7 +115,17 @@ static bool no_package(kg_module *m) {
   return false;
 }
 
+static kg_status specialize_grad_locked(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
+                             int n_captures, unsigned flags, const uint8_t *wants, kg_compiled **out);
 kg_status kg_specialize_grad(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
+                             int n_captures, unsigned flags, const uint8_t *wants, kg_compiled **out) {
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = specialize_grad_locked(m, entry, inputs, n_inputs, captures, n_captures, flags, wants, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status specialize_grad_locked(kg_module *m, const char *entry, const DLTensor *const *inputs, int n_inputs, const kg_named_tensor *captures,
                              int n_captures, unsigned flags, const uint8_t *wants, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
@@ -137,7 +147,15 @@ kg_status kg_specialize_grad(kg_module *m, const char *entry, const DLTensor *co
   return KG_OK;
 }
 
+static kg_status specialize_grad_sig_locked(kg_module *m, const char *entry, const char *sig, kg_compiled **out);
 kg_status kg_specialize_grad_sig(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = specialize_grad_sig_locked(m, entry, sig, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status specialize_grad_sig_locked(kg_module *m, const char *entry, const char *sig, kg_compiled **out) {
   kg_context *ctx = m->ctx;
   kg_call_begin(ctx);
   *out = NULL;

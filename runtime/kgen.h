@@ -3,7 +3,10 @@
  * kgen is a library first: the `kgen` CLI, the TorchSharp binding and offline
  * packages are all thin clients of these calls. Handles are opaque; every call
  * takes its context explicitly; there are no globals, so two contexts may be used
- * from two threads. Tensors are borrowed DLPack views; outputs are passed in by
+ * from two threads. Calls on ONE context from several threads are serialized (each
+ * holds the context's lock; they run one at a time, never race); kg_last_error()
+ * is the context's, so a thread that shares a context reads it under its own lock.
+ * Free a module after its compiled entries, a context last. Tensors are borrowed DLPack views; outputs are passed in by
  * the caller (destination passing).
  *
  *   kg_context  — options, caches, devices, the last error.

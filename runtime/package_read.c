@@ -453,7 +453,15 @@ void kg_pkg_describe_sig(kg_package *pk, const kg_pkg_sig *s, kg_strbuf *b) {
 
 /* ---- the public calls (kgen.h) ---- */
 
+static kg_status package_load_locked(kg_context *ctx, const char *path, kg_module **out);
 kg_status kg_package_load(kg_context *ctx, const char *path, kg_module **out) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = package_load_locked(ctx, path, out);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status package_load_locked(kg_context *ctx, const char *path, kg_module **out) {
   kg_call_begin(ctx);
   *out = NULL;
   /* mapped, not read: a package of many entries pages in only what one entry uses */
@@ -481,7 +489,15 @@ kg_status kg_package_load(kg_context *ctx, const char *path, kg_module **out) {
 
 int kg_module_is_package(const kg_module *m) { return m && m->pkg ? 1 : 0; }
 
+static kg_status package_describe_locked(kg_module *m, const char *entry, char **text);
 kg_status kg_package_describe(kg_module *m, const char *entry, char **text) {
+  kg_context *lk = m->ctx;
+  kg_ctx_lock(lk);
+  kg_status s = package_describe_locked(m, entry, text);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status package_describe_locked(kg_module *m, const char *entry, char **text) {
   kg_call_begin(m->ctx);
   *text = NULL;
   kg_package *pk = m->pkg;

@@ -512,7 +512,15 @@ static void put_le(unsigned char *p, uint64_t v, int n) {
   for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+static kg_status package_write_locked(kg_context *ctx, const kg_package_item *items, int n_items, const int *archs, int n_archs, const char *path);
 kg_status kg_package_write(kg_context *ctx, const kg_package_item *items, int n_items, const int *archs, int n_archs, const char *path) {
+  kg_context *lk = ctx;
+  kg_ctx_lock(lk);
+  kg_status s = package_write_locked(ctx, items, n_items, archs, n_archs, path);
+  kg_ctx_unlock(lk);
+  return s;
+}
+static kg_status package_write_locked(kg_context *ctx, const kg_package_item *items, int n_items, const int *archs, int n_archs, const char *path) {
   kg_call_begin(ctx);
   pw W;
   memset(&W, 0, sizeof W);
