@@ -339,9 +339,10 @@ static int cmd_run(kg_context *ctx, kg_cli_args *a) {
     if (!rc && a->stats) {
       kg_run_stats st;
       kg_run_stats_get(c, &st);
-      printf("run: %llu kernel launch(es), %llu device allocation(s), %llu device-to-host read(s), %llu plan step(s), %llu loop iteration(s), %llu replayed program(s)\n",
+      printf("run: %llu kernel launch(es), %llu device allocation(s), %llu device-to-host read(s), %llu plan step(s), %llu loop iteration(s), %llu replayed program(s), %llu slice(s) written in place\n",
              (unsigned long long)st.launches, (unsigned long long)st.device_allocs, (unsigned long long)st.reads,
-             (unsigned long long)st.plan_steps, (unsigned long long)st.iterations, (unsigned long long)st.replays);
+             (unsigned long long)st.plan_steps, (unsigned long long)st.iterations, (unsigned long long)st.replays,
+             (unsigned long long)st.inplace_writes);
     }
     if (!rc && kg_mkdirs(a->out) != 0) rc = (fprintf(stderr, "kgen run: cannot create %s\n", a->out), 1);
     for (int i = 0; i < no && !rc; i++) {

@@ -7,6 +7,10 @@
  *            the carried values: integers only, exact in every implementation); the step
  *            keeps the carried dtype and shape and its magnitude bounded: `c * 0.5f + o (+
  *            float32 i)` on floats, `(c * k + o (+ i)) % m` on integers, `(c + o).tanh()`.
+ *            A for loop over a float tensor may instead write one row per trip, as a sequence
+ *            loop fills its output: `c.select_scatter(o.expand_as(c).select(0L, 0L) * s +
+ *            float32 i, 0L, int64 (i % c.shape[0]))` (written in place by the host plan:
+ *            passes/plan_inplace.c).
  *            And `if c.sum().item<_>() > 0 then a else b` or `if x.shape.[d] > k then a else b`
  *            (a and b of one shape and dtype) as an expression.
  *   inplace  `t.add_(b)`, `t.mul_(s)`, `t.relu_()`, `t.masked_fill_(m, s)` on a let-bound
@@ -20,7 +24,7 @@
 #include "fuzz_int.h"
 
 enum { LP_FOR, LP_FOR_SHAPE, LP_WHILE, LP_WHILE_ITEM };
-enum { ST_AFFINE, ST_INTMOD, ST_TANH };
+enum { ST_AFFINE, ST_INTMOD, ST_TANH, ST_SCATTER };
 
 static bool gen_loop(fz_prog *p) {
   fz_rng *r = &p->r;
@@ -55,6 +59,10 @@ static bool gen_loop(fz_prog *p) {
     x.ip[3] = fz_chance(r, 75) ? ST_AFFINE : ST_TANH;
     x.sc = fz_chance(r, 50) ? 0.5 : -0.5;
     x.mag = x.ip[3] == ST_TANH ? fmax(y->mag, 1) : fmax(y->mag, 2 * (o->mag + imax));
+    if ((x.ip[0] == LP_FOR || x.ip[0] == LP_FOR_SHAPE) && y->shape.rank >= 1 && y->shape.d[0] > 0 && fz_chance(r, 30)) {
+      x.ip[3] = ST_SCATTER, x.ip[4] = 1;
+      x.mag = fmax(y->mag, 0.5 * o->mag + trips);
+    }
     x.inexact = true;
   } else {
     x.ip[3] = ST_INTMOD;
@@ -179,6 +187,11 @@ static cJSON *to_single(cJSON *i) {
   return fz_call(T_SINGLE, NULL, fz_member(OPERATORS, "ToSingle", true, pr, 1, T_SINGLE, g, 1), &i, 1);
 }
 
+static cJSON *to_int64(cJSON *i) {
+  const char *pr[1] = {T_INT32}, *g[1] = {T_INT32};
+  return fz_call(T_INT64, NULL, fz_member(OPERATORS, "ToInt64", true, pr, 1, T_INT64, g, 1), &i, 1);
+}
+
 static cJSON *to_int(cJSON *l) {
   const char *pr[1] = {T_INT64}, *g[1] = {T_INT64};
   return fz_call(T_INT32, NULL, fz_member(OPERATORS, "ToInt", true, pr, 1, T_INT32, g, 1), &l, 1);
@@ -242,7 +255,17 @@ cJSON *fz_stmt_cf(fz_em *e, int i, int *counter) {
     iv = *counter = fz_new_var(e, nm, T_INT32, true);
   }
   cJSON *y = fz_var_ref(x->var, T_TENSOR), *step;
-  if (x->ip[3] == ST_TANH) {
+  if (x->ip[3] == ST_SCATTER) { /* row i % rows of c := o's first row (broadcast to c) * s + i */
+    const char *pT[1] = {T_TENSOR}, *pII[2] = {T_INT64, T_INT64}, *pTII[3] = {T_TENSOR, T_INT64, T_INT64};
+    cJSON *shape_of = fz_var_ref(x->var, T_TENSOR);
+    cJSON *full = fz_method("expand_as", fz_ref(e, x->in[1]), pT, &shape_of, 1);
+    cJSON *sel[2] = {fz_value_num(T_INT64, 0), fz_value_num(T_INT64, 0)};
+    cJSON *row = fz_op2(e, "op_Multiply", T_TENSOR, T_SINGLE, fz_method("select", full, pII, sel, 2), fz_value_num(T_SINGLE, x->sc));
+    row = fz_op2(e, "op_Addition", T_TENSOR, T_SINGLE, row, to_single(fz_var_ref(iv, T_INT32)));
+    cJSON *idx = to_int64(fz_prim_op2("op_Modulus", T_INT32, T_INT32, fz_var_ref(iv, T_INT32), fz_value_num(T_INT32, e->p->n[x->in[0]].shape.d[0])));
+    cJSON *args[3] = {row, fz_value_num(T_INT64, 0), idx};
+    step = fz_method("select_scatter", y, pTII, args, 3);
+  } else if (x->ip[3] == ST_TANH) {
     cJSON *s = fz_op2(e, "op_Addition", T_TENSOR, T_TENSOR, y, fz_ref(e, x->in[1]));
     step = fz_method("tanh", s, NULL, NULL, 0);
   } else if (x->ip[3] == ST_AFFINE) {

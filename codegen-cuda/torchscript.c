@@ -596,6 +596,8 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
   } else if (kg_op_is_loss(op)) {
     s = kg_twin_loss(c, id, a); /* the loss functions: ts_loss.c */
     if (!s) return;
+  } else if (op == KG_OP_SELECT_SCATTER) {
+    s = fmt(c, "torch.select_scatter(%s, %s, %d, int(%s))", text(c, a[0]), text(c, a[1]), (int)n->ia[0], text(c, a[2]));
   } else if (oi->flags & (KG_OPF_REDUCE | KG_OPF_COMPOSITE | KG_OPF_SCAN)) {
     s = kg_twin_reduce(c, id, a);
     if (!s) return;

@@ -403,6 +403,39 @@ kg_ev kg_elab_layout(kg_elab *el, const kg_ast *at, const kg_member_row *row, co
     }
     return select_at(L, x, d, a < 0 ? a + size : a);
   }
+  case KG_OP_SELECT_SCATTER: { /* select_scatter(input, src, dim, index): input with its slice at index replaced */
+    uint32_t src, ix;
+    int64_t dim = 0, ci;
+    if (!tensor_arg(L, av[1], &src) || !int_arg(L, av[2], &dim, "the dim") || !norm_dim(L, dim, r, &d)) return kg_ev_err();
+    kg_gnode sn = *gnode(el, src);
+    kg_shape want = xn->shape;
+    for (int i = d; i + 1 < r; i++) want.d[i] = want.d[i + 1];
+    want.rank--;
+    if (!kg_shape_equal(&sn.shape, &want)) {
+      char ss[160], ws[160];
+      shape_text(L, &sn.shape, ss, sizeof ss);
+      shape_text(L, &want, ws, sizeof ws);
+      return fail(L, KG_E_SHAPE, "expected src to have a size equal to the slice of self. src size = %s, slice size = %s", ss, ws);
+    }
+    if (av[3].kind != EV_CONST && !(av[3].kind == EV_NODE && gnode(el, av[3].id)->vkind == KG_V_SCALAR))
+      return fail(L, KG_E_TYPE, "the index must be a number");
+    if (const_i(av[3], &ci) && xn->shape.d[d].kind == KG_DIM_STATIC && (ci < -xn->shape.d[d].v || ci >= xn->shape.d[d].v)) {
+      char sz[160];
+      shape_text(L, &xn->shape, sz, sizeof sz);
+      return fail(L, KG_E_SHAPE, "select(): index %lld out of range for tensor of size %s at dimension %d", (long long)ci, sz, d);
+    }
+    if (av[3].kind == EV_CONST && ci < 0 && xn->shape.d[d].kind == KG_DIM_STATIC) ci += xn->shape.d[d].v;
+    kg_ev iv = av[3].kind == EV_CONST ? kg_ev_const(kg_cval_int(KG_I64, ci)) : av[3];
+    if (!kg_elab_as_node(el, at, iv, &ix)) return kg_ev_err();
+    if (kg_dtype_is_float((kg_dtype)gnode(el, ix)->dtype) || gnode(el, ix)->dtype == KG_BOOL) return fail(L, KG_E_TYPE, "the index must be an integer");
+    if (sn.dtype != xn->dtype) { /* the slice's copy_(src) converts */
+      kg_ev cv = kg_elab_tensor_op_ev(el, at, KG_OP_CAST, &av[1], 1, NULL, NULL, (kg_dtype)xn->dtype);
+      if (cv.kind == EV_ERR) return cv;
+      src = cv.id;
+    }
+    uint32_t ops[3] = {x, src, ix};
+    return kg_ev_node(add(L, KG_OP_SELECT_SCATTER, (kg_dtype)xn->dtype, ops, 3, &xn->shape, d, 0, 0));
+  }
   case KG_OP_CAT: {
     uint32_t in[64];
     int k = tensor_list(L, av[0], in, 64);

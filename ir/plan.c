@@ -147,6 +147,8 @@ static void print_op(const kg_plan *p, const kg_graph *g, const kg_pop *op, int 
     plist(g, "in", r->ins.v, r->ins.n, o);
     plist(g, "out", r->outs.v, r->outs.n, o);
     kg_sb_printf(o, " computes %u node(s)", r->nodes.n);
+    if (op->n_nodes) plist(g, "in place", op->nodes, op->n_nodes, o);
+    if (op->a != KG_NONE) kg_sb_printf(o, " (only when %%%u was not written in place)", op->a);
     break;
   }
   case KG_P_HOST: {
@@ -297,6 +299,18 @@ static void vop(vctx *V, const kg_pop *o) {
   case KG_P_REGION: {
     const kg_region *r = &V->p->regions.v[o->region];
     for (uint32_t i = 0; i < r->nodes.n; i++) vdef(V, r->nodes.v[i]);
+    /* in-place select_scatters (passes/plan_inplace.c): listed by the region computing their
+     * src; a fallback region computes just its one */
+    for (uint32_t i = 0; i < o->n_nodes; i++) {
+      const kg_gnode *n = o->nodes[i] < V->g->nodes.n ? &V->g->nodes.v[o->nodes[i]] : NULL;
+      if (!n || n->op != KG_OP_SELECT_SCATTER || n->n_in != 3 || n->ia[0] < 0 || n->ia[0] >= n->shape.rank)
+        VFAIL("a region lists %%%u as an in-place select_scatter", o->nodes[i]);
+      bool here = false;
+      for (uint32_t k = 0; k < r->nodes.n; k++) here |= r->nodes.v[k] == n->in[1];
+      if (!here) VFAIL("a region writes %%%u in place but does not compute its src", o->nodes[i]);
+    }
+    if (o->a != KG_NONE && (o->a >= V->g->nodes.n || V->g->nodes.v[o->a].op != KG_OP_SELECT_SCATTER || r->nodes.n != 1 || r->nodes.v[0] != o->a))
+      VFAIL("a select_scatter's fallback region computes something else");
     break;
   }
   case KG_P_HOST: case KG_P_READ: case KG_P_VIEW: case KG_P_SIZE:

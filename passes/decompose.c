@@ -24,6 +24,9 @@
  *   addmm(c, a, b, beta, alpha) → beta * c + alpha * MATMUL(a, b) (a term with beta = 0 is left
  *                     out, as PyTorch ignores c then; addmm's alpha = 0 ignores the product)
  *   attention       → (unfused_attn: force_variant 2 and 5, the gradients' lowering) q @ kᵀ · scale, masked, softmax, [· dropout], @ v (expand_attention)
+ *   select_scatter(x, src, d, i) → where(arange(x.shape[d]) viewed along d == i, src unsqueezed at d, x)
+ *                     (the whole tensor written; a host-plan loop writes the row in place instead:
+ *                     passes/plan_inplace.c)
  *   conv(x, w, b)   → MATMUL(w viewed [G, O/G, K], IM2COL(x); convolution geometry) + b viewed [O, 1...]
  *                     (conv_transpose: the weight regrouped and flipped, the input read dilated)
  * The products' pointwise tails then fuse into the product's epilogue (passes/fuse.c); float16
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbuild.h"
 #include "passes.h"
 
 typedef struct dctx {
@@ -340,7 +344,22 @@ static uint32_t expand_conv(dctx *D, const kg_gnode *n, const uint32_t *in) {
   return cast(D, add(D, KG_OP_ADD, ct, mm, bias, NULL), dt);
 }
 
+/* select_scatter: x where the coordinate along d differs from the index, src (unsqueezed) where it equals it */
+static uint32_t expand_select_scatter(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  kg_gb b = {D->out, n->path, n->srcloc};
+  int d = (int)n->ia[0];
+  kg_shape col = n->shape, su = n->shape;
+  for (int i = 0; i < col.rank; i++)
+    if (i != d) col.d[i] = (kg_dim){KG_DIM_STATIC, 1};
+  su.d[d] = (kg_dim){KG_DIM_STATIC, 1};
+  uint32_t rows = kg_gb_reshape(&b, kg_gb_arange(&b, KG_I64, n->shape.d[d]), &col);
+  uint32_t hit = kg_gb_2(&b, KG_OP_EQ, KG_I64, rows, kg_gb_cast(&b, in[2], KG_I64));
+  uint32_t src = kg_gb_reshape(&b, in[1], &su);
+  return kg_gb_where(&b, (kg_dtype)n->dtype, hit, src, in[0]);
+}
+
 static uint32_t expand(dctx *D, const kg_gnode *n, const uint32_t *in) {
+  if (n->op == KG_OP_SELECT_SCATTER) return expand_select_scatter(D, n, in);
   if (n->op == KG_OP_LINEAR || n->op == KG_OP_ADDMM) return expand_product(D, n, in);
   if (n->op == KG_OP_BATCH_NORM || n->op == KG_OP_GROUP_NORM || n->op == KG_OP_POOL) return expand_cnn(D, n, in);
   if (n->op == KG_OP_CONV) return expand_conv(D, n, in);

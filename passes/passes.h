@@ -25,6 +25,8 @@
  * Host plan (entries with control flow over tensors):
  *   plan_regions.c — dead steps, loop-invariant hoisting, regions (each a small typed
  *             program the pipeline above compiles), buffer lifetimes (kill lists)
+ *   plan_inplace.c — select_scatter into a buffer that dies there: src stored straight into
+ *             the slice (the region's REGION step lists it; a fallback region composes it)
  */
 #ifndef KG_PASSES_H
 #define KG_PASSES_H
@@ -465,6 +467,9 @@ uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group 
 /* ---- plan_regions.c ---- */
 /* Partitions an elaborated plan over program g (see the file comment). */
 bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c);
+/* plan_inplace.c: called by kg_plan_partition between forming regions and their inputs /
+ * outputs; region_of maps a node to its region (updated). */
+void kg_plan_inplace(kg_plan *p, const kg_graph *g, uint32_t *region_of);
 /* Region ri as a typed program (out initialised by the caller): parameter i is
  * region input i, output k region output k. */
 void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_graph *out);

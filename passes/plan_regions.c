@@ -18,7 +18,8 @@
  *      evaluated with kg_eval_node_host: the kernels' semantics, transcendentals with
  *      the host's libm) followed by one REGION of its tensor nodes; scalar ops the host
  *      does not evaluate are recomputed inside every region that needs them; a region's inputs are the values it reads from
- *      outside, its outputs the values read outside it;
+ *      outside, its outputs the values read outside it (before that, plan_inplace.c moves
+ *      each select_scatter that can write its slice in place into a fallback region of its own);
  *   4. kill lists: per value, the step of its own block that contains its last use.
  */
 #include <stdlib.h>
@@ -512,6 +513,10 @@ static void lifetimes(pctx *P) {
       case KG_P_HOST: case KG_P_READ: case KG_P_VIEW: case KG_P_SIZE: set_def(P, o->a, i, b); break;
       case KG_P_FOR: case KG_P_WHILE: case KG_P_IF:
         for (uint32_t k = 0; k < o->n_car; k++) set_def(P, o->res[k], i, b);
+        /* a FOR's phi lives in its body: released at its last use there unless it is yielded as
+         * it is (an in-place select_scatter needs its buffer to die: plan_inplace.c) */
+        for (uint32_t k = 0; o->kind == KG_P_FOR && k < o->n_car; k++)
+          if (o->phi[k] < g->nodes.n && P->defblk[o->phi[k]] == KG_NONE) P->defblk[o->phi[k]] = o->body, P->defop[o->phi[k]] = KG_NONE;
         break;
       default: break;
       }
@@ -527,6 +532,7 @@ static void lifetimes(pctx *P) {
     if (P->defblk[id] == KG_NONE) continue;
     uint32_t b = P->defblk[id];
     uint32_t pos = P->last[id] == KG_NONE ? P->defop[id] : P->last[id];
+    if (pos == KG_NONE || (pos == POS_END && P->defop[id] == KG_NONE)) continue; /* a phi unused, or yielded */
     if (pos == POS_END) {
       KG_VEC_PUSH(bk[b], id);
     } else {
@@ -595,6 +601,7 @@ bool kg_plan_partition(kg_plan *p, kg_graph *g, kg_pass_ctx *c) {
   hoist_block(&P, 0);
   schedule_block(&P, 0);
   partition_block(&P, 0, 0);
+  kg_plan_inplace(p, g, P.region); /* select_scatter into a dying buffer: plan_inplace.c */
   region_io(&P);
   lifetimes(&P);
   p->partitioned = true;

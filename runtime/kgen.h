@@ -228,6 +228,7 @@ typedef struct kg_run_stats {
   uint64_t plan_steps;
   uint64_t iterations;
   uint64_t replays;       /* programs (an entry, a plan's regions) replayed from a record (replay.c) */
+  uint64_t inplace_writes; /* select_scatters a host plan wrote in place (a slice stored, not the tensor) */
 } kg_run_stats;
 KG_API kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
 

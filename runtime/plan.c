@@ -98,6 +98,8 @@ typedef struct pexec {
   DLTensor *const *outputs;
   int32_t *direct;      /* per node: the entry output its region writes in place, or -1 */
   uint8_t *written;     /* per entry output: written in place already */
+  const kg_pop **fallback; /* per SELECT_SCATTER node a region may write in place: its fallback step */
+  uint8_t *rowdone;     /* per such node: written in place this trip (its fallback is skipped) */
   kg_status too_large;  /* an intermediate did not fit (kg_run_too_large): the status to return */
 } pexec;
 
@@ -226,6 +228,79 @@ static kg_status fail_at(pexec *E, const kg_pop *o, kg_diag_code code, const cha
 /* ---- steps ---- */
 
 static kg_status exec_block(pexec *E, uint32_t b);
+static bool overlaps(const DLTensor *x, const DLTensor *y);
+
+static int64_t as_i64(kg_cval v) { return kg_dtype_is_float(v.dt) ? (int64_t)v.f : v.i; }
+
+/* an error located at the select_scatter's F# call */
+static kg_status scatter_error(pexec *E, const kg_gnode *n, kg_diag_code code, const char *fmt, ...) KG_PRINTF(4, 5);
+static kg_status scatter_error(pexec *E, const kg_gnode *n, kg_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_diag_vadd(E->d, code, n->path, n->srcloc, fmt, ap);
+  va_end(ap);
+  return KG_ERR_INPUT;
+}
+
+static bool in_list(const uint32_t *v, uint32_t n, uint32_t id) {
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] == id) return true;
+  return false;
+}
+
+/* select_scatter s (buf, src, index; dim ia[0]) in place (passes/plan_inplace.c): when buf's
+ * buffer is the run's own, dense row-major, dies at s's fallback step, and no other live value
+ * overlaps the slice, s takes buf's buffer and src's value becomes the slice, which the region
+ * about to run stores into (rowdone[s]); otherwise nothing changes and the fallback composes s.
+ * An index out of range is PyTorch's error, located. */
+static kg_status try_inplace(pexec *E, const kg_pop *o, uint32_t s) {
+  const kg_gnode *n = &E->g->nodes.v[s];
+  uint32_t buf = n->in[0], src = n->in[1];
+  int d = (int)n->ia[0];
+  const kg_pop *fb = E->fallback ? E->fallback[s] : NULL;
+  const pval *bv = value(E, buf), *iv = value(E, n->in[2]);
+  if (!fb || !bv->set || !iv->set || !bv->buf || !in_list(fb->kill, fb->n_kill, buf) || (E->direct && E->direct[src] >= 0)) return KG_OK;
+  int64_t size = bv->shape[d], idx = as_i64(iv->s), outer = 1, want = 1;
+  if (idx < -size || idx >= size)
+    return scatter_error(E, n, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx, (long long)size, d);
+  if (idx < 0) idx += size;
+  for (int i = bv->t.ndim - 1; i >= 0; i--) { /* dense row-major (size-1 dims' strides do not matter) */
+    if (bv->shape[i] != 1 && bv->strides[i] != want) return KG_OK;
+    want *= bv->shape[i];
+  }
+  for (int i = 0; i < d; i++) outer *= bv->shape[i];
+  if (outer != 1) return KG_OK; /* the slice would be strided */
+  pval row = *bv;
+  int64_t es = kg_dtype_get((kg_dtype)n->dtype)->size;
+  row.t.byte_offset += (uint64_t)(idx * bv->strides[d] * es);
+  for (int i = d; i + 1 < bv->t.ndim; i++) row.shape[i] = bv->shape[i + 1], row.strides[i] = bv->strides[i + 1];
+  row.t.ndim = bv->t.ndim - 1;
+  row.t.shape = row.shape, row.t.strides = row.strides;
+  for (uint32_t id = 0; id < E->g->nodes.n; id++) { /* values still read later keep their bytes */
+    const pval *v = &E->env[id];
+    if (id != buf && id != s && id != src && v->set && v->buf == bv->buf && overlaps(&v->t, &row.t)) return KG_OK;
+  }
+  alias(E, s, bv);
+  alias(E, src, &row);
+  E->rowdone[s] = 1;
+  return KG_OK;
+}
+
+/* a select_scatter's fallback (the composed kernel, which cannot raise): its index checked as
+ * PyTorch checks it; a negative one known only now is refused (the kernel compares coordinates) */
+static kg_status check_scatter_index(pexec *E, const kg_pop *o) {
+  const kg_gnode *n = &E->g->nodes.v[o->a];
+  const pval *bv = value(E, n->in[0]), *iv = value(E, n->in[2]);
+  if (!bv->set || !iv->set || n->ia[0] >= bv->t.ndim) return KG_OK; /* an index the region computes itself */
+  int64_t size = bv->shape[n->ia[0]], idx = as_i64(iv->s);
+  if (idx < -size || idx >= size)
+    return scatter_error(E, n, KG_E_SHAPE, "select_scatter(): index %lld out of range for a tensor of size %lld at dimension %d", (long long)idx,
+                         (long long)size, (int)n->ia[0]);
+  if (idx < 0)
+    return scatter_error(E, n, KG_E_UNSUPPORTED, "select_scatter(): a negative index known only at run time (%lld) is not supported here: pass index + size",
+                         (long long)idx);
+  return KG_OK;
+}
 
 static kg_status run_region(pexec *E, const kg_pop *o) {
   const kg_region *r = &E->p->regions.v[o->region];
@@ -247,10 +322,15 @@ static kg_status run_region(pexec *E, const kg_pop *o) {
       ins[i] = &E->env[id].t;
     }
   }
+  for (uint32_t q = 0; q < o->n_nodes && st == KG_OK; q++) st = try_inplace(E, o, o->nodes[q]);
   for (uint32_t k = 0; k < r->outs.n && st == KG_OK; k++) {
     uint32_t id = r->outs.v[k];
     int32_t oi = E->direct ? E->direct[id] : -1;
-    if (oi >= 0) { /* an entry output computed once, at top level: straight into the caller's tensor */
+    bool row = false;
+    for (uint32_t q = 0; q < o->n_nodes && !row; q++) row = E->rowdone && E->rowdone[o->nodes[q]] && E->g->nodes.v[o->nodes[q]].in[1] == id;
+    if (row) { /* stored straight into a slice of a select_scatter's buffer (try_inplace) */
+      outs[k] = &E->env[id].t;
+    } else if (oi >= 0) { /* an entry output computed once, at top level: straight into the caller's tensor */
       release(E, id);
       pval *v = &E->env[id];
       const DLTensor *t = E->outputs[oi];
@@ -286,8 +366,6 @@ static kg_status exec_read(pexec *E, const kg_pop *o) {
   E->env[o->a].s = load_scalar(&raw, dt);
   return KG_OK;
 }
-
-static int64_t as_i64(kg_cval v) { return kg_dtype_is_float(v.dt) ? (int64_t)v.f : v.i; }
 
 static kg_status exec_view(pexec *E, const kg_pop *o) {
   if (!need(E, o->b, o) || (o->view != KG_VIEW_UNSQUEEZE && !need(E, o->c, o))) return KG_ERR_INTERNAL;
@@ -357,7 +435,14 @@ static kg_status exec_op(pexec *E, const kg_pop *o) {
   kg_status st = KG_OK;
   switch ((kg_pop_kind)o->kind) {
   case KG_P_NODES: return fail_at(E, o, KG_E_INTERNAL, "plan: a NODES step was not partitioned");
-  case KG_P_REGION: return run_region(E, o);
+  case KG_P_REGION:
+    if (o->a != KG_NONE && E->rowdone && E->rowdone[o->a]) { /* done in place by the region before */
+      E->rowdone[o->a] = 0;
+      E->ctx->stats.inplace_writes++;
+      return KG_OK;
+    }
+    if (o->a != KG_NONE && (st = check_scatter_index(E, o)) != KG_OK) return st;
+    return run_region(E, o);
   case KG_P_HOST: {
     const kg_gnode *n = &E->g->nodes.v[o->a];
     kg_cval a[3];
@@ -598,6 +683,12 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   E.outputs = outputs;
   E.written = kg_xcalloc(g->outputs.n + 1, 1);
   if (st == KG_OK) plan_direct_outputs(&E, inputs, n_inputs, captures, n_captures);
+  for (uint32_t i = 0; i < E.p->ops.n; i++) { /* the fallbacks of in-place select_scatters */
+    const kg_pop *o = &E.p->ops.v[i];
+    if (o->kind != KG_P_REGION || o->a == KG_NONE || o->a >= g->nodes.n) continue;
+    if (!E.fallback) E.fallback = kg_xcalloc(g->nodes.n + 1, sizeof *E.fallback), E.rowdone = kg_xcalloc(g->nodes.n + 1, 1);
+    E.fallback[o->a] = o;
+  }
   if (st == KG_OK) st = exec_block(&E, 0);
   for (uint32_t i = 0; i < g->outputs.n && st == KG_OK; i++) st = write_output(&E, i, outputs[i]);
   /* outputs are written; finish the stream's work before the buffers go (stream-ordered
@@ -606,6 +697,6 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
   if (E.dev->vt->sync && (!stream || !ordered) && E.dev->vt->sync(E.dev, stream, E.d) != 0 && st == KG_OK) st = KG_ERR_INTERNAL;
   for (uint32_t i = 0; i < g->nodes.n; i++) release(&E, i);
   c->pool = E.pool; /* kept for the next run */
-  free(E.env), free(E.sym), free(E.sym_bound), free(E.direct), free(E.written);
+  free(E.env), free(E.sym), free(E.sym_bound), free(E.direct), free(E.written), free(E.fallback), free(E.rowdone);
   return st;
 }

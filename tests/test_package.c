@@ -151,6 +151,7 @@ Test(package, same_bits_as_the_document, .init = mkdir_tmp, .fini = rm_tmp, .tim
   same_as_document("norm_batch_train", NULL, 0);         /* in-place running statistics (write-backs) */
   same_as_document("rand_dropout", NULL, 0);             /* the random generator */
   same_as_document("cf_rnn_matmul", NULL, 0);            /* products folded into a step's kernel */
+  same_as_document("cf_select_scatter", "cf_scatter_rows", 7); /* a slice written in place, its fallback region */
   same_as_document("attn_sdpa", "attn_sdpa_causal", 20); /* the fused attention (its group kind was refused on load) */
   same_as_document("attn_tc", "attn_tc_cross_mask", 0);  /* the attention's tensor-core tile */
   same_as_document("models/tutorial_mlp", "trivial", 0); /* a default kernel that is split-K's partial (K = 1000 static) */

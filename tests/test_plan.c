@@ -266,6 +266,7 @@ Test(plan, pure_branch_on_item_is_a_select_without_read) {
   cr_expect(!c->plan || (count_ops(c->plan, KG_P_READ) == 0 && count_ops(c->plan, KG_P_IF) == 0),
             "the condition is computed on the device: no READ, no IF");
   kg_compiled_free(c);
+  kg_module_free(m);
   c = load(ctx, "cf_if_item_assign", NULL, &m);
   cr_assert_not_null(c->plan);
   cr_expect_eq(count_ops(c->plan, KG_P_IF), 1, "branches that assign are a plan IF");

@@ -101,7 +101,7 @@ LAYOUT = {
     "get_T": "PERMUTE", "get_mT": "PERMUTE", "movedim": "PERMUTE",
     "expand": "EXPAND", "expand_as": "EXPAND", "broadcast_to": "EXPAND", "repeat": "REPEAT",
     "flip": "FLIP", "roll": "ROLL", "narrow": "SLICE", "slice": "SLICE", "chunk": "SLICE", "split": "SLICE",
-    "tensor_split": "SLICE", "select": "SELECT", "unbind": "SELECT",
+    "tensor_split": "SLICE", "select": "SELECT", "unbind": "SELECT", "select_scatter": "SELECT_SCATTER",
     "cat": "CAT", "concat": "CAT", "concatenate": "CAT", "stack": "CAT", "hstack": "CAT", "vstack": "CAT",
     "index_select": "INDEX", "take_along_dim": "GATHER", "gather": "GATHER",
     "masked_fill": "WHERE", "tril": "TRIL", "triu": "TRIL",

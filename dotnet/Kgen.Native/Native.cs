@@ -50,7 +50,7 @@ public unsafe struct KgNamedTensor
 [StructLayout(LayoutKind.Sequential)]
 public struct KgRunStats
 {
-    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations, Replays;
+    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations, Replays, InplaceWrites;
 }
 
 [StructLayout(LayoutKind.Sequential)]

@@ -16,10 +16,11 @@
 // training forward against the eval one); a nonzero dropout probability cannot be read back, so
 // training mode with dropout is a located error. TorchSharp 0.107's LSTM has no proj_size.
 //
-// The output sequence is carried through the loop and each step writes its h at row t (`push`
-// below): a rewrite of [T, N, H] per step (O(T²·N·H) bytes over the sequence) that also keeps the
-// hidden product tiled, three kernels per step and direction — the host plan has no in-place
-// write of a loop value into a slice yet (docs/fsharp.md, "Not done yet").
+// The output sequence is carried through the loop and each step writes its h at row t with
+// `select_scatter` (`push` below): the host plan stores h straight into row t of the carried
+// buffer (passes/plan_inplace.c: the buffer dies there, so it is donated; only the first step,
+// whose buffer the initial zeros still hold, composes the whole tensor), so a step moves
+// O(N·H) bytes, not O(T·N·H), and its kernels are the cell's own (docs/fsharp.md).
 module Kgen.Recurrent
 
 open System
@@ -32,12 +33,10 @@ open Kgen.Modules
 
 type private Tensor = torch.Tensor
 
-/// The output sequence with a step's h written at row t: `where(idx == t + 1, h, out)`, idx the
-/// rows counted 1 .. T by a cumsum of ones (arange, narrow and slicing need sizes known when kgen
-/// compiles; T is a symbol). It broadcasts h over the T rows, so the cell's hidden product stays
-/// tiled (folding would recompute it per row): three kernels per step (docs/fsharp.md).
+/// The output sequence with a step's h written at row t: `out.select_scatter(h, 0, t)`, which
+/// the host plan does in place (the step's kernel stores h into row t; passes/plan_inplace.c).
 let push =
-    <@ fun (out: Tensor) (hy: Tensor) (idx: Tensor) (t: int64) -> torch.where(idx.eq((t + 1L).ToScalar()), hy.unsqueeze(0L), out) @>
+    <@ fun (out: Tensor) (hy: Tensor) (t: int64) -> out.select_scatter(hy, 0L, t) @>
 
 /// One layer and direction of an LSTM over a sequence-first input [T, N, I] (h0 [N, H] and c0
 /// [N, H], or null for zeros; rev 1 walks t from T-1 down): (output [T, N, H], h_T, c_T).
@@ -46,7 +45,6 @@ let lstmLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable c = if isNull c0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else c0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
@@ -55,7 +53,7 @@ let lstmLayer =
             let g = (torch.nn.functional.linear(h, whh, bhh) + gx.[t]).chunk(4L, 1L)
             let cy = g.[1].sigmoid() * c + g.[0].sigmoid() * g.[2].tanh()
             let hy = g.[3].sigmoid() * cy.tanh()
-            out <- (%push) out hy idx t
+            out <- (%push) out hy t
             h <- hy
             c <- cy
         out, h, c @>
@@ -66,7 +64,6 @@ let gruLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx.narrow(2L, 0L, hs))
         for k in 0L .. steps - 1L do
@@ -77,7 +74,7 @@ let gruLayer =
             let z = (gh.[1] + gi.[1]).sigmoid()
             let n = (gi.[2] + gh.[2] * r).tanh()
             let hy = (h - n) * z + n
-            out <- (%push) out hy idx t
+            out <- (%push) out hy t
             h <- hy
         out, h @>
 
@@ -87,14 +84,13 @@ let rnnLayer =
         let steps = xs.shape.[0]
         let hs = whh.shape.[1]
         let gx = torch.nn.functional.linear(xs, wih, bih)
-        let idx = torch.ones_like(xs.narrow(1L, 0L, 1L).narrow(2L, 0L, 1L), dtype = torch.int64).cumsum(0L)
         let mutable h = if isNull h0 then torch.zeros(xs.shape.[1], hs, dtype = xs.dtype) else h0
         let mutable out = torch.zeros_like(gx)
         for k in 0L .. steps - 1L do
             let t = rev * (steps - 1L - k) + (1L - rev) * k
             let pre = torch.nn.functional.linear(h, whh, bhh) + gx.[t]
             let hy = if relu then pre.relu() else pre.tanh()
-            out <- (%push) out hy idx t
+            out <- (%push) out hy t
             h <- hy
         out, h @>
 
