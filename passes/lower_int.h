@@ -36,6 +36,8 @@ typedef struct lctx {
    * (vector-loaded into plane vars), NULL elsewhere (pointwise: every source) */
   uint8_t *vecd;
   uint32_t rvec;        /* elements per vector access of the row walks, 1 = none */
+  uint32_t vtid, vbase; /* the vector walks: this thread's index among the row's, and the first
+                           element (a split partial's chunk start, a multiple of rvec; KG_NONE: 0) */
   /* coordinates (lower_view.c): the current element's coordinates over the space, set with
    * the sources' offsets (KG_NONE for a dim of static size 1); which nodes are read at
    * them (direct: reached from the group's values without crossing a layout op); values

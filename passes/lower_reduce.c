@@ -312,13 +312,17 @@ static void row_cache_setup(rkern *S) {
 }
 
 /* 128-bit row loads: the reduced dim is the innermost, and the runtime checked that the
- * sources varying along it are contiguous there and aligned (exec.c). */
+ * sources varying along it are contiguous there and aligned (exec.c). A split's partial kernel
+ * walks its chunk with them too: the scheduler makes the chunk a multiple of the vector, so
+ * every chunk starts aligned (schedule.c). */
 static void row_vec_setup(rkern *S) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const kg_graph *g = S->g;
-  L->rvec = L->v->vec > 1 && !S->col && !S->split && !S->cache && S->mask == ((int64_t)1 << (S->r - 1)) ? L->v->vec : 1;
+  L->rvec = L->v->vec > 1 && !S->col && S->split != KG_SPLIT_FINISH && !S->cache && S->mask == ((int64_t)1 << (S->r - 1)) ? L->v->vec : 1;
   if (L->rvec <= 1) return;
+  L->vtid = S->tid;
+  L->vbase = S->split == KG_SPLIT_PARTIAL ? S->lo : KG_NONE;
   L->vecd = kg_xcalloc(L->nsrc + 1, 1);
   uint32_t ngp = g->params.n;
   for (uint32_t p = 0; p < L->nsrc; p++) {

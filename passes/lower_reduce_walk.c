@@ -63,19 +63,22 @@ typedef struct rowwalk {
 /* Walks per pass: KG_ROW_CACHE cache slots, the vector loop and its tail, or one loop. */
 static int row_slots(const lctx *L) { return L->cvar ? KG_ROW_CACHE : L->rvec > 1 ? 2 : 1; }
 /* Walk s of a pass with 128-bit loads: the vector loop (s 0, rvec elements per
- * iteration) or the scalar tail (s 1). */
+ * iteration, from the walk's base: 0, or a split partial's chunk start, a multiple of rvec)
+ * or the scalar tail (s 1). */
 static uint32_t row_begin_vec(lctx *L, rowwalk *w, int s, uint32_t first, uint32_t bound, uint32_t step) {
   kg_kernel *k = L->k;
   uint32_t vc = kg_kx_const_i(k, L->ix, L->rvec);
   uint32_t vend = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, kg_kx_op(k, KG_OP_IDX_DIV, L->ix, bound, vc, KG_NONE), vc, KG_NONE);
   uint32_t jv = kg_kvar_new(k, "j", L->ix);
   kg_ks fr = kg_ks_make(KS_FOR);
+  uint32_t t = L->vbase == KG_NONE ? first : L->vtid; /* the thread's index among the row's */
   if (s == 0) {
-    fr.a = jv, fr.b = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, first, vc, KG_NONE), fr.c = vend;
+    uint32_t j0 = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, t, vc, KG_NONE);
+    fr.a = jv, fr.b = L->vbase == KG_NONE ? j0 : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, L->vbase, j0, KG_NONE), fr.c = vend;
     fr.d = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, step, vc, KG_NONE);
     w->lanes = L->rvec;
   } else {
-    fr.a = jv, fr.b = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, vend, first, KG_NONE), fr.c = bound, fr.d = step;
+    fr.a = jv, fr.b = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, vend, t, KG_NONE), fr.c = bound, fr.d = step;
   }
   uint32_t fs = kg_ks_add(&L->cur, fr);
   w->top = L->cur;

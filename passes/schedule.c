@@ -638,13 +638,16 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
    * KGEN_ROW_CACHE=1) */
   v->cache = x->row_cache && !gf->coords && persistent && !colsched && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
   int r = gf->rank;
-  if (!colsched && S == 1 && !v->cache && !forced && !gf->coords && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
+  /* 128-bit row loads, a split's partial kernel over rows included (its chunks a multiple of
+   * the vector, so each starts aligned) */
+  if (!colsched && !v->cache && !forced && !gf->coords && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
     uint8_t vec = row_vector(x);
     if (vec >= 2 && nred >= 2 * (int64_t)vec) v->vec = vec;
   }
   if (S > 1) {
     v->split = KG_SPLIT_PARTIAL;
     s.chunk = (nred + S - 1) / S;
+    if (v->vec > 1) s.chunk = (s.chunk + v->vec - 1) / v->vec * v->vec;
     s.nchunk = (nred + s.chunk - 1) / s.chunk; /* no empty chunk */
   }
   return s;

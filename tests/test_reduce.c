@@ -187,9 +187,10 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
                      : shape[axis] <= KG_WARP_ROW_MAX ? "reduce.warp_per_output" /* short rows: a warp each */
                                                        : "reduce.block_per_output";
   cr_expect_eq(c->runtime.n, chunks > 1 ? 2u : 1u, "%s axis %d: run-time kernels", op, axis);
-  /* rows along the contiguous last dim, 4-aligned: 128-bit loads */
+  /* rows along the contiguous last dim, 4-aligned: 128-bit loads (a split's partial kernel
+   * over rows too: its chunks are whole vectors) */
   char wantv[96];
-  bool vec = axis == 2 && chunks == 1 && !colsched && cdim % 4 == 0 && cdim >= 8;
+  bool vec = axis == 2 && (chunks > 1 || !colsched) && cdim % 4 == 0 && cdim >= 8;
   snprintf(wantv, sizeof wantv, "%s%s", want, vec ? ".vec4" : "");
   if (c->runtime.n)
     cr_expect_str_eq(c->runtime.v[0]->k.schedule, wantv, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
@@ -235,6 +236,7 @@ Test(reduce, split_reductions, .timeout = 300) {
   cr_assert_eq(kg_reduce_split_chunks(&kg_target_h100, true, 3, 40), 1);        /* short columns: no split */
   for (int order = 0; order < 3; order++) {
     run_axis(order == 1 ? "amax" : "sum", 2, 2, 3, 70001, order, false); /* rows */
+    run_axis(order == 1 ? "amax" : "sum", 2, 1, 3, 70004, order, false); /* rows, 128-bit loads: chunks of whole vectors, a short last one */
     run_axis(order == 1 ? "amax" : "sum", 0, 5003, 3, 1, order, false);  /* columns */
     run_axis(order == 1 ? "amax" : "sum", 1, 2, 4099, 3, order, false);  /* the middle dim */
   }
