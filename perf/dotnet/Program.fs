@@ -22,11 +22,18 @@
 // thread's CPU time (CLOCK_THREAD_CPUTIME_ID: robust to other processes on a shared machine);
 // ns per call. libtorch runs with one intra-op thread (--threads): on a small loaded machine
 // its OpenMP team waits for a free core, which costs milliseconds per op.
+// --rnn instead: nn.LSTM / nn.GRU over whole sequences (issue 23; input 64, hidden 128, batch 8;
+// 1 and 2 layers, bidirectional; T = 64..512, --steps) compiled with Kgen.compile on kgen's CPU
+// device beside TorchSharp's native modules (libtorch's CPU kernels) on the same input, both under
+// no_grad: wall and CPU ms, their ratio, kgen's host cost on the null device, launches and plan
+// steps per call, outputs compared (docs/perf.md, "LSTM and GRU sequences"). Run it with
+// KGEN_CPU_THREADS=1 beside libtorch's one thread.
 // A benchmark, not a test: exits 0 whatever the numbers (1 when a program fails to compile or
 // run, 2 on bad arguments).
 //
 //   dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M]
 //                                                  [--threads N] [--no-large] [--markdown]
+//                                                  [--rnn [--steps 64,128,256,512]]
 module Bench.Program
 
 #nowarn "9"
