@@ -244,7 +244,7 @@ kg_device *kg_dev_cpu_new(const kg_rt_config *cfg, int threads, kg_diag *d) {
   static const kg_hostcc_header hdrs[] = {{"kg_emu", kg_emu_header_text}, {"kg_cpu", kg_cpu_header_text}};
   kg_hostcc_spec spec = {"cpu", CPU_ABI, mvec ? cpu_flags_mvec : cpu_flags, mvec ? KG_COUNTOF(cpu_flags_mvec) : KG_COUNTOF(cpu_flags),
                          "KGEN_CPU_CFLAGS", mvec ? cpu_libs_mvec : cpu_libs, mvec ? KG_COUNTOF(cpu_libs_mvec) : KG_COUNTOF(cpu_libs), hdrs, 2,
-                         c->extra_key};
+                         c->extra_key, kg_emu_runtime_text};
   c->hc = kg_hostcc_new(cfg, &spec, d);
   if (!c->hc) {
     kg_cpu_pool_free(c->pool);

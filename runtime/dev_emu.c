@@ -208,7 +208,7 @@ kg_device *kg_dev_emu_new(const kg_rt_config *cfg, kg_diag *d) {
   e->base.vt = &emu_vt;
   e->opts = emu_opts(cfg);
   static const kg_hostcc_header hdrs[] = {{"kg_emu", kg_emu_header_text}};
-  kg_hostcc_spec spec = {"emu", EMU_ABI, emu_flags, KG_COUNTOF(emu_flags), "KGEN_EMU_CFLAGS", emu_libs, KG_COUNTOF(emu_libs), hdrs, 1, NULL};
+  kg_hostcc_spec spec = {"emu", EMU_ABI, emu_flags, KG_COUNTOF(emu_flags), "KGEN_EMU_CFLAGS", emu_libs, KG_COUNTOF(emu_libs), hdrs, 1, NULL, kg_emu_runtime_text};
   e->hc = kg_hostcc_new(cfg, &spec, d);
   if (!e->hc) {
     free(e);

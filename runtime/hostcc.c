@@ -66,6 +66,9 @@ struct kg_hostcc {
   char *include;        /* the #include lines of the headers */
   char *cache_kind;     /* "<kind>-so" */
   unsigned seq;         /* unique names in `work` */
+  char *rt_name;        /* the runtime object's file name and soname "libkg<kind>rt-<key hash>.so", or NULL */
+  char *rt_path;        /* its copy in `work`, next to the kernel objects that depend on it */
+  int rt_ready;         /* 1 once it is in `work` */
   KG_VEC(kg_hostobj *) loaded;
 };
 
@@ -194,13 +197,15 @@ static int ensure_headers(kg_hostcc *h, const char *dir) {
 
 /* ---- the compiler ---- */
 /* Runs the compiler on `csrc` producing `so`; 0 on success, else a diagnostic. */
-static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *so, kg_diag *d) {
+/* `extra`: more link words after the libraries (the runtime object, its soname). */
+static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *so, char *const *extra, size_t n_extra, kg_diag *d) {
   char *log = str_printf("%s.log", so);
   hc_argv argv = {0};
   for (uint32_t i = 0; i < h->cc.n; i++) KG_VEC_PUSH(argv, h->cc.v[i]);
   char *tail[3] = {kg_xstrdup("-o"), kg_xstrdup(so), kg_xstrdup(csrc)};
   for (int i = 0; i < 3; i++) KG_VEC_PUSH(argv, tail[i]);
   for (size_t i = 0; i < h->spec.n_libs; i++) KG_VEC_PUSH(argv, (char *)(uintptr_t)h->spec.libs[i]);
+  for (size_t i = 0; i < n_extra; i++) KG_VEC_PUSH(argv, extra[i]);
   KG_VEC_PUSH(argv, (char *)NULL);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -240,6 +245,7 @@ static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *
   kg_strbuf libs;
   kg_sb_init(&libs);
   for (size_t i = 0; i < h->spec.n_libs; i++) kg_sb_printf(&libs, " %s", h->spec.libs[i]);
+  for (size_t i = 0; i < n_extra; i++) kg_sb_printf(&libs, " %s", extra[i]);
   kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "%s: the C compiler failed on '%s' (%s):\n%s\n  source saved at %s\n  command: %s -o %s %s%s", h->spec.kind,
               name, how, out && *out ? out : "(no output)", csrc, h->cc_line, so, csrc, kg_sb_cstr(&libs));
   kg_sb_free(&libs);
@@ -262,9 +268,57 @@ static kg_hostobj *open_so(kg_hostcc *h, const char *name, char *so, kg_diag *d,
   return o;
 }
 
+/* ---- the runtime object ---- */
+/* Makes sure the runtime object (spec.runtime: the emulator's fibers, scheduler and tensor-core
+ * instructions) is in `work`, from the kernel cache or compiled once; 0 on success. Kernel
+ * objects are linked against it: their DT_NEEDED is its soname, found through their
+ * RUNPATH $ORIGIN (the private copies of both live in `work`). The soname holds the hash of
+ * its key, so equal names are equal objects, and the dynamic loader's sharing of an
+ * already-loaded object of that name (another device's) is harmless. */
+static int ensure_runtime(kg_hostcc *h, kg_diag *d) {
+  if (!h->spec.runtime || h->rt_ready) return 0;
+  kg_strbuf c;
+  kg_sb_init(&c);
+  kg_sb_puts(&c, "#define KG_EMU_RT 1\n");
+  kg_sb_puts(&c, h->include);
+  kg_sb_puts(&c, h->spec.runtime);
+  kg_strbuf key;
+  kg_sb_init(&key);
+  kg_sb_printf(&key, "runtime\n%s\ncc: %s\nccid: %s\n%s\n", h->spec.abi, h->cc_line, h->ccid, h->spec.extra_key ? h->spec.extra_key : "");
+  kg_sb_putn(&key, c.s, c.len);
+  char hex[17], kind[40];
+  kg_hash_hex(kg_hash64(key.s, key.len, 0), hex);
+  snprintf(kind, sizeof kind, "%s-rt", h->spec.kind);
+  free(h->rt_name), free(h->rt_path); /* a failed attempt's */
+  h->rt_name = str_printf("libkg%srt-%s.so", h->spec.kind, hex);
+  h->rt_path = str_printf("%s/%s", h->work, h->rt_name);
+  size_t n = 0;
+  void *bytes = kg_cache_get(h->cache, kind, key.s, key.len, &n);
+  int ok = bytes && !write_private(h->rt_path, bytes, n);
+  free(bytes);
+  if (!ok) {
+    char *csrc = str_printf("%s/%srt-%s.c", h->srcdir, h->spec.kind, hex);
+    char *soname = str_printf("-Wl,-soname,%s", h->rt_name);
+    if (ensure_headers(h, h->srcdir) || kg_write_file(csrc, c.s, c.len)) {
+      kg_diag_add(d, KG_E_IO, NULL, NULL, "%s: cannot write %s: %s", h->spec.kind, csrc, strerror(errno));
+    } else if (!run_cc(h, "the emulator runtime", csrc, h->rt_path, &soname, 1, d)) {
+      size_t sn = 0;
+      char *sb = kg_read_file(h->rt_path, &sn);
+      if (sb) kg_cache_put(h->cache, kind, key.s, key.len, sb, sn);
+      free(sb);
+      ok = 1;
+    }
+    free(soname), free(csrc);
+  }
+  kg_sb_free(&key), kg_sb_free(&c);
+  h->rt_ready = ok; /* a failure is tried again at the next load (its diagnostic is in d) */
+  return ok ? 0 : -1;
+}
+
 kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *pname, const char *text, kg_diag *d) {
   char name[49];
   safe_name(pname, name);
+  if (ensure_runtime(h, d)) return NULL;
   /* The translation unit: the headers, then the text (its own #line directives) */
   kg_strbuf c;
   kg_sb_init(&c);
@@ -273,7 +327,8 @@ kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *pname, const char *text, kg
   /* The key: everything that determines the object's bytes. */
   kg_strbuf key;
   kg_sb_init(&key);
-  kg_sb_printf(&key, "%s\ncc: %s\nccid: %s\n%s\n", h->spec.abi, h->cc_line, h->ccid, h->spec.extra_key ? h->spec.extra_key : "");
+  kg_sb_printf(&key, "%s\ncc: %s\nccid: %s\n%s\nruntime: %s\n", h->spec.abi, h->cc_line, h->ccid, h->spec.extra_key ? h->spec.extra_key : "",
+               h->rt_name ? h->rt_name : "none");
   kg_sb_putn(&key, c.s, c.len);
   uint64_t kh = kg_hash64(key.s, key.len, 0);
   for (uint32_t i = 0; i < h->loaded.n; i++) {
@@ -298,11 +353,13 @@ kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *pname, const char *text, kg
     free(bytes);
   }
   if (!m) {
+    /* linked against the runtime object, found next to the object when it is loaded */
+    char rpath[] = "-Wl,-rpath,$ORIGIN", *link[2] = {h->rt_path, rpath};
     char *csrc = str_printf("%s/%s-%s.c", h->srcdir, name, hex);
     char *so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
     if (ensure_headers(h, h->srcdir) || kg_write_file(csrc, c.s, c.len)) {
       kg_diag_add(d, KG_E_IO, NULL, NULL, "%s: cannot write %s: %s", h->spec.kind, csrc, strerror(errno));
-    } else if (!run_cc(h, name, csrc, so, d)) {
+    } else if (!run_cc(h, name, csrc, so, link, h->rt_path ? 2 : 0, d)) {
       if (h->counts) h->counts->emu_compiles++;
       size_t sn = 0;
       char *sb = kg_read_file(so, &sn);
@@ -352,6 +409,7 @@ void kg_hostcc_free(kg_hostcc *h) {
   for (uint32_t i = 0; i < h->cc.n; i++) free(h->cc.v[i]);
   KG_VEC_FREE(h->cc);
   free(h->cc_line), free(h->ccid), free(h->srcdir), free(h->work), free(h->include), free(h->cache_kind);
+  free(h->rt_name), free(h->rt_path);
   free(h);
 }
 

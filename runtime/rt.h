@@ -255,6 +255,8 @@ bool kg_dev_cuda_available(void);
 /* Where the emulator header text lives: embedded at build time (kg_emu_header.c), and the CPU
  * device's loop drivers (codegen-cuda/kg_cpu.h, kg_cpu_header.c). */
 extern const char kg_emu_header_text[];
+/* The emulator's runtime (kg_emu_rt.c + kg_emu_tc.c), embedded the same way (kg_emu_runtime.c). */
+extern const char kg_emu_runtime_text[];
 extern const char kg_cpu_header_text[];
 
 /* ---- hostcc.c: kernel objects built by the host C compiler ---- */
@@ -275,6 +277,8 @@ typedef struct kg_hostcc_spec {
   const kg_hostcc_header *headers;   /* included first, in order */
   size_t n_headers;
   const char *extra_key;             /* more key text (the host CPU's identity), or NULL */
+  const char *runtime;               /* the runtime object's text (after "#define KG_EMU_RT 1" and the
+                                        headers), compiled once and linked into every object; or NULL */
 } kg_hostcc_spec;
 kg_hostcc *kg_hostcc_new(const kg_rt_config *cfg, const kg_hostcc_spec *spec, kg_diag *d);
 void kg_hostcc_free(kg_hostcc *h);
