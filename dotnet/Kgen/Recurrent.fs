@@ -21,6 +21,12 @@
 // buffer (passes/plan_inplace.c: the buffer dies there, so it is donated; only the first step,
 // whose buffer the initial zeros still hold, composes the whole tensor), so a step moves
 // O(N·H) bytes, not O(T·N·H), and its kernels are the cell's own (docs/fsharp.md).
+//
+// Bad input is refused as the native module refuses it, never read as another shape: the input
+// must be rank 3 (checkedInput) and each given state exactly [layers * directions, N, H]
+// (checkedState: a [1, N, H] state would otherwise broadcast, a [3, N, H] one lose its third
+// layer); a wrong feature size or dtype fails in the input projection. Each is a located shape or
+// type error at the F# call (dotnet/Kgen.Tests/RecurrentErrorTests.fs, tests/bad/rnn_*).
 module Kgen.Recurrent
 
 open System
@@ -37,6 +43,25 @@ type private Tensor = torch.Tensor
 /// the host plan does in place (the step's kernel stores h into row t; passes/plan_inplace.c).
 let push =
     <@ fun (out: Tensor) (hy: Tensor) (t: int64) -> out.select_scatter(hy, 0L, t) @>
+
+/// The input checked as TorchSharp's native module checks it (torch::nn::RNNImplBase::check_input:
+/// "input must have 3 dimensions"): `permute(0, 1, 2)` is the identity on a rank-3 tensor and a
+/// located shape error on any other rank (a rank-2 or rank-4 input would otherwise be misread;
+/// its feature size is checked by the input projection, `mat1 and mat2 shapes cannot be multiplied`).
+let checkedInput =
+    <@ fun (x: Tensor) -> x.permute([| 0L; 1L; 2L |]) @>
+
+/// An initial state checked to be exactly [layers * directions, N, H], N the input's batch, as the
+/// native module requires ("Expected hidden size (2, 3, 5), got [3, 3, 5]"): `expand` accepts each
+/// dim equal or 1 and `view` the same element count, so together only the exact shape (a state of
+/// the wrong layer count, batch or hidden size, or rank, is a located shape error, never read as
+/// another shape: a [1, N, H] state broadcast over two layers, or a [3, N, H] one's third layer
+/// ignored). Both are views: no kernel, no copy.
+let checkedState =
+    <@ fun (s: Tensor) (xs: Tensor) (states: int64) (hs: int64) ->
+        let sizes = [| states; xs.shape.[1]; hs |]
+        let _each = s.expand(sizes)
+        s.view(sizes) @>
 
 /// One layer and direction of an LSTM over a sequence-first input [T, N, I] (h0 [N, H] and c0
 /// [N, H], or null for zeros; rev 1 walks t from T-1 down): (output [T, N, H], h_T, c_T).
@@ -169,13 +194,17 @@ let private expand (l: Live) (m: torch.nn.Module) (x: Expr) (state: Expr) : Expr
         | Lstm, DefaultValue _ -> None, None
         | Lstm, _ -> fail "pass its state as Nullable(struct (h0, c0)) or null"
         | _, s -> Some(s, Var("h0", typeof<Tensor>), s), None
-    let stateOf (st: (Expr * Var * Expr) option) (i: int) =
+    let xv = Var("rnn_input", typeof<Tensor>)
+    // each given state checked once (checkedState), bound to its own variable the layers select from
+    let checkedVar (st: (Expr * Var * Expr) option) (name: string) =
+        st |> Option.map (fun (e, v, _) ->
+            let src = if v.Type = typeof<Tensor> then Expr.Var v else e
+            Var(name, typeof<Tensor>), bindTemplate l.Path checkedState [ src; Expr.Var xv; Expr.Value(layers * int64 dirs); Expr.Value hidden ])
+    let hChecked, cChecked = checkedVar h0 "h0_checked", checkedVar c0 "c0_checked"
+    let stateOf (st: (Var * Expr) option) (i: int) =
         match st with
         | None -> nul
-        | Some(e, v, _) ->
-            let src = if v.Type = typeof<Tensor> then Expr.Var v else e
-            Expr.Call(src, typeof<Tensor>.GetMethod("select", [| typeof<int64>; typeof<int64> |]), [ Expr.Value 0L; Expr.Value(int64 i) ])
-    let xv = Var("rnn_input", typeof<Tensor>)
+        | Some(v, _) -> Expr.Call(Expr.Var v, typeof<Tensor>.GetMethod("select", [| typeof<int64>; typeof<int64> |]), [ Expr.Value 0L; Expr.Value(int64 i) ])
     let transpose (e: Expr) = Expr.Call(e, typeof<Tensor>.GetMethod("transpose", [| typeof<int64>; typeof<int64> |]), [ Expr.Value 0L; Expr.Value 1L ])
     let mCat = typeof<torch>.GetMethod("cat", [| typeof<Tensor[]>; typeof<int64> |])
     let mStack = typeof<torch>.GetMethod("stack", [| typeof<Collections.Generic.IEnumerable<Tensor>>; typeof<int64> |])
@@ -197,9 +226,9 @@ let private expand (l: Live) (m: torch.nn.Module) (x: Expr) (state: Expr) : Expr
                 let r = Var(sprintf "layer%d%s" li (suffix d), (match kind with Lstm -> typeof<Tensor * Tensor * Tensor> | _ -> typeof<Tensor * Tensor>))
                 let body =
                     match kind with
-                    | Lstm -> bindTemplate l.Path lstmLayer ([ input; stateOf h0 i; stateOf c0 i ] @ ws @ [ rev ])
-                    | Gru -> bindTemplate l.Path gruLayer ([ input; stateOf h0 i ] @ ws @ [ rev ])
-                    | Rnn relu -> bindTemplate l.Path rnnLayer ([ input; stateOf h0 i ] @ ws @ [ rev; Expr.Value relu ])
+                    | Lstm -> bindTemplate l.Path lstmLayer ([ input; stateOf hChecked i; stateOf cChecked i ] @ ws @ [ rev ])
+                    | Gru -> bindTemplate l.Path gruLayer ([ input; stateOf hChecked i ] @ ws @ [ rev ])
+                    | Rnn relu -> bindTemplate l.Path rnnLayer ([ input; stateOf hChecked i ] @ ws @ [ rev; Expr.Value relu ])
                 let get j = Expr.TupleGet(Expr.Var r, j)
                 Expr.Let(r, body, k (get 0) (get 1) (match kind with Lstm -> get 2 | _ -> nul))
             let next (outs: Expr list) (hn: Expr list) (cn: Expr list) =
@@ -209,11 +238,13 @@ let private expand (l: Live) (m: torch.nn.Module) (x: Expr) (state: Expr) : Expr
             if bidir then one 0 (fun o0 h0' c0' -> one 1 (fun o1 h1' c1' -> next [ o0; o1 ] [ h0'; h1' ] [ c0'; c1' ]))
             else one 0 (fun o h c -> next [ o ] [ h ] [ c ])
     let body = layer 0 (Expr.Var xv) [] []
+    let bindChecked (st: (Var * Expr) option) (e: Expr) = match st with Some(v, c) -> Expr.Let(v, c, e) | None -> e
     let withState =
         match h0 with
-        | Some(_, v, e) -> Expr.Let(v, e, body)
+        | Some(_, v, e) -> Expr.Let(v, e, bindChecked hChecked (bindChecked cChecked body))
         | None -> body
-    Expr.Let(xv, (if batchFirst then transpose x else x), withState)
+    let x3 = bindTemplate l.Path checkedInput [ x ]
+    Expr.Let(xv, (if batchFirst then transpose x3 else x3), withState)
 
 /// `m.forward(x, state)` / `m.call(x, state)` on a live LSTM, GRU or RNN: its expansion (a struct
 /// tuple `(output, h_n)`, or `(output, h_n, c_n)` for LSTM, as TorchSharp returns them).

@@ -22,11 +22,18 @@
 // thread's CPU time (CLOCK_THREAD_CPUTIME_ID: robust to other processes on a shared machine);
 // ns per call. libtorch runs with one intra-op thread (--threads): on a small loaded machine
 // its OpenMP team waits for a free core, which costs milliseconds per op.
+// --rnn instead: nn.LSTM / nn.GRU over whole sequences (issue 23; input 64, hidden 128, batch 8;
+// 1 and 2 layers, bidirectional; T = 64..512, --steps) compiled with Kgen.compile on kgen's CPU
+// device beside TorchSharp's native modules (libtorch's CPU kernels) on the same input, both under
+// no_grad: wall and CPU ms, their ratio, kgen's host cost on the null device, launches and plan
+// steps per call, outputs compared (docs/perf.md, "LSTM and GRU sequences"). Run it with
+// KGEN_CPU_THREADS=1 beside libtorch's one thread.
 // A benchmark, not a test: exits 0 whatever the numbers (1 when a program fails to compile or
 // run, 2 on bad arguments).
 //
 //   dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M]
 //                                                  [--threads N] [--no-large] [--markdown]
+//                                                  [--rnn [--steps 64,128,256,512]]
 module Bench.Program
 
 #nowarn "9"
@@ -94,6 +101,8 @@ let mutable warmMs = 200.0
 let mutable large = true
 let mutable markdown = false
 let mutable threads = 1
+let mutable rnn = false
+let mutable rnnSteps = [ 64L; 128L; 256L; 512L ]
 
 // ---------------------------------------------------------------------------------------------
 // timing
@@ -373,6 +382,116 @@ let measureCase (c: Case) =
       Ok = ok
       Stats = stats }
 
+// ---------------------------------------------------------------------------------------------
+// --rnn: nn.LSTM / nn.GRU over whole sequences (issue 23), kgen's compiled module on its CPU
+// device beside TorchSharp's native module (libtorch's CPU kernels), same inputs, same run
+
+type RnnCase =
+    { Module: string
+      Layers: int64
+      Bidir: bool
+      /// TorchSharp's native forward under no_grad, results disposed
+      Native: Tensor -> unit
+      /// kgen's compiled forward on its CPU device, results disposed
+      Kgen: Tensor -> unit
+      /// the same on the null device: kgen's host cost (plan loop, bindings, launches issued)
+      Null: Tensor -> unit
+      /// kgen's outputs (output, h_n[, c_n]) against the native module's, allclose
+      Check: Tensor -> bool
+      Engine: FastPath.Engine
+      Dispose: unit -> unit }
+
+let rnnI, rnnH, rnnN = 64L, 128L, 8L
+
+let closeAll (a: Tensor list) (b: Tensor list) =
+    List.forall2 (fun (x: Tensor) (y: Tensor) -> x.shape = y.shape && x.allclose(y, rtol = 1e-4, atol = 1e-5)) a b
+
+let lstmCase (layers: int64) (bidir: bool) =
+    torch.manual_seed 3L |> ignore
+    let m = torch.nn.LSTM(rnnI, rnnH, numLayers = layers, bidirectional = bidir)
+    m.eval () |> ignore
+    let q = <@ fun (x: Tensor) -> let struct (o, h, c) = m.forward (x, Nullable<struct (Tensor * Tensor)>()) in (o, h, c) @>
+    let ce = new Compile.Compiled<_>(q)
+    let cn = new Compile.Compiled<_>(q, nullOpts)
+    let fe, fn = ce.Function, cn.Function
+    let native (x: Tensor) =
+        use _g = torch.no_grad ()
+        let struct (o, h, c) = m.forward (x, Nullable())
+        [ o; h; c ]
+    let drop (ts: Tensor list) = for t in ts do t.Dispose()
+    { Module = "LSTM"; Layers = layers; Bidir = bidir
+      Native = native >> drop
+      Kgen = fun x -> let (o, h, c) = fe x in drop [ o; h; c ]
+      Null = fun x -> let (o, h, c) = fn x in drop [ o; h; c ]
+      Check = fun x -> let (o, h, c) = fe x in let r = closeAll [ o; h; c ] (native x) in r
+      Engine = ce.Engine
+      Dispose = fun () -> (ce :> IDisposable).Dispose(); (cn :> IDisposable).Dispose(); m.Dispose() }
+
+let gruCase (layers: int64) (bidir: bool) =
+    torch.manual_seed 4L |> ignore
+    let m = torch.nn.GRU(rnnI, rnnH, numLayers = layers, bidirectional = bidir)
+    m.eval () |> ignore
+    let q = <@ fun (x: Tensor) -> let struct (o, h) = m.forward (x, null) in (o, h) @>
+    let ce = new Compile.Compiled<_>(q)
+    let cn = new Compile.Compiled<_>(q, nullOpts)
+    let fe, fn = ce.Function, cn.Function
+    let native (x: Tensor) =
+        use _g = torch.no_grad ()
+        let struct (o, h) = m.forward (x, null)
+        [ o; h ]
+    let drop (ts: Tensor list) = for t in ts do t.Dispose()
+    { Module = "GRU"; Layers = layers; Bidir = bidir
+      Native = native >> drop
+      Kgen = fun x -> let (o, h) = fe x in drop [ o; h ]
+      Null = fun x -> let (o, h) = fn x in drop [ o; h ]
+      Check = fun x -> let (o, h) = fe x in closeAll [ o; h ] (native x)
+      Engine = ce.Engine
+      Dispose = fun () -> (ce :> IDisposable).Dispose(); (cn :> IDisposable).Dispose(); m.Dispose() }
+
+/// The --rnn benchmark: per module and T, native ms, kgen CPU-device ms, their ratio, kgen's
+/// host cost (null device) and the launches a call makes.
+let rnnBench (steps: int64 list) =
+    say (sprintf "machine: %s; KGEN_CPU_THREADS=%s" (machine ()) (match Environment.GetEnvironmentVariable "KGEN_CPU_THREADS" with null -> "(unset: all CPUs)" | v -> v))
+    say (sprintf "timing: median of %d batches of ~%.0f ms after a %.0f ms warm-up, wall and this thread's CPU time; float32, input %d, hidden %d, batch %d, sequence-first, no initial states (zeros); both under no_grad; every result disposed" reps batchMs warmMs rnnI rnnH rnnN)
+    printfn ""
+    let cases = [ lstmCase 1L false; lstmCase 2L false; lstmCase 1L true; gruCase 1L false; gruCase 2L false; gruCase 1L true ]
+    let rows =
+        [ for c in cases do
+              for t in steps do
+                  torch.manual_seed (100L + t) |> ignore
+                  let x = torch.randn (t, rnnN, rnnI)
+                  // inference on both sides: the parameters require grad, and kgen's entry with
+                  // a loop has no gradient (the fast path would take its autograd route)
+                  use _g = torch.no_grad ()
+                  let sw = Stopwatch.StartNew()
+                  let ok = c.Check x
+                  let first = sw.Elapsed.TotalSeconds
+                  let struct (nat, natCpu) = measure2 (fun () -> c.Native x)
+                  let struct (kg, kgCpu) = measure2 (fun () -> c.Kgen x)
+                  c.Kgen x
+                  let st = c.Engine.LastRunStats
+                  let struct (host, _) = measure2 (fun () -> c.Null x)
+                  x.Dispose()
+                  let dirs = if c.Bidir then 2L else 1L
+                  yield c, t, ok, first, nat, natCpu, kg, kgCpu, host, st, float (t * c.Layers * dirs) ]
+    for c in cases do
+        c.Dispose()
+    let ms (ns: float) = sprintf "%.3f" (ns / 1e6)
+    table
+        [ "module"; "layers"; "bidir"; "T"; "native ms (CPU)"; "kgen CPU device ms (CPU)"; "kgen ÷ native (CPU time)"; "kgen host ms (null device)"
+          "host µs per step·dir"; "launches"; "launches per step·dir"; "plan steps"; "outputs match"; "first call s" ]
+        [ for (c, t, ok, first, nat, natCpu, kg, kgCpu, host, st, stepDirs) in rows ->
+              [ c.Module; string c.Layers; (if c.Bidir then "yes" else "no"); string t
+                sprintf "%s (%s)" (ms nat) (ms natCpu); sprintf "%s (%s)" (ms kg) (ms kgCpu)
+                sprintf "%.2f× (%.2f×)" (kg / nat) (kgCpu / natCpu); ms host; sprintf "%.2f" (host / 1e3 / stepDirs)
+                string st.Launches; sprintf "%.2f" (float st.Launches / stepDirs); string st.PlanSteps
+                (if ok then "yes" else "NO"); sprintf "%.1f" first ] ]
+    let ratios = rows |> List.map (fun (_, _, _, _, nat, _, kg, _, _, _, _) -> kg / nat)
+    say (sprintf "geometric mean kgen ÷ native (wall): %.2f×; range %.2f× – %.2f×" (exp (List.averageBy log ratios)) (List.min ratios) (List.max ratios))
+    let bad = rows |> List.filter (fun (_, _, ok, _, _, _, _, _, _, _, _) -> not ok)
+    if bad.IsEmpty then say "every kgen output (output, h_n[, c_n]) matches the native module's (allclose rtol 1e-4, atol 1e-5)"
+    else for (c, t, _, _, _, _, _, _, _, _, _) in bad do say (sprintf "MISMATCH: %s layers %d bidir %b at T = %d" c.Module c.Layers c.Bidir t)
+
 type Baseline =
     { Wall: float
       Cpu: float
@@ -383,7 +502,7 @@ type Baseline =
       EmptyAlloc: float }
 
 let usage =
-    "usage: dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M] [--threads N] [--no-large] [--markdown]"
+    "usage: dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M] [--threads N] [--no-large] [--markdown] [--rnn [--steps 64,128,256,512]]"
 
 [<EntryPoint>]
 let main argv =
@@ -407,6 +526,12 @@ let main argv =
         | "--markdown" :: rest ->
             markdown <- true
             parse rest
+        | "--rnn" :: rest ->
+            rnn <- true
+            parse rest
+        | "--steps" :: ts :: rest ->
+            rnnSteps <- ts.Split(',') |> Array.map int64 |> List.ofArray
+            parse rest
         | ("-h" | "--help") :: _ ->
             printfn "%s" usage
             false
@@ -420,6 +545,10 @@ let main argv =
         try
             let total = Stopwatch.StartNew()
             torch.set_num_threads threads
+            if rnn then
+                rnnBench rnnSteps
+                say (sprintf "total time %.0f s" total.Elapsed.TotalSeconds)
+                exit 0
             say (sprintf "machine: %s" (machine ()))
             say (
                 sprintf
