@@ -36,7 +36,8 @@
  * control flow around the same per-op lines (ts_plan.c).
  *
  * Matrix products call torch.matmul / mm / bmm / mv / dot, torch.nn.functional.linear,
- * torch.addmm / baddbmm (beta, alpha) as written.
+ * torch.addmm / baddbmm (beta, alpha) as written (baddbmm with beta 0 as alpha · bmm: the
+ * oracle's PyTorch reads uninitialized memory there).
  *
  * upcast_half (CPU reference mode): float16/bfloat16 values are carried as
  * float32 and rounded back to their dtype after every op that yields them, so
@@ -576,6 +577,11 @@ static void emit_tensor_op(ts_ctx *c, uint32_t id) {
     if (op == KG_OP_LINEAR)
       s = n->n_in == 3 ? fmt(c, "torch.nn.functional.linear(%s, %s, %s)", text(c, a[0]), text(c, a[1]), text(c, a[2]))
                        : fmt(c, "torch.nn.functional.linear(%s, %s)", text(c, a[0]), text(c, a[1]));
+    else if (op == KG_OP_ADDMM && n->ia[0] && n->fa[0] == 0.0 && kg_dtype_is_float(dt))
+      /* baddbmm with beta = 0 is alpha · bmm (PyTorch ignores the input then). Spelled so because
+       * the oracle's PyTorch (Debian's 1.13) reads its uninitialized result in that case for
+       * small sizes: NaN when the memory held NaN (an example failed at random in CI) */
+      s = fmt(c, "torch.mul(torch.bmm(%s, %s), %s)", text(c, a[1]), text(c, a[2]), attr_f(c, n->fa[1]));
     else if (op == KG_OP_ADDMM)
       s = fmt(c, "torch.%s(%s, %s, %s, beta=%s, alpha=%s)", n->ia[0] ? "baddbmm" : "addmm", text(c, a[0]), text(c, a[1]), text(c, a[2]),
               attr_f(c, n->fa[0]), attr_f(c, n->fa[1]));
