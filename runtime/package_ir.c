@@ -604,6 +604,12 @@ bool kg_pkr_graph(kg_pkr *R, const cJSON *j, kg_graph *g) {
   int64_t ne;
   if (!kg_pkr_int(R, kg_pkr_get(j, "n_entry_params"), "n_entry_params", 0, g->params.n, &ne)) return false;
   g->n_entry_params = (uint32_t)ne;
+  /* the entry's own parameters come first, the captures after them (binding reads inputs[p] for
+   * every p below n_entry_params) */
+  for (uint32_t p = 0; p < g->params.n; p++)
+    if (g->params.v[p].is_capture != (p >= g->n_entry_params))
+      return kg_pkr_fail(R, "params[%u]: %s, but n_entry_params is %u (the entry's parameters come first, then the captures)", p,
+                         g->params.v[p].is_capture ? "a capture" : "not a capture", g->n_entry_params);
   /* write-backs follow the results and have their parameter's type (kg_graph_verify's rule) */
   uint32_t nres = kg_graph_n_results(g);
   for (uint32_t p = 0; p < g->params.n; p++) {

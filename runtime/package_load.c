@@ -296,6 +296,10 @@ kg_compiled *kg_pkg_specialize(kg_module *m, int ei, int si, const DLTensor *con
     kg_pkr_fail(&R, "the program is of entry '%s', the manifest says '%s'", c->g.entry, pk->entries[ei].name);
     kg_compiled_free(c);
     c = NULL;
+  } else if (c && c->g.n_entry_params != sig->n_inputs) {
+    kg_pkr_fail(&R, "the program takes %u input(s), its signature %s in the manifest %u", c->g.n_entry_params, sig->text, sig->n_inputs);
+    kg_compiled_free(c);
+    c = NULL;
   }
   kg_arena_free(&ja); /* the variants' kernels are read from the kmeta section on first use */
   if (!c) return NULL;

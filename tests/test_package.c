@@ -558,6 +558,10 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
       {0, "\"launch\":{", "\"launch\":{\"cluster\":[2,1,1],", "launch field 'cluster' is not known to this kgen"},
       {0, "\"role\"", "x", NULL},
       {0, "\"numel\"", "\"tma_desc\"", "kernel parameter role 'tma_desc' is not known"},
+      /* the entry's parameters counted one short: its last one would be read past the inputs
+       * (a libFuzzer finding: the binding failed without a message) */
+      {0, "\"n_entry_params\":5", "\"n_entry_params\":4", "params[4]: not a capture, but n_entry_params is 4"},
+      {-1, "\"n_inputs\":5", "\"n_inputs\":4", "the program takes 5 input(s), its signature"},
   };
   for (size_t e = 0; e < sizeof edits / sizeof *edits; e++) {
     if (!edits[e].want) continue;
