@@ -224,12 +224,13 @@ static void print_block(const kg_plan *p, const kg_graph *g, uint32_t b, int ind
 
 /* the steps a plan runs: those in its blocks (passes leave replaced steps behind in ops) */
 static uint32_t count_steps(const kg_plan *p, uint32_t b) {
-  if (b == KG_NONE) return 0;
+  if (b >= p->blocks.n) return 0;
   const kg_pblock *bl = &p->blocks.v[b];
   uint32_t n = bl->ops.n;
   for (uint32_t i = 0; i < bl->ops.n; i++) {
     const kg_pop *op = &p->ops.v[bl->ops.v[i]];
-    n += count_steps(p, op->cond) + count_steps(p, op->body) + count_steps(p, op->els);
+    bool loop = op->kind == KG_P_FOR || op->kind == KG_P_WHILE, iff = op->kind == KG_P_IF;
+    n += (op->kind == KG_P_WHILE ? count_steps(p, op->cond) : 0) + (loop || iff ? count_steps(p, op->body) : 0) + (iff ? count_steps(p, op->els) : 0);
   }
   return n;
 }

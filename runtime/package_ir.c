@@ -851,6 +851,10 @@ bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
       if (ok && (k == KG_P_FOR || k == KG_P_WHILE || k == KG_P_IF) && o.body >= nb) ok = kg_pkr_fail(R, "body: no such block");
       if (ok && k == KG_P_IF && o.els >= nb) ok = kg_pkr_fail(R, "els: no such block");
       if (ok && k == KG_P_WHILE && o.cond >= nb) ok = kg_pkr_fail(R, "cond: no such block");
+      /* a block field the step's kind does not have stays absent (the printer and the passes
+       * would follow it) */
+      if (ok && ((!loop && !iff && o.body != KG_NONE) || (!iff && o.els != KG_NONE) || (k != KG_P_WHILE && o.cond != KG_NONE)))
+        ok = kg_pkr_fail(R, "a %s step has no %s block", kind, !loop && !iff && o.body != KG_NONE ? "body" : !iff && o.els != KG_NONE ? "else" : "condition");
       if (ok && k == KG_P_HOST && g->nodes.v[o.a].n_in > 3) ok = kg_pkr_fail(R, "a host step of more than 3 operands");
       if (ok && k == KG_P_VIEW) {
         int rb = g->nodes.v[o.b].shape.rank, ra = g->nodes.v[o.a].shape.rank;

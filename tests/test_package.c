@@ -562,6 +562,8 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
        * (a libFuzzer finding: the binding failed without a message) */
       {0, "\"n_entry_params\":5", "\"n_entry_params\":4", "params[4]: not a capture, but n_entry_params is 4"},
       {-1, "\"n_inputs\":5", "\"n_inputs\":4", "the program takes 5 input(s), its signature"},
+      /* a block on a step whose kind has none (the plan printer followed it past the blocks) */
+      {0, "\"body\":4294967295", "\"body\":7", "step has no body block"},
   };
   for (size_t e = 0; e < sizeof edits / sizeof *edits; e++) {
     if (!edits[e].want) continue;
