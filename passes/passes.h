@@ -183,7 +183,8 @@ typedef struct kg_variant {
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
                           (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
   uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan, 2 the
-                          fold plan (c->fusion_fold: products with symbolic sizes folded) */
+                          fold plan (c->fusion_fold: products with symbolic sizes folded), 3 the
+                          unfold plan (the CPU device: big folded products as products again) */
   uint8_t cache;       /* REDUCE, a block per row: the row cached in registers — every pass
                           walks KG_ROW_CACHE slots per thread (j = tid + s · blockDim), the
                           first pass keeps what it loads, later passes read it from there;
@@ -430,6 +431,14 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
 /* At run time: does this group of the fused plan want the split-rows plan (few rows too
  * long for a block each; KG_SCHED_SPLIT_ROWS always, KG_SCHED_STRIDED(_I64) never)? */
 bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_sched_force force, const kg_target *t);
+/* On the CPU device: is a folded product (MMFOLD: numel outputs, each a K-long dot product) better
+ * run as a product kernel of its own (matmul.cpu, the unfold plan of runtime/exec_plans.c)? A
+ * folded dot per output is one serial chain of multiply-adds (its order is the tiled kernel's,
+ * so it cannot be split); the register blocks of matmul.cpu run 16 chains at once, vectorized.
+ * Yes from KG_CPU_UNFOLD_MACS multiply-adds with K >= KG_CPU_UNFOLD_K. */
+#define KG_CPU_UNFOLD_MACS ((int64_t)1 << 14)
+#define KG_CPU_UNFOLD_K 16
+bool kg_schedule_unfold(int64_t numel, int64_t k);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */

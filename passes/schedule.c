@@ -12,7 +12,8 @@
  *   - compile time (runtime/api.c) asks for the default variant from shapes alone (sizes
  *     may be symbolic, no tensors): what `kgen compile` emits;
  *   - run time (runtime/exec.c) asks again with the actual sizes, strides and addresses,
- *     and whether the split-rows plan is wanted (kg_schedule_split_rows).
+ *     and whether the split-rows plan is wanted (kg_schedule_split_rows), or on the CPU
+ *     device the unfold plan (kg_schedule_unfold).
  * Gathering the facts stays with each caller (the graph here, DLTensors in exec.c); the
  * policy is only here, tested from a table (tests/test_schedule.c: facts in, variant out).
  * New kernel classes (matrix products, convolutions) add their schedules here.
@@ -661,6 +662,10 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
   bool known;
   row_counts(gf, space, &nout, &nred, &known);
   return known && kg_reduce_split_chunks(t, inner_kept(gf), nout, nred) > 1;
+}
+
+bool kg_schedule_unfold(int64_t numel, int64_t k) {
+  return k >= KG_CPU_UNFOLD_K && numel > 0 && numel >= KG_CPU_UNFOLD_MACS / k;
 }
 
 /* ---- attention (issue 23) ---- */

@@ -476,14 +476,9 @@ static void compiled_free_locked(kg_compiled *c) {
   KG_VEC_FREE(c->runtime);
   for (uint32_t i = 0; i < c->n_kernels && !c->plan; i++) kg_kernel_free(&c->kernels[i]);
   kg_pool_release(&c->pool);
-  free(c->kernels), free(c->variants), free(c->gfacts), free(c->gfacts_split), free(c->cuda), free(c->explain);
+  free(c->kernels), free(c->variants), free(c->gfacts), free(c->cuda), free(c->explain);
   kg_fusion_free(&c->fusion);
-  for (uint32_t i = 0; i < c->n_split; i++) kg_kernel_free(&c->kernels_split[i]);
-  free(c->kernels_split);
-  if (c->split_built) kg_fusion_free(&c->fusion_split);
-  for (uint32_t i = 0; i < c->n_fold; i++) kg_kernel_free(&c->kernels_fold[i]);
-  free(c->kernels_fold), free(c->gfacts_fold), free(c->fold_cand);
-  if (c->fold_built) kg_fusion_free(&c->fusion_fold), kg_graph_free(&c->lg_fold);
+  kg_compiled_free_plans(c);
   for (uint32_t i = 0; i < c->n_regions; i++) kg_compiled_free(c->regions[i]);
   free(c->regions);
   for (uint32_t i = 0; c->copies && i < c->g.outputs.n; i++) kg_compiled_free(c->copies[i]);

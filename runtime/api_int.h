@@ -118,6 +118,15 @@ struct kg_compiled {
   kg_kernel *kernels_fold;
   kg_group_facts *gfacts_fold;
   uint32_t n_fold;
+  /* the unfold plan (runtime/exec_plans.c): on the CPU device, folded products too big for a
+   * serial dot per output made products again (kg_schedule_unfold); built on first want */
+  bool unfold_known, unfold_some; /* asked once: does lg have such a product? */
+  bool unfold_built;
+  kg_graph lg_unfold;
+  kg_fusion fusion_unfold;
+  kg_kernel *kernels_unfold;
+  kg_group_facts *gfacts_unfold;
+  uint32_t n_unfold;
   /* entries with host control flow (ir/plan.c): the plan over g, and each region
    * compiled as a program of its own (kernels counted across them in n_kernels) */
   kg_plan *plan;
@@ -212,7 +221,19 @@ kg_status kg_plan_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const
                       const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream);
 /* Builds the split-rows (plan 1) or fold (plan 2) plan now (run time builds it on first need;
  * the package writer needs it ahead). */
+/* exec_plans.c: the alternative plans (kg_variant.plan: 1 split rows, 2 fold, 3 unfold), each
+ * built once; a plan's program, fusion, kernels (one per group) and facts */
 bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d);
+typedef struct kg_plan_view {
+  const kg_graph *lg;
+  const kg_fusion *F;
+  const kg_kernel *kernels;
+  const kg_group_facts *facts;
+} kg_plan_view;
+kg_plan_view kg_compiled_plan(const kg_compiled *c, int plan);
+char kg_plan_letter(int plan); /* in kernel names: 's', 'f', 'u' ('k' for plan 0) */
+bool kg_compiled_wants_unfold(kg_compiled *c);
+void kg_compiled_free_plans(kg_compiled *c);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);
 

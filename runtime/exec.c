@@ -69,13 +69,14 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
   kv->group = group;
   kv->v = *v;
-  const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
-  const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
+  kg_plan_view pv = kg_compiled_plan(c, v->plan);
+  const kg_fusion *F = pv.F;
+  const kg_graph *LG = pv.lg;
   KG_ASSERT(group < F->groups.n);
   bool mm = F->groups.v[group].kind == KG_GROUP_MATMUL, attn = F->groups.v[group].kind == KG_GROUP_ATTN;
   const kg_mm_tile_info *mt = mm ? kg_mm_tile_get((kg_mm_tile)v->mm_tile) : NULL;
   const char *tc = mt && mt->tier ? kg_arena_printf(&c->arena, "_p%u_a%u_b%u", v->mm_prec, v->mm_a, v->mm_b) : "";
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : "", group,
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc, v->cpu ? "_cpu" : "");
@@ -201,11 +202,13 @@ static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
   return t;
 }
 
-/* The plan of this run: the split-rows plan (c->fusion_split, 1) when the scheduler wants it for
- * a group of the fused plan (few rows too long for a block each; force_variant 4 always takes
- * it); else the fold plan (2) when every product kept tiled only for its symbolic sizes is
- * small at this run's sizes; else the fused plan (0). */
-static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *T) {
+/* The plan of this run (runtime/exec_plans.c): the split-rows plan (c->fusion_split, 1) when the
+ * scheduler wants it for a group of the fused plan (few rows too long for a block each;
+ * force_variant 4 always takes it); else, on the CPU device, the unfold plan (3) when a folded
+ * product is too big for a serial dot per output; else the fold plan (2) when every product
+ * kept tiled only for its symbolic sizes is small at this run's sizes (and, on the CPU device,
+ * none too big for a serial dot); else the fused plan (0). */
+static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
@@ -214,6 +217,7 @@ static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
+  if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c)) return 3;
   if (!c->n_fold_cand) return 0;
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
@@ -221,58 +225,12 @@ static int choose_plan(const kg_compiled *c, const binding *B, const kg_target *
     for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
     int64_t k = dim_size(B, &A->shape.d[A->shape.rank - 1]);
     if (!kg_fold_small(k, numel)) return 0;
+    if (T->cpu_cores > 0 && kg_schedule_unfold(numel, k)) return 0; /* the CPU device: better as a product kernel */
     if (P->ia[2] && k == 0 && numel) return 0; /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
   }
   return 2;
 }
 
-/* The facts and a kernel (any variant: exec.c reads their tensor parameters) of each group of
- * an alternative plan `plan` (1 split rows, 2 fold) fused over lg; false (nothing kept) when a
- * group fails to lower. */
-static bool lower_plan(kg_compiled *c, const kg_graph *lg, const kg_fusion *F, uint8_t plan, kg_pass_ctx *pc, kg_kernel **kernels,
-                       kg_group_facts **facts, uint32_t *count) {
-  uint32_t n = F->groups.n;
-  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
-  *facts = kg_xcalloc(n + 1, sizeof **facts);
-  for (uint32_t i = 0; i < n; i++) (*facts)[i] = kg_group_facts_of(lg, F, &F->groups.v[i]);
-  for (uint32_t i = 0; i < n; i++) {
-    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = plan};
-    const char *name = kg_arena_printf(&c->arena, "%s_%ck%u", kg_entry_cname(&c->arena, c->g.entry), plan == 1 ? 's' : 'f', i);
-    if (!kg_lower_group(lg, F, &F->groups.v[i], &v, name, &ks[i], pc)) {
-      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
-      free(ks);
-      return false;
-    }
-  }
-  *kernels = ks, *count = n;
-  return true;
-}
-
-/* Builds the fold plan: lg with the candidates folded, its fusion, a kernel of each group. */
-static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
-  if (c->fold_built) return c->kernels_fold != NULL;
-  c->fold_built = true;
-  kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
-  kg_graph_clone(&c->lg_fold, &c->lg);
-  for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
-  if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
-  kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
-  return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
-}
-
-/* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
-static bool build_split_plan(kg_compiled *c, kg_diag *d) {
-  if (c->split_built && !c->kernels_split && c->pkg)
-    kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
-  if (c->split_built) return c->kernels_split != NULL;
-  c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
-  kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
-  return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
-}
-
-bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) { return plan == 1 ? build_split_plan(c, d) : build_fold_plan(c, d); }
 
 bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes) {
   size_t n = kg_dtype_get(dt)->size;
@@ -717,12 +675,12 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   kg_target tgt = run_target(ctx, dev);
   const kg_target *T = &tgt;
   int plan = st == KG_OK ? choose_plan(c, &B, T) : 0;
-  if (plan == 1 && !build_split_plan(c, d)) st = KG_ERR_INTERNAL;
-  if (plan == 2 && !build_fold_plan(c, d)) st = KG_ERR_INTERNAL;
+  if (plan && !kg_compiled_build_plan(c, plan, d)) st = KG_ERR_INTERNAL;
   if (st != KG_OK) plan = 0;
-  const kg_fusion *F = plan == 1 ? &c->fusion_split : plan == 2 ? &c->fusion_fold : &c->fusion;
-  const kg_kernel *DK = plan == 1 ? c->kernels_split : plan == 2 ? c->kernels_fold : c->kernels;
-  const kg_group_facts *GF = plan == 1 ? c->gfacts_split : plan == 2 ? c->gfacts_fold : c->gfacts;
+  kg_plan_view pv = kg_compiled_plan(c, plan);
+  const kg_fusion *F = pv.F;
+  const kg_kernel *DK = pv.kernels;
+  const kg_group_facts *GF = pv.facts;
   /* temporaries: reductions later kernels read, C-contiguous, allocated per run */
   uint32_t nt = F->temps.n;
   void **tbuf = SCRATCH(nt + 1, sizeof *tbuf);

@@ -128,7 +128,7 @@ static bool read_variants(kg_pkr *R, const cJSON *arr, kg_compiled *c, kg_pkg_pr
       ok = kg_pkr_int(R, e, key, 0, (int64_t)code_len, &o[q]) && kg_pkr_int(R, e->next, key, 0, (int64_t)code_len - o[q], &o[q + 1]);
       e = e ? e->next->next : NULL;
     }
-    uint32_t ng = V->v.plan == 1 ? c->fusion_split.groups.n : V->v.plan == 2 ? c->fusion_fold.groups.n : c->fusion.groups.n;
+    uint32_t ng = kg_compiled_plan(c, V->v.plan).F->groups.n;
     if (ok && (uint64_t)grp >= ng) ok = kg_pkr_fail(R, "group %lld: its plan has %u groups", (long long)grp, ng);
     /* k: [offset, length] of its launch metadata in the kmeta section */
     const cJSON *k = kg_pkr_get(x, "k");
@@ -351,8 +351,9 @@ kg_kvariant *kg_pkg_variant_get(kg_compiled *c, uint32_t group, const kg_variant
     kg_sb_free(&b);
     return NULL;
   }
-  const kg_fusion *F = v->plan == 1 ? &c->fusion_split : v->plan == 2 ? &c->fusion_fold : &c->fusion;
-  const kg_graph *LG = v->plan == 2 ? &c->lg_fold : &c->lg;
+  kg_plan_view pv = kg_compiled_plan(c, v->plan);
+  const kg_fusion *F = pv.F;
+  const kg_graph *LG = pv.lg;
   kg_kvariant *kv = kg_xcalloc(1, sizeof *kv);
   kv->group = group, kv->v = *v;
   kg_pkr R = {.arena = &c->arena, .d = d, .where = pp->pk->secs[pp->sig->plan].name, .file = pp->pk->path};

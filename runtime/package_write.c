@@ -243,9 +243,10 @@ static bool build_variants(pw *W, kg_compiled *c) {
     if (c->n_fold_cand && !kg_compiled_build_plan(c, 2, W->d)) return false;
     for (uint8_t plan = 0; plan < 3; plan++) {
       if ((plan == 1 && !split) || (plan == 2 && !c->n_fold_cand)) continue;
-      const kg_fusion *F = plan == 1 ? &c->fusion_split : plan == 2 ? &c->fusion_fold : &c->fusion;
-      const kg_kernel *DK = plan == 1 ? c->kernels_split : plan == 2 ? c->kernels_fold : c->kernels;
-      const kg_group_facts *GF = plan == 1 ? c->gfacts_split : plan == 2 ? c->gfacts_fold : c->gfacts;
+      kg_plan_view pv = kg_compiled_plan(c, plan);
+      const kg_fusion *F = pv.F;
+      const kg_kernel *DK = pv.kernels;
+      const kg_group_facts *GF = pv.facts;
       for (uint32_t gi = 0; gi < F->groups.n; gi++) {
         vlist L = {0};
         grid_variants(&F->groups.v[gi], &GF[gi], &DK[gi], plan, W->ctx, &L);

@@ -278,9 +278,9 @@ Test(matmul_exec, long_k_is_summed_in_blocks) {
   free(a), free(b);
 }
 
-/* one run of rnn_elman_cell (compiled once over symbolic sizes) at B, I, H: the launches it
- * took and its values against a double reference */
-static uint64_t elman_run(kg_compiled *c, kg_context *ctx, int B, int I, int H) {
+/* one run of rnn_elman_cell (compiled once over symbolic sizes, or for these) at B, I, H on dev:
+ * the launches it took and its values against a double reference */
+static uint64_t elman_run_on(kg_compiled *c, kg_context *ctx, kg_device_kind dev, int B, int I, int H) {
   float *x = malloc(sizeof(float) * B * I), *h = malloc(sizeof(float) * B * H), *wi = malloc(sizeof(float) * H * I);
   float *wh = malloc(sizeof(float) * H * H), *bi = malloc(sizeof(float) * H), *bh = malloc(sizeof(float) * H), *out = malloc(sizeof(float) * B * H);
   for (int i = 0; i < B * I; i++) x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
@@ -293,7 +293,7 @@ static uint64_t elman_run(kg_compiled *c, kg_context *ctx, int B, int I, int H) 
   DLTensor tbi = view(bi, F32T, 1, sb, NULL), tbh = view(bh, F32T, 1, sb, NULL), to = view(out, F32T, 2, sh, NULL);
   const DLTensor *ins[6] = {&tx, &th, &twi, &twh, &tbi, &tbh};
   DLTensor *outs[1] = {&to};
-  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 6, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, dev, ins, 6, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   kg_run_stats st;
   kg_run_stats_get(c, &st);
   for (int b = 0; b < B; b += B > 64 ? 97 : 1)
@@ -306,6 +306,7 @@ static uint64_t elman_run(kg_compiled *c, kg_context *ctx, int B, int I, int H) 
   free(x), free(h), free(wi), free(wh), free(bi), free(bh), free(out);
   return st.launches;
 }
+static uint64_t elman_run(kg_compiled *c, kg_context *ctx, int B, int I, int H) { return elman_run_on(c, ctx, KG_DEVICE_EMU, B, I, H); }
 
 /* the fold plan: products tiled at compile time only because their sizes are symbolic (the .NET
  * fast path's duck sizes) fold into their readers at run time when every one is small */
@@ -322,6 +323,44 @@ Test(matmul_fold, symbolic_sizes_fold_at_run_time_when_small) {
   cr_expect_eq(elman_run(c, ctx, 3000, 200, 16), 2u, "x @ Wih^T has 9.6M multiply-adds: the tiled plan");
   cr_expect_eq(elman_run(c, ctx, 5, 300, 8), 2u, "K = 300 > 256: the tiled plan");
   cr_expect_eq(elman_run(c, ctx, 2, 3, 5), 1u, "small again: the fold plan (built once)");
+}
+
+/* The unfold plan (runtime/exec_plans.c): on the CPU device a folded product too big for a
+ * serial dot per output runs as a product kernel (matmul.cpu) again; the emulator and small
+ * products keep the fold. Static sizes, so the compiled program has the products folded. */
+static kg_compiled *elman_static(kg_context *ctx, kg_module *m, int B, int I, int H) {
+  char sig[200];
+  snprintf(sig, sizeof sig, "float32[%d,%d], float32[%d,%d], float32[%d,%d], float32[%d,%d], float32[%d], float32[%d]", B, I, B, H, H, I, H, H, H, H);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, sig, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_compiled_n_kernels(c), 1u, "%s: both products folded into one kernel", sig);
+  return c;
+}
+Test(matmul_fold, big_folded_products_unfold_on_the_cpu_device, .timeout = 300) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load_example(ctx, "rnn_elman_cell");
+  kg_compiled *c = elman_static(ctx, m, 8, 64, 128); /* 8·128·64 and 8·128·128 multiply-adds */
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_EMU, 8, 64, 128), 1u, "the emulator keeps the fold: one launch");
+  uint64_t n = elman_run_on(c, ctx, KG_DEVICE_CPU, 8, 64, 128);
+  cr_expect(n >= 2, "the CPU device: the products as kernels of their own (%llu launches)", (unsigned long long)n);
+  cr_expect(c->unfold_built && c->kernels_unfold, "the unfold plan was built");
+  uint32_t mm = 0;
+  for (uint32_t i = 0; i < c->fusion_unfold.groups.n; i++) mm += c->fusion_unfold.groups.v[i].kind == KG_GROUP_MATMUL;
+  cr_expect_eq(mm, 2u, "two product groups in the unfold plan");
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_CPU, 8, 64, 128), n, "again: the same plan");
+  kg_compiled_free(c);
+  c = elman_static(ctx, m, 4, 10, 16); /* 4·16·10 + 4·16·16 multiply-adds: a dot per output is cheaper than a launch */
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_CPU, 4, 10, 16), 1u, "small: folded on the CPU device too");
+  cr_expect(!c->unfold_built, "no unfold plan for small products");
+  kg_compiled_free(c);
+  /* symbolic sizes (the .NET fast path's): the fold plan where it pays — on the emulator at
+   * these sizes, not on the CPU device — and on both for small ones */
+  cr_assert_eq(kg_specialize(m, NULL, "float32[B,I], float32[B,H], float32[H,I], float32[H,H], float32[H], float32[H]", &c), KG_OK, "%s",
+               kg_last_error(ctx));
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_EMU, 8, 64, 128), 1u, "the emulator: the fold plan");
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_CPU, 8, 64, 128), 2u, "the CPU device: the products tiled");
+  cr_expect_eq(elman_run_on(c, ctx, KG_DEVICE_CPU, 4, 10, 16), 1u, "the CPU device, small: the fold plan");
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
 
 /* An integer addmm / baddbmm (TorchSharp passes beta and alpha as floats) whose K is a symbol:

@@ -148,3 +148,13 @@ Test(schedule, split_rows_plan) {
   small.sm_count = 16;
   cr_expect_lt(kg_reduce_split_chunks(&small, false, 4, 1 << 20), kg_reduce_split_chunks(&kg_target_h100, false, 4, 1 << 20));
 }
+
+/* the CPU device's unfold plan: big folded products run as product kernels again */
+Test(schedule, unfold_on_the_cpu) {
+  cr_expect(kg_schedule_unfold(8 * 512, 128), "an LSTM step's hidden product at batch 8, hidden 128");
+  cr_expect(kg_schedule_unfold(8 * 384, 128), "a GRU's");
+  cr_expect(!kg_schedule_unfold(3 * 80, 20), "examples/rnn_lstm_cell: 4 800 multiply-adds stay folded");
+  cr_expect(!kg_schedule_unfold(4096, 3), "K below 16: a short dot is cheap");
+  cr_expect(!kg_schedule_unfold(0, 256), "empty");
+  cr_expect(kg_schedule_unfold(KG_CPU_UNFOLD_MACS / 16, 16) && !kg_schedule_unfold(KG_CPU_UNFOLD_MACS / 16 - 1, 16), "the threshold");
+}

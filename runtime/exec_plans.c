@@ -1,0 +1,129 @@
+/* runtime/exec_plans.c — a compiled entry's alternative plans, built on the first run that wants one.
+ *
+ * compile.c fuses the lowering program lg once (c->fusion, plan 0). A run may want the same
+ * program fused another way, which only its sizes or its device decide (exec.c choose_plan asks
+ * the scheduler):
+ *   1 split rows  lg fused with the reductions' rows split (few rows, each too long for a block);
+ *   2 fold        lg with the products kept tiled only for their symbolic sizes folded into their
+ *                 readers (MMFOLD), when every one of them is small at the run's sizes;
+ *   3 unfold      the CPU device: lg with the folded products the scheduler finds too big for a
+ *                 serial dot per output (kg_schedule_unfold) made products again (MATMUL), each a
+ *                 kernel of its own on the CPU's register-blocked schedule (matmul.cpu).
+ * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
+ * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
+ * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the
+ * runtime and the package code read them through.
+ */
+#include <stdlib.h>
+
+#include "api_int.h"
+
+kg_plan_view kg_compiled_plan(const kg_compiled *c, int plan) {
+  kg_plan_view v = {&c->lg, &c->fusion, c->kernels, c->gfacts};
+  if (plan == 1) v.F = &c->fusion_split, v.kernels = c->kernels_split, v.facts = c->gfacts_split;
+  if (plan == 2) v.lg = &c->lg_fold, v.F = &c->fusion_fold, v.kernels = c->kernels_fold, v.facts = c->gfacts_fold;
+  if (plan == 3) v.lg = &c->lg_unfold, v.F = &c->fusion_unfold, v.kernels = c->kernels_unfold, v.facts = c->gfacts_unfold;
+  return v;
+}
+
+char kg_plan_letter(int plan) { return plan == 1 ? 's' : plan == 2 ? 'f' : plan == 3 ? 'u' : 'k'; }
+
+/* The facts and a kernel (any variant: exec.c reads their tensor parameters) of each group of
+ * an alternative plan `plan` fused over lg; false (nothing kept) when a group fails to lower. */
+static bool lower_plan(kg_compiled *c, const kg_graph *lg, const kg_fusion *F, uint8_t plan, kg_pass_ctx *pc, kg_kernel **kernels,
+                       kg_group_facts **facts, uint32_t *count) {
+  uint32_t n = F->groups.n;
+  kg_kernel *ks = kg_xcalloc(n + 1, sizeof *ks);
+  *facts = kg_xcalloc(n + 1, sizeof **facts);
+  for (uint32_t i = 0; i < n; i++) (*facts)[i] = kg_group_facts_of(lg, F, &F->groups.v[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    kg_variant v = {.layout = KG_LAYOUT_STRIDED, .vec = 1, .index_dtype = KG_I32, .plan = plan};
+    const char *name = kg_arena_printf(&c->arena, "%s_%ck%u", kg_entry_cname(&c->arena, c->g.entry), kg_plan_letter(plan), i);
+    if (!kg_lower_group(lg, F, &F->groups.v[i], &v, name, &ks[i], pc)) {
+      for (uint32_t j = 0; j <= i; j++) kg_kernel_free(&ks[j]);
+      free(ks);
+      return false;
+    }
+  }
+  *kernels = ks, *count = n;
+  return true;
+}
+
+/* Builds the fold plan: lg with the candidates folded, its fusion, a kernel of each group. */
+static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
+  if (c->fold_built) return c->kernels_fold != NULL;
+  c->fold_built = true;
+  kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
+  kg_graph_clone(&c->lg_fold, &c->lg);
+  for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
+  kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
+  return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
+}
+
+/* Builds the split-rows plan and a kernel of each of its groups (once per compiled entry). */
+static bool build_split_plan(kg_compiled *c, kg_diag *d) {
+  if (c->split_built && !c->kernels_split && c->pkg)
+    kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
+  if (c->split_built) return c->kernels_split != NULL;
+  c->split_built = true;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
+  return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
+}
+
+/* A folded product's sizes (MMFOLD's sizes are static: fold_products folds only those) */
+static bool unfold_node(const kg_graph *g, const kg_gnode *n) {
+  if (n->op != KG_OP_MMFOLD) return false;
+  const kg_gnode *a = &g->nodes.v[n->in[0]];
+  int64_t numel = 1;
+  for (int d = 0; d < n->shape.rank; d++) {
+    if (n->shape.d[d].kind != KG_DIM_STATIC) return false;
+    numel *= n->shape.d[d].v;
+  }
+  const kg_dim *kd = &a->shape.d[a->shape.rank - 1];
+  return a->shape.rank >= 1 && kd->kind == KG_DIM_STATIC && kg_schedule_unfold(numel, kd->v);
+}
+
+bool kg_compiled_wants_unfold(kg_compiled *c) {
+  if (!c->unfold_known) {
+    c->unfold_known = true;
+    for (uint32_t i = 0; i < c->lg.nodes.n && !c->unfold_some; i++) c->unfold_some = unfold_node(&c->lg, &c->lg.nodes.v[i]);
+  }
+  return c->unfold_some;
+}
+
+/* Builds the unfold plan: lg with the folded products kg_schedule_unfold names made products
+ * again (fold_products is lg's last pass before fusion, so this is lg as it was before it). */
+static bool build_unfold_plan(kg_compiled *c, kg_diag *d) {
+  if (c->unfold_built) return c->kernels_unfold != NULL;
+  c->unfold_built = true;
+  kg_graph_init(&c->lg_unfold, &c->arena, c->lg.entry);
+  kg_graph_clone(&c->lg_unfold, &c->lg);
+  for (uint32_t i = 0; i < c->lg_unfold.nodes.n; i++)
+    if (unfold_node(&c->lg, &c->lg.nodes.v[i])) c->lg_unfold.nodes.v[i].op = KG_OP_MATMUL;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  if (pc.verify && !kg_graph_verify(&c->lg_unfold, d)) return false;
+  kg_pass_fuse(&c->lg_unfold, &c->fusion_unfold, false, &pc);
+  return lower_plan(c, &c->lg_unfold, &c->fusion_unfold, 3, &pc, &c->kernels_unfold, &c->gfacts_unfold, &c->n_unfold);
+}
+
+bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) {
+  if (plan == 1) return build_split_plan(c, d);
+  if (plan == 2) return build_fold_plan(c, d);
+  if (plan == 3) return build_unfold_plan(c, d);
+  return true;
+}
+
+void kg_compiled_free_plans(kg_compiled *c) {
+  for (uint32_t i = 0; i < c->n_split; i++) kg_kernel_free(&c->kernels_split[i]);
+  free(c->kernels_split), free(c->gfacts_split);
+  if (c->split_built) kg_fusion_free(&c->fusion_split);
+  for (uint32_t i = 0; i < c->n_fold; i++) kg_kernel_free(&c->kernels_fold[i]);
+  free(c->kernels_fold), free(c->gfacts_fold), free(c->fold_cand);
+  if (c->fold_built) kg_fusion_free(&c->fusion_fold), kg_graph_free(&c->lg_fold);
+  for (uint32_t i = 0; i < c->n_unfold; i++) kg_kernel_free(&c->kernels_unfold[i]);
+  free(c->kernels_unfold), free(c->gfacts_unfold);
+  if (c->unfold_built) kg_fusion_free(&c->fusion_unfold), kg_graph_free(&c->lg_unfold);
+}
