@@ -17,9 +17,19 @@
  *       c_in = i % size_in; q = i / size_in; the outer coordinates from q (div / mod, once)
  *       len = min(size_in - c_in, end - i)
  *       base_k = Σ_outer coord · stride_k    per operand, once
- *       for (j = c_in; j < c_in + len; j++) { operand k at base_k + j · stride_k,in; ... }
+ *       if (every inner stride parameter == 1)                    the same loop twice: in the
+ *         for (j = c_in; j < c_in + len; j++) { ... }             first the compiler knows the
+ *       else                                                      strides are 1 and vectorizes
+ *         for (j = c_in; j < c_in + len; j++) { operand k at base_k + j · stride_k,in; ... }
  *       i += len
  *     }
+ *
+ * The unit-stride copy: GCC does not vectorize a load whose stride is a parameter (no gather for
+ * an unknown stride), so without it a kernel reading a view — an LSTM cell's gates, chunks of
+ * one product — ran its expf / tanhf as scalar libm calls (42 % of an LSTM step at hidden 128);
+ * under the guard the strides are known constants and the loop calls libmvec's 8- or 16-wide
+ * versions. The guard tests the direct operands' strides along the inner dim and, for an
+ * operand read through a view, its last dim's.
  *
  * The inner loop has no branch and unit-step offsets, so the compiler vectorizes it (with -O3 it
  * versions the loop for unit strides; vector libm through kg_cpu.h); `y = gelu(x + b)` over
@@ -33,6 +43,36 @@
 
 static uint32_t ci(lctx *L, int64_t v) { return kg_kx_const_i(L->k, L->ix, v); }
 static uint32_t iop(lctx *L, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(L->k, op, L->ix, a, b, KG_NONE); }
+
+/* guard && (stride parameter sp == 1) */
+static uint32_t unit(lctx *L, uint32_t guard, uint32_t sp) {
+  uint32_t eq = kg_kx_op(L->k, KG_OP_EQ, KG_BOOL, kg_kx_param(L->k, sp), ci(L, 1), KG_NONE);
+  return guard == KG_NONE ? eq : kg_kx_op(L->k, KG_OP_LAND, KG_BOOL, guard, eq, KG_NONE);
+}
+
+/* One segment of the innermost dim: for (j = cin; j < cin + len; j++) { loads; the group's DAG; stores } */
+static void segment_loop(lctx *L, const uint32_t *coord_in, uint32_t din, uint32_t cin, uint32_t len, const uint32_t *base, const uint32_t *in_stride,
+                         const uint32_t *out_stride) {
+  kg_kernel *k = L->k;
+  uint32_t np = L->nsrc, no = L->grp->outs.n;
+  uint32_t coord[KG_MAX_RANK];
+  memcpy(coord, coord_in, sizeof coord);
+  kg_lw_scope sc;
+  uint32_t j = kg_lw_open_for(L, "j", cin, iop(L, KG_OP_IDX_ADD, cin, len), ci(L, 1), &sc);
+  if (din != KG_NONE) coord[din] = j;
+  memcpy(L->gcoord, coord, sizeof coord);
+  L->has_gcoord = true;
+  for (uint32_t p = 0; p < np + no; p++) {
+    if (base[p] == KG_NONE) continue;
+    bool is_out = p >= np;
+    const uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
+    uint32_t off = din == KG_NONE || strides[din] == KG_NONE ? base[p] : iop(L, KG_OP_IDX_ADD, base[p], iop(L, KG_OP_IDX_MUL, j, kg_kx_param(k, strides[din])));
+    if (is_out) L->ooff[p - np] = off;
+    else L->poff[p] = off;
+  }
+  kg_lw_emit_element(L, L->g->nodes.n);
+  kg_lw_scope_leave(L, sc);
+}
 
 void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, const uint32_t *size_p, uint32_t outer, const uint32_t *in_stride,
                          const uint32_t *out_stride, uint32_t numel_param) {
@@ -102,21 +142,31 @@ void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, 
     uint32_t off = kg_lw_linear_offset(L, coord, strides, r); /* coord[din] is not set yet: the outer dims only */
     base[p] = off == KG_NONE ? ci(L, 0) : kg_lw_decl(L, "b", L->ix, off);
   }
-  kg_lw_scope sc;
-  uint32_t j = kg_lw_open_for(L, "j", cin, iop(L, KG_OP_IDX_ADD, cin, len), ci(L, 1), &sc);
-  if (din != KG_NONE) coord[din] = j;
-  memcpy(L->gcoord, coord, sizeof coord);
-  L->has_gcoord = true;
-  for (uint32_t p = 0; p < np + no; p++) {
-    if (base[p] == KG_NONE) continue;
-    bool is_out = p >= np;
-    const uint32_t *strides = is_out ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
-    uint32_t off = din == KG_NONE || strides[din] == KG_NONE ? base[p] : iop(L, KG_OP_IDX_ADD, base[p], iop(L, KG_OP_IDX_MUL, j, kg_kx_param(k, strides[din])));
-    if (is_out) L->ooff[p - np] = off;
-    else L->poff[p] = off;
+  if (din == KG_NONE) {
+    segment_loop(L, coord, din, cin, len, base, in_stride, out_stride);
+  } else { /* two copies of the segment's loop, the first for unit inner strides (see the top) */
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = kg_kx_const_i(k, KG_BOOL, 1); /* the guard, made below from the strides both copies read (none: always the first) */
+    uint32_t ist = kg_ks_add(&L->cur, is);
+    kg_lw_scope s_unit = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+    segment_loop(L, coord, din, cin, len, base, in_stride, out_stride);
+    kg_lw_scope_leave(L, s_unit);
+    kg_lw_scope s_gen = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
+    segment_loop(L, coord, din, cin, len, base, in_stride, out_stride);
+    kg_lw_scope_leave(L, s_gen);
+    uint32_t guard = KG_NONE;
+    for (uint32_t p = 0; p < np + no; p++) { /* the direct operands' strides along the inner dim */
+      const uint32_t *strides = p >= np ? &out_stride[(p - np) * KG_MAX_RANK] : &in_stride[p * KG_MAX_RANK];
+      if (base[p] != KG_NONE && strides[din] != KG_NONE) guard = unit(L, guard, strides[din]);
+    }
+    for (uint32_t sidx = 0; sidx < np; sidx++) /* and each operand read through a view: its last dim's */
+      for (int d = KG_MAX_RANK; d-- > 0;)
+        if (L->ostride[sidx * KG_MAX_RANK + (uint32_t)d] != KG_NONE) {
+          guard = unit(L, guard, L->ostride[sidx * KG_MAX_RANK + (uint32_t)d]);
+          break;
+        }
+    if (guard != KG_NONE) k->stmts.v[ist].a = guard;
   }
-  kg_lw_emit_element(L, nn);
-  kg_lw_scope_leave(L, sc);
   kg_ks adv = kg_ks_make(KS_ASSIGN);
   adv.a = iv, adv.b = iop(L, KG_OP_IDX_ADD, ix, len);
   kg_ks_add(&L->cur, adv);
