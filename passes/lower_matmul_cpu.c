@@ -141,6 +141,28 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   kg_ks_add(&L->cur, cm);
   uint32_t zero = kg_lw_identity(k, KG_OP_RSUM, acc), c[KG_MAX_RANK];
   kg_lw_scope s_j, s_k;
+  kg_lw_scope s_full;
+  uint32_t ifull = KG_NONE;
+  if (bt && !S.conv && !b1) {
+    /* a full panel of a transposed B (linear's weight): k outer, the NR columns inner (a constant
+     * trip count the compiler unrolls), so each k's NR values are one contiguous vector store
+     * instead of NR stores a panel row apart — the copy loop was ~60 % of an LSTM step's hidden
+     * product at a batch of 8 rows (docs/perf.md); the columns-outer copy below stays for a
+     * partial panel */
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
+    ifull = kg_ks_add(&L->cur, is);
+    s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
+    uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
+    uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
+    uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), cst(&S, NR), cst(&S, 1), &s_j);
+    kg_lw_mm_operand_coord(Bn, false, bc, nb, bin(&S, KG_OP_IDX_ADD, n0, jv), kv, c);
+    stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
+    kg_lw_scope_leave(L, s_j);
+    kg_lw_scope_leave(L, s_k);
+    kg_lw_scope_leave(L, s_full);
+    s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, true));
+  }
   if (bt || S.conv || b1) {
     uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), cst(&S, NR), cst(&S, 1), &s_j);
     uint32_t col = kg_lw_decl(L, "col", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jv));
@@ -167,6 +189,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     kg_lw_scope_leave(L, s_k);
     kg_lw_scope_leave(L, s_out);
     kg_lw_scope_leave(L, s_j);
+    if (ifull != KG_NONE) kg_lw_scope_leave(L, s_full);
   } else {
     uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
     uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
