@@ -509,6 +509,14 @@ static bool r_node(kg_pkr *R, const cJSON *j, uint32_t id, const kg_graph *g, kg
     for (const cJSON *x = fa->child; x; x = x->next, i++)
       if (!r_f64(R, x, &n->fa[i])) return false;
   }
+  /* a product's flags (1, 2: a vector operand; 4: B transposed; 8: convolution geometry, its
+   * groups above them): the lowering divides the output channels by the groups */
+  if (o == KG_OP_MATMUL && (n->ia[0] < 0 || n->ia[0] > INT32_MAX)) return kg_pkr_fail(R, "ia: product flags %lld", (long long)n->ia[0]);
+  if (o == KG_OP_MATMUL && (n->ia[0] & 8)) {
+    int64_t G = n->ia[0] >> 8;
+    if (G < 1 || n->shape.rank < 3 || n->shape.d[1].kind != KG_DIM_STATIC || n->shape.d[1].v % G)
+      return kg_pkr_fail(R, "a convolution product in %lld group(s) whose output channels do not divide into them", (long long)G);
+  }
   n->path = kg_pkr_strv(R, kg_pkr_get(j, "path"), "path", true);
   n->srcloc = kg_pkr_strv(R, kg_pkr_get(j, "loc"), "loc", true);
   n->fn = KG_NONE; /* map functions are not packaged: nothing that runs reads them */
@@ -644,7 +652,7 @@ static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
   for (uint32_t i = 0; i < G->reds.n; i++)
     if (g->nodes.v[G->reds.v[i]].cdtype >= KG_DT__COUNT) return kg_pkr_fail(R, "a reduction without a compute dtype");
   if (G->kind == KG_GROUP_MATMUL) {
-    if (P->n_in < 2) return kg_pkr_fail(R, "a product with fewer than two operands");
+    if (P->op != KG_OP_MATMUL || P->n_in < 2) return kg_pkr_fail(R, "a product group whose node is not a product of two operands");
     const kg_gnode *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
     if (a->shape.rank < 1 || b->shape.rank < ((P->ia[0] & 8) ? 3 : 2)) return kg_pkr_fail(R, "a product's operands have too few dims");
   }
