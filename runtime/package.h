@@ -7,9 +7,10 @@
  * metadata, a cubin per arch and PTX of the newest, the CUDA C (the emulator compiles it as
  * it compiles any kernel), and the TorchScript / eager-Python twins.
  *
- *   package_ir.c     the compiler's structures ⇄ JSON (graphs, fusion, plans, kernel launch
+ *   package_ir.c     the compiler's structures ⇄ JSON (graphs, fusion, kernel launch
  *                    metadata, variants), table-driven where a structure may grow: a field
  *                    the reader does not know is an error naming it
+ *   package_plan.c   host plans ⇄ JSON (steps, blocks, regions; kg_plan_verify on reading)
  *   package_write.c  kg_package_write: specialize, enumerate the variants, build them, NVRTC
  *                    per arch, the container (byte-identical for the same inputs)
  *   package_read.c   the container: header, manifest, sections and their hashes; the module
@@ -44,11 +45,13 @@
 /* JSON writing: the writer builds text with these (deterministic: fixed field order, exact
  * integers, doubles with 17 digits, non-finite doubles as strings). */
 void kg_pkw_str(kg_strbuf *b, const char *s);  /* a JSON string (or null) */
+void kg_pkw_i64(kg_strbuf *b, int64_t v);       /* a number, or a string beyond 2^53 */
+void kg_pkw_u32s(kg_strbuf *b, const uint32_t *v, uint32_t n); /* [v0,v1,...] */
 void kg_pkw_graph(kg_strbuf *b, const kg_graph *g);
 void kg_pkw_fusion(kg_strbuf *b, const kg_fusion *f);
 void kg_pkw_kernel(kg_strbuf *b, const kg_kernel *k); /* name, parameters, launch: no body */
 void kg_pkw_variant(kg_strbuf *b, const kg_variant *v);
-void kg_pkw_plan(kg_strbuf *b, const kg_plan *p);
+void kg_pkw_plan(kg_strbuf *b, const kg_plan *p); /* package_plan.c */
 
 /* JSON reading: errors name the section and the JSON path of the offending value. */
 typedef struct kg_pkr {
@@ -70,6 +73,13 @@ void kg_pkr_pop(kg_pkr *R);
 const cJSON *kg_pkr_get(const cJSON *o, const char *key);
 bool kg_pkr_int(kg_pkr *R, const cJSON *v, const char *key, int64_t lo, int64_t hi, int64_t *out);
 bool kg_pkr_u32s(kg_pkr *R, const cJSON *arr, const char *key, uint32_t hi, uint32_t **out, uint32_t *n);
+/* appends the u32 array obj[key] (each < hi) to a KG_VEC; returns false from the caller on error */
+#define R_VEC(R, obj, key, hi, vec)                                     \
+  do {                                                                \
+    uint32_t *v_, n_;                                                 \
+    if (!kg_pkr_u32s((R), kg_pkr_get((obj), (key)), (key), (hi), &v_, &n_)) return false; \
+    for (uint32_t i_ = 0; i_ < n_; i_++) KG_VEC_PUSH((vec), v_[i_]);  \
+  } while (0)
 const char *kg_pkr_strv(kg_pkr *R, const cJSON *v, const char *key, bool nullable);
 /* Every key of object o must be one of keys[] (a newer format's field is a clear error). */
 bool kg_pkr_keys(kg_pkr *R, const cJSON *o, const char *const *keys, int n);
@@ -77,7 +87,7 @@ bool kg_pkr_graph(kg_pkr *R, const cJSON *j, kg_graph *g);
 bool kg_pkr_fusion(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_fusion *f);
 bool kg_pkr_kernel(kg_pkr *R, const cJSON *j, kg_kernel *k);
 bool kg_pkr_variant(kg_pkr *R, const cJSON *j, kg_variant *v);
-bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p);
+bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p); /* package_plan.c */
 /* package_json.c: strict JSON into cJSON-shaped nodes in arena a (freed with it; never
  * cJSON_Delete them); NULL and err ("… at byte N") when the text is not JSON */
 const cJSON *kg_pkj_parse(kg_arena *a, const char *s, size_t n, char *err, size_t errcap);

@@ -4,7 +4,7 @@
  * What is written is exactly what the runtime reads (exec.c, plan.c): typed programs (nodes
  * with their op by name, dtypes by name, shapes, attributes, JSON path and F# position for
  * run-time errors; map functions are not needed to run and are left out), fusion groups and
- * temporaries, host plans, and each kernel's launch metadata — its parameters with their
+ * temporaries (host plans: runtime/package_plan.c), and each kernel's launch metadata — its parameters with their
  * roles and owners (r0, r1), its launch fields — never its body (that is the CUDA C and the
  * cubins). Structures that grow as kernel classes are added (kg_launch, kg_variant) go
  * through field tables: a field is written only when it is not zero, and a reader meets a
@@ -13,7 +13,7 @@
  * reordered table reads the same.
  *
  * The reader checks every index the runtime will follow (nodes, symbols, parameters,
- * outputs, temporaries, groups, blocks, regions), so a corrupt or hostile package is an
+ * outputs, temporaries, groups), so a corrupt or hostile package is an
  * error at its JSON path, never an out-of-bounds read later.
  */
 #include <math.h>
@@ -50,7 +50,6 @@ static const pk_field variant_fields[] = {
 
 static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng", "tmap"};
 _Static_assert(KPR_TMAP == 11, "a kernel parameter role was added: name it in role_names (runtime/package_ir.c) and docs/package.md");
-static const char *const pop_names[] = {"nodes", "region", "host", "read", "view", "size", "for", "while", "if"};
 
 /* ---- writing ---- */
 
@@ -68,7 +67,7 @@ void kg_pkw_str(kg_strbuf *b, const char *s) {
   kg_sb_putc(b, '"');
 }
 
-static void w_i64(kg_strbuf *b, int64_t v) {
+void kg_pkw_i64(kg_strbuf *b, int64_t v) {
   /* JSON numbers are read as doubles: beyond 2^53 an integer goes as a string */
   if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) kg_sb_printf(b, "\"%lld\"", (long long)v);
   else kg_sb_printf(b, "%lld", (long long)v);
@@ -78,7 +77,7 @@ static void w_f64(kg_strbuf *b, double v) {
   else if (isinf(v)) kg_sb_puts(b, v > 0 ? "\"inf\"" : "\"-inf\"");
   else kg_sb_printf(b, "%.17g", v);
 }
-static void w_u32s(kg_strbuf *b, const uint32_t *v, uint32_t n) {
+void kg_pkw_u32s(kg_strbuf *b, const uint32_t *v, uint32_t n) {
   kg_sb_putc(b, '[');
   for (uint32_t i = 0; i < n; i++) kg_sb_printf(b, "%s%u", i ? "," : "", v[i]);
   kg_sb_putc(b, ']');
@@ -104,7 +103,7 @@ static void w_shape(kg_strbuf *b, const kg_shape *s) {
   kg_sb_putc(b, '[');
   for (int i = 0; i < s->rank; i++) {
     kg_sb_puts(b, i ? "," : "");
-    w_i64(b, s->d[i].kind == KG_DIM_STATIC ? s->d[i].v : -(s->d[i].v + 1));
+    kg_pkw_i64(b, s->d[i].kind == KG_DIM_STATIC ? s->d[i].v : -(s->d[i].v + 1));
   }
   kg_sb_putc(b, ']');
 }
@@ -113,11 +112,11 @@ static void w_node(kg_strbuf *b, const kg_gnode *n) {
   kg_sb_printf(b, "{\"op\":\"%s\",\"dt\":\"%s\"", kg_op_name((kg_op)n->op), kg_dtype_name((kg_dtype)n->dtype));
   if (n->cdtype != n->dtype) kg_sb_printf(b, ",\"cdt\":\"%s\"", n->cdtype < KG_DT__COUNT ? kg_dtype_name((kg_dtype)n->cdtype) : "none");
   if (n->vkind == KG_V_SCALAR) kg_sb_puts(b, ",\"scalar\":1");
-  if (n->n_in) kg_sb_puts(b, ",\"in\":"), w_u32s(b, n->in, n->n_in);
+  if (n->n_in) kg_sb_puts(b, ",\"in\":"), kg_pkw_u32s(b, n->in, n->n_in);
   if (n->shape.rank) kg_sb_puts(b, ",\"shape\":"), w_shape(b, &n->shape);
   if (n->ia[0] || n->ia[1] || n->ia[2] || n->ia[3]) {
     kg_sb_puts(b, ",\"ia\":[");
-    for (int i = 0; i < 4; i++) kg_sb_puts(b, i ? "," : ""), w_i64(b, n->ia[i]);
+    for (int i = 0; i < 4; i++) kg_sb_puts(b, i ? "," : ""), kg_pkw_i64(b, n->ia[i]);
     kg_sb_putc(b, ']');
   }
   if (n->fa[0] != 0 || n->fa[1] != 0 || n->fa[2] != 0 || n->fa[3] != 0 || signbit(n->fa[0]) || signbit(n->fa[1]) || signbit(n->fa[2]) ||
@@ -139,8 +138,8 @@ void kg_pkw_graph(kg_strbuf *b, const kg_graph *g) {
   for (uint32_t i = 0; i < g->symdefs.n; i++) {
     const kg_symdef *s = &g->symdefs.v[i];
     kg_sb_printf(b, "%s{\"sym\":%u,\"coeff\":", i ? "," : "", s->sym);
-    w_i64(b, s->coeff);
-    kg_sb_puts(b, ",\"f\":"), w_u32s(b, s->f, s->n), kg_sb_putc(b, '}');
+    kg_pkw_i64(b, s->coeff);
+    kg_sb_puts(b, ",\"f\":"), kg_pkw_u32s(b, s->f, s->n), kg_sb_putc(b, '}');
   }
   kg_sb_puts(b, "],\"guards\":[");
   for (uint32_t i = 0; i < g->guards.n; i++) {
@@ -158,7 +157,7 @@ void kg_pkw_graph(kg_strbuf *b, const kg_graph *g) {
     if (p->range) kg_sb_puts(b, ",\"range\":["), w_f64(b, p->range[0]), kg_sb_putc(b, ','), w_f64(b, p->range[1]), kg_sb_putc(b, ']');
     kg_sb_putc(b, '}');
   }
-  kg_sb_puts(b, "],\"outputs\":"), w_u32s(b, g->outputs.v, g->outputs.n);
+  kg_sb_puts(b, "],\"outputs\":"), kg_pkw_u32s(b, g->outputs.v, g->outputs.n);
   kg_sb_puts(b, ",\"nodes\":[");
   for (uint32_t i = 0; i < g->nodes.n; i++) kg_sb_puts(b, i ? ",\n" : "\n"), w_node(b, &g->nodes.v[i]);
   kg_sb_puts(b, "]}");
@@ -170,17 +169,17 @@ void kg_pkw_fusion(kg_strbuf *b, const kg_fusion *f) {
     const kg_group *G = &f->groups.v[i];
     kg_sb_printf(b, "%s{\"kind\":%u,\"space\":", i ? "," : "", G->kind);
     w_shape(b, &G->space);
-    kg_sb_puts(b, ",\"outs\":"), w_u32s(b, G->outs.v, G->outs.n);
+    kg_sb_puts(b, ",\"outs\":"), kg_pkw_u32s(b, G->outs.v, G->outs.n);
     if (G->kind != KG_GROUP_POINTWISE) kg_sb_printf(b, ",\"red\":%u", G->red);
-    kg_sb_puts(b, ",\"reds\":"), w_u32s(b, G->reds.v, G->reds.n);
-    kg_sb_puts(b, ",\"epi\":"), w_u32s(b, G->epi.v, G->epi.n);
-    kg_sb_puts(b, ",\"mats\":"), w_u32s(b, G->mats.v, G->mats.n);
+    kg_sb_puts(b, ",\"reds\":"), kg_pkw_u32s(b, G->reds.v, G->reds.n);
+    kg_sb_puts(b, ",\"epi\":"), kg_pkw_u32s(b, G->epi.v, G->epi.n);
+    kg_sb_puts(b, ",\"mats\":"), kg_pkw_u32s(b, G->mats.v, G->mats.n);
     kg_sb_putc(b, '}');
   }
-  kg_sb_puts(b, "],\"mat\":"), w_u32s(b, f->mat.v, f->mat.n);
+  kg_sb_puts(b, "],\"mat\":"), kg_pkw_u32s(b, f->mat.v, f->mat.n);
   kg_sb_puts(b, ",\"mat_buf\":[");
   for (uint32_t i = 0; i < f->mat_buf.n; i++) kg_sb_printf(b, "%s[%u,%u]", i ? "," : "", f->mat_buf.v[i].kind, f->mat_buf.v[i].index);
-  kg_sb_puts(b, "],\"temps\":"), w_u32s(b, f->temps.v, f->temps.n);
+  kg_sb_puts(b, "],\"temps\":"), kg_pkw_u32s(b, f->temps.v, f->temps.n);
   kg_sb_putc(b, '}');
 }
 
@@ -212,40 +211,6 @@ void kg_pkw_kernel(kg_strbuf *b, const kg_kernel *k) {
 }
 
 void kg_pkw_variant(kg_strbuf *b, const kg_variant *v) { w_fields(b, v, variant_fields, (int)KG_COUNTOF(variant_fields)); }
-
-static void w_arr(kg_strbuf *b, const char *key, const uint32_t *v, uint32_t n) {
-  if (!v) return;
-  kg_sb_printf(b, ",\"%s\":", key);
-  w_u32s(b, v, n);
-}
-
-void kg_pkw_plan(kg_strbuf *b, const kg_plan *p) {
-  kg_sb_puts(b, "{\"ops\":[");
-  for (uint32_t i = 0; i < p->ops.n; i++) {
-    const kg_pop *o = &p->ops.v[i];
-    kg_sb_printf(b, "%s\n{\"kind\":\"%s\",\"view\":%u,\"dim\":%d,\"len\":", i ? "," : "", pop_names[o->kind], o->view, o->dim);
-    w_i64(b, o->len);
-    kg_sb_printf(b, ",\"a\":%u,\"b\":%u,\"c\":%u,\"region\":%u,\"body\":%u,\"els\":%u,\"cond\":%u,\"n_car\":%u", o->a, o->b, o->c, o->region, o->body, o->els,
-                 o->cond, o->n_car);
-    w_arr(b, "nodes", o->nodes, o->n_nodes);
-    w_arr(b, "init", o->init, o->n_car), w_arr(b, "phi", o->phi, o->n_car), w_arr(b, "yld", o->yld, o->n_car);
-    w_arr(b, "yld2", o->yld2, o->n_car), w_arr(b, "res", o->res, o->n_car), w_arr(b, "kill", o->kill, o->n_kill);
-    kg_sb_puts(b, ",\"path\":"), kg_pkw_str(b, o->path), kg_sb_puts(b, ",\"loc\":"), kg_pkw_str(b, o->srcloc), kg_sb_putc(b, '}');
-  }
-  kg_sb_puts(b, "],\"blocks\":[");
-  for (uint32_t i = 0; i < p->blocks.n; i++) {
-    kg_sb_puts(b, i ? ",{\"ops\":" : "{\"ops\":"), w_u32s(b, p->blocks.v[i].ops.v, p->blocks.v[i].ops.n);
-    kg_sb_puts(b, ",\"kill\":"), w_u32s(b, p->blocks.v[i].kill, p->blocks.v[i].kill ? p->blocks.v[i].n_kill : 0), kg_sb_putc(b, '}');
-  }
-  kg_sb_puts(b, "],\"regions\":[");
-  for (uint32_t i = 0; i < p->regions.n; i++) {
-    const kg_region *r = &p->regions.v[i];
-    kg_sb_puts(b, i ? ",{\"nodes\":" : "{\"nodes\":"), w_u32s(b, r->nodes.v, r->nodes.n);
-    kg_sb_puts(b, ",\"ins\":"), w_u32s(b, r->ins.v, r->ins.n), kg_sb_puts(b, ",\"outs\":"), w_u32s(b, r->outs.v, r->outs.n);
-    kg_sb_printf(b, ",\"block\":%u,\"depth\":%u}", r->block, r->depth);
-  }
-  kg_sb_printf(b, "],\"partitioned\":%d}", p->partitioned ? 1 : 0);
-}
 
 /* ---- reading ---- */
 
@@ -350,13 +315,6 @@ bool kg_pkr_u32s(kg_pkr *R, const cJSON *arr, const char *key, uint32_t hi, uint
 }
 
 /* into a KG_VEC of uint32 */
-#define R_VEC(R, obj, key, hi, vec)                                     \
-  do {                                                                \
-    uint32_t *v_, n_;                                                 \
-    if (!kg_pkr_u32s((R), kg_pkr_get((obj), (key)), (key), (hi), &v_, &n_)) return false; \
-    for (uint32_t i_ = 0; i_ < n_; i_++) KG_VEC_PUSH((vec), v_[i_]);  \
-  } while (0)
-
 bool kg_pkr_keys(kg_pkr *R, const cJSON *o, const char *const *keys, int n) {
   if (!cJSON_IsObject(o)) return kg_pkr_fail(R, "expected an object");
   for (const cJSON *x = o->child; x; x = x->next) {
@@ -783,130 +741,5 @@ bool kg_pkr_variant(kg_pkr *R, const cJSON *j, kg_variant *v) {
       v->mm_a > (KG_MM_KMAJOR | KG_MM_ASYNC) || v->mm_b > (KG_MM_KMAJOR | KG_MM_ASYNC) ||
       (v->index_dtype != KG_I32 && v->index_dtype != KG_I64))
     return kg_pkr_fail(R, "variant: a value out of range");
-  return true;
-}
-
-static bool r_opt_arr(kg_pkr *R, const cJSON *o, const char *key, uint32_t n_expect, uint32_t hi, uint32_t **out, bool required) {
-  const cJSON *a = kg_pkr_get(o, key);
-  *out = NULL;
-  if (!a) return !required || kg_pkr_fail(R, "%s: missing", key);
-  uint32_t n;
-  if (!kg_pkr_u32s(R, a, key, hi, out, &n)) return false;
-  if (n_expect != KG_NONE && n != n_expect) return kg_pkr_fail(R, "%s: %u values, expected %u", key, n, n_expect);
-  return true;
-}
-
-bool kg_pkr_plan(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_plan *p) {
-  static const char *const keys[] = {"ops", "blocks", "regions", "partitioned"};
-  if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys))) return false;
-  const cJSON *ops = kg_pkr_get(j, "ops"), *blocks = kg_pkr_get(j, "blocks"), *regions = kg_pkr_get(j, "regions");
-  if (!cJSON_IsArray(ops) || !cJSON_IsArray(blocks) || !cJSON_IsArray(regions) || !cJSON_GetArraySize(blocks))
-    return kg_pkr_fail(R, "a plan needs ops, blocks (at least one) and regions");
-  uint32_t nn = g->nodes.n, nb = (uint32_t)cJSON_GetArraySize(blocks), nr = (uint32_t)cJSON_GetArraySize(regions), no = (uint32_t)cJSON_GetArraySize(ops);
-  int i = 0;
-  for (const cJSON *x = regions->child; x; x = x->next, i++) {
-    kg_region r;
-    memset(&r, 0, sizeof r);
-    int64_t blk, dep;
-    kg_pkr_push(R, "regions", i);
-    bool ok = kg_pkr_int(R, kg_pkr_get(x, "block"), "block", 0, nb - 1, &blk) && kg_pkr_int(R, kg_pkr_get(x, "depth"), "depth", 0, 1 << 20, &dep);
-    r.block = (uint32_t)blk, r.depth = (uint32_t)dep;
-    KG_VEC_PUSH(p->regions, r);
-    kg_region *rp = &p->regions.v[p->regions.n - 1];
-    if (ok) {
-      R_VEC(R, x, "nodes", nn, rp->nodes);
-      R_VEC(R, x, "ins", nn, rp->ins);
-      R_VEC(R, x, "outs", nn, rp->outs);
-    }
-    kg_pkr_pop(R);
-    if (!ok) return false;
-  }
-  i = 0;
-  for (const cJSON *x = ops->child; x; x = x->next, i++) {
-    static const char *const okeys[] = {"kind", "view", "dim", "len", "a", "b", "c", "region", "body", "els", "cond", "n_car",
-                                        "nodes", "init", "phi", "yld", "yld2", "res", "kill", "path", "loc"};
-    kg_pop o;
-    memset(&o, 0, sizeof o);
-    kg_pkr_push(R, "ops", i);
-    const char *kind = kg_pkr_keys(R, x, okeys, (int)KG_COUNTOF(okeys)) ? kg_pkr_strv(R, kg_pkr_get(x, "kind"), "kind", false) : NULL;
-    uint32_t k = 0;
-    while (kind && k < KG_COUNTOF(pop_names) && strcmp(pop_names[k], kind)) k++;
-    bool ok = kind != NULL;
-    if (ok && k == KG_COUNTOF(pop_names)) ok = kg_pkr_fail(R, "plan step kind '%s' is not known to this kgen", kind);
-    int64_t v[11];
-    const char *const nk[] = {"view", "dim", "len", "a", "b", "c", "region", "body", "els", "cond", "n_car"};
-    /* block fields hold KG_NONE when absent; node fields are checked where the step uses them */
-    const int64_t hi[] = {KG_VIEW_UNSQUEEZE, KG_MAX_RANK - 1, INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, nn};
-    for (int q = 0; q < 11 && ok; q++) ok = kg_pkr_int(R, kg_pkr_get(x, nk[q]), nk[q], q == 2 ? 0 : q == 1 ? 0 : 0, hi[q], &v[q]);
-    if (ok) {
-      o.kind = (uint8_t)k, o.view = (uint8_t)v[0], o.dim = (int32_t)v[1], o.len = v[2], o.a = (uint32_t)v[3], o.b = (uint32_t)v[4], o.c = (uint32_t)v[5];
-      o.region = (uint32_t)v[6], o.body = (uint32_t)v[7], o.els = (uint32_t)v[8], o.cond = (uint32_t)v[9], o.n_car = (uint32_t)v[10];
-      bool loop = k == KG_P_FOR || k == KG_P_WHILE, iff = k == KG_P_IF;
-      uint32_t nc = o.n_car;
-      ok = (loop || iff || nc == 0 || kg_pkr_fail(R, "n_car on a step that carries nothing")) &&
-           r_opt_arr(R, x, "init", nc, nn, &o.init, loop) && r_opt_arr(R, x, "phi", nc, nn, &o.phi, loop) &&
-           r_opt_arr(R, x, "yld", nc, nn, &o.yld, loop || iff) && r_opt_arr(R, x, "yld2", nc, nn, &o.yld2, iff) &&
-           r_opt_arr(R, x, "res", nc, nn, &o.res, loop || iff);
-      if (ok && kg_pkr_get(x, "kill")) ok = kg_pkr_u32s(R, kg_pkr_get(x, "kill"), "kill", nn, &o.kill, &o.n_kill);
-      if (ok && kg_pkr_get(x, "nodes")) ok = kg_pkr_u32s(R, kg_pkr_get(x, "nodes"), "nodes", nn, &o.nodes, &o.n_nodes);
-      o.path = kg_pkr_strv(R, kg_pkr_get(x, "path"), "path", true), o.srcloc = kg_pkr_strv(R, kg_pkr_get(x, "loc"), "loc", true);
-      /* the nodes each kind defines or reads directly (kg_plan_verify checks the rest) */
-      if (ok && k == KG_P_REGION && o.region >= nr) ok = kg_pkr_fail(R, "region: no such region");
-      if (ok && (k == KG_P_HOST || k == KG_P_READ || k == KG_P_VIEW || k == KG_P_SIZE || k == KG_P_FOR) && o.a >= nn) ok = kg_pkr_fail(R, "a: no such node");
-      if (ok && (k == KG_P_READ || k == KG_P_VIEW || k == KG_P_SIZE || k == KG_P_FOR) && o.b >= nn) ok = kg_pkr_fail(R, "b: no such node");
-      if (ok && ((k == KG_P_VIEW && o.view != KG_VIEW_UNSQUEEZE) || k == KG_P_FOR || k == KG_P_WHILE || k == KG_P_IF) && o.c >= nn)
-        ok = kg_pkr_fail(R, "c: no such node");
-      if (ok && (k == KG_P_FOR || k == KG_P_WHILE || k == KG_P_IF) && o.body >= nb) ok = kg_pkr_fail(R, "body: no such block");
-      if (ok && k == KG_P_IF && o.els >= nb) ok = kg_pkr_fail(R, "els: no such block");
-      if (ok && k == KG_P_WHILE && o.cond >= nb) ok = kg_pkr_fail(R, "cond: no such block");
-      /* a block field the step's kind does not have stays absent (the printer and the passes
-       * would follow it) */
-      if (ok && ((!loop && !iff && o.body != KG_NONE) || (!iff && o.els != KG_NONE) || (k != KG_P_WHILE && o.cond != KG_NONE)))
-        ok = kg_pkr_fail(R, "a %s step has no %s block", kind, !loop && !iff && o.body != KG_NONE ? "body" : !iff && o.els != KG_NONE ? "else" : "condition");
-      if (ok && k == KG_P_HOST && g->nodes.v[o.a].n_in > 3) ok = kg_pkr_fail(R, "a host step of more than 3 operands");
-      if (ok && k == KG_P_VIEW) {
-        int rb = g->nodes.v[o.b].shape.rank, ra = g->nodes.v[o.a].shape.rank;
-        bool fits = o.view == KG_VIEW_UNSQUEEZE ? o.dim <= rb && ra == rb + 1 : o.dim < rb && ra == (o.view == KG_VIEW_SELECT ? rb - 1 : rb);
-        if (!fits || g->nodes.v[o.b].vkind != KG_V_TENSOR) ok = kg_pkr_fail(R, "a view whose dims do not fit its source");
-        if (ok && o.view == KG_VIEW_NARROW && o.len < 0) ok = kg_pkr_fail(R, "a narrow of negative length");
-      }
-      if (ok && k == KG_P_SIZE && (g->nodes.v[o.b].vkind != KG_V_TENSOR || o.dim >= g->nodes.v[o.b].shape.rank)) ok = kg_pkr_fail(R, "a size of a dim the value lacks");
-    }
-    kg_pkr_pop(R);
-    KG_VEC_PUSH(p->ops, o);
-    if (!ok) return false;
-  }
-  for (uint32_t b = 0; b < p->blocks.n; b++) KG_VEC_FREE(p->blocks.v[b].ops); /* kg_plan_init's empty block 0 */
-  p->blocks.n = 0;
-  i = 0;
-  for (const cJSON *x = blocks->child; x; x = x->next, i++) {
-    kg_pblock bl;
-    memset(&bl, 0, sizeof bl);
-    kg_pkr_push(R, "blocks", i);
-    uint32_t *v, n;
-    bool ok = kg_pkr_u32s(R, kg_pkr_get(x, "ops"), "ops", no, &v, &n);
-    for (uint32_t q = 0; ok && q < n; q++) KG_VEC_PUSH(bl.ops, v[q]);
-    if (ok) ok = kg_pkr_u32s(R, kg_pkr_get(x, "kill"), "kill", nn, &bl.kill, &bl.n_kill);
-    kg_pkr_pop(R);
-    KG_VEC_PUSH(p->blocks, bl);
-    if (!ok) return false;
-  }
-  p->partitioned = true;
-  /* an op in two blocks (or twice in one) would run twice and let the verifier loop */
-  uint8_t *seen = kg_xcalloc(no + 1, 1);
-  bool ok = true;
-  for (uint32_t b = 0; b < p->blocks.n && ok; b++)
-    for (uint32_t q = 0; q < p->blocks.v[b].ops.n && ok; q++)
-      if (seen[p->blocks.v[b].ops.v[q]]++) ok = kg_pkr_fail(R, "step %u is in more than one place", p->blocks.v[b].ops.v[q]);
-  free(seen);
-  if (!ok) return false;
-  /* blocks form a tree, every value is defined before it is read, carried values agree */
-  uint32_t mark = R->d->n;
-  if (!kg_plan_verify(p, g, R->d)) {
-    char why[256];
-    snprintf(why, sizeof why, "%s", R->d->n > mark ? R->d->items[mark].msg : "?");
-    kg_diag_truncate(R->d, mark);
-    return kg_pkr_fail(R, "the host plan is not well formed (%s)", why);
-  }
   return true;
 }

@@ -1,5 +1,5 @@
 /* tools/fuzz/fuzz_package.c — libFuzzer target for the offline kernel package reader
- * (runtime/package_read.c, package_ir.c, package_load.c).
+ * (runtime/package_read.c, package_ir.c, package_plan.c, package_load.c).
  *
  * Each input is read as a package twice: as it is (header, content hashes, manifest), and with
  * the hashes and the ABI check skipped (KG_PKG_NO_HASH | KG_PKG_ANY_ABI), so that a mutation of
