@@ -32,6 +32,13 @@
  *   gelu(linear(x, w, b)) + r            ⇒  group0 MATMUL, epilogue out0      (one kernel)
  *   linear(gelu(linear(x, w1, b1)), w2)  ⇒  group0 MATMUL stores h = gelu(..) ; group1 MATMUL
  *
+ * A pooling window (POOL) is evaluated inline where it is read, like a pointwise op, except when
+ * convolutions read it through their windows (IM2COL): each pooled value is then read once per
+ * window position (a 3 x 3 convolution after ResNet's max pool: 9 evaluations of a 9-element
+ * max per value, 40 % of ResNet-18's time on the CPU device) — such a node (window_stores) gets a pointwise
+ * kernel of its own that stores it (grp->mats), in node order among the groups of step 1:
+ *   conv3x3(maxpool(relu(bn(conv(x)))))  ⇒  group0 MATMUL stores r ; group1 stores maxpool(r) ; group2 MATMUL
+ *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
  * the same program without row groups: each reduction alone (it can then split
  * into a partial and a finish kernel across the whole GPU), row outputs in
@@ -92,6 +99,10 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
     const kg_gnode *n = &g->nodes.v[i];
     M->gdep[i] = M->epi_of[i] = KG_NONE;
     bool value = (kg_op_get((kg_op)n->op)->flags & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL)) != 0;
+    if (!value && group_of[i] != KG_NONE) { /* a stored window: read from memory after its group */
+      M->gdep[i] = group_of[i];
+      continue;
+    }
     if (value) {
       M->gdep[i] = group_of[i];
       if (is_matmul(g, i)) M->epi_of[i] = group_of[i];
@@ -116,6 +127,29 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
     }
     if (through && !other) M->epi_of[i] = gd;
   }
+}
+
+/* The POOL nodes windowed convolutions read (window_stores above): per node, 1 for those read
+ * twice or more (the sum of the windows of the IM2COLs reading it); NULL when there are none. */
+static uint8_t *window_stores(const kg_graph *g, const mmctx *M) {
+  if (!M->on) return NULL;
+  uint32_t nn = g->nodes.n;
+  int64_t *reuse = NULL;
+  for (uint32_t i = 0; i < nn; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if (n->op != KG_OP_IM2COL || !M->valued[i]) continue;
+    const kg_gnode *x = &g->nodes.v[n->in[0]];
+    if (x->op != KG_OP_POOL || x->vkind != KG_V_TENSOR) continue;
+    int64_t w = 1;
+    for (int d = 0; d < n->shape.rank - 3 && d < KG_CONV_MAX_DIMS; d++) w *= kg_conv_get(n->ia[3], d);
+    if (!reuse) reuse = kg_xcalloc(nn + 1, sizeof *reuse);
+    reuse[n->in[0]] += w;
+  }
+  if (!reuse) return NULL;
+  uint8_t *st = kg_xcalloc(nn + 1, 1);
+  for (uint32_t i = 0; i < nn; i++) st[i] = reuse[i] >= 2;
+  free(reuse);
+  return st;
 }
 
 static void mm_free(mmctx *M) { free(M->valued), free(M->gdep), free(M->epi_of); }
@@ -287,8 +321,19 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   uint8_t *seen = kg_xcalloc(nn + 1, 1), *visit = kg_xcalloc(nn + 1, 1);
   mmctx M;
   mm_init(g, &M);
-  /* 1. row groups of reductions, and a group per matrix product, in node order */
+  uint8_t *wst = window_stores(g, &M);
+  /* 1. row groups of reductions, a group per matrix product, and one per stored window, in node order */
   for (uint32_t i = 0; i < nn; i++) {
+    if (wst && wst[i]) {
+      kg_group grp;
+      memset(&grp, 0, sizeof grp);
+      grp.kind = KG_GROUP_POINTWISE;
+      grp.space = g->nodes.v[i].shape;
+      KG_VEC_PUSH(grp.mats, i);
+      KG_VEC_PUSH(f->groups, grp);
+      group_of[i] = f->groups.n - 1; /* what reads it reads it after this group (mm_epilogue_sets' gdep) */
+      continue;
+    }
     if (M.on && is_matmul(g, i)) {
       if (!M.valued[i]) continue; /* only its shape is read (zeros_like): no kernel */
       kg_group grp;
@@ -317,8 +362,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     const kg_shape *s = &g->nodes.v[r->in[0]].shape;
     kg_group *last = NULL;
     for (uint32_t k = f->groups.n; k-- > 0;)
-      if (f->groups.v[k].kind != KG_GROUP_POINTWISE) { last = &f->groups.v[k]; break; }
-    if (last && (last->kind == KG_GROUP_SCAN || product_group(last->kind))) last = NULL; /* a scan or a product runs between: start a new group */
+      if (f->groups.v[k].kind != KG_GROUP_POINTWISE || f->groups.v[k].mats.n) { last = &f->groups.v[k]; break; }
+    if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_POINTWISE || product_group(last->kind)))
+      last = NULL; /* a scan, a product or a stored window runs between: start a new group */
     bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
       frame fr = {s, (((int64_t)1 << s->rank) - 1) & ~r->ia[0]};
@@ -357,7 +403,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     const kg_gnode *n = &g->nodes.v[node];
     bool dup = false;
     for (uint32_t q = 0; q < o; q++) dup |= g->outputs.v[q] == node;
-    if (is_reduce(g, node) && !dup) continue; /* stored by its own group */
+    if ((is_reduce(g, node) || (wst && wst[node])) && !dup) continue; /* stored by its own group */
     if (M.on && M.epi_of[node] != KG_NONE) { /* the product's epilogue stores it */
       kg_group *grp = &f->groups.v[M.epi_of[node]];
       if (grp->outs.n + grp->mats.n < KG_MM_OUTPUTS_MAX) {
@@ -416,13 +462,14 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   for (uint32_t o = 0; o < g->outputs.n; o++)
     if (is_reduce(g, g->outputs.v[o])) mat[g->outputs.v[o]] = 1;
   for (uint32_t i = 0; i < nn; i++)
-    if (is_reduce(g, i) && !is_red_only(g, i)) mat[i] = 1;
+    if ((is_reduce(g, i) && !is_red_only(g, i)) || (wst && wst[i])) mat[i] = 1;
   for (uint32_t gi = 0; gi < f->groups.n; gi++) {
     const kg_group *grp = &f->groups.v[gi];
     memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
     if (M.on) {
       for (uint32_t j = 0; j < grp->outs.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->outs.v[j]], seen, visit);
       for (uint32_t j = 0; j < grp->epi.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->epi.v[j]], seen, visit);
+      for (uint32_t j = 0; j < grp->mats.n && grp->kind == KG_GROUP_POINTWISE; j++) values_reached(g, &M, gi, grp->mats.v[j], seen, visit);
       for (uint32_t j = 0; j < grp->reds.n; j++) {
         const kg_gnode *rn = &g->nodes.v[grp->reds.v[j]];
         for (int q = 0; q < (grp->kind == KG_GROUP_ATTN ? rn->n_in : grp->kind == KG_GROUP_MATMUL ? 2 : 1); q++) values_reached(g, &M, gi, rn->in[q], seen, visit);
@@ -460,7 +507,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     if (M.on && M.epi_of[i] != KG_NONE) KG_VEC_PUSH(f->groups.v[M.epi_of[i]].mats, i); /* its product's kernel stores it */
   }
   mm_free(&M);
-  free(mat), free(seen), free(visit), free(group_of);
+  free(mat), free(seen), free(visit), free(group_of), free(wst);
 }
 
 void kg_fusion_free(kg_fusion *f) {
@@ -514,9 +561,14 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
     }
     kg_sb_printf(o, "group %u: pointwise over ", i);
     kg_shape_print(g, &grp->space, o);
-    kg_sb_puts(o, " -> outputs");
+    if (grp->outs.n) kg_sb_puts(o, " -> outputs");
     for (uint32_t j = 0; j < grp->outs.n; j++)
       kg_sb_printf(o, " out%u=%%%u", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
+    for (uint32_t j = 0; j < grp->mats.n; j++) {
+      uint32_t mi = kg_fusion_mat_index(f, grp->mats.v[j]);
+      kg_sb_printf(o, "%s %%%u=%s->%s%u", j ? "" : (grp->outs.n ? ";" : " stores"), grp->mats.v[j], kg_op_name((kg_op)g->nodes.v[grp->mats.v[j]].op),
+                   f->mat_buf.v[mi].kind == KG_BUF_OUTPUT ? "out" : "temp", f->mat_buf.v[mi].index);
+    }
     kg_sb_putc(o, '\n');
   }
 }

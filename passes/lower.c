@@ -250,8 +250,8 @@ bool kg_lw_dim_is_one(const kg_dim *d) { return d->kind == KG_DIM_STATIC && d->v
 void kg_lw_emit_element(lctx *L, uint32_t nnodes) {
   for (uint32_t i = 0; i < nnodes; i++) L->memo[i] = KG_NONE;
   kg_lw_at_reset(L);
-  for (uint32_t j = 0; j < L->grp->outs.n; j++) {
-    uint32_t node = L->g->outputs.v[L->grp->outs.v[j]];
+  for (uint32_t j = 0; j < L->nout; j++) {
+    uint32_t node = L->onode[j];
     uint32_t x = kg_lw_cvt(L, kg_lw_val(L, node), (kg_dtype)L->g->nodes.v[node].dtype);
     kg_ks s = kg_ks_make(KS_STORE);
     s.a = L->oparam[j], s.b = L->ooff[j], s.c = x;
@@ -350,7 +350,9 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   L.g = g, L.f = f, L.grp = grp, L.v = v, L.k = k, L.c = c, L.lane = -1;
   L.ix = v->index_dtype == KG_I64 ? KG_I64 : KG_I32;
   k->index_dtype = (uint8_t)L.ix;
-  uint32_t nn = g->nodes.n, np = g->params.n + f->mat.n, no = grp->outs.n, r = grp->space.rank;
+  /* what a pointwise kernel stores: its outputs, then the values it materializes for later
+   * kernels (a stored window, fuse.c) */
+  uint32_t nn = g->nodes.n, np = g->params.n + f->mat.n, no = grp->outs.n + (grp->kind == KG_GROUP_POINTWISE ? grp->mats.n : 0), r = grp->space.rank;
   uint32_t ngp = g->params.n;
   L.needed = kg_xcalloc(nn + 1, 1);
   L.memo = kg_xmalloc((nn + 1) * sizeof *L.memo);
@@ -378,12 +380,20 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   k->launch.elems_per_thread = vec;
   k->schedule = linear ? (vec > 1 ? kg_arena_printf(A, "pointwise.linear.vec%u", vec) : "pointwise.linear") : "pointwise.strided";
 
-  /* parameters: inputs, outputs, numel, sizes, strides */
+  /* parameters: inputs (not the values stored here), outputs and stored values, numel, sizes, strides */
+  L.onode = kg_xmalloc((no + 1) * sizeof *L.onode);
+  L.nout = no;
+  uint32_t *oenc = kg_xmalloc((no + 1) * sizeof *oenc); /* per stored value: its stride parameters' r0 */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L.needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(&L, A);
+  for (uint32_t j = 0; j < grp->mats.n; j++) L.needed[grp->mats.v[j]] = 1;
   for (uint32_t j = 0; j < no; j++) {
-    uint32_t o = grp->outs.v[j];
-    L.oparam[j] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[g->outputs.v[o]].dtype, true,
-                                           kg_arena_printf(A, "out%u", o), KPR_TENSOR, KG_BUF_OUTPUT, o));
+    kg_bufref b = {KG_BUF_OUTPUT, j < grp->outs.n ? grp->outs.v[j] : 0};
+    if (j < grp->outs.n) L.onode[j] = g->outputs.v[b.index];
+    else L.onode[j] = grp->mats.v[j - grp->outs.n], b = f->mat_buf.v[kg_fusion_mat_index(f, L.onode[j])];
+    oenc[j] = (b.kind == KG_BUF_OUTPUT ? 0x80000000u : 0x40000000u) | b.index;
+    L.oparam[j] = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)g->nodes.v[L.onode[j]].dtype, true,
+                                           kg_arena_printf(A, b.kind == KG_BUF_OUTPUT ? "out%u" : "tmp%u", b.index), KPR_TENSOR, b.kind, b.index));
   }
   uint32_t numel = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L.ix, false, "n", KPR_NUMEL, 0, 0));
   uint32_t size_p[KG_MAX_RANK];
@@ -405,7 +415,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
       for (uint32_t d = 0; d < r; d++)
         if (!kg_lw_dim_is_one(&grp->space.d[d]))
           out_stride[j * KG_MAX_RANK + d] = kg_kparam_add(
-              k, kg_lw_mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, "so%u_%u", grp->outs.v[j], d), KPR_STRIDE, 0x80000000u | grp->outs.v[j], d));
+              k, kg_lw_mkparam(KP_SCALAR, L.ix, false, kg_arena_printf(A, oenc[j] >> 31 ? "so%u_%u" : "st%u_%u", oenc[j] & 0x3fffffffu, d), KPR_STRIDE, oenc[j], d));
   }
 
   /* body */
@@ -445,7 +455,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
         for (uint32_t i = 0; i < nn; i++) L.memo[i] = KG_NONE;
         kg_lw_at_reset(&L);
         for (uint32_t j = 0; j < no; j++) {
-          uint32_t node = g->outputs.v[grp->outs.v[j]];
+          uint32_t node = L.onode[j];
           lane_out[j * vec + lane] = kg_lw_cvt(&L, kg_lw_val(&L, node), (kg_dtype)g->nodes.v[node].dtype);
         }
       }
@@ -515,6 +525,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   }
   free(in_stride);
   free(out_stride);
+  free(oenc), free(L.onode);
   kg_lw_view_free(&L);
   free(L.needed), free(L.local), free(L.src_of), free(L.memo), free(L.pparam), free(L.poff), free(L.plane), free(L.oparam), free(L.ooff);
   if (c->verify && !kg_kernel_verify(k, c->d)) return false;

@@ -54,7 +54,7 @@ static uint32_t unit(lctx *L, uint32_t guard, uint32_t sp) {
 static void segment_loop(lctx *L, const uint32_t *coord_in, uint32_t din, uint32_t cin, uint32_t len, const uint32_t *base, const uint32_t *in_stride,
                          const uint32_t *out_stride) {
   kg_kernel *k = L->k;
-  uint32_t np = L->nsrc, no = L->grp->outs.n;
+  uint32_t np = L->nsrc, no = L->nout;
   uint32_t coord[KG_MAX_RANK];
   memcpy(coord, coord_in, sizeof coord);
   kg_lw_scope sc;
@@ -79,7 +79,7 @@ void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, 
   kg_kernel *k = L->k;
   const kg_graph *g = L->g;
   const kg_group *grp = L->grp;
-  uint32_t r = grp->space.rank, np = L->nsrc, no = grp->outs.n, nn = g->nodes.n, ngp = g->params.n;
+  uint32_t r = grp->space.rank, np = L->nsrc, no = L->nout, nn = g->nodes.n, ngp = g->params.n;
   k->vec = 1;
   k->launch.block[0] = 1;
   k->launch.elems_per_thread = KG_CPU_CHUNK;

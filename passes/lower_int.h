@@ -24,6 +24,8 @@ typedef struct lctx {
   uint32_t *poff;       /* per source: offset expr (current element) */
   uint32_t *plane;      /* per source: first VLOAD var (vector lanes) */
   uint32_t *oparam;     /* per group output j: kernel buffer param */
+  uint32_t *onode;      /* per group output j: its node (a pointwise group's outputs, then its grp->mats) */
+  uint32_t nout;        /* a pointwise group's outputs and stored values */
   uint32_t *ooff;       /* per group output j: offset expr */
   int lane;             /* current vector lane, -1 when scalar */
   kg_kcursor cur;
@@ -70,6 +72,8 @@ uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord);
 /* a source's (a tensor read from memory: L->src_of[id]) element offset at coordinate coord of its
  * own shape (KG_NONE: offset 0) and its buffer parameter */
 uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *coord, uint32_t *param);
+/* the stride parameter of a source's dim j (made the first time it is asked for) */
+uint32_t kg_lw_source_stride(lctx *L, uint32_t id, int j);
 /* a branch or loop body of the kernel being built: values memoized inside it (they may depend on
  * its locals) are forgotten when it ends; L->cur is the body until then */
 typedef struct kg_lw_scope { uint32_t n_at, n_log; kg_kcursor cur; } kg_lw_scope;
@@ -179,7 +183,7 @@ void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc);
 void kg_lw_mma_body(kg_mmk *S);
 /* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */
 void kg_lw_wgmma_body(kg_mmk *S);
-/* lower_matmul_cpu.c: the CPU target's body (KG_MM_CPU, KG_MM_CPU_ALL: a packed panel, register blocks) */
+/* lower_matmul_cpu.c: the CPU target's body (kg_mm_tile_cpu: a packed panel, register blocks) */
 void kg_lw_mm_cpu_body(kg_mmk *S);
 /* an operand's coordinate: batch dims right-aligned against the product's (bc[0 .. nb)), then
  * its two matrix dims (x, y), or just x for a 1-D operand (vec); KG_NONE on static-1 dims */

@@ -546,7 +546,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   }
   if (finish) finish_body(&S);
   else if (direct) direct_body(&S, grp);
-  else if (L->v->mm_tile == KG_MM_CPU || L->v->mm_tile == KG_MM_CPU_ALL) kg_lw_mm_cpu_body(&S);
+  else if (kg_mm_tile_cpu(L->v->mm_tile)) kg_lw_mm_cpu_body(&S);
   else if (T->tier == 2) kg_lw_wgmma_body(&S);
   else if (T->tier) kg_lw_mma_body(&S);
   else simt_body(&S, T);

@@ -10,7 +10,7 @@
  * (16 for 4-byte accumulators, 8 for 8-byte ones) of a chunk of KG_MM_CPU_MC output rows of one
  * batch, and a private region of the kernel's scratch buffer (runtime/exec.c sizes it):
  *
- *   P[k][j] = B(batch, k, n0 + j)   for every k < K, j < NR   (0 past N)           the panel
+ *   P[k][j] = B(batch, k, n0 + j)   for every k < K, j < NR   (not written past N) the panel
  *     B's value is evaluated at its coordinates (kg_lw_val_at: a source through its strides,
  *     pointwise producers inline, a transposed or sliced operand in place, a convolution's
  *     IM2COL with its padding), once per thread; what the micro-kernel then reads is dense.
@@ -56,25 +56,195 @@ static void if_open(ckern *S, uint32_t cond) {
 
 uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
 
+
+/* What the rows' loop (emitted once, or twice under a_rows's guard) takes from the body. */
+typedef struct rowsx {
+  uint32_t M, K, mtiles, pbase, cbase, n0, ncols, scr; /* exprs; scr the scratch param */
+  uint32_t MR, NR, MC;
+  uint32_t bc[KG_MAX_RANK];
+} rowsx;
+
+/* A read as rows of a source: A (through RESHAPEs, which keep the row-major order) is a source
+ * [1.., M, d1 .. dn] with d1 · .. · dn = K. When its trailing dims are contiguous (the guard
+ * a_rows returns: the last stride 1, each other the next one's times its size), A(m, k) is at
+ * m · stride_M + k: one offset per row, plus k. Otherwise A's value comes from kg_lw_val_at,
+ * which splits k over the source's dims (a convolution's weight [O, C, kh, kw] viewed [O, K]:
+ * a div and a mod per dim per k, per row — most of the micro-kernel's instructions, measured on
+ * ResNet-18's 3 x 3 convolutions, docs/perf.md). */
+typedef struct afast { uint32_t id, param, rstride; kg_dtype dt; } afast;
+
+static bool same_dim(const kg_dim *a, const kg_dim *b) { return a->kind == b->kind && a->v == b->v; }
+
+static uint32_t a_rows(ckern *S, afast *F) {
+  lctx *L = S->L;
+  const kg_graph *g = L->g;
+  kg_kernel *k = S->k;
+  if (S->a1) return KG_NONE;
+  const kg_gnode *A = S->An;
+  int ra = A->shape.rank;
+  for (int d = 0; d < ra - 2; d++)
+    if (!kg_lw_dim_is_one(&A->shape.d[d])) return KG_NONE; /* batched A (or groups): the general path */
+  const kg_dim *Md = &A->shape.d[ra - 2], *Kd = &A->shape.d[ra - 1];
+  if (kg_lw_dim_is_one(Md) || kg_lw_dim_is_one(Kd)) return KG_NONE;
+  uint32_t id = S->mmn->in[0];
+  while (L->src_of[id] == KG_NONE && g->nodes.v[id].op == KG_OP_RESHAPE) id = g->nodes.v[id].in[0];
+  if (L->src_of[id] == KG_NONE) return KG_NONE;
+  const kg_gnode *n = &g->nodes.v[id];
+  uint32_t pp = L->pparam[L->src_of[id]];
+  if (n->vkind != KG_V_TENSOR || pp == KG_NONE || k->params.v[pp].kind != KP_BUFFER) return KG_NONE;
+  int rs = n->shape.rank, m = -1, nt = 0, trail[KG_MAX_RANK];
+  for (int d = 0; d < rs && m < 0; d++)
+    if (!kg_lw_dim_is_one(&n->shape.d[d])) m = d;
+  if (m < 0 || !same_dim(&n->shape.d[m], Md)) return KG_NONE;
+  int64_t prod = 1;
+  bool stat = true;
+  for (int d = m + 1; d < rs; d++) {
+    if (kg_lw_dim_is_one(&n->shape.d[d])) continue;
+    trail[nt++] = d;
+    if (n->shape.d[d].kind == KG_DIM_STATIC) prod *= n->shape.d[d].v;
+    else stat = false;
+  }
+  if (nt == 0) return KG_NONE;
+  if (nt == 1 ? !same_dim(&n->shape.d[trail[0]], Kd) : !stat || Kd->kind != KG_DIM_STATIC || Kd->v != prod) return KG_NONE;
+  uint32_t guard = KG_NONE;
+  for (int t = nt; t-- > 0;) {
+    uint32_t st = kg_kx_param(k, kg_lw_source_stride(L, id, trail[t]));
+    uint32_t want = t == nt - 1 ? cst(S, 1)
+                                : bin(S, KG_OP_IDX_MUL, kg_kx_param(k, kg_lw_source_stride(L, id, trail[t + 1])), cst(S, n->shape.d[trail[t + 1]].v));
+    uint32_t eq = kg_kx_op(k, KG_OP_EQ, KG_BOOL, st, want, KG_NONE);
+    guard = guard == KG_NONE ? eq : kg_kx_op(k, KG_OP_LAND, KG_BOOL, guard, eq, KG_NONE);
+  }
+  F->id = id, F->param = pp, F->rstride = kg_lw_source_stride(L, id, m), F->dt = (kg_dtype)n->dtype;
+  return guard;
+}
+
+/* The rows: chunks of MC, MR at a time; A through F when given (a_rows), else kg_lw_val_at. */
+static void rows(ckern *P, const rowsx *R, const afast *F) {
+  ckern S = *P;
+  lctx *L = S.L;
+  kg_kernel *k = S.k;
+  const kg_graph *g = L->g;
+  const kg_group *grp = L->grp;
+  const kg_gnode *mmn = S.mmn, *An = S.An;
+  const uint32_t MR = R->MR, NR = R->NR, MC = R->MC;
+  const uint32_t M = R->M, K = R->K, mtiles = R->mtiles, pbase = R->pbase, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
+  const uint32_t *bc = R->bc, *size_p = S.size_p, *sparam = S.sparam, *snode = S.snode, *ostride = S.ostride;
+  kg_dtype acc = S.acc, mdt = S.mdt;
+  int r = S.r, nb = S.nb, mdim = S.mdim, ndim = S.ndim;
+  bool a1 = S.a1;
+  uint32_t ns = S.ns;
+  int64_t Og = S.Og;
+  /* the rows: chunks of MC, MR at a time */
+  kg_lw_scope s_my;
+  uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
+  uint32_t mlo = kg_lw_decl(L, "mlo", L->ix, bin(&S, KG_OP_IDX_MUL, my, cst(&S, MC)));
+  uint32_t mhi = kg_lw_decl(L, "mhi", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, mlo, cst(&S, MC)), M, KG_NONE));
+  kg_lw_scope s_m0;
+  uint32_t m0 = kg_lw_open_for(L, "m0", mlo, mhi, cst(&S, MR), &s_m0);
+  uint32_t mlast = kg_kx_op(k, KG_OP_SUB, L->ix, M, cst(&S, 1), KG_NONE);
+  uint32_t row[8];
+  for (uint32_t i = 0; i < MR; i++)
+    row[i] = kg_lw_decl(L, "mr", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, (int64_t)i)), mlast, KG_NONE));
+  uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
+  for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, bin(&S, KG_OP_IDX_MUL, row[i], kg_kx_param(k, F->rstride)));
+  /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
+   * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
+   * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
+   * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
+   * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
+   * (accuracy); then the block to the scratch, for the epilogue's loop. */
+  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * 16], partv[8 * 16];
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    accv[t] = kg_kvar_new(k, "acc", acc);
+    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
+  }
+  bool blocked = acc == KG_F32;
+  kg_lw_scope s_k1, s_kk;
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    partv[t] = accv[t];
+    if (!blocked) continue;
+    partv[t] = kg_kvar_new(k, "part", acc);
+    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
+  }
+  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
+  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
+  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
+  uint32_t av[8], bv[16];
+  for (uint32_t i = 0; i < MR; i++) {
+    if (F) {
+      uint32_t ld = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(&S, KG_OP_IDX_ADD, rb[i], kk)));
+      av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, ld, acc));
+      continue;
+    }
+    uint32_t ac[KG_MAX_RANK];
+    if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
+    else kg_lw_mm_operand_coord(An, a1, bc, nb, a1 ? kk : row[i], kk, ac);
+    av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
+  }
+  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
+  for (uint32_t i = 0; i < MR; i++)
+    for (uint32_t j = 0; j < NR; j++) {
+      uint32_t a = partv[i * NR + j];
+      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  kg_lw_scope_leave(L, s_kk);
+  if (blocked) {
+    for (uint32_t t = 0; t < MR * NR; t++)
+      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
+    kg_lw_scope_leave(L, s_k1);
+  }
+  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  kg_lw_scope s_i, s_jj;
+  uint32_t iv = kg_lw_open_for(L, "i", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE),
+                               cst(&S, 1), &s_i);
+  uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+  uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
+  uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
+  kg_lw_mm_memo_reset(L);
+  uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
+  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_load(k, scr, coff), mdt));
+  uint32_t oc[KG_MAX_RANK];
+  for (int d = 0; d < nb; d++) oc[d] = bc[d];
+  if (mdim >= 0) oc[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
+  if (ndim >= 0) oc[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
+  if (S.conv) {
+    oc[0] = bc[0];
+    oc[1] = bc[1] == KG_NONE ? gm : bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, bc[1], cst(&S, Og)), gm);
+    kg_lw_mm_conv_spatial(&S, gn, oc + 2);
+  }
+  for (uint32_t q = 0; q < ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], oc), (kg_dtype)g->nodes.v[snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, oc, &ostride[q * KG_MAX_RANK], (uint32_t)r);
+    stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
+  }
+  kg_lw_scope_leave(L, s_jj);
+  kg_lw_scope_leave(L, s_i);
+  kg_lw_scope_leave(L, s_m0);
+  kg_lw_scope_leave(L, s_my);
+}
+
 void kg_lw_mm_cpu_body(kg_mmk *P) {
   lctx *L = P->L;
   kg_kernel *k = P->k;
-  const kg_graph *g = L->g;
-  const kg_group *grp = L->grp;
   ckern S = *P;
-  const kg_gnode *mmn = P->mmn, *An = P->An, *Bn = P->Bn;
-  bool a1 = P->a1, b1 = P->b1, bt = P->bt;
-  kg_dtype acc = P->acc, mdt = P->mdt;
-  const uint32_t MR = KG_MM_CPU_MR, NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile)->bm;
-  int r = P->r, nb = P->nb;
+  const kg_gnode *mmn = P->mmn, *Bn = P->Bn;
+  bool b1 = P->b1, bt = P->bt;
+  kg_dtype acc = P->acc;
+  const kg_mm_tile_info *tile = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
+  const uint32_t MR = tile->tm, NR = kg_mm_cpu_nr(acc), MC = tile->bm; /* MR ≤ 8, NR ≤ 16: the arrays below */
+  int nb = P->nb;
   int64_t G = P->G, Og = P->Og;
   k->schedule = S.conv ? "conv.cpu" : "matmul.cpu";
   k->launch.block[0] = 1;
   k->launch.tile_m = MC, k->launch.tile_n = NR, k->launch.smem_static = 0;
 
   /* the parameters kg_lw_matmul made (sources, stored values, sizes, K, strides), and the scratch */
-  const uint32_t *size_p = P->size_p, *sparam = P->sparam, *snode = P->snode, *ostride = P->ostride;
-  uint32_t ns = P->ns, kp = P->kp;
+  const uint32_t *size_p = P->size_p;
+  uint32_t kp = P->kp;
   uint32_t scr = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, acc, true, "scratch", KPR_TENSOR, KG_BUF_SCRATCH, 0));
 
   /* sizes */
@@ -133,32 +303,48 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     rem = kg_lw_decl(L, "br", L->ix, bin(&S, KG_OP_IDX_DIV, rem, sz));
   }
 
-  /* the panel: P[k][j] = B(k, n0 + j), 0 past N. Column by column where B's elements of a
-   * column are the ones near each other (a transposed B, linear's weight; a convolution's
-   * window: its spatial coordinates once per column), else row by row (B [K, N]: NR neighbours) */
+  /* the panel: P[k][j] = B(k, n0 + j). Column by column where B's elements of a column are the
+   * ones near each other (a transposed B, linear's weight; a convolution's window: its spatial
+   * coordinates once per column), else row by row (B [K, N]: NR neighbours). A full panel of a
+   * transposed B or a convolution is copied k outer instead (below). Columns past N are not
+   * written: their accumulators are never stored (the epilogue's columns stop at N), and zeroing
+   * them cost ResNet-18's last convolutions (4 columns of 16) a sixth of their time. */
   kg_ks cm = kg_ks_make(KS_COMMENT);
   cm.text = "the panel: B's columns n0 .. n0 + NR at every k";
   kg_ks_add(&L->cur, cm);
-  uint32_t zero = kg_lw_identity(k, KG_OP_RSUM, acc), c[KG_MAX_RANK];
+  uint32_t c[KG_MAX_RANK];
   kg_lw_scope s_j, s_k;
   kg_lw_scope s_full;
   uint32_t ifull = KG_NONE;
-  if (bt && !S.conv && !b1) {
-    /* a full panel of a transposed B (linear's weight): k outer, the NR columns inner (a constant
-     * trip count the compiler unrolls), so each k's NR values are one contiguous vector store
-     * instead of NR stores a panel row apart — the copy loop was ~60 % of an LSTM step's hidden
-     * product at a batch of 8 rows (docs/perf.md); the columns-outer copy below stays for a
-     * partial panel */
+  if ((bt || S.conv) && !b1) {
+    /* a full panel of a transposed B (linear's weight) or of a convolution's window: k outer, the
+     * NR columns inner, so each k's NR values are one contiguous run of stores instead of NR
+     * stores a panel row (a cache line) apart — the copy loop was ~60 % of an LSTM step's hidden
+     * product at a batch of 8 rows and of ResNet-18's 3 x 3 convolutions (docs/perf.md). A
+     * transposed B's columns are a loop of constant trip count the compiler unrolls; a
+     * convolution's are unrolled here, each column's spatial coordinates computed once before
+     * the k loop (k's split over channels and window, the same for every column, the compiler
+     * computes once per k). The columns-outer copy below stays for a partial panel. */
     kg_ks is = kg_ks_make(KS_IF);
     is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
     ifull = kg_ks_add(&L->cur, is);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
+    uint32_t spj[16][KG_CONV_MAX_DIMS];
+    for (uint32_t j = 0; S.conv && j < NR; j++) kg_lw_mm_conv_spatial(&S, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), spj[j]);
     uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
     uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
-    uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), cst(&S, NR), cst(&S, 1), &s_j);
-    kg_lw_mm_operand_coord(Bn, false, bc, nb, bin(&S, KG_OP_IDX_ADD, n0, jv), kv, c);
-    stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
-    kg_lw_scope_leave(L, s_j);
+    if (S.conv) {
+      for (uint32_t j = 0; j < NR; j++) {
+        c[0] = bc[0], c[1] = bc[1], c[2] = kv;
+        for (int d = 0; d < S.cnd; d++) c[3 + d] = spj[j][d];
+        stmt(&S, KS_STORE, scr, j ? b64(&S, KG_OP_IDX_ADD, prow, c64(&S, (int64_t)j)) : prow, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
+      }
+    } else {
+      uint32_t jv = kg_lw_open_for(L, "j", cst(&S, 0), cst(&S, NR), cst(&S, 1), &s_j);
+      kg_lw_mm_operand_coord(Bn, false, bc, nb, bin(&S, KG_OP_IDX_ADD, n0, jv), kv, c);
+      stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
+      kg_lw_scope_leave(L, s_j);
+    }
     kg_lw_scope_leave(L, s_k);
     kg_lw_scope_leave(L, s_full);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, true));
@@ -182,12 +368,6 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     stmt(&S, KS_STORE, scr, poff, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
     kg_lw_scope_leave(L, s_k);
     kg_lw_scope_leave(L, s_in);
-    kg_lw_scope s_out = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true)); /* past N: zeros */
-    kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
-    poff = b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), jv), KG_I64));
-    stmt(&S, KS_STORE, scr, poff, zero);
-    kg_lw_scope_leave(L, s_k);
-    kg_lw_scope_leave(L, s_out);
     kg_lw_scope_leave(L, s_j);
     if (ifull != KG_NONE) kg_lw_scope_leave(L, s_full);
   } else {
@@ -198,95 +378,26 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     kg_lw_mm_operand_coord(Bn, false, bc, nb, kv, col, c);
     stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
     kg_lw_scope_leave(L, s_j);
-    jv = kg_lw_open_for(L, "j", ncols, cst(&S, NR), cst(&S, 1), &s_j); /* past N: zeros */
-    stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, prow, kg_lw_cvt(L, jv, KG_I64)), zero);
-    kg_lw_scope_leave(L, s_j);
     kg_lw_scope_leave(L, s_k);
   }
 
-  /* the rows: chunks of MC, MR at a time */
-  kg_lw_scope s_my;
-  uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
-  uint32_t mlo = kg_lw_decl(L, "mlo", L->ix, bin(&S, KG_OP_IDX_MUL, my, cst(&S, MC)));
-  uint32_t mhi = kg_lw_decl(L, "mhi", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, mlo, cst(&S, MC)), M, KG_NONE));
-  kg_lw_scope s_m0;
-  uint32_t m0 = kg_lw_open_for(L, "m0", mlo, mhi, cst(&S, MR), &s_m0);
-  uint32_t mlast = kg_kx_op(k, KG_OP_SUB, L->ix, M, cst(&S, 1), KG_NONE);
-  uint32_t row[8];
-  for (uint32_t i = 0; i < MR; i++)
-    row[i] = kg_lw_decl(L, "mr", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, (int64_t)i)), mlast, KG_NONE));
-  /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
-   * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
-   * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
-   * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
-   * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
-   * (accuracy); then the block to the scratch, for the epilogue's loop. */
-  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * 16], partv[8 * 16];
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    accv[t] = kg_kvar_new(k, "acc", acc);
-    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
+  /* the rows, twice when A's rows may be contiguous: under the guard A's loads are one offset per
+   * row plus k (see a_rows) */
+  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}};
+  memcpy(R.bc, bc, sizeof R.bc);
+  afast F;
+  uint32_t guard = a_rows(&S, &F);
+  if (guard == KG_NONE) rows(&S, &R, NULL);
+  else {
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = guard;
+    uint32_t ist = kg_ks_add(&L->cur, is);
+    kg_lw_scope s_fast = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+    rows(&S, &R, &F);
+    kg_lw_scope_leave(L, s_fast);
+    kg_lw_scope s_gen = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
+    rows(&S, &R, NULL);
+    kg_lw_scope_leave(L, s_gen);
   }
-  bool blocked = acc == KG_F32;
-  kg_lw_scope s_k1, s_kk;
-  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    partv[t] = accv[t];
-    if (!blocked) continue;
-    partv[t] = kg_kvar_new(k, "part", acc);
-    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
-  }
-  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
-  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
-  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
-  uint32_t av[8], bv[16];
-  for (uint32_t i = 0; i < MR; i++) {
-    uint32_t ac[KG_MAX_RANK];
-    if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
-    else kg_lw_mm_operand_coord(An, a1, bc, nb, a1 ? kk : row[i], kk, ac);
-    av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
-  }
-  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
-  for (uint32_t i = 0; i < MR; i++)
-    for (uint32_t j = 0; j < NR; j++) {
-      uint32_t a = partv[i * NR + j];
-      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
-    }
-  kg_lw_scope_leave(L, s_kk);
-  if (blocked) {
-    for (uint32_t t = 0; t < MR * NR; t++)
-      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
-    kg_lw_scope_leave(L, s_k1);
-  }
-  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
-  kg_ks ce = kg_ks_make(KS_COMMENT);
-  ce.text = "epilogue";
-  kg_ks_add(&L->cur, ce);
-  kg_lw_scope s_i, s_jj;
-  uint32_t iv = kg_lw_open_for(L, "i", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE),
-                               cst(&S, 1), &s_i);
-  uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
-  uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
-  uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
-  kg_lw_mm_memo_reset(L);
-  uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
-  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_load(k, scr, coff), mdt));
-  uint32_t oc[KG_MAX_RANK];
-  for (int d = 0; d < nb; d++) oc[d] = bc[d];
-  if (mdim >= 0) oc[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
-  if (ndim >= 0) oc[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
-  if (S.conv) {
-    oc[0] = bc[0];
-    oc[1] = bc[1] == KG_NONE ? gm : bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, bc[1], cst(&S, Og)), gm);
-    kg_lw_mm_conv_spatial(&S, gn, oc + 2);
-  }
-  for (uint32_t q = 0; q < ns; q++) {
-    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], oc), (kg_dtype)g->nodes.v[snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, oc, &ostride[q * KG_MAX_RANK], (uint32_t)r);
-    stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
-  }
-  kg_lw_scope_leave(L, s_jj);
-  kg_lw_scope_leave(L, s_i);
-  kg_lw_scope_leave(L, s_m0);
-  kg_lw_scope_leave(L, s_my);
   kg_lw_scope_leave(L, s_bz);
 }

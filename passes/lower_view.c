@@ -67,6 +67,7 @@ void kg_lw_mark_direct(lctx *L) {
   for (uint32_t j = 0; j < grp->reds.n; j++) L->direct[grp->reds.v[j]] = 1;
   for (uint32_t j = 0; j < grp->epi.n; j++) L->direct[g->outputs.v[grp->epi.v[j]]] = 1;
   for (uint32_t j = 0; j < grp->outs.n; j++) L->direct[g->outputs.v[grp->outs.v[j]]] = 1;
+  for (uint32_t j = 0; j < grp->mats.n && grp->kind == KG_GROUP_POINTWISE; j++) L->direct[grp->mats.v[j]] = 1;
   for (uint32_t i = nn; i-- > 0;) {
     if (!L->direct[i]) continue;
     if (L->src_of[i] != KG_NONE && !L->local[i]) continue;
@@ -122,6 +123,19 @@ static void ctx0(lctx *L, uint32_t id, uint32_t *c) {
 
 /* ---- loads ---- */
 
+uint32_t kg_lw_source_stride(lctx *L, uint32_t id, int j) {
+  uint32_t s = L->src_of[id];
+  KG_ASSERT(s != KG_NONE && j >= 0 && j < KG_MAX_RANK);
+  uint32_t *st = &L->ostride[s * KG_MAX_RANK + (uint32_t)j];
+  if (*st == KG_NONE) {
+    uint32_t r0, r1, sr0;
+    kg_lw_source_role(L, s, &r0, &r1, &sr0);
+    *st = kg_kparam_add(L->k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(L->c->arena, "os%u_%d", s, j), KPR_STRIDE,
+                                            sr0 | 0x20000000u, (uint32_t)j));
+  }
+  return *st;
+}
+
 uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *c, uint32_t *param) {
   const kg_gnode *n = gn(L, id);
   uint32_t s = L->src_of[id];
@@ -130,14 +144,7 @@ uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *c, uint32_t *
   uint32_t off = KG_NONE;
   for (int j = 0; j < n->shape.rank; j++) {
     if (c[j] == KG_NONE || is_one(&n->shape.d[j])) continue;
-    uint32_t *st = &L->ostride[s * KG_MAX_RANK + (uint32_t)j];
-    if (*st == KG_NONE) {
-      uint32_t r0, r1, sr0;
-      kg_lw_source_role(L, s, &r0, &r1, &sr0);
-      *st = kg_kparam_add(L->k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(L->c->arena, "os%u_%d", s, j), KPR_STRIDE,
-                                              sr0 | 0x20000000u, (uint32_t)j));
-    }
-    off = iadd(L, off, imul(L, c[j], kg_kx_param(L->k, *st)));
+    off = iadd(L, off, imul(L, c[j], kg_kx_param(L->k, kg_lw_source_stride(L, id, j))));
   }
   return off != KG_NONE ? kg_lw_decl(L, "off", L->ix, off) : KG_NONE;
 }

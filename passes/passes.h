@@ -240,6 +240,8 @@ typedef enum kg_mm_tile {
                        into its scratch and runs MR × NR register blocks over KG_MM_CPU_MC rows */
   KG_MM_CPU_ALL = 14, /* the same over every row (up to KG_MM_CPU_MC_ALL): one panel per column tile,
                         when the column tiles alone keep every core busy */
+  KG_MM_CPU8 = 15,     /* KG_MM_CPU and KG_MM_CPU_ALL with register blocks of 8 rows: a CPU with 32 */
+  KG_MM_CPU8_ALL = 16, /* vector registers (AVX-512) holds 8 x 16 accumulators and their block sums */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
@@ -251,11 +253,14 @@ typedef struct kg_mm_tile_info {
   uint8_t wm, wn, stages;  /* tensor cores: warps (tier 2: consumer warpgroups) along M and N; shared-memory stages */
 } kg_mm_tile_info;
 #define KG_MM_TC_KBYTES 64 /* tensor-core tiles: bytes of K per row of a stage (a 64-byte swizzle) */
-#define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block */
+#define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block (KG_MM_CPU8*: 8) */
 #define KG_MM_CPU_MC 64  /* the CPU schedule: rows a thread owns (a multiple of MR) */
 #define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
 /* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
 uint32_t kg_mm_cpu_nr(kg_dtype acc);
+/* is t one of the CPU schedule's tiles (KG_MM_CPU, _ALL, KG_MM_CPU8, _ALL)? Its tm is the
+ * register block's rows (MR), bm the rows a thread owns */
+bool kg_mm_tile_cpu(int t);
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads
  * keeps a tile of bq queries on chip (the queries in shared memory, each row's output accumulators
@@ -320,6 +325,8 @@ typedef struct kg_target {
   bool wgmma;             /* sm_90a's wgmma and TMA (an sm_90 GPU and an NVRTC that compiles sm_90a) */
   int cpu_cores;          /* > 0: a CPU (the CPU device) with this many threads: the scheduler picks
                              schedules whose threads never cooperate (plain loops there) */
+  int cpu_vregs;          /* the CPU's vector registers (32 with AVX-512, else 16): the products'
+                             register blocks (KG_MM_CPU8 where there are 32) */
 } kg_target;
 extern const kg_target kg_target_h100; /* the target until the device is asked (and the emulator's) */
 extern const kg_target kg_target_a100; /* sm_80: the mma.sync tier (kg_options.emu_arch = 80) */

@@ -26,8 +26,8 @@
 
 #include "passes.h"
 
-const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true, 0};
-const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false, 0};
+const kg_target kg_target_h100 = {"H100 SXM", 90, 132, 2048, 8, 228 * 1024, 227 * 1024, true, 0, 0};
+const kg_target kg_target_a100 = {"A100 SXM", 80, 108, 2048, 8, 164 * 1024, 163 * 1024, false, 0, 0};
 
 kg_target kg_target_cpu(int cores) {
   kg_target t;
@@ -35,6 +35,13 @@ kg_target kg_target_cpu(int cores) {
   t.name = "CPU";
   t.sm_count = cores < 1 ? 1 : cores, t.threads_per_sm = 1, t.blocks_per_sm = 1;
   t.cpu_cores = t.sm_count;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  t.cpu_vregs = __builtin_cpu_supports("avx512f") ? 32 : 16;
+#elif defined(__aarch64__)
+  t.cpu_vregs = 32;
+#else
+  t.cpu_vregs = 16;
+#endif
   return t;
 }
 
@@ -69,6 +76,11 @@ bool kg_schedule_accepts(const kg_graph *g, const kg_group *grp) {
   for (uint32_t j = 0; j < grp->outs.n; j++) {
     count_sources(g, grp, g->outputs.v[grp->outs.v[j]], seen, &params);
     params += 1 + r; /* the output: pointer, strides */
+  }
+  for (uint32_t j = 0; grp->kind == KG_GROUP_POINTWISE && j < grp->mats.n; j++) { /* a stored value's operands */
+    const kg_gnode *n = &g->nodes.v[grp->mats.v[j]];
+    for (int q = 0; q < n->n_in; q++) count_sources(g, grp, n->in[q], seen, &params);
+    params += 1 + r;
   }
   uint8_t *eseen = kg_xcalloc(g->nodes.n + 1, 1); /* an epilogue's sources get strides of their own too */
   for (uint32_t j = 0; j < grp->epi.n; j++) {
@@ -107,16 +119,25 @@ bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
   return red_node_splits(&g->nodes.v[grp->reds.v[0]]);
 }
 
+/* Is node i a value pointwise group grp computes and stores for later kernels (a stored window,
+ * fuse.c)? It is the group's own, not read from memory. */
+static bool pw_stores(const kg_group *grp, uint32_t i) {
+  for (uint32_t j = 0; grp->kind == KG_GROUP_POINTWISE && j < grp->mats.n; j++)
+    if (grp->mats.v[j] == i) return true;
+  return false;
+}
+
 /* Walks the nodes a group's outputs need (stopping at materialized nodes); calls `visit`
  * on each tensor input and materialized node reached. */
 static void walk_sources(const kg_graph *g, const kg_fusion *f, const kg_group *grp, bool full_operands,
                          void (*visit)(const kg_gnode *n, void *arg), void *arg) {
   uint8_t *need = kg_xcalloc(g->nodes.n + 1, 1);
   for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
+  for (uint32_t j = 0; grp->kind == KG_GROUP_POINTWISE && j < grp->mats.n; j++) need[grp->mats.v[j]] = 1;
   for (uint32_t i = g->nodes.n; i-- > 0;) {
     if (!need[i]) continue;
     const kg_gnode *n = &g->nodes.v[i];
-    bool mat = kg_fusion_mat_index(f, i) != KG_NONE;
+    bool mat = kg_fusion_mat_index(f, i) != KG_NONE && !pw_stores(grp, i);
     if (!mat)
       for (int j = 0; j < (!full_operands && n->op == KG_OP_FULL ? 1 : n->n_in); j++) need[n->in[j]] = 1;
     if ((n->op == KG_OP_INPUT && n->vkind == KG_V_TENSOR) || mat) visit(n, arg);
@@ -132,6 +153,7 @@ static void widest(const kg_gnode *n, void *arg) {
 uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp) {
   uint32_t maxsz = 1;
   for (uint32_t j = 0; j < grp->outs.n; j++) widest(&g->nodes.v[g->outputs.v[grp->outs.v[j]]], &maxsz);
+  for (uint32_t j = 0; grp->kind == KG_GROUP_POINTWISE && j < grp->mats.n; j++) widest(&g->nodes.v[grp->mats.v[j]], &maxsz);
   walk_sources(g, f, grp, false, widest, &maxsz);
   uint32_t v = 16 / maxsz;
   return v > 8 ? 8 : v;
@@ -155,11 +177,12 @@ bool kg_group_has_layout(const kg_graph *g, const kg_fusion *f, const kg_group *
   for (uint32_t j = 0; j < grp->outs.n; j++) need[g->outputs.v[grp->outs.v[j]]] = 1;
   for (uint32_t j = 0; j < grp->epi.n; j++) need[g->outputs.v[grp->epi.v[j]]] = 1;
   for (uint32_t j = 0; j < grp->reds.n; j++) need[grp->reds.v[j]] = 1;
+  for (uint32_t j = 0; grp->kind == KG_GROUP_POINTWISE && j < grp->mats.n; j++) need[grp->mats.v[j]] = 1;
   bool any = false;
   for (uint32_t i = g->nodes.n; i-- > 0 && !any;) {
     if (!need[i]) continue;
     const kg_gnode *n = &g->nodes.v[i];
-    bool own = false;
+    bool own = pw_stores(grp, i);
     for (uint32_t j = 0; j < grp->reds.n; j++) own |= grp->reds.v[j] == i;
     if (!own && kg_fusion_mat_index(f, i) != KG_NONE) continue;
     if (kg_op_get((kg_op)n->op)->flags & KG_OPF_LAYOUT) any = true;
@@ -320,7 +343,11 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   [KG_MM_WG256] = {128, 256, 64, 256, "wg256", 2, 2, 1, 3},
   [KG_MM_CPU] = {KG_MM_CPU_MC, 16, KG_MM_CPU_MR, 16, "packed", 0, 0, 0, 0},
   [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all", 0, 0, 0, 0},
+  [KG_MM_CPU8] = {KG_MM_CPU_MC, 16, 8, 16, "packed8", 0, 0, 0, 0},
+  [KG_MM_CPU8_ALL] = {KG_MM_CPU_MC_ALL, 16, 8, 16, "packed8_all", 0, 0, 0, 0},
 };
+
+bool kg_mm_tile_cpu(int t) { return t == KG_MM_CPU || t == KG_MM_CPU_ALL || t == KG_MM_CPU8 || t == KG_MM_CPU8_ALL; }
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
 
@@ -399,7 +426,11 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   /* every row per thread (one panel per column tile) when the column tiles keep the cores busy;
    * else rows in chunks of KG_MM_CPU_MC for more threads */
   int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + 15) / 16 * batch;
-  v->mm_tile = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL ? KG_MM_CPU_ALL : KG_MM_CPU;
+  bool all = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL;
+  /* 8-row register blocks where 32 vector registers hold them (8 x 16 accumulators, their block
+   * sums, the panel's row and a broadcast) and the product has 8 rows to fill them */
+  bool r8 = t->cpu_vregs >= 32 && (m < 0 || m >= 8);
+  v->mm_tile = r8 ? (all ? KG_MM_CPU8_ALL : KG_MM_CPU8) : all ? KG_MM_CPU_ALL : KG_MM_CPU;
   if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
   return s;
 }

@@ -39,8 +39,11 @@ kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
     return ctx->emu;
   }
   if (kind == KG_DEVICE_CPU) {
-    if (!ctx->cpu && (ctx->cpu = kg_dev_cpu_new(&ctx->rtcfg, ctx->cpu_threads, d)))
+    if (!ctx->cpu && (ctx->cpu = kg_dev_cpu_new(&ctx->rtcfg, ctx->cpu_threads, d))) {
       ctx->cpu_threads = kg_dev_cpu_threads(ctx->cpu), ctx->cpu_target = kg_target_cpu(ctx->cpu_threads);
+      const char *vr = getenv("KGEN_CPU_VREGS"); /* the register blocks another CPU would get (docs/cpu.md) */
+      if (vr && (!strcmp(vr, "16") || !strcmp(vr, "32"))) ctx->cpu_target.cpu_vregs = atoi(vr);
+    }
     return ctx->cpu;
   }
   if (!ctx->cuda) { /* without NVRTC the device still runs packaged kernels (a source load says NVRTC is missing) */
@@ -795,18 +798,18 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
-    if (mm && (v.mm_tile == KG_MM_CPU || v.mm_tile == KG_MM_CPU_ALL)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
+    if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
       kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
-      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm;
+      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tm;
       uint64_t gx = ((uint64_t)E.mm_n + NR - 1) / NR, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
       uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
       if (gy > 65535) gy = 65535;
       if (gz > 65535) gz = 65535;
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
-                  __builtin_mul_overflow((uint64_t)nred + KG_MM_CPU_MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
+                  __builtin_mul_overflow((uint64_t)nred + MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
       uint32_t mark = d->n;
       if (over || dev_alloc(ctx, dev, tpool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
-        int64_t sh[3] = {(int64_t)threads, nred + KG_MM_CPU_MR, (int64_t)NR};
+        int64_t sh[3] = {(int64_t)threads, nred + (int64_t)MR, (int64_t)NR};
         st = kg_run_too_large(d, mark, &g->nodes.v[grp->red], sh, 3, "the CPU schedule's panels");
         break;
       }

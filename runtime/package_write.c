@@ -96,9 +96,9 @@ static uint32_t elem_sizes(const kg_kernel *dk, uint32_t out[4]) {
  * tiles, tensor-core tiers) are enumerated for GPUs of every size. */
 static const kg_target *const grid_targets[] = {
     &kg_target_h100, &kg_target_a100,
-    &(const kg_target){"sm_86, 28 SMs", 86, 28, 1536, 8, 100 * 1024, 99 * 1024, false, 0},
-    &(const kg_target){"sm_89, 128 SMs", 89, 128, 1536, 8, 100 * 1024, 99 * 1024, false, 0},
-    &(const kg_target){"sm_90, 16 SMs", 90, 16, 2048, 8, 228 * 1024, 227 * 1024, true, 0},
+    &(const kg_target){"sm_86, 28 SMs", 86, 28, 1536, 8, 100 * 1024, 99 * 1024, false, 0, 0},
+    &(const kg_target){"sm_89, 128 SMs", 89, 128, 1536, 8, 100 * 1024, 99 * 1024, false, 0, 0},
+    &(const kg_target){"sm_90, 16 SMs", 90, 16, 2048, 8, 228 * 1024, 227 * 1024, true, 0, 0},
 };
 
 /* sizes tried for a symbolic dim: around every power of two the scheduler's thresholds sit at,

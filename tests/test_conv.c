@@ -47,8 +47,11 @@ static kg_module *load(kg_context *ctx, const char *path) {
   return m;
 }
 
-/* entry of example `name` at signature sig (NULL: its own) against PyTorch */
-static void check_at(const char *name, const char *entry, const char *sig) {
+/* entry of example `name` at signature sig (NULL: its own) against PyTorch, on a device, its
+ * inputs contiguous or not */
+static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided);
+static void check_at(const char *name, const char *entry, const char *sig) { check_on(name, entry, sig, KG_DEVICE_EMU, false); }
+static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
   kg_context *ctx = ctx_new();
   char path[256];
@@ -56,7 +59,7 @@ static void check_at(const char *name, const char *entry, const char *sig) {
   kg_module *m = load(ctx, path);
   kg_check_opts co;
   memset(&co, 0, sizeof co);
-  co.entry = entry, co.sig = sig, co.device = KG_DEVICE_EMU, co.seed = 5;
+  co.entry = entry, co.sig = sig, co.device = dev, co.seed = 5, co.strided_inputs = strided;
   kg_check_result r;
   kg_status s = kg_check_module(ctx, orc, m, &co, &r);
   cr_assert_eq(s, KG_OK, "%s [%s] at %s: %s", name, entry, sig ? sig : "its signature", kg_last_error(ctx));
@@ -125,6 +128,40 @@ Test(conv_fusion, cnn_blocks) {
   cr_expect_eq(direct, 1u, "4 output channels over K = 50: direct");
   cr_expect_eq(kernels_of("conv2d_relu_bias", "conv2d_relu_bias", &direct), 1u);
   cr_expect_eq(direct, 0u, "8 output channels: tiles");
+}
+
+/* A max pool read by a 3 x 3 convolution is stored once by a pointwise kernel of its own, ahead
+ * of the convolution and of a channel mean that reads it (each pooled value would otherwise be
+ * computed once per window position: passes/fuse.c); a pool one 1 x 1 convolution reads stays in
+ * that convolution's loads. Against PyTorch on the emulator and on the CPU device. */
+Test(conv_fusion, pooled_windows_are_stored) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, "examples/conv_blocks");
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, "pool_then_convs", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  const kg_graph *g = &c->lg;
+  int stored = -1, consumers_after = 0, pools = 0;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+    const kg_group *grp = &c->fusion.groups.v[gi];
+    if (grp->kind == KG_GROUP_POINTWISE && grp->mats.n) {
+      cr_expect_eq(grp->mats.n, 1u);
+      cr_expect_eq(g->nodes.v[grp->mats.v[0]].op, KG_OP_POOL, "the stored value is the pool");
+      cr_expect_eq(grp->outs.n, 0u);
+      cr_expect_lt(stored, 0, "one stored pool");
+      stored = (int)gi;
+    }
+    if (grp->kind == KG_GROUP_MATMUL || grp->kind == KG_GROUP_REDUCE) consumers_after += stored >= 0;
+  }
+  for (uint32_t i = 0; i < g->nodes.n; i++) pools += g->nodes.v[i].op == KG_OP_POOL;
+  cr_expect_eq(pools, 2, "two pools in the program");
+  cr_expect_eq(stored, 1, "the 3 x 3 pool's kernel runs second, after the product it reads");
+  cr_expect_eq(consumers_after, 3, "the 3 x 3 convolution, the mean and the 1 x 1 convolution run after it");
+  cr_expect_eq(kg_compiled_n_kernels(c), 6u);
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+  check_on("conv_blocks", "pool_then_convs", NULL, KG_DEVICE_EMU, false);
+  check_on("conv_blocks", "pool_then_convs", "float32[1,3,7,5], float32[8,3,3,3], float32[8], float32[12,8,3,3], float32[12], float32[6,3,1,1]",
+           KG_DEVICE_CPU, true);
 }
 
 Test(conv_schedule, direct_and_dims) {

@@ -485,7 +485,7 @@ Test(mma_cpu, cpu_target_never_picks_tensor_cores) {
     x.force = f ? KG_SCHED_TENSOR_CORES : 0;
     kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
     cr_expect_eq(kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tier, 0, "force %d: a CPU tile", x.force);
-    cr_expect(v.mm_tile == KG_MM_CPU || v.mm_tile == KG_MM_CPU_ALL, "force %d: the packed CPU schedule, not %u", x.force, v.mm_tile);
+    cr_expect(kg_mm_tile_cpu(v.mm_tile), "force %d: the packed CPU schedule, not %u", x.force, v.mm_tile);
     cr_expect_eq(v.cpu, 1);
   }
   x.runtime = false; /* compile-time facts: the GPU's rules, but a target without mma.sync */
@@ -493,6 +493,35 @@ Test(mma_cpu, cpu_target_never_picks_tensor_cores) {
   gf.mm_dtype = KG_F32;
   x.runtime = true, x.force = KG_SCHED_TENSOR_CORES;
   cr_expect_eq(kg_mm_tile_get((kg_mm_tile)kg_schedule_choose(&gf, &x, &cpu).v.mm_tile)->tier, 0, "float32, forced");
+}
+
+/* The CPU schedule's register blocks follow the CPU's vector registers: 8 rows of 16 where there
+ * are 32 (AVX-512: 8 accumulators, their block sums, the panel's row), 4 where there are 16 or
+ * the product has fewer than 8 rows; every row per thread when the column tiles keep the cores
+ * busy. Then both blocks against a plain sum on the CPU device (KGEN_CPU_VREGS picks them). */
+static void cpu_mm_check(int64_t M, int64_t K, int64_t N, bool ta);
+Test(mma_cpu, register_blocks_from_the_vector_registers, .timeout = 300) {
+  kg_target cpu = kg_target_cpu(2);
+  kg_group_facts gf = mm_facts(KG_F32, 0, 256, true);
+  struct { int vregs; int64_t m, n; int tile, mr; } cs[] = {
+      {32, 512, 512, KG_MM_CPU8_ALL, 8}, {32, 512, 16, KG_MM_CPU8, 8}, {32, 4, 512, KG_MM_CPU_ALL, 4},
+      {16, 512, 512, KG_MM_CPU_ALL, 4},  {16, 512, 16, KG_MM_CPU, 4},  {32, -1, -1, KG_MM_CPU8, 8},
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    cpu.cpu_vregs = cs[i].vregs;
+    kg_sched_facts x = run_facts(cs[i].m, cs[i].n);
+    kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
+    cr_expect_eq(v.mm_tile, cs[i].tile, "case %zu: tile %u", i, v.mm_tile);
+    cr_expect_eq(kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tm, (uint32_t)cs[i].mr, "case %zu", i);
+  }
+  cr_expect(kg_target_cpu(1).cpu_vregs == 16 || kg_target_cpu(1).cpu_vregs == 32);
+  for (int r = 0; r < 2; r++) {
+    setenv("KGEN_CPU_VREGS", r ? "32" : "16", 1);
+    cpu_mm_check(37, 45, 29, false); /* rows past a block, a partial panel, K not a multiple of anything */
+    cpu_mm_check(8, 300, 48, false);  /* K past a float32 block of 128 */
+    cpu_mm_check(21, 70, 17, true);   /* A stored transposed: its rows are not contiguous (lower_matmul_cpu.c's a_rows) */
+  }
+  unsetenv("KGEN_CPU_VREGS");
 }
 
 Test(mma_cpu, cpu_codegen_and_device_refuse_tensor_core_kernels, .timeout = 300) {
@@ -562,6 +591,45 @@ Test(mma_cpu, forced_tensor_cores_run_the_cpu_schedule, .timeout = 300) {
     const kg_kvariant *kv = c->runtime.v[i];
     cr_expect_not(kg_kernel_tensor_cores(&kv->k), "%s", kv->k.name);
     cpu_mm += strcmp(kv->k.schedule, "matmul.cpu") == 0;
+  }
+  cr_expect_eq(cpu_mm, 1, "the CPU product schedule ran");
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+  mat_free(&a), mat_free(&b);
+  free(out);
+}
+
+/* a float32 product of mm_tc_f32 on the CPU device against a plain double sum */
+static void cpu_mm_check(int64_t M, int64_t K, int64_t N, bool ta) {
+  kg_context *ctx = ctx_tc(90, 0);
+  kg_module *m = load_tc(ctx);
+  mat a = mat_new(KG_F32, M, K, ta, 0), b = mat_new(KG_F32, K, N, false, 0);
+  int64_t as[2], ast[2], bs[2], bst[2], os[2] = {M, N};
+  DLTensor tA = mat_dl(&a, as, ast), tB = mat_dl(&b, bs, bst), tO;
+  float *out = calloc((size_t)(M * N), 4);
+  memset(&tO, 0, sizeof tO);
+  tO.data = out, tO.dtype = kg_dtype_to_dl(KG_F32), tO.ndim = 2, tO.shape = os, tO.device.device_type = kDLCPU;
+  const DLTensor *ins[2] = {&tA, &tB};
+  DLTensor *outs[1] = {&tO};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, "mm_tc_f32", ins, 2, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, 2, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int bad = 0;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < K; k++) s += a.val[i * K + k] * b.val[k * N + j];
+      if (!(fabs(out[i * N + j] - s) <= 1e-5 * fabs(s) + 1e-5) && bad++ < 5) cr_log_error("[%lld,%lld]: %g vs %g", (long long)i, (long long)j, out[i * N + j], s);
+    }
+  cr_expect_eq(bad, 0, "%lld x %lld x %lld", (long long)M, (long long)K, (long long)N);
+  uint32_t cpu_mm = 0;
+  const char *vr = getenv("KGEN_CPU_VREGS");
+  bool r8 = vr && !strcmp(vr, "32") && M >= 8;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kernel *k = &c->runtime.v[i]->k;
+    if (strcmp(k->schedule, "matmul.cpu")) continue;
+    cpu_mm++;
+    cr_expect_eq(strstr(k->name, "packed8") != NULL, r8, "%s: %s register blocks", k->name, r8 ? "8-row" : "4-row");
   }
   cr_expect_eq(cpu_mm, 1, "the CPU product schedule ran");
   kg_compiled_free(c);
