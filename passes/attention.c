@@ -152,7 +152,7 @@ static bool try_rewrite(actx *A, uint32_t o) {
 }
 
 bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c) {
-  if (c->no_fold) return false;
+  if (c->no_fold || c->no_attn) return false;
   actx A = {g, kg_graph_use_counts(g)};
   bool changed = false;
   for (uint32_t i = 0; i < g->nodes.n; i++) changed |= try_rewrite(&A, i);

@@ -44,6 +44,8 @@ typedef struct kg_pass_ctx {
   bool unfused_attn; /* ATTN expanded into PyTorch's math path by decompose.c (force_variant 2
                       * and 5; the gradients' lowering: autodiff differentiates its products and
                       * softmax); no_fold alone keeps a hand-written attention as written */
+  bool no_attn;    /* keep a hand-written attention as written, folds allowed (the CPU device's
+                      unfold plan, runtime/exec_plans.c, with unfused_attn) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */
@@ -446,6 +448,12 @@ bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_s
 #define KG_CPU_UNFOLD_MACS ((int64_t)1 << 14)
 #define KG_CPU_UNFOLD_K 16
 bool kg_schedule_unfold(int64_t numel, int64_t k);
+/* On the CPU device: an attention of `scores` query-key pairs (batch × queries × keys) as the math
+ * path's kernels (the unfold plan: a product, a softmax row kernel, a product) rather than the
+ * fused kernel on fibers? Yes while the score matrix it then stores (float32) stays within
+ * KG_CPU_UNFUSED_ATTN_SCORES (256 MB): past it the fused kernel's O(T·d) memory wins. */
+#define KG_CPU_UNFUSED_ATTN_SCORES ((int64_t)1 << 26)
+bool kg_schedule_unfuse_attention(int64_t scores);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */

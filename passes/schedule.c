@@ -699,6 +699,8 @@ bool kg_schedule_unfold(int64_t numel, int64_t k) {
   return k >= KG_CPU_UNFOLD_K && numel > 0 && numel >= KG_CPU_UNFOLD_MACS / k;
 }
 
+bool kg_schedule_unfuse_attention(int64_t scores) { return scores >= 0 && scores <= KG_CPU_UNFUSED_ATTN_SCORES; }
+
 /* ---- attention (issue 23) ---- */
 
 static const kg_attn_tile_info attn_tiles[KG_ATTN__COUNT] = {

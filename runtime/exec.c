@@ -83,7 +83,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc, v->cpu ? "_cpu" : "");
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
@@ -205,10 +205,25 @@ static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
   return t;
 }
 
+/* Every fused attention of c at this run's sizes small enough for the math path's score matrix
+ * on the CPU device (kg_schedule_unfuse_attention) */
+static bool attention_unfuses(const kg_compiled *c, const binding *B) {
+  for (uint32_t i = 0; i < c->lg.nodes.n; i++) {
+    const kg_gnode *n = &c->lg.nodes.v[i], *k = NULL;
+    if (n->op != KG_OP_ATTN) continue;
+    k = &c->lg.nodes.v[n->in[1]];
+    int64_t scores = dim_size(B, &k->shape.d[k->shape.rank - ((n->ia[0] & 32) ? 1 : 2)]);
+    for (int d = 0; d < n->shape.rank - 1; d++)
+      if (__builtin_mul_overflow(scores, dim_size(B, &n->shape.d[d]), &scores)) return false;
+    if (!kg_schedule_unfuse_attention(scores)) return false;
+  }
+  return true;
+}
+
 /* The plan of this run (runtime/exec_plans.c): the split-rows plan (c->fusion_split, 1) when the
  * scheduler wants it for a group of the fused plan (few rows too long for a block each;
  * force_variant 4 always takes it); else, on the CPU device, the unfold plan (3) when a folded
- * product is too big for a serial dot per output; else the fold plan (2) when every product
+ * product is too big for a serial dot per output or the entry has a fused attention; else the fold plan (2) when every product
  * kept tiled only for its symbolic sizes is small at this run's sizes (and, on the CPU device,
  * none too big for a serial dot); else the fused plan (0). */
 static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
@@ -220,7 +235,7 @@ static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
     for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
-  if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c)) return 3;
+  if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c) && attention_unfuses(c, B)) return 3;
   if (!c->n_fold_cand) return 0;
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
@@ -681,6 +696,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   if (plan && !kg_compiled_build_plan(c, plan, d)) st = KG_ERR_INTERNAL;
   if (st != KG_OK) plan = 0;
   kg_plan_view pv = kg_compiled_plan(c, plan);
+  g = pv.lg; /* the plan's program from here (the unfold plan's may be lowered again: exec_plans.c) */
   const kg_fusion *F = pv.F;
   const kg_kernel *DK = pv.kernels;
   const kg_group_facts *GF = pv.facts;

@@ -8,7 +8,13 @@
  *                 readers (MMFOLD), when every one of them is small at the run's sizes;
  *   3 unfold      the CPU device: lg with the folded products the scheduler finds too big for a
  *                 serial dot per output (kg_schedule_unfold) made products again (MATMUL), each a
- *                 kernel of its own on the CPU's register-blocked schedule (matmul.cpu).
+ *                 kernel of its own on the CPU's register-blocked schedule (matmul.cpu); and an
+ *                 entry with attention lowered again from its typed program without the fused
+ *                 attention kernel (whose threads cooperate through shared memory: on the CPU
+ *                 device they run on fibers, one context switch per barrier per thread) — the
+ *                 math path's products (matmul.cpu) and softmax (a row kernel) instead, as
+ *                 PyTorch's CPU attention computes it. The forwards with attention ran 1.7
+ *                 to 3.6x slower than eager on fibers (docs/perf.md).
  * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
  * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
  * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the
@@ -56,7 +62,7 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
   kg_graph_clone(&c->lg_fold, &c->lg);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
   if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
   kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
   return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
@@ -68,7 +74,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
     kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
@@ -86,12 +92,44 @@ static bool unfold_node(const kg_graph *g, const kg_gnode *n) {
   return a->shape.rank >= 1 && kd->kind == KG_DIM_STATIC && kg_schedule_unfold(numel, kd->v);
 }
 
+static bool has_attention(const kg_graph *g) {
+  for (uint32_t i = 0; i < g->nodes.n; i++)
+    if (g->nodes.v[i].op == KG_OP_ATTN) return true;
+  return false;
+}
+
 bool kg_compiled_wants_unfold(kg_compiled *c) {
   if (!c->unfold_known) {
     c->unfold_known = true;
+    c->unfold_some = has_attention(&c->lg);
     for (uint32_t i = 0; i < c->lg.nodes.n && !c->unfold_some; i++) c->unfold_some = unfold_node(&c->lg, &c->lg.nodes.v[i]);
   }
   return c->unfold_some;
+}
+
+/* lg again from the typed program without the fused attention: the pipeline's lowering steps
+ * (kg_pipeline_run's) with a hand-written attention kept as written and
+ * scaled_dot_product_attention expanded into the math path, on a copy of c->g (final already:
+ * its passes change nothing). The same parameters, outputs and size symbols as lg: exec.c binds
+ * a run against lg and reads the plan's program after. */
+static bool lower_without_attention(kg_compiled *c, kg_pass_ctx *pc) {
+  kg_graph g;
+  kg_graph_init(&g, &c->arena, c->g.entry);
+  kg_graph_clone(&g, &c->g);
+  pc->unfused_attn = pc->no_attn = true;
+  bool ok = kg_pipeline_lower(&g, &c->lg_unfold, pc);
+  if (ok) {
+    kg_pass_mm_transpose(&c->lg_unfold, pc);
+    kg_pass_dce(&c->lg_unfold, pc);
+    kg_pass_fold_products(&c->lg_unfold, pc);
+  }
+  kg_graph_free(&g);
+  const kg_graph *a = &c->lg, *b = &c->lg_unfold;
+  if (ok && (a->params.n != b->params.n || a->outputs.n != b->outputs.n || a->syms.n != b->syms.n || a->n_entry_params != b->n_entry_params)) {
+    kg_diag_add(pc->d, KG_E_INTERNAL, NULL, NULL, "'%s' lowered without its fused attention has other parameters, outputs or sizes than its program", c->g.entry);
+    ok = false;
+  }
+  return ok;
 }
 
 /* Builds the unfold plan: lg with the folded products kg_schedule_unfold names made products
@@ -100,10 +138,14 @@ static bool build_unfold_plan(kg_compiled *c, kg_diag *d) {
   if (c->unfold_built) return c->kernels_unfold != NULL;
   c->unfold_built = true;
   kg_graph_init(&c->lg_unfold, &c->arena, c->lg.entry);
-  kg_graph_clone(&c->lg_unfold, &c->lg);
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
+  if (has_attention(&c->lg)) {
+    if (!lower_without_attention(c, &pc)) return false;
+  } else {
+    kg_graph_clone(&c->lg_unfold, &c->lg);
+  }
   for (uint32_t i = 0; i < c->lg_unfold.nodes.n; i++)
-    if (unfold_node(&c->lg, &c->lg.nodes.v[i])) c->lg_unfold.nodes.v[i].op = KG_OP_MATMUL;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false};
+    if (unfold_node(&c->lg_unfold, &c->lg_unfold.nodes.v[i])) c->lg_unfold.nodes.v[i].op = KG_OP_MATMUL;
   if (pc.verify && !kg_graph_verify(&c->lg_unfold, d)) return false;
   kg_pass_fuse(&c->lg_unfold, &c->fusion_unfold, false, &pc);
   return lower_plan(c, &c->lg_unfold, &c->fusion_unfold, 3, &pc, &c->kernels_unfold, &c->gfacts_unfold, &c->n_unfold);

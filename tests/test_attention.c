@@ -137,7 +137,7 @@ static void reference(const float *q, const float *k, const float *v, int64_t L,
   free(s);
 }
 
-static void run_plain(int64_t L, int64_t S) {
+static void run_plain_on(kg_device_kind dev, int64_t L, int64_t S) {
   kg_context *ctx = ctx_forced(0);
   kg_module *m = load(ctx, "examples/attn_sdpa_train.json");
   char sig[256];
@@ -153,7 +153,16 @@ static void run_plain(int64_t L, int64_t S) {
   DLTensor tq = t4(q, sq), tk = t4(k, sk), tv = t4(v, sk), to = t4(o, sq);
   const DLTensor *in[3] = {&tq, &tk, &tv};
   DLTensor *out[1] = {&to};
-  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, in, 3, NULL, 0, out, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, dev, in, 3, NULL, 0, out, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  if (dev == KG_DEVICE_CPU) { /* the math path's kernels (runtime/exec_plans.c): no attention kernel, no fibers */
+    cr_expect(c->unfold_built && c->kernels_unfold, "the CPU device: the unfold plan");
+    uint32_t attn = 0, red = 0;
+    for (uint32_t i = 0; i < c->fusion_unfold.groups.n; i++)
+      attn += c->fusion_unfold.groups.v[i].kind == KG_GROUP_ATTN, red += c->fusion_unfold.groups.v[i].kind == KG_GROUP_REDUCE;
+    cr_expect_eq(attn, 0u);
+    cr_expect_eq(red, 1u, "the softmax's row kernel (the products: kernels of their own, or folded into its loads when small)");
+    for (uint32_t i = 0; i < c->runtime.n; i++) cr_expect(!kg_kernel_cooperates(&c->runtime.v[i]->k), "%s runs on fibers", c->runtime.v[i]->k.name);
+  }
   double *ref = malloc((nq + 1) * sizeof *ref);
   for (int h = 0; h < 2; h++) reference(q + h * L * 64, k + h * S * 64, v + h * S * 64, L, S, 64, ref + h * L * 64);
   for (size_t i = 0; i < nq; i++) cr_assert(fabs((double)o[i] - ref[i]) <= 1e-5 + 1e-4 * fabs(ref[i]), "L %lld S %lld [%zu]: %g vs %g", (long long)L, (long long)S, i, (double)o[i], ref[i]);
@@ -161,13 +170,33 @@ static void run_plain(int64_t L, int64_t S) {
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
 
+static void run_plain(int64_t L, int64_t S) { run_plain_on(KG_DEVICE_EMU, L, S); }
+
 Test(attention_exec, sizes_across_tiles_and_no_keys) {
   run_plain(70, 45); /* a partial query tile and a partial key block */
   run_plain(1, 1);
   run_plain(5, 0);   /* no keys: the math path's empty product, 0 */
 }
 
-Test(attention_exec, fully_masked_row_is_nan) {
+/* On the CPU device an attention whose score matrix fits (kg_schedule_unfuse_attention) runs as
+ * the math path's kernels (q kᵀ, softmax, p v: matmul.cpu and a row kernel) instead of the fused
+ * kernel, whose threads cooperate (fibers there) */
+Test(attention_exec, cpu_device_runs_the_math_path, .timeout = 300) {
+  run_plain_on(KG_DEVICE_CPU, 70, 45);
+  run_plain_on(KG_DEVICE_CPU, 1, 1);
+  run_plain_on(KG_DEVICE_CPU, 5, 0);
+  cr_expect(kg_schedule_unfuse_attention(KG_CPU_UNFUSED_ATTN_SCORES));
+  cr_expect_not(kg_schedule_unfuse_attention(KG_CPU_UNFUSED_ATTN_SCORES + 1), "past 256 MB of scores: the fused kernel");
+  cr_expect_not(kg_schedule_unfuse_attention(-1));
+}
+
+/* the fused kernel (the emulator) and the math path (the CPU device) alike */
+static void masked_row_on(kg_device_kind dev);
+Test(attention_exec, fully_masked_row_is_nan, .timeout = 300) {
+  masked_row_on(KG_DEVICE_EMU);
+  masked_row_on(KG_DEVICE_CPU);
+}
+static void masked_row_on(kg_device_kind dev) {
   kg_context *ctx = ctx_forced(0);
   kg_module *m = load(ctx, "examples/attn_sdpa.json");
   kg_compiled *c;
@@ -183,7 +212,7 @@ Test(attention_exec, fully_masked_row_is_nan) {
   DLTensor tq = t4(q, sq), tk = t4(k, sq), tv = t4(v, sq), tm = t4(mk, sm), to = t4(o, sq);
   const DLTensor *in[4] = {&tq, &tk, &tv, &tm};
   DLTensor *out[1] = {&to};
-  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, in, 4, NULL, 0, out, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, dev, in, 4, NULL, 0, out, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   for (int h = 0; h < 4; h++)
     for (int i = 0; i < 33; i++) {
       float x = o[((size_t)h * 33 + (size_t)i) * 16]; /* batch 0 (the residual q is added: NaN stays) */
