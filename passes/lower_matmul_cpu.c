@@ -14,19 +14,23 @@
  *     B's value is evaluated at its coordinates (kg_lw_val_at: a source through its strides,
  *     pointwise producers inline, a transposed or sliced operand in place, a convolution's
  *     IM2COL with its padding), once per thread; what the micro-kernel then reads is dense.
- *   for m0 in its rows, step MR = 4:
+ *   for m0 in its rows, step MR (the tile's tm: 4, or 8 on a CPU with 32 vector registers):
  *     acc[i][j] = Σ_k A(batch, min(m0 + i, M - 1), k) · P[k][j]                    the micro-kernel
  *       (float32: K in blocks of KG_MM_KBLOCK summed apart, as the GPU kernels; A's rows
- *       clamped inside the matrix: the extra rows are never stored)
+ *       clamped inside the matrix: the extra rows are never stored; A at row · stride + k
+ *       under a guard that its rows are contiguous, a_rows)
  *     C[i][j] = acc[i][j]                                                           to the scratch
  *     for i, j inside the output: the epilogue (bias, activation, residual, casts) at
  *       (batch, m0 + i, n0 + j) with the product's value C[i][j], stored
  *
  * The micro-kernel's body is MR · NR independent multiply-adds over NR consecutive panel
  * elements at constant offsets: the compiler's SLP vectorizer makes it MR · NR / 8 vector FMAs
- * per k on AVX2 (the CPU device contracts a · b + c), with the panel in L1/L2. Packing costs K ·
- * NR loads per thread against MC · K · NR multiply-adds. The epilogue is a loop over the tile's
- * columns (unit-stride outputs vectorize). */
+ * per k on AVX2, MR on AVX-512 (each with A's element as a broadcast memory operand; the CPU
+ * device contracts a · b + c), with the panel in L1/L2. Packing costs K · NR loads per thread
+ * against MC · K · NR multiply-adds. The epilogue is a loop over the tile's columns (unit-stride
+ * outputs vectorize). Measured on ResNet-18 (docs/perf.md): A's index split by div / mod per k,
+ * a panel copied a cache line per store and zeroed past N, and 4-row blocks had it at 4.1x
+ * eager's time on one core; without them, and with its stem pool stored once (fuse.c), 1.3x. */
 #include <stdlib.h>
 #include <string.h>
 
