@@ -28,12 +28,17 @@
 // no_grad: wall and CPU ms, their ratio, kgen's host cost on the null device, launches and plan
 // steps per call, outputs compared (docs/perf.md, "LSTM and GRU sequences"). Run it with
 // KGEN_CPU_THREADS=1 beside libtorch's one thread.
+// --models instead: every model forward of examples/models (issue 25) on CPU tensors — the
+// entry's quotation compiled by the fast path (its captures: the modules' weights) on kgen's CPU
+// device beside the same F# forward run by TorchSharp eager (Kgen.Eval walking the quotation:
+// libtorch 2.10's CPU kernels op by op), same inputs, both under no_grad, every result disposed;
+// wall ms per call, the ratio, outputs compared. Run it with KGEN_CPU_THREADS equal to --threads.
 // A benchmark, not a test: exits 0 whatever the numbers (1 when a program fails to compile or
 // run, 2 on bad arguments).
 //
 //   dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M]
 //                                                  [--threads N] [--no-large] [--markdown]
-//                                                  [--rnn [--steps 64,128,256,512]]
+//                                                  [--rnn [--steps 64,128,256,512]] [--models [--entry NAME]]
 module Bench.Program
 
 #nowarn "9"
@@ -43,6 +48,7 @@ open System.Diagnostics
 open System.IO
 open System.Runtime.InteropServices
 open System.Threading
+open System.Text.Json
 open TorchSharp
 open Kgen
 
@@ -103,6 +109,8 @@ let mutable markdown = false
 let mutable threads = 1
 let mutable rnn = false
 let mutable rnnSteps = [ 64L; 128L; 256L; 512L ]
+let mutable models = false
+let mutable modelEntry: string option = None
 
 // ---------------------------------------------------------------------------------------------
 // timing
@@ -492,6 +500,83 @@ let rnnBench (steps: int64 list) =
     if bad.IsEmpty then say "every kgen output (output, h_n[, c_n]) matches the native module's (allclose rtol 1e-4, atol 1e-5)"
     else for (c, t, _, _, _, _, _, _, _, _, _) in bad do say (sprintf "MISMATCH: %s layers %d bidir %b at T = %d" c.Module c.Layers c.Bidir t)
 
+// ---------------------------------------------------------------------------------------------
+// --models: the model forwards of examples/models on CPU tensors, kgen's CPU device beside
+// TorchSharp eager (issue 25)
+
+let modelsDir = Path.Combine(__SOURCE_DIRECTORY__, "..", "..", "examples", "models")
+
+/// One entry: its random inputs (the signature's sizes and ranges), eager (the F# forward) and
+/// kgen (its quotation through the fast path) as calls whose results are disposed, and their
+/// outputs compared: the largest difference over the largest magnitude of eager's output, per
+/// output (float32 forwards summed in other orders: ~1e-6; "yes" up to 1e-4).
+let modelCase (asm: Reflection.Assembly) (fs: string) (root: JsonElement) (i: int) (en: Serializer.Entry) =
+    let pars, _ = Check.signatureOf (root.GetProperty("entries").[i].GetProperty("signature")) Map.empty
+    use g = new torch.Generator(17UL, torch.CPU)
+    let args =
+        pars |> List.map (function
+            | Check.TensorParam(dt, shape, nz, r) -> box (Check.randomTensorIn g dt shape nz r)
+            | Check.ScalarParam dt -> failwithf "%s: a number parameter (%s)" en.Name dt)
+    let f = Eval.run en.Expr
+    let d = Serializer.serialize [ { en with Name = "f"; Signature = None } ]
+    let caps = d.Captures |> List.choose (fun c -> match c.Value with :? Tensor as t -> Some(c.Name, t) | _ -> None)
+    let engine = new FastPath.Engine(d.Json, "f", Compile.kindsOfType en.Expr.Type, caps |> List.map fst |> Array.ofList,
+                                     (let v = caps |> List.map snd |> Array.ofList in fun () -> v),
+                                     FastPath.Options.Default)
+    let core = Compile.Core(engine, typeof<obj>)
+    let kgenOuts () =
+        List.iteri (fun j a -> core.SetObj(j, a)) args
+        core.Invoke()
+        [ for k in 0 .. engine.OutputCount - 1 -> engine.Output k ]
+    let eager () =
+        use _s = torch.NewDisposeScope()
+        Eval.applyAll f args |> ignore
+    let kgen () = for t in kgenOuts () do t.Dispose()
+    let check () =
+        let ours = kgenOuts ()
+        let theirs = Eval.applyAll f args |> Check.flatten
+        let err (a: Tensor) (b: Tensor) =
+            if a.shape <> b.shape then infinity
+            else
+                let a, b = a.to_type torch.ScalarType.Float64, b.to_type torch.ScalarType.Float64
+                (a - b).abs().max().item<float>() / max 1e-30 (b.abs().max().item<float>())
+        let e = if ours.Length <> theirs.Length then infinity else List.map2 err ours theirs |> List.fold max 0.0
+        for t in ours @ theirs do t.Dispose()
+        e
+    Path.GetFileNameWithoutExtension fs, en.Name, eager, kgen, check, engine
+
+let modelsBench () =
+    say (sprintf "machine: %s; libtorch threads %d; KGEN_CPU_THREADS=%s" (machine ()) threads (match Environment.GetEnvironmentVariable "KGEN_CPU_THREADS" with null -> "(unset: all CPUs)" | v -> v))
+    say (sprintf "timing: median of %d batches of ~%.0f ms after a %.0f ms warm-up, wall time; both under no_grad; eager inside a DisposeScope per call, kgen's results disposed" reps batchMs warmMs)
+    printfn ""
+    let asm = Reflection.Assembly.Load "Examples"
+    use _g = torch.no_grad ()
+    let rows =
+        [ for fs in Directory.GetFiles(modelsDir, "*.fs") |> Array.sort do
+              let doc = Collect.documentOfSource asm fs
+              use root = JsonDocument.Parse(doc.Json, JsonDocumentOptions(MaxDepth = Serializer.maxDepth))
+              let entries = Collect.entriesOfSource Collect.zeros None asm fs
+              // not the entries in training mode: their forward updates the modules' statistics
+              for (i, en) in List.indexed entries |> List.filter (fun (_, en) -> not (en.Name.EndsWith "_train") && (modelEntry.IsNone || modelEntry = Some en.Name)) do
+                  let model, name, eager, kgen, check, engine = modelCase asm fs root.RootElement i en
+                  let sw = Stopwatch.StartNew()
+                  let ok = check ()
+                  let first = sw.Elapsed.TotalSeconds
+                  let struct (e, _) = measure2 eager
+                  let struct (k, _) = measure2 kgen
+                  let st = engine.LastRunStats
+                  (engine :> IDisposable).Dispose()
+                  yield model, name, ok, first, e, k, st.Launches ]
+    let ms (ns: float) = sprintf "%.3f" (ns / 1e6)
+    table [ "model"; "entry"; "eager (TorchSharp) ms"; "kgen CPU device ms"; "kgen ÷ eager"; "launches"; "outputs match (difference)"; "first call s" ]
+        [ for (model, name, ok, first, e, k, launches) in rows ->
+              [ model; name; ms e; ms k; sprintf "%.2f×" (k / e); string launches; sprintf "%s (%.1e)" (if ok <= 1e-4 then "yes" else "NO") ok; sprintf "%.1f" first ] ]
+    let ratios = rows |> List.map (fun (_, _, _, _, e, k, _) -> k / e)
+    say (sprintf "%d forwards: %d within 1.5× of eager, %d faster; geometric mean kgen ÷ eager %.2f×" ratios.Length (ratios |> List.filter (fun r -> r <= 1.5) |> List.length)
+             (ratios |> List.filter (fun r -> r < 1.0) |> List.length) (exp (List.averageBy log ratios)))
+    for (model, name, ok, _, _, _, _) in rows do
+        if ok > 1e-4 then say (sprintf "MISMATCH: %s %s (largest difference %.2e of eager's largest magnitude)" model name ok)
+
 type Baseline =
     { Wall: float
       Cpu: float
@@ -502,7 +587,7 @@ type Baseline =
       EmptyAlloc: float }
 
 let usage =
-    "usage: dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M] [--threads N] [--no-large] [--markdown] [--rnn [--steps 64,128,256,512]]"
+    "usage: dotnet run -c Release --project perf/dotnet -- [--reps N] [--batch-ms M] [--warm-ms M] [--threads N] [--no-large] [--markdown] [--rnn [--steps 64,128,256,512]] [--models [--entry NAME]]"
 
 [<EntryPoint>]
 let main argv =
@@ -529,6 +614,12 @@ let main argv =
         | "--rnn" :: rest ->
             rnn <- true
             parse rest
+        | "--models" :: rest ->
+            models <- true
+            parse rest
+        | "--entry" :: e :: rest ->
+            modelEntry <- Some e
+            parse rest
         | "--steps" :: ts :: rest ->
             rnnSteps <- ts.Split(',') |> Array.map int64 |> List.ofArray
             parse rest
@@ -547,6 +638,10 @@ let main argv =
             torch.set_num_threads threads
             if rnn then
                 rnnBench rnnSteps
+                say (sprintf "total time %.0f s" total.Elapsed.TotalSeconds)
+                exit 0
+            if models then
+                modelsBench ()
                 say (sprintf "total time %.0f s" total.Elapsed.TotalSeconds)
                 exit 0
             say (sprintf "machine: %s" (machine ()))
