@@ -129,7 +129,7 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
   }
 }
 
-/* The POOL nodes windowed convolutions read (window_stores above): per node, 1 for those read
+/* The POOL nodes windowed convolutions read (the header above): per node, 1 for those read
  * twice or more (the sum of the windows of the IM2COLs reading it); NULL when there are none. */
 static uint8_t *window_stores(const kg_graph *g, const mmctx *M) {
   if (!M->on) return NULL;
