@@ -28,7 +28,7 @@
  * per k on AVX2, MR on AVX-512 (each with A's element as a broadcast memory operand; the CPU
  * device contracts a · b + c), with the panel in L1/L2. Packing costs K · NR loads per thread
  * against MC · K · NR multiply-adds. The epilogue is a loop over the tile's columns (unit-stride
- * outputs vectorize). Measured on ResNet-18 (docs/perf.md): A's index split by div / mod per k,
+ * outputs vectorize). Measured on ResNet-18 (docs/perf_cpu.md): A's index split by div / mod per k,
  * a panel copied a cache line per store and zeroed past N, and 4-row blocks had it at 4.1x
  * eager's time on one core; without them, and with its stem pool stored once (fuse.c), 1.3x. */
 #include <stdlib.h>
@@ -74,7 +74,7 @@ typedef struct rowsx {
  * m · stride_M + k: one offset per row, plus k. Otherwise A's value comes from kg_lw_val_at,
  * which splits k over the source's dims (a convolution's weight [O, C, kh, kw] viewed [O, K]:
  * a div and a mod per dim per k, per row — most of the micro-kernel's instructions, measured on
- * ResNet-18's 3 x 3 convolutions, docs/perf.md). */
+ * ResNet-18's 3 x 3 convolutions, docs/perf_cpu.md). */
 typedef struct afast { uint32_t id, param, rstride; kg_dtype dt; } afast;
 
 static bool same_dim(const kg_dim *a, const kg_dim *b) { return a->kind == b->kind && a->v == b->v; }
@@ -324,7 +324,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     /* a full panel of a transposed B (linear's weight) or of a convolution's window: k outer, the
      * NR columns inner, so each k's NR values are one contiguous run of stores instead of NR
      * stores a panel row (a cache line) apart — the copy loop was ~60 % of an LSTM step's hidden
-     * product at a batch of 8 rows and of ResNet-18's 3 x 3 convolutions (docs/perf.md). A
+     * product at a batch of 8 rows and of ResNet-18's 3 x 3 convolutions (docs/perf_cpu.md). A
      * transposed B's columns are a loop of constant trip count the compiler unrolls; a
      * convolution's are unrolled here, each column's spatial coordinates computed once before
      * the k loop (k's split over channels and window, the same for every column, the compiler

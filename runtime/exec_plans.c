@@ -14,7 +14,7 @@
  *                 device they run on fibers, one context switch per barrier per thread) — the
  *                 math path's products (matmul.cpu) and softmax (a row kernel) instead, as
  *                 PyTorch's CPU attention computes it. The forwards with attention ran 1.7
- *                 to 3.6x slower than eager on fibers (docs/perf.md).
+ *                 to 3.6x slower than eager on fibers (docs/perf_cpu.md).
  * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
  * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
  * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the

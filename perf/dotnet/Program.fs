@@ -26,7 +26,7 @@
 // 1 and 2 layers, bidirectional; T = 64..512, --steps) compiled with Kgen.compile on kgen's CPU
 // device beside TorchSharp's native modules (libtorch's CPU kernels) on the same input, both under
 // no_grad: wall and CPU ms, their ratio, kgen's host cost on the null device, launches and plan
-// steps per call, outputs compared (docs/perf.md, "LSTM and GRU sequences"). Run it with
+// steps per call, outputs compared (docs/perf_cpu.md, "LSTM and GRU sequences"). Run it with
 // KGEN_CPU_THREADS=1 beside libtorch's one thread.
 // --models instead: every model forward of examples/models (issue 25) on CPU tensors — the
 // entry's quotation compiled by the fast path (its captures: the modules' weights) on kgen's CPU
