@@ -284,6 +284,9 @@ void kg_lw_add_source_params(lctx *L, kg_arena *A) {
     L->pparam[s] = KG_NONE;
     uint32_t node = s < L->g->params.n ? L->g->params.v[s].node : L->f->mat.v[s - L->g->params.n];
     if (!L->needed[node] || L->local[node]) continue;
+    bool own = false; /* a value this kernel computes and stores (grp->mats) is not read */
+    for (uint32_t j = 0; j < L->grp->mats.n && !own; j++) own = L->grp->mats.v[j] == node;
+    if (own) continue;
     const kg_gnode *n = &L->g->nodes.v[node];
     bool sc = n->vkind == KG_V_SCALAR;
     uint32_t r0, r1, sr0;
@@ -368,7 +371,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
   for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;
   for (uint32_t i = 0; i < f->mat.n; i++) L.src_of[f->mat.v[i]] = ngp + i;
-  for (uint32_t j = 0; j < grp->mats.n; j++) L.src_of[grp->mats.v[j]] = KG_NONE, L.needed[grp->mats.v[j]] = 1; /* a product computes and stores them */
+  for (uint32_t j = 0; j < grp->mats.n; j++) L.src_of[grp->mats.v[j]] = KG_NONE, L.needed[grp->mats.v[j]] = 1; /* the group computes and stores them */
   mark_needed(&L);
   if (grp->kind == KG_GROUP_REDUCE) return kg_lw_reduce(&L, name);
   if (grp->kind == KG_GROUP_MATMUL) return kg_lw_matmul(&L, name);
@@ -384,9 +387,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   L.onode = kg_xmalloc((no + 1) * sizeof *L.onode);
   L.nout = no;
   uint32_t *oenc = kg_xmalloc((no + 1) * sizeof *oenc); /* per stored value: its stride parameters' r0 */
-  for (uint32_t j = 0; j < grp->mats.n; j++) L.needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(&L, A);
-  for (uint32_t j = 0; j < grp->mats.n; j++) L.needed[grp->mats.v[j]] = 1;
   for (uint32_t j = 0; j < no; j++) {
     kg_bufref b = {KG_BUF_OUTPUT, j < grp->outs.n ? grp->outs.v[j] : 0};
     if (j < grp->outs.n) L.onode[j] = g->outputs.v[b.index];

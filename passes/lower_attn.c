@@ -334,9 +334,7 @@ bool kg_lw_attention(lctx *L, const char *name) {
   else k->launch.smem_static = kg_attn_smem((kg_attn_tile)L->v->mm_tile, A->E, A->Ev, kg_dtype_get(A->acc)->size);
 
   /* parameters: sources, stored values, sizes, S, output strides */
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(L, AR);
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
   uint32_t *size_p = A->size_p;
   for (int d = 0; d < r; d++)
     size_p[d] = kg_lw_dim_is_one(&grp->space.d[d]) ? KG_NONE

@@ -105,7 +105,7 @@ void kg_lw_view_free(lctx *L);
 uint32_t kg_lw_linear_offset(lctx *L, const uint32_t *coord, const uint32_t *stride, uint32_t rank);
 bool kg_lw_dim_is_one(const kg_dim *d);
 kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *name, uint8_t role, uint32_t r0, uint32_t r1);
-void kg_lw_add_source_params(lctx *L, kg_arena *A);
+void kg_lw_add_source_params(lctx *L, kg_arena *A); /* not for the group's own stored values (grp->mats) */
 /* a source slot's parameter roles: its buffer (owner, index) and its KPR_STRIDE r0 */
 void kg_lw_source_role(const lctx *L, uint32_t s, uint32_t *tensor_r0, uint32_t *tensor_r1, uint32_t *stride_r0);                         /* a buffer or scalar param per source */
 void kg_lw_add_source_strides(lctx *L, kg_arena *A, uint32_t *in_stride);   /* their strides over the space */

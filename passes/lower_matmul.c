@@ -504,9 +504,7 @@ bool kg_lw_matmul(lctx *L, const char *name) {
 
   /* parameters: sources (not the values stored here), outputs and stored values, sizes, K,
    * strides; the sources' own-dim strides come as kg_lw_val_at needs them */
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 0;
   kg_lw_add_source_params(L, A);
-  for (uint32_t j = 0; j < grp->mats.n; j++) L->needed[grp->mats.v[j]] = 1;
   uint32_t nst = grp->outs.n + grp->mats.n, *senc = kg_xmalloc((nst + 1) * sizeof *senc);
   S.sparam = kg_xmalloc((nst + 1) * sizeof *S.sparam), S.snode = kg_xmalloc((nst + 1) * sizeof *S.snode);
   uint32_t ns = 0;

@@ -120,7 +120,8 @@ struct kg_compiled {
   uint32_t n_fold;
   /* the unfold plan (runtime/exec_plans.c): on the CPU device, folded products too big for a
    * serial dot per output made products again (kg_schedule_unfold); built on first want */
-  bool unfold_known, unfold_some; /* asked once: does lg have such a product? */
+  bool unfold_known, unfold_some; /* asked once: does lg have such a product, or an attention? */
+  bool unfold_attn;               /* the attention part of that answer (exec.c sizes it per run) */
   bool unfold_built;
   kg_graph lg_unfold;
   kg_fusion fusion_unfold;

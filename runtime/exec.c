@@ -208,7 +208,7 @@ static kg_target run_target(const kg_context *ctx, const kg_device *dev) {
 /* Every fused attention of c at this run's sizes small enough for the math path's score matrix
  * on the CPU device (kg_schedule_unfuse_attention) */
 static bool attention_unfuses(const kg_compiled *c, const binding *B) {
-  for (uint32_t i = 0; i < c->lg.nodes.n; i++) {
+  for (uint32_t i = 0; c->unfold_attn && i < c->lg.nodes.n; i++) {
     const kg_gnode *n = &c->lg.nodes.v[i], *k = NULL;
     if (n->op != KG_OP_ATTN) continue;
     k = &c->lg.nodes.v[n->in[1]];

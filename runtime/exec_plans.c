@@ -101,7 +101,7 @@ static bool has_attention(const kg_graph *g) {
 bool kg_compiled_wants_unfold(kg_compiled *c) {
   if (!c->unfold_known) {
     c->unfold_known = true;
-    c->unfold_some = has_attention(&c->lg);
+    c->unfold_some = c->unfold_attn = has_attention(&c->lg);
     for (uint32_t i = 0; i < c->lg.nodes.n && !c->unfold_some; i++) c->unfold_some = unfold_node(&c->lg, &c->lg.nodes.v[i]);
   }
   return c->unfold_some;
