@@ -643,6 +643,13 @@ static void block(const emit *E, uint32_t s, int ind) {
     const kg_ks *st = &k->stmts.v[s];
     if (st->kind == KS_VLOAD) { vload(E, st, ind); continue; }
     if (st->kind == KS_VSTORE) { vstore(E, st, ind); continue; }
+    if (st->kind == KS_DOT) { /* kg_dot16_NIxNJ(P, Y, offsets..., steps): prelude.h, kg_cpu.h */
+      kg_sb_indent(o, ind);
+      kg_sb_printf(o, "kg_dot16_%ux%u(%s, %s", st->imm & 0xff, st->imm >> 8, k->params.v[st->a].name, k->params.v[st->b].name);
+      for (uint32_t j = 0; j < 1 + (st->imm & 0xff) + (st->imm >> 8); j++) kg_sb_puts(o, ", "), var_name(E, st->c + j, o);
+      kg_sb_puts(o, ", "), ex(E, st->d), kg_sb_puts(o, ");\n");
+      continue;
+    }
     kg_sb_indent(o, ind);
     switch ((kg_ks_kind)st->kind) {
     case KS_DECL:
@@ -787,6 +794,10 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !draws; i++)
     for (uint32_t e = 0; e < ks[i]->exprs.n && !draws; e++) draws = ks[i]->exprs.v[e].kind == KX_OP && ks[i]->exprs.v[e].op == KG_OP_PHILOX;
   if (draws) kg_sb_puts(o, KG_CUDA_PRELUDE_RNG);
+  bool dots = false; /* the dot schedule's lanes (KS_DOT) */
+  for (uint32_t i = 0; i < n && !dots; i++)
+    for (uint32_t q = 0; q < ks[i]->stmts.n && !dots; q++) dots = ks[i]->stmts.v[q].kind == KS_DOT;
+  if (dots) kg_sb_puts(o, KG_CUDA_PRELUDE_DOT);
   bool tc = false; /* the tensor-core prelude only where a kernel has dynamic shared memory */
   for (uint32_t i = 0; i < n && !tc; i++) tc = ks[i]->launch.smem_dyn > 0;
   if (tc) {

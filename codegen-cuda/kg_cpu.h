@@ -76,6 +76,38 @@ double pow(double, double) KG_CPU__SIMD;
 double atan2(double, double) KG_CPU__SIMD;
 #endif
 
+/* The dot schedule's lanes (ir/ir.h KS_DOT; prelude.h has the scalar loops NVRTC and the
+ * emulator compile): the 2 x nj blocks' 16-lane partial sums held in vector registers across the
+ * steps (GCC's vector extension: 16 floats, one AVX-512 register, two AVX2 ones; unaligned), then
+ * stored. Written out as scalar C, GCC's basic-block SLP vectorized such blocks only in some
+ * contexts: scalar lanes, gathers and spills in others (docs/perf_cpu.md). */
+#define KG_CPU_DOT16 1
+typedef float kg_cpu_v16 __attribute__((vector_size(64), aligned(4), may_alias));
+#define KG_CPU_V16(p) (*(const kg_cpu_v16 *)(const void *)(p))
+#define KG_CPU_V16_ST(p, v) (*(kg_cpu_v16 *)(void *)(p) = (v))
+static inline __attribute__((always_inline, unused)) void kg_dot16_2x2(float *P, const float *Y, long long op, long long x0, long long x1,
+                                                                       long long y0, long long y1, int n) {
+  kg_cpu_v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+  const float *u0 = P + x0, *u1 = P + x1, *w0 = Y + y0, *w1 = Y + y1;
+  for (int q = 0; q < n; q++, u0 += 16, u1 += 16, w0 += 16, w1 += 16) {
+    kg_cpu_v16 p0 = KG_CPU_V16(u0), p1 = KG_CPU_V16(u1), v0 = KG_CPU_V16(w0), v1 = KG_CPU_V16(w1);
+    a0 += p0 * v0, a1 += p0 * v1, a2 += p1 * v0, a3 += p1 * v1;
+  }
+  KG_CPU_V16_ST(P + op, a0), KG_CPU_V16_ST(P + op + 32, a1), KG_CPU_V16_ST(P + op + 64, a2), KG_CPU_V16_ST(P + op + 96, a3);
+}
+static inline __attribute__((always_inline, unused)) void kg_dot16_2x4(float *P, const float *Y, long long op, long long x0, long long x1,
+                                                                       long long y0, long long y1, long long y2, long long y3, int n) {
+  kg_cpu_v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
+  const float *u0 = P + x0, *u1 = P + x1, *w0 = Y + y0, *w1 = Y + y1, *w2 = Y + y2, *w3 = Y + y3;
+  for (int q = 0; q < n; q++, u0 += 16, u1 += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
+    kg_cpu_v16 p0 = KG_CPU_V16(u0), p1 = KG_CPU_V16(u1), v0 = KG_CPU_V16(w0), v1 = KG_CPU_V16(w1), v2 = KG_CPU_V16(w2), v3 = KG_CPU_V16(w3);
+    a0 += p0 * v0, a1 += p0 * v1, a2 += p0 * v2, a3 += p0 * v3;
+    a4 += p1 * v0, a5 += p1 * v1, a6 += p1 * v2, a7 += p1 * v3;
+  }
+  KG_CPU_V16_ST(P + op, a0), KG_CPU_V16_ST(P + op + 32, a1), KG_CPU_V16_ST(P + op + 64, a2), KG_CPU_V16_ST(P + op + 96, a3);
+  KG_CPU_V16_ST(P + op + 128, a4), KG_CPU_V16_ST(P + op + 160, a5), KG_CPU_V16_ST(P + op + 192, a6), KG_CPU_V16_ST(P + op + 224, a7);
+}
+
 /* A range of blocks of one launch, linear block index b = x + gx * (y + gy * z). The layout is
  * part of the object's ABI (runtime/dev_cpu.c has the host's copy). */
 typedef struct kg_cpu_range {

@@ -145,6 +145,25 @@
 "KG_BRED(kg_bred_prod_ll, long long, 1LL, kg_mulll)\n" \
 "KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)\n" \
 "KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)\n"
+/* KS_DOT (ir/ir.h): the dot schedule's 16-lane sums as scalar loops, for NVRTC and the emulator
+ * (the CPU device defines KG_CPU_DOT16 and vector versions in kg_cpu.h first); emitted only
+ * where a kernel has a KS_DOT */
+#define KG_CUDA_PRELUDE_DOT \
+"#ifndef KG_CPU_DOT16\n" \
+"KG_DEV void kg_dot16_(float *P, const float *Y, long long op, const long long *xo, const long long *yo, int nj, int n) {\n" \
+"  for (int t = 0; t < 2 * nj; t++)\n" \
+"    for (int l = 0; l < 16; l++) {\n" \
+"      float s = 0.0f;\n" \
+"      for (int q = 0; q < n; q++) s += P[xo[t / nj] + 16 * q + l] * Y[yo[t % nj] + 16 * q + l];\n" \
+"      P[op + 32 * t + l] = s;\n" \
+"    }\n" \
+"}\n" \
+"KG_DEV void kg_dot16_2x2(float *P, const float *Y, long long op, long long x0, long long x1, long long y0, long long y1, int n) {\n" \
+"  long long xo[2] = {x0, x1}, yo[2] = {y0, y1}; kg_dot16_(P, Y, op, xo, yo, 2, n); }\n" \
+"KG_DEV void kg_dot16_2x4(float *P, const float *Y, long long op, long long x0, long long x1, long long y0, long long y1, long long y2,\n" \
+"                         long long y3, int n) {\n" \
+"  long long xo[2] = {x0, x1}, yo[4] = {y0, y1, y2, y3}; kg_dot16_(P, Y, op, xo, yo, 4, n); }\n" \
+"#endif\n"
 #define KG_CUDA_PRELUDE_8 \
 "#define KG_WALL(NAME, T, COMB)                                                      \\\n" \
 "KG_DEV T NAME(T v) {                                                                \\\n" \

@@ -22,6 +22,12 @@ let mm_tc_bf16_linear =
 let mm_tc_f16_batched =
     <@ fun (a: torch.Tensor) (b: torch.Tensor) -> torch.matmul(a, b) * 0.5f @>
 
+// a float32 linear with bias and ReLU: on the CPU device few rows of x take the dot schedule,
+// reading the weight's rows along K (tests/test_mma.c, mma_cpu)
+[<Kgen.Entry("float32[M,K], float32[N,K], float32[N]")>]
+let mm_f32_linear =
+    <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.linear(x, w, b).relu() @>
+
 // 1 × 1 convolutions are plain products over their input as it is: the input's channel planes
 // are B's rows, copied by cp.async when each plane starts 16-byte aligned (H·W·2 bytes a multiple
 // of 16), else staged through registers; groups read their channels' block of the input

@@ -257,6 +257,14 @@ typedef enum kg_ks_kind {
   KS_SMEM_ST, /* dynamic shared memory at byte offset expr b (aligned to the width) = vars c ..
                  c+imm-1 (imm = 1, 2 or 4 32-bit words: int32 or float32 vars), one access */
   KS_TC,      /* a tensor-core instruction, sub = kg_tc_op (its operands below) */
+  KS_DOT,     /* 16-lane dot products (the CPU target's few-rows products, lower_matmul_cpu.c):
+                 P[o_p + t·32 + l] = Σ_{q < d} P[o_x(i) + 16 q + l] · Y[o_y(j) + 16 q + l]
+                 for l < 16, t = i·nj + j, i < ni, j < nj (imm = ni | nj << 8: 2 x 2 or 2 x 4);
+                 a = P's float32 buffer param (an output: the lanes, and the rows read),
+                 b = Y's float32 buffer param, c = the first of 1 + ni + nj int64 vars holding
+                 o_p, o_x(0 ..), o_y(0 ..), d = the step count (int32). A prelude call:
+                 scalar loops under NVRTC and the emulator, vector registers on the CPU device
+                 (kg_cpu.h) */
 } kg_ks_kind;
 
 /* KS_TC instructions (PTX ISA; CUDA C through prelude_tc.h, emulated by kg_emu_tc.h). Fragment

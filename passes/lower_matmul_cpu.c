@@ -1,5 +1,6 @@
-/* passes/lower_matmul_cpu.c — the CPU target's product schedule (matmul.cpu / conv.cpu): a
- * packed panel and a register-blocked micro-kernel, no shared memory, no barrier. A body of
+/* passes/lower_matmul_cpu.c — the CPU target's product schedules (matmul.cpu / conv.cpu): a
+ * packed panel and a register-blocked micro-kernel, or for few rows times a weight stored [N, K]
+ * dot products along K (matmul.cpu_dot, below); no shared memory, no barrier. A body of
  * kg_lw_matmul (lower_matmul.c), which makes the parameters every product schedule shares.
  *
  * The GPU's tile schedules (lower_matmul.c) stage operand tiles in shared memory between
@@ -42,6 +43,7 @@ static uint32_t cst(ckern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v);
 static uint32_t c64(ckern *S, int64_t v) { return kg_kx_const_i(S->k, KG_I64, v); }
 static uint32_t bin(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, S->ix, a, b, KG_NONE); }
 static uint32_t b64(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, KG_I64, a, b, KG_NONE); }
+static uint32_t isub(ckern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_SUB, S->ix, a, b, KG_NONE); }
 static uint32_t lt(ckern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_LT, KG_BOOL, a, b, KG_NONE); }
 static uint32_t sreg(ckern *S, int which) { return kg_lw_cvt(S->L, kg_kx_sreg(S->k, which, KG_I32), S->ix); }
 
@@ -60,6 +62,29 @@ static void if_open(ckern *S, uint32_t cond) {
 
 uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
 
+
+/* The epilogue at output (gm, gn) of batch bc (inside C), the product's value val (acc): bias,
+ * activation, residual, casts — every value the group stores, at its coordinates. */
+static void epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, uint32_t val) {
+  lctx *L = S->L;
+  const kg_graph *g = L->g;
+  kg_lw_mm_memo_reset(L);
+  L->memo[L->grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, val, S->mdt));
+  uint32_t oc[KG_MAX_RANK];
+  for (int d = 0; d < S->nb; d++) oc[d] = bc[d];
+  if (S->mdim >= 0) oc[S->mdim] = S->size_p[S->mdim] == KG_NONE ? KG_NONE : gm;
+  if (S->ndim >= 0) oc[S->ndim] = S->size_p[S->ndim] == KG_NONE ? KG_NONE : gn;
+  if (S->conv) {
+    oc[0] = bc[0];
+    oc[1] = bc[1] == KG_NONE ? gm : bin(S, KG_OP_IDX_ADD, bin(S, KG_OP_IDX_MUL, bc[1], cst(S, S->Og)), gm);
+    kg_lw_mm_conv_spatial(S, gn, oc + 2);
+  }
+  for (uint32_t q = 0; q < S->ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], oc), (kg_dtype)g->nodes.v[S->snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, oc, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
+    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
+  }
+}
 
 /* What the rows' loop (emitted once, or twice under a_rows's guard) takes from the body. */
 typedef struct rowsx {
@@ -127,17 +152,13 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   ckern S = *P;
   lctx *L = S.L;
   kg_kernel *k = S.k;
-  const kg_graph *g = L->g;
-  const kg_group *grp = L->grp;
   const kg_gnode *mmn = S.mmn, *An = S.An;
   const uint32_t MR = R->MR, NR = R->NR, MC = R->MC;
   const uint32_t M = R->M, K = R->K, mtiles = R->mtiles, pbase = R->pbase, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
-  const uint32_t *bc = R->bc, *size_p = S.size_p, *sparam = S.sparam, *snode = S.snode, *ostride = S.ostride;
-  kg_dtype acc = S.acc, mdt = S.mdt;
-  int r = S.r, nb = S.nb, mdim = S.mdim, ndim = S.ndim;
+  const uint32_t *bc = R->bc;
+  kg_dtype acc = S.acc;
+  int nb = S.nb;
   bool a1 = S.a1;
-  uint32_t ns = S.ns;
-  int64_t Og = S.Og;
   /* the rows: chunks of MC, MR at a time */
   kg_lw_scope s_my;
   uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
@@ -208,26 +229,251 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
   uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
   uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
-  kg_lw_mm_memo_reset(L);
   uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
-  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_load(k, scr, coff), mdt));
-  uint32_t oc[KG_MAX_RANK];
-  for (int d = 0; d < nb; d++) oc[d] = bc[d];
-  if (mdim >= 0) oc[mdim] = size_p[mdim] == KG_NONE ? KG_NONE : gm;
-  if (ndim >= 0) oc[ndim] = size_p[ndim] == KG_NONE ? KG_NONE : gn;
-  if (S.conv) {
-    oc[0] = bc[0];
-    oc[1] = bc[1] == KG_NONE ? gm : bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, bc[1], cst(&S, Og)), gm);
-    kg_lw_mm_conv_spatial(&S, gn, oc + 2);
-  }
-  for (uint32_t q = 0; q < ns; q++) {
-    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, snode[q], oc), (kg_dtype)g->nodes.v[snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, oc, &ostride[q * KG_MAX_RANK], (uint32_t)r);
-    stmt(&S, KS_STORE, sparam[q], off == KG_NONE ? cst(&S, 0) : off, x);
-  }
+  epilogue(&S, bc, gm, gn, kg_kx_load(k, scr, coff));
   kg_lw_scope_leave(L, s_jj);
   kg_lw_scope_leave(L, s_i);
   kg_lw_scope_leave(L, s_m0);
+  kg_lw_scope_leave(L, s_my);
+}
+
+/* ---- few rows: dot products along K (KG_MM_CPU_DOT, KG_MM_CPU_DOT8) ----
+ * B a float32 tensor [.., N, K] read as it is (a linear's weight): under a guard that its last
+ * stride is 1 (b_rows), C(m, n) = Σ_k A(m, k) · B(n, k) reads each weight row straight, with no
+ * panel. A thread owns KG_MM_CPU_DOT_N columns and up to KG_MM_CPU_DOT_M rows; it packs A's rows
+ * once into its scratch (16 consecutive elements a step: one vector copy where A is a tensor with
+ * contiguous rows, A's values where it is not — a pool before the classifier), then, for each
+ * DR x DJ block of outputs (2 x 4 on AVX-512, 2 x 2 with 16 vector registers):
+ *   lane[i][j][l] = Σ_q A'[i][k1 + 16 q + l] · B(n_j, k1 + 16 q + l)     l < 16   one KS_DOT
+ *   the lanes halved 8, 4, 2 wide in the scratch, added to C(i, j); K's last K % 16 terms
+ *   the epilogue at each output of the block
+ * KS_DOT is a prelude call: on the CPU device its lanes live in vector registers (kg_cpu.h), one
+ * FMA per output per 16 elements of K with the weight as a memory operand; written as scalar C,
+ * GCC's basic-block SLP vectorized the same lanes in some contexts only (scalar lanes, gathers and
+ * spills in others, measured in MNIST's and an LSTM cell's kernels). float32 lanes restart every
+ * KG_MM_KBLOCK steps (16 · 128 elements of K), their sums added, as the panel schedule's block
+ * sums. Outside the guard (a B whose K is not contiguous) a scalar loop per output.
+ * The scheduler takes it for at most KG_MM_CPU_DOT_ROWS rows: there the panel's register blocks
+ * are mostly padding and its copy of the weight dominates (MNIST's fc1, 2 x 9216 x 128: 5x
+ * faster); from 8 rows on the panel is as fast or faster (docs/perf_cpu.md). */
+typedef struct bfast { uint32_t param; kg_dtype dt; } bfast;
+
+static uint32_t b_rows(ckern *S, bfast *F) {
+  lctx *L = S->L;
+  if (!S->bt || S->b1 || S->conv) return KG_NONE;
+  uint32_t id = S->mmn->in[1];
+  if (L->src_of[id] == KG_NONE) return KG_NONE;
+  const kg_gnode *n = &L->g->nodes.v[id];
+  uint32_t pp = L->pparam[L->src_of[id]];
+  if (n->vkind != KG_V_TENSOR || pp == KG_NONE || S->k->params.v[pp].kind != KP_BUFFER || n->shape.rank < 2) return KG_NONE;
+  if (kg_lw_dim_is_one(&n->shape.d[n->shape.rank - 1]) || n->dtype != KG_F32 || S->acc != KG_F32) return KG_NONE; /* KS_DOT's float32 */
+  F->param = pp, F->dt = (kg_dtype)n->dtype;
+  return kg_kx_op(S->k, KG_OP_EQ, KG_BOOL, kg_kx_param(S->k, kg_lw_source_stride(L, id, n->shape.rank - 1)), cst(S, 1), KG_NONE);
+}
+
+/* A's rows [mlo, mhi) of the chunk into the scratch: A'[m - mlo][k] at pbase + (m - mlo) · K + k,
+ * 16 consecutive elements a step (A's rows as one offset plus k under a_rows's guard) */
+static void pack_a(ckern *S, const rowsx *R, uint32_t mlo, uint32_t mhi, const afast *F) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_lw_scope s_m, s_k, s_t;
+  uint32_t m = kg_lw_open_for(L, "am", mlo, mhi, cst(S, 1), &s_m);
+  uint32_t ab = kg_lw_decl(L, "ab", KG_I64, b64(S, KG_OP_IDX_ADD, R->pbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(S, m, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
+  uint32_t ra = F ? kg_lw_decl(L, "ra", L->ix, bin(S, KG_OP_IDX_MUL, m, kg_kx_param(k, F->rstride))) : KG_NONE;
+  uint32_t full = kg_lw_decl(L, "kf", L->ix, bin(S, KG_OP_IDX_MUL, bin(S, KG_OP_IDX_DIV, R->K, cst(S, 16)), cst(S, 16)));
+  for (int tail = 0; tail < 2; tail++) {
+    uint32_t k0 = tail ? kg_lw_open_for(L, "ak", full, R->K, cst(S, 1), &s_t) : kg_lw_open_for(L, "ak", cst(S, 0), full, cst(S, 16), &s_k);
+    for (uint32_t l = 0; l < (tail ? 1u : 16u); l++) {
+      uint32_t kk = l ? bin(S, KG_OP_IDX_ADD, k0, cst(S, l)) : k0, x;
+      if (F) x = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(S, KG_OP_IDX_ADD, ra, kk)));
+      else {
+        uint32_t ac[KG_MAX_RANK];
+        kg_lw_mm_operand_coord(S->An, S->a1, R->bc, S->nb, S->a1 ? kk : m, kk, ac);
+        x = kg_lw_val_at(L, S->mmn->in[0], ac);
+      }
+      stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, ab, kg_lw_cvt(L, kk, KG_I64)), kg_lw_cvt(L, x, S->acc));
+    }
+    kg_lw_scope_leave(L, tail ? s_t : s_k);
+  }
+  kg_lw_scope_leave(L, s_m);
+}
+
+enum { DOT_DR = 2, DOT_LN = 16, DOT_LS = 2 * DOT_LN };
+
+/* lane l of output t's partial sums in the scratch: groups DOT_LS apart, a gap after each (in
+ * one run of 128 stores GCC's SLP split the run at other points than the groups' and left some
+ * of them scalar, measured in LSTM's and MNIST's kernels; a group alone is one vector) */
+static uint32_t lane_at(ckern *S, const rowsx *R, uint32_t t, uint32_t l) { return b64(S, KG_OP_IDX_ADD, R->cbase, c64(S, t * DOT_LS + l)); }
+
+/* C(i, j) of the block (rows ar[i]: A' offsets, columns col[j]) into the scratch at cbase + i · DJ + j */
+static void dot_lanes(ckern *S, const rowsx *R, const bfast *F, uint32_t DJ, const uint32_t *ar, const uint32_t *col) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype acc = S->acc;
+  uint32_t K = R->K, zero = kg_lw_identity(k, KG_OP_RSUM, acc), nt = DOT_DR * DJ;
+  uint32_t bb[4], tot[DOT_DR * 4], x[DOT_DR], w[4];
+  for (uint32_t j = 0; j < DJ; j++) {
+    uint32_t c[KG_MAX_RANK], pp;
+    kg_lw_mm_operand_coord(S->Bn, false, R->bc, S->nb, col[j], KG_NONE, c);
+    uint32_t off = kg_lw_source_offset(L, S->mmn->in[1], c, &pp);
+    bb[j] = off == KG_NONE ? cst(S, 0) : off;
+  }
+  for (uint32_t t = 0; t < nt; t++) {
+    tot[t] = kg_kvar_new(k, "tot", acc);
+    stmt(S, KS_DECL, tot[t], zero, KG_NONE);
+  }
+  bool blocked = acc == KG_F32;
+  kg_lw_scope s_k1, s_kt;
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(S, 0), K, cst(S, DOT_LN * KG_MM_KBLOCK), &s_k1) : cst(S, 0);
+  uint32_t kend = blocked ? kg_lw_decl(L, "kend", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, k1, cst(S, DOT_LN * KG_MM_KBLOCK)), K, KG_NONE)) : K;
+  /* the chunk's whole 16-element steps: one KS_DOT (its lanes in vector registers on the CPU) */
+  uint32_t off[1 + DOT_DR + 4], first = KG_NONE; /* P's, then the rows' offsets: consecutive vars */
+  off[0] = R->cbase;
+  for (uint32_t i = 0; i < DOT_DR; i++) off[1 + i] = b64(S, KG_OP_IDX_ADD, ar[i], kg_lw_cvt(L, k1, KG_I64));
+  for (uint32_t j = 0; j < DJ; j++) off[1 + DOT_DR + j] = kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bb[j], k1), KG_I64);
+  for (uint32_t q = 0; q < 1 + DOT_DR + DJ; q++) {
+    uint32_t var = kg_kvar_new(k, q ? q <= DOT_DR ? "ox" : "oy" : "op", KG_I64);
+    if (q == 0) first = var;
+    KG_ASSERT(var == first + q);
+    stmt(S, KS_DECL, var, off[q], KG_NONE);
+  }
+  kg_ks ds = kg_ks_make(KS_DOT);
+  ds.a = R->scr, ds.b = F->param, ds.c = first, ds.imm = DOT_DR | DJ << 8;
+  ds.d = kg_lw_cvt(L, bin(S, KG_OP_IDX_DIV, isub(S, kend, k1), cst(S, DOT_LN)), KG_I32);
+  kg_ks_add(&L->cur, ds);
+  /* the lanes' sums halved in place, 8, 4, then 2 wide (runs of consecutive stores: vector adds),
+   * then added to the totals: a quarter of the instructions of 16 scalar adds per output */
+  for (uint32_t wd = DOT_LN / 2; wd >= 2; wd /= 2) {
+    uint32_t half[DOT_DR * 4 * DOT_LN / 2];
+    for (uint32_t t = 0; t < nt; t++)
+      for (uint32_t l = 0; l < wd; l++) {
+        uint32_t lo = kg_kx_load(k, R->scr, lane_at(S, R, t, l)), hi = kg_kx_load(k, R->scr, lane_at(S, R, t, l + wd));
+        half[t * wd + l] = kg_lw_decl(L, "hs", acc, kg_kx_op(k, KG_OP_ADD, acc, lo, hi, KG_NONE));
+      }
+    for (uint32_t t = 0; t < nt; t++)
+      for (uint32_t l = 0; l < wd; l++) stmt(S, KS_STORE, R->scr, lane_at(S, R, t, l), half[t * wd + l]);
+  }
+  for (uint32_t t = 0; t < nt; t++) {
+    uint32_t a0 = kg_kx_load(k, R->scr, lane_at(S, R, t, 0)), a1 = kg_kx_load(k, R->scr, lane_at(S, R, t, 1));
+    stmt(S, KS_ASSIGN, tot[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, tot[t]), kg_kx_op(k, KG_OP_ADD, acc, a0, a1, KG_NONE), KG_NONE), KG_NONE);
+  }
+  if (blocked) kg_lw_scope_leave(L, s_k1);
+  /* K's last K % 16 elements */
+  uint32_t kt = kg_lw_open_for(L, "kt", bin(S, KG_OP_IDX_MUL, bin(S, KG_OP_IDX_DIV, K, cst(S, DOT_LN)), cst(S, DOT_LN)), K, cst(S, 1), &s_kt);
+  uint32_t kt64 = kg_lw_cvt(L, kt, KG_I64);
+  for (uint32_t i = 0; i < DOT_DR; i++) x[i] = kg_lw_decl(L, "x", acc, kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, ar[i], kt64)));
+  for (uint32_t j = 0; j < DJ; j++) w[j] = kg_lw_decl(L, "w", acc, kg_lw_cvt(L, kg_kx_load(k, F->param, bin(S, KG_OP_IDX_ADD, bb[j], kt)), acc));
+  for (uint32_t i = 0; i < DOT_DR; i++)
+    for (uint32_t j = 0; j < DJ; j++) {
+      uint32_t a = tot[i * DJ + j];
+      stmt(S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, x[i], w[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  kg_lw_scope_leave(L, s_kt);
+  for (uint32_t t = 0; t < nt; t++) stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, c64(S, t)), kg_kx_var(k, tot[t]));
+}
+
+/* The same outputs one at a time, B at its coordinates (a B whose K is not contiguous) */
+static void dot_scalar(ckern *S, const rowsx *R, uint32_t DJ, uint32_t m0, uint32_t mhi, uint32_t mlo, uint32_t j0) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype acc = S->acc;
+  bool blocked = acc == KG_F32;
+  uint32_t zero = kg_lw_identity(k, KG_OP_RSUM, acc);
+  kg_lw_scope s_i, s_j, s_k1, s_k;
+  uint32_t iv = kg_lw_open_for(L, "i", cst(S, 0), cst(S, DOT_DR), cst(S, 1), &s_i);
+  uint32_t row = kg_lw_decl(L, "row", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, m0, iv), isub(S, mhi, cst(S, 1)), KG_NONE));
+  uint32_t ab = kg_lw_decl(L, "ab", KG_I64, b64(S, KG_OP_IDX_ADD, R->pbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(S, row, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
+  uint32_t jv = kg_lw_open_for(L, "j", cst(S, 0), cst(S, DJ), cst(S, 1), &s_j);
+  uint32_t col = kg_lw_decl(L, "col", L->ix,
+                            bin(S, KG_OP_IDX_ADD, R->n0, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, j0, jv), isub(S, R->ncols, cst(S, 1)), KG_NONE)));
+  uint32_t tot = kg_kvar_new(k, "tot", acc);
+  stmt(S, KS_DECL, tot, zero, KG_NONE);
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(S, 0), R->K, cst(S, KG_MM_KBLOCK), &s_k1) : cst(S, 0);
+  uint32_t part = tot;
+  if (blocked) {
+    part = kg_kvar_new(k, "part", acc);
+    stmt(S, KS_DECL, part, zero, KG_NONE);
+  }
+  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, k1, cst(S, KG_MM_KBLOCK)), R->K, KG_NONE) : R->K;
+  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(S, 1), &s_k);
+  uint32_t c[KG_MAX_RANK];
+  kg_lw_mm_operand_coord(S->Bn, false, R->bc, S->nb, col, kk, c);
+  uint32_t a = kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, ab, kg_lw_cvt(L, kk, KG_I64)));
+  uint32_t b = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[1], c), acc);
+  stmt(S, KS_ASSIGN, part, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, part), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
+  kg_lw_scope_leave(L, s_k);
+  if (blocked) {
+    stmt(S, KS_ASSIGN, tot, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, tot), kg_kx_var(k, part), KG_NONE), KG_NONE);
+    kg_lw_scope_leave(L, s_k1);
+  }
+  stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bin(S, KG_OP_IDX_MUL, iv, cst(S, DJ)), jv), KG_I64)),
+       kg_kx_var(k, tot));
+  kg_lw_scope_leave(L, s_j);
+  kg_lw_scope_leave(L, s_i);
+}
+
+/* The dot schedule's rows: chunks of MC (grid.y), A's packed, DR x DJ blocks */
+static void dot_rows(ckern *P, const rowsx *R) {
+  ckern S = *P;
+  lctx *L = S.L;
+  kg_kernel *k = S.k;
+  const uint32_t DJ = R->MR / DOT_DR, MC = R->MC;
+  kg_lw_scope s_my, s_m0, s_j0, s_i, s_jj;
+  uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), R->mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
+  uint32_t mlo = kg_lw_decl(L, "mlo", L->ix, bin(&S, KG_OP_IDX_MUL, my, cst(&S, MC)));
+  uint32_t mhi = kg_lw_decl(L, "mhi", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, mlo, cst(&S, MC)), R->M, KG_NONE));
+  kg_ks cm = kg_ks_make(KS_COMMENT);
+  cm.text = "A's rows of the chunk, packed";
+  kg_ks_add(&L->cur, cm);
+  afast FA;
+  uint32_t ga = a_rows(&S, &FA);
+  if (ga == KG_NONE) pack_a(&S, R, mlo, mhi, NULL);
+  else {
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = ga;
+    uint32_t ist = kg_ks_add(&L->cur, is);
+    kg_lw_scope s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+    pack_a(&S, R, mlo, mhi, &FA);
+    kg_lw_scope_leave(L, s_f);
+    s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
+    pack_a(&S, R, mlo, mhi, NULL);
+    kg_lw_scope_leave(L, s_f);
+  }
+  bfast FB;
+  uint32_t gb = b_rows(&S, &FB);
+  uint32_t j0 = kg_lw_open_for(L, "j0", cst(&S, 0), R->ncols, cst(&S, DJ), &s_j0);
+  uint32_t ar[DOT_DR], col[4];
+  for (uint32_t j = 0; j < DJ; j++)
+    col[j] = kg_lw_decl(L, "col", L->ix,
+                        bin(&S, KG_OP_IDX_ADD, R->n0, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, j0, cst(&S, j)), isub(&S, R->ncols, cst(&S, 1)), KG_NONE)));
+  uint32_t m0 = kg_lw_open_for(L, "m0", mlo, mhi, cst(&S, DOT_DR), &s_m0);
+  for (uint32_t i = 0; i < DOT_DR; i++) {
+    uint32_t row = kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, i)), isub(&S, mhi, cst(&S, 1)), KG_NONE);
+    ar[i] = kg_lw_decl(L, "ar", KG_I64, b64(&S, KG_OP_IDX_ADD, R->pbase, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(&S, row, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
+  }
+  if (gb == KG_NONE) dot_scalar(&S, R, DJ, m0, mhi, mlo, j0);
+  else {
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = gb;
+    uint32_t ist = kg_ks_add(&L->cur, is);
+    kg_lw_scope s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+    dot_lanes(&S, R, &FB, DJ, ar, col);
+    kg_lw_scope_leave(L, s_f);
+    s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
+    dot_scalar(&S, R, DJ, m0, mhi, mlo, j0);
+    kg_lw_scope_leave(L, s_f);
+  }
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  uint32_t iv = kg_lw_open_for(L, "i", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, DOT_DR), isub(&S, mhi, m0), KG_NONE), cst(&S, 1), &s_i);
+  uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, DJ), isub(&S, R->ncols, j0), KG_NONE), cst(&S, 1), &s_jj);
+  uint32_t coff = b64(&S, KG_OP_IDX_ADD, R->cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, DJ)), jj), KG_I64));
+  epilogue(&S, R->bc, bin(&S, KG_OP_IDX_ADD, m0, iv), bin(&S, KG_OP_IDX_ADD, R->n0, bin(&S, KG_OP_IDX_ADD, j0, jj)), kg_kx_load(k, R->scr, coff));
+  kg_lw_scope_leave(L, s_jj);
+  kg_lw_scope_leave(L, s_i);
+  kg_lw_scope_leave(L, s_m0);
+  kg_lw_scope_leave(L, s_j0);
   kg_lw_scope_leave(L, s_my);
 }
 
@@ -244,7 +490,8 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   int64_t G = P->G, Og = P->Og;
   k->schedule = S.conv ? "conv.cpu" : "matmul.cpu";
   k->launch.block[0] = 1;
-  k->launch.tile_m = MC, k->launch.tile_n = NR, k->launch.smem_static = 0;
+  const uint32_t NC = kg_mm_cpu_cols(L->v->mm_tile, acc); /* columns a thread owns: NR, or the dot tiles' */
+  k->launch.tile_m = MC, k->launch.tile_n = NC, k->launch.smem_static = 0;
 
   /* the parameters kg_lw_matmul made (sources, stored values, sizes, K, strides), and the scratch */
   const uint32_t *size_p = P->size_p;
@@ -270,8 +517,8 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     if (size_p[d] != KG_NONE) nbatch = bin(&S, KG_OP_IDX_MUL, nbatch, kg_kx_param(k, size_p[d]));
   if (S.conv) nbatch = bin(&S, KG_OP_IDX_MUL, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
   nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
-  uint32_t n0 = kg_lw_decl(L, "n0", L->ix, bin(&S, KG_OP_IDX_MUL, sreg(&S, KG_SREG_CTAID_X), cst(&S, NR)));
-  uint32_t ncols = kg_lw_decl(L, "ncols", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, NR), kg_kx_op(k, KG_OP_SUB, L->ix, N, n0, KG_NONE), KG_NONE));
+  uint32_t n0 = kg_lw_decl(L, "n0", L->ix, bin(&S, KG_OP_IDX_MUL, sreg(&S, KG_SREG_CTAID_X), cst(&S, NC)));
+  uint32_t ncols = kg_lw_decl(L, "ncols", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, NC), kg_kx_op(k, KG_OP_SUB, L->ix, N, n0, KG_NONE), KG_NONE));
   /* this thread's scratch region: the panel (K × NR), then the tile (MR × NR) */
   uint32_t tlin = b64(&S, KG_OP_IDX_ADD,
                       b64(&S, KG_OP_IDX_MUL,
@@ -279,7 +526,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
                               kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_Y), KG_I64)),
                           kg_lw_cvt(L, sreg(&S, KG_SREG_NCTAID_X), KG_I64)),
                       kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_X), KG_I64));
-  uint32_t pbase = kg_lw_decl(L, "pbase", KG_I64, b64(&S, KG_OP_IDX_MUL, tlin, b64(&S, KG_OP_IDX_MUL, b64(&S, KG_OP_IDX_ADD, kg_lw_cvt(L, K, KG_I64), c64(&S, MR)), c64(&S, NR))));
+  uint32_t pbase = kg_lw_decl(L, "pbase", KG_I64, b64(&S, KG_OP_IDX_MUL, tlin, b64(&S, KG_OP_IDX_MUL, b64(&S, KG_OP_IDX_ADD, kg_lw_cvt(L, K, KG_I64), c64(&S, kg_mm_cpu_tile_rows(L->v->mm_tile))), c64(&S, NR))));
   uint32_t cbase = kg_lw_decl(L, "cbase", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, K, KG_I64), c64(&S, NR))));
   if_open(&S, lt(&S, n0, N));
   kg_lw_scope s_bz;
@@ -305,6 +552,15 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     uint32_t sz = kg_kx_param(k, size_p[d]);
     bc[d] = kg_lw_decl(L, "bc", L->ix, bin(&S, KG_OP_IDX_MOD, rem, sz));
     rem = kg_lw_decl(L, "br", L->ix, bin(&S, KG_OP_IDX_DIV, rem, sz));
+  }
+
+  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}};
+  memcpy(R.bc, bc, sizeof R.bc);
+  if (L->v->mm_tile == KG_MM_CPU_DOT || L->v->mm_tile == KG_MM_CPU_DOT8) {
+    k->schedule = "matmul.cpu_dot";
+    dot_rows(&S, &R);
+    kg_lw_scope_leave(L, s_bz);
+    return;
   }
 
   /* the panel: P[k][j] = B(k, n0 + j). Column by column where B's elements of a column are the
@@ -387,8 +643,6 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
 
   /* the rows, twice when A's rows may be contiguous: under the guard A's loads are one offset per
    * row plus k (see a_rows) */
-  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}};
-  memcpy(R.bc, bc, sizeof R.bc);
   afast F;
   uint32_t guard = a_rows(&S, &F);
   if (guard == KG_NONE) rows(&S, &R, NULL);

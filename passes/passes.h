@@ -244,6 +244,9 @@ typedef enum kg_mm_tile {
                         when the column tiles alone keep every core busy */
   KG_MM_CPU8 = 15,     /* KG_MM_CPU and KG_MM_CPU_ALL with register blocks of 8 rows: a CPU with 32 */
   KG_MM_CPU8_ALL = 16, /* vector registers (AVX-512) holds 8 x 16 accumulators and their block sums */
+  KG_MM_CPU_DOT = 17,  /* the CPU target, few rows times a weight stored [N, K] (a linear's, an LSTM's):
+                          dot products along K, 16 lanes, register blocks of 2 rows x 2 columns, no panel */
+  KG_MM_CPU_DOT8 = 18, /* the same with 2 rows x 4 columns where there are 32 vector registers */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
@@ -258,10 +261,17 @@ typedef struct kg_mm_tile_info {
 #define KG_MM_CPU_MR 4   /* the CPU schedule: rows of a register block (KG_MM_CPU8*: 8) */
 #define KG_MM_CPU_MC 64  /* the CPU schedule: rows a thread owns (a multiple of MR) */
 #define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
+#define KG_MM_CPU_DOT_M 16 /* KG_MM_CPU_DOT*: rows a thread owns (A's packed: at most NR rows of K) */
+#define KG_MM_CPU_DOT_ROWS 4 /* the scheduler's KG_MM_CPU_DOT*: products of at most this many rows */
+#define KG_MM_CPU_DOT_N 64 /* KG_MM_CPU_DOT*: columns a thread owns (A's rows packed once for them) */
 /* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
 uint32_t kg_mm_cpu_nr(kg_dtype acc);
-/* is t one of the CPU schedule's tiles (KG_MM_CPU, _ALL, KG_MM_CPU8, _ALL)? Its tm is the
- * register block's rows (MR), bm the rows a thread owns */
+/* the columns a thread of CPU tile t owns: NR, the dot tiles' KG_MM_CPU_DOT_N */
+uint32_t kg_mm_cpu_cols(int t, kg_dtype acc);
+/* a thread's scratch past its panel, in rows of NR: the tile (tm), the dot tiles' lanes with a gap (2 tm) */
+uint32_t kg_mm_cpu_tile_rows(int t);
+/* is t one of the CPU schedule's tiles (KG_MM_CPU, _ALL, KG_MM_CPU8, _ALL, KG_MM_CPU_DOT, 8)? Its
+ * tm is the register block's rows (MR; the dot tiles: rows x columns), bm the rows a thread owns */
 bool kg_mm_tile_cpu(int t);
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads

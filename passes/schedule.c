@@ -345,9 +345,15 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   [KG_MM_CPU_ALL] = {KG_MM_CPU_MC_ALL, 16, KG_MM_CPU_MR, 16, "packed_all", 0, 0, 0, 0},
   [KG_MM_CPU8] = {KG_MM_CPU_MC, 16, 8, 16, "packed8", 0, 0, 0, 0},
   [KG_MM_CPU8_ALL] = {KG_MM_CPU_MC_ALL, 16, 8, 16, "packed8_all", 0, 0, 0, 0},
+  [KG_MM_CPU_DOT] = {KG_MM_CPU_DOT_M, KG_MM_CPU_DOT_N, 4, 16, "dot", 0, 0, 0, 0},
+  [KG_MM_CPU_DOT8] = {KG_MM_CPU_DOT_M, KG_MM_CPU_DOT_N, 8, 16, "dot8", 0, 0, 0, 0},
 };
 
-bool kg_mm_tile_cpu(int t) { return t == KG_MM_CPU || t == KG_MM_CPU_ALL || t == KG_MM_CPU8 || t == KG_MM_CPU8_ALL; }
+uint32_t kg_mm_cpu_cols(int t, kg_dtype acc) { return t == KG_MM_CPU_DOT || t == KG_MM_CPU_DOT8 ? mm_tiles[t].bn : kg_mm_cpu_nr(acc); }
+
+uint32_t kg_mm_cpu_tile_rows(int t) { return (t == KG_MM_CPU_DOT || t == KG_MM_CPU_DOT8 ? 2 : 1) * mm_tiles[t].tm; }
+
+bool kg_mm_tile_cpu(int t) { return t >= KG_MM_CPU && t <= KG_MM_CPU_DOT8; }
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
 
@@ -432,6 +438,15 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   bool r8 = t->cpu_vregs >= 32 && (m < 0 || m >= 8);
   v->mm_tile = r8 ? (all ? KG_MM_CPU8_ALL : KG_MM_CPU8) : all ? KG_MM_CPU_ALL : KG_MM_CPU;
   if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
+  /* few rows times a weight read as it is with K contiguous (a linear's [N, K], an LSTM step's):
+   * dot products along K read both operands straight (passes/lower_matmul_cpu.c), where the panel
+   * would copy every weight element once per product for a few multiply-adds each (MNIST's fc1,
+   * 2 rows x 9216: 85 % of its time in the copy; 5x faster). Up to 4 rows: with 8 or more the
+   * panel's register blocks are as fast or faster (docs/perf_cpu.md). float32 (the vector lanes of KS_DOT); not
+   * knowing B's strides, a transposed B is taken as K-contiguous (the kernel checks). */
+  if ((gf->mm_flags & 14) == 4 && gf->mm_b_src && gf->mm_dtype == KG_F32 && m >= 1 && m <= KG_MM_CPU_DOT_ROWS &&
+      (gf->mm_k < 0 || gf->mm_k >= 32) && (!x->runtime || x->mm_kmajor[1] != 0))
+    v->mm_tile = t->cpu_vregs >= 32 ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT;
   return s;
 }
 

@@ -816,8 +816,8 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     memcpy(E.space, space, sizeof space);
     if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
       kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
-      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tm;
-      uint64_t gx = ((uint64_t)E.mm_n + NR - 1) / NR, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
+      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
+      uint64_t NC = kg_mm_cpu_cols(v.mm_tile, acc), gx = ((uint64_t)E.mm_n + NC - 1) / NC, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
       uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
       if (gy > 65535) gy = 65535;
       if (gz > 65535) gz = 65535;

@@ -524,6 +524,96 @@ Test(mma_cpu, register_blocks_from_the_vector_registers, .timeout = 300) {
   unsetenv("KGEN_CPU_VREGS");
 }
 
+/* Few rows times a weight stored [N, K] (a linear's): the dot schedule (KG_MM_CPU_DOT*), which
+ * reads the weight's rows along K instead of packing a panel of them — when B is a tensor, K its
+ * contiguous dim (or not known), the product has at most KG_MM_CPU_DOT_ROWS rows, K at least 32, and
+ * it is float32. Then on the CPU device against a float64 sum: rows past a 2-row block, K
+ * below one 16-lane step and past one float32 lane block (16 x 128), columns past a thread's 64,
+ * A transposed (packed through its strides), a weight whose K stride is 2 (the kernel's scalar
+ * path: the scheduler cannot tell); bfloat16 keeps the panel. */
+static void cpu_dot_check(const char *e, kg_dtype dt, int64_t M, int64_t K, int64_t N, bool ta, int64_t wstep, bool want_dot);
+Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
+  kg_target cpu = kg_target_cpu(2);
+  struct { int vregs; int64_t flags, k; kg_dtype dt; int64_t m; int8_t kmajor; int tile; } cs[] = {
+      {32, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT8},  {16, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT},
+      {32, 4, 256, KG_F32, 4, -1, KG_MM_CPU_DOT8},   {32, 4, 256, KG_F32, 5, 1, KG_MM_CPU_ALL},  {32, 5, 256, KG_F32, 1, 1, KG_MM_CPU_DOT8}, /* a vector times the weight */
+      {32, 4, 256, KG_BF16, 2, 1, KG_MM_CPU_ALL},
+      {32, 4, 256, KG_F32, 17, 1, KG_MM_CPU8_ALL},   {32, 4, 256, KG_F32, 2, 0, KG_MM_CPU_ALL},  /* the weight stored N-major */
+      {32, 4, 16, KG_F32, 2, 1, KG_MM_CPU_ALL},      {32, 4, 256, KG_F64, 2, 1, KG_MM_CPU_ALL},
+      {32, 0, 256, KG_F32, 2, 1, KG_MM_CPU_ALL},     {32, 12 | 256, 256, KG_F32, 2, 1, -1}, /* B [K, N]; a convolution (not dot) */
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    cpu.cpu_vregs = cs[i].vregs;
+    kg_group_facts gf = mm_facts(cs[i].dt, cs[i].flags, cs[i].k, true);
+    kg_sched_facts x = run_facts(cs[i].m, 512);
+    x.mm_kmajor[1] = cs[i].kmajor;
+    kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
+    if (cs[i].tile >= 0) cr_expect_eq(v.mm_tile, cs[i].tile, "case %zu: tile %u", i, v.mm_tile);
+    else cr_expect(v.mm_tile != KG_MM_CPU_DOT && v.mm_tile != KG_MM_CPU_DOT8, "case %zu: tile %u", i, v.mm_tile);
+  }
+  kg_group_facts gf = mm_facts(KG_F32, 4, 256, false); /* B computed, not read as it is */
+  kg_sched_facts x = run_facts(2, 512);
+  cr_expect(kg_schedule_choose(&gf, &x, &cpu).v.mm_tile != KG_MM_CPU_DOT8, "a computed B keeps the panel");
+  for (int r = 0; r < 2; r++) {
+    setenv("KGEN_CPU_VREGS", r ? "32" : "16", 1);
+    cpu_dot_check("mm_f32_linear", KG_F32, 2, 9216, 130, false, 1, true); /* MNIST's fc1, columns past two threads */
+    cpu_dot_check("mm_f32_linear", KG_F32, 3, 33, 7, false, 1, true);     /* a ragged row block, a 1-element K tail */
+    cpu_dot_check("mm_f32_linear", KG_F32, 4, 2100, 65, true, 1, true);   /* A transposed; past a lane block */
+    cpu_dot_check("mm_f32_linear", KG_F32, 1, 40, 1, false, 1, true);
+  }
+  unsetenv("KGEN_CPU_VREGS");
+  cpu_dot_check("mm_f32_linear", KG_F32, 4, 300, 19, false, 2, true);     /* K stride 2: the scalar path */
+  cpu_dot_check("mm_f32_linear", KG_F32, 40, 64, 24, false, 1, false);    /* too many rows: the panel */
+  cpu_dot_check("mm_tc_bf16_linear", KG_BF16, 4, 96, 72, false, 1, false); /* bfloat16, gelu: the panel */
+}
+
+/* The kernel text is what NVRTC compiles, a CPU schedule's too: the dot schedule's KS_DOT calls
+ * the prelude's scalar kg_dot16_* there (kg_cpu.h's vector ones on the CPU device). */
+Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_free(&d);
+  if (!nv) cr_skip_test("NVRTC not installed");
+  kg_nvrtc_close(nv);
+  kg_context *ctx = ctx_tc(0, 0);
+  kg_module *m = load_tc(ctx);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, "mm_f32_linear", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  const kg_kernel *ks[2];
+  uint32_t nk = 0;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+    if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
+    for (int t = 0; t < 2; t++) {
+      kg_variant v = c->variants[gi];
+      v.cpu = 1, v.layout = KG_LAYOUT_STRIDED, v.mm_tile = t ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT, v.mm_prec = 0, v.mm_a = v.mm_b = 0, v.split = 0;
+      kg_kvariant *kv = kg_compiled_variant(c, gi, &v, &ctx->diag);
+      cr_assert_not_null(kv, "%s", kg_last_error(ctx));
+      cr_expect_str_eq(kv->k.schedule, "matmul.cpu_dot");
+      cr_expect(strstr(kv->cuda, t ? "kg_dot16_2x4(" : "kg_dot16_2x2(") != NULL, "the lanes are one KS_DOT");
+      ks[nk++] = &kv->k;
+    }
+  }
+  cr_assert_eq(nk, 2u);
+  kg_strbuf tu;
+  kg_sb_init(&tu);
+  kg_cuda_emit(ks, nk, "cpu_dot", &tu);
+  kg_nvrtc_out o;
+  kg_diag vd;
+  kg_diag_init(&vd);
+  int rc = kg_nvrtc_compile(kg_ctx_nvrtc(ctx), "cpu_dot.cu", kg_sb_cstr(&tu), 80, false, NULL, &o, &vd);
+  if (rc) {
+    char *t = kg_diag_format(&vd);
+    cr_log_error("%s", t);
+    free(t);
+  } else kg_nvrtc_out_free(&o);
+  cr_expect_eq(rc, 0);
+  kg_diag_free(&vd);
+  kg_sb_free(&tu);
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+}
+
 Test(mma_cpu, cpu_codegen_and_device_refuse_tensor_core_kernels, .timeout = 300) {
   kg_context *ctx = ctx_tc(80, 0);
   kg_module *m = load_tc(ctx);
@@ -635,6 +725,56 @@ static void cpu_mm_check(int64_t M, int64_t K, int64_t N, bool ta) {
   kg_compiled_free(c);
   kg_module_free(m), kg_context_free(ctx);
   mat_free(&a), mat_free(&b);
+  free(out);
+}
+
+/* entry e (linear: x [M, K], w [N, K] every wstep-th element of its rows, b [N]; relu or gelu) on
+ * the CPU device against a float64 sum, and whether its product took the dot schedule */
+static void cpu_dot_check(const char *e, kg_dtype dt, int64_t M, int64_t K, int64_t N, bool ta, int64_t wstep, bool want_dot) {
+  kg_context *ctx = ctx_tc(90, 0);
+  kg_module *m = load_tc(ctx);
+  mat a = mat_new(dt, M, K, ta, 0), w = mat_new(dt, N, K * wstep, false, 0), bias = mat_new(dt, 1, N, false, 0);
+  int64_t as[2], ast[2], ws[2], wst[2], os[2] = {M, N}, cs[2], cst[2];
+  DLTensor tA = mat_dl(&a, as, ast), tW = mat_dl(&w, ws, wst), tb = mat_dl(&bias, cs, cst), tO;
+  ws[1] = K, wst[1] = wstep; /* [N, K] over every wstep-th element */
+  tb.ndim = 1, tb.shape = cs + 1, tb.strides = NULL;
+  size_t es = kg_dtype_get(dt)->size;
+  void *out = calloc((size_t)(M * N + 1), es);
+  memset(&tO, 0, sizeof tO);
+  tO.data = out, tO.dtype = kg_dtype_to_dl(dt), tO.ndim = 2, tO.shape = os, tO.device.device_type = kDLCPU;
+  const DLTensor *ins[3] = {&tA, &tW, &tb};
+  DLTensor *outs[1] = {&tO};
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, e, ins, 3, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, 3, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int bad = 0;
+  bool half = dt != KG_F32;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0, sa = 0;
+      for (int64_t k = 0; k < K; k++) {
+        double p = a.val[i * K + k] * w.val[j * K * wstep + k * wstep];
+        s += p, sa += fabs(p);
+      }
+      s += bias.val[j];
+      if (half) { /* linear rounds to bfloat16, then gelu of it (PyTorch's ops) */
+        s = bf2f(f2bf((float)s));
+        s = 0.5 * s * (1.0 + erf(s / sqrt(2.0)));
+      } else s = s > 0 ? s : 0;
+      double got = out_at(dt, out, i * N + j), lim = (half ? 2.0 / 128 * fabs(s) + 1e-3 * sa : 1e-6 * sa) + 1e-6;
+      if (!(fabs(got - s) <= lim) && bad++ < 5) cr_log_error("%s %lldx%lldx%lld [%lld,%lld]: %.9g vs %.9g", e, (long long)M, (long long)K, (long long)N, (long long)i, (long long)j, got, s);
+    }
+  cr_expect_eq(bad, 0, "%s %lld x %lld x %lld", e, (long long)M, (long long)K, (long long)N);
+  uint32_t dot = 0, mm = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const char *sc = c->runtime.v[i]->k.schedule;
+    dot += strcmp(sc, "matmul.cpu_dot") == 0, mm += strncmp(sc, "matmul.cpu", 10) == 0;
+  }
+  cr_expect_eq(mm, 1, "%s: one CPU product kernel", e);
+  cr_expect_eq(dot, want_dot ? 1u : 0u, "%s %lld x %lld x %lld: the dot schedule %s", e, (long long)M, (long long)K, (long long)N, want_dot ? "expected" : "not expected");
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+  mat_free(&a), mat_free(&w), mat_free(&bias);
   free(out);
 }
 
