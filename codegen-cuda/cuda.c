@@ -650,6 +650,15 @@ static void block(const emit *E, uint32_t s, int ind) {
       kg_sb_puts(o, ", "), ex(E, st->d), kg_sb_puts(o, ");\n");
       continue;
     }
+    if (st->kind == KS_TPACK) { /* kg_tpack16(P, Y, o_p, {o_y(0 .. 15)}, count): prelude.h, kg_cpu.h */
+      kg_sb_indent(o, ind);
+      kg_sb_puts(o, "{ const long long kg_yo_[16] = {");
+      for (uint32_t j = 0; j < 16; j++) kg_sb_puts(o, j ? ", " : ""), var_name(E, st->c + 1 + j, o);
+      kg_sb_printf(o, "}; kg_tpack16(%s, %s, ", k->params.v[st->a].name, k->params.v[st->b].name);
+      var_name(E, st->c, o);
+      kg_sb_puts(o, ", kg_yo_, "), ex(E, st->d), kg_sb_puts(o, "); }\n");
+      continue;
+    }
     kg_sb_indent(o, ind);
     switch ((kg_ks_kind)st->kind) {
     case KS_DECL:
@@ -794,9 +803,9 @@ void kg_cuda_emit(const kg_kernel *const *ks, uint32_t n, const char *program, k
   for (uint32_t i = 0; i < n && !draws; i++)
     for (uint32_t e = 0; e < ks[i]->exprs.n && !draws; e++) draws = ks[i]->exprs.v[e].kind == KX_OP && ks[i]->exprs.v[e].op == KG_OP_PHILOX;
   if (draws) kg_sb_puts(o, KG_CUDA_PRELUDE_RNG);
-  bool dots = false; /* the dot schedule's lanes (KS_DOT) */
+  bool dots = false; /* the CPU products' helpers (KS_DOT, KS_TPACK) */
   for (uint32_t i = 0; i < n && !dots; i++)
-    for (uint32_t q = 0; q < ks[i]->stmts.n && !dots; q++) dots = ks[i]->stmts.v[q].kind == KS_DOT;
+    for (uint32_t q = 0; q < ks[i]->stmts.n && !dots; q++) dots = ks[i]->stmts.v[q].kind == KS_DOT || ks[i]->stmts.v[q].kind == KS_TPACK;
   if (dots) kg_sb_puts(o, KG_CUDA_PRELUDE_DOT);
   bool tc = false; /* the tensor-core prelude only where a kernel has dynamic shared memory */
   for (uint32_t i = 0; i < n && !tc; i++) tc = ks[i]->launch.smem_dyn > 0;

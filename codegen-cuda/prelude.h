@@ -145,9 +145,9 @@
 "KG_BRED(kg_bred_prod_ll, long long, 1LL, kg_mulll)\n" \
 "KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)\n" \
 "KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)\n"
-/* KS_DOT (ir/ir.h): the dot schedule's 16-lane sums as scalar loops, for NVRTC and the emulator
- * (the CPU device defines KG_CPU_DOT16 and vector versions in kg_cpu.h first); emitted only
- * where a kernel has a KS_DOT */
+/* KS_DOT and KS_TPACK (ir/ir.h): the CPU products' dot lanes and transposed panels as scalar
+ * loops, for NVRTC and the emulator (the CPU device defines KG_CPU_DOT16 and vector versions in
+ * kg_cpu.h first); emitted only where a kernel has one */
 #define KG_CUDA_PRELUDE_DOT \
 "#ifndef KG_CPU_DOT16\n" \
 "KG_DEV void kg_dot16_(float *P, const float *Y, long long op, const long long *xo, const long long *yo, int nj, int n) {\n" \
@@ -163,6 +163,10 @@
 "KG_DEV void kg_dot16_2x4(float *P, const float *Y, long long op, long long x0, long long x1, long long y0, long long y1, long long y2,\n" \
 "                         long long y3, int n) {\n" \
 "  long long xo[2] = {x0, x1}, yo[4] = {y0, y1, y2, y3}; kg_dot16_(P, Y, op, xo, yo, 4, n); }\n" \
+"KG_DEV void kg_tpack16(float *P, const float *Y, long long op, const long long *yo, int n) {\n" \
+"  for (int q = 0; q < n; q++)\n" \
+"    for (int j = 0; j < 16; j++) P[op + 16 * q + j] = Y[yo[j] + q];\n" \
+"}\n" \
 "#endif\n"
 #define KG_CUDA_PRELUDE_8 \
 "#define KG_WALL(NAME, T, COMB)                                                      \\\n" \

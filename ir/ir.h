@@ -265,6 +265,11 @@ typedef enum kg_ks_kind {
                  o_p, o_x(0 ..), o_y(0 ..), d = the step count (int32). A prelude call:
                  scalar loops under NVRTC and the emulator, vector registers on the CPU device
                  (kg_cpu.h) */
+  KS_TPACK,   /* a transposed panel (the CPU target's packed products of a weight stored [N, K]):
+                 P[o_p + 16 q + j] = Y[o_y(j) + q] for q < d, j < 16; a = P's float32 buffer param
+                 (an output), b = Y's float32 buffer param, c = the first of 17 int64 vars
+                 holding o_p, o_y(0 .. 15), d = the count (int32). A prelude call: scalar loops
+                 under NVRTC and the emulator, 16 x 16 register transposes on the CPU device */
 } kg_ks_kind;
 
 /* KS_TC instructions (PTX ISA; CUDA C through prelude_tc.h, emulated by kg_emu_tc.h). Fragment

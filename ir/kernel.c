@@ -318,8 +318,11 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
       break;
     case KS_TC: print_tc(k, st, o); break;
     case KS_DOT:
-      kg_sb_printf(o, "dot16 %ux%u %s, %s, %%%s%u..+%u, ", st->imm & 0xff, st->imm >> 8, k->params.v[st->a].name, k->params.v[st->b].name,
-                   k->vars.v[st->c].name, st->c, 1 + (st->imm & 0xff) + (st->imm >> 8));
+    case KS_TPACK:
+      if (st->kind == KS_DOT) kg_sb_printf(o, "dot16 %ux%u ", st->imm & 0xff, st->imm >> 8);
+      else kg_sb_puts(o, "tpack16 ");
+      kg_sb_printf(o, "%s, %s, %%%s%u..+%u, ", k->params.v[st->a].name, k->params.v[st->b].name, k->vars.v[st->c].name, st->c,
+                   st->kind == KS_DOT ? 1 + (st->imm & 0xff) + (st->imm >> 8) : 17);
       print_x(k, st->d, o);
       kg_sb_putc(o, '\n');
       break;
@@ -533,19 +536,20 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
       if (v->ok && !k->launch.smem_dyn) vfail(v, "SMEM_ST in a kernel without dynamic shared memory", s);
       break;
     case KS_TC: vtc(v, st, s); break;
-    case KS_DOT: {
-      uint32_t ni = st->imm & 0xff, nj = st->imm >> 8;
-      if (ni != 2 || (nj != 2 && nj != 4)) { vfail(v, "DOT block other than 2 x 2 or 2 x 4", s); return; }
+    case KS_DOT:
+    case KS_TPACK: {
+      uint32_t ni = st->kind == KS_DOT ? st->imm & 0xff : 0, nj = st->kind == KS_DOT ? st->imm >> 8 : 16;
+      if (st->kind == KS_DOT && (ni != 2 || (nj != 2 && nj != 4))) { vfail(v, "DOT block other than 2 x 2 or 2 x 4", s); return; }
       if (st->a >= k->params.n || st->b >= k->params.n || k->params.v[st->a].kind != KP_BUFFER || k->params.v[st->b].kind != KP_BUFFER ||
           !k->params.v[st->a].is_output || k->params.v[st->a].dtype != KG_F32 || k->params.v[st->b].dtype != KG_F32) {
-        vfail(v, "DOT operands are not float32 buffers (the first an output)", s);
+        vfail(v, "DOT / TPACK operands are not float32 buffers (the first an output)", s);
         return;
       }
-      if (st->c + 1 + ni + nj > k->vars.n) { vfail(v, "DOT offsets past the last variable", s); return; }
+      if (st->c + 1 + ni + nj > k->vars.n) { vfail(v, "DOT / TPACK offsets past the last variable", s); return; }
       for (uint32_t j = 0; j < 1 + ni + nj; j++)
-        if (!v->declared[st->c + j] || k->vars.v[st->c + j].dtype != KG_I64) { vfail(v, "DOT offset is not a declared int64 variable", s); return; }
+        if (!v->declared[st->c + j] || k->vars.v[st->c + j].dtype != KG_I64) { vfail(v, "DOT / TPACK offset is not a declared int64 variable", s); return; }
       vx(v, st->d, 0);
-      if (v->ok && k->exprs.v[st->d].dtype != KG_I32) vfail(v, "DOT step count is not int32", s);
+      if (v->ok && k->exprs.v[st->d].dtype != KG_I32) vfail(v, "DOT / TPACK count is not int32", s);
       break;
     }
     case KS_BARRIER:

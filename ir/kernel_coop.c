@@ -20,7 +20,7 @@
 static bool stmt_cooperates(const kg_ks *s) {
   switch ((kg_ks_kind)s->kind) {
   case KS_DECL: case KS_ASSIGN: case KS_STORE: case KS_IF: case KS_FOR: case KS_WHILE: case KS_BREAK:
-  case KS_VLOAD: case KS_VSTORE: case KS_COMMENT: case KS_DOT:
+  case KS_VLOAD: case KS_VSTORE: case KS_COMMENT: case KS_DOT: case KS_TPACK:
     return false;
   case KS_BARRIER: /* __syncthreads */
   case KS_SSTORE:  /* shared memory */

@@ -604,6 +604,36 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
     uint32_t spj[16][KG_CONV_MAX_DIMS];
     for (uint32_t j = 0; S.conv && j < NR; j++) kg_lw_mm_conv_spatial(&S, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), spj[j]);
+    /* a float32 weight [.., N, K] whose K is contiguous (b_rows's guard): one KS_TPACK, 16 x 16
+     * blocks transposed in registers on the CPU device; else the loop below */
+    bfast TB;
+    uint32_t tpack = S.conv || NR != 16 ? KG_NONE : b_rows(&S, &TB);
+    kg_lw_scope s_tp;
+    if (tpack != KG_NONE) {
+      kg_ks ts = kg_ks_make(KS_IF);
+      ts.a = tpack;
+      uint32_t itp = kg_ks_add(&L->cur, ts);
+      s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, false));
+      uint32_t off[17], first = KG_NONE;
+      off[0] = pbase;
+      for (uint32_t j = 0; j < 16; j++) {
+        uint32_t cj[KG_MAX_RANK], pp;
+        kg_lw_mm_operand_coord(Bn, false, bc, nb, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), KG_NONE, cj);
+        uint32_t o = kg_lw_source_offset(L, mmn->in[1], cj, &pp);
+        off[1 + j] = kg_lw_cvt(L, o == KG_NONE ? cst(&S, 0) : o, KG_I64);
+      }
+      for (uint32_t q = 0; q < 17; q++) {
+        uint32_t var = kg_kvar_new(k, q ? "ty" : "tp", KG_I64);
+        if (q == 0) first = var;
+        KG_ASSERT(var == first + q);
+        stmt(&S, KS_DECL, var, off[q], KG_NONE);
+      }
+      kg_ks tk = kg_ks_make(KS_TPACK);
+      tk.a = scr, tk.b = TB.param, tk.c = first, tk.d = kg_lw_cvt(L, K, KG_I32);
+      kg_ks_add(&L->cur, tk);
+      kg_lw_scope_leave(L, s_tp);
+      s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, true));
+    }
     uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
     uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
     if (S.conv) {
@@ -619,6 +649,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
       kg_lw_scope_leave(L, s_j);
     }
     kg_lw_scope_leave(L, s_k);
+    if (tpack != KG_NONE) kg_lw_scope_leave(L, s_tp);
     kg_lw_scope_leave(L, s_full);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, true));
   }

@@ -263,6 +263,7 @@ typedef struct kg_mm_tile_info {
 #define KG_MM_CPU_MC_ALL 65536 /* KG_MM_CPU_ALL: rows a thread owns */
 #define KG_MM_CPU_DOT_M 16 /* KG_MM_CPU_DOT*: rows a thread owns (A's packed: at most NR rows of K) */
 #define KG_MM_CPU_DOT_ROWS 4 /* the scheduler's KG_MM_CPU_DOT*: products of at most this many rows */
+#define KG_MM_CPU_DOT_K 512  /* ... and at least this long a K */
 #define KG_MM_CPU_DOT_N 64 /* KG_MM_CPU_DOT*: columns a thread owns (A's rows packed once for them) */
 /* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
 uint32_t kg_mm_cpu_nr(kg_dtype acc);

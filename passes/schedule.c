@@ -441,11 +441,13 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   /* few rows times a weight read as it is with K contiguous (a linear's [N, K], an LSTM step's):
    * dot products along K read both operands straight (passes/lower_matmul_cpu.c), where the panel
    * would copy every weight element once per product for a few multiply-adds each (MNIST's fc1,
-   * 2 rows x 9216: 85 % of its time in the copy; 5x faster). Up to 4 rows: with 8 or more the
-   * panel's register blocks are as fast or faster (docs/perf_cpu.md). float32 (the vector lanes of KS_DOT); not
+   * 2 rows x 9216: 85 % of its time in the copy; 2-5x faster). Up to 4 rows and from K = 512: with
+   * more rows or a shorter K the panel (its copy a 16 x 16 transpose, KS_TPACK) is as fast or
+   * faster (docs/perf_cpu.md). float32 (the vector lanes of KS_DOT); not
    * knowing B's strides, a transposed B is taken as K-contiguous (the kernel checks). */
-  if ((gf->mm_flags & 14) == 4 && gf->mm_b_src && gf->mm_dtype == KG_F32 && m >= 1 && m <= KG_MM_CPU_DOT_ROWS &&
-      (gf->mm_k < 0 || gf->mm_k >= 32) && (!x->runtime || x->mm_kmajor[1] != 0))
+  int64_t kl = x->runtime && x->mm_k > 0 ? x->mm_k : gf->mm_k;
+  if ((gf->mm_flags & 14) == 4 && gf->mm_b_src && gf->mm_dtype == KG_F32 && m >= 1 && m <= KG_MM_CPU_DOT_ROWS && kl >= KG_MM_CPU_DOT_K &&
+      (!x->runtime || x->mm_kmajor[1] != 0))
     v->mm_tile = t->cpu_vregs >= 32 ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT;
   return s;
 }

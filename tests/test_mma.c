@@ -526,8 +526,9 @@ Test(mma_cpu, register_blocks_from_the_vector_registers, .timeout = 300) {
 
 /* Few rows times a weight stored [N, K] (a linear's): the dot schedule (KG_MM_CPU_DOT*), which
  * reads the weight's rows along K instead of packing a panel of them — when B is a tensor, K its
- * contiguous dim (or not known), the product has at most KG_MM_CPU_DOT_ROWS rows, K at least 32, and
- * it is float32. Then on the CPU device against a float64 sum: rows past a 2-row block, K
+ * contiguous dim (or not known), the product has at most KG_MM_CPU_DOT_ROWS rows, K at least
+ * KG_MM_CPU_DOT_K, and it is float32; else the panel, whose full panels of such a weight are one
+ * KS_TPACK (16 x 16 transposes). Then on the CPU device against a float64 sum: rows past a 2-row block, K
  * below one 16-lane step and past one float32 lane block (16 x 128), columns past a thread's 64,
  * A transposed (packed through its strides), a weight whose K stride is 2 (the kernel's scalar
  * path: the scheduler cannot tell); bfloat16 keeps the panel. */
@@ -536,11 +537,11 @@ Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
   kg_target cpu = kg_target_cpu(2);
   struct { int vregs; int64_t flags, k; kg_dtype dt; int64_t m; int8_t kmajor; int tile; } cs[] = {
       {32, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT8},  {16, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT},
-      {32, 4, 256, KG_F32, 4, -1, KG_MM_CPU_DOT8},   {32, 4, 256, KG_F32, 5, 1, KG_MM_CPU_ALL},  {32, 5, 256, KG_F32, 1, 1, KG_MM_CPU_DOT8}, /* a vector times the weight */
-      {32, 4, 256, KG_BF16, 2, 1, KG_MM_CPU_ALL},
-      {32, 4, 256, KG_F32, 17, 1, KG_MM_CPU8_ALL},   {32, 4, 256, KG_F32, 2, 0, KG_MM_CPU_ALL},  /* the weight stored N-major */
-      {32, 4, 16, KG_F32, 2, 1, KG_MM_CPU_ALL},      {32, 4, 256, KG_F64, 2, 1, KG_MM_CPU_ALL},
-      {32, 0, 256, KG_F32, 2, 1, KG_MM_CPU_ALL},     {32, 12 | 256, 256, KG_F32, 2, 1, -1}, /* B [K, N]; a convolution (not dot) */
+      {32, 4, 1024, KG_F32, 4, -1, KG_MM_CPU_DOT8},  {32, 5, 512, KG_F32, 1, 1, KG_MM_CPU_DOT8}, /* a vector times the weight */
+      {32, 4, 1024, KG_F32, 5, 1, KG_MM_CPU_ALL},    {32, 4, 1024, KG_BF16, 2, 1, KG_MM_CPU_ALL},
+      {32, 4, 1024, KG_F32, 17, 1, KG_MM_CPU8_ALL},  {32, 4, 1024, KG_F32, 2, 0, KG_MM_CPU_ALL}, /* the weight stored N-major */
+      {32, 4, 256, KG_F32, 2, 1, KG_MM_CPU_ALL},     {32, 4, 1024, KG_F64, 2, 1, KG_MM_CPU_ALL}, /* K short: the panel */
+      {32, 0, 1024, KG_F32, 2, 1, KG_MM_CPU_ALL},    {32, 12 | 256, 1024, KG_F32, 2, 1, -1}, /* B [K, N]; a convolution (not dot) */
   };
   for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
     cpu.cpu_vregs = cs[i].vregs;
@@ -551,24 +552,28 @@ Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
     if (cs[i].tile >= 0) cr_expect_eq(v.mm_tile, cs[i].tile, "case %zu: tile %u", i, v.mm_tile);
     else cr_expect(v.mm_tile != KG_MM_CPU_DOT && v.mm_tile != KG_MM_CPU_DOT8, "case %zu: tile %u", i, v.mm_tile);
   }
-  kg_group_facts gf = mm_facts(KG_F32, 4, 256, false); /* B computed, not read as it is */
+  kg_group_facts gf = mm_facts(KG_F32, 4, 1024, false); /* B computed, not read as it is */
   kg_sched_facts x = run_facts(2, 512);
   cr_expect(kg_schedule_choose(&gf, &x, &cpu).v.mm_tile != KG_MM_CPU_DOT8, "a computed B keeps the panel");
   for (int r = 0; r < 2; r++) {
     setenv("KGEN_CPU_VREGS", r ? "32" : "16", 1);
     cpu_dot_check("mm_f32_linear", KG_F32, 2, 9216, 130, false, 1, true); /* MNIST's fc1, columns past two threads */
-    cpu_dot_check("mm_f32_linear", KG_F32, 3, 33, 7, false, 1, true);     /* a ragged row block, a 1-element K tail */
+    cpu_dot_check("mm_f32_linear", KG_F32, 3, 529, 7, false, 1, true);    /* a ragged row block, a 1-element K tail */
     cpu_dot_check("mm_f32_linear", KG_F32, 4, 2100, 65, true, 1, true);   /* A transposed; past a lane block */
-    cpu_dot_check("mm_f32_linear", KG_F32, 1, 40, 1, false, 1, true);
+    cpu_dot_check("mm_f32_linear", KG_F32, 1, 600, 1, false, 1, true);
+    cpu_dot_check("mm_f32_linear", KG_F32, 8, 300, 48, false, 1, false);  /* the panel: full ones transposed by KS_TPACK */
   }
   unsetenv("KGEN_CPU_VREGS");
-  cpu_dot_check("mm_f32_linear", KG_F32, 4, 300, 19, false, 2, true);     /* K stride 2: the scalar path */
-  cpu_dot_check("mm_f32_linear", KG_F32, 40, 64, 24, false, 1, false);    /* too many rows: the panel */
+  cpu_dot_check("mm_f32_linear", KG_F32, 4, 600, 19, false, 2, true);     /* K stride 2: the scalar path */
+  cpu_dot_check("mm_f32_linear", KG_F32, 8, 40, 32, false, 2, false);     /* K stride 2: the panel's loop, not KS_TPACK */
+  cpu_dot_check("mm_f32_linear", KG_F32, 40, 64, 24, false, 1, false);    /* a full panel and a partial one */
+  cpu_dot_check("mm_f32_linear", KG_F32, 2, 100, 24, false, 1, false);    /* K short: the panel */
   cpu_dot_check("mm_tc_bf16_linear", KG_BF16, 4, 96, 72, false, 1, false); /* bfloat16, gelu: the panel */
 }
 
-/* The kernel text is what NVRTC compiles, a CPU schedule's too: the dot schedule's KS_DOT calls
- * the prelude's scalar kg_dot16_* there (kg_cpu.h's vector ones on the CPU device). */
+/* The kernel text is what NVRTC compiles, a CPU schedule's too: the dot schedule's KS_DOT and the
+ * panel's KS_TPACK call the prelude's scalar kg_dot16_* / kg_tpack16 there (kg_cpu.h's vector ones
+ * on the CPU device). */
 Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
   kg_diag d;
   kg_diag_init(&d);
@@ -580,21 +585,22 @@ Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
   kg_module *m = load_tc(ctx);
   kg_compiled *c;
   cr_assert_eq(kg_specialize(m, "mm_f32_linear", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
-  const kg_kernel *ks[2];
+  const kg_kernel *ks[3];
   uint32_t nk = 0;
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
-    for (int t = 0; t < 2; t++) {
+    static const int tiles[3] = {KG_MM_CPU_DOT, KG_MM_CPU_DOT8, KG_MM_CPU8_ALL};
+    static const char *const calls[3] = {"kg_dot16_2x2(", "kg_dot16_2x4(", "kg_tpack16("};
+    for (int t = 0; t < 3; t++) {
       kg_variant v = c->variants[gi];
-      v.cpu = 1, v.layout = KG_LAYOUT_STRIDED, v.mm_tile = t ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT, v.mm_prec = 0, v.mm_a = v.mm_b = 0, v.split = 0;
+      v.cpu = 1, v.layout = KG_LAYOUT_STRIDED, v.mm_tile = (uint8_t)tiles[t], v.mm_prec = 0, v.mm_a = v.mm_b = 0, v.split = 0;
       kg_kvariant *kv = kg_compiled_variant(c, gi, &v, &ctx->diag);
       cr_assert_not_null(kv, "%s", kg_last_error(ctx));
-      cr_expect_str_eq(kv->k.schedule, "matmul.cpu_dot");
-      cr_expect(strstr(kv->cuda, t ? "kg_dot16_2x4(" : "kg_dot16_2x2(") != NULL, "the lanes are one KS_DOT");
+      cr_expect(strstr(kv->cuda, calls[t]) != NULL, "%s: %s", kv->k.schedule, calls[t]);
       ks[nk++] = &kv->k;
     }
   }
-  cr_assert_eq(nk, 2u);
+  cr_assert_eq(nk, 3u);
   kg_strbuf tu;
   kg_sb_init(&tu);
   kg_cuda_emit(ks, nk, "cpu_dot", &tu);
@@ -765,11 +771,13 @@ static void cpu_dot_check(const char *e, kg_dtype dt, int64_t M, int64_t K, int6
       if (!(fabs(got - s) <= lim) && bad++ < 5) cr_log_error("%s %lldx%lldx%lld [%lld,%lld]: %.9g vs %.9g", e, (long long)M, (long long)K, (long long)N, (long long)i, (long long)j, got, s);
     }
   cr_expect_eq(bad, 0, "%s %lld x %lld x %lld", e, (long long)M, (long long)K, (long long)N);
-  uint32_t dot = 0, mm = 0;
+  uint32_t dot = 0, mm = 0, tpack = 0;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     const char *sc = c->runtime.v[i]->k.schedule;
     dot += strcmp(sc, "matmul.cpu_dot") == 0, mm += strncmp(sc, "matmul.cpu", 10) == 0;
+    tpack += strstr(c->runtime.v[i]->cuda, "kg_tpack16(") != NULL;
   }
+  if (!want_dot) cr_expect_eq(tpack, dt == KG_F32 ? 1u : 0u, "%s: the float32 panel transposed by KS_TPACK (under its guard)", e);
   cr_expect_eq(mm, 1, "%s: one CPU product kernel", e);
   cr_expect_eq(dot, want_dot ? 1u : 0u, "%s %lld x %lld x %lld: the dot schedule %s", e, (long long)M, (long long)K, (long long)N, want_dot ? "expected" : "not expected");
   kg_compiled_free(c);
