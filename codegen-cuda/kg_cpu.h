@@ -112,7 +112,9 @@ static inline __attribute__((always_inline, unused)) void kg_dot16_2x4(float *P,
  * elements at a time and transposed in registers (4 stages, each exchanging one bit of the row
  * index with one of the element index: two-source shuffles), 16 stores a block; the last n % 16
  * elements scalar. In scalar C the copy was 16 loads from 16 rows and 16 stores per k (65 % of an
- * LSTM step's hidden product, docs/perf_cpu.md). */
+ * LSTM step's hidden product, docs/perf_cpu.md). Not inlined: inlined into the product kernel,
+ * its 64 shuffles pushed the kernel's own register block out of GCC's SLP (scalar FMAs, 5x
+ * slower). */
 typedef int kg_cpu_v16i __attribute__((vector_size(64)));
 #if defined(__clang__)
 #define KG_CPU_SHUF16(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)

@@ -313,9 +313,8 @@ static void pack_a(ckern *S, const rowsx *R, uint32_t mlo, uint32_t mhi, const a
 
 enum { DOT_DR = 2, DOT_LN = 16, DOT_LS = 2 * DOT_LN };
 
-/* lane l of output t's partial sums in the scratch: groups DOT_LS apart, a gap after each (in
- * one run of 128 stores GCC's SLP split the run at other points than the groups' and left some
- * of them scalar, measured in LSTM's and MNIST's kernels; a group alone is one vector) */
+/* lane l of output t's partial sums in the scratch: KS_DOT's layout, groups DOT_LS (32) apart
+ * (kg_mm_cpu_tile_rows gives the dot tiles 2 tm rows of 16 past the panel for them) */
 static uint32_t lane_at(ckern *S, const rowsx *R, uint32_t t, uint32_t l) { return b64(S, KG_OP_IDX_ADD, R->cbase, c64(S, t * DOT_LS + l)); }
 
 /* C(i, j) of the block (rows ar[i]: A' offsets, columns col[j]) into the scratch at cbase + i · DJ + j */
