@@ -271,6 +271,28 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
  * faster); from 8 rows on the panel is as fast or faster (docs/perf_cpu.md). */
 typedef struct bfast { uint32_t param; kg_dtype dt; } bfast;
 
+/* B's element (bc, col, k = 0) of a source [.., N, K]: its offset (KG_NONE → 0) */
+static uint32_t b_row(ckern *S, const uint32_t *bc, uint32_t col) {
+  uint32_t c[KG_MAX_RANK], pp;
+  kg_lw_mm_operand_coord(S->Bn, false, bc, S->nb, col, KG_NONE, c);
+  uint32_t off = kg_lw_source_offset(S->L, S->mmn->in[1], c, &pp);
+  return off == KG_NONE ? cst(S, 0) : off;
+}
+
+/* n int64 vars declared with init[0 ..), consecutive ids (KS_DOT / KS_TPACK read them as a run) */
+static uint32_t decl_run(ckern *S, const uint32_t *init, uint32_t n, const char *(*name)(uint32_t q)) {
+  uint32_t first = KG_NONE;
+  for (uint32_t q = 0; q < n; q++) {
+    uint32_t var = kg_kvar_new(S->k, name(q), KG_I64);
+    if (q == 0) first = var;
+    KG_ASSERT(var == first + q);
+    stmt(S, KS_DECL, var, init[q], KG_NONE);
+  }
+  return first;
+}
+static const char *dot_name(uint32_t q) { return q == 0 ? "op" : q <= 2 ? "ox" : "oy"; } /* P, 2 rows of A (DOT_DR), B's rows */
+static const char *tpack_name(uint32_t q) { return q ? "ty" : "tp"; }
+
 static uint32_t b_rows(ckern *S, bfast *F) {
   lctx *L = S->L;
   if (!S->bt || S->b1 || S->conv) return KG_NONE;
@@ -324,12 +346,7 @@ static void dot_lanes(ckern *S, const rowsx *R, const bfast *F, uint32_t DJ, con
   kg_dtype acc = S->acc;
   uint32_t K = R->K, zero = kg_lw_identity(k, KG_OP_RSUM, acc), nt = DOT_DR * DJ;
   uint32_t bb[4], tot[DOT_DR * 4], x[DOT_DR], w[4];
-  for (uint32_t j = 0; j < DJ; j++) {
-    uint32_t c[KG_MAX_RANK], pp;
-    kg_lw_mm_operand_coord(S->Bn, false, R->bc, S->nb, col[j], KG_NONE, c);
-    uint32_t off = kg_lw_source_offset(L, S->mmn->in[1], c, &pp);
-    bb[j] = off == KG_NONE ? cst(S, 0) : off;
-  }
+  for (uint32_t j = 0; j < DJ; j++) bb[j] = b_row(S, R->bc, col[j]);
   for (uint32_t t = 0; t < nt; t++) {
     tot[t] = kg_kvar_new(k, "tot", acc);
     stmt(S, KS_DECL, tot[t], zero, KG_NONE);
@@ -339,16 +356,11 @@ static void dot_lanes(ckern *S, const rowsx *R, const bfast *F, uint32_t DJ, con
   uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(S, 0), K, cst(S, DOT_LN * KG_MM_KBLOCK), &s_k1) : cst(S, 0);
   uint32_t kend = blocked ? kg_lw_decl(L, "kend", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, k1, cst(S, DOT_LN * KG_MM_KBLOCK)), K, KG_NONE)) : K;
   /* the chunk's whole 16-element steps: one KS_DOT (its lanes in vector registers on the CPU) */
-  uint32_t off[1 + DOT_DR + 4], first = KG_NONE; /* P's, then the rows' offsets: consecutive vars */
+  uint32_t off[1 + DOT_DR + 4]; /* P's, then the rows' offsets */
   off[0] = R->cbase;
   for (uint32_t i = 0; i < DOT_DR; i++) off[1 + i] = b64(S, KG_OP_IDX_ADD, ar[i], kg_lw_cvt(L, k1, KG_I64));
   for (uint32_t j = 0; j < DJ; j++) off[1 + DOT_DR + j] = kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bb[j], k1), KG_I64);
-  for (uint32_t q = 0; q < 1 + DOT_DR + DJ; q++) {
-    uint32_t var = kg_kvar_new(k, q ? q <= DOT_DR ? "ox" : "oy" : "op", KG_I64);
-    if (q == 0) first = var;
-    KG_ASSERT(var == first + q);
-    stmt(S, KS_DECL, var, off[q], KG_NONE);
-  }
+  uint32_t first = decl_run(S, off, 1 + DOT_DR + DJ, dot_name);
   kg_ks ds = kg_ks_make(KS_DOT);
   ds.a = R->scr, ds.b = F->param, ds.c = first, ds.imm = DOT_DR | DJ << 8;
   ds.d = kg_lw_cvt(L, bin(S, KG_OP_IDX_DIV, isub(S, kend, k1), cst(S, DOT_LN)), KG_I32);
@@ -613,20 +625,10 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
       ts.a = tpack;
       uint32_t itp = kg_ks_add(&L->cur, ts);
       s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, false));
-      uint32_t off[17], first = KG_NONE;
+      uint32_t off[17];
       off[0] = pbase;
-      for (uint32_t j = 0; j < 16; j++) {
-        uint32_t cj[KG_MAX_RANK], pp;
-        kg_lw_mm_operand_coord(Bn, false, bc, nb, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), KG_NONE, cj);
-        uint32_t o = kg_lw_source_offset(L, mmn->in[1], cj, &pp);
-        off[1 + j] = kg_lw_cvt(L, o == KG_NONE ? cst(&S, 0) : o, KG_I64);
-      }
-      for (uint32_t q = 0; q < 17; q++) {
-        uint32_t var = kg_kvar_new(k, q ? "ty" : "tp", KG_I64);
-        if (q == 0) first = var;
-        KG_ASSERT(var == first + q);
-        stmt(&S, KS_DECL, var, off[q], KG_NONE);
-      }
+      for (uint32_t j = 0; j < 16; j++) off[1 + j] = kg_lw_cvt(L, b_row(&S, bc, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j))), KG_I64);
+      uint32_t first = decl_run(&S, off, 17, tpack_name);
       kg_ks tk = kg_ks_make(KS_TPACK);
       tk.a = scr, tk.b = TB.param, tk.c = first, tk.d = kg_lw_cvt(L, K, KG_I32);
       kg_ks_add(&L->cur, tk);

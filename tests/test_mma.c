@@ -573,7 +573,7 @@ Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
 
 /* The kernel text is what NVRTC compiles, a CPU schedule's too: the dot schedule's KS_DOT and the
  * panel's KS_TPACK call the prelude's scalar kg_dot16_* / kg_tpack16 there (kg_cpu.h's vector ones
- * on the CPU device). */
+ * on the CPU device); sm_80 and sm_90 cubins, the dot kernels without spills. */
 Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
   kg_diag d;
   kg_diag_init(&d);
@@ -604,17 +604,25 @@ Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
   kg_strbuf tu;
   kg_sb_init(&tu);
   kg_cuda_emit(ks, nk, "cpu_dot", &tu);
-  kg_nvrtc_out o;
-  kg_diag vd;
-  kg_diag_init(&vd);
-  int rc = kg_nvrtc_compile(kg_ctx_nvrtc(ctx), "cpu_dot.cu", kg_sb_cstr(&tu), 80, false, NULL, &o, &vd);
-  if (rc) {
-    char *t = kg_diag_format(&vd);
-    cr_log_error("%s", t);
-    free(t);
-  } else kg_nvrtc_out_free(&o);
-  cr_expect_eq(rc, 0);
-  kg_diag_free(&vd);
+  static const int archs[2] = {80, 90};
+  for (int ai = 0; ai < 2; ai++) {
+    kg_nvrtc_out o;
+    kg_diag vd;
+    kg_diag_init(&vd);
+    int rc = kg_nvrtc_compile(kg_ctx_nvrtc(ctx), "cpu_dot.cu", kg_sb_cstr(&tu), archs[ai], true, NULL, &o, &vd);
+    if (rc) {
+      char *t = kg_diag_format(&vd);
+      cr_log_error("%s", t);
+      free(t);
+    } else {
+      for (uint32_t q = 0; q < o.n_stats; q++) /* the packed one's 8 x 16 block sums spill as GPU code: it never runs there */
+        if (strstr(o.stats[q].name, "_dot"))
+          cr_expect_eq(o.stats[q].spill_stores + o.stats[q].spill_loads, 0, "sm_%d %s spills", archs[ai], o.stats[q].name);
+      kg_nvrtc_out_free(&o);
+    }
+    cr_expect_eq(rc, 0, "sm_%d", archs[ai]);
+    kg_diag_free(&vd);
+  }
   kg_sb_free(&tu);
   kg_compiled_free(c);
   kg_module_free(m), kg_context_free(ctx);
