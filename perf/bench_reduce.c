@@ -33,6 +33,12 @@
  *     it, but from L2.
  *   - predicted µs: bytes / bandwidth (--bw TB/s, default 3.35: H100 SXM HBM3), for
  *     the minimum, ours and eager; eager/ours is the predicted speedup.
+ * Then the run-time plan: the same entry run at the case's sizes on the null device, which
+ * plans for an H100 as a GPU run does (exec.c: split reductions, the split-rows plan, a warp
+ * per row, threads per block, 128-bit loads) and records each launch; per launch its schedule,
+ * passes (from the launched variant's kernel IR, checked against kg_reduce_passes_variant),
+ * threads × blocks as launched and the bytes its walks load — the second table, what the GPU
+ * runs (measure_runtime below).
  * A model, not a measurement: no GPU is needed. It exits 0 whatever the numbers, 1
  * when a program fails to load, specialize or compile. See docs/perf.md.
  */
@@ -83,6 +89,12 @@ typedef struct bench_row {
   int64_t blocks, row_len;      /* blocks summed over kernels; elements per REDUCE block (max) */
   int64_t min_b, ours_b, eager_b;
   bool pass_mismatch;           /* the formula and the kernel IR disagree */
+  /* the run-time plan: what a run on an H100 launches (the null device's log, below) */
+  bool rt_ok;
+  uint32_t rt_launches;
+  char rt_sched[256];           /* each launch's schedule, "/"-joined */
+  int rt_passes[MAX_KERNELS], rt_threads[MAX_KERNELS];
+  int64_t rt_blocks[MAX_KERNELS], rt_b;
 } bench_row;
 
 /* ---- sizes and bytes ---- */
@@ -204,10 +216,25 @@ static void walk_block(ir_walk *w, uint32_t s) {
   for (; s != KG_NONE; s = w->k->stmts.v[s].next) walk_stmt(w, s);
 }
 
+/* does statement s (or a block nested in it) contain a statement of kind kind? */
+static bool has_stmt(const kg_kernel *k, uint32_t s, kg_ks_kind kind) {
+  const kg_ks *st = &k->stmts.v[s];
+  if (st->kind == kind) return true;
+  if (st->kind != KS_IF && st->kind != KS_FOR && st->kind != KS_WHILE) return false;
+  for (uint32_t b = st->body; b != KG_NONE; b = k->stmts.v[b].next)
+    if (has_stmt(k, b, kind)) return true;
+  for (uint32_t b = st->kind == KS_IF ? st->els : KG_NONE; b != KG_NONE; b = k->stmts.v[b].next)
+    if (has_stmt(k, b, kind)) return true;
+  return false;
+}
+
 /* reads[p]: how many passes of kernel k load buffer parameter p. A REDUCE kernel's
- * passes are its top-level loops; loads outside them (thread 0's epilogue) read one
- * element per block and are counted in *other (per block). A POINTWISE kernel is one
- * pass. Returns the number of passes. */
+ * passes are its top-level loops — inside the `if` that guards a thread's output (the column
+ * schedule's `if (o < n)`, a warp per row's) when that is the only statement with loops — and
+ * a loop of 128-bit loads and the scalar loop over the row's last elements after it are one
+ * walk (the run-time vec variants); loads outside them (thread 0's epilogue) read one element
+ * per block and are counted in *other (per block). A POINTWISE kernel is one pass. Returns the
+ * number of passes. */
 static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other) {
   ir_walk w = {k, kg_xcalloc(k->vars.n + 1, 1), kg_xcalloc(k->exprs.n + 1, sizeof(uint32_t)), 0,
                kg_xcalloc(k->params.n + 1, 1)};
@@ -221,16 +248,22 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
     for (uint32_t p = 0; p < k->params.n; p++) reads[p] = w.loads[p];
     passes = 1;
   } else {
-    /* the column schedule (one thread per output) wraps its passes in `if (o < n)` */
     uint32_t top = k->body;
-    if (k->launch.per_output == 2)
-      for (uint32_t s = k->body; s != KG_NONE; s = k->stmts.v[s].next)
-        if (k->stmts.v[s].kind == KS_IF) { top = k->stmts.v[s].body; break; }
+    for (;;) { /* into the guarding if */
+      uint32_t only = KG_NONE, n_loops = 0;
+      for (uint32_t s = top; s != KG_NONE; s = k->stmts.v[s].next)
+        if (has_stmt(k, s, KS_FOR)) only = s, n_loops++;
+      if (n_loops != 1 || k->stmts.v[only].kind != KS_IF || k->stmts.v[only].els != KG_NONE) break;
+      top = k->stmts.v[only].body;
+    }
     for (uint32_t s = top; s != KG_NONE; s = k->stmts.v[s].next) {
       memset(w.loads, 0, k->params.n + 1);
       w.stamp++;
       walk_stmt(&w, s);
       bool loop = k->stmts.v[s].kind == KS_FOR; /* a pass over the rows */
+      uint32_t nx = k->stmts.v[s].next;
+      if (loop && nx != KG_NONE && k->stmts.v[nx].kind == KS_FOR && has_stmt(k, s, KS_VLOAD) && !has_stmt(k, nx, KS_VLOAD))
+        walk_stmt(&w, nx), s = nx; /* the vector walk's scalar tail */
       passes += loop;
       for (uint32_t p = 0; p < k->params.n; p++)
         if (w.loads[p]) (loop ? reads : other)[p]++;
@@ -243,13 +276,13 @@ static int kernel_passes(const kg_kernel *k, bool reduce, int *reads, int *other
 /* The passes the schedule promises (kg_reduce_passes, lower_reduce.c). */
 static int formula_passes(const kg_compiled *c, uint32_t ki) { return kg_reduce_passes_variant(&c->lg, &c->fusion.groups.v[ki], &c->variants[ki]); }
 
-/* The lowering-program node behind a kernel tensor parameter. */
-static uint32_t param_node(const kg_compiled *c, const kg_kparam *kp) {
-  const kg_graph *lg = &c->lg;
-  if (kp->r0 == 0) return lg->params.v[kp->r1].node;
-  if (kp->r0 == 1) return lg->outputs.v[kp->r1];
-  return c->fusion.temps.v[kp->r1];
+/* The node behind a kernel tensor parameter, in program lg fused as F (a plan's, kg_compiled_plan). */
+static uint32_t plan_param_node(const kg_graph *lg, const kg_fusion *F, const kg_kparam *kp) {
+  if (kp->r0 == KG_BUF_PARAM) return lg->params.v[kp->r1].node;
+  if (kp->r0 == KG_BUF_OUTPUT) return lg->outputs.v[kp->r1];
+  return F->temps.v[kp->r1];
 }
+static uint32_t param_node(const kg_compiled *c, const kg_kparam *kp) { return plan_param_node(&c->lg, &c->fusion, kp); }
 
 /* ours: per launched kernel, each source × the passes that load it, each written
  * buffer once. 0 on success. */
@@ -289,6 +322,116 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
     free(reads), free(other);
   }
   return 0;
+}
+
+/* ---- the run-time plan (issue 26) ----
+ * The table above models the fused plan's default kernels, as compiled. A run decides more from
+ * its sizes and its device (runtime/exec.c, the scheduler's run-time facts): a split reduction
+ * (a partial kernel over chunks of the rows and a finish kernel), the split-rows plan (softmax,
+ * RMSNorm, layer_norm over few long rows), a warp per row, threads per block, 128-bit loads. The
+ * null device plans for an H100 (runtime/exec.c run_target) and records every launch it is
+ * given: the entry runs there with buffers of the case's sizes (zeros: the null device launches
+ * nothing), and each launch is measured from the kernel variant it names — its passes and the
+ * bytes its loops load (kernel_passes, as above), its grid and block as launched. A split's
+ * scratch (each chunk's partial accumulators: kilobytes) is not counted. */
+static void *zbuf(size_t bytes) {
+  size_t n = (bytes + 255) / 256 * 256;
+  void *p = aligned_alloc(256, n ? n : 256);
+  if (p) memset(p, 0, n ? n : 256);
+  return p;
+}
+
+static int dl_of(const kg_gnode *n, int64_t *shape, DLTensor *t, void **buf) {
+  memset(t, 0, sizeof *t);
+  int rank = n->vkind == KG_V_TENSOR ? n->shape.rank : 0;
+  int64_t e = 1;
+  for (int i = 0; i < rank; i++) {
+    if (n->shape.d[i].kind != KG_DIM_STATIC) return -1;
+    shape[i] = n->shape.d[i].v, e *= shape[i];
+  }
+  *buf = zbuf((size_t)e * kg_dtype_get((kg_dtype)n->dtype)->size);
+  if (!*buf) return -1;
+  t->data = *buf, t->device.device_type = kDLCPU, t->ndim = rank, t->shape = shape;
+  t->dtype = kg_dtype_to_dl((kg_dtype)n->dtype);
+  return 0;
+}
+
+static int measure_runtime(kg_compiled *c, kg_device *dv, bench_row *r) {
+  const kg_graph *g = &c->g;
+  uint32_t np = g->params.n, no = (uint32_t)kg_compiled_n_outputs(c);
+  DLTensor *pt = kg_xcalloc(np + no + 1, sizeof *pt);
+  int64_t *shp = kg_xcalloc((size_t)(np + no + 1) * KG_MAX_RANK, sizeof *shp);
+  void **bufs = kg_xcalloc(np + no + 1, sizeof *bufs);
+  const DLTensor **ins = kg_xcalloc(np + 1, sizeof *ins);
+  kg_named_tensor *caps = kg_xcalloc(np + 1, sizeof *caps);
+  DLTensor **outs = kg_xcalloc(no + 1, sizeof *outs);
+  int nin = 0, ncap = 0, rc = 0;
+  for (uint32_t p = 0; p < np && rc == 0; p++) {
+    rc = dl_of(&g->nodes.v[g->params.v[p].node], &shp[p * KG_MAX_RANK], &pt[p], &bufs[p]);
+    if (g->params.v[p].is_capture) caps[ncap].name = g->params.v[p].name, caps[ncap++].t = &pt[p];
+    else ins[nin++] = &pt[p];
+  }
+  for (uint32_t o = 0; o < no && rc == 0; o++) { /* the results (write-backs are not kg_run's outputs) */
+    kg_gnode n = c->lg.nodes.v[c->lg.outputs.v[o]];
+    DLDataType dt;
+    int nd;
+    int64_t sh[8];
+    if (kg_compiled_output(c, (int)o, &dt, &nd, sh) != KG_OK || nd > KG_MAX_RANK) { rc = -1; break; }
+    n.shape.rank = (uint8_t)nd, n.vkind = nd ? KG_V_TENSOR : n.vkind;
+    for (int i = 0; i < nd; i++) n.shape.d[i].kind = KG_DIM_STATIC, n.shape.d[i].v = sh[i];
+    rc = dl_of(&n, &shp[(np + o) * KG_MAX_RANK], &pt[np + o], &bufs[np + o]);
+    outs[o] = &pt[np + o];
+  }
+  kg_dev_null_config(dv, true, false);
+  kg_dev_null_log_clear(dv);
+  if (rc == 0 && kg_run(c, KG_DEVICE_NULL, ins, nin, caps, ncap, outs, (int)no, NULL) != KG_OK) {
+    fprintf(stderr, "bench_reduce: %s: the run on the null device failed:\n%s", r->entry, kg_last_error(c->m->ctx));
+    rc = -1;
+  }
+  uint32_t nl = 0;
+  const kg_null_launch *log = rc == 0 ? kg_dev_null_log(dv, &nl) : NULL;
+  r->rt_launches = nl, r->rt_b = 0, r->rt_sched[0] = 0;
+  size_t at = 0;
+  for (uint32_t i = 0; i < nl && rc == 0; i++) {
+    const kg_kvariant *kv = NULL;
+    for (uint32_t j = 0; j < c->runtime.n && !kv; j++)
+      if (!strcmp(c->runtime.v[j]->k.name, log[i].kernel)) kv = c->runtime.v[j];
+    if (!kv) {
+      fprintf(stderr, "bench_reduce: %s: launch %u names kernel %s, which the entry does not have\n", r->entry, i, log[i].kernel);
+      rc = -1;
+      break;
+    }
+    kg_plan_view pv = kg_compiled_plan(c, kv->v.plan);
+    const kg_kernel *k = &kv->k;
+    bool reduce = pv.F->groups.v[kv->group].kind == KG_GROUP_REDUCE;
+    int *reads = kg_xcalloc(k->params.n + 1, sizeof *reads), *other = kg_xcalloc(k->params.n + 1, sizeof *other);
+    int passes = kernel_passes(k, reduce, reads, other);
+    if (reduce && passes != kg_reduce_passes_variant(pv.lg, &pv.F->groups.v[kv->group], &kv->v)) {
+      fprintf(stderr, "bench_reduce: %s: launch %u (%s): the kernel IR's passes (%d) differ from the schedule's formula (%d)\n", r->entry, i,
+              k->name, passes, kg_reduce_passes_variant(pv.lg, &pv.F->groups.v[kv->group], &kv->v));
+      r->pass_mismatch = true;
+    }
+    int64_t blocks = (int64_t)log[i].grid[0] * log[i].grid[1] * log[i].grid[2];
+    if (i < MAX_KERNELS)
+      r->rt_passes[i] = passes, r->rt_blocks[i] = blocks, r->rt_threads[i] = (int)(log[i].block[0] * log[i].block[1] * log[i].block[2]);
+    at += (size_t)snprintf(r->rt_sched + at, at < sizeof r->rt_sched ? sizeof r->rt_sched - at : 0, "%s%s", i ? " / " : "", k->schedule ? k->schedule : "?");
+    if (at >= sizeof r->rt_sched) at = sizeof r->rt_sched - 1;
+    for (uint32_t j = 0; j < k->params.n; j++) {
+      const kg_kparam *kp = &k->params.v[j];
+      if (kp->kind != KP_BUFFER || kp->role != KPR_TENSOR || kp->r0 == KG_BUF_SCRATCH) continue;
+      int64_t nb = node_bytes(pv.lg, plan_param_node(pv.lg, pv.F, kp));
+      if (nb < 0) { rc = -1; break; }
+      if (kp->is_output) r->rt_b += nb;
+      else r->rt_b += nb * reads[j] + (int64_t)other[j] * blocks * kg_dtype_get((kg_dtype)kp->dtype)->size;
+    }
+    free(reads), free(other);
+  }
+  kg_dev_null_log_clear(dv);
+  kg_dev_null_config(dv, false, true);
+  for (uint32_t p = 0; p < np + no; p++) free(bufs[p]);
+  free(pt), free(shp), free(bufs), free(ins), free(caps), free(outs);
+  r->rt_ok = rc == 0;
+  return rc;
 }
 
 /* ---- one program at one size ---- */
@@ -344,7 +487,7 @@ static bool has_entry(const kg_module *m, const char *name) {
 }
 
 /* 0 on success; on failure prints why. */
-static int run_case(kg_module *m, kg_nvrtc *nv, const bench_opts *o, bench_row *r, kg_diag *d) {
+static int run_case(kg_module *m, kg_nvrtc *nv, kg_device *dv, const bench_opts *o, bench_row *r, kg_diag *d) {
   char want[128];
   snprintf(want, sizeof want, "%s_%lld", r->prog, (long long)r->sz->d);
   const char *entry = has_entry(m, want) ? want : kg_module_entry_name(m, 0);
@@ -371,6 +514,7 @@ static int run_case(kg_module *m, kg_nvrtc *nv, const bench_opts *o, bench_row *
   eager_cost(&c->g, &r->eager_kernels, &r->eager_b);
   int rc = measure_ours(c, r);
   if (rc != 0 || r->min_b < 0 || r->eager_b < 0) fprintf(stderr, "bench_reduce: %s [%s]: a size is not static\n", r->prog, sig);
+  if (rc == 0 && dv) measure_runtime(c, dv, r); /* its own column: a failure there is reported, the case stays */
   if (rc == 0 && r->pass_mismatch)
     fprintf(stderr, "bench_reduce: %s [%s]: the kernel IR's passes differ from the schedule's formula\n", r->prog, sig);
   if (rc == 0 && nv && o->nvrtc && measure_nvrtc(nv, c, o->arch, r, d) != 0) {
@@ -434,6 +578,48 @@ static void print_table(const bench_opts *o, const bench_row *rows, int n) {
       printf("%-11s %-13s %7s %6s %5s %6s %8lld %8s %9.1f %9.1f %9.1f %8.2f %8.1f %8.1f %8.1f %9.2fx\n", r->prog, r->sz->label,
              kk, ps, rg, sm, (long long)r->blocks, rl, mb(r->min_b), mb(r->ours_b), mb(r->eager_b), fm, tm, to, te, eo);
   }
+}
+
+/* the run-time plan's table: what a run at the case's sizes launches on an H100 */
+static void print_runtime_table(const bench_opts *o, const bench_row *rows, int n) {
+  printf(o->markdown ? "\n**The run-time plan** (what a run at these sizes launches on an H100: the null device's log)\n\n"
+                     : "\nrun-time plan (what a run at these sizes launches on an H100: the null device's log)\n");
+  if (o->markdown) {
+    printf("| program | R × D | launches | schedules | passes | threads × blocks | ours MB | ours/min | ours µs | eager/ours |\n");
+    printf("|---|---|--:|---|--:|---|--:|--:|--:|--:|\n");
+  } else {
+    printf("%-11s %-13s %8s %6s %9s %9s %8s %10s  %s\n", "program", "R x D", "launches", "passes", "ours_MB", "ours/min", "ours_us",
+           "eager/ours", "schedules; threads x blocks");
+  }
+  int n_rt = 0, n_split = 0;
+  double log_sum = 0;
+  for (int i = 0; i < n; i++) {
+    const bench_row *r = &rows[i];
+    if (!r->ok || !r->rt_ok) {
+      if (o->markdown) printf("| %s | %s | not run ||||||||\n", r->prog, r->sz->label);
+      else printf("%-11s %-13s not run\n", r->prog, r->sz->label);
+      continue;
+    }
+    char ps[64], tb[256];
+    int pv[MAX_KERNELS];
+    uint32_t nk = r->rt_launches < MAX_KERNELS ? r->rt_launches : MAX_KERNELS;
+    for (uint32_t k = 0; k < nk; k++) pv[k] = r->rt_passes[k];
+    join_ints(ps, sizeof ps, pv, nk);
+    size_t at = 0;
+    tb[0] = 0;
+    for (uint32_t k = 0; k < nk && at < sizeof tb; k++)
+      at += (size_t)snprintf(tb + at, sizeof tb - at, "%s%d × %lld", k ? " / " : "", r->rt_threads[k], (long long)r->rt_blocks[k]);
+    double fm = r->min_b ? (double)r->rt_b / (double)r->min_b : 0, eo = r->rt_b ? (double)r->eager_b / (double)r->rt_b : 0;
+    n_rt++, n_split += r->rt_launches > r->n_kernels, log_sum += eo > 0 ? log(eo) : 0;
+    if (o->markdown)
+      printf("| %s | %s | %u | %s | %s | %s | %.1f | %.2f | %.1f | %.2fx |\n", r->prog, r->sz->label, r->rt_launches, r->rt_sched, ps, tb,
+             mb(r->rt_b), fm, us_at(o, r->rt_b), eo);
+    else
+      printf("%-11s %-13s %8u %6s %9.1f %9.2f %8.1f %9.2fx  %s; %s\n", r->prog, r->sz->label, r->rt_launches, ps, mb(r->rt_b), fm,
+             us_at(o, r->rt_b), eo, r->rt_sched, tb);
+  }
+  printf("%s%d cases run; %d launch more kernels than the compiled plan (a split); eager / ours bytes, geometric mean %.2fx\n",
+         o->markdown ? "\n- " : "\n  ", n_rt, n_split, n_rt ? exp(log_sum / n_rt) : 0);
 }
 
 static void print_summary(const bench_opts *o, const bench_row *rows, int n, const char *nvrtc_note) {
@@ -557,6 +743,8 @@ int main(int argc, char **argv) {
     if (!nv) snprintf(nvrtc_note, sizeof nvrtc_note, "unavailable (libnvrtc.so not found; set KGEN_NVRTC_LIB)");
     kg_diag_clear(&d);
   }
+  kg_device *dv = kg_ctx_device(ctx, KG_DEVICE_NULL, &d); /* the run-time plan's recorder */
+  if (!dv) kg_diag_clear(&d);
   int n = N_PROGRAMS * N_SIZES, failed = 0;
   bench_row *rows = kg_xcalloc((size_t)n, sizeof *rows);
   bool tty = isatty(2);
@@ -570,7 +758,7 @@ int main(int argc, char **argv) {
       bench_row *r = &rows[p * N_SIZES + z];
       r->prog = PROGRAMS[p], r->sz = &SIZES[z];
       if (tty) fprintf(stderr, "\r[%d/%d] %-12s %-14s", p * N_SIZES + z + 1, n, r->prog, r->sz->label);
-      r->ok = s == KG_OK && run_case(m, nv, &o, r, &d) == 0;
+      r->ok = s == KG_OK && run_case(m, nv, dv, &o, r, &d) == 0;
       failed += !r->ok;
     }
     kg_module_free(m);
@@ -584,6 +772,8 @@ int main(int argc, char **argv) {
            o.arch, o.bw);
   print_table(&o, rows, n);
   print_summary(&o, rows, n, nv && o.nvrtc ? NULL : nvrtc_note);
+  if (dv) print_runtime_table(&o, rows, n);
+  else printf("\nrun-time plan: not measured (no null device)\n");
   if (failed) fprintf(stderr, "bench_reduce: %d case(s) failed\n", failed);
   free(rows);
   if (nv) kg_nvrtc_close(nv);
