@@ -41,8 +41,9 @@
  *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
  * the same program without row groups: each reduction alone (it can then split
- * into a partial and a finish kernel across the whole GPU), row outputs in
- * pointwise kernels that read the reductions from temporaries.
+ * into a partial and a finish kernel across the whole GPU) — but a mean with the variance
+ * of the same input (layer_norm's), whose Welford partials give both in one walk — row
+ * outputs in pointwise kernels that read the reductions from temporaries.
  *
  *   m = x.mean(-1, keepdim); y = x - m          ⇒  group0 REDUCE {m} rows [N,D], row output y (m stays on chip)
  *   outputs y:[N,768], z:[N,768], w:[768]        ⇒  group0 {y, z} over [N,768] ; group1 {w} over [768]
@@ -365,7 +366,12 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       if (f->groups.v[k].kind != KG_GROUP_POINTWISE || f->groups.v[k].mats.n) { last = &f->groups.v[k]; break; }
     if (last && (last->kind == KG_GROUP_SCAN || last->kind == KG_GROUP_POINTWISE || product_group(last->kind)))
       last = NULL; /* a scan, a product or a stored window runs between: start a new group */
-    bool join = !split_rows && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
+    /* the split-rows plan keeps a mean and its Welford variance together: a split of the pair
+     * reads the row once for both (kg_group_welford_pair) */
+    const kg_gnode *lm = last && last->kind == KG_GROUP_REDUCE && last->reds.n == 1 ? &g->nodes.v[last->reds.v[0]] : NULL;
+    bool pair = split_rows && lm && lm->op == KG_OP_RMEAN && r->op == KG_OP_RVAR && lm->in[0] == r->in[0] && lm->cdtype == r->cdtype &&
+                kg_dtype_is_float((kg_dtype)r->cdtype);
+    bool join = (!split_rows || pair) && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
       frame fr = {s, (((int64_t)1 << s->rank) - 1) & ~r->ia[0]};
       memset(visit, 0, nn + 1);

@@ -560,7 +560,14 @@ bool kg_lw_reduce(lctx *L, const char *name) {
    * or none, when a sibling mean of the same input computed it by Welford in its pass);
    * a split partial is done once it stored its accumulator */
   bool done = false;
-  for (uint32_t ri = 0; ri < S.grp->reds.n && !done; ri++) done = kg_lw_reduce_one(&S, ri);
+  if (S.split && kg_group_welford_pair(S.g, S.grp)) {
+    /* a mean and its variance split together (the split-rows plan): the variance's partials
+     * (count, mean, M2) hold the mean too — the partial walks its chunk once for both, the
+     * finish sets the mean from the merged partials (kg_lw_reduce_one), then stores it */
+    done = kg_lw_reduce_one(&S, 1);
+    if (!done) done = kg_lw_reduce_one(&S, 0);
+  } else
+    for (uint32_t ri = 0; ri < S.grp->reds.n && !done; ri++) done = kg_lw_reduce_one(&S, ri);
   if (!done) {
     kg_lw_row_outputs(&S);
     epilogue(&S);

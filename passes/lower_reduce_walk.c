@@ -585,6 +585,13 @@ bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
   rpass_begin(S, &P, ri);
   if (S->split == KG_SPLIT_FINISH && P.red == KG_OP_RVAR) { /* the chunks' Welford partials */
     split_var_finish(S, &P);
+    if (kg_group_welford_pair(S->g, S->grp)) { /* the paired mean: the merged mean (NaN over no elements, as Σ / 0) */
+      kg_kernel *k = S->k;
+      kg_dtype acc = P.acc;
+      uint32_t cnt = kg_lw_cvt(S->L, kg_kx_param(k, S->rn), acc), zero = kg_kx_const_f(k, acc, 0);
+      uint32_t none = kg_kx_op(k, KG_OP_DIV, acc, zero, cnt, KG_NONE);
+      S->preset[S->grp->reds.v[0]] = kg_lw_decl(S->L, "mean", acc, kg_kx_select(k, acc, kg_kx_op(k, KG_OP_GT, KG_BOOL, cnt, zero, KG_NONE), kg_kx_var(k, P.wm), none));
+    }
     reduction_value(S, &P);
     return false;
   }

@@ -494,9 +494,14 @@ bool kg_reduce_use_columns(bool inner_kept, int64_t n_out, int64_t n_red); /* a 
 int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, int64_t n_red); /* 1 = no split */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
 bool kg_red_op_splittable(kg_op op); /* sum, nansum, mean, prod, amax, amin */
-/* accumulators a split's partial kernel stores per chunk and output: 3 for a variance (Welford's
- * count, mean and M2), else 1 (its scratch is chunks × slots × outputs of the accumulator dtype) */
-uint32_t kg_split_slots(const kg_gnode *red);
+/* accumulators a split group's partial kernel stores per chunk and output: 3 for a variance
+ * (Welford's count, mean and M2; a mean paired with it takes its mean from them), else 1 (its
+ * scratch is chunks × slots × outputs of the accumulator dtype) */
+uint32_t kg_split_slots(const kg_graph *g, const kg_group *grp);
+/* Is group grp a mean and the variance of the same input Welford's pairing takes along
+ * (kg_lw_welford_next), and nothing else? The split-rows plan keeps them in one group, so
+ * that a split reads the row once for both (fuse.c; lower_reduce.c). */
+bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp);
 uint32_t kg_group_max_vec(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 
 /* ---- plan_regions.c ---- */

@@ -112,11 +112,25 @@ static bool red_node_splits(const kg_gnode *n) {
   return kg_red_op_splittable((kg_op)n->op) || (n->op == KG_OP_RVAR && kg_dtype_is_float((kg_dtype)n->cdtype));
 }
 
-uint32_t kg_split_slots(const kg_gnode *red) { return red->op == KG_OP_RVAR ? 3 : 1; }
+uint32_t kg_split_slots(const kg_graph *g, const kg_group *grp) {
+  for (uint32_t j = 0; j < grp->reds.n; j++)
+    if (g->nodes.v[grp->reds.v[j]].op == KG_OP_RVAR) return 3;
+  return 1;
+}
 
+bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 2) return false;
+  const kg_gnode *m = &g->nodes.v[grp->reds.v[0]], *v = &g->nodes.v[grp->reds.v[1]];
+  return m->op == KG_OP_RMEAN && v->op == KG_OP_RVAR && m->in[0] == v->in[0] && m->cdtype == v->cdtype &&
+         kg_dtype_is_float((kg_dtype)m->cdtype) && m->ia[0] == v->ia[0];
+}
+
+/* One reduction, or a mean and its Welford variance (one walk for both: the variance's partials
+ * hold the mean); no row outputs. */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
-  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
-  return red_node_splits(&g->nodes.v[grp->reds.v[0]]);
+  if (grp->kind != KG_GROUP_REDUCE || grp->outs.n != 0) return false;
+  if (grp->reds.n == 2) return kg_group_welford_pair(g, grp) && red_node_splits(&g->nodes.v[grp->reds.v[1]]);
+  return grp->reds.n == 1 && red_node_splits(&g->nodes.v[grp->reds.v[0]]);
 }
 
 /* Is node i a value pointwise group grp computes and stores for later kernels (a stored window,

@@ -313,8 +313,8 @@ Test(reduce_online, nvrtc_no_spills, .timeout = 300) {
   for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
 }
 
-/* layer_norm over 2 rows of 8192: the split-rows plan, whose variance now splits (Welford
- * partials) beside the mean; against a float64 reference. */
+/* layer_norm over 2 rows of 8192: the split-rows plan, whose mean and variance split together
+ * (the variance's Welford partials hold the mean); against a float64 reference. */
 Test(reduce_split_var, layer_norm_few_long_rows, .timeout = 300) {
   char *shape = qj_fmt("{\"k\":\"NewArray\",\"ty\":\"System.Int64[]\",\"elemType\":\"System.Int64\",\"items\":[{\"k\":\"Value\",\"ty\":\"System.Int64\",\"value\":8192}]}");
   char *doc = qj_doc(TVAR("x"), "layer_norm", qj_lambda(0, FN(T, T), qj_call(NULL, "TorchSharp.torch+nn+functional", "layer_norm", 1,
@@ -332,13 +332,19 @@ Test(reduce_split_var, layer_norm_few_long_rows, .timeout = 300) {
   kg_compiled *c;
   cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
-  int split_var = 0;
+  /* one partial kernel for the mean and the variance (Welford's pair kept in one group): the
+   * row is read once for both, then once to write (3 kernels: partial, finish, output) */
+  int split_pair = 0, partials = 0;
   for (uint32_t i = 0; i < c->runtime.n; i++) {
     const kg_kvariant *kv = c->runtime.v[i];
     cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
-    if (kv->v.split == KG_SPLIT_PARTIAL && kv->v.plan == 1) split_var += c->lg.nodes.v[c->fusion_split.groups.v[kv->group].reds.v[0]].op == KG_OP_RVAR;
+    if (kv->v.split != KG_SPLIT_PARTIAL || kv->v.plan != 1) continue;
+    partials++;
+    split_pair += kg_group_welford_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
   }
-  cr_expect_eq(split_var, 1, "the variance splits (%u kernels)", c->runtime.n);
+  cr_expect_eq(partials, 1, "one partial kernel (%u kernels)", c->runtime.n);
+  cr_expect_eq(split_pair, 1, "the mean and the variance split together");
+  cr_expect_eq(c->runtime.n, 3u, "partial, finish, output: %u kernels", c->runtime.n);
   for (int64_t r = 0; r < R; r++) {
     double mu = 0, m2 = 0;
     for (int64_t j = 0; j < D; j++) mu += x[r * D + j];
@@ -356,4 +362,52 @@ Test(reduce_split_var, layer_norm_few_long_rows, .timeout = 300) {
   }
   free(x), free(out), free(doc);
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+/* examples/norm_var_mean_rows at 3 x 70001, in three thread orders: means and variances of the
+ * same rows split in pairs (one partial kernel each: {mean, var}, {keepdim mean, biased var}),
+ * a second variance and a mean of another input alone — 4 partial kernels where each reduction
+ * alone made 6; every output against a float64 reference. */
+Test(reduce_split_var, mean_and_variance_split_together, .timeout = 300) {
+  for (int order = 0; order < 3; order++) {
+    kg_context *ctx = ctx_with(0, order);
+    kg_module *m = load(ctx, "examples/norm_var_mean_rows");
+    int64_t R = 3, D = 70001, shape[2] = {R, D};
+    float *x = malloc((size_t)(R * D) * sizeof *x), *o[5];
+    for (int64_t i = 0; i < R * D; i++) x[i] = 700.0f + (float)((i * 7919) % 2003) / 100.0f - (float)(i / D) * 300.0f;
+    DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0}, to[5];
+    const DLTensor *ins[1] = {&tx};
+    DLTensor *outs[5];
+    int64_t sh1[1] = {R}, sh2[2] = {R, 1};
+    for (int k = 0; k < 5; k++) {
+      o[k] = calloc((size_t)R, sizeof(float));
+      to[k] = (DLTensor){o[k], {kDLCPU, 0}, k >= 3 ? 2 : 1, {kDLFloat, 32, 1}, k >= 3 ? sh2 : sh1, NULL, 0}, outs[k] = &to[k];
+    }
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+    cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 5, NULL), KG_OK, "%s", kg_last_error(ctx));
+    int partials = 0, pairs = 0;
+    for (uint32_t i = 0; i < c->runtime.n; i++) {
+      const kg_kvariant *kv = c->runtime.v[i];
+      if (kv->v.split != KG_SPLIT_PARTIAL) continue;
+      cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
+      partials++;
+      pairs += kg_group_welford_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
+    }
+    cr_expect_eq(partials, 4, "order %d: %d partial kernels", order, partials);
+    cr_expect_eq(pairs, 2, "order %d: %d of them a mean with its variance", order, pairs);
+    for (int64_t r = 0; r < R; r++) {
+      double mu = 0, m2 = 0;
+      for (int64_t j = 0; j < D; j++) mu += x[r * D + j];
+      mu /= (double)D;
+      for (int64_t j = 0; j < D; j++) m2 += (x[r * D + j] - mu) * (x[r * D + j] - mu);
+      double want[5] = {mu, m2 / (double)(D - 1), m2 / (double)D, 2 * mu, mu - m2 / (double)D};
+      for (int k = 0; k < 5; k++)
+        cr_expect(fabs(o[k][r] - want[k]) <= 2e-6 * fabs(want[k]) + 1e-4, "order %d out%d[%lld]: %.9g vs %.9g", order, k, (long long)r, o[k][r],
+                  want[k]);
+    }
+    for (int k = 0; k < 5; k++) free(o[k]);
+    free(x);
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  }
 }
