@@ -42,7 +42,9 @@
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
  * the same program without row groups: each reduction alone (it can then split
  * into a partial and a finish kernel across the whole GPU) — but a mean with the variance
- * of the same input (layer_norm's), whose Welford partials give both in one walk — row
+ * of the same input (layer_norm's), whose Welford partials give both in one walk, and a max
+ * with the sum of exp(x − max) online softmax takes along (softmax's: a chunk's max and its
+ * sum relative to it) — row
  * outputs in pointwise kernels that read the reductions from temporaries.
  *
  *   m = x.mean(-1, keepdim); y = x - m          ⇒  group0 REDUCE {m} rows [N,D], row output y (m stays on chip)
@@ -371,6 +373,11 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     const kg_gnode *lm = last && last->kind == KG_GROUP_REDUCE && last->reds.n == 1 ? &g->nodes.v[last->reds.v[0]] : NULL;
     bool pair = split_rows && lm && lm->op == KG_OP_RMEAN && r->op == KG_OP_RVAR && lm->in[0] == r->in[0] && lm->cdtype == r->cdtype &&
                 kg_dtype_is_float((kg_dtype)r->cdtype);
+    if (split_rows && lm && lm->op == KG_OP_RAMAX) { /* and a max with the sum of exp online softmax takes along */
+      KG_VEC_PUSH(last->reds, i);
+      pair = kg_group_online_pair(g, last);
+      last->reds.n--;
+    }
     bool join = (!split_rows || pair) && last && kg_shape_equal(&last->space, s) && g->nodes.v[last->red].ia[0] == r->ia[0];
     if (join) {
       frame fr = {s, (((int64_t)1 << s->rank) - 1) & ~r->ia[0]};

@@ -223,7 +223,8 @@ typedef struct rkern {
   bool warp;           /* a warp per row */
   bool persistent;     /* several reductions or row outputs: the row is walked more than once */
   bool cache;          /* the row cache (a block per row only) */
-  bool online;         /* a max's sum of exp rides along in the max's walk (!v->no_online) */
+  bool online;         /* a max's sum of exp rides along in the max's walk (!v->no_online; a split: its online pair) */
+  uint32_t slots;      /* a split's accumulators per chunk and output (kg_split_slots; 1 unsplit) */
   /* parameters */
   uint32_t *rparam;    /* per reduction: its buffer when stored (read elsewhere) */
   uint32_t *rstride;   /* per reduction: KG_MAX_RANK strides, by dim of the space */

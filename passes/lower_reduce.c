@@ -243,7 +243,7 @@ static void params_scalars(rkern *S) {
   S->rn = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "rn", KPR_RED_N, 0, 0));
   S->part = S->chunk_p = S->nchunk_p = S->nb_p = KG_NONE;
   if (S->split) {
-    S->part = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, (kg_dtype)S->g->nodes.v[S->grp->reds.v[0]].cdtype, S->split == KG_SPLIT_PARTIAL, "part", KPR_TENSOR, KG_BUF_SCRATCH, 0));
+    S->part = kg_kparam_add(k, kg_lw_mkparam(KP_BUFFER, kg_split_dtype(S->g, S->grp), S->split == KG_SPLIT_PARTIAL, "part", KPR_TENSOR, KG_BUF_SCRATCH, 0));
     if (S->split == KG_SPLIT_PARTIAL) S->chunk_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "chunk", KPR_SPLIT_LEN, 0, 0));
     if (S->split == KG_SPLIT_PARTIAL && S->col) S->nb_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nb", KPR_SPLIT_NB, 0, 0));
     if (S->split == KG_SPLIT_FINISH) S->nchunk_p = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "nchunk", KPR_SPLIT_N, 0, 0));
@@ -445,10 +445,17 @@ uint32_t kg_lw_online_sum(const kg_graph *g, const kg_group *grp, uint32_t ri, u
   return KG_NONE;
 }
 
+bool kg_group_online_pair(const kg_graph *g, const kg_group *grp) {
+  uint32_t shift;
+  return grp->kind == KG_GROUP_REDUCE && grp->reds.n == 2 && kg_lw_online_sum(g, grp, 0, &shift) == 1;
+}
+
 static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online);
 int kg_reduce_passes(const kg_graph *g, const kg_group *grp) { return reduce_passes(g, grp, true); }
 int kg_reduce_passes_variant(const kg_graph *g, const kg_group *grp, const kg_variant *v) {
-  if (v->split && grp->kind == KG_GROUP_REDUCE) return 1; /* a partial walks its chunk once (a variance: Welford), the finish its chunks */
+  /* a partial walks its chunk once (a variance: Welford; a max with its sum of exp: online), the
+   * finish its chunks — twice for a max and its sum of exp (the max, then the sums rescaled to it) */
+  if (v->split && grp->kind == KG_GROUP_REDUCE) return v->split == KG_SPLIT_FINISH && kg_group_online_pair(g, grp) ? 2 : 1;
   return reduce_passes(g, grp, !v->no_online);
 }
 
@@ -522,7 +529,10 @@ static void reduce_init(rkern *S, lctx *L) {
   S->warp = L->v->warp && !S->col && !S->split;
   S->persistent = S->grp->reds.n > 1 || S->grp->outs.n;
   S->cache = L->v->cache && !S->col && !S->split && !S->warp;
-  S->online = !L->v->no_online && !S->split;
+  /* a split takes a sum of exp along only as a max's online pair (always online: its partials are
+   * the chunk's max and its sum relative to it) */
+  S->online = S->split ? kg_group_online_pair(S->g, S->grp) : !L->v->no_online;
+  S->slots = S->split ? kg_split_slots(S->g, S->grp) : 1;
   S->k->launch.block[0] = 256;
   S->k->launch.elems_per_thread = 1;
   S->k->vec = 1;

@@ -294,8 +294,10 @@ static uint32_t element_value(rkern *S, rpass *P, uint32_t j) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   uint32_t v;
-  if (S->split == KG_SPLIT_FINISH) { /* the chunks' accumulators, in chunk order */
-    v = kg_kx_load(k, S->part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, j, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE));
+  if (S->split == KG_SPLIT_FINISH) { /* the chunks' accumulators (a pair's first slot), in chunk order */
+    uint32_t row = S->slots > 1 ? kg_kx_op(k, KG_OP_IDX_MUL, L->ix, j, kg_kx_const_i(k, L->ix, S->slots), KG_NONE) : j;
+    v = kg_lw_cvt(L, kg_kx_load(k, S->part, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE)),
+                  P->acc);
   } else {
     uint32_t rc[KG_MAX_RANK];
     at_element(S, j, rc);
@@ -398,6 +400,73 @@ static void online_finish(rkern *S, rpass *P) {
   uint32_t nonfin = kg_kx_select(k, st, kg_kx_op(k, KG_OP_EQ, KG_BOOL, M, kg_kx_const_f(k, ct, -INFINITY), KG_NONE), all_ninf, f);
   uint32_t v = kg_kx_select(k, st, kg_kx_op(k, KG_OP_ISFINITE, KG_BOOL, M, KG_NONE, KG_NONE), kg_kx_op(k, KG_OP_MUL, st, P->osm, f, KG_NONE), nonfin);
   S->preset[S->grp->reds.v[P->osum]] = kg_lw_decl(L, "tot", st, v);
+}
+
+/* scratch[(ch · slots + sl) · n + o]: a split's slot sl of chunk ch for this output */
+static uint32_t part_at(rkern *S, uint32_t ch, uint32_t sl) {
+  kg_kernel *k = S->k;
+  uint32_t ix = S->L->ix;
+  uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, ch, kg_kx_const_i(k, ix, S->slots), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
+  return kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE);
+}
+
+/* A max and its online sum, split (the split-rows plan's softmax): chunk ch's max M_c (every
+ * thread needs it) and its sum relative to it (online_collect: each thread's running sum
+ * rescaled to M_c) at slots 0 and 1, in the scratch's dtype. */
+static void split_online_partial(rkern *S, rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  int coll = S->coll;
+  if (coll == KG_COLL_BLOCK_LEADER) S->coll = KG_COLL_BLOCK_ALL;
+  P->res = kg_lw_decl(L, "tot", P->acc, collective(S, P->comb, P->acc, kg_kx_var(k, P->accv)));
+  S->coll = coll;
+  online_collect(S, P);
+  kg_dtype sdt = kg_split_dtype(S->g, S->grp);
+  kg_kcursor c0 = kg_lw_row_leader_only(S);
+  kg_lw_row_store(S, &c0, S->part, part_at(S, S->ch, 0), kg_lw_cvt(L, P->res, sdt));
+  kg_lw_row_store(S, &c0, S->part, part_at(S, S->ch, 1), kg_lw_cvt(L, P->osm, sdt));
+}
+
+/* The finish's second walk, at chunk j: its sum rescaled to the row's max M, s_j · exp(m_j − M)
+ * (nothing from a chunk whose max is −inf: it saw only −inf), as online_collect rescales a
+ * thread's. */
+static void split_online_sum_at(rkern *S, void *arg, uint32_t j) {
+  rpass *P = arg;
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  kg_dtype ct = P->acc, st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+  uint32_t mj = kg_lw_decl(L, "pm", ct, kg_lw_cvt(L, kg_kx_load(k, S->part, part_at(S, j, 0)), ct));
+  uint32_t sj = kg_lw_cvt(L, kg_kx_load(k, S->part, part_at(S, j, 1)), st);
+  uint32_t sc = kg_lw_cvt(L, kg_kx_op(k, KG_OP_EXP, ct, kg_kx_op(k, KG_OP_SUB, ct, mj, P->res, KG_NONE), KG_NONE, KG_NONE), st);
+  uint32_t t = kg_kx_select(k, st, kg_kx_op(k, KG_OP_EQ, KG_BOOL, mj, kg_kx_const_f(k, ct, -INFINITY), KG_NONE), kg_kx_const_f(k, st, 0),
+                            kg_kx_op(k, KG_OP_MUL, st, sj, sc, KG_NONE));
+  kg_ks as = kg_ks_make(KS_ASSIGN);
+  as.a = P->os, as.b = kg_kx_op(k, KG_OP_ADD, st, kg_kx_var(k, P->os), t, KG_NONE);
+  kg_ks_add(&L->cur, as);
+}
+
+static void pass_element(rkern *S, void *arg, uint32_t j);
+
+/* Its finish kernel (a thread per output): the row's max M over the chunks' maxima in chunk
+ * order (the max's own combination: NaN propagates), then the chunks' sums rescaled to M and
+ * added in chunk order — what online_finish reads as the threads' sums. */
+static void split_online_finish(rkern *S, rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  uint32_t osum = P->osum;
+  P->osum = KG_NONE; /* no online step over the chunks' maxima */
+  P->pass = 0;
+  pass_begin(S, P);
+  row_walk(S, S->bound, pass_element, P);
+  P->osum = osum;
+  P->res = kg_lw_decl(L, "tot", P->acc, collective(S, P->comb, P->acc, kg_kx_var(k, P->accv)));
+  kg_dtype st = (kg_dtype)S->g->nodes.v[S->grp->reds.v[P->osum]].cdtype;
+  P->os = kg_kvar_new(k, "osum", st);
+  kg_ks od = kg_ks_make(KS_DECL);
+  od.a = P->os, od.b = kg_kx_const_f(k, st, 0);
+  kg_ks_add(&L->cur, od);
+  row_walk(S, S->bound, split_online_sum_at, P);
+  P->osm = kg_lw_decl(L, "osum", st, kg_kx_var(k, P->os));
 }
 
 /* The siblings' accumulations at the same element (their prologues evaluated there). */
@@ -547,6 +616,10 @@ static bool pass_end(rkern *S, rpass *P) {
     split_var_partial(S, P);
     return true;
   }
+  if (S->split == KG_SPLIT_PARTIAL && P->osum != KG_NONE) {
+    split_online_partial(S, P);
+    return true;
+  }
   P->res = kg_lw_decl(L, "tot", acc, collective(S, P->comb, acc, kg_kx_var(k, P->accv)));
   if (S->split == KG_SPLIT_PARTIAL) {
     store_partial(S, P);
@@ -583,6 +656,12 @@ static void reduction_value(rkern *S, rpass *P) {
 bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
   rpass P;
   rpass_begin(S, &P, ri);
+  if (S->split == KG_SPLIT_FINISH && P.osum != KG_NONE) { /* a max and its sum of exp: the chunks' pairs */
+    split_online_finish(S, &P);
+    reduction_value(S, &P);
+    online_finish(S, &P);
+    return false;
+  }
   if (S->split == KG_SPLIT_FINISH && P.red == KG_OP_RVAR) { /* the chunks' Welford partials */
     split_var_finish(S, &P);
     if (kg_group_welford_pair(S->g, S->grp)) { /* the paired mean: the merged mean (NaN over no elements, as Σ / 0) */

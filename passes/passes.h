@@ -495,9 +495,16 @@ int64_t kg_reduce_split_chunks(const kg_target *t, bool columns, int64_t n_out, 
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp);
 bool kg_red_op_splittable(kg_op op); /* sum, nansum, mean, prod, amax, amin */
 /* accumulators a split group's partial kernel stores per chunk and output: 3 for a variance
- * (Welford's count, mean and M2; a mean paired with it takes its mean from them), else 1 (its
- * scratch is chunks × slots × outputs of the accumulator dtype) */
+ * (Welford's count, mean and M2; a mean paired with it takes its mean from them), 2 for a max
+ * and its online sum of exp (the chunk's max, and its sum relative to it), else 1 (its scratch
+ * is chunks × slots × outputs of kg_split_dtype) */
 uint32_t kg_split_slots(const kg_graph *g, const kg_group *grp);
+kg_dtype kg_split_dtype(const kg_graph *g, const kg_group *grp); /* the scratch's: the widest accumulator of the group */
+/* Is group grp a max and the sum of exp(x − shift(max)) online softmax takes along in its walk
+ * (kg_lw_online_sum: softmax, log_softmax, logsumexp, cross_entropy), and nothing else? The
+ * split-rows plan keeps them in one group, so that a split reads the row once for both
+ * (lower_reduce.c). */
+bool kg_group_online_pair(const kg_graph *g, const kg_group *grp);
 /* Is group grp a mean and the variance of the same input Welford's pairing takes along
  * (kg_lw_welford_next), and nothing else? The split-rows plan keeps them in one group, so
  * that a split reads the row once for both (fuse.c; lower_reduce.c). */

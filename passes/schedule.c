@@ -115,7 +115,16 @@ static bool red_node_splits(const kg_gnode *n) {
 uint32_t kg_split_slots(const kg_graph *g, const kg_group *grp) {
   for (uint32_t j = 0; j < grp->reds.n; j++)
     if (g->nodes.v[grp->reds.v[j]].op == KG_OP_RVAR) return 3;
-  return 1;
+  return kg_group_online_pair(g, grp) ? 2 : 1;
+}
+
+kg_dtype kg_split_dtype(const kg_graph *g, const kg_group *grp) {
+  kg_dtype t = (kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype;
+  for (uint32_t j = 1; j < grp->reds.n; j++) {
+    kg_dtype u = (kg_dtype)g->nodes.v[grp->reds.v[j]].cdtype;
+    if (kg_dtype_get(u)->size > kg_dtype_get(t)->size) t = u;
+  }
+  return t;
 }
 
 bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp) {
@@ -125,10 +134,11 @@ bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp) {
          kg_dtype_is_float((kg_dtype)m->cdtype) && m->ia[0] == v->ia[0];
 }
 
-/* One reduction, or a mean and its Welford variance (one walk for both: the variance's partials
- * hold the mean); no row outputs. */
+/* One reduction, a mean and its Welford variance (one walk for both: the variance's partials
+ * hold the mean), or a max and its online sum of exp; no row outputs. */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE || grp->outs.n != 0) return false;
+  if (grp->reds.n == 2 && kg_group_online_pair(g, grp)) return true;
   if (grp->reds.n == 2) return kg_group_welford_pair(g, grp) && red_node_splits(&g->nodes.v[grp->reds.v[1]]);
   return grp->reds.n == 1 && red_node_splits(&g->nodes.v[grp->reds.v[0]]);
 }

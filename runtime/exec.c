@@ -836,7 +836,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       int64_t S = E.nchunk;
       /* a split-K product: float32 partial products of every output element, per chunk */
       size_t bytes = mm ? (size_t)S * (size_t)numel * sizeof(float)
-                        : (size_t)S * kg_split_slots(g, grp) * (size_t)nout * kg_dtype_get((kg_dtype)g->nodes.v[grp->reds.v[0]].cdtype)->size;
+                        : (size_t)S * kg_split_slots(g, grp) * (size_t)nout * kg_dtype_get(kg_split_dtype(g, grp))->size;
       if (dev_alloc(ctx, dev, tpool, bytes, stream, &sbuf[gi], d) != 0) { st = KG_ERR_INTERNAL; break; }
       E.scratch = sbuf[gi];
       n_scratch++;

@@ -134,6 +134,79 @@ Test(reduce_online, edges_match_pytorch, .init = setup, .fini = teardown, .timeo
   edges_at("float16[9,301] in [-0.2, 3)", KG_DEVICE_EMU, KG_FORCE_STRIDED, 1);
 }
 
+/* The same at few long rows: the split-rows plan, where each max splits with its sum of exp as
+ * one pair (a chunk's max and its sum relative to it, merged by the finish kernel): -inf, +inf
+ * and NaN elements spread over the chunks, whole rows of -inf (x < 0), float16 and float64. */
+Test(reduce_online, split_edges_match_pytorch, .init = setup, .fini = teardown, .timeout = 400) {
+  const char *sigs[] = {"float32[2,70001] in [-1, 1)", "float32[3,50001] in [-1, 0)", "float16[2,40001] in [-0.2, 3)", "float64[2,40001] in [-1, 1)"};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) edges_at(sigs[i], KG_DEVICE_EMU, 0, (int)i % 3);
+}
+
+/* softmax, log_softmax and logsumexp of log(relu(x)) over rows of 70001 whose first chunks are
+ * all -inf (x <= 0) and whose later elements grow (each chunk's max above the last: the finish
+ * kernel rescales its running sum at every chunk), a row of one finite element among -inf and
+ * a row of -inf; in the split-rows plan (3 kernels) against float64. */
+Test(reduce_online, split_pairs_rescale_across_chunks, .timeout = 300) {
+  kg_context *ctx = ctx_with(0, 1);
+  kg_module *m = load(ctx, "examples/norm_softmax_edges");
+  int64_t R = 4, D = 70001, shape[2] = {R, D};
+  float *x = malloc((size_t)(R * D) * sizeof *x), *o[7];
+  for (int64_t j = 0; j < D; j++) {
+    x[j] = j < 40000 ? -1.0f : (float)(j - 40000) / 3000.0f + 0.01f; /* -inf, then growing */
+    x[D + j] = (float)((j * 7919) % 2003) / 2003.0f + 0.5f;           /* finite everywhere */
+    x[2 * D + j] = j == 65000 ? 2.0f : -0.5f;                          /* one finite element */
+    x[3 * D + j] = -0.25f;                                             /* all -inf */
+  }
+  DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0}, to[7];
+  const DLTensor *ins[1] = {&tx};
+  DLTensor *outs[7];
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  int64_t osh[7][2];
+  for (int k = 0; k < 7; k++) {
+    DLDataType dt;
+    int nd;
+    kg_compiled_output(c, k, &dt, &nd, osh[k]);
+    int64_t e = 1;
+    for (int d = 0; d < nd; d++) e *= osh[k][d];
+    o[k] = calloc((size_t)e, sizeof(float));
+    to[k] = (DLTensor){o[k], {kDLCPU, 0}, nd, {kDLFloat, 32, 1}, osh[k], NULL, 0}, outs[k] = &to[k];
+  }
+  cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 7, NULL), KG_OK, "%s", kg_last_error(ctx));
+  int partials = 0, pairs = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kvariant *kv = c->runtime.v[i];
+    if (kv->v.split != KG_SPLIT_PARTIAL) continue;
+    cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
+    partials++;
+    pairs += kg_group_online_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
+  }
+  /* each of the three inputs' max splits with its first sum of exp (the others' sums, relative to
+   * another shift, split alone and read the max) */
+  cr_expect_eq(pairs, 3, "%d of %d partial kernels are a max with its sum of exp", pairs, partials);
+  /* out0 logsumexp(ninf), out1 softmax(ninf), out2 log_softmax(ninf) */
+  for (int64_t r = 0; r < R; r++) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < D; j++) mx = fmax(mx, log(fmax(x[r * D + j], 0.0)));
+    for (int64_t j = 0; j < D; j++) sum += isinf(mx) ? 0 : exp(log(fmax(x[r * D + j], 0.0)) - mx);
+    double lse = isinf(mx) ? mx : mx + log(sum);
+    cr_expect(isinf(lse) ? o[0][r] == (float)lse : fabs(o[0][r] - lse) <= 1e-6 * fabs(lse) + 1e-6, "row %lld logsumexp %.9g vs %.9g", (long long)r, o[0][r], lse);
+    for (int64_t j = 0; j < D; j++) {
+      double lx = log(fmax(x[r * D + j], 0.0)), sm = isinf(mx) ? NAN : exp(lx - mx) / sum, ls = isinf(mx) ? NAN : lx - mx - log(sum);
+      float g1 = o[1][r * D + j], g2 = o[2][r * D + j];
+      bool ok1 = isnan(sm) ? isnan(g1) : fabs(g1 - sm) <= 1e-6 * sm + 1e-12;
+      bool ok2 = isnan(ls) ? isnan(g2) : isinf(ls) ? g2 == (float)ls : fabs(g2 - ls) <= 1e-6 * fabs(ls) + 1e-5;
+      if (!ok1 || !ok2) {
+        cr_expect(false, "row %lld [%lld]: softmax %.9g vs %.9g, log_softmax %.9g vs %.9g", (long long)r, (long long)j, g1, sm, g2, ls);
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < 7; k++) free(o[k]);
+  free(x);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
 /* x.var / x.std (examples/norm_var_std_dim, eleven of them over dims 0 and 1) at R × D: the
  * variances over the long dim split (a partial and a finish kernel each, in the split-rows
  * plan: the fused group holds several); the same values as a float64 two-pass reference. */
@@ -231,8 +304,9 @@ Test(reduce_split_var, match_pytorch, .init = setup, .fini = teardown, .timeout 
 
 /* Zero register spills under NVRTC (sm_80 and sm_90) for the kernels these runs built: the
  * online row kernels (with 128-bit loads: float32 and float16 rows of 300, the forced-strided
- * two walks) and the split variances' partial and finish kernels (rows, columns). Skips
- * without libnvrtc. */
+ * two walks) and the split variances' partial and finish kernels (rows, columns), a max and
+ * its sum of exp split together, a mean and its variance split together. Skips without
+ * libnvrtc. */
 static void run_and_collect(const char *doc, int force, const char *sig_dt, int64_t R, int64_t D, const kg_kernel **kps, uint32_t *nk,
                             kg_compiled **keep, int *nkeep, kg_module **mkeep, kg_context **ckeep) {
   kg_context *ctx = ctx_with(force, 0);
@@ -283,6 +357,8 @@ Test(reduce_online, nvrtc_no_spills, .timeout = 300) {
   run_and_collect("examples/norm_softmax_edges", 0, "float16", 9, 304, kps, &nk, cs, &nc, ms, xs);
   run_and_collect("examples/norm_var_std_dim", 0, "float32", 3, 70001, kps, &nk, cs, &nc, ms, xs);
   run_and_collect("examples/norm_var_std_dim", 0, "float32", 5003, 2, kps, &nk, cs, &nc, ms, xs);
+  run_and_collect("examples/norm_prim_softmax", 0, "float32", 2, 70001, kps, &nk, cs, &nc, ms, xs); /* a max and its sum split together */
+  run_and_collect("examples/norm_var_mean_rows", 0, "float32", 3, 70001, kps, &nk, cs, &nc, ms, xs); /* a mean and its variance */
   kg_diag d;
   kg_diag_init(&d);
   kg_nvrtc *nv = kg_ctx_nvrtc(xs[0]);
