@@ -41,11 +41,11 @@
  *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
  * the same program without row groups: each reduction alone (it can then split
- * into a partial and a finish kernel across the whole GPU) — but a mean with the variance
- * of the same input (layer_norm's), whose Welford partials give both in one walk, and a max
- * with the sum of exp(x − max) online softmax takes along (softmax's: a chunk's max and its
- * sum relative to it) — row
- * outputs in pointwise kernels that read the reductions from temporaries.
+ * into a partial and a finish kernel across the whole GPU), row outputs in pointwise
+ * kernels that read the reductions from temporaries. Two pairs stay together, as a split
+ * reads the row once for both: a mean with the variance of the same input (layer_norm's:
+ * the variance's Welford partials hold the mean), and a max with the sum of exp(x − max)
+ * online softmax takes along (softmax's: a chunk's max and its sum relative to it).
  *
  *   m = x.mean(-1, keepdim); y = x - m          ⇒  group0 REDUCE {m} rows [N,D], row output y (m stays on chip)
  *   outputs y:[N,768], z:[N,768], w:[768]        ⇒  group0 {y, z} over [N,768] ; group1 {w} over [768]

@@ -622,6 +622,14 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
       /* float32 holds partial sums beside its accumulators (blocked summation) and split-TF32
        * fragments: warp tiles of 32 x 32 (64 x 32 took 240-255 registers, NVRTC 12.4, sm_80) */
       if (gf->mm_dtype == KG_F32 && (v->mm_tile == KG_MM_TC128 || v->mm_tile == KG_MM_TC128N64)) v->mm_tile = KG_MM_TC128N64W8;
+      /* 64-bit indices (an operand or the output past 2^31 elements) hold addresses in register
+       * pairs. NVRTC 12.4, sm_80 and sm_90: a convolution's window evaluated into registers then
+       * spilled on every tile but 32 x 32 (float32 3 x 3 and 7 x 7: 48-204 bytes; float16: 228-1400;
+       * a 1 x 1 convolution's input read as it is did not), and 128 x 64 over 4 warps on
+       * half-precision products (16-40 bytes); those take 32 x 32 and 128 x 64 over 8 warps
+       * (tests/test_mma.c, int64_indices_without_spills) */
+      if (v->index_dtype == KG_I64 && (gf->mm_flags & 8) && !gf->mm_b_direct) v->mm_tile = KG_MM_TC32;
+      else if (v->index_dtype == KG_I64 && v->mm_tile == KG_MM_TC128N64) v->mm_tile = KG_MM_TC128N64W8;
       v->mm_prec = gf->mm_dtype != KG_F32 ? KG_MM_PREC_NATIVE : x->f32_matmul == KG_SCHED_F32_TF32 ? KG_MM_PREC_TF32 : KG_MM_PREC_3XTF32;
       v->mm_a = mm_operand_mode(gf, x, 0), v->mm_b = mm_operand_mode(gf, x, 1);
       /* split-K for products whose tiles leave the GPU idle (K known: this run's or static) */

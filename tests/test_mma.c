@@ -459,3 +459,81 @@ Test(mma_exec, split_tf32_as_accurate_as_pytorch, .timeout = 300) {
   int rc = system(cmd);
   cr_assert_eq(rc, 0, "perf/f32_accuracy.py --check failed (%d): split-TF32 less accurate than PyTorch's float32", rc);
 }
+
+/* 64-bit indices (an operand or the output past 2^31 elements: the scheduler's run-time facts)
+ * on the mma.sync tier: the tiles the scheduler then picks — 32 x 32 for a convolution whose
+ * window is evaluated into registers (it spilled on every larger tile: float32 3 x 3 and 7 x 7
+ * by 48-204 bytes, float16 by 228-1400), a 1 x 1 convolution's as a product's, 128 x 64 over 8
+ * warps for a half-precision product that would take 128 x 64 over 4 (16-40 bytes) — compile
+ * with no spills on sm_80 and sm_90. */
+Test(mma_nvrtc, int64_indices_without_spills, .timeout = 900) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_free(&d);
+  if (!nv) cr_skip_test("NVRTC not installed");
+  kg_nvrtc_close(nv);
+  /* products: 100 tiles of 128 x 128, 200 of 128 x 64 — 128 x 64 before; A past 2^31 elements
+   * (K long); operands by cp.async or evaluated into registers (sync) */
+  static const struct { const char *file, *entry; int64_t space[4]; int rank; int tile; bool sync; } cases[] = {
+      {"examples/conv2d_relu_bias.json", "conv2d_relu_bias", {64, 64, 512, 1024}, 4, KG_MM_TC32, false}, /* float32 3 x 3 */
+      {"examples/conv_dtypes.json", "conv_half", {64, 64, 512, 1024}, 4, KG_MM_TC32, false},             /* float16, bfloat16 grouped */
+      {"examples/mm_tc_shapes.json", "conv1x1_f16", {64, 32, 1024, 1024}, 4, KG_MM_TC128, false}, /* its input as it is: a product's tile */
+      {"examples/mm_tc_shapes.json", "mm_tc_f16", {128 * 100, 128}, 2, KG_MM_TC128N64W8, false},
+      {"examples/mm_tc_shapes.json", "mm_tc_f16", {128 * 100, 128}, 2, KG_MM_TC128N64W8, true},
+      {"examples/mm_tc_shapes.json", "mm_tc_bf16_linear", {128 * 100, 128}, 2, KG_MM_TC128N64W8, true},
+  };
+  kg_context *ctx = ctx_tc(0, 0);
+  const kg_kernel *ks[16];
+  kg_compiled *cs[8];
+  kg_module *ms[8];
+  int nk = 0, nc = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kg_module *m;
+    cr_assert_eq(kg_module_load_file(ctx, cases[i].file, &m), KG_OK, "%s", kg_last_error(ctx));
+    kg_compiled *c;
+    cr_assert_eq(kg_specialize(m, cases[i].entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+    ms[nc] = m, cs[nc++] = c;
+    for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+      if (c->fusion.groups.v[gi].kind != KG_GROUP_MATMUL) continue;
+      kg_sched_facts x = run_facts(1, 1);
+      memcpy(x.space, cases[i].space, sizeof cases[i].space);
+      x.max_offset = (int64_t)1 << 32, x.mm_k = 1 << 16;
+      if (cases[i].rank == 4) x.mm_k = 64;
+      if (cases[i].sync) x.mm_async[0] = x.mm_async[1] = false;
+      kg_variant v = kg_schedule_choose(&c->gfacts[gi], &x, &kg_target_h100).v;
+      cr_expect_eq(v.index_dtype, KG_I64, "%s group %u: 64-bit indices", cases[i].entry, gi);
+      cr_expect_eq(v.mm_tile, cases[i].tile, "%s group %u: tile %s", cases[i].entry, gi, kg_mm_tile_get((kg_mm_tile)v.mm_tile)->name);
+      v.split = 0; /* the tile itself (split-K's partial is the same body) */
+      kg_diag vd;
+      kg_diag_init(&vd);
+      kg_kvariant *kv = kg_compiled_variant(c, gi, &v, &vd);
+      cr_assert_not_null(kv, "%s group %u", cases[i].entry, gi);
+      kg_diag_free(&vd);
+      cr_assert_lt(nk, 16);
+      ks[nk++] = &kv->k;
+    }
+  }
+  kg_strbuf tu;
+  kg_sb_init(&tu);
+  kg_cuda_emit(ks, (uint32_t)nk, "mma_i64", &tu);
+  int archs[2] = {80, 90};
+  for (int ai = 0; ai < 2; ai++) {
+    kg_nvrtc_out o;
+    kg_diag vd;
+    kg_diag_init(&vd);
+    int rc = kg_nvrtc_compile(kg_ctx_nvrtc(ctx), "mma_i64.cu", kg_sb_cstr(&tu), archs[ai], true, NULL, &o, &vd);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(o.n_stats, (uint32_t)nk);
+    for (uint32_t q = 0; q < o.n_stats; q++) {
+      cr_log_info("sm_%d %s: %d registers", archs[ai], o.stats[q].name, o.stats[q].regs);
+      cr_expect_eq(o.stats[q].spill_stores + o.stats[q].spill_loads, 0, "sm_%d %s spills %d/%d bytes", archs[ai], o.stats[q].name,
+                   o.stats[q].spill_stores, o.stats[q].spill_loads);
+    }
+    kg_nvrtc_out_free(&o);
+    kg_diag_free(&vd);
+  }
+  kg_sb_free(&tu);
+  for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]);
+  kg_context_free(ctx);
+}

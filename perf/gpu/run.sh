@@ -71,6 +71,29 @@ for nb in ${KGEN_GPU_BLOCKS:-}; do
   echo "== block-per-row kernels with $nb threads"
   KGEN_REDUCE_BLOCK=$nb PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --programs perf/programs 2>&1 | grep '^| [a-z]' | tee "$O/bench_block$nb.txt"
 done
+# 5. offline kernel packages on the device (issue 22): model forwards packaged for this GPU's
+#    arch, then each checked from the package against PyTorch with NVRTC made unloadable (the
+#    cubin through cuModuleLoadData), beside the same check from its document (NVRTC, a cold
+#    kernel cache): wall seconds of each. KGEN_GPU_DEVICE=emu tries the step's logic without a
+#    GPU (the packaged CUDA C through the emulator; KGEN_GPU_ARCH=90 then names the cubins' arch).
+dev=${KGEN_GPU_DEVICE:-cuda}
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+arch=${KGEN_GPU_ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')}
+pkg_entries=${KGEN_GPU_PKG_ENTRIES:-"examples/models/llama.json:llama_decoder_layer examples/models/modestgpt.json:gpt_forward examples/models/resnet.json:resnet18_forward"}
+{
+  docs=""; ents=""
+  for fe in $pkg_entries; do docs="$docs ${fe%%:*}"; ents="$ents --entry ${fe##*:}"; done
+  t0=$EPOCHREALTIME
+  "$B/kgen" package $(printf '%s\n' $docs | sort -u) $ents --arch "sm_${arch:-90}" -o "$O/models.kgpkg"; rc=$?
+  echo "package rc $rc in $(secs "$t0" "$EPOCHREALTIME") s"
+  for fe in $pkg_entries; do
+    e=${fe##*:}
+    t0=$EPOCHREALTIME; KGEN_CACHE_DIR=$(mktemp -d) "$B/kgen" check "${fe%%:*}" --entry "$e" --device "$dev" > "$O/pkg_json_$e.txt" 2>&1; r1=$?
+    t1=$EPOCHREALTIME; KGEN_NVRTC_LIB=/nonexistent/libnvrtc.so KGEN_CACHE_DIR=$(mktemp -d) "$B/kgen" check "$O/models.kgpkg" --entry "$e" --device "$dev" > "$O/pkg_pkg_$e.txt" 2>&1; r2=$?
+    t2=$EPOCHREALTIME
+    printf '%s\tdocument rc %s %s s\tpackage rc %s %s s\n' "$e" "$r1" "$(secs "$t0" "$t1")" "$r2" "$(secs "$t1" "$t2")"
+  done
+} 2>&1 | tee "$O/packages.txt"
 if [ -z "${KGEN_GPU_BENCH_ONLY:-}" ]; then
   echo "failures:"; awk -F'\t' '$1 != 0' "$O/examples.tsv" "$O/matrix.tsv" | cut -c1-400 | head -40
 fi
