@@ -487,3 +487,39 @@ Test(reduce_split_var, mean_and_variance_split_together, .timeout = 300) {
     kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   }
 }
+
+/* Every variant field is in the kernel's name: the online kernel and the two-walk one
+ * (no_online, the forced-strided variants) of one group are two kernels of one translation unit
+ * in a package — with the same name, NVRTC refused lstm_tagger's package for sm_80 / sm_90
+ * ("function ... has already been defined"). */
+Test(reduce_online, two_walk_variant_has_its_own_name, .timeout = 300) {
+  kg_context *ctx = ctx_with(0, 0);
+  kg_module *m = load(ctx, "examples/norm_prim_softmax");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_variant v = c->variants[0];
+  v.layout = KG_LAYOUT_STRIDED, v.vec = 1;
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_kvariant *a = kg_compiled_variant(c, 0, &v, &d);
+  v.no_online = 1;
+  kg_kvariant *b = kg_compiled_variant(c, 0, &v, &d);
+  cr_assert(a && b);
+  cr_expect_str_neq(a->k.name, b->k.name, "online and two-walk kernels share the name %s", a->k.name);
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  if (nv) {
+    const kg_kernel *ks[2] = {&a->k, &b->k};
+    kg_strbuf tu;
+    kg_sb_init(&tu);
+    kg_cuda_emit(ks, 2, "twowalk", &tu);
+    kg_nvrtc_out o;
+    int rc = kg_nvrtc_compile(nv, "twowalk.cu", kg_sb_cstr(&tu), 80, true, NULL, &o, &d);
+    char *t = rc ? kg_diag_format(&d) : NULL;
+    cr_expect_eq(rc, 0, "both in one translation unit: %s", t ? t : "");
+    free(t);
+    if (!rc) kg_nvrtc_out_free(&o);
+    kg_sb_free(&tu);
+  }
+  kg_diag_free(&d);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
