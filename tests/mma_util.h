@@ -131,4 +131,14 @@ static inline double out_at(kg_dtype dt, const void *o, int64_t i) {
 }
 
 
+/* skips the calling test where libnvrtc cannot be loaded */
+static inline void mma_require_nvrtc(void) {
+  kg_diag d;
+  kg_diag_init(&d);
+  kg_nvrtc *nv = kg_nvrtc_open(&d);
+  kg_diag_free(&d);
+  if (!nv) cr_skip_test("NVRTC not installed");
+  kg_nvrtc_close(nv);
+}
+
 #endif

@@ -208,12 +208,7 @@ Test(mma_exec, f16_batched_broadcast) { batched(80), batched(90); }
 
 /* ---- NVRTC: representative variants, no spills on sm_80 and sm_90 ---- */
 Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
-  kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
-  kg_diag_free(&d);
-  if (!nv) cr_skip_test("NVRTC not installed");
-  kg_nvrtc_close(nv);
+  mma_require_nvrtc();
   kg_context *ctx = ctx_tc(0, 0);
   kg_module *m = load_tc(ctx);
   static const struct { const char *entry; int tile; int prec, a, b, split; } cases[] = {
@@ -287,12 +282,7 @@ Test(mma_nvrtc, tiles_compile_without_spills, .timeout = 900) {
 /* the Hopper tier compiles for sm_90a (wgmma, TMA, mbarriers) without spills, in both tile widths
  * and every operand layout; for sm_80 and sm_90 its Hopper instructions are traps */
 Test(mma_nvrtc, hopper_tiles_compile_for_sm90a, .timeout = 900) {
-  kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
-  kg_diag_free(&d);
-  if (!nv) cr_skip_test("NVRTC not installed");
-  kg_nvrtc_close(nv);
+  mma_require_nvrtc();
   kg_context *ctx = ctx_tc(0, 0);
   kg_module *m = load_tc(ctx);
   static const struct { const char *entry; int tile, a, b; } cases[] = {
@@ -467,12 +457,7 @@ Test(mma_exec, split_tf32_as_accurate_as_pytorch, .timeout = 300) {
  * warps for a half-precision product that would take 128 x 64 over 4 (16-40 bytes) — compile
  * with no spills on sm_80 and sm_90. */
 Test(mma_nvrtc, int64_indices_without_spills, .timeout = 900) {
-  kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
-  kg_diag_free(&d);
-  if (!nv) cr_skip_test("NVRTC not installed");
-  kg_nvrtc_close(nv);
+  mma_require_nvrtc();
   /* products: 100 tiles of 128 x 128, 200 of 128 x 64 — 128 x 64 before; A past 2^31 elements
    * (K long); operands by cp.async or evaluated into registers (sync) */
   static const struct { const char *file, *entry; int64_t space[4]; int rank; int tile; bool sync; } cases[] = {

@@ -116,12 +116,7 @@ Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
  * panel's KS_TPACK call the prelude's scalar kg_dot16_* / kg_tpack16 there (kg_cpu.h's vector ones
  * on the CPU device); sm_80 and sm_90 cubins, the dot kernels without spills. */
 Test(mma_nvrtc, cpu_dot_kernel_text_is_cuda, .timeout = 300) {
-  kg_diag d;
-  kg_diag_init(&d);
-  kg_nvrtc *nv = kg_nvrtc_open(&d);
-  kg_diag_free(&d);
-  if (!nv) cr_skip_test("NVRTC not installed");
-  kg_nvrtc_close(nv);
+  mma_require_nvrtc();
   kg_context *ctx = ctx_tc(0, 0);
   kg_module *m = load_tc(ctx);
   kg_compiled *c;

@@ -134,6 +134,21 @@ Test(reduce_online, edges_match_pytorch, .init = setup, .fini = teardown, .timeo
   edges_at("float16[9,301] in [-0.2, 3)", KG_DEVICE_EMU, KG_FORCE_STRIDED, 1);
 }
 
+/* The split partial kernels the last run of c launched (each in the split-rows plan): how many,
+ * and how many of them split a pair that `is_pair` recognizes (one walk for two statistics). */
+static int split_pairs(const kg_compiled *c, bool (*is_pair)(const kg_graph *, const kg_group *), int *partials) {
+  int pairs = 0;
+  *partials = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kvariant *kv = c->runtime.v[i];
+    if (kv->v.split != KG_SPLIT_PARTIAL) continue;
+    cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
+    (*partials)++;
+    pairs += is_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
+  }
+  return pairs;
+}
+
 /* The same at few long rows: the split-rows plan, where each max splits with its sum of exp as
  * one pair (a chunk's max and its sum relative to it, merged by the finish kernel): -inf, +inf
  * and NaN elements spread over the chunks, whole rows of -inf (x < 0), float16 and float64. */
@@ -173,14 +188,7 @@ Test(reduce_online, split_pairs_rescale_across_chunks, .timeout = 300) {
     to[k] = (DLTensor){o[k], {kDLCPU, 0}, nd, {kDLFloat, 32, 1}, osh[k], NULL, 0}, outs[k] = &to[k];
   }
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 7, NULL), KG_OK, "%s", kg_last_error(ctx));
-  int partials = 0, pairs = 0;
-  for (uint32_t i = 0; i < c->runtime.n; i++) {
-    const kg_kvariant *kv = c->runtime.v[i];
-    if (kv->v.split != KG_SPLIT_PARTIAL) continue;
-    cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
-    partials++;
-    pairs += kg_group_online_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
-  }
+  int partials, pairs = split_pairs(c, kg_group_online_pair, &partials);
   /* each of the three inputs' max splits with its first sum of exp (the others' sums, relative to
    * another shift, split alone and read the max) */
   cr_expect_eq(pairs, 3, "%d of %d partial kernels are a max with its sum of exp", pairs, partials);
@@ -462,14 +470,7 @@ Test(reduce_split_var, mean_and_variance_split_together, .timeout = 300) {
     kg_compiled *c;
     cr_assert_eq(kg_specialize_for(m, NULL, ins, 1, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
     cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, 1, NULL, 0, outs, 5, NULL), KG_OK, "%s", kg_last_error(ctx));
-    int partials = 0, pairs = 0;
-    for (uint32_t i = 0; i < c->runtime.n; i++) {
-      const kg_kvariant *kv = c->runtime.v[i];
-      if (kv->v.split != KG_SPLIT_PARTIAL) continue;
-      cr_expect_eq(kv->v.plan, 1, "the split-rows plan");
-      partials++;
-      pairs += kg_group_welford_pair(&c->lg, &c->fusion_split.groups.v[kv->group]);
-    }
+    int partials, pairs = split_pairs(c, kg_group_welford_pair, &partials);
     cr_expect_eq(partials, 4, "order %d: %d partial kernels", order, partials);
     cr_expect_eq(pairs, 2, "order %d: %d of them a mean with its variance", order, pairs);
     for (int64_t r = 0; r < R; r++) {
