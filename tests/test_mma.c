@@ -475,7 +475,9 @@ Test(mma_nvrtc, int64_indices_without_spills, .timeout = 900) {
   int nk = 0, nc = 0;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     kg_module *m;
-    cr_assert_eq(kg_module_load_file(ctx, cases[i].file, &m), KG_OK, "%s", kg_last_error(ctx));
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", KG_SOURCE_DIR, cases[i].file);
+    cr_assert_eq(kg_module_load_file(ctx, path, &m), KG_OK, "%s", kg_last_error(ctx));
     kg_compiled *c;
     cr_assert_eq(kg_specialize(m, cases[i].entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
     ms[nc] = m, cs[nc++] = c;
