@@ -456,8 +456,10 @@ static void ex(const emit *E, uint32_t e) {
   if (oi->flags & KG_OPF_REDUCE) { /* block-wide collective */
     const char *comb = x->op == KG_OP_RPROD ? "prod" : x->op == KG_OP_RAMAX ? "max" : x->op == KG_OP_RAMIN ? "min" : "sum";
     const char *sfx = t == KG_F64 ? "d" : t == KG_I64 ? "ll" : kg_dtype_is_float(t) ? "f" : "i";
-    kg_sb_printf(o, "kg_%s_%s_%s(", x->i == 2 ? "wall" : x->i ? "ball" : "bred", comb, sfx);
+    uint32_t lanes = kg_coll_lanes(x->i); /* a warp's or a segment's lanes: kg_wall's width */
+    kg_sb_printf(o, "kg_%s_%s_%s(", lanes ? "wall" : x->i ? "ball" : "bred", comb, sfx);
     ex(E, x->a);
+    if (lanes) kg_sb_printf(o, ", %u", lanes);
     kg_sb_putc(o, ')');
     return;
   }

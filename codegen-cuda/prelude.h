@@ -99,8 +99,10 @@
  * each warp, one partial per warp through shared memory, shuffles again in warp
  * 0. The tree is fixed, so results are bit-identical run to run. Every thread of
  * the block must call it (blockDim.x a multiple of 32); thread 0 gets the result.
- * kg_ball_* broadcast the result to every thread; kg_wall_* reduce within one warp
- * (the same shuffle tree, then lane 0's value to every lane: bit-identical lanes). */
+ * kg_ball_* broadcast the result to every thread; kg_wall_* reduce within one warp, or
+ * within a segment of w lanes of it (the same shuffle tree, then the first lane's value to
+ * every lane: bit-identical lanes; the mask names the segment's lanes only, so segments of
+ * one warp whose rows are past the end may skip the call). */
 #define KG_CUDA_PRELUDE_6 \
 "KG_DEV float kg_addf(float a, float b) { return a + b; }\n" \
 "KG_DEV float kg_mulf(float a, float b) { return a * b; }\n" \
@@ -170,10 +172,11 @@
 "#endif\n"
 #define KG_CUDA_PRELUDE_8 \
 "#define KG_WALL(NAME, T, COMB)                                                      \\\n" \
-"KG_DEV T NAME(T v) {                                                                \\\n" \
+"KG_DEV T NAME(T v, int w) {                                                         \\\n" \
+"  unsigned m = w == 32 ? 0xffffffffu : ((1u << w) - 1u) << ((int)threadIdx.x & 31 & -w); \\\n" \
 "  int o;                                                                            \\\n" \
-"  for (o = 16; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(0xffffffffu, v, o));    \\\n" \
-"  return __shfl_sync(0xffffffffu, v, 0);                                            \\\n" \
+"  for (o = w >> 1; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(m, v, o, w));       \\\n" \
+"  return __shfl_sync(m, v, 0, w);                                                   \\\n" \
 "}\n" \
 "KG_WALL(kg_wall_sum_f, float, kg_addf) KG_WALL(kg_wall_prod_f, float, kg_mulf)\n" \
 "KG_WALL(kg_wall_max_f, float, kg_maxf) KG_WALL(kg_wall_min_f, float, kg_minf)\n" \

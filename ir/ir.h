@@ -240,6 +240,13 @@ typedef struct kg_kx {
   double f2, f3;  /* KX_OP: fa[1], fa[2] */
 } kg_kx;
 
+/* A reduction op in a kernel (KX_OP of a KG_OPF_REDUCE op) is a collective over the threads
+ * of a row; its .i says which (passes/lower_int.h: KG_COLL_*): 0 block-wide, the value in
+ * thread 0; 1 block-wide, every thread; 2 warp-wide, every lane — bits 8 and up, when not 0,
+ * the lanes of a segment of the warp instead (a power of two below 32). */
+static inline int64_t kg_coll_segment(uint32_t lanes) { return 2 | (lanes < 32 ? (int64_t)lanes << 8 : 0); }
+static inline uint32_t kg_coll_lanes(int64_t i) { return (i & 0xff) != 2 ? 0 : (i >> 8) ? (uint32_t)(i >> 8) : 32; }
+
 typedef enum kg_ks_kind {
   KS_DECL,    /* declare var a, initialised with expr b (or KG_NONE: zero) */
   KS_ASSIGN,  /* var a = expr b */
@@ -363,7 +370,8 @@ typedef enum kg_launch_shape {
   KG_LAUNCH_ELEMENTS = 0,           /* grid.x = ceil(numel / (block.x * elems_per_thread)) */
   KG_LAUNCH_BLOCK_PER_OUTPUT = 1,   /* reductions: grid.x = outputs (block.x chosen per run) */
   KG_LAUNCH_THREAD_PER_OUTPUT = 2,  /* grid.x = ceil(outputs / block.x) */
-  KG_LAUNCH_WARP_PER_OUTPUT = 3,    /* grid.x = ceil(outputs / 8) */
+  KG_LAUNCH_WARP_PER_OUTPUT = 3,    /* a warp or a segment of one per output: grid.x = ceil(outputs / tile_m),
+                                       tile_m the rows a block takes */
   KG_LAUNCH_TILES = 4,              /* matrix products: grid = (ceil(N / tile_n), ceil(M / tile_m), batch),
                                        y and z capped at 65535 (the kernel strides over the rest) */
 } kg_launch_shape;
@@ -376,7 +384,8 @@ typedef struct kg_launch {
   uint32_t smem_static;      /* bytes */
   uint32_t smem_dyn;         /* dynamic shared memory bytes (the tensor-core tiles: KX_SMEM,
                                 KS_SMEM_ST, KS_TC; declared as kg_smem, 1024-aligned) */
-  uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block */
+  uint32_t tile_m, tile_n;   /* KG_LAUNCH_TILES: the output tile of a block; KG_LAUNCH_WARP_PER_OUTPUT: tile_m
+                                rows a block (8 warps of 2^seg rows each) */
 } kg_launch;
 
 /* A TMA tensor map a kernel takes (KPR_TMAP), made at launch from a product operand's tensor:

@@ -205,7 +205,7 @@ enum {
   KG_COLL_NONE = -1,        /* a thread per output: its accumulator is the row's value */
   KG_COLL_BLOCK_LEADER = 0, /* block-wide, the value in thread 0 only (kg_bred) */
   KG_COLL_BLOCK_ALL = 1,    /* block-wide, every thread gets it (kg_ball) */
-  KG_COLL_WARP_ALL = 2,     /* warp-wide, every lane gets it (kg_wall) */
+  KG_COLL_WARP_ALL = 2,     /* warp- or segment-wide, every lane gets it (kg_wall; the lanes: KG_COLL_LANES) */
 };
 
 /* What the phases of one REDUCE kernel share (kg_lw_reduce). Expressions, vars and
@@ -221,6 +221,7 @@ typedef struct rkern {
   kg_split_part split; /* whole rows, a split's partial kernel, or its finish kernel */
   bool col;            /* a thread per output (the column schedule, and the finish kernel) */
   bool warp;           /* a warp per row */
+  uint32_t seg;        /* with warp: 2^seg rows a warp, on segments of 32 >> seg lanes */
   bool persistent;     /* several reductions or row outputs: the row is walked more than once */
   bool cache;          /* the row cache (a block per row only) */
   bool online;         /* a max's sum of exp rides along in the max's walk (!v->no_online; a split: its online pair) */

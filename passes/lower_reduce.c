@@ -92,18 +92,24 @@ static void map_block(rkern *S) {
 }
 
 /* A warp per row: the block's 8 warps take rows bid · 8 + w; lane l walks l, l + 32, …;
- * the collective is a warp all-reduce (shuffles down, then lane 0's value broadcast). */
+ * the collective is a warp all-reduce (shuffles down, then lane 0's value broadcast). With
+ * segments (v->seg > 0: rows much shorter than 32) the same over `lanes` = 32 >> seg lanes:
+ * the block's 256 / lanes segments take rows bid · (256 / lanes) + tid / lanes, the lane is
+ * tid % lanes, and the collective shuffles within the segment (width and mask of its lanes). */
 static void map_warp(rkern *S) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
-  k->schedule = S->persistent ? "reduce.rows_persistent.warp" : "reduce.warp_per_output";
+  uint32_t lanes = 32u >> S->seg, rows = k->launch.block[0] / lanes;
+  k->schedule = S->seg ? kg_arena_printf(L->c->arena, "%s.seg%u", S->persistent ? "reduce.rows_persistent.warp" : "reduce.warp_per_output", lanes)
+                       : S->persistent ? "reduce.rows_persistent.warp" : "reduce.warp_per_output";
   k->launch.per_output = KG_LAUNCH_WARP_PER_OUTPUT;
-  uint32_t w32 = kg_kx_const_i(k, L->ix, 32);
-  S->leader = kg_lw_decl(L, "lane", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, S->tid, w32, KG_NONE));
-  uint32_t w = kg_kx_op(k, KG_OP_IDX_DIV, L->ix, S->tid, w32, KG_NONE);
-  S->o = kg_lw_decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, S->bid, kg_kx_const_i(k, L->ix, 8), KG_NONE), w, KG_NONE));
-  guard_o(S); /* a whole warp takes this branch or not */
-  S->first = S->leader, S->step = kg_kx_const_i(k, L->ix, 32), S->bound = kg_kx_param(k, S->rn);
+  k->launch.tile_m = rows;
+  uint32_t wl = kg_kx_const_i(k, L->ix, lanes);
+  S->leader = kg_lw_decl(L, "lane", L->ix, kg_kx_op(k, KG_OP_IDX_MOD, L->ix, S->tid, wl, KG_NONE));
+  uint32_t w = kg_kx_op(k, KG_OP_IDX_DIV, L->ix, S->tid, wl, KG_NONE);
+  S->o = kg_lw_decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, S->bid, kg_kx_const_i(k, L->ix, rows), KG_NONE), w, KG_NONE));
+  guard_o(S); /* a whole segment takes this branch or not */
+  S->first = S->leader, S->step = wl, S->bound = kg_kx_param(k, S->rn);
   S->coll = KG_COLL_WARP_ALL;
 }
 
@@ -527,6 +533,7 @@ static void reduce_init(rkern *S, lctx *L) {
   /* LINEAR here selects the column schedule; the finish kernel is a thread per output too */
   S->col = L->v->layout == KG_LAYOUT_LINEAR || S->split == KG_SPLIT_FINISH;
   S->warp = L->v->warp && !S->col && !S->split;
+  S->seg = S->warp ? L->v->seg : 0;
   S->persistent = S->grp->reds.n > 1 || S->grp->outs.n;
   S->cache = L->v->cache && !S->col && !S->split && !S->warp;
   /* a split takes a sum of exp along only as a max's online pair (always online: its partials are

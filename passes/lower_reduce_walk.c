@@ -32,7 +32,7 @@ static void at_element(rkern *S, uint32_t j, uint32_t *rc) {
 static uint32_t collective(rkern *S, kg_op red, kg_dtype acc, uint32_t v) {
   if (S->coll == KG_COLL_NONE) return v;
   uint32_t t = kg_kx_op(S->k, red, acc, v, KG_NONE, KG_NONE);
-  S->k->exprs.v[t].i = S->coll;
+  S->k->exprs.v[t].i = S->coll == KG_COLL_WARP_ALL ? kg_coll_segment(32u >> S->seg) : S->coll;
   return t;
 }
 

@@ -183,7 +183,10 @@ typedef struct kg_variant {
                           reduction (grid = chunks × outputs, accumulators to scratch); its
                           finish kernel (a thread per output folds the chunks in order) */
   uint8_t warp;        /* REDUCE over rows: a warp per row, 8 rows per 256-thread block
-                          (warp shuffles only, no barrier); for rows of ≤ 1024 elements */
+                          (warp shuffles only, no barrier); for rows of ≤ 1024 elements
+                          (≤ KG_WARP_PERSISTENT_MAX when the row is walked more than once) */
+  uint8_t seg;         /* with warp: 2^seg rows a warp, each on a segment of 32 >> seg lanes
+                          (shuffles within the segment; 8 << seg rows a block): short rows */
   uint8_t plan;        /* whose group: 0 the fused plan (c->fusion), 1 the split-rows plan, 2 the
                           fold plan (c->fusion_fold: products with symbolic sizes folded), 3 the
                           unfold plan (the CPU device: big folded products as products again) */
@@ -313,8 +316,11 @@ void kg_mm_dims(int rank, const int64_t *space, int64_t flags, int64_t *batch, i
  * for every one of a thread's tm × tn outputs). */
 #define KG_MM_OUTPUTS_MAX 8
 #define KG_ROW_CACHE 8
-/* Rows this short get a warp each instead of a block. */
+/* Rows this short get a warp each instead of a block (a lone reduction; a persistent row
+ * kernel — several reductions or row outputs, the row walked more than once — up to
+ * KG_WARP_PERSISTENT_MAX). */
 #define KG_WARP_ROW_MAX 1024
+#define KG_WARP_PERSISTENT_MAX 256
 
 /* Builds the kernel for group `grp` in variant `v` (REDUCE groups ignore the layout:
  * their operands are always addressed by strides). Kernel parameter roles:
@@ -468,6 +474,7 @@ bool kg_schedule_unfuse_attention(int64_t scores);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */
+uint32_t kg_reduce_row_seg(int64_t n_red, uint32_t vec);          /* rows a warp takes, log2 (0..5), rows of n_red */
 kg_mm_tile kg_mm_choose_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n); /* sizes -1: unknown */
 kg_mm_tile kg_mm_choose_tc_tile(const kg_target *t, int64_t batch, int64_t m, int64_t n);
 /* Split-K for the mma.sync tier: into how many chunks of K (1: none) a product of `tiles` output

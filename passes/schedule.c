@@ -286,6 +286,17 @@ uint32_t kg_reduce_row_threads(int64_t n_red) {
   return t;
 }
 
+/* Rows a warp takes (log2) when rows get a warp: segments of 32 >> seg lanes, the fewest
+ * lanes that give each lane at most two of the walk's steps (vec elements each: two vectors,
+ * or two elements without them) — rows of 64 float32 with 128-bit loads: 8 lanes, 4 rows a
+ * warp; of 16: 2 lanes; of 2 or fewer: a lane each. Fewer lanes mean fewer shuffle steps in
+ * the collective and every lane busy; all of a warp's loads stay within its rows. */
+uint32_t kg_reduce_row_seg(int64_t n_red, uint32_t vec) {
+  uint32_t seg = 0;
+  while (seg < 5 && (int64_t)(32u >> (seg + 1)) * 2 * vec >= n_red) seg++;
+  return seg;
+}
+
 /* The column schedule (a thread per output, serial coalesced rows) when the innermost dim
  * is kept and either the outputs are many enough to fill the GPU (≥ 8192 threads = 32
  * blocks) or the rows are short (≤ 64); else a block per row. */
@@ -702,29 +713,34 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if (S > 1) colsched = kept;
   }
   v->layout = colsched ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED, v->vec = 1;
-  /* a warp per row for short rows of a lone reduction (measured on an H100: row sums of
-   * 32768 x 1024 4% faster; the multi-pass persistent kernels — softmax, layer_norm — were
-   * 20-30% slower with a warp per row, so they keep a block; docs/gpu.md) */
-  v->warp = !colsched && S == 1 && nred <= KG_WARP_ROW_MAX && gf->n_reds == 1 && gf->n_outs == 0;
+  bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
+  int r = gf->rank;
+  /* 128-bit row loads, a split's partial kernel over rows included (its chunks a multiple of
+   * the vector, so each starts aligned); not with the row cache (below) */
+  uint8_t rvec = 1;
+  if (!colsched && !forced && !gf->coords && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
+    uint8_t vec = row_vector(x);
+    if (vec >= 2 && nred >= 2 * (int64_t)vec) rvec = vec;
+  }
+  /* a warp per row for short rows (measured on an H100: row sums of 32768 x 1024 4% faster
+   * with a warp each; the multi-pass persistent kernels — softmax, layer_norm — 20-30% slower
+   * at that length, so they keep a block past KG_WARP_PERSISTENT_MAX; docs/gpu.md), and for rows
+   * much shorter than a warp, segments of it: kg_reduce_row_seg */
+  bool warp = !colsched && S == 1 && nred <= (persistent ? KG_WARP_PERSISTENT_MAX : KG_WARP_ROW_MAX);
+  v->warp = warp;
+  v->seg = warp ? (uint8_t)kg_reduce_row_seg(nred, rvec) : 0;
   /* threads per block of the block-per-row kernels (any multiple of 32 up to 1024: the
    * kernels read blockDim): persistent row kernels, and lone unsplit ones over rows of
    * 64 Ki elements and more (var, argmax), get about 8 elements per thread, the rest 256;
    * reduce_block (KGEN_REDUCE_BLOCK) overrides it for tuning experiments */
-  bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
   s.row_threads = S == 1 && (persistent || nred >= 65536) ? kg_reduce_row_threads(nred) : 256;
   if (x->reduce_block) s.row_threads = x->reduce_block;
   /* a persistent row kernel can keep its row in registers when it fits (every later pass
    * reads it from there instead of memory). Measured on an H100 (docs/gpu.md) it was 2-5 %
    * slower than re-reading the row, which then comes from L1, so it is opt-in (row_cache:
    * KGEN_ROW_CACHE=1) */
-  v->cache = x->row_cache && !gf->coords && persistent && !colsched && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
-  int r = gf->rank;
-  /* 128-bit row loads, a split's partial kernel over rows included (its chunks a multiple of
-   * the vector, so each starts aligned) */
-  if (!colsched && !v->cache && !forced && !gf->coords && r > 0 && gf->red_mask == ((int64_t)1 << (r - 1)) && nred >= 8) {
-    uint8_t vec = row_vector(x);
-    if (vec >= 2 && nred >= 2 * (int64_t)vec) v->vec = vec;
-  }
+  v->cache = x->row_cache && !gf->coords && persistent && !colsched && !warp && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
+  if (!v->cache) v->vec = rvec;
   if (S > 1) {
     v->split = KG_SPLIT_PARTIAL;
     s.chunk = (nred + S - 1) / S;

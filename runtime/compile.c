@@ -145,7 +145,8 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
     if (c->kernels[i].launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT)
       kg_sb_printf(log, "launch: block (%u,1,1), grid (output elements,1,1): one block per output element\n", c->kernels[i].launch.block[0]);
     else if (c->kernels[i].launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT)
-      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / 8),1,1): one warp per output element\n", c->kernels[i].launch.block[0]);
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): %u lanes per output element\n", c->kernels[i].launch.block[0],
+                   c->kernels[i].launch.tile_m, c->kernels[i].launch.block[0] / c->kernels[i].launch.tile_m);
     else if (c->kernels[i].launch.per_output == KG_LAUNCH_TILES) {
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(N / %u), ceil(M / %u), batch): one %ux%u output tile per block, %u bytes of shared memory\n",
                    c->kernels[i].launch.block[0], c->kernels[i].launch.tile_n, c->kernels[i].launch.tile_m, c->kernels[i].launch.tile_m,

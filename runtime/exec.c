@@ -84,7 +84,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
    * collided there, lstm_tagger for sm_80 / sm_90) */
   const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
-                                     v->warp ? "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
+                                     v->warp ? v->seg ? kg_arena_printf(&c->arena, "_warp%u", 32u >> v->seg) : "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      v->no_online ? "_twowalk" : "", mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc,
                                      v->cpu ? "_cpu" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
@@ -391,7 +391,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
   uint64_t gx = k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT ? (uint64_t)E->nout
                 : k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? nb
-                : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT ? ((uint64_t)E->nout + 7) / 8 /* 8 warps per block */
+                : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT ? ((uint64_t)E->nout + k->launch.tile_m - 1) / k->launch.tile_m /* rows a block */
                 : k->launch.per_output == KG_LAUNCH_TILES ? ((uint64_t)E->mm_n + k->launch.tile_n - 1) / k->launch.tile_n
                                             : ((uint64_t)E->numel + per_block - 1) / per_block;
   uint64_t gy = 1, gz = 1;

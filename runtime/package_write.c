@@ -204,9 +204,11 @@ static void rule_variants(const kg_group_facts *gf, const kg_kernel *dk, uint8_t
         w = v, w.split = KG_SPLIT_PARTIAL, w.layout = kept ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
         vadd(L, w);
       }
-      for (int warp = 0; warp < 2; warp++) {
-        if (warp && !(gf->n_reds == 1 && gf->n_outs == 0)) continue;
-        w = v, w.warp = (uint8_t)warp;
+      /* a block per row; a warp per row, and segments of one for short rows (the scheduler
+       * picks the segment from the row's length and the vector: every vector width with every
+       * segment) */
+      for (int seg = -1; seg <= 5; seg++) {
+        w = v, w.warp = seg >= 0, w.seg = (uint8_t)(seg > 0 ? seg : 0);
         vadd(L, w);
         for (uint32_t vec = 16 / minel > 8 ? 8 : 16 / minel; vec >= 2 && rowvec; vec /= 2) w.vec = (uint8_t)vec, vadd(L, w);
       }

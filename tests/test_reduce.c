@@ -189,9 +189,12 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
   cr_expect_eq(c->runtime.n, chunks > 1 ? 2u : 1u, "%s axis %d: run-time kernels", op, axis);
   /* rows along the contiguous last dim, 4-aligned: 128-bit loads (a split's partial kernel
    * over rows too: its chunks are whole vectors) */
-  char wantv[96];
+  char wantv[96], seg[16] = "";
   bool vec = axis == 2 && (chunks > 1 || !colsched) && cdim % 4 == 0 && cdim >= 8;
-  snprintf(wantv, sizeof wantv, "%s%s", want, vec ? ".vec4" : "");
+  /* rows much shorter than a warp: segments of it (rows of 5: 4 lanes; of 1: a lane) */
+  uint32_t sg = chunks == 1 && !colsched && shape[axis] <= KG_WARP_ROW_MAX ? kg_reduce_row_seg(shape[axis], vec ? 4 : 1) : 0;
+  if (sg) snprintf(seg, sizeof seg, ".seg%u", 32u >> sg);
+  snprintf(wantv, sizeof wantv, "%s%s%s", want, seg, vec ? ".vec4" : "");
   if (c->runtime.n)
     cr_expect_str_eq(c->runtime.v[0]->k.schedule, wantv, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
   if (c->runtime.n > 1) cr_expect_str_eq(c->runtime.v[1]->k.schedule, "reduce.split_finish");

@@ -25,7 +25,7 @@ typedef struct row {
   uint32_t max_elem;
   int force;
   /* the answer */
-  int layout, vec, i64, warp, split, row_threads;
+  int layout, vec, i64, lanes, split, row_threads; /* lanes: a row's lanes with a warp per row (0: a block) */
 } row;
 
 static const row rows[] = {
@@ -41,7 +41,12 @@ static const row rows[] = {
     {"compile time, a broadcast operand: strided", PW, 2, 0, 0, 1, false, 4, false, {-1, 768, 0}, false, 0, 0, 0, STR, 1, 0, 0, 0, 256},
     {"compile time, static 2^31 elements: 64-bit indices", PW, 2, 0, 0, 1, false, 4, false, {65536, 32768, 0}, true, 0, 0, 0, LIN, 4, 1, 0, 0, 256},
     /* reductions over the last dim (mask 2 of rank 2) */
-    {"a lone row sum of short rows: a warp per row", RED, 2, 2, 1, 0, true, 4, true, {32768, 1024, 0}, true, 64, 4, 0, STR, 1, 0, 1, 0, 256},
+    {"a lone row sum of short rows: a warp per row", RED, 2, 2, 1, 0, true, 4, true, {32768, 1024, 0}, true, 64, 4, 0, STR, 1, 0, 32, 0, 256},
+    {"row sums of 16: segments of 8 lanes (two steps a lane), 4 rows a warp", RED, 2, 2, 1, 0, true, 4, true, {1000, 16, 0}, true, 64, 4, 0, STR, 1, 0, 8, 0, 256},
+    {"row sums of 1: a lane a row", RED, 2, 2, 1, 0, true, 4, true, {1000, 1, 0}, true, 64, 4, 0, STR, 1, 0, 1, 0, 256},
+    {"softmax rows of 200 (persistent, at most 256): a warp per row", RED, 2, 2, 2, 1, false, 4, true, {32768, 200, 0}, true, 64, 4, 0, STR, 1, 0, 32, 0, 128},
+    {"softmax rows of 300: a block per row", RED, 2, 2, 2, 1, false, 4, true, {32768, 300, 0}, true, 64, 4, 0, STR, 1, 0, 0, 0, 128},
+    {"layer_norm rows of 3: segments of 2 lanes, 16 rows a warp", RED, 2, 2, 2, 1, false, 4, true, {1001, 3, 0}, true, 64, 4, 0, STR, 1, 0, 2, 0, 128},
     {"a lone row sum of long rows: a block per row, 256 threads", RED, 2, 2, 1, 0, true, 4, true, {32768, 4096, 0}, true, 64, 4, 0, STR, 1, 0, 0, 0, 256},
     {"softmax rows of 1024 (persistent): a block of 128", RED, 2, 2, 2, 1, false, 4, true, {32768, 1024, 0}, true, 64, 4, 0, STR, 1, 0, 0, 0, 128},
     {"softmax rows of 4096: a block of 512", RED, 2, 2, 2, 1, false, 4, true, {4096, 4096, 0}, true, 64, 4, 0, STR, 1, 0, 0, 0, 512},
@@ -74,7 +79,9 @@ Test(schedule, the_table) {
     cr_expect_eq(s.v.layout, w->layout, "%s: layout %u", w->why, s.v.layout);
     cr_expect_eq(s.v.vec, w->vec, "%s: vec %u", w->why, s.v.vec);
     cr_expect_eq(s.v.index_dtype == KG_I64, w->i64, "%s: 64-bit indices %d", w->why, s.v.index_dtype == KG_I64);
-    cr_expect_eq(s.v.warp, w->warp, "%s: warp %u", w->why, s.v.warp);
+    int lanes = s.v.warp ? 32 >> s.v.seg : 0;
+    cr_expect_eq(lanes, w->lanes, "%s: lanes a row %d", w->why, lanes);
+    cr_expect(s.v.warp || !s.v.seg, "%s: segments without a warp", w->why);
     cr_expect_eq(s.v.split, w->split, "%s: split %u", w->why, s.v.split);
     cr_expect_eq(s.row_threads, (uint32_t)w->row_threads, "%s: row threads %u", w->why, s.row_threads);
     if (s.v.split) {
@@ -157,4 +164,21 @@ Test(schedule, unfold_on_the_cpu) {
   cr_expect(!kg_schedule_unfold(4096, 3), "K below 16: a short dot is cheap");
   cr_expect(!kg_schedule_unfold(0, 256), "empty");
   cr_expect(kg_schedule_unfold(KG_CPU_UNFOLD_MACS / 16, 16) && !kg_schedule_unfold(KG_CPU_UNFOLD_MACS / 16 - 1, 16), "the threshold");
+}
+
+/* Segments of a warp for short rows (kg_reduce_row_seg): the fewest lanes (a power of two, 1
+ * to 32) that give each lane at most two of the walk's steps of vec elements — so one lane
+ * fewer would give some lane three or more, unless the row is already on one lane or on 32. */
+Test(schedule, row_segments) {
+  for (uint32_t vec = 1; vec <= 8; vec *= 2)
+    for (int64_t n = 0; n <= 2100; n++) {
+      uint32_t seg = kg_reduce_row_seg(n, vec), lanes = 32u >> seg;
+      cr_assert_leq(seg, 5u);
+      cr_expect(lanes == 32 || (int64_t)lanes * 2 * vec >= n, "rows of %lld, vec %u: %u lanes take more than two steps", (long long)n, vec, lanes);
+      cr_expect(lanes == 1 || (int64_t)(lanes / 2) * 2 * vec < n, "rows of %lld, vec %u: %u lanes, half would do", (long long)n, vec, lanes);
+    }
+  cr_expect_eq(32u >> kg_reduce_row_seg(64, 4), 8u);  /* 64 float32, 128-bit loads: 8 lanes, 4 rows a warp */
+  cr_expect_eq(32u >> kg_reduce_row_seg(24, 8), 2u);  /* 24 float16, 8 a load: 2 lanes */
+  cr_expect_eq(32u >> kg_reduce_row_seg(3, 1), 2u);
+  cr_expect_eq(32u >> kg_reduce_row_seg(1024, 4), 32u);
 }

@@ -112,10 +112,11 @@ KG_BRED(kg_bred_prod_ll, long long, 1LL, kg_mulll)
 KG_BRED(kg_bred_max_ll, long long, (-9223372036854775807LL - 1), kg_maxll)
 KG_BRED(kg_bred_min_ll, long long, 9223372036854775807LL, kg_minll)
 #define KG_WALL(NAME, T, COMB)                                                      \
-KG_DEV T NAME(T v) {                                                                \
+KG_DEV T NAME(T v, int w) {                                                         \
+  unsigned m = w == 32 ? 0xffffffffu : ((1u << w) - 1u) << ((int)threadIdx.x & 31 & -w); \
   int o;                                                                            \
-  for (o = 16; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(0xffffffffu, v, o));    \
-  return __shfl_sync(0xffffffffu, v, 0);                                            \
+  for (o = w >> 1; o > 0; o >>= 1) v = COMB(v, __shfl_down_sync(m, v, o, w));       \
+  return __shfl_sync(m, v, 0, w);                                                   \
 }
 KG_WALL(kg_wall_sum_f, float, kg_addf) KG_WALL(kg_wall_prod_f, float, kg_mulf)
 KG_WALL(kg_wall_max_f, float, kg_maxf) KG_WALL(kg_wall_min_f, float, kg_minf)
