@@ -9,7 +9,7 @@
  * softmax, layer_norm, rmsnorm (from primitives), row_sum (x.sum(-1L)), outer_sum
  * (x.sum(0L)). Each is specialized, with R and D substituted into the document's
  * signature (compact form "float32[4096,4096], float32[4096]"), at 4096 × 4096,
- * 32768 × 1024 and 16 × 1,048,576. An entry named NAME_<D> is used when the
+ * 32768 × 1024, 16 × 1,048,576, and the short rows 262144 × 64 and 1048576 × 16. An entry named NAME_<D> is used when the
  * document has one (layer_norm: normalized_shape is a constant of the quotation),
  * else the first entry. One row per program and size:
  *   - kernels: ours (kg_compiled_n_kernels) / eager PyTorch's, counted on the typed
@@ -66,6 +66,8 @@ static const size_case SIZES[] = {
     {4096, 4096, "4096 × 4096"},
     {32768, 1024, "32768 × 1024"},
     {16, 1048576, "16 × 1048576"},
+    {262144, 64, "262144 × 64"},   /* short rows: segments of a warp (8 lanes a row with 128-bit loads) */
+    {1048576, 16, "1048576 × 16"}, /* 2 lanes a row */
 };
 #define N_SIZES ((int)(sizeof SIZES / sizeof *SIZES))
 
@@ -664,13 +666,13 @@ static void print_summary(const bench_opts *o, const bench_row *rows, int n, con
     sep = ",";
   }
   printf("; geometric mean %.2fx over %d cases\n", n_geo ? exp(log_sum / n_geo) : 0, n_geo);
-  printf("%sgrids smaller than the %d SMs:", b, o->sms);
+  printf("%sin the compiled plan (the run-time plan below splits few long rows and gives short rows a warp or a\n  segment of one), grids smaller than the %d SMs:", b, o->sms);
   sep = " ";
   for (int i = 0; i < n; i++)
     if (rows[i].ok && rows[i].blocks < o->sms)
       printf("%s%s %s (%lld blocks)", sep, rows[i].prog, rows[i].sz->label, (long long)rows[i].blocks), sep = ", ";
   if (!strcmp(sep, " ")) printf(" none");
-  printf("\n%sblocks of 256 threads walking rows shorter than 256 elements:", b);
+  printf("\n%sin the compiled plan, blocks of 256 threads walking rows shorter than 256 elements:", b);
   sep = " ";
   for (int i = 0; i < n; i++)
     if (rows[i].ok && rows[i].row_len > 0 && rows[i].row_len < 256)

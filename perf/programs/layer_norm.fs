@@ -14,3 +14,9 @@ let layer_norm_1024 =
 
 let layer_norm_1048576 =
     <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.layer_norm(x, [| 1048576L |], w, b, 1e-5) @>
+
+let layer_norm_64 =
+    <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.layer_norm(x, [| 64L |], w, b, 1e-5) @>
+
+let layer_norm_16 =
+    <@ fun (x: torch.Tensor) (w: torch.Tensor) (b: torch.Tensor) -> torch.nn.functional.layer_norm(x, [| 16L |], w, b, 1e-5) @>
