@@ -406,7 +406,8 @@ static void online_finish(rkern *S, rpass *P) {
 static uint32_t part_at(rkern *S, uint32_t ch, uint32_t sl) {
   kg_kernel *k = S->k;
   uint32_t ix = S->L->ix;
-  uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, ch, kg_kx_const_i(k, ix, S->slots), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
+  uint32_t row = S->slots == 1 ? ch : kg_kx_op(k, KG_OP_IDX_MUL, ix, ch, kg_kx_const_i(k, ix, S->slots), KG_NONE);
+  if (sl) row = kg_kx_op(k, KG_OP_IDX_ADD, ix, row, kg_kx_const_i(k, ix, sl), KG_NONE);
   return kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE);
 }
 
@@ -501,10 +502,9 @@ static void pass_element(rkern *S, void *arg, uint32_t j) {
 
 /* A split partial's result: the chunk's raw accumulator to scratch[chunk · n + o]. */
 static void store_partial(rkern *S, rpass *P) {
-  kg_kernel *k = S->k;
-  uint32_t ix = S->L->ix;
+  KG_ASSERT(S->slots == 1);
   kg_kcursor c0 = kg_lw_row_leader_only(S);
-  kg_lw_row_store(S, &c0, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, S->ch, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE), P->res);
+  kg_lw_row_store(S, &c0, S->part, part_at(S, S->ch, 0), P->res);
 }
 
 /* A split variance's partial result, chunk ch's Welford partial at scratch[(ch · 3 + s) · n + o]:
@@ -524,11 +524,9 @@ static void split_var_partial(rkern *S, rpass *P) {
   uint32_t t = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wq), kg_kx_op(k, KG_OP_MUL, acc, kg_kx_var(k, P->wn), kg_kx_op(k, KG_OP_MUL, acc, dm, dm, KG_NONE), KG_NONE), KG_NONE);
   uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, t));
   uint32_t val[3] = {cnt, mean, m2};
+  KG_ASSERT(S->slots == 3);
   kg_kcursor c0 = kg_lw_row_leader_only(S);
-  for (int sl = 0; sl < 3; sl++) {
-    uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, S->ch, kg_kx_const_i(k, ix, 3), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
-    kg_lw_row_store(S, &c0, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE), val[sl]);
-  }
+  for (uint32_t sl = 0; sl < 3; sl++) kg_lw_row_store(S, &c0, S->part, part_at(S, S->ch, sl), val[sl]);
 }
 
 /* The finish kernel's step at chunk j: its (count c, mean mb, M2 qb) into the running (n, mean,
@@ -539,11 +537,9 @@ static void split_var_merge_at(rkern *S, void *arg, uint32_t j) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   kg_dtype acc = P->acc;
-  uint32_t ix = L->ix, x[3];
-  for (int sl = 0; sl < 3; sl++) {
-    uint32_t row = kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, j, kg_kx_const_i(k, ix, 3), KG_NONE), kg_kx_const_i(k, ix, sl), KG_NONE);
-    x[sl] = kg_lw_decl(L, "pv", acc, kg_kx_load(k, S->part, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, row, kg_kx_param(k, S->numel_p), KG_NONE), S->o, KG_NONE)));
-  }
+  uint32_t x[3];
+  KG_ASSERT(S->slots == 3);
+  for (uint32_t sl = 0; sl < 3; sl++) x[sl] = kg_lw_decl(L, "pv", acc, kg_kx_load(k, S->part, part_at(S, j, sl)));
   uint32_t n0 = kg_kx_var(k, P->wn);
   uint32_t nn = kg_lw_decl(L, "wn1", acc, kg_kx_op(k, KG_OP_ADD, acc, n0, x[0], KG_NONE));
   uint32_t d = kg_lw_decl(L, "wd", acc, kg_kx_op(k, KG_OP_SUB, acc, x[1], kg_kx_var(k, P->wm), KG_NONE));

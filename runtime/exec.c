@@ -82,6 +82,7 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   /* every field that changes the kernel is in its name: a package compiles all of an entry's
    * variants in one translation unit (the two-walk softmax of no_online beside the online one
    * collided there, lstm_tagger for sm_80 / sm_90) */
+  _Static_assert(sizeof(kg_variant) == 14, "kg_variant changed: put the new field into the kernel name below (and runtime/package_ir.c)");
   const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? v->seg ? kg_arena_printf(&c->arena, "_warp%u", 32u >> v->seg) : "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",

@@ -33,6 +33,16 @@ static inline kg_context *ctx_new(void) {
   return kg_context_new(&o);
 }
 
+/* the same, with the emulator's thread order (0 forward, 1 reverse, 2 random from seed) */
+static inline kg_context *ctx_in_order(int order, uint64_t seed) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  o.emu_thread_order = order;
+  o.emu_seed = seed;
+  return kg_context_new(&o);
+}
+
 static inline kg_module *load(kg_context *ctx, const char *path) {
   char full[1024];
   snprintf(full, sizeof full, "%s/%s.json", KG_SOURCE_DIR, path);

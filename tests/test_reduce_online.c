@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvrtc_util.h"
 #include "oracle_fixture.h"
 #include "qjson.h"
 #include "runtime/api_int.h"
@@ -367,33 +368,13 @@ Test(reduce_online, nvrtc_no_spills, .timeout = 300) {
   run_and_collect("examples/norm_var_std_dim", 0, "float32", 5003, 2, kps, &nk, cs, &nc, ms, xs);
   run_and_collect("examples/norm_prim_softmax", 0, "float32", 2, 70001, kps, &nk, cs, &nc, ms, xs); /* a max and its sum split together */
   run_and_collect("examples/norm_var_mean_rows", 0, "float32", 3, 70001, kps, &nk, cs, &nc, ms, xs); /* a mean and its variance */
-  kg_diag d;
-  kg_diag_init(&d);
   kg_nvrtc *nv = kg_ctx_nvrtc(xs[0]);
   if (!nv) {
     for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
-    kg_diag_free(&d);
     cr_skip_test("libnvrtc cannot be loaded");
   }
-  kg_strbuf tu;
-  kg_sb_init(&tu);
-  kg_cuda_emit(kps, nk, "online", &tu);
-  int archs[2] = {80, 90}, checked = 0;
-  for (int a = 0; a < 2; a++) {
-    kg_nvrtc_out o;
-    memset(&o, 0, sizeof o);
-    int rc = kg_nvrtc_compile(nv, "online.cu", kg_sb_cstr(&tu), archs[a], true, NULL, &o, &d);
-    char *t = rc ? kg_diag_format(&d) : NULL;
-    cr_assert_eq(rc, 0, "sm_%d: %s", archs[a], t ? t : "");
-    for (uint32_t q = 0; q < o.n_stats; q++) cr_log_info("sm_%d %s: %d registers", archs[a], o.stats[q].name, o.stats[q].regs);
-    for (uint32_t q = 0; q < o.n_stats; q++, checked++)
-      cr_expect(o.stats[q].spill_stores == 0 && o.stats[q].spill_loads == 0, "sm_%d %s: %d/%d bytes spilled (%d registers)", archs[a], o.stats[q].name,
-                o.stats[q].spill_stores, o.stats[q].spill_loads, o.stats[q].regs);
-    kg_nvrtc_out_free(&o);
-  }
+  int checked = nvrtc_expect_no_spills(nv, kps, nk, "online");
   cr_expect_geq(checked, 2 * 10, "%d kernels checked", checked);
-  kg_sb_free(&tu);
-  kg_diag_free(&d);
   for (int i = 0; i < nc; i++) kg_compiled_free(cs[i]), kg_module_free(ms[i]), kg_context_free(xs[i]);
 }
 

@@ -14,17 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvrtc_util.h"
 #include "oracle_fixture.h"
 #include "runtime/api_int.h"
 
-static kg_context *ctx_order(int order) {
-  kg_options o;
-  memset(&o, 0, sizeof o);
-  o.verify_ir = 1;
-  o.emu_thread_order = order;
-  o.emu_seed = 11;
-  return kg_context_new(&o);
-}
+static kg_context *ctx_order(int order) { return ctx_in_order(order, 11); }
 
 /* Specializes examples/norm_short_rows for random inputs and runs it on the emulator; the
  * compiled program (its run-time kernels) is returned, with its context and module. */
@@ -124,25 +118,7 @@ Test(reduce_seg, nvrtc_no_spills, .timeout = 300) {
   const kg_kernel *kps[32];
   uint32_t nk = 0;
   for (uint32_t i = 0; i < c->runtime.n && nk < 32; i++) kps[nk++] = &c->runtime.v[i]->k;
-  kg_strbuf tu;
-  kg_sb_init(&tu);
-  kg_cuda_emit(kps, nk, "seg", &tu);
-  kg_diag d;
-  kg_diag_init(&d);
-  int archs[2] = {80, 90}, checked = 0;
-  for (int a = 0; a < 2; a++) {
-    kg_nvrtc_out o;
-    memset(&o, 0, sizeof o);
-    int rc = kg_nvrtc_compile(nv, "seg.cu", kg_sb_cstr(&tu), archs[a], true, NULL, &o, &d);
-    char *t = rc ? kg_diag_format(&d) : NULL;
-    cr_assert_eq(rc, 0, "sm_%d: %s", archs[a], t ? t : "");
-    for (uint32_t q = 0; q < o.n_stats; q++, checked++)
-      cr_expect(o.stats[q].spill_stores == 0 && o.stats[q].spill_loads == 0, "sm_%d %s: %d/%d bytes spilled (%d registers)", archs[a], o.stats[q].name,
-                o.stats[q].spill_stores, o.stats[q].spill_loads, o.stats[q].regs);
-    kg_nvrtc_out_free(&o);
-  }
+  int checked = nvrtc_expect_no_spills(nv, kps, nk, "seg");
   cr_expect_geq(checked, 2 * (int)nk, "%d kernels checked", checked);
-  kg_sb_free(&tu);
-  kg_diag_free(&d);
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
