@@ -222,6 +222,7 @@ typedef struct rkern {
   bool col;            /* a thread per output (the column schedule, and the finish kernel) */
   bool warp;           /* a warp per row */
   uint32_t seg;        /* with warp: 2^seg rows a warp, on segments of 32 >> seg lanes */
+  uint32_t cvec;       /* the column schedules: neighbouring outputs a thread (1, or v->vec: vector loads) */
   bool persistent;     /* several reductions or row outputs: the row is walked more than once */
   bool cache;          /* the row cache (a block per row only) */
   bool online;         /* a max's sum of exp rides along in the max's walk (!v->no_online; a split: its online pair) */
@@ -263,6 +264,11 @@ uint32_t kg_lw_welford_next(const kg_graph *g, const kg_group *grp, uint32_t ri,
 void kg_lw_row_memo_reset(rkern *S);            /* forget per-element values; the row's reductions stay */
 void kg_lw_row_store(rkern *S, kg_kcursor *c, uint32_t param, uint32_t off, uint32_t x); /* param[off] = x */
 kg_kcursor kg_lw_row_leader_only(rkern *S);     /* if (leader == 0) { … }: its body */
+/* The column schedules with vectors (S->cvec > 1: a lone single-pass reduction): the thread's
+ * cvec outputs walk their rows together — each row's elements one vector load per source
+ * varying along the outputs, an accumulator per output — then each output's value, its store,
+ * and per_output (the epilogue) at that output. True when the kernel is done (a split partial). */
+bool kg_lw_reduce_columns(rkern *S, void (*per_output)(rkern *S));
 /* lower_reduce_walk.c: the walks over the row */
 bool kg_lw_reduce_one(rkern *S, uint32_t ri);   /* reduction ri's passes; true: a split partial is done */
 void kg_lw_row_outputs(rkern *S);               /* the row-output pass */

@@ -119,10 +119,13 @@ static void map_warp(rkern *S) {
 static void map_thread(rkern *S) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
-  k->schedule = "reduce.thread_per_output";
+  k->schedule = S->cvec > 1 ? kg_arena_printf(L->c->arena, "reduce.thread_per_output.vec%u", S->cvec) : "reduce.thread_per_output";
   k->launch.per_output = KG_LAUNCH_THREAD_PER_OUTPUT;
-  S->o = kg_lw_decl(L, "o", L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, S->bid, S->nt, KG_NONE), S->tid, KG_NONE));
-  guard_o(S);
+  k->launch.elems_per_thread = S->cvec; /* with vectors: the first of cvec neighbouring outputs */
+  uint32_t t = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, kg_kx_op(k, KG_OP_IDX_MUL, L->ix, S->bid, S->nt, KG_NONE), S->tid, KG_NONE);
+  if (S->cvec > 1) t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, t, kg_kx_const_i(k, L->ix, S->cvec), KG_NONE);
+  S->o = kg_lw_decl(L, "o", L->ix, t);
+  guard_o(S); /* the outputs are a multiple of cvec: all of the thread's or none */
   S->first = kg_kx_const_i(k, L->ix, 0), S->step = kg_kx_const_i(k, L->ix, 1), S->bound = kg_kx_param(k, S->rn);
   S->coll = KG_COLL_NONE;
 }
@@ -142,7 +145,8 @@ static void map_split_partial(rkern *S) {
                      kg_kx_op(k, KG_OP_MINIMUM, L->ix, kg_kx_op(k, KG_OP_IDX_ADD, L->ix, S->lo, kg_kx_param(k, S->chunk_p), KG_NONE), kg_kx_param(k, S->rn), KG_NONE));
   if (S->col) map_thread(S);
   else map_block(S);
-  k->schedule = S->col ? "reduce.split_partial.columns" : "reduce.split_partial.rows";
+  k->schedule = S->col ? S->cvec > 1 ? kg_arena_printf(L->c->arena, "reduce.split_partial.columns.vec%u", S->cvec) : "reduce.split_partial.columns"
+                       : "reduce.split_partial.rows";
   S->first = S->col ? S->lo : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, S->lo, S->tid, KG_NONE), S->bound = S->hi;
   if (!S->col) S->coll = KG_COLL_BLOCK_LEADER;
 }
@@ -325,7 +329,11 @@ static void row_vec_setup(rkern *S) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const kg_graph *g = S->g;
-  L->rvec = L->v->vec > 1 && !S->col && S->split != KG_SPLIT_FINISH && !S->cache && S->mask == ((int64_t)1 << (S->r - 1)) ? L->v->vec : 1;
+  /* the column schedules' vectors (S->cvec) run across outputs, not along the row: the same
+   * vector-loaded sources, the row walked an element at a time (L->rvec back to 1 below) */
+  bool cols = S->cvec > 1;
+  L->rvec = cols ? S->cvec
+            : L->v->vec > 1 && !S->col && S->split != KG_SPLIT_FINISH && !S->cache && S->mask == ((int64_t)1 << (S->r - 1)) ? L->v->vec : 1;
   if (L->rvec <= 1) return;
   L->vtid = S->tid;
   L->vbase = S->split == KG_SPLIT_PARTIAL ? S->lo : KG_NONE;
@@ -344,6 +352,11 @@ static void row_vec_setup(rkern *S) {
   uint32_t wsz = 1;
   for (uint32_t p = 0; p < L->nsrc; p++)
     if (L->vecd[p] && kg_dtype_get((kg_dtype)k->params.v[L->pparam[p]].dtype)->size > wsz) wsz = kg_dtype_get((kg_dtype)k->params.v[L->pparam[p]].dtype)->size;
+  if (cols) { /* the scheduler's width fits 16 bytes of every source varying along the outputs */
+    if (L->rvec * wsz > 16) free(L->vecd), L->vecd = NULL; /* (not reached) each lane loads its own */
+    k->vec = S->cvec, L->rvec = 1;
+    return;
+  }
   while (L->rvec > 1 && L->rvec * wsz > 16) L->rvec /= 2;
   if (L->rvec < 2) {
     free(L->vecd);
@@ -534,6 +547,9 @@ static void reduce_init(rkern *S, lctx *L) {
   S->col = L->v->layout == KG_LAYOUT_LINEAR || S->split == KG_SPLIT_FINISH;
   S->warp = L->v->warp && !S->col && !S->split;
   S->seg = S->warp ? L->v->seg : 0;
+  /* the column schedules with vectors: neighbouring outputs a thread (the finish kernel: one) */
+  S->cvec = S->col && S->split != KG_SPLIT_FINISH && L->v->vec > 1 ? L->v->vec : 1;
+  KG_ASSERT(S->cvec == 1 || (S->grp->reds.n == 1 && S->grp->outs.n == 0));
   S->persistent = S->grp->reds.n > 1 || S->grp->outs.n;
   S->cache = L->v->cache && !S->col && !S->split && !S->warp;
   /* a split takes a sum of exp along only as a max's online pair (always online: its partials are
@@ -577,6 +593,10 @@ bool kg_lw_reduce(lctx *L, const char *name) {
    * or none, when a sibling mean of the same input computed it by Welford in its pass);
    * a split partial is done once it stored its accumulator */
   bool done = false;
+  if (S.cvec > 1) {
+    if (!kg_lw_reduce_columns(&S, epilogue)) kg_lw_row_outputs(&S); /* (a lone reduction has no row outputs) */
+    return reduce_end(&S);
+  }
   if (S.split && kg_group_welford_pair(S.g, S.grp)) {
     /* a mean and its variance split together (the split-rows plan): the variance's partials
      * (count, mean, M2) hold the mean too — the partial walks its chunk once for both, the

@@ -121,7 +121,7 @@ static uint32_t row_begin(lctx *L, rowwalk *w, int s, uint32_t first, uint32_t b
 
 /* The vector loop's loads: each source that varies along the row, vec elements from
  * the offset of element j0 (the runtime guarantees contiguity and 16-byte alignment). */
-static void row_vloads(rkern *S, uint32_t j0) {
+static void row_vloads(rkern *S, uint32_t j0, uint32_t lanes) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   uint32_t rc[KG_MAX_RANK];
@@ -130,7 +130,7 @@ static void row_vloads(rkern *S, uint32_t j0) {
     if (!L->vecd[p]) continue;
     kg_dtype dt = (kg_dtype)k->params.v[L->pparam[p]].dtype;
     L->plane[p] = k->vars.n;
-    for (uint32_t j = 0; j < L->rvec; j++) kg_kvar_new(k, "v", dt);
+    for (uint32_t j = 0; j < lanes; j++) kg_kvar_new(k, "v", dt);
     kg_ks vl = kg_ks_make(KS_VLOAD);
     vl.a = L->pparam[p], vl.b = L->poff[p], vl.c = L->plane[p];
     kg_ks_add(&L->cur, vl);
@@ -156,7 +156,7 @@ static void row_walk(rkern *S, uint32_t bound, row_body *body, void *arg) {
   for (int sl = 0; sl < row_slots(L); sl++) {
     rowwalk rw;
     uint32_t j0 = row_begin(L, &rw, sl, S->first, bound == KG_NONE ? kg_kx_param(k, S->rn) : bound, S->step), jx = j0;
-    if (rw.lanes > 1) row_vloads(S, j0);
+    if (rw.lanes > 1) row_vloads(S, j0, rw.lanes);
     for (uint32_t ln = 0; ln < rw.lanes; ln++) {
       if (rw.lanes > 1) jx = kg_kx_op(k, KG_OP_IDX_ADD, L->ix, j0, kg_kx_const_i(k, L->ix, ln), KG_NONE), L->lane = (int)ln;
       body(S, arg, jx);
@@ -678,6 +678,60 @@ bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
   reduction_value(S, &P);
   if (P.osum != KG_NONE) online_finish(S, &P); /* its shift reads the max's row value */
   return false;
+}
+
+/* ---- the column schedules with vectors ---- */
+
+/* The thread's outputs o + l (l < cvec) share every coordinate but the innermost (kept) one,
+ * c + l: lane l's coordinate, and with `out` its output index too (KG_NONE: the first output's). */
+static void column_lane(rkern *S, uint32_t o0, uint32_t c0, uint32_t l, bool out) {
+  kg_kernel *k = S->k;
+  uint32_t ix = S->L->ix;
+  if (l == KG_NONE) {
+    S->o = o0, S->coord[S->r - 1] = c0;
+    return;
+  }
+  uint32_t dl = kg_kx_const_i(k, ix, l);
+  S->coord[S->r - 1] = kg_kx_op(k, KG_OP_IDX_ADD, ix, c0, dl, KG_NONE);
+  if (out) S->o = kg_lw_decl(S->L, "ol", ix, kg_kx_op(k, KG_OP_IDX_ADD, ix, o0, dl, KG_NONE));
+}
+
+bool kg_lw_reduce_columns(rkern *S, void (*per_output)(rkern *S)) {
+  lctx *L = S->L;
+  uint32_t n = S->cvec, o0 = S->o, c0 = S->coord[S->r - 1];
+  KG_ASSERT(n > 1 && n <= 8 && S->grp->reds.n == 1 && c0 != KG_NONE);
+  rpass P[8];
+  for (uint32_t l = 0; l < n; l++) {
+    rpass_begin(S, &P[l], 0);
+    KG_ASSERT(P[l].first_pass == 0 && !P[l].arg && P[l].red != KG_OP_RVAR && !P[l].nfol && P[l].osum == KG_NONE);
+    P[l].pass = 0;
+    pass_begin(S, &P[l]);
+  }
+  /* one walk down the rows: at row j, each source varying along the outputs one vector load
+   * (the first output's offset: a multiple of cvec), then each output's element from its lane */
+  rowwalk rw;
+  uint32_t j = row_begin_loop(L, &rw, S->first, S->bound, S->step);
+  if (L->vecd) row_vloads(S, j, n);
+  for (uint32_t l = 0; l < n; l++) {
+    column_lane(S, o0, c0, l, false);
+    L->lane = L->vecd ? (int)l : -1;
+    pass_element(S, &P[l], j);
+  }
+  L->lane = -1;
+  column_lane(S, o0, c0, KG_NONE, false);
+  row_end(L, &rw, 0);
+  /* each output's value (a split partial: its chunk's accumulator stored), its stores */
+  bool done = false;
+  for (uint32_t l = 0; l < n; l++) {
+    column_lane(S, o0, c0, l, true);
+    done = pass_end(S, &P[l]);
+    if (!done) {
+      reduction_value(S, &P[l]);
+      per_output(S);
+    }
+  }
+  column_lane(S, o0, c0, KG_NONE, false);
+  return done;
 }
 
 /* ---- the row-output pass ---- */

@@ -177,7 +177,9 @@ typedef enum kg_split_part { KG_SPLIT_NONE = 0, KG_SPLIT_PARTIAL = 1, KG_SPLIT_F
 
 typedef struct kg_variant {
   uint8_t layout;      /* kg_layout */
-  uint8_t vec;         /* LINEAR: elements per vector access (1, 2, 4, 8) */
+  uint8_t vec;         /* LINEAR: elements per vector access (1, 2, 4, 8); REDUCE: along the row (128-bit
+                          row loads), or in the column schedules (LINEAR) vec neighbouring outputs a
+                          thread, each row's vec elements one load */
   uint8_t index_dtype; /* KG_I32 or KG_I64 */
   uint8_t split;       /* REDUCE, a kg_split_part: whole rows; the partial kernel of a split
                           reduction (grid = chunks × outputs, accumulators to scratch); its
@@ -384,6 +386,8 @@ typedef struct kg_group_facts {
                                  of a source: its input read as it is (mm_b_src, mm_rows16 of it) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
+  bool col_vec;               /* REDUCE: one single-pass reduction (sum, nansum, mean, prod, amax, amin), no
+                                 row outputs: the column schedules can give a thread vec neighbouring outputs */
 } kg_group_facts;
 kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 bool kg_group_has_layout(const kg_graph *g, const kg_fusion *f, const kg_group *grp);

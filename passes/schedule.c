@@ -271,6 +271,10 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   walk_sources(g, f, grp, true, same_shape, &sc);
   gf.operands_match_space = sc.all_equal;
   gf.coords = kg_group_has_layout(g, f, grp);
+  if (grp->kind == KG_GROUP_REDUCE && grp->reds.n == 1 && grp->outs.n == 0) {
+    kg_op op = (kg_op)g->nodes.v[grp->reds.v[0]].op;
+    gf.col_vec = op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN || op == KG_OP_RPROD || op == KG_OP_RAMAX || op == KG_OP_RAMIN;
+  }
   return gf;
 }
 
@@ -668,7 +672,7 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
     if (known && numel > big) v->index_dtype = KG_I64;
     if (!x->contiguous) v->layout = KG_LAYOUT_STRIDED;
     if (gf->coords && gf->kind == KG_GROUP_POINTWISE) v->layout = KG_LAYOUT_STRIDED;
-    if (v->layout == KG_LAYOUT_LINEAR) v->vec = (uint8_t)gf->max_vec;
+    if (v->layout == KG_LAYOUT_LINEAR && gf->kind == KG_GROUP_POINTWISE) v->vec = (uint8_t)gf->max_vec; /* a reduction's vectors: run time */
     return s;
   }
 
@@ -741,10 +745,20 @@ kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x
    * KGEN_ROW_CACHE=1) */
   v->cache = x->row_cache && !gf->coords && persistent && !colsched && !warp && S == 1 && (int64_t)s.row_threads * KG_ROW_CACHE >= nred && !forced;
   if (!v->cache) v->vec = rvec;
+  /* 128-bit loads in the column schedules (a thread per output, and a split's partial over
+   * columns): a thread takes vec neighbouring outputs — a whole vector of the innermost (kept)
+   * dim, whose size vec divides — and loads each row's vec elements at once; for a lone
+   * single-pass reduction (col_vec) whose sources varying along that dim are contiguous there
+   * and aligned (the row operands' facts: the same dim) */
+  if (colsched && !forced && !gf->coords && gf->col_vec && r > 0 && x->space[r - 1] > 0) {
+    uint8_t vec = row_vector(x);
+    while (vec > 1 && x->space[r - 1] % vec) vec /= 2;
+    if (vec >= 2) v->vec = vec;
+  }
   if (S > 1) {
     v->split = KG_SPLIT_PARTIAL;
     s.chunk = (nred + S - 1) / S;
-    if (v->vec > 1) s.chunk = (s.chunk + v->vec - 1) / v->vec * v->vec;
+    if (v->vec > 1 && !colsched) s.chunk = (s.chunk + v->vec - 1) / v->vec * v->vec; /* rows: whole vectors */
     s.nchunk = (nred + s.chunk - 1) / s.chunk; /* no empty chunk */
   }
   return s;

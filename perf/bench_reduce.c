@@ -305,7 +305,8 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
     int64_t blocks;
     if (reduce) {
       int64_t outs = node_numel(lg, grp->red); /* a block per element of the result, or a thread (column schedule) */
-      blocks = k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? (outs + k->launch.block[0] - 1) / k->launch.block[0]
+      int64_t per_col = (int64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
+      blocks = k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? (outs + per_col - 1) / per_col
                : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT  ? (outs + k->launch.tile_m - 1) / k->launch.tile_m
                                                                     : outs;
       if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT && outs > 0 && space / outs > r->row_len) r->row_len = space / outs;

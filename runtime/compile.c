@@ -158,8 +158,9 @@ bool kg_compile_program(kg_compiled *c, kg_pass_ctx *pc) {
                    compile_target(c->m->ctx)->name);
     }
     else if (c->kernels[i].launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT)
-      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): one thread per output element\n",
-                   c->kernels[i].launch.block[0], c->kernels[i].launch.block[0]);
+      kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(output elements / %u),1,1): %u output element(s) per thread\n",
+                   c->kernels[i].launch.block[0], c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread,
+                   c->kernels[i].launch.elems_per_thread);
     else
       kg_sb_printf(log, "launch: block (%u,1,1), grid (ceil(numel / %u),1,1)\n", c->kernels[i].launch.block[0],
                    c->kernels[i].launch.block[0] * c->kernels[i].launch.elems_per_thread);

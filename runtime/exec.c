@@ -331,7 +331,9 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   kg_dtype ix = (kg_dtype)k->index_dtype;
   _Alignas(64) unsigned char tmbuf[4][128]; /* tensor maps (KP_TMAP, by value) */
   uint32_t ntm = 0;
-  uint64_t nb = ((uint64_t)E->nout + k->launch.block[0] - 1) / k->launch.block[0]; /* column schedule: blocks per chunk */
+  /* the column schedules: blocks (per chunk), a thread taking elems_per_thread neighbouring outputs */
+  uint64_t per_col = (uint64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
+  uint64_t nb = ((uint64_t)E->nout + per_col - 1) / per_col;
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
     switch (kp->role) {

@@ -728,7 +728,8 @@ bool kg_pkr_kernel(kg_pkr *R, const cJSON *j, kg_kernel *k) {
   if (!ok) return false;
   const kg_launch *L = &k->launch;
   if (L->per_output > KG_LAUNCH_TILES) return kg_pkr_fail(R, "launch: unknown grid shape %u", L->per_output);
-  if (!L->block[0] || !L->block[1] || !L->block[2] || (L->per_output == KG_LAUNCH_ELEMENTS && !L->elems_per_thread) ||
+  if (!L->block[0] || !L->block[1] || !L->block[2] ||
+      ((L->per_output == KG_LAUNCH_ELEMENTS || L->per_output == KG_LAUNCH_THREAD_PER_OUTPUT) && !L->elems_per_thread) ||
       (L->per_output == KG_LAUNCH_TILES && (!L->tile_m || !L->tile_n)))
     return kg_pkr_fail(R, "launch: a zero block size, elements per thread or tile");
   if (L->per_output == KG_LAUNCH_WARP_PER_OUTPUT && (!L->tile_m || L->block[0] % L->tile_m))

@@ -199,10 +199,14 @@ static void rule_variants(const kg_group_facts *gf, const kg_kernel *dk, uint8_t
       bool persistent = gf->n_reds > 1 || gf->n_outs > 0;
       bool rowvec = !gf->coords && gf->rank > 0 && gf->red_mask == ((int64_t)1 << (gf->rank - 1));
       kg_variant w = v;
-      if (kept) w.layout = KG_LAYOUT_LINEAR, vadd(L, w); /* the column schedule */
+      /* the column schedule, and a split's partial kernel over columns: with vectors of
+       * neighbouring outputs where the group allows them (col_vec) */
+      uint32_t cvmax = kept && gf->col_vec && !gf->coords ? (16 / minel > 8 ? 8 : 16 / minel) : 1;
+      for (uint32_t vec = 1; kept && vec <= cvmax; vec *= 2) w = v, w.layout = KG_LAYOUT_LINEAR, w.vec = (uint8_t)vec, vadd(L, w);
       if (gf->splittable) {
         w = v, w.split = KG_SPLIT_PARTIAL, w.layout = kept ? KG_LAYOUT_LINEAR : KG_LAYOUT_STRIDED;
         vadd(L, w);
+        for (uint32_t vec = 2; kept && vec <= cvmax; vec *= 2) w.vec = (uint8_t)vec, vadd(L, w);
       }
       /* a block per row; a warp per row, and segments of one for short rows (the scheduler
        * picks the segment from the row's length and the vector: every vector width with every

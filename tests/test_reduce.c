@@ -194,7 +194,11 @@ static void run_axis(const char *op, int axis, int64_t a, int64_t b, int64_t cdi
   /* rows much shorter than a warp: segments of it (rows of 5: 4 lanes; of 1: a lane) */
   uint32_t sg = chunks == 1 && !colsched && shape[axis] <= KG_WARP_ROW_MAX ? kg_reduce_row_seg(shape[axis], vec ? 4 : 1) : 0;
   if (sg) snprintf(seg, sizeof seg, ".seg%u", 32u >> sg);
-  snprintf(wantv, sizeof wantv, "%s%s%s", want, seg, vec ? ".vec4" : "");
+  /* over columns (the column schedule or a split's partial over them): a thread takes 4 or 2
+   * neighbouring outputs where the innermost size allows, each row's elements one load */
+  bool cols = axis != 2 && (chunks > 1 || colsched);
+  const char *cv = cols && cdim % 4 == 0 ? ".vec4" : cols && cdim % 2 == 0 ? ".vec2" : "";
+  snprintf(wantv, sizeof wantv, "%s%s%s%s", want, seg, vec ? ".vec4" : "", cv);
   if (c->runtime.n)
     cr_expect_str_eq(c->runtime.v[0]->k.schedule, wantv, "%s axis %d %lldx%lldx%lld", op, axis, (long long)a, (long long)b, (long long)cdim);
   if (c->runtime.n > 1) cr_expect_str_eq(c->runtime.v[1]->k.schedule, "reduce.split_finish");

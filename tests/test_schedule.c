@@ -56,7 +56,7 @@ static const row rows[] = {
     /* reductions over the first dim (mask 1): the innermost dim is kept */
     {"column sums of short columns: a thread per output (coalesced)", RED, 2, 1, 1, 0, true, 4, true, {32, 16384, 0}, true, 64, 4, 0, LIN, 1, 0, 0, 0, 256},
     {"few columns over many rows: a split over columns", RED, 2, 1, 1, 0, true, 4, true, {100000, 3, 0}, true, 64, 4, 0, LIN, 1, 0, 0, 1, 256},
-    {"compile time, static column sums: the column schedule", RED, 2, 1, 1, 0, true, 4, false, {512, 16384, 0}, true, 0, 0, 0, LIN, 4, 0, 0, 0, 256},
+    {"compile time, static column sums: the column schedule (its vectors: run time)", RED, 2, 1, 1, 0, true, 4, false, {512, 16384, 0}, true, 0, 0, 0, LIN, 1, 0, 0, 0, 256},
     {"compile time, symbolic rows: a block per row", RED, 2, 1, 1, 0, true, 4, false, {-1, 16384, 0}, true, 0, 0, 0, STR, 1, 0, 0, 0, 256},
     /* a scan */
     {"a scan is strided, a thread per row", SCAN, 2, 2, 1, 0, false, 4, true, {64, 256, 0}, true, 64, 4, 0, STR, 1, 0, 0, 0, 256},
