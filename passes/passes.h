@@ -68,6 +68,9 @@ bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);
 #define KG_FOLD_MACS_MAX ((int64_t)1 << 22)
 /* mm_transpose.c: MATMUL(a, PERMUTE(b) swapping its last two dims) → MATMUL(a, b) reading b as [.., N, K] */
 bool kg_pass_mm_transpose(kg_graph *g, kg_pass_ctx *c);
+/* merge_products.c: products of one input with adjacent row slices of one weight (a packed
+ * in_proj_weight) as one product, its results sliced back out */
+bool kg_pass_merge_products(kg_graph *g, kg_pass_ctx *c);
 bool kg_pass_fold_products(kg_graph *g, kg_pass_ctx *c);
 /* Products left tiled only because a size is symbolic, which the structural rules would fold:
  * the fold plan's candidates (runtime/exec.c folds them all when every one is small at the
