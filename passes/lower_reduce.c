@@ -547,9 +547,9 @@ static void reduce_init(rkern *S, lctx *L) {
   S->col = L->v->layout == KG_LAYOUT_LINEAR || S->split == KG_SPLIT_FINISH;
   S->warp = L->v->warp && !S->col && !S->split;
   S->seg = S->warp ? L->v->seg : 0;
-  /* the column schedules with vectors: neighbouring outputs a thread (the finish kernel: one) */
-  S->cvec = S->col && S->split != KG_SPLIT_FINISH && L->v->vec > 1 ? L->v->vec : 1;
-  KG_ASSERT(S->cvec == 1 || (S->grp->reds.n == 1 && S->grp->outs.n == 0));
+  /* the column schedules with vectors: neighbouring outputs a thread (the finish kernel: one);
+   * a vector the group cannot take (a variant made elsewhere) is ignored, as the rows' is */
+  S->cvec = S->col && S->split != KG_SPLIT_FINISH && L->v->vec > 1 && kg_group_col_vec(S->g, S->grp) ? L->v->vec : 1;
   S->persistent = S->grp->reds.n > 1 || S->grp->outs.n;
   S->cache = L->v->cache && !S->col && !S->split && !S->warp;
   /* a split takes a sum of exp along only as a max's online pair (always online: its partials are

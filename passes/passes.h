@@ -393,6 +393,9 @@ typedef struct kg_group_facts {
                                  row outputs: the column schedules can give a thread vec neighbouring outputs */
 } kg_group_facts;
 kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
+/* One single-pass reduction (sum, nansum, mean, prod, amax, amin), no row outputs: the column
+ * schedules can give a thread several neighbouring outputs (kg_group_facts.col_vec) */
+bool kg_group_col_vec(const kg_graph *g, const kg_group *grp);
 bool kg_group_has_layout(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
 
 /* A source of a row reduction, for 128-bit row loads (run time). */

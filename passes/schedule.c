@@ -136,6 +136,12 @@ bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp) {
 
 /* One reduction, a mean and its Welford variance (one walk for both: the variance's partials
  * hold the mean), or a max and its online sum of exp; no row outputs. */
+bool kg_group_col_vec(const kg_graph *g, const kg_group *grp) {
+  if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
+  kg_op op = (kg_op)g->nodes.v[grp->reds.v[0]].op;
+  return op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN || op == KG_OP_RPROD || op == KG_OP_RAMAX || op == KG_OP_RAMIN;
+}
+
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE || grp->outs.n != 0) return false;
   if (grp->reds.n == 2 && kg_group_online_pair(g, grp)) return true;
@@ -271,10 +277,7 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
   walk_sources(g, f, grp, true, same_shape, &sc);
   gf.operands_match_space = sc.all_equal;
   gf.coords = kg_group_has_layout(g, f, grp);
-  if (grp->kind == KG_GROUP_REDUCE && grp->reds.n == 1 && grp->outs.n == 0) {
-    kg_op op = (kg_op)g->nodes.v[grp->reds.v[0]].op;
-    gf.col_vec = op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN || op == KG_OP_RPROD || op == KG_OP_RAMAX || op == KG_OP_RAMIN;
-  }
+  gf.col_vec = kg_group_col_vec(g, grp);
   return gf;
 }
 
