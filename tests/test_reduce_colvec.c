@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "nvrtc_util.h"
-#include "oracle_fixture.h"
+#include "example_run.h"
 #include "runtime/api_int.h"
 
 /* The scheduler: columns of float32 aligned to 16 bytes take 4 a thread where the innermost
@@ -46,37 +46,8 @@ Test(reduce_colvec, the_scheduler_picks_the_vector) {
   }
 }
 
-/* examples/red_columns_vec on the emulator with random inputs: the compiled program (its
- * run-time kernels), its context and module. */
 static kg_compiled *run_columns(kg_context *ctx, kg_device_kind dev, kg_module **mo) {
-  kg_module *m = load(ctx, "examples/red_columns_vec");
-  kg_compiled *c0;
-  cr_assert_eq(kg_specialize(m, NULL, NULL, &c0), KG_OK, "%s", kg_last_error(ctx));
-  int np = (int)c0->g.params.n;
-  cr_assert_leq(np, 8);
-  kg_npy in[8];
-  DLTensor v[8];
-  const DLTensor *ins[8];
-  for (int p = 0; p < np; p++) {
-    const kg_gnode *n = &c0->g.nodes.v[c0->g.params.v[p].node];
-    int64_t shape[8];
-    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].v;
-    cr_assert_eq(kg_npy_random(&in[p], n->dtype, n->shape.rank, shape, 57 + (unsigned)p, true), 0);
-    kg_npy_dlview(&in[p], &v[p]);
-    ins[p] = &v[p];
-  }
-  kg_compiled_free(c0);
-  kg_compiled *c;
-  cr_assert_eq(kg_specialize_for(m, NULL, ins, np, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
-  int no = kg_compiled_n_outputs(c);
-  kg_npy outs[16];
-  DLTensor ov[16], *op[16];
-  cr_assert_eq(kg_alloc_host_outputs(c, outs, ov, op), KG_OK);
-  cr_assert_eq(kg_run(c, dev, ins, np, NULL, 0, op, no, NULL), KG_OK, "%s", kg_last_error(ctx));
-  for (int i = 0; i < no; i++) kg_npy_free(&outs[i]);
-  for (int p = 0; p < np; p++) kg_npy_free(&in[p]);
-  *mo = m;
-  return c;
+  return run_example(ctx, "examples/red_columns_vec", dev, 57, mo);
 }
 
 /* The run-time kernels: which take vectors, how many outputs a thread, and vector loads in their CUDA C. */
@@ -164,19 +135,7 @@ Test(reduce_colvec, grid_counts_a_thread_per_vector, .timeout = 300) {
 /* Against PyTorch in every thread order of the emulator. */
 Test(reduce_colvec, match_pytorch, .init = setup, .fini = teardown, .timeout = 600) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
-  for (int order = 0; order < 3; order++) {
-    kg_context *ctx = ctx_in_order(order, 19);
-    kg_module *m = load(ctx, "examples/red_columns_vec");
-    kg_check_opts co;
-    memset(&co, 0, sizeof co);
-    co.device = KG_DEVICE_EMU, co.seed = (unsigned)(5 + order);
-    kg_check_result r;
-    cr_assert_eq(kg_check_module(ctx, orc, m, &co, &r), KG_OK, "order %d: %s", order, kg_last_error(ctx));
-    for (int k = 0; k < r.n_outputs; k++)
-      cr_expect(r.rows[k].ok, "order %d: out%d %s %s: %s", order, k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
-    kg_check_result_free(&r);
-    kg_module_free(m), kg_context_free(ctx);
-  }
+  check_every_order("examples/red_columns_vec", 19, 5);
 }
 
 /* NVRTC for sm_80 and sm_90: the vector kernels compile and spill nothing. */
