@@ -118,7 +118,7 @@ static bool try_merge(kg_graph *g, uint32_t i) {
     uint32_t Wj;
     int64_t sj, nj;
     if (m->op != KG_OP_MATMUL || m->ia[0] != 4 || m->n_in != 2 || m->in[0] != x || m->dtype != m0->dtype || m->cdtype != m0->cdtype ||
-        m->ia[1] != m0->ia[1] || m->shape.rank != r || !row_slice(g, m->in[1], &Wj, &sj, &nj) || Wj != W)
+        m->ia[1] != m0->ia[1] || m->ia[2] != m0->ia[2] || m->shape.rank != r || !row_slice(g, m->in[1], &Wj, &sj, &nj) || Wj != W)
       continue;
     uint32_t b = KG_NONE, a = bias_of(g, uses, j, sj, nj, &b, g->nodes.n - 1);
     if (nm == 0) with_bias = a != KG_NONE, bias = b;
