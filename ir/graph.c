@@ -201,6 +201,46 @@ uint32_t *kg_graph_use_counts(const kg_graph *g) {
   return u;
 }
 
+/* Copies old node i (and first, recursively, the operands not copied yet: nodes that move before
+ * the insertion point) into g, its operands through map. */
+static void insert_copy(kg_graph *g, const kg_gnode *old, uint32_t i, uint32_t *map, uint8_t *done, const uint32_t *repl) {
+  if (done[i]) return;
+  kg_gnode nd = old[i];
+  for (int j = 0; j < nd.n_in; j++) insert_copy(g, old, nd.in[j], map, done, repl);
+  for (int j = 0; j < nd.n_in; j++) nd.in[j] = map[nd.in[j]];
+  uint32_t id = kg_graph_add(g, &nd);
+  done[i] = 1;
+  if (repl[i] == KG_NONE) map[i] = id; /* a replaced node stays (dead) but is read by nobody */
+}
+
+void kg_graph_insert(kg_graph *g, uint32_t pos, const kg_gnode *add, uint32_t nadd, const uint32_t *repl) {
+  uint32_t n = g->nodes.n;
+  kg_gnode *old = kg_xmalloc((n + 1) * sizeof *old);
+  memcpy(old, g->nodes.v, n * sizeof *old);
+  uint32_t *map = kg_xmalloc((n + 1) * sizeof *map);
+  uint8_t *done = kg_xcalloc(n + 1, 1);
+  g->nodes.n = 0;
+  for (uint32_t i = 0; i <= n; i++) {
+    if (i == pos) {
+      for (uint32_t a = 0; a < nadd; a++) /* what the new nodes read moves before them */
+        for (int j = 0; j < add[a].n_in; j++)
+          if (add[a].in[j] < KG_GRAPH_NEW(0)) insert_copy(g, old, add[a].in[j], map, done, repl);
+      uint32_t base = g->nodes.n;
+      for (uint32_t a = 0; a < nadd; a++) {
+        kg_gnode x = add[a];
+        for (int j = 0; j < x.n_in; j++) x.in[j] = x.in[j] >= KG_GRAPH_NEW(0) ? base + (x.in[j] - KG_GRAPH_NEW(0)) : map[x.in[j]];
+        kg_graph_add(g, &x);
+      }
+      for (uint32_t k = 0; k < n; k++)
+        if (repl[k] != KG_NONE) map[k] = base + repl[k];
+    }
+    if (i < n) insert_copy(g, old, i, map, done, repl);
+  }
+  for (uint32_t i = 0; i < g->outputs.n; i++) g->outputs.v[i] = map[g->outputs.v[i]];
+  for (uint32_t i = 0; i < g->params.n; i++) g->params.v[i].node = map[g->params.v[i].node];
+  free(done), free(map), free(old);
+}
+
 bool kg_graph_verify(const kg_graph *g, kg_diag *d) {
 #define GFAIL(...) do { kg_diag_add(d, KG_E_INTERNAL, n ? n->path : NULL, NULL, "program verifier: " __VA_ARGS__); return false; } while (0)
   const kg_gnode *n = NULL;

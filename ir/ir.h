@@ -388,6 +388,13 @@ typedef struct kg_launch {
                                 rows a block (8 warps of 2^seg rows each) */
 } kg_launch;
 
+/* The blocks along x of launch l over nout outputs (the reduction schedules), numel elements
+ * (pointwise) or a product's mm_n columns (tiles): runtime/exec.c launches this many and
+ * perf/bench_reduce counts them, one formula. kg_launch_column_blocks: ceil(nout / (block.x ·
+ * elems_per_thread)), the column schedules' blocks (a split's blocks per chunk). */
+uint64_t kg_launch_blocks_x(const kg_launch *l, uint64_t nout, uint64_t numel, uint64_t mm_n);
+uint64_t kg_launch_column_blocks(const kg_launch *l, uint64_t nout);
+
 /* A TMA tensor map a kernel takes (KPR_TMAP), made at launch from a product operand's tensor:
  * the buffer (owner, index as KPR_TENSOR's r0 / r1); its two matrix dims, innermost first, as
  * dims from the end (-1 the last); a third, the product's batch when the operand has batch dims
@@ -572,6 +579,14 @@ bool kg_shape_broadcast(const kg_shape *a, const kg_shape *b, kg_shape *out, int
 void kg_shape_print(const kg_graph *g, const kg_shape *s, kg_strbuf *out);
 void kg_graph_print(const kg_graph *g, kg_strbuf *out);
 bool kg_graph_verify(const kg_graph *g, kg_diag *d);
+/* Rebuilds g with the nodes add[0 .. nadd) inserted before old node `pos` (pos = g->nodes.n: at
+ * the end). An added node's operand is an old node id, or KG_GRAPH_NEW(b) for add[b] (b < its
+ * own index). The old nodes at or after pos that the added nodes read move before them, with their
+ * own operands (the caller knows moving them changes nothing: views, casts, inputs). Every use of
+ * an old node k with repl[k] != KG_NONE reads add[repl[k]] instead (the caller makes sure those
+ * uses come after pos); replaced nodes stay, read by nobody (DCE drops them). */
+#define KG_GRAPH_NEW(a) (0x80000000u + (uint32_t)(a))
+void kg_graph_insert(kg_graph *g, uint32_t pos, const kg_gnode *add, uint32_t nadd, const uint32_t *repl);
 /* The entry's results: outputs[0 .. n) (the rest are write-backs into parameters, kg_gparam.wb). */
 uint32_t kg_graph_n_results(const kg_graph *g);
 /* Number of uses of each node (outputs count as uses); caller frees. */

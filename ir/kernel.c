@@ -570,3 +570,18 @@ bool kg_kernel_verify(const kg_kernel *k, kg_diag *d) {
   free(v.declared);
   return v.ok;
 }
+
+uint64_t kg_launch_column_blocks(const kg_launch *l, uint64_t nout) {
+  uint64_t per = (uint64_t)l->block[0] * (l->elems_per_thread ? l->elems_per_thread : 1);
+  return per ? (nout + per - 1) / per : 0;
+}
+
+uint64_t kg_launch_blocks_x(const kg_launch *l, uint64_t nout, uint64_t numel, uint64_t mm_n) {
+  switch (l->per_output) {
+  case KG_LAUNCH_BLOCK_PER_OUTPUT: return nout;
+  case KG_LAUNCH_THREAD_PER_OUTPUT: return kg_launch_column_blocks(l, nout);
+  case KG_LAUNCH_WARP_PER_OUTPUT: return l->tile_m ? (nout + l->tile_m - 1) / l->tile_m : 0; /* rows a block */
+  case KG_LAUNCH_TILES: return l->tile_n ? (mm_n + l->tile_n - 1) / l->tile_n : 0;
+  default: return kg_launch_column_blocks(l, numel); /* block.x · elems_per_thread elements a block */
+  }
+}

@@ -67,38 +67,7 @@ static bool is_output(const kg_graph *g, uint32_t id) {
   return false;
 }
 
-/* Rebuilds g with `add` (nodes whose inputs are below `after` or earlier in `add`, numbered
- * from `after` + 1 on) inserted right after node `after`; every use of old node id k with
- * repl[k] != KG_NONE reads the new node add index repl[k] instead. */
-static void insert_after(kg_graph *g, uint32_t after, const kg_gnode *add, uint32_t nadd, const uint32_t *repl) {
-  uint32_t n = g->nodes.n;
-  kg_gnode *old = kg_xmalloc((n + 1) * sizeof *old);
-  memcpy(old, g->nodes.v, n * sizeof *old);
-  uint32_t *map = kg_xmalloc((n + 1) * sizeof *map);
-  g->nodes.n = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    kg_gnode nd = old[i];
-    for (int j = 0; j < nd.n_in; j++) nd.in[j] = map[nd.in[j]];
-    uint32_t id = kg_graph_add(g, &nd);
-    if (repl[i] == KG_NONE) map[i] = id; /* a replaced node stays (dead) but is read by nobody */
-    if (i == after) {
-      uint32_t base = g->nodes.n;
-      for (uint32_t a = 0; a < nadd; a++) {
-        kg_gnode x = add[a];
-        for (int j = 0; j < x.n_in; j++) x.in[j] = x.in[j] >= 0x80000000u ? base + (x.in[j] - 0x80000000u) : map[x.in[j]];
-        kg_graph_add(g, &x);
-      }
-      for (uint32_t k = 0; k < n; k++)
-        if (repl[k] != KG_NONE) map[k] = base + repl[k]; /* (all after `after`: not yet copied) */
-    }
-  }
-  for (uint32_t i = 0; i < g->outputs.n; i++) g->outputs.v[i] = map[g->outputs.v[i]];
-  for (uint32_t i = 0; i < g->params.n; i++) g->params.v[i].node = map[g->params.v[i].node];
-  free(map), free(old);
-}
-
-/* An index into the inserted nodes, as insert_after reads it */
-#define NEW(a) (0x80000000u + (a))
+#define NEW(a) KG_GRAPH_NEW(a)
 
 /* Merges the products of x with row slices of W (and their bias sums) found from product i. */
 static bool try_merge(kg_graph *g, uint32_t i) {
@@ -166,7 +135,121 @@ static bool try_merge(kg_graph *g, uint32_t i) {
   }
   uint32_t after = x > W ? x : W;
   if (with_bias && bias > after) after = bias;
-  insert_after(g, after, add, na, repl);
+  kg_graph_insert(g, after + 1, add, na, repl);
+  free(repl);
+  return true;
+}
+
+/* ---- separate weights: one product over their concatenation ---- */
+
+/* Can node id move before node pos (kg_graph_insert)? Already before it, or an input, a constant,
+ * or a cast or layout view of such (a captured weight cast to the product's dtype), at most 8
+ * deep: moving those earlier changes no value. */
+static bool movable(const kg_graph *g, uint32_t id, uint32_t pos, int depth) {
+  if (id < pos) return true;
+  const kg_gnode *n = &g->nodes.v[id];
+  if (n->op == KG_OP_INPUT || n->op == KG_OP_CONST) return true;
+  if (depth >= 8 || !(kg_op_get((kg_op)n->op)->flags & (KG_OPF_CAST | KG_OPF_LAYOUT))) return false;
+  for (int j = 0; j < n->n_in; j++)
+    if (!movable(g, n->in[j], pos, depth + 1)) return false;
+  return true;
+}
+
+/* The bias sum ADD(m, b) that is m's only reader, b a vector as long as m's last dim, or KG_NONE */
+static uint32_t vector_bias_of(const kg_graph *g, const uint32_t *uses, uint32_t m, uint32_t *bias) {
+  if (uses[m] != 1) return KG_NONE;
+  const kg_gnode *mn = &g->nodes.v[m];
+  for (uint32_t i = m + 1; i < g->nodes.n; i++) {
+    const kg_gnode *a = &g->nodes.v[i];
+    if (a->op != KG_OP_ADD || a->n_in != 2 || a->in[0] != m) continue;
+    const kg_gnode *b = &g->nodes.v[a->in[1]];
+    if (!kg_shape_equal(&a->shape, &mn->shape) || b->shape.rank != 1 || b->vkind != KG_V_TENSOR || !kg_shape_equal(&b->shape, &(kg_shape){.rank = 1, .d = {mn->shape.d[mn->shape.rank - 1]}}))
+      return KG_NONE;
+    *bias = a->in[1];
+    return i;
+  }
+  return KG_NONE;
+}
+
+/* A layout node of one operand (CAT along dim 0, SLICE of the last dim) */
+static kg_gnode layout_node(kg_op op, kg_dtype dt, const kg_shape *sh, const kg_gnode *at) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = (uint16_t)op, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_TENSOR, n.shape = *sh;
+  n.path = at->path, n.srcloc = at->srcloc;
+  return n;
+}
+
+/* Merges the products of x with separate weights [n_j, K] (and their bias sums) found from
+ * product i, when the scheduler wants them merged at x's rows (kg_schedule_merge_siblings). */
+static bool try_siblings(kg_graph *g, uint32_t i) {
+  const kg_gnode *m0 = &g->nodes.v[i];
+  int r = m0->shape.rank;
+  if (m0->op != KG_OP_MATMUL || m0->ia[0] != 4 || m0->vkind != KG_V_TENSOR || m0->n_in != 2 || r < 2) return false;
+  int64_t rows = 1;
+  for (int d = 0; d < r - 1; d++) {
+    if (m0->shape.d[d].kind != KG_DIM_STATIC) return false;
+    rows *= m0->shape.d[d].v;
+  }
+  if (!kg_schedule_merge_siblings(rows)) return false;
+  uint32_t x = m0->in[0];
+  kg_dtype wdt = (kg_dtype)g->nodes.v[m0->in[1]].dtype, bdt = KG_DT_NONE;
+  uint32_t *uses = kg_graph_use_counts(g);
+  member mem[8];
+  uint32_t bias[8];
+  int nm = 0;
+  bool with_bias = false;
+  for (uint32_t j = i; j < g->nodes.n && nm < 8; j++) {
+    const kg_gnode *m = &g->nodes.v[j], *w = &g->nodes.v[m->in[1]];
+    if (m->op != KG_OP_MATMUL || m->ia[0] != 4 || m->n_in != 2 || m->in[0] != x || m->vkind != KG_V_TENSOR || m->dtype != m0->dtype ||
+        m->cdtype != m0->cdtype || m->ia[1] != m0->ia[1] || m->ia[2] != m0->ia[2] || m->shape.rank != r)
+      continue;
+    if (w->shape.rank != 2 || w->shape.d[0].kind != KG_DIM_STATIC || w->dtype != wdt || is_output(g, j) || !movable(g, m->in[1], i, 0)) continue;
+    uint32_t b = KG_NONE, a = vector_bias_of(g, uses, j, &b);
+    if (a != KG_NONE && (is_output(g, a) || !movable(g, b, i, 0))) a = KG_NONE;
+    if (nm == 0) with_bias = a != KG_NONE, bdt = a != KG_NONE ? (kg_dtype)g->nodes.v[b].dtype : KG_DT_NONE;
+    if ((a != KG_NONE) != with_bias || (with_bias && g->nodes.v[b].dtype != bdt)) continue;
+    bias[nm] = b;
+    mem[nm++] = (member){j, a, 0, w->shape.d[0].v};
+  }
+  free(uses);
+  if (nm < 2) return false;
+  int64_t total = 0;
+  for (int k = 0; k < nm; k++) mem[k].start = total, total += mem[k].n;
+  /* the merged nodes: CAT(weights), MATMUL, [CAT(biases), ADD], then each member's slice of the result */
+  kg_gnode add[4 + 8];
+  uint32_t na = 0;
+  kg_shape sh = g->nodes.v[m0->in[1]].shape;
+  sh.d[0].v = total;
+  kg_gnode cw = layout_node(KG_OP_CAT, wdt, &sh, m0);
+  cw.n_in = (uint8_t)nm;
+  for (int k = 0; k < nm; k++) cw.in[k] = g->nodes.v[mem[k].m].in[1];
+  add[na++] = cw;
+  kg_gnode mm = *m0;
+  mm.in[1] = NEW(0), mm.shape.d[r - 1] = (kg_dim){KG_DIM_STATIC, total};
+  add[na++] = mm;
+  uint32_t res = NEW(1);
+  if (with_bias) {
+    kg_gnode cb = layout_node(KG_OP_CAT, bdt, &(kg_shape){.rank = 1, .d = {{KG_DIM_STATIC, total}}}, m0);
+    cb.n_in = (uint8_t)nm;
+    for (int k = 0; k < nm; k++) cb.in[k] = bias[k];
+    add[na++] = cb;
+    kg_gnode ad = g->nodes.v[mem[0].a];
+    ad.in[0] = NEW(1), ad.in[1] = NEW(2), ad.shape = mm.shape;
+    add[na++] = ad;
+    res = NEW(3);
+  }
+  uint32_t *repl = kg_xmalloc((g->nodes.n + 1) * sizeof *repl);
+  for (uint32_t k = 0; k < g->nodes.n; k++) repl[k] = KG_NONE;
+  for (int k = 0; k < nm; k++) {
+    uint32_t old = with_bias ? mem[k].a : mem[k].m;
+    const kg_gnode *o = &g->nodes.v[old];
+    kg_gnode s = layout_node(KG_OP_SLICE, (kg_dtype)o->dtype, &o->shape, o);
+    s.n_in = 1, s.in[0] = res, s.ia[0] = r - 1, s.ia[1] = mem[k].start, s.ia[2] = 1;
+    repl[old] = na;
+    add[na++] = s;
+  }
+  kg_graph_insert(g, i, add, na, repl);
   free(repl);
   return true;
 }
@@ -174,11 +257,14 @@ static bool try_merge(kg_graph *g, uint32_t i) {
 bool kg_pass_merge_products(kg_graph *g, kg_pass_ctx *c) {
   if (c->no_fold) return false;
   bool changed = false;
-  for (uint32_t i = 0; i < g->nodes.n; i++)
-    if (try_merge(g, i)) { /* the merged nodes sit before i now; the replaced ones are dead */
-      changed = true;
-      kg_pass_dce(g, c);
-      i = 0;
-    }
+  /* slices of one weight first (a view, no prologue), then separate weights (which may take
+   * such a merged product as one of theirs) */
+  for (int phase = 0; phase < 2; phase++)
+    for (uint32_t i = 0; i < g->nodes.n; i++)
+      if (phase ? try_siblings(g, i) : try_merge(g, i)) { /* the merged nodes sit at or before i now; the replaced ones are dead */
+        changed = true;
+        kg_pass_dce(g, c);
+        i = 0;
+      }
   return changed;
 }

@@ -2,8 +2,10 @@
  *
  * fold → cse → dce, repeated until nothing changes (at most 8 rounds), the
  * verifier after every pass; decompose (the lowered copy) and the same rounds on it;
- * merge_products (products of one input with adjacent slices of one weight as one);
- * mm_transpose (a product's transposed operand read as it is); fold_products (small matrix
+ * attention (a hand-written attention as the fused kernel); mm_transpose (a product's
+ * transposed operand read as it is: x @ w.t() becomes linear's layout, which merge_products
+ * looks for); merge_products (products of one input with slices of one weight, or with
+ * separate weights at few rows, as one); fold_products (small matrix
  * products into their readers); then fusion. With a log (kgen explain) the program
  * is printed after each pass, or "(unchanged)"; KG_DUMP=fold,cse prints the
  * named passes to stderr. */
@@ -89,9 +91,9 @@ bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {
   bool ch = false;
   if (!run_one(lg, c, "attention", kg_pass_attention, &ch)) return false;
   if (ch && !passes_to_fixpoint(lg, c)) return false;
-  if (!run_one(lg, c, "merge_products", kg_pass_merge_products, &ch)) return false;
   if (!run_one(lg, c, "mm_transpose", kg_pass_mm_transpose, &ch)) return false;
   if (ch && !run_one(lg, c, "dce", kg_pass_dce, &ch)) return false;
+  if (!run_one(lg, c, "merge_products", kg_pass_merge_products, &ch)) return false;
   if (!run_one(lg, c, "fold_products", kg_pass_fold_products, &ch)) return false;
   kg_pass_fuse(lg, f, false, c);
   if (c->log) {

@@ -14,7 +14,10 @@
  *                 device they run on fibers, one context switch per barrier per thread) — the
  *                 math path's products (matmul.cpu) and softmax (a row kernel) instead, as
  *                 PyTorch's CPU attention computes it. The forwards with attention ran 1.7
- *                 to 3.6x slower than eager on fibers (docs/perf_cpu.md).
+ *                 to 3.6x slower than eager on fibers (docs/perf_cpu.md). Also without the
+ *                 products of separate weights merge_products merged (a concatenated weight
+ *                 is a prologue the CPU's dot schedule for few rows cannot read in place:
+ *                 three products of 2 rows x 1024 x 1024 took 0.4 ms, merged 5.2 ms).
  * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
  * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
  * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the
@@ -98,17 +101,29 @@ static bool has_attention(const kg_graph *g) {
   return false;
 }
 
+/* a product whose weight is a concatenation: separate weights merged by merge_products (whose
+ * prologue the CPU's dot schedule cannot read in place), or written so */
+static bool has_concatenated_weight(const kg_graph *g) {
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if ((n->op == KG_OP_MATMUL || n->op == KG_OP_MMFOLD) && n->n_in == 2 && g->nodes.v[n->in[1]].op == KG_OP_CAT) return true;
+  }
+  return false;
+}
+
 bool kg_compiled_wants_unfold(kg_compiled *c) {
   if (!c->unfold_known) {
     c->unfold_known = true;
-    c->unfold_some = c->unfold_attn = has_attention(&c->lg);
+    c->unfold_attn = has_attention(&c->lg);
+    c->unfold_some = c->unfold_attn || has_concatenated_weight(&c->lg);
     for (uint32_t i = 0; i < c->lg.nodes.n && !c->unfold_some; i++) c->unfold_some = unfold_node(&c->lg, &c->lg.nodes.v[i]);
   }
   return c->unfold_some;
 }
 
-/* lg again from the typed program without the fused attention: the pipeline's lowering steps
- * (kg_pipeline_run's) with a hand-written attention kept as written and
+/* lg again from the typed program without the fused attention and the merged products: the
+ * pipeline's lowering steps (kg_pipeline_run's, merge_products left out) with a hand-written
+ * attention kept as written and
  * scaled_dot_product_attention expanded into the math path, on a copy of c->g (final already:
  * its passes change nothing). The same parameters, outputs and size symbols as lg: exec.c binds
  * a run against lg and reads the plan's program after. */
@@ -139,7 +154,7 @@ static bool build_unfold_plan(kg_compiled *c, kg_diag *d) {
   c->unfold_built = true;
   kg_graph_init(&c->lg_unfold, &c->arena, c->lg.entry);
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
-  if (has_attention(&c->lg)) {
+  if (has_attention(&c->lg) || has_concatenated_weight(&c->lg)) {
     if (!lower_without_attention(c, &pc)) return false;
   } else {
     kg_graph_clone(&c->lg_unfold, &c->lg);

@@ -1,31 +1,47 @@
 /* tests/test_merge_products.c — passes/merge_products.c: products of one input with adjacent row
- * slices of one weight (a packed in_proj_weight) run as one product, their results sliced out.
+ * slices of one weight (a packed in_proj_weight), or with separate weights at few rows, run as one
+ * product, their results sliced out.
  *
  * Structure: the lowering program's products per weight (examples/mm_packed_projections: three
- * adjacent slices with their bias slices merge into one, two slices with a gap stay two, two
- * adjacent bias-less slices merge), the forced variant that keeps products apart (no merge),
- * and the model forward the pass is for (transformer_lm: 15 kernels, its attention still fused).
- * Numbers: both examples against PyTorch on the emulator and on the CPU device. */
+ * adjacent slices with their bias slices merge into one, two slices with a gap are no slice of
+ * one weight — at 35 rows they merge as separate weights, with the bias-less pair of adjacent
+ * slices), the forced variant that keeps products apart (no merge), and the model forward the pass
+ * is for (transformer_lm: 15 kernels, its attention still fused). Separate weights
+ * (examples/mm_sibling_projections): q, k, v with biases and gate, up without as a concatenation
+ * each, a weight cast after the first product, 64 rows kept apart, a product that is a result
+ * kept apart; the Llama layer 10 → 7 kernels; the CPU device's plan without them (its dot
+ * schedule reads weights in place). Numbers: the examples against PyTorch on the emulator and on
+ * the CPU device; NVRTC: the merged products (a concatenated B on the mma.sync tier) spill
+ * nothing on sm_80 and sm_90. */
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "nvrtc_util.h"
 #include "oracle_fixture.h"
 #include "runtime/api_int.h"
 
+static bool is_product(const kg_gnode *m) { return m->op == KG_OP_MATMUL || m->op == KG_OP_MMFOLD; }
+
 /* The products (MATMUL or MMFOLD) of c's lowering program whose B is a row slice of entry
- * parameter p, and the rows the widest of them reads. */
-static int products_of(const kg_compiled *c, uint32_t p, int64_t *rows) {
+ * parameter p, or a concatenation with such a slice (*through: how many), and the rows the widest
+ * slice reads. */
+static int products_of(const kg_compiled *c, uint32_t p, int64_t *rows, int *through) {
   const kg_graph *g = &c->lg;
   uint32_t w = g->params.v[p].node;
   int n = 0;
-  *rows = 0;
+  *rows = 0, *through = 0;
   for (uint32_t i = 0; i < g->nodes.n; i++) {
     const kg_gnode *m = &g->nodes.v[i];
-    if (m->op != KG_OP_MATMUL && m->op != KG_OP_MMFOLD) continue;
+    if (!is_product(m)) continue;
     const kg_gnode *b = &g->nodes.v[m->in[1]];
-    if (b->op != KG_OP_SLICE || b->in[0] != w) continue;
-    n++;
-    if (b->shape.d[0].v > *rows) *rows = b->shape.d[0].v;
+    bool cat = b->op == KG_OP_CAT, hit = false;
+    for (int j = 0; j < (cat ? b->n_in : 1); j++) {
+      const kg_gnode *s = cat ? &g->nodes.v[b->in[j]] : b;
+      if (s->op != KG_OP_SLICE || s->in[0] != w) continue;
+      hit = true;
+      if (s->shape.d[0].v > *rows) *rows = s->shape.d[0].v;
+    }
+    n += hit, *through += hit && cat;
   }
   return n;
 }
@@ -45,13 +61,17 @@ Test(merge_products, adjacent_slices_merge) {
     kg_compiled *c;
     cr_assert_eq(kg_specialize(m, NULL, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
     int64_t rows;
-    int n = products_of(c, 1, &rows); /* w: q, k, v with their bias slices */
+    int cat;
+    int n = products_of(c, 1, &rows, &cat); /* w: q, k, v with their bias slices */
     cr_expect_eq(n, f ? 3 : 1, "w: %d products (forced %d)", n, f);
+    cr_expect_eq(cat, 0, "w: its slices merged as a view");
     if (!f) cr_expect_eq(rows, 24, "the merged product reads all 24 rows: %lld", (long long)rows);
-    n = products_of(c, 3, &rows); /* w2: rows 0..8 and 16..24, a gap */
-    cr_expect_eq(n, 2, "w2: %d products", n);
-    n = products_of(c, 4, &rows); /* w3: two adjacent slices, no bias */
+    n = products_of(c, 3, &rows, &cat); /* w2: rows 0..8 and 16..24, a gap: separate weights */
+    cr_expect_eq(n, f ? 2 : 1, "w2: %d products", n);
+    cr_expect_eq(cat, f ? 0 : 1, "w2: %d through a concatenation", cat);
+    n = products_of(c, 4, &rows, &cat); /* w3: two adjacent slices, no bias: then with w2's */
     cr_expect_eq(n, f ? 2 : 1, "w3: %d products", n);
+    cr_expect_eq(cat, f ? 0 : 1, "w3: %d through a concatenation", cat);
     if (!f) cr_expect_eq(rows, 32);
     kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   }
@@ -89,6 +109,144 @@ Test(merge_products, match_pytorch, .init = setup, .fini = teardown, .timeout = 
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
   check_on("examples/mm_packed_projections", KG_DEVICE_EMU);
   check_on("examples/mm_packed_projections", KG_DEVICE_CPU);
+  check_on("examples/mm_sibling_projections", KG_DEVICE_EMU);
+  check_on("examples/mm_sibling_projections", KG_DEVICE_CPU);
   check_on("examples/models/transformer_lm", KG_DEVICE_EMU);
   check_on("examples/models/transformer_lm", KG_DEVICE_CPU);
+}
+
+/* ---- separate weights ---- */
+
+/* The products of g whose B is a concatenation: how many, and each one's operands' entry
+ * parameters (through a cast) in widths[] (-1: another node), its bias concatenated or not. */
+typedef struct catprod {
+  int n_in;
+  int param[8];
+  bool bias;
+} catprod;
+
+static int param_of(const kg_graph *g, uint32_t id) {
+  while (g->nodes.v[id].op == KG_OP_CAST) id = g->nodes.v[id].in[0];
+  for (uint32_t p = 0; p < g->params.n; p++)
+    if (g->params.v[p].node == id) return (int)p;
+  return -1;
+}
+
+static int cat_products(const kg_graph *g, catprod *out, int max) {
+  int n = 0;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *m = &g->nodes.v[i];
+    if (!is_product(m) || g->nodes.v[m->in[1]].op != KG_OP_CAT) continue;
+    const kg_gnode *b = &g->nodes.v[m->in[1]];
+    if (n < max) {
+      out[n].n_in = b->n_in;
+      for (int j = 0; j < b->n_in; j++) out[n].param[j] = param_of(g, b->in[j]);
+      out[n].bias = false;
+      for (uint32_t k = i + 1; k < g->nodes.n; k++) {
+        const kg_gnode *a = &g->nodes.v[k];
+        if (a->op == KG_OP_ADD && a->in[0] == i && g->nodes.v[a->in[1]].op == KG_OP_CAT) out[n].bias = true;
+      }
+    }
+    n++;
+  }
+  return n;
+}
+
+static int plain_products(const kg_graph *g) {
+  int n = 0;
+  for (uint32_t i = 0; i < g->nodes.n; i++) n += is_product(&g->nodes.v[i]) && g->nodes.v[g->nodes.v[i].in[1]].op != KG_OP_CAT;
+  return n;
+}
+
+static kg_compiled *compile_entry(kg_context *ctx, kg_module **m, const char *entry) {
+  *m = load(ctx, "examples/mm_sibling_projections");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(*m, entry, NULL, &c), KG_OK, "%s: %s", entry, kg_last_error(ctx));
+  return c;
+}
+
+Test(merge_products, separate_weights) {
+  for (int f = 0; f < 2; f++) {
+    kg_context *ctx = ctx_forced(f ? KG_FORCE_STRIDED_I64 : 0);
+    kg_module *m;
+    catprod cp[4];
+    /* x [2, 5, 16]: q, k, v (biases) one product, gate and up (none) another */
+    kg_compiled *c = compile_entry(ctx, &m, "mm_sibling_qkv_mlp");
+    int n = cat_products(&c->lg, cp, 4);
+    cr_expect_eq(n, f ? 0 : 2, "qkv_mlp: %d merged products (forced %d)", n, f);
+    if (!f && n == 2) {
+      cr_expect(cp[0].n_in == 3 && cp[0].param[0] == 1 && cp[0].param[1] == 3 && cp[0].param[2] == 5 && cp[0].bias, "q, k, v in order with their biases");
+      cr_expect(cp[1].n_in == 2 && cp[1].param[0] == 7 && cp[1].param[1] == 8 && !cp[1].bias, "gate and up (x @ wu.t()), no bias");
+    }
+    n = plain_products(&c->lg);
+    cr_expect_eq(n, f ? 7 : 2, "the scores and h products stay (and, forced, the five projections): %d", n);
+    kg_compiled_free(c), kg_module_free(m);
+    /* bfloat16: the second weight cast after the first product, the cast moved before the merge */
+    c = compile_entry(ctx, &m, "mm_sibling_bf16_cast");
+    n = cat_products(&c->lg, cp, 4);
+    cr_expect_eq(n, f ? 0 : 1, "bf16_cast: %d merged products", n);
+    if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 1 && cp[0].param[1] == 2, "wa and wb cast to bfloat16");
+    kg_compiled_free(c), kg_module_free(m);
+    /* 64 rows stay apart; of the three products of y (12 rows) the one returned stays apart */
+    c = compile_entry(ctx, &m, "mm_sibling_rows_and_results");
+    n = cat_products(&c->lg, cp, 4);
+    cr_expect_eq(n, f ? 0 : 1, "rows_and_results: %d merged products", n);
+    if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 3 && cp[0].param[1] == 1, "y's products with w3 and w1 (not w4: r is a result)");
+    cr_expect_eq(plain_products(&c->lg), f ? 5 : 3, "x's two products and r's");
+    kg_compiled_free(c), kg_module_free(m);
+    kg_context_free(ctx);
+  }
+}
+
+/* The Llama decoder layer: q, k, v one product, gate and up one: 10 kernels before, 7. */
+Test(merge_products, llama_layer) {
+  kg_context *ctx = ctx_forced(0);
+  kg_module *m = load(ctx, "examples/models/llama");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, "llama_decoder_layer", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  cr_expect_eq(kg_compiled_n_kernels(c), 7);
+  catprod cp[4];
+  cr_expect_eq(cat_products(&c->lg, cp, 4), 2);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+/* The CPU device: the unfold plan is wanted and is built without the merged products. */
+Test(merge_products, cpu_plan_keeps_them_apart) {
+  kg_context *ctx = ctx_forced(0);
+  kg_module *m;
+  kg_compiled *c = compile_entry(ctx, &m, "mm_sibling_f16_tensor_cores");
+  catprod cp[4];
+  cr_expect_eq(cat_products(&c->lg, cp, 4), 1);
+  cr_expect(kg_compiled_wants_unfold(c));
+  kg_diag d;
+  kg_diag_init(&d);
+  cr_assert(kg_compiled_build_plan(c, 3, &d));
+  kg_plan_view v = kg_compiled_plan(c, 3);
+  cr_expect_eq(cat_products(v.lg, cp, 4), 0);
+  cr_expect_eq(plain_products(v.lg), 3);
+  kg_diag_free(&d);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
+
+/* NVRTC for sm_80 and sm_90: the merged products' kernels (float16 on mma.sync with the
+ * concatenated B staged through registers; float32 and bfloat16 on the SIMT tiles) compile and
+ * spill nothing. */
+Test(merge_products, nvrtc_no_spills, .timeout = 300) {
+  kg_context *ctx = ctx_forced(0);
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  if (!nv) {
+    kg_context_free(ctx);
+    cr_skip_test("libnvrtc cannot be loaded");
+  }
+  const char *entries[] = {"mm_sibling_qkv_mlp", "mm_sibling_bf16_cast", "mm_sibling_f16_tensor_cores"};
+  for (int e = 0; e < 3; e++) {
+    kg_module *m;
+    kg_compiled *c = compile_entry(ctx, &m, entries[e]);
+    const kg_kernel *kps[16];
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < c->fusion.groups.n && nk < 16; i++) kps[nk++] = &c->kernels[i];
+    cr_expect_gt(nvrtc_expect_no_spills(nv, kps, nk, entries[e]), 0);
+    kg_compiled_free(c), kg_module_free(m);
+  }
+  kg_context_free(ctx);
 }
