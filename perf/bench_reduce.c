@@ -305,14 +305,10 @@ static int measure_ours(const kg_compiled *c, bench_row *r) {
     int64_t blocks;
     if (reduce) {
       int64_t outs = node_numel(lg, grp->red); /* a block per element of the result, or a thread (column schedule) */
-      int64_t per_col = (int64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
-      blocks = k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? (outs + per_col - 1) / per_col
-               : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT  ? (outs + k->launch.tile_m - 1) / k->launch.tile_m
-                                                                    : outs;
+      blocks = (int64_t)kg_launch_blocks_x(&k->launch, (uint64_t)outs, 0, 0);
       if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT && outs > 0 && space / outs > r->row_len) r->row_len = space / outs;
     } else {
-      int64_t per = (int64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
-      blocks = (space + per - 1) / per;
+      blocks = (int64_t)kg_launch_blocks_x(&k->launch, 0, (uint64_t)space, 0);
     }
     r->blocks += blocks;
     for (uint32_t j = 0; j < k->params.n; j++) {

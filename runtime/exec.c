@@ -332,8 +332,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   _Alignas(64) unsigned char tmbuf[4][128]; /* tensor maps (KP_TMAP, by value) */
   uint32_t ntm = 0;
   /* the column schedules: blocks (per chunk), a thread taking elems_per_thread neighbouring outputs */
-  uint64_t per_col = (uint64_t)k->launch.block[0] * (k->launch.elems_per_thread ? k->launch.elems_per_thread : 1);
-  uint64_t nb = ((uint64_t)E->nout + per_col - 1) / per_col;
+  uint64_t nb = kg_launch_column_blocks(&k->launch, (uint64_t)E->nout);
   for (uint32_t j = 0; j < k->params.n; j++) {
     const kg_kparam *kp = &k->params.v[j];
     switch (kp->role) {
@@ -391,12 +390,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     params[j] = &vals[j];
   }
 #undef TENSOR_OF
-  uint64_t per_block = (uint64_t)k->launch.block[0] * k->launch.elems_per_thread;
-  uint64_t gx = k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT ? (uint64_t)E->nout
-                : k->launch.per_output == KG_LAUNCH_THREAD_PER_OUTPUT ? nb
-                : k->launch.per_output == KG_LAUNCH_WARP_PER_OUTPUT ? ((uint64_t)E->nout + k->launch.tile_m - 1) / k->launch.tile_m /* rows a block */
-                : k->launch.per_output == KG_LAUNCH_TILES ? ((uint64_t)E->mm_n + k->launch.tile_n - 1) / k->launch.tile_n
-                                            : ((uint64_t)E->numel + per_block - 1) / per_block;
+  uint64_t gx = kg_launch_blocks_x(&k->launch, (uint64_t)E->nout, (uint64_t)E->numel, (uint64_t)E->mm_n);
   uint64_t gy = 1, gz = 1;
   if (k->launch.per_output == KG_LAUNCH_TILES) { /* the kernel strides over row tiles and batches past 65535 */
     gy = ((uint64_t)E->mm_m + k->launch.tile_m - 1) / k->launch.tile_m, gz = (uint64_t)E->mm_batch;
