@@ -29,7 +29,18 @@ timed beside it (cuBLAS / cuDNN, PyTorch's default full-float32 products) and to
 TFLOP/s; --no-compile leaves torch.compile out; --small runs tiny sizes on the CPU emulator (the
 script's own check, no timings).
 
+With --models, instead: every entry of the model documents (examples/models/*.json, or --docs
+A,B; --entries E1,E2 to pick) end to end on their example inputs (`kgen check --eager --keep`
+first: the entry checked on the device against PyTorch, its inputs and eager-Python twin kept):
+kgen replayed as a CUDA graph (the default), replayed launch by launch (KGEN_CUDA_GRAPHS=0) and
+not replayed (kg_options.no_replay), beside the eager twin (PyTorch op by op, what TorchSharp
+runs) and, for the issue's forwards (COMPILE_ENTRIES; --compile-all: every one, --no-compile:
+none), torch.compile default and with CUDA graphs (mode="reduce-overhead"); with the host µs of
+one call of each; --cpu checks the script on the CPU device (no GPU, no compile).
+
 Usage: python3 perf/gpu/bench.py LIBKGEN.so [--programs perf/programs] [--reps 50] [--tensor-cores [--small] [--no-compile]]
+       python3 perf/gpu/bench.py LIBKGEN.so --models [--docs GLOBS] [--entries E,..] [--kgen KGEN] [--keep DIR] [--cpu]
+                                 [--no-compile | --compile-all] [--reps 50] [--trials 5]
 Prints a markdown table last. Exits 1 if any check fails.
 """
 import ctypes as C
@@ -60,14 +71,18 @@ KDL_CPU, KDL_CUDA = 1, 2
 DT = {torch.float32: (2, 32), torch.float16: (2, 16), torch.bfloat16: (4, 16), torch.float64: (2, 64),
       torch.int32: (0, 32), torch.int64: (0, 64), torch.bool: (6, 8)}
 DT_BACK = {v: k for k, v in DT.items()}
-KG_DEVICE_CUDA = 1
+KG_DEVICE_CUDA, KG_DEVICE_EMU, KG_DEVICE_CPU = 1, 2, 4
+
+
+class NamedTensor(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("t", C.POINTER(DLTensor))]
 
 
 class KgOptions(C.Structure):
     """kg_options (runtime/kgen.h), field for field."""
     _fields_ = [("cache_dir", C.c_char_p), ("cc", C.c_char_p), ("emu_thread_order", C.c_int), ("emu_seed", C.c_uint),
                 ("verify_ir", C.c_int), ("force_variant", C.c_int), ("cuda_device", C.c_int), ("f32_matmul", C.c_int),
-                ("emu_arch", C.c_int)]
+                ("emu_arch", C.c_int), ("no_replay", C.c_int)]
 
 
 class Kgen:
@@ -79,12 +94,12 @@ class Kgen:
         L.kg_last_error.argtypes = [C.c_void_p]
         L.kg_module_load_file.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(C.c_void_p)]
         L.kg_specialize_for.argtypes = [C.c_void_p, C.c_char_p, C.POINTER(C.POINTER(DLTensor)), C.c_int,
-                                        C.c_void_p, C.c_int, C.POINTER(C.c_void_p)]
+                                        C.POINTER(NamedTensor), C.c_int, C.POINTER(C.c_void_p)]
         L.kg_compiled_n_outputs.argtypes = [C.c_void_p]
         L.kg_compiled_n_kernels.argtypes = [C.c_void_p]
         L.kg_compiled_output.argtypes = [C.c_void_p, C.c_int, C.POINTER(DLDataType), C.POINTER(C.c_int),
                                          C.POINTER(C.c_int64 * 8)]
-        L.kg_run.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p, C.c_int,
+        L.kg_run.argtypes = [C.c_void_p, C.c_int, C.POINTER(C.POINTER(DLTensor)), C.c_int, C.POINTER(NamedTensor), C.c_int,
                              C.POINTER(C.POINTER(DLTensor)), C.c_int, C.c_void_p]
         self.L = L
         self.opts = KgOptions(**options) if options else None
@@ -114,13 +129,16 @@ def dl(t, keep):
 class Entry:
     """One specialized entry, bound to fixed input tensors; run() enqueues on `stream`."""
 
-    def __init__(self, kg, module, entry, inputs, stream, device=None):
+    def __init__(self, kg, module, entry, inputs, stream, device=None, captures=None):
         self.kg, self.keep = kg, []
         views = [dl(t, self.keep) for t in inputs]
         self.ins = (C.POINTER(DLTensor) * len(views))(*[C.pointer(v) for v in views])
         self.n_in = len(views)
+        caps = list((captures or {}).items())
+        self.caps = (NamedTensor * max(len(caps), 1))(*[NamedTensor(n.encode(), C.pointer(dl(t, self.keep))) for n, t in caps])
+        self.n_caps = len(caps)
         c = C.c_void_p()
-        if kg.L.kg_specialize_for(module, entry.encode(), self.ins, self.n_in, None, 0, C.byref(c)):
+        if kg.L.kg_specialize_for(module, entry.encode(), self.ins, self.n_in, self.caps, self.n_caps, C.byref(c)):
             raise RuntimeError(kg.err())
         self.c = c
         self.n_kernels = kg.L.kg_compiled_n_kernels(c)
@@ -135,7 +153,7 @@ class Entry:
         self.device = device if device is not None else KG_DEVICE_CUDA
 
     def run(self):
-        if self.kg.L.kg_run(self.c, self.device, self.ins, self.n_in, None, 0, self.op, len(self.outs), self.stream):
+        if self.kg.L.kg_run(self.c, self.device, self.ins, self.n_in, self.caps, self.n_caps, self.op, len(self.outs), self.stream):
             raise RuntimeError(self.kg.err())
 
 
@@ -372,9 +390,176 @@ def tensor_cores(lib, progdir, stream, reps, trials, small=False, compile_too=Tr
     return rows, failed
 
 
+# ---- model forwards end to end (issue 28: small-batch calls, CUDA graph replay) ----
+
+# the issue's table: what torch.compile is also timed on (each compilation takes a minute or two)
+COMPILE_ENTRIES = ["llama_decoder_layer", "transformer_block", "gpt_forward", "mobilenet_v2_forward", "resnet18_forward",
+                   "nasbert_self_attention_layer", "phi3_attention"]
+
+
+def load_npy(path, dev):
+    import numpy as np
+    a = np.load(path, allow_pickle=False)
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:  # bfloat16 bits (check/npy.c)
+        t = torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(np.ascontiguousarray(a))
+    return t.to(dev)
+
+
+def model_inputs(kgen_bin, doc, entry, dev, keepdir):
+    """`kgen check --eager --keep`: checks the entry on the device against PyTorch and keeps its inputs
+    (in*.npy, then the captures cap*.npy, numbered as the twin's parameters) and its eager-Python twin;
+    returns (twin function, params, captures by name)."""
+    import glob
+    import importlib.util
+    import inspect
+    import subprocess
+    d = os.path.join(keepdir, entry)
+    r = subprocess.run([kgen_bin, "check", doc, "--entry", entry, "--device", "cuda" if dev == "cuda" else "cpu", "--eager", "--keep", d],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"kgen check --device {dev}: rc {r.returncode}: {(r.stdout + r.stderr)[-600:]}")
+    spec = importlib.util.spec_from_file_location("kg_twin_" + entry, os.path.join(d, entry + ".ts.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fn = getattr(mod, entry)
+    names = list(inspect.signature(fn).parameters)
+    num = lambda p: int("".join(ch for ch in os.path.basename(p) if ch.isdigit()))
+    ins = [load_npy(p, dev) for p in sorted(glob.glob(os.path.join(d, "in*.npy")), key=num)]
+    caps = {names[num(p)]: load_npy(p, dev) for p in glob.glob(os.path.join(d, "cap*.npy"))}
+    return fn, ins, caps
+
+
+def time_cpu(fn, reps, trials):
+    """The CPU check's stand-in for time_gpu: wall µs per call, median over `trials` windows."""
+    for _ in range(2):
+        fn()
+    ts = []
+    for _ in range(trials):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        ts.append((time.perf_counter() - t0) * 1e6 / reps)
+    return statistics.median(ts), min(ts), max(ts)
+
+
+def host_us(fn, stream, n):
+    """Host µs per call: enqueue n calls back to back (CPU timer), the GPU left to drain after."""
+    with torch.cuda.stream(stream):
+        fn()
+        stream.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        t1 = time.perf_counter()
+        stream.synchronize()
+    return (t1 - t0) * 1e6 / n
+
+
+def models(lib, kgen_bin, docs, only, cpu, reps, trials, compile_too, keepdir):
+    """Every entry of the model documents end to end: kgen (replayed as a CUDA graph — the default —,
+    replayed launch by launch, not replayed) beside the eager-Python twin (eager PyTorch op by op:
+    what a TorchSharp forward runs), torch.compile default and with CUDA graphs (reduce-overhead)
+    on COMPILE_ENTRIES (or all with --compile-all); the host µs of a kgen call and of an eager call.
+    --cpu: the script's own check on this machine's CPU (kgen's CPU device, perf_counter timings, no
+    compile)."""
+    import glob
+    dev = "cpu" if cpu else "cuda"
+    stream = None if cpu else torch.cuda.Stream()
+    if not cpu:
+        torch.set_default_device("cuda")  # the twins' factory calls (torch.zeros(...), arange) on the GPU too
+    kgs = {"graphs": Kgen(lib), "replay": Kgen(lib), "none": Kgen(lib, no_replay=1)}
+    timer = (lambda f: time_cpu(f, max(reps // 10, 2), trials)) if cpu else (lambda f: time_gpu(f, stream, reps, trials))
+    rows, failed = [], 0
+    for doc in docs:
+        entries = [e["name"] for e in json.load(open(doc))["entries"]]
+        for entry in entries:
+            if only and entry not in only:
+                continue
+            try:
+                torch.manual_seed(11)
+                fn, ins, caps = model_inputs(kgen_bin, doc, entry, dev, keepdir)
+                res = {}
+                with torch.no_grad():
+                    ref = fn(*ins, **caps)
+                ref = list(ref) if isinstance(ref, (tuple, list)) else [ref]
+                for mode, kg in kgs.items():
+                    e = Entry(kg, kg.load(doc), entry, ins, stream, KG_DEVICE_CPU if cpu else KG_DEVICE_CUDA, caps)
+                    os.environ["KGEN_CUDA_GRAPHS"] = "0" if mode == "replay" else "1"
+                    for _ in range(2):  # the second call records the replay
+                        for o in e.outs:
+                            o.fill_(float("nan")) if o.is_floating_point() else o.zero_()
+                        if cpu:
+                            e.run()
+                        else:
+                            with torch.cuda.stream(stream):
+                                e.run()
+                            stream.synchronize()
+                    err = max((rel_err(o, r) if o.is_floating_point() else float(not torch.equal(o, r)) for o, r in zip(e.outs, ref)), default=0.0)
+                    t = timer(e.run)
+                    h = t[0] if cpu else host_us(e.run, stream, reps)
+                    res[mode] = (t[0], h, err)
+                    os.environ.pop("KGEN_CUDA_GRAPHS", None)
+                    n_kernels = e.n_kernels
+                    del e
+                with torch.no_grad():
+                    t_e = timer(lambda: fn(*ins, **caps))
+                    h_e = t_e[0] if cpu else host_us(lambda: fn(*ins, **caps), stream, max(reps // 5, 2))
+                    t_c = t_g = (float("nan"),) * 3
+                    if compile_too and not cpu and (entry in COMPILE_ENTRIES or compile_too == "all"):
+                        cf = torch.compile(fn)
+                        with torch.cuda.stream(stream):
+                            cf(*ins, **caps)
+                        t_c = timer(lambda: cf(*ins, **caps))
+                        cg = torch.compile(fn, mode="reduce-overhead")
+                        with torch.cuda.stream(stream):
+                            for _ in range(3):  # records its graphs
+                                cg(*ins, **caps)
+                        t_g = timer(lambda: cg(*ins, **caps))
+            except Exception as ex:  # one failing forward must not hide the others
+                print(f"{entry}: FAILED: {ex}", flush=True)
+                failed += 1
+                continue
+            err = max(r[2] for r in res.values())
+            ok = err < 2e-3  # kgen's own check against PyTorch passed above; this is the binding's
+            failed += not ok
+            g, rp, nr = res["graphs"], res["replay"], res["none"]
+            rows.append((entry, n_kernels, err, "ok" if ok else "WRONG", g[0], rp[0], nr[0], t_e[0], t_c[0], t_g[0], g[1], nr[1], h_e))
+            print(f"{entry}: kgen {g[0]:.1f} / {rp[0]:.1f} / {nr[0]:.1f} us (graphs / replay / none), eager {t_e[0]:.1f} us, "
+                  f"compile {t_c[0]:.1f} us, compile+graphs {t_g[0]:.1f} us, host {g[1]:.1f} / {nr[1]:.1f} us, err {err:.1e}", flush=True)
+    print()
+    unit = "wall µs (CPU)" if cpu else "µs (CUDA events)"
+    print(f"| forward | kernels | rel err | check | kgen graphs {unit} | kgen replay, no graphs | kgen no replay | eager | "
+          "torch.compile | compile + CUDA graphs | eager / kgen | compile+graphs / kgen | kgen host µs (graphs) | kgen host µs (no replay) | eager host µs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]:.1e} | {r[3]} | {r[4]:.1f} | {r[5]:.1f} | {r[6]:.1f} | {r[7]:.1f} | {r[8]:.1f} | {r[9]:.1f} | "
+              f"{r[7] / r[4]:.2f} | {r[9] / r[4]:.2f} | {r[10]:.1f} | {r[11]:.1f} | {r[12]:.1f} |")
+    return rows, failed
+
+
 def main():
     args = sys.argv[1:]
     lib = args[0]
+    if "--models" in args:  # the model forwards end to end; --cpu: the script's own check on the CPU device
+        import glob
+        opt = lambda k, d: args[args.index(k) + 1] if k in args else d
+        docs = opt("--docs", "examples/models/*.json")
+        docs = sorted(sum((glob.glob(p) for p in docs.split(",")), []))
+        only = [e for e in opt("--entries", "").split(",") if e]
+        cpu = "--cpu" in args
+        if not cpu:
+            props = torch.cuda.get_device_properties(0)
+            print(f"device: {props.name}, {props.multi_processor_count} SMs, torch {torch.__version__}", flush=True)
+        keep = opt("--keep", "")
+        if not keep:
+            import tempfile
+            keep = tempfile.mkdtemp(prefix="kgen-models-")
+        compile_too = False if "--no-compile" in args else "all" if "--compile-all" in args else True
+        _, failed = models(lib, opt("--kgen", os.path.join(os.path.dirname(os.path.abspath(lib)), "kgen")), docs, only, cpu,
+                           int(opt("--reps", "50")), int(opt("--trials", "5")), compile_too, keep)
+        sys.exit(1 if failed else 0)
     if "--tensor-cores" in args:  # the products only; --small: tiny sizes on the CPU emulator (the script's own check)
         small = "--small" in args
         progdir = args[args.index("--programs") + 1] if "--programs" in args else "perf/programs"

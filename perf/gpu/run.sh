@@ -94,6 +94,12 @@ pkg_entries=${KGEN_GPU_PKG_ENTRIES:-"examples/models/llama.json:llama_decoder_la
     printf '%s\tdocument rc %s %s s\tpackage rc %s %s s\n' "$e" "$r1" "$(secs "$t0" "$t1")" "$r2" "$(secs "$t1" "$t2")"
   done
 } 2>&1 | tee "$O/packages.txt"
+# 6. the model forwards end to end (issue 28): kgen replayed as a CUDA graph, replayed launch by
+#    launch and not replayed, beside eager (the twin, op by op), torch.compile and torch.compile with
+#    CUDA graphs (the issue's forwards; KGEN_GPU_NO_COMPILE=1: none), device µs and host µs a call.
+#    KGEN_GPU_MODELS=e1,e2 picks entries. `--cpu` tries the step's logic without a GPU.
+PYTHONUNBUFFERED=1 python3 perf/gpu/bench.py "$B/libkgen.so" --models --kgen "$B/kgen" --keep "$O/models_keep" \
+  ${KGEN_GPU_MODELS:+--entries "$KGEN_GPU_MODELS"} ${KGEN_GPU_NO_COMPILE:+--no-compile} 2>&1 | tee "$O/models.txt"
 if [ -z "${KGEN_GPU_BENCH_ONLY:-}" ]; then
   echo "failures:"; awk -F'\t' '$1 != 0' "$O/examples.tsv" "$O/matrix.tsv" | cut -c1-400 | head -40
 fi
