@@ -1,4 +1,4 @@
-// mm_sibling_projections: products of one input with separate weights — attention's q, k and v projections with their biases, an MLP's gate and up projections without — run as one product over the weights' concatenation when the input has few rows (passes/merge_products.c, kg_schedule_merge_siblings: fewer than 64), each result a slice of it; a bfloat16 pair whose second weight is cast after the first product (the cast moves before the merged product); at 64 rows the products stay apart; a projection that is also a result stays apart from its siblings
+// mm_sibling_projections: products of one input with separate weights — attention's q, k and v projections with their biases, an MLP's gate and up projections without — run as one product over the weights' concatenation when the input has few rows and the weights are small (passes/merge_products.c, kg_schedule_merge_siblings: fewer than 64 rows, at most 4 MiB of weights), each result a slice of it; a bfloat16 pair whose second weight is cast after the first product (the cast moves before the merged product); at 64 rows the products stay apart; a projection that is also a result stays apart from its siblings; float16 on the tensor-core tier; three float32 weights of 2.6, 2.6 and 0.5 MB: all three (5.8 MB) are past the limit, the last two (3.1 MB) merge
 module Examples.MmSiblingProjections
 
 open TorchSharp
@@ -39,3 +39,11 @@ let mm_sibling_f16_tensor_cores =
         let k = torch.nn.functional.linear(x, wk, bk)
         let v = torch.nn.functional.linear(x, wv, bv)
         torch.nn.functional.gelu(q.narrow(-1L, 0L, 64L)) + k.relu() - v.narrow(-1L, 8L, 64L) @>
+
+[<Kgen.Entry("float32[2,1024], float32[640,1024], float32[640,1024], float32[128,1024]")>]
+let mm_sibling_big_weights =
+    <@ fun (x: torch.Tensor) (w1: torch.Tensor) (w2: torch.Tensor) (w3: torch.Tensor) ->
+        let a = torch.nn.functional.linear(x, w1)
+        let b = torch.nn.functional.linear(x, w2)
+        let c = torch.nn.functional.linear(x, w3)
+        (a - b).amax([| -1L |], true) + c @>

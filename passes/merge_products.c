@@ -181,7 +181,8 @@ static kg_gnode layout_node(kg_op op, kg_dtype dt, const kg_shape *sh, const kg_
 }
 
 /* Merges the products of x with separate weights [n_j, K] (and their bias sums) found from
- * product i, when the scheduler wants them merged at x's rows (kg_schedule_merge_siblings). */
+ * product i, when the scheduler wants them merged at x's rows and the weights' size
+ * (kg_schedule_merge_siblings). */
 static bool try_siblings(kg_graph *g, uint32_t i) {
   const kg_gnode *m0 = &g->nodes.v[i];
   int r = m0->shape.rank;
@@ -191,7 +192,7 @@ static bool try_siblings(kg_graph *g, uint32_t i) {
     if (m0->shape.d[d].kind != KG_DIM_STATIC) return false;
     rows *= m0->shape.d[d].v;
   }
-  if (!kg_schedule_merge_siblings(rows)) return false;
+  if (!kg_schedule_merge_siblings(rows, 0)) return false; /* the weights' bytes: checked once they are known */
   uint32_t x = m0->in[0];
   kg_dtype wdt = (kg_dtype)g->nodes.v[m0->in[1]].dtype, bdt = KG_DT_NONE;
   uint32_t *uses = kg_graph_use_counts(g);
@@ -216,6 +217,8 @@ static bool try_siblings(kg_graph *g, uint32_t i) {
   if (nm < 2) return false;
   int64_t total = 0;
   for (int k = 0; k < nm; k++) mem[k].start = total, total += mem[k].n;
+  const kg_dim *kd = &g->nodes.v[m0->in[1]].shape.d[1];
+  if (kd->kind != KG_DIM_STATIC || !kg_schedule_merge_siblings(rows, total * kd->v * (int64_t)kg_dtype_get(wdt)->size)) return false;
   /* the merged nodes: CAT(weights), MATMUL, [CAT(biases), ADD], then each member's slice of the result */
   kg_gnode add[4 + 8];
   uint32_t na = 0;

@@ -483,15 +483,19 @@ bool kg_schedule_unfold(int64_t numel, int64_t k);
 bool kg_schedule_unfuse_attention(int64_t scores);
 /* passes/merge_products.c: products of one input with separate weights (attention's q, k and v
  * projections, an MLP's gate and up) as one product over the weights' concatenation, when the
- * input has `rows` rows (static)? The concatenation is the product's B prologue — its elements
- * evaluated into registers, never brought by cp.async or TMA — so yes only while the product is
- * bound by its weight reads and its launch: fewer than KG_MERGE_SIBLING_ROWS rows, one block row
- * of output tiles (every weight element read once either way) and below the Hopper tier's 64
- * (kg_mm_hopper), which wants its operands read as they are. One launch instead of two or three,
- * and the input read once. Not on the CPU device (runtime/exec_plans.c: its schedule for few rows
- * reads a weight's rows in place: the dot schedule, KG_MM_CPU_DOT). */
+ * input has `rows` rows and the weights `bytes` bytes together (both static)? The concatenation is
+ * the product's B prologue: its elements are evaluated into registers one by one (a select of the
+ * weight per row), never brought by cp.async or TMA. So only where the products are bound by their
+ * launches rather than by reading the weights: fewer than KG_MERGE_SIBLING_ROWS rows (one block row
+ * of output tiles, every weight element read once either way, and below the Hopper tier's 64 rows,
+ * kg_mm_hopper, which wants its operands read as they are) and at most KG_MERGE_SIBLING_BYTES of
+ * weights (read in about a microsecond at 3-5 TB/s: less than a launch). One launch instead of two
+ * or three, and the input read once. Not on the CPU device (runtime/exec_plans.c: its schedule for
+ * few rows reads a weight's rows in place: the dot schedule, KG_MM_CPU_DOT). Unmeasured on a GPU
+ * (docs/gpu.md); cp.async of a concatenation (a source per row) would lift the byte limit. */
 #define KG_MERGE_SIBLING_ROWS 64
-bool kg_schedule_merge_siblings(int64_t rows);
+#define KG_MERGE_SIBLING_BYTES ((int64_t)4 << 20)
+bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */

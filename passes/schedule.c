@@ -783,7 +783,9 @@ bool kg_schedule_unfold(int64_t numel, int64_t k) {
 
 bool kg_schedule_unfuse_attention(int64_t scores) { return scores >= 0 && scores <= KG_CPU_UNFUSED_ATTN_SCORES; }
 
-bool kg_schedule_merge_siblings(int64_t rows) { return rows >= 1 && rows < KG_MERGE_SIBLING_ROWS; }
+bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes) {
+  return rows >= 1 && rows < KG_MERGE_SIBLING_ROWS && bytes >= 0 && bytes <= KG_MERGE_SIBLING_BYTES;
+}
 
 /* ---- attention (issue 23) ---- */
 

@@ -9,7 +9,7 @@
  * is for (transformer_lm: 15 kernels, its attention still fused). Separate weights
  * (examples/mm_sibling_projections): q, k, v with biases and gate, up without as a concatenation
  * each, a weight cast after the first product, 64 rows kept apart, a product that is a result
- * kept apart; the Llama layer 10 → 7 kernels; the CPU device's plan without them (its dot
+ * kept apart, weights past 4 MiB kept apart; the Llama layer 10 → 7 kernels; the CPU device's plan without them (its dot
  * schedule reads weights in place). Numbers: the examples against PyTorch on the emulator and on
  * the CPU device; NVRTC: the merged products (a concatenated B on the mma.sync tier) spill
  * nothing on sm_80 and sm_90. */
@@ -193,6 +193,14 @@ Test(merge_products, separate_weights) {
     cr_expect_eq(n, f ? 0 : 1, "rows_and_results: %d merged products", n);
     if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 3 && cp[0].param[1] == 1, "y's products with w3 and w1 (not w4: r is a result)");
     cr_expect_eq(plain_products(&c->lg), f ? 5 : 3, "x's two products and r's");
+    kg_compiled_free(c), kg_module_free(m);
+    /* 2 rows, float32 weights of 2.6, 2.6 and 0.5 MB: all three are past KG_MERGE_SIBLING_BYTES,
+     * the last two (3.1 MB) are not */
+    c = compile_entry(ctx, &m, "mm_sibling_big_weights");
+    n = cat_products(&c->lg, cp, 4);
+    cr_expect_eq(n, f ? 0 : 1, "big_weights: %d merged products", n);
+    if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 2 && cp[0].param[1] == 3, "w2 and w3");
+    cr_expect_eq(plain_products(&c->lg), f ? 3 : 1, "w1's product");
     kg_compiled_free(c), kg_module_free(m);
     kg_context_free(ctx);
   }
