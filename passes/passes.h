@@ -58,6 +58,9 @@ bool kg_pass_decompose(const kg_graph *g, kg_graph *out, kg_pass_ctx *c);
 /* decompose_loss.c: a loss function node n (operands already mapped to in[]) expanded into
  * out; returns the node holding its value */
 uint32_t kg_decompose_loss(kg_graph *out, const kg_gnode *n, const uint32_t *in);
+/* drop_casts.c: what reads a cast to the dtype its operand already has reads the operand (an
+ * entry output stays the cast); on the lowering program right after decompose */
+bool kg_pass_drop_casts(kg_graph *g, kg_pass_ctx *c);
 /* attention.c: softmax(f(q @ kᵀ), -1) [* dropout] @ v written by hand becomes one ATTN (the fused
  * attention kernel) with f evaluated inline; runs on the lowering program, after decompose */
 bool kg_pass_attention(kg_graph *g, kg_pass_ctx *c);

@@ -1,7 +1,8 @@
 /* passes/pipeline.c — the pass pipeline in one function (QBE's func()).
  *
  * fold → cse → dce, repeated until nothing changes (at most 8 rounds), the
- * verifier after every pass; decompose (the lowered copy) and the same rounds on it;
+ * verifier after every pass; decompose (the lowered copy), drop_casts (casts to the dtype a value
+ * already has), and the same rounds on it;
  * attention (a hand-written attention as the fused kernel); mm_transpose (a product's
  * transposed operand read as it is: x @ w.t() becomes linear's layout, which merge_products
  * looks for); merge_products (products of one input with slices of one weight, or with
@@ -83,7 +84,9 @@ bool kg_pipeline_lower(kg_graph *g, kg_graph *lg, kg_pass_ctx *c) {
     kg_diag_add(c->d, KG_E_INTERNAL, NULL, NULL, "the program verifier failed after pass 'decompose'");
     return false;
   }
-  return !expanded || passes_to_fixpoint(lg, c);
+  bool dropped = false;
+  if (!run_one(lg, c, "drop_casts", kg_pass_drop_casts, &dropped)) return false;
+  return !(expanded || dropped) || passes_to_fixpoint(lg, c);
 }
 
 bool kg_pipeline_run(kg_graph *g, kg_graph *lg, kg_fusion *f, kg_pass_ctx *c) {

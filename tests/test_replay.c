@@ -76,6 +76,13 @@ static void inst_make(kg_module *m, const char *entry, int64_t from, int64_t to,
     for (int i = 0; i < rank; i++) shape[i] = n->shape.d[i].kind == KG_DIM_STATIC ? n->shape.d[i].v : sym_sizes[n->shape.d[i].v];
     if (!gp->is_capture && rank > 0 && shape[0] == from) shape[0] = to;
     cr_assert_eq(kg_npy_random_in(&I->arr[p], n->dtype, rank, shape, seed * 7919 + p + 1, false, gp->range), 0);
+    /* 64-byte aligned, as PyTorch's allocators give: a replay's key holds each tensor's address
+     * alignment (the variants read it), and malloc's 16 would differ from call to call */
+    void *al = aligned_alloc(64, (I->arr[p].nbytes + 64) / 64 * 64);
+    cr_assert(al);
+    memcpy(al, I->arr[p].data, I->arr[p].nbytes);
+    free(I->arr[p].data);
+    I->arr[p].data = al;
     kg_npy_dlview(&I->arr[p], &I->view[p]);
     if (!gp->is_capture) I->ins[I->n_in++] = &I->view[p];
     else I->names[I->n_cap] = kg_xstrdup(gp->name), I->caps[I->n_cap].name = I->names[I->n_cap], I->caps[I->n_cap++].t = &I->view[p];
