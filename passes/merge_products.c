@@ -183,15 +183,18 @@ static kg_gnode layout_node(kg_op op, kg_dtype dt, const kg_shape *sh, const kg_
 /* Merges the products of x with separate weights [n_j, K] (and their bias sums) found from
  * product i, when the scheduler wants them merged at x's rows and the weights' size
  * (kg_schedule_merge_siblings). */
-static bool try_siblings(kg_graph *g, uint32_t i) {
+static bool try_siblings(kg_graph *g, uint32_t i, bool symbolic) {
   const kg_gnode *m0 = &g->nodes.v[i];
   int r = m0->shape.rank;
   if (m0->op != KG_OP_MATMUL || m0->ia[0] != 4 || m0->vkind != KG_V_TENSOR || m0->n_in != 2 || r < 2) return false;
   int64_t rows = 1;
+  bool sym = false;
   for (int d = 0; d < r - 1; d++) {
-    if (m0->shape.d[d].kind != KG_DIM_STATIC) return false;
-    rows *= m0->shape.d[d].v;
+    if (m0->shape.d[d].kind != KG_DIM_STATIC) sym = true;
+    else rows *= m0->shape.d[d].v;
   }
+  if (sym && !symbolic) return false;
+  if (sym) rows = 1; /* the merge plan: a run takes it only where its rows are few (exec.c) */
   if (!kg_schedule_merge_siblings(rows, 0)) return false; /* the weights' bytes: checked once they are known */
   uint32_t x = m0->in[0];
   kg_dtype wdt = (kg_dtype)g->nodes.v[m0->in[1]].dtype, bdt = KG_DT_NONE;
@@ -264,7 +267,7 @@ bool kg_pass_merge_products(kg_graph *g, kg_pass_ctx *c) {
    * such a merged product as one of theirs) */
   for (int phase = 0; phase < 2; phase++)
     for (uint32_t i = 0; i < g->nodes.n; i++)
-      if (phase ? try_siblings(g, i) : try_merge(g, i)) { /* the merged nodes sit at or before i now; the replaced ones are dead */
+      if (phase ? try_siblings(g, i, c->merge_symbolic) : try_merge(g, i)) { /* the merged nodes sit at or before i now; the replaced ones are dead */
         changed = true;
         kg_pass_dce(g, c);
         i = 0;

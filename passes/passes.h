@@ -46,6 +46,8 @@ typedef struct kg_pass_ctx {
                       * softmax); no_fold alone keeps a hand-written attention as written */
   bool no_attn;    /* keep a hand-written attention as written, folds allowed (the CPU device's
                       unfold plan, runtime/exec_plans.c, with unfused_attn) */
+  bool merge_symbolic; /* merge_products: products of separate weights at symbolic rows too (the
+                          merge plan, runtime/exec_plans.c: taken when a run's rows are few) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */

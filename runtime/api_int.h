@@ -128,6 +128,15 @@ struct kg_compiled {
   kg_kernel *kernels_unfold;
   kg_group_facts *gfacts_unfold;
   uint32_t n_unfold;
+  /* the merge plan (runtime/exec_plans.c): lg with the products of one input with separate weights
+   * merged where the input's rows are symbolic (passes/merge_products.c merges static ones in lg
+   * itself), taken by a run whose rows are few; the graph made on first want, its kernels on first use */
+  bool merge_known, merge_some, merge_built;
+  kg_graph lg_merge;
+  kg_fusion fusion_merge;
+  kg_kernel *kernels_merge;
+  kg_group_facts *gfacts_merge;
+  uint32_t n_merge;
   /* entries with host control flow (ir/plan.c): the plan over g, and each region
    * compiled as a program of its own (kernels counted across them in n_kernels) */
   kg_plan *plan;
@@ -234,6 +243,8 @@ typedef struct kg_plan_view {
 kg_plan_view kg_compiled_plan(const kg_compiled *c, int plan);
 char kg_plan_letter(int plan); /* in kernel names: 's', 'f', 'u' ('k' for plan 0) */
 bool kg_compiled_wants_unfold(kg_compiled *c);
+/* Does c have a merge plan (products of separate weights at symbolic rows)? Made once. */
+bool kg_compiled_wants_merge(kg_compiled *c);
 void kg_compiled_free_plans(kg_compiled *c);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);

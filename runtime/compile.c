@@ -81,7 +81,7 @@ kg_compiled *kg_compile_entry(kg_module *m, uint32_t ei, const kg_sig *sig) {
                         ctx->opts.force_variant == KG_FORCE_TENSOR_CORES,
                     /* the attention unfused: the checks of the math path's kernels (variant 6 keeps
                      * the fused kernel, on its tensor-core tile) */
-                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED, false};
+                    ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED, false, false};
   bool ok = c->plan ? kg_compile_plan(c, &pc) : kg_compile_program(c, &pc);
   if (ok) ok = kg_compile_copies(c, &pc);
   if (!ok) {

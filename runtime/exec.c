@@ -83,12 +83,12 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
    * variants in one translation unit (the two-walk softmax of no_online beside the online one
    * collided there, lstm_tagger for sm_80 / sm_90) */
   _Static_assert(sizeof(kg_variant) == 14, "kg_variant changed: put the new field into the kernel name below (and runtime/package_ir.c)");
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : "", group,
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : v->plan == 4 ? "m" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? v->seg ? kg_arena_printf(&c->arena, "_warp%u", 32u >> v->seg) : "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      v->no_online ? "_twowalk" : "", mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc,
                                      v->cpu ? "_cpu" : "");
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
     free(kv);
@@ -225,12 +225,29 @@ static bool attention_unfuses(const kg_compiled *c, const binding *B) {
   return true;
 }
 
+/* The merge plan (4) when c has one and every product it merged has few rows at this run's sizes
+ * (kg_schedule_merge_siblings; its weights' size was checked when it was made), else the fused
+ * plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
+static int merge_or_fused(kg_compiled *c, const binding *B, const kg_target *T) {
+  if (T->cpu_cores > 0 || c->pkg || !kg_compiled_wants_merge(c)) return 0;
+  const kg_graph *g = &c->lg_merge;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if (n->op != KG_OP_MATMUL || n->n_in != 2 || g->nodes.v[n->in[1]].op != KG_OP_CAT) continue;
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < n->shape.rank; d++) rows *= dim_size(B, &n->shape.d[d]);
+    if (!kg_schedule_merge_siblings(rows, 0)) return 0;
+  }
+  return 4;
+}
+
 /* The plan of this run (runtime/exec_plans.c): the split-rows plan (c->fusion_split, 1) when the
  * scheduler wants it for a group of the fused plan (few rows too long for a block each;
  * force_variant 4 always takes it); else, on the CPU device, the unfold plan (3) when a folded
  * product is too big for a serial dot per output or the entry has a fused attention; else the fold plan (2) when every product
  * kept tiled only for its symbolic sizes is small at this run's sizes (and, on the CPU device,
- * none too big for a serial dot); else the fused plan (0). */
+ * none too big for a serial dot); else the merge plan (4) when the products it merged have few rows
+ * at this run's sizes; else the fused plan (0). */
 static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
   const kg_context *ctx = c->m->ctx;
   if (ctx->opts.force_variant == KG_FORCE_SPLIT_ROWS) return 1;
@@ -241,15 +258,15 @@ static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
   if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c) && attention_unfuses(c, B)) return 3;
-  if (!c->n_fold_cand) return 0;
+  if (!c->n_fold_cand) return merge_or_fused(c, B, T);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
     int64_t numel = 1;
     for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
     int64_t k = dim_size(B, &A->shape.d[A->shape.rank - 1]);
-    if (!kg_fold_small(k, numel)) return 0;
+    if (!kg_fold_small(k, numel)) return merge_or_fused(c, B, T);
     if (T->cpu_cores > 0 && kg_schedule_unfold(numel, k)) return 0; /* the CPU device: better as a product kernel */
-    if (P->ia[2] && k == 0 && numel) return 0; /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
+    if (P->ia[2] && k == 0 && numel) return merge_or_fused(c, B, T); /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
   }
   return 2;
 }

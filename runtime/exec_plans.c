@@ -18,6 +18,11 @@
  *                 products of separate weights merge_products merged (a concatenated weight
  *                 is a prologue the CPU's dot schedule for few rows cannot read in place:
  *                 three products of 2 rows x 1024 x 1024 took 0.4 ms, merged 5.2 ms).
+ *   4 merge       not on the CPU device: lg with the products of one input with separate
+ *                 weights merged (passes/merge_products.c, kg_schedule_merge_siblings) where the
+ *                 input's rows are symbolic — compile time merges only static ones — taken when
+ *                 every merged product has fewer than KG_MERGE_SIBLING_ROWS rows at the run's sizes
+ *                 (the .NET fast path compiles over symbolic sizes). Not in packages.
  * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
  * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
  * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the
@@ -32,10 +37,11 @@ kg_plan_view kg_compiled_plan(const kg_compiled *c, int plan) {
   if (plan == 1) v.F = &c->fusion_split, v.kernels = c->kernels_split, v.facts = c->gfacts_split;
   if (plan == 2) v.lg = &c->lg_fold, v.F = &c->fusion_fold, v.kernels = c->kernels_fold, v.facts = c->gfacts_fold;
   if (plan == 3) v.lg = &c->lg_unfold, v.F = &c->fusion_unfold, v.kernels = c->kernels_unfold, v.facts = c->gfacts_unfold;
+  if (plan == 4) v.lg = &c->lg_merge, v.F = &c->fusion_merge, v.kernels = c->kernels_merge, v.facts = c->gfacts_merge;
   return v;
 }
 
-char kg_plan_letter(int plan) { return plan == 1 ? 's' : plan == 2 ? 'f' : plan == 3 ? 'u' : 'k'; }
+char kg_plan_letter(int plan) { return plan == 1 ? 's' : plan == 2 ? 'f' : plan == 3 ? 'u' : plan == 4 ? 'm' : 'k'; }
 
 /* The facts and a kernel (any variant: exec.c reads their tensor parameters) of each group of
  * an alternative plan `plan` fused over lg; false (nothing kept) when a group fails to lower. */
@@ -65,7 +71,7 @@ static bool build_fold_plan(kg_compiled *c, kg_diag *d) {
   kg_graph_init(&c->lg_fold, &c->arena, c->lg.entry);
   kg_graph_clone(&c->lg_fold, &c->lg);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) c->lg_fold.nodes.v[c->fold_cand[i]].op = KG_OP_MMFOLD;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   if (pc.verify && !kg_graph_verify(&c->lg_fold, d)) return false;
   kg_pass_fuse(&c->lg_fold, &c->fusion_fold, false, &pc);
   return lower_plan(c, &c->lg_fold, &c->fusion_fold, 2, &pc, &c->kernels_fold, &c->gfacts_fold, &c->n_fold);
@@ -77,7 +83,7 @@ static bool build_split_plan(kg_compiled *c, kg_diag *d) {
     kg_diag_add(d, KG_E_UNSUPPORTED, NULL, NULL, "the package of '%s' has no split-rows plan (it is packaged where a row group can want it; a forced schedule asks for it everywhere)", c->g.entry);
   if (c->split_built) return c->kernels_split != NULL;
   c->split_built = true;
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   kg_pass_fuse(&c->lg, &c->fusion_split, true, &pc);
   return lower_plan(c, &c->lg, &c->fusion_split, 1, &pc, &c->kernels_split, &c->gfacts_split, &c->n_split);
 }
@@ -153,7 +159,7 @@ static bool build_unfold_plan(kg_compiled *c, kg_diag *d) {
   if (c->unfold_built) return c->kernels_unfold != NULL;
   c->unfold_built = true;
   kg_graph_init(&c->lg_unfold, &c->arena, c->lg.entry);
-  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false};
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   if (has_attention(&c->lg) || has_concatenated_weight(&c->lg)) {
     if (!lower_without_attention(c, &pc)) return false;
   } else {
@@ -166,10 +172,40 @@ static bool build_unfold_plan(kg_compiled *c, kg_diag *d) {
   return lower_plan(c, &c->lg_unfold, &c->fusion_unfold, 3, &pc, &c->kernels_unfold, &c->gfacts_unfold, &c->n_unfold);
 }
 
+bool kg_compiled_wants_merge(kg_compiled *c) {
+  if (!c->merge_known) {
+    c->merge_known = true;
+    const kg_options *o = &c->m->ctx->opts;
+    if (c->pkg || o->force_variant == KG_FORCE_STRIDED_I64 || o->force_variant == KG_FORCE_TILED || o->force_variant == KG_FORCE_TENSOR_CORES)
+      return false; /* what compile time's no_fold keeps apart */
+    kg_graph_init(&c->lg_merge, &c->arena, c->lg.entry);
+    kg_graph_clone(&c->lg_merge, &c->lg);
+    kg_diag tmp;
+    kg_diag_init(&tmp);
+    kg_pass_ctx pc = {&c->arena, &tmp, false, NULL, NULL, false, false, false, true};
+    c->merge_some = kg_pass_merge_products(&c->lg_merge, &pc);
+    kg_diag_free(&tmp);
+    if (!c->merge_some) kg_graph_free(&c->lg_merge);
+  }
+  return c->merge_some;
+}
+
+/* Builds the merge plan's fusion and a kernel of each group (its graph: kg_compiled_wants_merge). */
+static bool build_merge_plan(kg_compiled *c, kg_diag *d) {
+  if (c->merge_built) return c->kernels_merge != NULL;
+  c->merge_built = true;
+  if (!kg_compiled_wants_merge(c)) return false;
+  kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
+  if (pc.verify && !kg_graph_verify(&c->lg_merge, d)) return false;
+  kg_pass_fuse(&c->lg_merge, &c->fusion_merge, false, &pc);
+  return lower_plan(c, &c->lg_merge, &c->fusion_merge, 4, &pc, &c->kernels_merge, &c->gfacts_merge, &c->n_merge);
+}
+
 bool kg_compiled_build_plan(kg_compiled *c, int plan, kg_diag *d) {
   if (plan == 1) return build_split_plan(c, d);
   if (plan == 2) return build_fold_plan(c, d);
   if (plan == 3) return build_unfold_plan(c, d);
+  if (plan == 4) return build_merge_plan(c, d);
   return true;
 }
 
@@ -183,4 +219,8 @@ void kg_compiled_free_plans(kg_compiled *c) {
   for (uint32_t i = 0; i < c->n_unfold; i++) kg_kernel_free(&c->kernels_unfold[i]);
   free(c->kernels_unfold), free(c->gfacts_unfold);
   if (c->unfold_built) kg_fusion_free(&c->fusion_unfold), kg_graph_free(&c->lg_unfold);
+  for (uint32_t i = 0; i < c->n_merge; i++) kg_kernel_free(&c->kernels_merge[i]);
+  free(c->kernels_merge), free(c->gfacts_merge);
+  if (c->merge_built && c->merge_some) kg_fusion_free(&c->fusion_merge);
+  if (c->merge_some) kg_graph_free(&c->lg_merge);
 }

@@ -46,7 +46,7 @@ kg_compiled *kg_compile_grad(kg_module *m, uint32_t ei, const kg_sig *sig, const
   kg_pass_ctx pc = {&c->arena, &ctx->diag, ctx->opts.verify_ir != 0, &log, getenv("KG_DUMP"),
                     ctx->opts.force_variant == KG_FORCE_STRIDED_I64 || ctx->opts.force_variant == KG_FORCE_TILED ||
                         ctx->opts.force_variant == KG_FORCE_TENSOR_CORES,
-                    true, false};
+                    true, false, false};
   kg_graph lg;
   kg_graph_init(&lg, &c->arena, c->g.entry);
   if (ok) ok = kg_pipeline_lower(&g, &lg, &pc);

@@ -258,3 +258,91 @@ Test(merge_products, nvrtc_no_spills, .timeout = 300) {
   }
   kg_context_free(ctx);
 }
+
+/* The merge plan: compiled over a symbolic batch, the products stay apart in lg (their rows are
+ * unknown) and are merged in the merge plan, which a run takes when its rows are few: kernels of
+ * plan 4 (named _mk) at 24 rows, the fused plan's at 70; both against PyTorch; on the CPU device
+ * the products apart. (An entry whose small products the fold plan folds at few rows takes that
+ * plan first: mm_sibling_qkv_mlp's gate and up.) */
+static const char *const F16_SIG =
+    "float16[B,320], float16[128,320], float16[128], float16[64,320], float16[64], float16[72,320], float16[72]";
+
+static int runtime_with(const kg_compiled *c, const char *tag) {
+  int n = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) n += strstr(c->runtime.v[i]->k.name, tag) != NULL;
+  return n;
+}
+
+/* c (compiled over a symbolic first dim) run once on dev with that dim `batch` */
+static void run_batch(kg_compiled *c, int64_t batch, kg_device_kind dev) {
+  const kg_graph *g = &c->g;
+  uint32_t np = g->params.n;
+  cr_assert_leq(np, 8);
+  kg_npy in[8];
+  DLTensor v[8];
+  const DLTensor *ins[8];
+  for (uint32_t p = 0; p < np; p++) {
+    const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
+    int64_t shape[KG_MAX_RANK];
+    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : batch;
+    cr_assert_eq(kg_npy_random(&in[p], n->dtype, n->shape.rank, shape, 40 + p, false), 0);
+    kg_npy_dlview(&in[p], &v[p]);
+    ins[p] = &v[p];
+  }
+  int no = kg_compiled_n_outputs(c);
+  cr_assert_leq(no, 4);
+  kg_npy outs[4];
+  DLTensor ov[4], *op[4];
+  for (int o = 0; o < no; o++) {
+    DLDataType dt;
+    int nd;
+    int64_t shp[KG_MAX_RANK];
+    cr_assert_eq(kg_compiled_output(c, o, &dt, &nd, shp), KG_OK);
+    for (int d = 0; d < nd; d++)
+      if (shp[d] < 0) shp[d] = batch;
+    cr_assert(dt.code == kDLFloat && (dt.bits == 16 || dt.bits == 32));
+    cr_assert_eq(kg_npy_random(&outs[o], dt.bits == 16 ? KG_F16 : KG_F32, nd, shp, 1, false), 0);
+    kg_npy_dlview(&outs[o], &ov[o]);
+    op[o] = &ov[o];
+  }
+  cr_assert_eq(kg_run(c, dev, ins, (int)np, NULL, 0, op, no, NULL), KG_OK, "%s", kg_last_error(c->m->ctx));
+  for (int o = 0; o < no; o++) kg_npy_free(&outs[o]);
+  for (uint32_t p = 0; p < np; p++) kg_npy_free(&in[p]);
+}
+
+Test(merge_products, merge_plan_at_symbolic_rows, .init = setup, .fini = teardown, .timeout = 300) {
+  kg_context *ctx = ctx_forced(0);
+  kg_module *m = load(ctx, "examples/mm_sibling_projections");
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(m, "mm_sibling_f16_tensor_cores", F16_SIG, &c), KG_OK, "%s", kg_last_error(ctx));
+  catprod cp[4];
+  cr_expect_eq(cat_products(&c->lg, cp, 4), 0, "symbolic rows: apart when compiled");
+  cr_assert(kg_compiled_wants_merge(c));
+  int n = cat_products(&c->lg_merge, cp, 4);
+  cr_expect_eq(n, 1, "the merge plan: q, k, v merged (%d)", n);
+  run_batch(c, 24, KG_DEVICE_EMU);
+  cr_expect_gt(runtime_with(c, "_mk"), 0, "24 rows: the merge plan's kernels");
+  int fused = runtime_with(c, "cores_k");
+  run_batch(c, 70, KG_DEVICE_EMU);
+  cr_expect_gt(runtime_with(c, "cores_k"), fused, "70 rows: the fused plan's kernels");
+  int merged = runtime_with(c, "_mk");
+  run_batch(c, 24, KG_DEVICE_CPU);
+  cr_expect_eq(runtime_with(c, "_mk"), merged, "the CPU device: not the merge plan");
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  const char *names[] = {"B"};
+  const long long sizes[] = {24, 70};
+  for (int s = 0; s < 2; s++) {
+    ctx = ctx_forced(0);
+    m = load(ctx, "examples/mm_sibling_projections");
+    kg_check_opts co;
+    memset(&co, 0, sizeof co);
+    co.entry = "mm_sibling_f16_tensor_cores", co.sig = F16_SIG, co.device = KG_DEVICE_EMU, co.seed = 21;
+    co.size_names = names, co.size_vals = &sizes[s], co.n_sizes = 1;
+    kg_check_result r;
+    cr_assert_eq(kg_check_module(ctx, orc, m, &co, &r), KG_OK, "B=%lld: %s", sizes[s], kg_last_error(ctx));
+    for (int k = 0; k < r.n_outputs; k++) cr_expect(r.rows[k].ok, "B=%lld out%d: %s", sizes[s], k, r.rows[k].verdict);
+    kg_check_result_free(&r);
+    kg_module_free(m), kg_context_free(ctx);
+  }
+}

@@ -613,7 +613,7 @@ Test(plan, partition_survives_op_array_growth_while_splitting) {
     kg_plan_op(&p, 0, f);
     kg_diag d;
     kg_diag_init(&d);
-    kg_pass_ctx pc = {&arena, &d, false, NULL, NULL, false, false, false};
+    kg_pass_ctx pc = {&arena, &d, false, NULL, NULL, false, false, false, false};
     cr_assert(kg_plan_partition(&p, &g, &pc), "pad %d", pad);
     /* the else branch was scheduled and partitioned too: its negation is a region of its own */
     bool neg_region = false;
