@@ -1,5 +1,5 @@
-/* passes/merge_products.c — products of one input with adjacent row slices of one weight become
- * one product over the slices' union, its results sliced back out.
+/* passes/merge_products.c — products of one input with adjacent row slices of one weight, or with
+ * separate small weights at few rows, become one product, its results sliced back out.
  *
  * Why: nn.MultiheadAttention keeps its query, key and value projections in one packed
  * in_proj_weight [3E, E] (and in_proj_bias [3E]); its expansion (dotnet/Kgen/Modules.fs, as
@@ -22,7 +22,20 @@
  * dtype, the slices static, along dim 0 with step 1, and the intermediate products used once
  * when their bias sums are merged. Runs on the lowering program after the attention pass (which
  * sees the projections as written); `no_fold` (force_variant 2 and 5) turns it off, so those
- * runs check the separate products. The TorchScript twin keeps the three. */
+ * runs check the separate products. The TorchScript twin keeps the three.
+ *
+ * Then separate weights: q, k, v projections written with three weights (Llama, NasBert), an
+ * MLP's gate and up — products of one input with weights [n_j, K] of one dtype, all with a bias
+ * vector or all without, none a result — become one product over CAT(W_1 .. W_n) (along dim 0;
+ * the biases likewise), each result a slice of it, where the scheduler wants it
+ * (kg_schedule_merge_siblings: few static rows, small weights; with merge_symbolic, rows unknown
+ * too: the merge plan of runtime/exec_plans.c, which a run takes only at few rows). A weight or
+ * bias defined after the first product (a cast of a captured weight) moves before the merged one
+ * (kg_graph_insert; only inputs, constants, casts and views move: `movable`).
+ *
+ *   before: %m_j = MATMUL(x, W_j) ia=[4]  [.., n_j]    (%a_j = ADD(%m_j, b_j): each or none)
+ *   after:  %M = MATMUL(x, CAT(W_1 .. W_n)) [.., Σn_j]; %A = ADD(%M, CAT(b_1 .. b_n))
+ *           %a_j → SLICE(%A) ia=[last, Σ_{i<j} n_i, 1] */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +81,34 @@ static bool is_output(const kg_graph *g, uint32_t id) {
 }
 
 #define NEW(a) KG_GRAPH_NEW(a)
+
+/* A layout node of one operand (CAT along dim 0, SLICE of the last dim) */
+static kg_gnode layout_node(kg_op op, kg_dtype dt, const kg_shape *sh, const kg_gnode *at) {
+  kg_gnode n;
+  memset(&n, 0, sizeof n);
+  n.op = (uint16_t)op, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_TENSOR, n.shape = *sh;
+  n.path = at->path, n.srcloc = at->srcloc;
+  return n;
+}
+
+/* Appends to add[0 .. na) each member's slice of the merged result `res` (of its bias sum, or of
+ * its product: the last dim from its start − base) and rebuilds g with add inserted before node
+ * pos, whatever read a member reading its slice (add has room for the slices). */
+static void insert_merged(kg_graph *g, uint32_t pos, kg_gnode *add, uint32_t na, uint32_t res, const member *mem, int nm, bool with_bias,
+                          int r, int64_t base) {
+  uint32_t *repl = kg_xmalloc((g->nodes.n + 1) * sizeof *repl);
+  for (uint32_t k = 0; k < g->nodes.n; k++) repl[k] = KG_NONE;
+  for (int k = 0; k < nm; k++) {
+    uint32_t old = with_bias ? mem[k].a : mem[k].m;
+    const kg_gnode *o = &g->nodes.v[old];
+    kg_gnode s = layout_node(KG_OP_SLICE, (kg_dtype)o->dtype, &o->shape, o);
+    s.n_in = 1, s.in[0] = res, s.ia[0] = r - 1, s.ia[1] = mem[k].start - base, s.ia[2] = 1;
+    repl[old] = na;
+    add[na++] = s;
+  }
+  kg_graph_insert(g, pos, add, na, repl);
+  free(repl);
+}
 
 /* Merges the products of x with row slices of W (and their bias sums) found from product i. */
 static bool try_merge(kg_graph *g, uint32_t i) {
@@ -121,22 +162,9 @@ static bool try_merge(kg_graph *g, uint32_t i) {
     add[na++] = ad;
     res = NEW(3);
   }
-  uint32_t *repl = kg_xmalloc((g->nodes.n + 1) * sizeof *repl);
-  for (uint32_t k = 0; k < g->nodes.n; k++) repl[k] = KG_NONE;
-  for (int k = 0; k < nm; k++) {
-    uint32_t old = with_bias ? mem[k].a : mem[k].m;
-    kg_gnode s = sw; /* a SLICE like the weight's, of the result's dtype */
-    s.dtype = g->nodes.v[old].dtype, s.cdtype = sw.cdtype == sw.dtype ? s.dtype : sw.cdtype, s.in[0] = res;
-    s.shape = g->nodes.v[old].shape;
-    s.ia[0] = r - 1, s.ia[1] = mem[k].start - mem[0].start, s.ia[2] = 1;
-    s.path = g->nodes.v[old].path, s.srcloc = g->nodes.v[old].srcloc;
-    repl[old] = na;
-    add[na++] = s;
-  }
   uint32_t after = x > W ? x : W;
   if (with_bias && bias > after) after = bias;
-  kg_graph_insert(g, after + 1, add, na, repl);
-  free(repl);
+  insert_merged(g, after + 1, add, na, res, mem, nm, with_bias, r, mem[0].start);
   return true;
 }
 
@@ -171,14 +199,6 @@ static uint32_t vector_bias_of(const kg_graph *g, const uint32_t *uses, uint32_t
   return KG_NONE;
 }
 
-/* A layout node of one operand (CAT along dim 0, SLICE of the last dim) */
-static kg_gnode layout_node(kg_op op, kg_dtype dt, const kg_shape *sh, const kg_gnode *at) {
-  kg_gnode n;
-  memset(&n, 0, sizeof n);
-  n.op = (uint16_t)op, n.dtype = n.cdtype = (uint8_t)dt, n.vkind = KG_V_TENSOR, n.shape = *sh;
-  n.path = at->path, n.srcloc = at->srcloc;
-  return n;
-}
 
 /* Merges the products of x with separate weights [n_j, K] (and their bias sums) found from
  * product i, when the scheduler wants them merged at x's rows and the weights' size
@@ -245,18 +265,7 @@ static bool try_siblings(kg_graph *g, uint32_t i, bool symbolic) {
     add[na++] = ad;
     res = NEW(3);
   }
-  uint32_t *repl = kg_xmalloc((g->nodes.n + 1) * sizeof *repl);
-  for (uint32_t k = 0; k < g->nodes.n; k++) repl[k] = KG_NONE;
-  for (int k = 0; k < nm; k++) {
-    uint32_t old = with_bias ? mem[k].a : mem[k].m;
-    const kg_gnode *o = &g->nodes.v[old];
-    kg_gnode s = layout_node(KG_OP_SLICE, (kg_dtype)o->dtype, &o->shape, o);
-    s.n_in = 1, s.in[0] = res, s.ia[0] = r - 1, s.ia[1] = mem[k].start, s.ia[2] = 1;
-    repl[old] = na;
-    add[na++] = s;
-  }
-  kg_graph_insert(g, i, add, na, repl);
-  free(repl);
+  insert_merged(g, i, add, na, res, mem, nm, with_bias, r, 0);
   return true;
 }
 

@@ -176,8 +176,9 @@ bool kg_compiled_wants_merge(kg_compiled *c) {
   if (!c->merge_known) {
     c->merge_known = true;
     const kg_options *o = &c->m->ctx->opts;
-    if (c->pkg || o->force_variant == KG_FORCE_STRIDED_I64 || o->force_variant == KG_FORCE_TILED || o->force_variant == KG_FORCE_TENSOR_CORES)
-      return false; /* what compile time's no_fold keeps apart */
+    if (c->pkg || c->lg.syms.n == 0 || o->force_variant == KG_FORCE_STRIDED_I64 || o->force_variant == KG_FORCE_TILED ||
+        o->force_variant == KG_FORCE_TENSOR_CORES)
+      return false; /* static sizes: merged when compiled, if at all; or what compile time's no_fold keeps apart */
     kg_graph_init(&c->lg_merge, &c->arena, c->lg.entry);
     kg_graph_clone(&c->lg_merge, &c->lg);
     kg_diag tmp;
