@@ -134,14 +134,16 @@ bool kg_group_welford_pair(const kg_graph *g, const kg_group *grp) {
          kg_dtype_is_float((kg_dtype)m->cdtype) && m->ia[0] == v->ia[0];
 }
 
-/* One reduction, a mean and its Welford variance (one walk for both: the variance's partials
- * hold the mean), or a max and its online sum of exp; no row outputs. */
+/* A lone single-pass reduction (sum, nansum, mean, prod, amax, amin) without row outputs: what
+ * the column schedules give several neighbouring outputs a thread (vectors over columns). */
 bool kg_group_col_vec(const kg_graph *g, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE || grp->reds.n != 1 || grp->outs.n != 0) return false;
   kg_op op = (kg_op)g->nodes.v[grp->reds.v[0]].op;
   return op == KG_OP_RSUM || op == KG_OP_RNANSUM || op == KG_OP_RMEAN || op == KG_OP_RPROD || op == KG_OP_RAMAX || op == KG_OP_RAMIN;
 }
 
+/* One reduction, a mean and its Welford variance (one walk for both: the variance's partials
+ * hold the mean), or a max and its online sum of exp; no row outputs. */
 bool kg_group_splittable(const kg_graph *g, const kg_group *grp) {
   if (grp->kind != KG_GROUP_REDUCE || grp->outs.n != 0) return false;
   if (grp->reds.n == 2 && kg_group_online_pair(g, grp)) return true;
