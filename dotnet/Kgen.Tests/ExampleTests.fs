@@ -89,25 +89,62 @@ let ``every example has at least one entry with a signature`` () =
         let mutable s = Unchecked.defaultof<System.Text.Json.JsonElement>
         Assert.True(entries.[0].TryGetProperty("signature", &s), fs)
 
+/// The crashed thread of a .NET crash report (createdump's *.crashreport.json, written when
+/// DOTNET_EnableCrashReport is set): its frames, native module and function, innermost first.
+let private crashedFrames (dir: string) =
+    Directory.GetFiles(dir, "*.crashreport.json")
+    |> Array.collect (fun f ->
+        try
+            use doc = Text.Json.JsonDocument.Parse(File.ReadAllText f)
+            let str (e: Text.Json.JsonElement) (k: string) =
+                let mutable v = Unchecked.defaultof<Text.Json.JsonElement>
+                if e.TryGetProperty(k, &v) && v.ValueKind = Text.Json.JsonValueKind.String then v.GetString() else ""
+            [| for t in doc.RootElement.GetProperty("payload").GetProperty("threads").EnumerateArray() do
+                   if str t "crashed" = "true" then
+                       yield sprintf "crashed thread %s (%s):" (str t "native_thread_id") (Path.GetFileName f)
+                       for fr in t.GetProperty("stack_frames").EnumerateArray() |> Seq.truncate 48 do
+                           let name = match str fr "method_name", str fr "unmanaged_name" with
+                                      | m, _ when m <> "" -> m
+                                      | _, u when u <> "" -> u
+                                      | _ -> "?"
+                           yield sprintf "  %s!%s" (str fr "native_module") name |]
+        with e -> [| sprintf "%s: unreadable (%s)" f e.Message |])
+    |> String.concat "\n"
+
 /// The three-way check of every example (kgen on the emulator, the F# function run by
 /// TorchSharp, the TorchScript twin through torch.jit.compile), in a child process:
 /// TorchSharp's torch.jit.compile lets a TorchScript compile error terminate the process
 /// (a C++ exception through P/Invoke), which must fail this test, not kill the test host.
+/// A child that dies of a signal fails the test with the signal and its crashed thread's
+/// stack (the runtime's crash report: the emulated kernel, kgen's function or TorchSharp's
+/// frame it died in), and its stderr without libtorch's NNPACK warnings (a CI run once ended
+/// with a child gone silently, its stderr's tail all warnings).
 let private threeWay (files: string[]) =
     let sources = files |> Array.map (fun f -> "\"" + f + "\"") |> String.concat " "
     let psi = Diagnostics.ProcessStartInfo("bash", sprintf "\"%s\" check %s" (Path.Combine(repoRoot, "tools", "kgen-fsharp")) sources,
                                            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
                                            WorkingDirectory = repoRoot)
-    use p = Diagnostics.Process.Start psi
-    let err = p.StandardError.ReadToEndAsync()
-    let out = p.StandardOutput.ReadToEnd()
-    p.WaitForExit()
-    let tail (s: string) = if s.Length > 6000 then s.Substring(s.Length - 6000) else s
-    if p.ExitCode <> 0 then
-        let bad = out.Split('\n') |> Array.filter (fun l -> l.Contains "MISMATCH") |> String.concat "\n"
-        failwithf "kgen-fsharp check exited %d\n%s\n--- last output ---\n%s\n--- stderr ---\n%s" p.ExitCode bad (tail out) (tail err.Result)
-    Assert.Contains("mismatch(es)", out)
-    out
+    let dumps = Path.Combine(Path.GetTempPath(), sprintf "kgen-threeway-%d-%s" Environment.ProcessId (Guid.NewGuid().ToString "N"))
+    Directory.CreateDirectory dumps |> ignore
+    for k, v in [ "DOTNET_DbgEnableMiniDump", "1"; "DOTNET_DbgMiniDumpType", "1"; "DOTNET_EnableCrashReport", "1"
+                  "DOTNET_DbgMiniDumpName", Path.Combine(dumps, "kgen-fsharp.%p.dmp") ] do
+        psi.Environment.[k] <- v
+    try
+        use p = Diagnostics.Process.Start psi
+        let err = p.StandardError.ReadToEndAsync()
+        let out = p.StandardOutput.ReadToEnd()
+        p.WaitForExit()
+        let tail (s: string) = if s.Length > 6000 then s.Substring(s.Length - 6000) else s
+        if p.ExitCode <> 0 then
+            let bad = out.Split('\n') |> Array.filter (fun l -> l.Contains "MISMATCH") |> String.concat "\n"
+            let signal = if p.ExitCode > 128 then sprintf " (signal %d)" (p.ExitCode - 128) else ""
+            let errs = err.Result.Split('\n') |> Array.filter (fun l -> not (l.Contains "NNPACK")) |> String.concat "\n"
+            failwithf "kgen-fsharp check exited %d%s\n%s\n--- last output ---\n%s\n--- stderr (without NNPACK warnings) ---\n%s\n--- crash report ---\n%s"
+                p.ExitCode signal bad (tail out) (tail errs) (crashedFrames dumps)
+        Assert.Contains("mismatch(es)", out)
+        out
+    finally
+        try Directory.Delete(dumps, true) with _ -> ()
 
 [<Fact>]
 let ``every example passes the three-way check`` () = threeWay (compiledExampleSources ()) |> ignore
