@@ -1,4 +1,4 @@
-// mm_sibling_projections: products of one input with separate weights — attention's q, k and v projections with their biases, an MLP's gate and up projections without — run as one product over the weights' concatenation when the input has few rows and the weights are small (passes/merge_products.c, kg_schedule_merge_siblings: fewer than 64 rows, at most 4 MiB of weights), each result a slice of it; a bfloat16 pair whose second weight is cast after the first product (the cast moves before the merged product); at 64 rows the products stay apart; a projection that is also a result stays apart from its siblings; float16 on the tensor-core tier; three float32 weights of 2.6, 2.6 and 0.5 MB: all three (5.8 MB) are past the limit, the last two (3.1 MB) merge
+// mm_sibling_projections: products of one input with separate weights — attention's q, k and v projections with their biases, an MLP's gate and up projections without — run as one product over the weights' concatenation when the input has few rows (passes/merge_products.c, kg_schedule_merge_siblings: fewer than 64 rows; from 16 rows, at most 4 MiB of weights unless every weight is a tensor the tensor-core tier copies by cp.async), each result a slice of it; a bfloat16 pair whose second weight is cast after the first product (the cast moves before the merged product); at 64 rows the products stay apart; a projection that is also a result stays apart from its siblings; float16 on the tensor-core tier (the concatenation copied by cp.async, a row from its own weight); three float32 weights of 2.6, 2.6 and 0.5 MB: all three merge (at 2 rows on the SIMT tiles; at 24, tensors cp.async copies); the same weights stored as float16 and cast to float32 at 24 rows (evaluated into registers): all three (5.8 MB) are past the limit, the last two (3.1 MB) merge
 module Examples.MmSiblingProjections
 
 open TorchSharp
@@ -46,4 +46,12 @@ let mm_sibling_big_weights =
         let a = torch.nn.functional.linear(x, w1)
         let b = torch.nn.functional.linear(x, w2)
         let c = torch.nn.functional.linear(x, w3)
+        (a - b).amax([| -1L |], true) + c @>
+
+[<Kgen.Entry("float32[24,1024], float16[640,1024], float16[640,1024], float16[128,1024]")>]
+let mm_sibling_cast_weights_24_rows =
+    <@ fun (x: torch.Tensor) (w1: torch.Tensor) (w2: torch.Tensor) (w3: torch.Tensor) ->
+        let a = torch.nn.functional.linear(x, w1.to_type(torch.ScalarType.Float32))
+        let b = torch.nn.functional.linear(x, w2.to_type(torch.ScalarType.Float32))
+        let c = torch.nn.functional.linear(x, w3.to_type(torch.ScalarType.Float32))
         (a - b).amax([| -1L |], true) + c @>

@@ -22,7 +22,9 @@
  *
  * Operands. An operand read as it is from a tensor whose rows start 16-byte aligned (mm_a / mm_b
  * & KG_MM_ASYNC) is copied by cp.async, 16 bytes a thread, the src-size zero-filling what lies
- * past K, M or N. Any other operand — pointwise producers (the prologue), views, a transposed
+ * past K, M or N; so is linear's B when it concatenates such tensors along its rows (separate
+ * weights merged by passes/merge_products.c): K-major, each chunk lies in one row, copied from the
+ * tensor that holds it (cat_async: a branch per tensor on the row). Any other operand — pointwise producers (the prologue), views, a transposed
  * operand read through strides, a convolution's IM2COL window — is evaluated by kg_lw_val_at
  * into registers, 16 bytes of its contiguous dim a thread (0 outside the matrix), rounded to the
  * operand type and stored. The shared tile of an operand keeps its global layout: [rows][BK]
@@ -48,6 +50,7 @@ typedef struct tcop {
   uint32_t id;           /* the operand node */
   uint32_t rows;         /* BM or BN */
   bool kmajor, async;
+  bool cat;              /* async B that is a concatenation of tensors (cat_rows): a row from its own */
   bool direct;           /* a 1 × 1 convolution's B: id is the IM2COL's input [N, C, S...] */
   uint32_t base;         /* byte offset of its tile in stage 0 */
   uint32_t sw;           /* swizzle block width, bytes (kmajor: 64) */
@@ -176,6 +179,52 @@ static void op_coord(tck *T, const tcop *o, uint32_t grow, uint32_t gk, uint32_t
   }
 }
 
+/* A concatenation cp.async reads a row from its own tensor (separate weights merged by
+ * merge_products: linear's B, K-major, so a 16-byte chunk lies in one row): CAT along dim 0 of
+ * rank-2 tensors each read as it is, with static rows. */
+static bool cat_rows(const tck *T, uint32_t id) {
+  const kg_graph *g = T->L->g;
+  const kg_gnode *n = &g->nodes.v[id];
+  if (T->S->mmn->ia[0] != 4 || n->op != KG_OP_CAT || n->ia[0] != 0 || n->shape.rank != 2 || n->n_in < 1 || n->n_in > 8) return false;
+  for (int j = 0; j < n->n_in; j++) {
+    const kg_gnode *x = &g->nodes.v[n->in[j]];
+    if (T->L->src_of[n->in[j]] == KG_NONE || x->shape.rank != 2 || x->shape.d[0].kind != KG_DIM_STATIC || x->dtype != n->dtype) return false;
+  }
+  return true;
+}
+
+/* The cp.async of one chunk of a concatenation at its coordinate c ([row, k]; row 0 when nothing
+ * is read): from the tensor whose rows hold c's row, at its own row (c's less the rows before) —
+ * a chain of branches on the row, one copy in each, so the chunk is written once. */
+static void cat_async(tck *T, const tcop *o, const uint32_t *c, uint32_t dst, uint32_t bytes) {
+  lctx *L = T->L;
+  const kg_gnode *cat = &L->g->nodes.v[o->id];
+  kg_kcursor here = L->cur;
+  uint32_t row = var(T, "crow", L->ix, c[0] == KG_NONE ? cix(T, 0) : c[0]);
+  int64_t start = 0;
+  for (int j = 0; j < cat->n_in; j++) {
+    uint32_t seg = cat->in[j];
+    int64_t n = L->g->nodes.v[seg].shape.d[0].v;
+    uint32_t st = KG_NONE;
+    if (j + 1 < cat->n_in) { /* rows start .. start + n: this tensor; else the next branch */
+      kg_ks s = kg_ks_make(KS_IF);
+      s.a = lt(T, row, cix(T, start + n));
+      st = kg_ks_add(&L->cur, s);
+      L->cur = kg_kcursor_body(T->k, st, false);
+    }
+    uint32_t sc[KG_MAX_RANK], param;
+    memcpy(sc, c, sizeof sc);
+    sc[0] = start ? kg_kx_op(T->k, KG_OP_SUB, L->ix, row, cix(T, start), KG_NONE) : row;
+    kg_lw_mm_memo_reset(L);
+    uint32_t off = kg_lw_source_offset(L, seg, sc, &param);
+    tc_stmt(T, KG_TC_CPASYNC, param, off == KG_NONE ? cix(T, 0) : off, dst, bytes, 0);
+    kg_lw_mm_memo_reset(L);
+    if (st != KG_NONE) L->cur = kg_kcursor_body(T->k, st, true);
+    start += n;
+  }
+  L->cur = refresh(here);
+}
+
 /* cp.async of this thread's chunks of tile kt (index expr) into stage `stage` */
 static void load_async(tck *T, const tcop *o, uint32_t kt, uint32_t stage) {
   lctx *L = T->L;
@@ -197,6 +246,10 @@ static void load_async(tck *T, const tcop *o, uint32_t kt, uint32_t stage) {
     kg_lw_mm_memo_reset(L);
     uint32_t c[KG_MAX_RANK], param;
     op_coord(T, o, kg_kx_select(T->k, L->ix, in, gr, cix(T, 0)), kg_kx_select(T->k, L->ix, in, gk, cix(T, 0)), c);
+    if (o->cat) {
+      cat_async(T, o, c, var(T, "dst", KG_I32, tile_off(T, o, stage, row, kel)), bytes);
+      continue;
+    }
     uint32_t off = kg_lw_source_offset(L, o->id, c, &param);
     tc_stmt(T, KG_TC_CPASYNC, param, off == KG_NONE ? cix(T, 0) : off, tile_off(T, o, stage, row, kel), bytes, 0);
   }
@@ -362,6 +415,8 @@ static void op_init(tck *T, tcop *o, bool is_b, uint8_t mode, uint32_t base) {
       T->L->src_of[n->in[0]] != KG_NONE)
     o->id = n->in[0], o->direct = true; /* a 1 × 1 convolution: its input copied as it is */
   o->async = (mode & KG_MM_ASYNC) != 0 && T->L->src_of[o->id] != KG_NONE;
+  o->cat = !o->async && is_b && !T->S->conv && (mode & KG_MM_ASYNC) && o->kmajor && cat_rows(T, o->id);
+  o->async = o->async || o->cat;
   o->base = base;
   uint32_t wbytes = o->rows * T->esz;
   o->sw = o->kmajor ? KG_MM_TC_KBYTES : (wbytes < 128 ? wbytes : 128);

@@ -28,8 +28,10 @@
  * MLP's gate and up — products of one input with weights [n_j, K] of one dtype, all with a bias
  * vector or all without, none a result — become one product over CAT(W_1 .. W_n) (along dim 0;
  * the biases likewise), each result a slice of it, where the scheduler wants it
- * (kg_schedule_merge_siblings: few static rows, small weights; with merge_symbolic, rows unknown
- * too: the merge plan of runtime/exec_plans.c, which a run takes only at few rows). A weight or
+ * (kg_schedule_merge_siblings: few static rows; from KG_MM_TC_MIN_ROWS rows, weights that are
+ * tensors (cp.async copies the concatenation a row from its own weight) or few bytes of others;
+ * with merge_symbolic, rows unknown too: the merge plan of runtime/exec_plans.c, which a run takes
+ * only where the scheduler wants the merge at its rows). A weight or
  * bias defined after the first product (a cast of a captured weight) moves before the merged one
  * (kg_graph_insert; only inputs, constants, casts and views move: `movable`).
  *
@@ -214,8 +216,8 @@ static bool try_siblings(kg_graph *g, uint32_t i, bool symbolic) {
     else rows *= m0->shape.d[d].v;
   }
   if (sym && !symbolic) return false;
-  if (sym) rows = 1; /* the merge plan: a run takes it only where its rows are few (exec.c) */
-  if (!kg_schedule_merge_siblings(rows, 0)) return false; /* the weights' bytes: checked once they are known */
+  if (sym) rows = 1; /* the merge plan: a run takes it only where its rows (and weights) allow (exec.c) */
+  if (!kg_schedule_merge_siblings(rows, 0, true)) return false; /* the weights: checked once they are known */
   uint32_t x = m0->in[0];
   kg_dtype wdt = (kg_dtype)g->nodes.v[m0->in[1]].dtype, bdt = KG_DT_NONE;
   uint32_t *uses = kg_graph_use_counts(g);
@@ -241,7 +243,10 @@ static bool try_siblings(kg_graph *g, uint32_t i, bool symbolic) {
   int64_t total = 0;
   for (int k = 0; k < nm; k++) mem[k].start = total, total += mem[k].n;
   const kg_dim *kd = &g->nodes.v[m0->in[1]].shape.d[1];
-  if (kd->kind != KG_DIM_STATIC || !kg_schedule_merge_siblings(rows, total * kd->v * (int64_t)kg_dtype_get(wdt)->size)) return false;
+  if (kd->kind != KG_DIM_STATIC) return false;
+  uint32_t ws[8];
+  for (int k = 0; k < nm; k++) ws[k] = g->nodes.v[mem[k].m].in[1];
+  if (!kg_schedule_merge_siblings(rows, total * kd->v * (int64_t)kg_dtype_get(wdt)->size, kg_merge_weights_by_rows(g, ws, nm))) return false;
   /* the merged nodes: CAT(weights), MATMUL, [CAT(biases), ADD], then each member's slice of the result */
   kg_gnode add[4 + 8];
   uint32_t na = 0;

@@ -392,12 +392,20 @@ typedef struct kg_group_facts {
   int8_t mm_rank[2];          /* MATMUL: A's / B's rank (a batch for TMA when above 2) */
   bool mm_b_direct;           /* MATMUL: a convolution's B is the identity IM2COL (1 × 1, stride 1)
                                  of a source: its input read as it is (mm_b_src, mm_rows16 of it) */
+  bool mm_b_cat;              /* MATMUL: linear's B is a concatenation along its rows of sources
+                                 (kg_mm_cat_of_sources: separate weights merged by merge_products):
+                                 cp.async can bring each row from its own tensor (mm_rows16[1] when
+                                 every one's rows are a 16-byte multiple long) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
   bool col_vec;               /* REDUCE: one single-pass reduction (sum, nansum, mean, prod, amax, amin), no
                                  row outputs: the column schedules can give a thread vec neighbouring outputs */
 } kg_group_facts;
 kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg_group *grp);
+/* Is B (node b) of product mm a concatenation cp.async can read, a row from one of its inputs:
+ * linear's weight (ia[0] = 4, nothing else) of rank 2 concatenated along its rows (dim 0), of at
+ * most 8 inputs each a tensor read as it is (an input, or a value f stores) with static rows? */
+bool kg_mm_cat_of_sources(const kg_graph *g, const kg_fusion *f, const kg_gnode *mm, uint32_t b);
 /* One single-pass reduction (sum, nansum, mean, prod, amax, amin), no row outputs: the column
  * schedules can give a thread several neighbouring outputs (kg_group_facts.col_vec) */
 bool kg_group_col_vec(const kg_graph *g, const kg_group *grp);
@@ -488,19 +496,30 @@ bool kg_schedule_unfold(int64_t numel, int64_t k);
 bool kg_schedule_unfuse_attention(int64_t scores);
 /* passes/merge_products.c: products of one input with separate weights (attention's q, k and v
  * projections, an MLP's gate and up) as one product over the weights' concatenation, when the
- * input has `rows` rows and the weights `bytes` bytes together (both static)? The concatenation is
- * the product's B prologue: its elements are evaluated into registers one by one (a select of the
- * weight per row), never brought by cp.async or TMA. So only where the products are bound by their
- * launches rather than by reading the weights: fewer than KG_MERGE_SIBLING_ROWS rows (one block row
- * of output tiles, every weight element read once either way, and below the Hopper tier's 64 rows,
- * kg_mm_hopper, which wants its operands read as they are) and at most KG_MERGE_SIBLING_BYTES of
- * weights (read in about a microsecond at 3-5 TB/s: less than a launch). One launch instead of two
- * or three, and the input read once. Not on the CPU device (runtime/exec_plans.c: its schedule for
- * few rows reads a weight's rows in place: the dot schedule, KG_MM_CPU_DOT). Unmeasured on a GPU
- * (docs/gpu.md); cp.async of a concatenation (a source per row) would lift the byte limit. */
+ * input has `rows` rows and the weights `bytes` bytes together; `by_rows`: every weight is a
+ * tensor (an entry input) whose rows are a 16-byte multiple long, so that mma.sync's cp.async
+ * copies the concatenation a row from its own weight (passes/lower_mma.c) as it would copy the
+ * weights apart. Only where the products are bound by their launches rather than by how the
+ * weights are read: fewer than KG_MERGE_SIBLING_ROWS rows (one block row of output tiles, every
+ * weight element read once either way, and below the Hopper tier's 64 rows, kg_mm_hopper, whose
+ * TMA reads a tensor, not a concatenation). Below KG_MM_TC_MIN_ROWS rows the products run on the
+ * SIMT tiles, whose B prologue loads a weight of its own element by element too, and from there
+ * by_rows weights are copied as they would be apart: weights of any size merge (a decode step's
+ * q, k, v of a 4096-wide model). Other weights (a cast, a view) the merged product evaluates into
+ * registers element by element, where apart each could have been copied (a mix with tensors):
+ * at most KG_MERGE_SIBLING_BYTES of them (read in about a microsecond at 3-5 TB/s: less than a
+ * launch). One launch instead of two or three, and the input read once. Not on the CPU device
+ * (runtime/exec_plans.c: its schedule for few rows reads a weight's rows in place: the dot
+ * schedule, KG_MM_CPU_DOT). Unmeasured on a GPU (docs/gpu.md). */
 #define KG_MERGE_SIBLING_ROWS 64
 #define KG_MERGE_SIBLING_BYTES ((int64_t)4 << 20)
-bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes);
+/* rows below which no product takes the tensor-core tier (a 16-row mma.sync instruction tile
+ * would be mostly padding: kg_mm_tensor_cores) */
+#define KG_MM_TC_MIN_ROWS 16
+bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes, bool by_rows);
+/* by_rows of kg_schedule_merge_siblings for weights w[0..n): each an entry's tensor [n_j, K]
+ * whose rows (K static) are a 16-byte multiple long */
+bool kg_merge_weights_by_rows(const kg_graph *g, const uint32_t *w, int n);
 
 /* The policies kg_schedule_choose applies, for tests and benchmarks. */
 uint32_t kg_reduce_row_threads(int64_t n_red);                     /* persistent row kernels: ~8 elements per thread, 128..1024 */

@@ -262,6 +262,10 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
       }
       gf.mm_rank[w] = (int8_t)o->shape.rank;
     }
+    if (!gf.mm_b_src && kg_mm_cat_of_sources(g, f, mm, bid)) {
+      gf.mm_b_cat = true;
+      gf.mm_rows16[1] = b->shape.d[1].kind == KG_DIM_STATIC && (b->shape.d[1].v * kg_dtype_get((kg_dtype)b->dtype)->size) % 16 == 0;
+    }
   }
   else if (grp->kind == KG_GROUP_ATTN) { /* attention: mm_k = the head dim E, mm_flags its ia[0] */
     const kg_gnode *at = &g->nodes.v[grp->red], *q = &g->nodes.v[at->in[0]];
@@ -505,7 +509,7 @@ bool kg_mm_tensor_cores(const kg_group_facts *gf, const kg_sched_facts *x, const
   kg_dtype dt = (kg_dtype)gf->mm_dtype;
   if (dt != KG_F16 && dt != KG_BF16 && !(dt == KG_F32 && x->f32_matmul != KG_SCHED_F32_SIMT)) return false;
   if (x->force == KG_SCHED_TENSOR_CORES) return true;
-  return (m < 0 || m >= 16) && (n < 0 || n >= 8) && (gf->mm_k < 0 || gf->mm_k >= 16);
+  return (m < 0 || m >= KG_MM_TC_MIN_ROWS) && (n < 0 || n >= 8) && (gf->mm_k < 0 || gf->mm_k >= 16);
 }
 
 /* The tensor-core tile: the largest that still gives every SM a block. */
@@ -577,6 +581,19 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   return buf;
 }
 
+bool kg_mm_cat_of_sources(const kg_graph *g, const kg_fusion *f, const kg_gnode *mm, uint32_t b) {
+  const kg_gnode *n = &g->nodes.v[b];
+  if (mm->op != KG_OP_MATMUL || mm->ia[0] != 4 || n->op != KG_OP_CAT || n->ia[0] != 0 || n->shape.rank != 2 || n->vkind != KG_V_TENSOR ||
+      n->n_in < 1 || n->n_in > 8)
+    return false;
+  for (int j = 0; j < n->n_in; j++) {
+    const kg_gnode *x = &g->nodes.v[n->in[j]];
+    bool src = (x->op == KG_OP_INPUT && x->vkind == KG_V_TENSOR) || (f && kg_fusion_mat_index(f, n->in[j]) != KG_NONE);
+    if (!src || x->dtype != n->dtype || x->shape.rank != 2 || x->shape.d[0].kind != KG_DIM_STATIC) return false;
+  }
+  return true;
+}
+
 /* How an operand is staged: K-major when K is its contiguous dim (or, not knowing, when it is
  * A or a transposed B — an [M, K] activation, linear's [N, K] weight); cp.async when it is read
  * as it is from a tensor whose rows start 16-byte aligned. A convolution's B (its IM2COL view)
@@ -586,7 +603,7 @@ static uint8_t mm_operand_mode(const kg_group_facts *gf, const kg_sched_facts *x
   bool conv = (gf->mm_flags & 8) != 0;
   bool km = x->mm_kmajor[which] >= 0 ? x->mm_kmajor[which] != 0 : which == 0 || (gf->mm_flags & 4) != 0;
   if (conv && which == 1) km = gf->mm_b_direct && x->runtime && x->mm_kmajor[1] == 1; /* a channels-last 1 × 1 input */
-  bool src = which ? gf->mm_b_src : gf->mm_a_src;
+  bool src = which ? gf->mm_b_src || gf->mm_b_cat : gf->mm_a_src; /* a concatenation: a source per row */
   bool async = src && (!conv || (which == 1 && gf->mm_b_direct)) && (x->runtime ? x->mm_async[which] : gf->mm_rows16[which]);
   return (uint8_t)((km ? KG_MM_KMAJOR : 0) | (async ? KG_MM_ASYNC : 0));
 }
@@ -785,8 +802,24 @@ bool kg_schedule_unfold(int64_t numel, int64_t k) {
 
 bool kg_schedule_unfuse_attention(int64_t scores) { return scores >= 0 && scores <= KG_CPU_UNFUSED_ATTN_SCORES; }
 
-bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes) {
-  return rows >= 1 && rows < KG_MERGE_SIBLING_ROWS && bytes >= 0 && bytes <= KG_MERGE_SIBLING_BYTES;
+bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes, bool by_rows) {
+  if (rows < 1 || rows >= KG_MERGE_SIBLING_ROWS) return false;
+  /* fewer rows than a tensor-core instruction tile: the SIMT tiles load every weight into
+   * registers element by element, merged or not (kg_mm_tensor_cores; the product's own m is at
+   * most these rows); weights that are tensors cp.async copies a row at a time on mma.sync,
+   * merged or not (lower_mma.c, a concatenation's rows): either way weights of any size merge */
+  if (rows < KG_MM_TC_MIN_ROWS || by_rows) return true;
+  return bytes >= 0 && bytes <= KG_MERGE_SIBLING_BYTES;
+}
+
+bool kg_merge_weights_by_rows(const kg_graph *g, const uint32_t *w, int n) {
+  for (int j = 0; j < n; j++) {
+    const kg_gnode *x = &g->nodes.v[w[j]];
+    if (x->op != KG_OP_INPUT || x->vkind != KG_V_TENSOR || x->shape.rank != 2 || x->shape.d[1].kind != KG_DIM_STATIC ||
+        (x->shape.d[1].v * (int64_t)kg_dtype_get((kg_dtype)x->dtype)->size) % 16 != 0)
+      return false;
+  }
+  return n > 0;
 }
 
 /* ---- attention (issue 23) ---- */

@@ -276,5 +276,9 @@ bool kg_tmap_request(const kg_ktmap *tm, const DLTensor *t, kg_tmap_req *req, kg
 const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
                               DLTensor *const *outputs, const DLTensor *tview);
 void kg_mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int64_t *space, int rank, kg_sched_facts *x);
+/* B's facts when it is a concatenation of tensors (kg_mm_cat_of_sources): K-major and cp.async
+ * when every one of its tensors is; no TMA. Leaves x alone for any other B. */
+void kg_mm_concat_facts(const kg_graph *g, const kg_fusion *F, const kg_group *grp, const DLTensor **pt, DLTensor *const *outputs,
+                        const DLTensor *tview, const int64_t *space, int rank, kg_sched_facts *x);
 
 #endif

@@ -225,18 +225,22 @@ static bool attention_unfuses(const kg_compiled *c, const binding *B) {
   return true;
 }
 
-/* The merge plan (4) when c has one and every product it merged has few rows at this run's sizes
- * (kg_schedule_merge_siblings; its weights' size was checked when it was made), else the fused
- * plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
+/* The merge plan (4) when c has one and the scheduler wants every product it merged at this
+ * run's sizes (kg_schedule_merge_siblings: its rows, and from KG_MM_TC_MIN_ROWS rows its
+ * concatenated weights' bytes where they are not all tensors cp.async copies a row at a time),
+ * else the fused plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
 static int merge_or_fused(kg_compiled *c, const binding *B, const kg_target *T) {
   if (T->cpu_cores > 0 || c->pkg || !kg_compiled_wants_merge(c)) return 0;
   const kg_graph *g = &c->lg_merge;
   for (uint32_t i = 0; i < g->nodes.n; i++) {
     const kg_gnode *n = &g->nodes.v[i];
     if (n->op != KG_OP_MATMUL || n->n_in != 2 || g->nodes.v[n->in[1]].op != KG_OP_CAT) continue;
-    int64_t rows = 1;
+    const kg_gnode *w = &g->nodes.v[n->in[1]];
+    int64_t rows = 1, bytes = (int64_t)kg_dtype_get((kg_dtype)w->dtype)->size;
     for (int d = 0; d + 1 < n->shape.rank; d++) rows *= dim_size(B, &n->shape.d[d]);
-    if (!kg_schedule_merge_siblings(rows, 0)) return 0;
+    for (int d = 0; d < w->shape.rank; d++)
+      if (__builtin_mul_overflow(bytes, dim_size(B, &w->shape.d[d]), &bytes)) bytes = -1;
+    if (!kg_schedule_merge_siblings(rows, bytes, kg_merge_weights_by_rows(g, w->in, w->n_in))) return 0;
   }
   return 4;
 }
@@ -823,6 +827,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
     if (mm) {
       for (int w = 0; w < 2; w++) kg_mm_operand_facts(kg_mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
+      kg_mm_concat_facts(g, F, grp, pt, outputs, tview, space, r, &x);
       x.mm_k = nred;
     }
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);

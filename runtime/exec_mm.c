@@ -11,10 +11,8 @@ static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offs
 
 /* A matrix product's operand `which` (0 A, 1 B) as a tensor when the kernel reads it from memory
  * as it is (an input, or a value an earlier kernel stored), else NULL. */
-const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
-                                  DLTensor *const *outputs, const DLTensor *tview) {
-  uint32_t id = g->nodes.v[grp->red].in[which];
-  if (g->nodes.v[id].op == KG_OP_IM2COL) id = g->nodes.v[id].in[0]; /* a 1 × 1 convolution's input (mm_b_direct) */
+static const DLTensor *tensor_of(const kg_graph *g, const kg_fusion *F, uint32_t id, const DLTensor **pt, DLTensor *const *outputs,
+                                  const DLTensor *tview) {
   if (g->nodes.v[id].op == KG_OP_INPUT) {
     for (uint32_t p = 0; p < g->params.n; p++)
       if (g->params.v[p].node == id) return pt[p];
@@ -24,6 +22,32 @@ const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_gr
   if (mi == KG_NONE) return NULL;
   kg_bufref b = F->mat_buf.v[mi];
   return b.kind == KG_BUF_TEMP ? &tview[b.index] : b.kind == KG_BUF_OUTPUT ? outputs[b.index] : NULL;
+}
+
+const DLTensor *kg_mm_operand(const kg_graph *g, const kg_fusion *F, const kg_group *grp, int which, const DLTensor **pt,
+                                  DLTensor *const *outputs, const DLTensor *tview) {
+  uint32_t id = g->nodes.v[grp->red].in[which];
+  if (g->nodes.v[id].op == KG_OP_IM2COL) id = g->nodes.v[id].in[0]; /* a 1 × 1 convolution's input (mm_b_direct) */
+  return tensor_of(g, F, id, pt, outputs, tview);
+}
+
+void kg_mm_concat_facts(const kg_graph *g, const kg_fusion *F, const kg_group *grp, const DLTensor **pt, DLTensor *const *outputs,
+                        const DLTensor *tview, const int64_t *space, int rank, kg_sched_facts *x) {
+  const kg_gnode *mm = &g->nodes.v[grp->red];
+  if (!kg_mm_cat_of_sources(g, F, mm, mm->in[1])) return;
+  const kg_gnode *cat = &g->nodes.v[mm->in[1]];
+  int8_t km = -2; /* the tensors' agreed K-majority (-1: they differ or it is not known) */
+  bool async = true;
+  for (int j = 0; j < cat->n_in; j++) {
+    const DLTensor *t = tensor_of(g, F, cat->in[j], pt, outputs, tview);
+    if (!t) return;
+    kg_sched_facts one = *x;
+    kg_mm_operand_facts(t, 1, mm->ia[0], space, rank, &one);
+    km = km == -2 || km == one.mm_kmajor[1] ? one.mm_kmajor[1] : -1;
+    async = async && one.mm_async[1];
+  }
+  /* cp.async only K-major: a 16-byte chunk then lies in one row, so in one tensor */
+  x->mm_kmajor[1] = km < 0 ? -1 : km, x->mm_async[1] = async && km == 1, x->mm_tma[1] = false;
 }
 
 /* The tensor-core tier's facts about a product's operands: is K their contiguous dim, and may

@@ -194,11 +194,23 @@ Test(merge_products, separate_weights) {
     if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 3 && cp[0].param[1] == 1, "y's products with w3 and w1 (not w4: r is a result)");
     cr_expect_eq(plain_products(&c->lg), f ? 5 : 3, "x's two products and r's");
     kg_compiled_free(c), kg_module_free(m);
-    /* 2 rows, float32 weights of 2.6, 2.6 and 0.5 MB: all three are past KG_MERGE_SIBLING_BYTES,
-     * the last two (3.1 MB) are not */
-    c = compile_entry(ctx, &m, "mm_sibling_big_weights");
+    /* float32 weights of 2.6, 2.6 and 0.5 MB: all three merge, at 2 rows (below KG_MM_TC_MIN_ROWS:
+     * the SIMT tiles, every weight register-staged either way) and at 24 (tensors cp.async copies
+     * a row at a time, merged or apart); stored as float16 and cast, at 24 rows, all three are
+     * past KG_MERGE_SIBLING_BYTES, the last two (3.1 MB) are not */
+    const char *sigs[] = {NULL, "float32[24,1024], float32[640,1024], float32[640,1024], float32[128,1024]"};
+    for (int s = 0; s < 2; s++) {
+      m = load(ctx, "examples/mm_sibling_projections");
+      cr_assert_eq(kg_specialize(m, "mm_sibling_big_weights", sigs[s], &c), KG_OK, "%s", kg_last_error(ctx));
+      n = cat_products(&c->lg, cp, 4);
+      cr_expect_eq(n, f ? 0 : 1, "big_weights (%s rows): %d merged products", s ? "24" : "2", n);
+      if (!f && n == 1) cr_expect(cp[0].n_in == 3 && cp[0].param[0] == 1 && cp[0].param[1] == 2 && cp[0].param[2] == 3, "w1, w2 and w3");
+      cr_expect_eq(plain_products(&c->lg), f ? 3 : 0, "none apart");
+      kg_compiled_free(c), kg_module_free(m);
+    }
+    c = compile_entry(ctx, &m, "mm_sibling_cast_weights_24_rows");
     n = cat_products(&c->lg, cp, 4);
-    cr_expect_eq(n, f ? 0 : 1, "big_weights: %d merged products", n);
+    cr_expect_eq(n, f ? 0 : 1, "cast_weights_24_rows: %d merged products", n);
     if (!f && n == 1) cr_expect(cp[0].n_in == 2 && cp[0].param[0] == 2 && cp[0].param[1] == 3, "w2 and w3");
     cr_expect_eq(plain_products(&c->lg), f ? 3 : 1, "w1's product");
     kg_compiled_free(c), kg_module_free(m);
@@ -236,9 +248,10 @@ Test(merge_products, cpu_plan_keeps_them_apart) {
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 }
 
-/* NVRTC for sm_80 and sm_90: the merged products' kernels (float16 on mma.sync with the
- * concatenated B staged through registers; float32 and bfloat16 on the SIMT tiles) compile and
- * spill nothing. */
+/* NVRTC for sm_80 and sm_90: the merged products' kernels (on mma.sync float16 and float32
+ * split-TF32 with the concatenated B copied by cp.async, float32 of cast weights staged through
+ * registers; float32 and bfloat16 on the SIMT tiles, three weights of 5.8 MB at 2 rows) compile
+ * and spill nothing. */
 Test(merge_products, nvrtc_no_spills, .timeout = 300) {
   kg_context *ctx = ctx_forced(0);
   kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
@@ -246,10 +259,14 @@ Test(merge_products, nvrtc_no_spills, .timeout = 300) {
     kg_context_free(ctx);
     cr_skip_test("libnvrtc cannot be loaded");
   }
-  const char *entries[] = {"mm_sibling_qkv_mlp", "mm_sibling_bf16_cast", "mm_sibling_f16_tensor_cores"};
-  for (int e = 0; e < 3; e++) {
-    kg_module *m;
-    kg_compiled *c = compile_entry(ctx, &m, entries[e]);
+  const char *entries[] = {"mm_sibling_qkv_mlp", "mm_sibling_bf16_cast", "mm_sibling_f16_tensor_cores", "mm_sibling_big_weights",
+                           "mm_sibling_cast_weights_24_rows", "mm_sibling_big_weights"};
+  for (int e = 0; e < 6; e++) {
+    kg_module *m = load(ctx, "examples/mm_sibling_projections");
+    kg_compiled *c;
+    /* the last: float32 at 24 rows, the concatenation copied by cp.async */
+    const char *sig = e == 5 ? "float32[24,1024], float32[640,1024], float32[640,1024], float32[128,1024]" : NULL;
+    cr_assert_eq(kg_specialize(m, entries[e], sig, &c), KG_OK, "%s: %s", entries[e], kg_last_error(ctx));
     const kg_kernel *kps[16];
     uint32_t nk = 0;
     for (uint32_t i = 0; i < c->fusion.groups.n && nk < 16; i++) kps[nk++] = &c->kernels[i];
@@ -262,8 +279,9 @@ Test(merge_products, nvrtc_no_spills, .timeout = 300) {
 /* The merge plan: compiled over a symbolic batch, the products stay apart in lg (their rows are
  * unknown) and are merged in the merge plan, which a run takes when its rows are few: kernels of
  * plan 4 (named _mk) at 24 rows, the fused plan's at 70; both against PyTorch; on the CPU device
- * the products apart. (An entry whose small products the fold plan folds at few rows takes that
- * plan first: mm_sibling_qkv_mlp's gate and up.) */
+ * the products apart. Big weights: the plan at 2 rows, and at 24 where they are tensors. (An
+ * entry whose small products the fold plan folds at few rows takes that plan first:
+ * mm_sibling_qkv_mlp's gate and up.) */
 static const char *const F16_SIG =
     "float16[B,320], float16[128,320], float16[128], float16[64,320], float16[64], float16[72,320], float16[72]";
 
@@ -329,15 +347,40 @@ Test(merge_products, merge_plan_at_symbolic_rows, .init = setup, .fini = teardow
   run_batch(c, 24, KG_DEVICE_CPU);
   cr_expect_eq(runtime_with(c, "_mk"), merged, "the CPU device: not the merge plan");
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  /* the weights at run time: 5.8 MB of weights, all three merged in the merge plan; taken at 2
+   * rows (the SIMT tiles) and, for float32 tensors (cp.async copies them a row at a time), at 24;
+   * for float16 weights cast to float32 (evaluated into registers) not at 24 rows (past
+   * KG_MERGE_SIBLING_BYTES) */
+  const char *big[][2] = {{"mm_sibling_big_weights", "float32[B,1024], float32[640,1024], float32[640,1024], float32[128,1024]"},
+                          {"mm_sibling_cast_weights_24_rows", "float32[B,1024], float16[640,1024], float16[640,1024], float16[128,1024]"}};
+  for (int e = 0; e < 2; e++) {
+    ctx = ctx_forced(0);
+    m = load(ctx, "examples/mm_sibling_projections");
+    cr_assert_eq(kg_specialize(m, big[e][0], big[e][1], &c), KG_OK, "%s", kg_last_error(ctx));
+    cr_assert(kg_compiled_wants_merge(c));
+    n = cat_products(&c->lg_merge, cp, 4);
+    cr_expect(n == 1 && cp[0].n_in == 3, "%s: the merge plan merges the three weights (%d)", big[e][0], n);
+    run_batch(c, 2, KG_DEVICE_EMU);
+    merged = runtime_with(c, "_mk");
+    cr_expect_gt(merged, 0, "%s, 2 rows: the merge plan's kernels", big[e][0]);
+    run_batch(c, 24, KG_DEVICE_EMU);
+    if (e == 0) cr_expect_gt(runtime_with(c, "_mk"), merged, "%s, 24 rows: the merge plan's kernels", big[e][0]);
+    else cr_expect_eq(runtime_with(c, "_mk"), merged, "%s, 24 rows: not the merge plan", big[e][0]);
+    /* mma.sync's B: the concatenation K-major and copied by cp.async (_b3), or the casts in registers (_b1) */
+    cr_expect_eq(runtime_with(c, "_b3") > 0, e == 0, "%s, 24 rows: B by cp.async (%d)", big[e][0], runtime_with(c, "_b3"));
+    kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  }
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
+  /* against PyTorch: float16 at 24 rows (the merge plan, B by cp.async) and 70 (apart); float32
+   * split-TF32 with the big weights' concatenation copied by cp.async at 24 rows */
   const char *names[] = {"B"};
-  const long long sizes[] = {24, 70};
-  for (int s = 0; s < 2; s++) {
+  const long long sizes[] = {24, 70, 24};
+  for (int s = 0; s < 3; s++) {
     ctx = ctx_forced(0);
     m = load(ctx, "examples/mm_sibling_projections");
     kg_check_opts co;
     memset(&co, 0, sizeof co);
-    co.entry = "mm_sibling_f16_tensor_cores", co.sig = F16_SIG, co.device = KG_DEVICE_EMU, co.seed = 21;
+    co.entry = s < 2 ? "mm_sibling_f16_tensor_cores" : big[0][0], co.sig = s < 2 ? F16_SIG : big[0][1], co.device = KG_DEVICE_EMU, co.seed = 21;
     co.size_names = names, co.size_vals = &sizes[s], co.n_sizes = 1;
     kg_check_result r;
     cr_assert_eq(kg_check_module(ctx, orc, m, &co, &r), KG_OK, "B=%lld: %s", sizes[s], kg_last_error(ctx));
