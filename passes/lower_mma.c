@@ -24,10 +24,10 @@
  * & KG_MM_ASYNC) is copied by cp.async, 16 bytes a thread, the src-size zero-filling what lies
  * past K, M or N; so is linear's B when it concatenates such tensors along its rows (separate
  * weights merged by passes/merge_products.c): K-major, each chunk lies in one row, copied from the
- * tensor that holds it (cat_async: a branch per tensor on the row). Any other operand — pointwise producers (the prologue), views, a transposed
- * operand read through strides, a convolution's IM2COL window — is evaluated by kg_lw_val_at
- * into registers, 16 bytes of its contiguous dim a thread (0 outside the matrix), rounded to the
- * operand type and stored. The shared tile of an operand keeps its global layout: [rows][BK]
+ * tensor that holds it (cat_async: a branch per tensor on the row). Any other operand — pointwise
+ * producers (the prologue), views, a transposed operand read through strides, a convolution's
+ * IM2COL window — is evaluated by kg_lw_val_at into registers, 16 bytes of its contiguous dim a
+ * thread (0 outside the matrix), rounded to the operand type and stored. The shared tile of an operand keeps its global layout: [rows][BK]
  * when K is contiguous (KG_MM_KMAJOR), else [BK][rows] cut into blocks of at most 128 bytes;
  * every row of a block is XOR-swizzled by 16-byte chunks with the TMA / wgmma patterns
  * (Swizzle<log2(W/16), 4, 3> on byte offsets: chunk ^= (offset / 128) % (W / 16) for a block W
