@@ -279,7 +279,8 @@ Test(merge_products, nvrtc_no_spills, .timeout = 300) {
 /* The merge plan: compiled over a symbolic batch, the products stay apart in lg (their rows are
  * unknown) and are merged in the merge plan, which a run takes when its rows are few: kernels of
  * plan 4 (named _mk) at 24 rows, the fused plan's at 70; both against PyTorch; on the CPU device
- * the products apart. Big weights: the plan at 2 rows, and at 24 where they are tensors. (An
+ * the products apart. Big weights: the plan at 2 rows, and at 24 where they are tensors (B by
+ * cp.async; a misaligned weight through registers). (An
  * entry whose small products the fold plan folds at few rows takes that plan first:
  * mm_sibling_qkv_mlp's gate and up.) */
 static const char *const F16_SIG =
@@ -291,20 +292,29 @@ static int runtime_with(const kg_compiled *c, const char *tag) {
   return n;
 }
 
-/* c (compiled over a symbolic first dim) run once on dev with that dim `batch` */
-static void run_batch(kg_compiled *c, int64_t batch, kg_device_kind dev) {
+/* c (compiled over a symbolic first dim) run once on dev with that dim `batch`; parameter
+ * `misaligned` (or none: -1) starts one element past a 64-byte boundary */
+static void run_batch_at(kg_compiled *c, int64_t batch, kg_device_kind dev, int misaligned) {
   const kg_graph *g = &c->g;
   uint32_t np = g->params.n;
   cr_assert_leq(np, 8);
   kg_npy in[8];
   DLTensor v[8];
   const DLTensor *ins[8];
+  int64_t shapes[8][KG_MAX_RANK];
   for (uint32_t p = 0; p < np; p++) {
     const kg_gnode *n = &g->nodes.v[g->params.v[p].node];
-    int64_t shape[KG_MAX_RANK];
-    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : batch;
-    cr_assert_eq(kg_npy_random(&in[p], n->dtype, n->shape.rank, shape, 40 + p, false), 0);
-    kg_npy_dlview(&in[p], &v[p]);
+    int64_t *shape = shapes[p], numel = 1;
+    for (int d = 0; d < n->shape.rank; d++) shape[d] = n->shape.d[d].kind == KG_DIM_STATIC ? n->shape.d[d].v : batch, numel *= shape[d];
+    if ((int)p == misaligned) { /* one element more, the view past the first */
+      int64_t flat = numel + 1;
+      cr_assert_eq(kg_npy_random(&in[p], n->dtype, 1, &flat, 40 + p, false), 0);
+      kg_npy_dlview(&in[p], &v[p]);
+      v[p].ndim = n->shape.rank, v[p].shape = shape, v[p].strides = NULL, v[p].byte_offset = kg_dtype_get((kg_dtype)n->dtype)->size;
+    } else {
+      cr_assert_eq(kg_npy_random(&in[p], n->dtype, n->shape.rank, shape, 40 + p, false), 0);
+      kg_npy_dlview(&in[p], &v[p]);
+    }
     ins[p] = &v[p];
   }
   int no = kg_compiled_n_outputs(c);
@@ -327,6 +337,7 @@ static void run_batch(kg_compiled *c, int64_t batch, kg_device_kind dev) {
   for (int o = 0; o < no; o++) kg_npy_free(&outs[o]);
   for (uint32_t p = 0; p < np; p++) kg_npy_free(&in[p]);
 }
+static void run_batch(kg_compiled *c, int64_t batch, kg_device_kind dev) { run_batch_at(c, batch, dev, -1); }
 
 Test(merge_products, merge_plan_at_symbolic_rows, .init = setup, .fini = teardown, .timeout = 300) {
   kg_context *ctx = ctx_forced(0);
@@ -368,6 +379,11 @@ Test(merge_products, merge_plan_at_symbolic_rows, .init = setup, .fini = teardow
     else cr_expect_eq(runtime_with(c, "_mk"), merged, "%s, 24 rows: not the merge plan", big[e][0]);
     /* mma.sync's B: the concatenation K-major and copied by cp.async (_b3), or the casts in registers (_b1) */
     cr_expect_eq(runtime_with(c, "_b3") > 0, e == 0, "%s, 24 rows: B by cp.async (%d)", big[e][0], runtime_with(c, "_b3"));
+    if (e == 0) { /* w2 four bytes past an alignment: its rows cannot be copied, the concatenation is staged in registers */
+      int b1 = runtime_with(c, "_b1");
+      run_batch_at(c, 24, KG_DEVICE_EMU, 2);
+      cr_expect_gt(runtime_with(c, "_b1"), b1, "%s, 24 rows, w2 misaligned: B through registers", big[e][0]);
+    }
     kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
   }
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
