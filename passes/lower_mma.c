@@ -50,7 +50,7 @@ typedef struct tcop {
   uint32_t id;           /* the operand node */
   uint32_t rows;         /* BM or BN */
   bool kmajor, async;
-  bool cat;              /* async B that is a concatenation of tensors (cat_rows): a row from its own */
+  bool cat;              /* async B that is a concatenation of tensors (kg_mm_cat_of_sources): a row from its own */
   bool direct;           /* a 1 × 1 convolution's B: id is the IM2COL's input [N, C, S...] */
   uint32_t base;         /* byte offset of its tile in stage 0 */
   uint32_t sw;           /* swizzle block width, bytes (kmajor: 64) */
@@ -177,20 +177,6 @@ static void op_coord(tck *T, const tcop *o, uint32_t grow, uint32_t gk, uint32_t
     int rank = T->L->g->nodes.v[T->S->mmn->in[1]].shape.rank;
     for (int d = 3; d < rank; d++) c[d - 1] = c[d];
   }
-}
-
-/* A concatenation cp.async reads a row from its own tensor (separate weights merged by
- * merge_products: linear's B, K-major, so a 16-byte chunk lies in one row): CAT along dim 0 of
- * rank-2 tensors each read as it is, with static rows. */
-static bool cat_rows(const tck *T, uint32_t id) {
-  const kg_graph *g = T->L->g;
-  const kg_gnode *n = &g->nodes.v[id];
-  if (T->S->mmn->ia[0] != 4 || n->op != KG_OP_CAT || n->ia[0] != 0 || n->shape.rank != 2 || n->n_in < 1 || n->n_in > 8) return false;
-  for (int j = 0; j < n->n_in; j++) {
-    const kg_gnode *x = &g->nodes.v[n->in[j]];
-    if (T->L->src_of[n->in[j]] == KG_NONE || x->shape.rank != 2 || x->shape.d[0].kind != KG_DIM_STATIC || x->dtype != n->dtype) return false;
-  }
-  return true;
 }
 
 /* The cp.async of one chunk of a concatenation at its coordinate c ([row, k]; row 0 when nothing
@@ -415,7 +401,9 @@ static void op_init(tck *T, tcop *o, bool is_b, uint8_t mode, uint32_t base) {
       T->L->src_of[n->in[0]] != KG_NONE)
     o->id = n->in[0], o->direct = true; /* a 1 × 1 convolution: its input copied as it is */
   o->async = (mode & KG_MM_ASYNC) != 0 && T->L->src_of[o->id] != KG_NONE;
-  o->cat = !o->async && is_b && !T->S->conv && (mode & KG_MM_ASYNC) && o->kmajor && cat_rows(T, o->id);
+  /* a concatenation of tensors along linear's rows (separate weights merged by merge_products;
+   * the scheduler's mm_b_cat): K-major, a 16-byte chunk lies in one row, so in one tensor */
+  o->cat = !o->async && is_b && !T->S->conv && (mode & KG_MM_ASYNC) && o->kmajor && kg_mm_cat_of_sources(T->L->g, T->L->f, T->S->mmn, o->id);
   o->async = o->async || o->cat;
   o->base = base;
   uint32_t wbytes = o->rows * T->esz;
