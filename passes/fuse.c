@@ -32,6 +32,13 @@
  *   gelu(linear(x, w, b)) + r            ⇒  group0 MATMUL, epilogue out0      (one kernel)
  *   linear(gelu(linear(x, w1, b1)), w2)  ⇒  group0 MATMUL stores h = gelu(..) ; group1 MATMUL
  *
+ * A norm before a product — a row group with nothing else to do whose reductions (sums, means,
+ * variances over the last dim of a tensor shaped as the product's A) only that product's A
+ * prologue reads — becomes the product's *row statistics* (grp->pre, row_stats below): its kernel
+ * computes them for its tile's rows before its K loop (passes/lower_rowstats.c), at few rows
+ * (kg_schedule_row_stats), and the row kernel is gone:
+ *   linear(x * rsqrt(x.pow(2).mean(-1, keepdim) + eps) * g, W)  ⇒  group0 MATMUL, pre {mean}
+ *
  * A pooling window (POOL) is evaluated inline where it is read, like a pointwise op, except when
  * convolutions read it through their windows (IM2COL): each pooled value is then read once per
  * window position (a 3 x 3 convolution after ResNet's max pool: 9 evaluations of a 9-element
@@ -315,6 +322,90 @@ static const frame *output_frame(const kg_graph *g, const kg_group *grp, const k
   return fr;
 }
 
+/* Row statistics into the product (kg_group.pre, kg_schedule_row_stats): reductions of a row
+ * group with nothing else to do (no row outputs, no epilogues) whose values every reader reaches
+ * only on the way into one product's A — the group's reductions' own walks aside — become that
+ * product's, computed by its kernel for its tile's rows before its K loop; the row group is gone
+ * (dead[gi]; removed after step 3):
+ *   rms = x.pow(2).mean(-1, keepdim); linear(x * rsqrt(rms + eps) * w, W)   ⇒  group0 MATMUL, pre {rms}
+ * `users` is the graph's users in CSR form (uoff, uses). */
+static bool only_in_prologue(const kg_graph *g, const kg_group *R, uint32_t r, uint32_t mm, const uint32_t *uoff, const uint32_t *uses,
+                             uint8_t *in_u, uint32_t *stack) {
+  const kg_gnode *P = &g->nodes.v[mm];
+  uint32_t sp = 0;
+  stack[sp++] = r, in_u[r] = 1;
+  bool ok = true;
+  while (sp && ok) {
+    uint32_t u = stack[--sp];
+    for (uint32_t o = 0; o < g->outputs.n && ok; o++) ok = g->outputs.v[o] != u;
+    for (uint32_t e = uoff[u]; e < uoff[u + 1] && ok; e++) {
+      uint32_t w = uses[e];
+      if (w == mm) { /* A only: not B */
+        ok = P->in[0] == u && P->in[1] != u;
+        continue;
+      }
+      bool sib = false;
+      for (uint32_t j = 0; j < R->reds.n && !sib; j++) sib = R->reds.v[j] == w && w > r;
+      if (sib) continue; /* a later reduction of the group reads it per row: computed after it */
+      const kg_gnode *n = &g->nodes.v[w];
+      uint32_t fl = kg_op_get((kg_op)n->op)->flags;
+      if ((fl & (KG_OPF_REDUCE | KG_OPF_SCAN | KG_OPF_MATMUL | KG_OPF_LAYOUT)) || is_matmul(g, w) || n->vkind != KG_V_TENSOR) { ok = false; continue; }
+      if (!in_u[w]) in_u[w] = 1, stack[sp++] = w;
+    }
+  }
+  return ok;
+}
+
+static bool first_use(const kg_gnode *n, int j) { /* x * x: one use */
+  for (int q = 0; q < j; q++)
+    if (n->in[q] == n->in[j]) return false;
+  return true;
+}
+
+static void row_stats(const kg_graph *g, kg_fusion *f, uint32_t *group_of, uint8_t *dead) {
+  uint32_t nn = g->nodes.n;
+  uint32_t *uoff = kg_xcalloc(nn + 2, sizeof *uoff), *fill = kg_xcalloc(nn + 1, sizeof *fill), ne = 0;
+  for (uint32_t i = 0; i < nn; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++)
+      if (first_use(n, j)) uoff[n->in[j] + 1]++, ne++;
+  }
+  for (uint32_t i = 0; i < nn; i++) uoff[i + 1] += uoff[i];
+  uint32_t *uses = kg_xmalloc((ne + 1) * sizeof *uses);
+  for (uint32_t i = 0; i < nn; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    for (int j = 0; j < n->n_in; j++)
+      if (first_use(n, j)) uses[uoff[n->in[j]] + fill[n->in[j]]++] = i;
+  }
+  uint8_t *in_u = kg_xcalloc(nn + 1, 1);
+  uint32_t *stack = kg_xmalloc((nn + 1) * sizeof *stack);
+  for (uint32_t pi = 0; pi < f->groups.n; pi++) {
+    kg_group *P = &f->groups.v[pi];
+    if (P->kind != KG_GROUP_MATMUL) continue;
+    const kg_gnode *mm = &g->nodes.v[P->red];
+    if (mm->ia[0] & (1 | 8)) continue;
+    const kg_shape *as = &g->nodes.v[mm->in[0]].shape;
+    int64_t rows = 1, k = as->d[as->rank - 1].kind == KG_DIM_STATIC ? as->d[as->rank - 1].v : -1;
+    for (int d = 0; d + 1 < as->rank && rows >= 0; d++) rows = as->d[d].kind == KG_DIM_STATIC ? rows * as->d[d].v : -1;
+    if (!kg_schedule_row_stats(rows, k)) continue;
+    for (uint32_t ri = 0; ri < pi; ri++) {
+      kg_group *R = &f->groups.v[ri];
+      if (dead[ri] || R->kind != KG_GROUP_REDUCE || R->outs.n || R->epi.n || R->reds.n + P->pre.n > KG_MM_ROW_STATS) continue;
+      bool ok = true;
+      memset(in_u, 0, nn + 1);
+      for (uint32_t j = 0; j < R->reds.n && ok; j++)
+        ok = kg_mm_row_stat_ok(g, mm, R->reds.v[j]) && only_in_prologue(g, R, R->reds.v[j], P->red, uoff, uses, in_u, stack);
+      if (!ok) continue;
+      for (uint32_t j = 0; j < R->reds.n; j++) {
+        KG_VEC_PUSH(P->pre, R->reds.v[j]);
+        group_of[R->reds.v[j]] = pi;
+      }
+      dead[ri] = 1;
+    }
+  }
+  free(uoff), free(uses), free(fill), free(in_u), free(stack);
+}
+
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c) {
   (void)c;
   memset(f, 0, sizeof *f);
@@ -470,6 +561,9 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
       KG_VEC_PUSH(f->groups, grp);
     }
   }
+  /* 2b. a norm's statistics into the product that alone reads them (row_stats) */
+  uint8_t *dead = kg_xcalloc(f->groups.n + 1, 1);
+  if (M.on && !split_rows) row_stats(g, f, group_of, dead);
   /* 3. materialize what crosses kernels: a reduction read by another group, or returned; every scan */
   uint8_t *mat = kg_xcalloc(nn + 1, 1);
   for (uint32_t o = 0; o < g->outputs.n; o++)
@@ -478,8 +572,10 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     if ((is_reduce(g, i) && !is_red_only(g, i)) || (wst && wst[i])) mat[i] = 1;
   for (uint32_t gi = 0; gi < f->groups.n; gi++) {
     const kg_group *grp = &f->groups.v[gi];
+    if (dead[gi]) continue;
     memset(seen, 0, nn + 1), memset(visit, 0, nn + 1);
     if (M.on) {
+      for (uint32_t j = 0; j < grp->pre.n; j++) values_reached(g, &M, gi, g->nodes.v[grp->pre.v[j]].in[0], seen, visit);
       for (uint32_t j = 0; j < grp->outs.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->outs.v[j]], seen, visit);
       for (uint32_t j = 0; j < grp->epi.n; j++) values_reached(g, &M, gi, g->outputs.v[grp->epi.v[j]], seen, visit);
       for (uint32_t j = 0; j < grp->mats.n && grp->kind == KG_GROUP_POINTWISE; j++) values_reached(g, &M, gi, grp->mats.v[j], seen, visit);
@@ -519,8 +615,19 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
     KG_VEC_PUSH(f->mat_buf, b);
     if (M.on && M.epi_of[i] != KG_NONE) KG_VEC_PUSH(f->groups.v[M.epi_of[i]].mats, i); /* its product's kernel stores it */
   }
+  /* the row groups whose statistics went into products */
+  uint32_t kept = 0;
+  for (uint32_t gi = 0; gi < f->groups.n; gi++) {
+    if (!dead[gi]) {
+      f->groups.v[kept++] = f->groups.v[gi];
+      continue;
+    }
+    kg_group *grp = &f->groups.v[gi];
+    KG_VEC_FREE(grp->outs), KG_VEC_FREE(grp->reds), KG_VEC_FREE(grp->epi), KG_VEC_FREE(grp->mats), KG_VEC_FREE(grp->pre);
+  }
+  f->groups.n = kept;
   mm_free(&M);
-  free(mat), free(seen), free(visit), free(group_of), free(wst);
+  free(mat), free(seen), free(visit), free(group_of), free(wst), free(dead);
 }
 
 void kg_fusion_free(kg_fusion *f) {
@@ -529,6 +636,7 @@ void kg_fusion_free(kg_fusion *f) {
     KG_VEC_FREE(f->groups.v[i].reds);
     KG_VEC_FREE(f->groups.v[i].epi);
     KG_VEC_FREE(f->groups.v[i].mats);
+    KG_VEC_FREE(f->groups.v[i].pre);
   }
   KG_VEC_FREE(f->groups);
   KG_VEC_FREE(f->mat);
@@ -550,6 +658,7 @@ void kg_fusion_print(const kg_graph *g, const kg_fusion *f, kg_strbuf *o) {
     if (product_group(grp->kind)) {
       kg_sb_printf(o, "group %u: %s %%%u over ", i, grp->kind == KG_GROUP_ATTN ? "attention" : "matmul", grp->red);
       kg_shape_print(g, &grp->space, o);
+      for (uint32_t j = 0; j < grp->pre.n; j++) kg_sb_printf(o, "%s %%%u=%s", j ? "" : "; row statistics", grp->pre.v[j], kg_op_name((kg_op)g->nodes.v[grp->pre.v[j]].op));
       for (uint32_t j = 0; j < grp->outs.n; j++) kg_sb_printf(o, "%s out%u=%%%u", j ? "" : "; epilogue", grp->outs.v[j], g->outputs.v[grp->outs.v[j]]);
       for (uint32_t j = 0; j < grp->mats.n; j++) {
         uint32_t mi = kg_fusion_mat_index(f, grp->mats.v[j]);

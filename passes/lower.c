@@ -367,6 +367,7 @@ bool kg_lower_group(const kg_graph *g, const kg_fusion *f, const kg_group *grp, 
   L.nsrc = np;
   L.local = kg_xcalloc(nn + 1, 1);
   for (uint32_t j = 0; j < grp->reds.n; j++) L.local[grp->reds.v[j]] = 1;
+  for (uint32_t j = 0; j < grp->pre.n; j++) L.local[grp->pre.v[j]] = 1; /* a product's row statistics */
   L.src_of = kg_xmalloc((nn + 1) * sizeof *L.src_of);
   for (uint32_t i = 0; i < nn; i++) L.src_of[i] = KG_NONE;
   for (uint32_t p = 0; p < ngp; p++) L.src_of[g->params.v[p].node] = p;

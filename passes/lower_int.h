@@ -58,6 +58,7 @@ typedef struct lctx {
   uint32_t n_log, cap_log;
   int scoped;           /* > 0 inside a predicated branch */
   uint32_t rngp[2];     /* the KPR_RNG parameters (seed, offset) + 1, lazily (0: not yet) */
+  struct kg_lw_rowstats *rs; /* a product's row statistics (lower_rowstats.c), NULL elsewhere */
 } lctx;
 
 /* kernel-IR building with the group's context */
@@ -179,6 +180,18 @@ void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32
 void kg_lw_mm_memo_reset(lctx *L);
 /* a convolution's spatial coordinates oc[0 .. cnd) of output column n (the last dim fastest) */
 void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc);
+/* lower_rowstats.c: a product's row statistics (kg_group.pre). The GPU tiles: after the tile
+ * frame, every statistic of the tile's BM rows into a table (a warp a row, `nthreads` threads; a
+ * static shared array, or dynamic shared memory from byte dyn_base, 16-aligned, when not KG_NONE:
+ * the launch's smem grows by 4 · BM · statistics), between two barriers. The CPU target: every
+ * statistic of rows[0 .. n) (index exprs, n <= 8) by this thread, into vars, for the code that
+ * follows. kg_lw_row_stat_at: statistic `id`'s value at row `row` (what kg_lw_val_at returns for
+ * it), KG_NONE when id is not one; kg_lw_row_stats_end: frees them, false (an internal error in
+ * the diagnostics) when one was read at a row not computed. */
+void kg_lw_mm_row_stats_tile(kg_mmk *S, const kg_mm_frame *F, uint32_t BM, uint32_t nthreads, uint32_t dyn_base);
+void kg_lw_mm_row_stats_rows(kg_mmk *S, const uint32_t *bc, const uint32_t *rows, uint32_t n);
+uint32_t kg_lw_row_stat_at(lctx *L, uint32_t id, uint32_t row);
+bool kg_lw_row_stats_end(lctx *L);
 /* lower_mma.c: the tensor-core body (mma.sync tiles, cp.async pipeline) */
 void kg_lw_mma_body(kg_mmk *S);
 /* lower_wgmma.c: the Hopper body (TMA producer warpgroup, wgmma consumer warpgroups, mbarriers) */

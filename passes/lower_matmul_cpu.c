@@ -172,6 +172,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t row[8];
   for (uint32_t i = 0; i < MR; i++)
     row[i] = kg_lw_decl(L, "mr", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, (int64_t)i)), mlast, KG_NONE));
+  if (!F) kg_lw_mm_row_stats_rows(&S, bc, row, MR); /* a norm's statistics of these rows (kg_group.pre) */
   uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
   for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, bin(&S, KG_OP_IDX_MUL, row[i], kg_kx_param(k, F->rstride)));
   /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
@@ -315,6 +316,7 @@ static void pack_a(ckern *S, const rowsx *R, uint32_t mlo, uint32_t mhi, const a
   uint32_t m = kg_lw_open_for(L, "am", mlo, mhi, cst(S, 1), &s_m);
   uint32_t ab = kg_lw_decl(L, "ab", KG_I64, b64(S, KG_OP_IDX_ADD, R->pbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(S, m, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
   uint32_t ra = F ? kg_lw_decl(L, "ra", L->ix, bin(S, KG_OP_IDX_MUL, m, kg_kx_param(k, F->rstride))) : KG_NONE;
+  if (!F) kg_lw_mm_row_stats_rows(S, R->bc, &m, 1); /* a norm's statistics of the row (kg_group.pre) */
   uint32_t full = kg_lw_decl(L, "kf", L->ix, bin(S, KG_OP_IDX_MUL, bin(S, KG_OP_IDX_DIV, R->K, cst(S, 16)), cst(S, 16)));
   for (int tail = 0; tail < 2; tail++) {
     uint32_t k0 = tail ? kg_lw_open_for(L, "ak", full, R->K, cst(S, 1), &s_t) : kg_lw_open_for(L, "ak", cst(S, 0), full, cst(S, 16), &s_k);

@@ -441,6 +441,7 @@ void kg_lw_mma_body(kg_mmk *S) {
   uint32_t warp = var(&T, "warp", KG_I32, div32(&T, T.tid, 32));
   T.wm = var(&T, "wm", KG_I32, div32(&T, warp, T.WN)), T.wn = var(&T, "wn", KG_I32, mod32(&T, warp, T.WN));
   kg_lw_mm_frame(S, T.BM, T.BN, &T.F);
+  kg_lw_mm_row_stats_tile(S, &T.F, T.BM, T.NT, T.ST * T.stage_bytes); /* a norm's statistics of the tile's rows (kg_group.pre) */
 
   /* one output tile */
   comment(&T, "tensor cores: accumulators (C fragments), staging registers");

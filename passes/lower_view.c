@@ -583,6 +583,10 @@ uint32_t kg_lw_val_at(lctx *L, uint32_t id, const uint32_t *coord) {
   int r = n->shape.rank;
   uint32_t c[KG_MAX_RANK];
   for (int j = 0; j < KG_MAX_RANK; j++) c[j] = j < r && !is_one(&n->shape.d[j]) ? coord[j] : KG_NONE;
+  if (L->rs && L->local[id]) { /* a product's row statistic: its value at the row */
+    uint32_t e = kg_lw_row_stat_at(L, id, r >= 2 ? c[r - 2] : KG_NONE);
+    if (e != KG_NONE) return e;
+  }
   /* scalars, the group's own reductions (per row) and constants do not depend on it */
   if (n->vkind == KG_V_SCALAR || L->local[id] || n->op == KG_OP_CONST) return kg_lw_val(L, id);
   if (L->direct[id] && L->has_gcoord) {

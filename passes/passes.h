@@ -138,6 +138,10 @@ typedef struct kg_group {
   KG_VEC(uint32_t) epi;    /* REDUCE: epilogue outputs (indices into g->outputs) shaped like a reduction's result */
   KG_VEC(uint32_t) mats;   /* MATMUL: materialized nodes its epilogue computes and stores (the product, or
                               the largest pointwise value over it, that later kernels read) */
+  KG_VEC(uint32_t) pre;    /* MATMUL: row statistics — reductions over the rows of A's shape that only
+                              A's prologue reads (a norm's mean, variance, mean of squares) — which the
+                              product's kernel computes for its tile's rows before its K loop
+                              (fuse.c's row_stats; kg_mm_row_stat_ok), in node order */
 } kg_group;
 
 /* Where a materialized value lives: an entry output or a temporary buffer. */
@@ -517,6 +521,22 @@ bool kg_schedule_unfuse_attention(int64_t scores);
  * would be mostly padding: kg_mm_tensor_cores) */
 #define KG_MM_TC_MIN_ROWS 16
 bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes, bool by_rows);
+/* fuse.c: a norm's row statistics computed by the product that alone reads them (kg_group.pre),
+ * instead of by a row kernel of their own before it, for A of `rows` rows (static; -1 unknown) of
+ * `k` elements. Each block of the product reads its tile's rows of A once more before its K loop,
+ * once per column tile: where rows are few (one row of output tiles, below KG_MERGE_SIBLING_ROWS)
+ * the product is bound by its weights and its launch, so the extra read of A (rows x k, from L2)
+ * costs less than the launch and the row kernel's own read it saves (a Llama or GPT layer's two
+ * norms: 7 kernels become 5). At most KG_MM_ROW_STATS reductions, over rows of at most
+ * KG_MM_ROW_STATS_K elements (a warp's walk of a row, one at a time per warp, before the tile's
+ * first product). Unmeasured on a GPU (docs/gpu.md). */
+#define KG_MM_ROW_STATS 4
+#define KG_MM_ROW_STATS_K ((int64_t)1 << 16)
+bool kg_schedule_row_stats(int64_t rows, int64_t k);
+/* Can reduction r be a row statistic of product mm (kg_group.pre)? A sum, mean or variance of a
+ * float16, bfloat16 or float32 result over the last dim only, keepdim, of a tensor shaped as the
+ * product's A (2-D or more; not a convolution's, not a 1-D A) */
+bool kg_mm_row_stat_ok(const kg_graph *g, const kg_gnode *mm, uint32_t r);
 /* by_rows of kg_schedule_merge_siblings for weights w[0..n): each an entry's tensor [n_j, K]
  * whose rows (K static) are a 16-byte multiple long */
 bool kg_merge_weights_by_rows(const kg_graph *g, const uint32_t *w, int n);

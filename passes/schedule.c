@@ -812,6 +812,25 @@ bool kg_schedule_merge_siblings(int64_t rows, int64_t bytes, bool by_rows) {
   return bytes >= 0 && bytes <= KG_MERGE_SIBLING_BYTES;
 }
 
+bool kg_schedule_row_stats(int64_t rows, int64_t k) {
+  return rows >= 1 && rows < KG_MERGE_SIBLING_ROWS && k >= 0 && k <= KG_MM_ROW_STATS_K;
+}
+
+bool kg_mm_row_stat_ok(const kg_graph *g, const kg_gnode *mm, uint32_t r) {
+  if (mm->op != KG_OP_MATMUL || mm->n_in < 2 || (mm->ia[0] & (1 | 8)) || r >= g->nodes.n) return false;
+  const kg_gnode *R = &g->nodes.v[r];
+  if ((R->op != KG_OP_RSUM && R->op != KG_OP_RMEAN && R->op != KG_OP_RVAR) || R->n_in < 1 || R->vkind != KG_V_TENSOR) return false;
+  if (R->dtype != KG_F32 && R->dtype != KG_F16 && R->dtype != KG_BF16) return false;
+  if (!kg_dtype_is_float((kg_dtype)R->cdtype)) return false;
+  const kg_gnode *in = &g->nodes.v[R->in[0]], *A = &g->nodes.v[mm->in[0]];
+  int rk = A->shape.rank;
+  if (rk < 2 || in->vkind != KG_V_TENSOR || !kg_shape_equal(&in->shape, &A->shape) || R->ia[0] != ((int64_t)1 << (rk - 1))) return false;
+  if (R->shape.rank != rk) return false; /* keepdim: [.., M, 1] */
+  for (int d = 0; d < rk - 1; d++)
+    if (R->shape.d[d].kind != A->shape.d[d].kind || R->shape.d[d].v != A->shape.d[d].v) return false;
+  return R->shape.d[rk - 1].kind == KG_DIM_STATIC && R->shape.d[rk - 1].v == 1;
+}
+
 bool kg_merge_weights_by_rows(const kg_graph *g, const uint32_t *w, int n) {
   for (int j = 0; j < n; j++) {
     const kg_gnode *x = &g->nodes.v[w[j]];

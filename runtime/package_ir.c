@@ -174,6 +174,7 @@ void kg_pkw_fusion(kg_strbuf *b, const kg_fusion *f) {
     kg_sb_puts(b, ",\"reds\":"), kg_pkw_u32s(b, G->reds.v, G->reds.n);
     kg_sb_puts(b, ",\"epi\":"), kg_pkw_u32s(b, G->epi.v, G->epi.n);
     kg_sb_puts(b, ",\"mats\":"), kg_pkw_u32s(b, G->mats.v, G->mats.n);
+    if (G->pre.n) kg_sb_puts(b, ",\"pre\":"), kg_pkw_u32s(b, G->pre.v, G->pre.n); /* a product's row statistics */
     kg_sb_putc(b, '}');
   }
   kg_sb_puts(b, "],\"mat\":"), kg_pkw_u32s(b, f->mat.v, f->mat.n);
@@ -589,7 +590,7 @@ bool kg_pkr_graph(kg_pkr *R, const cJSON *j, kg_graph *g) {
 }
 
 static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
-  static const char *const keys[] = {"kind", "space", "outs", "red", "reds", "epi", "mats"};
+  static const char *const keys[] = {"kind", "space", "outs", "red", "reds", "epi", "mats", "pre"};
   memset(G, 0, sizeof *G);
   int64_t y;
   if (!kg_pkr_keys(R, j, keys, (int)KG_COUNTOF(keys)) || !kg_pkr_int(R, kg_pkr_get(j, "kind"), "kind", 0, KG_GROUP_ATTN, &y)) return false;
@@ -599,6 +600,8 @@ static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
   R_VEC(R, j, "reds", g->nodes.n, G->reds);
   R_VEC(R, j, "epi", g->outputs.n, G->epi);
   R_VEC(R, j, "mats", g->nodes.n, G->mats);
+  if (kg_pkr_get(j, "pre")) R_VEC(R, j, "pre", g->nodes.n, G->pre); /* absent: none (packages before row statistics) */
+  if (G->pre.n && G->kind != KG_GROUP_MATMUL) return kg_pkr_fail(R, "pre: row statistics belong to a product group");
   G->red = KG_NONE;
   if (G->kind == KG_GROUP_POINTWISE) return true;
   if (!kg_pkr_int(R, kg_pkr_get(j, "red"), "red", 0, (int64_t)g->nodes.n - 1, &y)) return false;
@@ -613,6 +616,10 @@ static bool r_group(kg_pkr *R, const cJSON *j, const kg_graph *g, kg_group *G) {
     if (P->op != KG_OP_MATMUL || P->n_in < 2) return kg_pkr_fail(R, "a product group whose node is not a product of two operands");
     const kg_gnode *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
     if (a->shape.rank < 1 || b->shape.rank < ((P->ia[0] & 8) ? 3 : 2)) return kg_pkr_fail(R, "a product's operands have too few dims");
+    if (G->pre.n > KG_MM_ROW_STATS) return kg_pkr_fail(R, "pre: %u row statistics, at most %d", G->pre.n, KG_MM_ROW_STATS);
+    for (uint32_t i = 0; i < G->pre.n; i++)
+      if (!kg_mm_row_stat_ok(g, P, G->pre.v[i]) || (i && G->pre.v[i] <= G->pre.v[i - 1]))
+        return kg_pkr_fail(R, "pre[%u]: node %u is not a row statistic of the product (a sum, mean or variance over A's rows, in node order)", i, G->pre.v[i]);
   }
   if (G->kind == KG_GROUP_ATTN) { /* q, k, v [, mask]: lower_attn*.c reads their last two dims */
     if (P->op != KG_OP_ATTN || P->n_in < 3) return kg_pkr_fail(R, "an attention group whose node is not an attention of q, k and v");

@@ -587,3 +587,31 @@ Test(package, bad_files_are_located_errors, .init = mkdir_tmp, .fini = rm_tmp, .
   free(x), free(g);
   kg_context_free(ctx);
 }
+
+/* A product computing a norm's row statistics (kg_group.pre, the fusion's "pre"): packaged, it
+ * gives the document's bits on the emulator; a package whose "pre" names a node that is not a row
+ * statistic of its product, or gives one to a group that is not a product, is refused with the
+ * place named (the lowering would otherwise read a value nobody computed). */
+Test(package, row_statistics, .init = mkdir_tmp, .fini = rm_tmp, .timeout = 300) {
+  same_as_document("norm_into_product", "layernorm_linear_f16", 0);
+  same_as_document("norm_into_product", "rmsnorm_two_projections", 0);
+  kg_context *ctx = new_ctx();
+  char good[256], bad[256];
+  snprintf(good, sizeof good, "%s", pack(ctx, "norm_into_product", "rmsnorm_linear", NULL, 0, NULL, 0, "good.kgpkg"));
+  snprintf(bad, sizeof bad, "%s/bad.kgpkg", dir);
+  size_t n, bn;
+  unsigned char *g = (unsigned char *)kg_read_file(good, &n);
+  struct { const char *find, *repl, *want; } edits[] = {
+      {"\"pre\":[", "\"pre\":[0,", "is not a row statistic of the product"},
+      {"\"pre\":[", "\"pre\":[1,2,3,4,", "row statistics, at most"},
+      {"\"groups\":[{\"kind\":3", "\"groups\":[{\"kind\":0", "row statistics belong to a product group"},
+  };
+  for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+    unsigned char *y = repack(g, n, 0, edits[i].find, edits[i].repl, &bn);
+    write_bytes(bad, y, bn);
+    expect_bad(ctx, bad, edits[i].want);
+    free(y);
+  }
+  free(g);
+  kg_context_free(ctx);
+}
