@@ -362,7 +362,7 @@ static bool first_use(const kg_gnode *n, int j) { /* x * x: one use */
   return true;
 }
 
-static void row_stats(const kg_graph *g, kg_fusion *f, uint32_t *group_of, uint8_t *dead) {
+static void row_stats(const kg_graph *g, kg_fusion *f, uint32_t *group_of, uint8_t *dead, bool symbolic_rows) {
   uint32_t nn = g->nodes.n;
   uint32_t *uoff = kg_xcalloc(nn + 2, sizeof *uoff), *fill = kg_xcalloc(nn + 1, sizeof *fill), ne = 0;
   for (uint32_t i = 0; i < nn; i++) {
@@ -387,6 +387,7 @@ static void row_stats(const kg_graph *g, kg_fusion *f, uint32_t *group_of, uint8
     const kg_shape *as = &g->nodes.v[mm->in[0]].shape;
     int64_t rows = 1, k = as->d[as->rank - 1].kind == KG_DIM_STATIC ? as->d[as->rank - 1].v : -1;
     for (int d = 0; d + 1 < as->rank && rows >= 0; d++) rows = as->d[d].kind == KG_DIM_STATIC ? rows * as->d[d].v : -1;
+    if (symbolic_rows) rows = rows < 0 ? 1 : rows, k = k < 0 ? 0 : k; /* symbolic: the few-rows plan's, checked per run */
     if (!kg_schedule_row_stats(rows, k)) continue;
     for (uint32_t ri = 0; ri < pi; ri++) {
       kg_group *R = &f->groups.v[ri];
@@ -407,7 +408,6 @@ static void row_stats(const kg_graph *g, kg_fusion *f, uint32_t *group_of, uint8
 }
 
 void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx *c) {
-  (void)c;
   memset(f, 0, sizeof *f);
   uint32_t nn = g->nodes.n;
   uint32_t *group_of = kg_xmalloc((nn + 1) * sizeof *group_of); /* reduction → its group */
@@ -563,7 +563,7 @@ void kg_pass_fuse(const kg_graph *g, kg_fusion *f, bool split_rows, kg_pass_ctx 
   }
   /* 2b. a norm's statistics into the product that alone reads them (row_stats) */
   uint8_t *dead = kg_xcalloc(f->groups.n + 1, 1);
-  if (M.on && !split_rows) row_stats(g, f, group_of, dead);
+  if (M.on && !split_rows) row_stats(g, f, group_of, dead, c && c->merge_symbolic);
   /* 3. materialize what crosses kernels: a reduction read by another group, or returned; every scan */
   uint8_t *mat = kg_xcalloc(nn + 1, 1);
   for (uint32_t o = 0; o < g->outputs.n; o++)

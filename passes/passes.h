@@ -46,8 +46,10 @@ typedef struct kg_pass_ctx {
                       * softmax); no_fold alone keeps a hand-written attention as written */
   bool no_attn;    /* keep a hand-written attention as written, folds allowed (the CPU device's
                       unfold plan, runtime/exec_plans.c, with unfused_attn) */
-  bool merge_symbolic; /* merge_products: products of separate weights at symbolic rows too (the
-                          merge plan, runtime/exec_plans.c: taken when a run's rows are few) */
+  bool merge_symbolic; /* the few-rows plan (runtime/exec_plans.c, plan 4: taken when a run's rows
+                          are few): merge_products merges products of separate weights at symbolic
+                          rows too, and fuse.c moves a norm's statistics into the product at
+                          symbolic rows too (kg_group.pre) */
 } kg_pass_ctx;
 
 /* ---- graph passes: return true when the graph changed ---- */

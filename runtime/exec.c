@@ -225,10 +225,11 @@ static bool attention_unfuses(const kg_compiled *c, const binding *B) {
   return true;
 }
 
-/* The merge plan (4) when c has one and the scheduler wants every product it merged at this
+/* The few-rows plan (4) when c has one and the scheduler wants every product it merged at this
  * run's sizes (kg_schedule_merge_siblings: its rows, and from KG_MM_TC_MIN_ROWS rows its
- * concatenated weights' bytes where they are not all tensors cp.async copies a row at a time),
- * else the fused plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
+ * concatenated weights' bytes where they are not all tensors cp.async copies a row at a time)
+ * and every norm's statistics it moved into a product (kg_schedule_row_stats: the product's
+ * rows), else the fused plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
 static int merge_or_fused(kg_compiled *c, const binding *B, const kg_target *T) {
   if (T->cpu_cores > 0 || c->pkg || !kg_compiled_wants_merge(c)) return 0;
   const kg_graph *g = &c->lg_merge;
@@ -241,6 +242,15 @@ static int merge_or_fused(kg_compiled *c, const binding *B, const kg_target *T) 
     for (int d = 0; d < w->shape.rank; d++)
       if (__builtin_mul_overflow(bytes, dim_size(B, &w->shape.d[d]), &bytes)) bytes = -1;
     if (!kg_schedule_merge_siblings(rows, bytes, kg_merge_weights_by_rows(g, w->in, w->n_in))) return 0;
+  }
+  const kg_fusion *F = &c->fusion_merge;
+  for (uint32_t gi = 0; gi < F->groups.n; gi++) { /* a norm's statistics in a product: its rows few */
+    const kg_group *grp = &F->groups.v[gi];
+    if (!grp->pre.n) continue;
+    const kg_gnode *A = &g->nodes.v[g->nodes.v[grp->red].in[0]];
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < A->shape.rank; d++) rows *= dim_size(B, &A->shape.d[d]);
+    if (!kg_schedule_row_stats(rows, dim_size(B, &A->shape.d[A->shape.rank - 1]))) return 0;
   }
   return 4;
 }

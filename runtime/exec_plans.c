@@ -18,11 +18,13 @@
  *                 products of separate weights merge_products merged (a concatenated weight
  *                 is a prologue the CPU's dot schedule for few rows cannot read in place:
  *                 three products of 2 rows x 1024 x 1024 took 0.4 ms, merged 5.2 ms).
- *   4 merge       not on the CPU device: lg with the products of one input with separate
+ *   4 few rows    not on the CPU device: lg with the products of one input with separate
  *                 weights merged (passes/merge_products.c, kg_schedule_merge_siblings) where the
- *                 input's rows are symbolic — compile time merges only static ones — taken when
- *                 every merged product has fewer than KG_MERGE_SIBLING_ROWS rows at the run's sizes
- *                 (the .NET fast path compiles over symbolic sizes). Not in packages.
+ *                 input's rows are symbolic — compile time merges only static ones — and fused
+ *                 with a norm's statistics computed by the product that reads them at symbolic
+ *                 rows too (fuse.c, kg_group.pre); taken when every merged product, and every
+ *                 product computing statistics, has fewer than KG_MERGE_SIBLING_ROWS rows at the
+ *                 run's sizes (the .NET fast path compiles over symbolic sizes). Not in packages.
  * Each plan is built once per compiled entry (its fusion and a kernel of each group, for the
  * tensor parameters exec.c reads); its variants are lowered per run like plan 0's.
  * kg_compiled_plan gives a plan's program, fusion, kernels and facts, the one accessor the
@@ -184,9 +186,15 @@ bool kg_compiled_wants_merge(kg_compiled *c) {
     kg_diag tmp;
     kg_diag_init(&tmp);
     kg_pass_ctx pc = {&c->arena, &tmp, false, NULL, NULL, false, false, false, true};
-    c->merge_some = kg_pass_merge_products(&c->lg_merge, &pc);
+    bool merged = kg_pass_merge_products(&c->lg_merge, &pc);
+    /* fused now (lowered on first use): whether a norm's statistics go into a product decides
+     * whether the plan is worth having, and which rows each run must check (merge_or_fused) */
+    kg_pass_fuse(&c->lg_merge, &c->fusion_merge, false, &pc);
+    bool stats = false;
+    for (uint32_t i = 0; i < c->fusion_merge.groups.n; i++) stats |= c->fusion_merge.groups.v[i].pre.n > 0;
     kg_diag_free(&tmp);
-    if (!c->merge_some) kg_graph_free(&c->lg_merge);
+    c->merge_some = merged || stats;
+    if (!c->merge_some) kg_fusion_free(&c->fusion_merge), kg_graph_free(&c->lg_merge);
   }
   return c->merge_some;
 }
@@ -198,7 +206,6 @@ static bool build_merge_plan(kg_compiled *c, kg_diag *d) {
   if (!kg_compiled_wants_merge(c)) return false;
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   if (pc.verify && !kg_graph_verify(&c->lg_merge, d)) return false;
-  kg_pass_fuse(&c->lg_merge, &c->fusion_merge, false, &pc);
   return lower_plan(c, &c->lg_merge, &c->fusion_merge, 4, &pc, &c->kernels_merge, &c->gfacts_merge, &c->n_merge);
 }
 
@@ -222,6 +229,5 @@ void kg_compiled_free_plans(kg_compiled *c) {
   if (c->unfold_built) kg_fusion_free(&c->fusion_unfold), kg_graph_free(&c->lg_unfold);
   for (uint32_t i = 0; i < c->n_merge; i++) kg_kernel_free(&c->kernels_merge[i]);
   free(c->kernels_merge), free(c->gfacts_merge);
-  if (c->merge_built && c->merge_some) kg_fusion_free(&c->fusion_merge);
-  if (c->merge_some) kg_graph_free(&c->lg_merge);
+  if (c->merge_some) kg_fusion_free(&c->fusion_merge), kg_graph_free(&c->lg_merge);
 }

@@ -756,3 +756,41 @@ Test(replay, cuda_entry_graph, .init = fake_setup, .fini = fake_teardown) {
   kg_context_free(ctx);
   kg_diag_free(&d);
 }
+
+/* The few-rows plan over duck sizes (runtime/exec_plans.c plan 4, as the .NET fast path compiles):
+ * examples/norm_into_product's RMSNorm before a linear (x [2, 7, 320], every size a symbol) at
+ * 14 rows takes it — the statistics computed by the product: 1 launch, the plan's kernel (`_mk`);
+ * at 70 rows the fused plan, the row kernel and the product apart (2); both as a static
+ * specialization at those sizes gives. (The Llama layer of examples/models at its width of 64
+ * takes the fold plan at few rows: its products are small enough to fold.) */
+Test(replay, few_rows_plan_norm_into_product, .timeout = 300) {
+  kg_context *ctx = ctx_new(false), *ctx2 = ctx_new(false);
+  kg_module *m = load(ctx, "norm_into_product"), *m2 = load(ctx2, "norm_into_product");
+  const char *e = "rmsnorm_linear";
+  inst I[2];
+  inst_make(m, e, 2, 2, 1, &I[0]), inst_make(m, e, 2, 10, 2, &I[1]);
+  for (int k = 0; k < 2; k++) inst_outputs(m, e, &I[k]);
+  kg_compiled *c = compiled(m, e, &I[0], true);
+  const uint64_t want[2] = {1, 2};
+  for (int k = 0; k < 2; k++) {
+    kg_run_stats s = run(c, KG_DEVICE_EMU, &I[k]);
+    cr_expect_eq(s.launches, want[k], "x [%lld, 7, 320]: %llu launches", (long long)I[k].ins[0]->shape[0], (unsigned long long)s.launches);
+    if (k == 0) {
+      int mk = 0;
+      for (uint32_t i = 0; i < c->runtime.n; i++) mk += strstr(c->runtime.v[i]->k.name, "_mk") != NULL;
+      cr_expect_eq(mk, 1, "%d kernels of the few-rows plan", mk);
+      cr_expect(c->fusion_merge.groups.n == 1 && c->fusion_merge.groups.v[0].pre.n == 1, "the plan: one product computing the statistic");
+    }
+    kg_compiled *cs = compiled(m2, e, &I[k], false);
+    kg_npy o2[8];
+    DLTensor v2[8], *p2[8];
+    cr_assert_eq(kg_alloc_host_outputs(cs, o2, v2, p2), KG_OK, "%s", kg_last_error(ctx2));
+    cr_assert_eq(kg_run(cs, KG_DEVICE_EMU, I[k].ins, I[k].n_in, I[k].caps, I[k].n_cap, p2, I[k].n_out, NULL), KG_OK, "%s", kg_last_error(ctx2));
+    close_f32(I[k].outs[0]->data, v2[0].data, I[k].out[0].nbytes / 4, "dynamic against static");
+    kg_npy_free(&o2[0]);
+    kg_compiled_free(cs);
+  }
+  for (int k = 0; k < 2; k++) inst_free(&I[k]);
+  kg_compiled_free(c), kg_module_free(m), kg_module_free(m2);
+  kg_context_free(ctx), kg_context_free(ctx2);
+}
