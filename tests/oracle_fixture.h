@@ -33,6 +33,15 @@ static inline kg_context *ctx_new(void) {
   return kg_context_new(&o);
 }
 
+/* the same, with a forced schedule (kg_options.force_variant, kgen.h) */
+static inline kg_context *ctx_forced(int force) {
+  kg_options o;
+  memset(&o, 0, sizeof o);
+  o.verify_ir = 1;
+  o.force_variant = force;
+  return kg_context_new(&o);
+}
+
 /* the same, with the emulator's thread order (0 forward, 1 reverse, 2 random from seed) */
 static inline kg_context *ctx_in_order(int order, uint64_t seed) {
   kg_options o;

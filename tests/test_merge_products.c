@@ -46,14 +46,6 @@ static int products_of(const kg_compiled *c, uint32_t p, int64_t *rows, int *thr
   return n;
 }
 
-static kg_context *ctx_forced(int force) {
-  kg_options o;
-  memset(&o, 0, sizeof o);
-  o.verify_ir = 1;
-  o.force_variant = force;
-  return kg_context_new(&o);
-}
-
 Test(merge_products, adjacent_slices_merge) {
   for (int f = 0; f < 2; f++) {
     kg_context *ctx = ctx_forced(f ? KG_FORCE_STRIDED_I64 : 0); /* force_variant 2: products kept apart */

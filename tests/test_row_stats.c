@@ -20,14 +20,6 @@
 
 #define DOC "examples/norm_into_product"
 
-static kg_context *ctx_forced(int force) {
-  kg_options o;
-  memset(&o, 0, sizeof o);
-  o.verify_ir = 1;
-  o.force_variant = force;
-  return kg_context_new(&o);
-}
-
 static const struct {
   const char *entry;
   uint32_t kernels, pre; /* kernels; row statistics in the product's kernel */
