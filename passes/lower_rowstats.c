@@ -210,6 +210,7 @@ uint32_t kg_lw_row_stat_at(lctx *L, uint32_t id, uint32_t row) {
     uint32_t w = rs->dyn ? kg_kx_smem(L->k, KG_F32, table_at(L, rs, (uint32_t)q, r)) : kg_kx_sload(L->k, rs->arr, table_at(L, rs, (uint32_t)q, r));
     return kg_lw_decl(L, "rsv", odt, kg_lw_cvt(L, w, odt));
   }
+  if (row == KG_NONE && rs->nrows) return rs->vals[q][0]; /* M a static 1: every row expr is row 0 */
   for (uint32_t i = 0; i < rs->nrows; i++)
     if (rs->rows[i] == row) return rs->vals[q][i];
   rs->missed = true;

@@ -84,7 +84,7 @@ Test(row_stats, model_layers) {
 
 /* every entry against PyTorch: the emulator in thread orders 0 and 1 (default schedules), forced
  * onto tensor cores (6) and off them (7), and the CPU device */
-static void check_entry(const char *entry, kg_device_kind dev, int order, int force, unsigned seed) {
+static void check_sig(const char *entry, const char *sig, kg_device_kind dev, int order, int force, unsigned seed) {
   kg_options o;
   memset(&o, 0, sizeof o);
   o.verify_ir = 1, o.force_variant = force, o.emu_thread_order = order, o.emu_seed = 7;
@@ -92,7 +92,7 @@ static void check_entry(const char *entry, kg_device_kind dev, int order, int fo
   kg_module *m = load(ctx, DOC);
   kg_check_opts co;
   memset(&co, 0, sizeof co);
-  co.device = dev, co.seed = seed, co.entry = entry;
+  co.device = dev, co.seed = seed, co.entry = entry, co.sig = sig;
   kg_check_result r;
   cr_assert_eq(kg_check_module(ctx, orc, m, &co, &r), KG_OK, "%s: %s", entry, kg_last_error(ctx));
   for (int k = 0; k < r.n_outputs; k++)
@@ -101,6 +101,8 @@ static void check_entry(const char *entry, kg_device_kind dev, int order, int fo
   kg_check_result_free(&r);
   kg_module_free(m), kg_context_free(ctx);
 }
+
+static void check_entry(const char *entry, kg_device_kind dev, int order, int force, unsigned seed) { check_sig(entry, NULL, dev, order, force, seed); }
 
 Test(row_stats, match_pytorch, .init = setup, .fini = teardown, .timeout = 900) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
@@ -111,6 +113,14 @@ Test(row_stats, match_pytorch, .init = setup, .fini = teardown, .timeout = 900) 
     check_entry(cases[e].entry, KG_DEVICE_EMU, 0, KG_FORCE_TENSOR_CORES, 5);
     check_entry(cases[e].entry, KG_DEVICE_EMU, 2, KG_FORCE_NO_TENSOR_CORES, 6);
     check_entry(cases[e].entry, KG_DEVICE_CPU, 0, 0, 7);
+  }
+  /* one row (a decode step at batch 1: M a static 1, the row coordinate none), and a batch of
+   * single rows: the tiles and the CPU's register blocks read row 0's statistics */
+  const char *one[] = {"float32[1,1,320], float32[320], float32[384,320]", "float32[3,1,320], float32[320], float32[384,320]"};
+  for (int i = 0; i < 2; i++) {
+    check_sig("rmsnorm_linear", one[i], KG_DEVICE_EMU, 0, 0, 8);
+    check_sig("rmsnorm_linear", one[i], KG_DEVICE_EMU, 1, KG_FORCE_TENSOR_CORES, 9);
+    check_sig("rmsnorm_linear", one[i], KG_DEVICE_CPU, 0, 0, 10);
   }
 }
 
