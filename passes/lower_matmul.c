@@ -15,8 +15,8 @@
  *       barrier
  *       for kk < 16: acc[i][j] += As[kk][ty + i·TY] · Bs[kk][tx + j·TX]
  *       barrier
- *     (float32: the k0 loop runs in blocks of KG_MM_KBLOCK = 128, summed into part[i][j] from 0
- *     and added to acc after each block: blocked summation, bit-identical for K <= 128)
+ *     (float32: the k0 loop runs in blocks of KG_MM_KBLOCK = 32, summed into part[i][j] from 0
+ *     and added to acc after each block: blocked summation, bit-identical for K <= 32)
  *     for each (i, j) inside C: the epilogue — every output of the group (bias, activation,
  *       residual, scale, cast over the product) evaluated at (b, m, n) with the product's
  *       value = acc rounded once to its dtype, stored; so are the values later kernels read
@@ -408,7 +408,11 @@ static void simt_body(mkern *S, const kg_mm_tile_info *T) {
    * accumulator (blocked summation, as BLAS and oneDNN accumulate): a K = 2304 product
    * (ResNet's 3x3 convolutions over 256 channels) was ~3.6x further from the float64 result
    * than PyTorch's in one chain of K additions. For K <= KG_MM_KBLOCK the one block's sum is
-   * added to 0: the same bits as one chain (small products keep PyTorch's order). */
+   * added to 0: the same bits as one chain (small products keep PyTorch's order). Blocks of 32,
+   * not 128: the chain within a block is the error's main part, and PyTorch's CPU products on
+   * 16-wide vectors (MKL on AVX-512) sum a K = 288 product in 16 chains of 18 — 2.1-2.7x closer
+   * to float64 than blocks of 128 were (examples/mm_sibling_projections' rows_and_results failed
+   * the three-way check on such a machine); blocks of 32 are on par (docs/models.md). */
   bool blocked = acc == KG_F32;
   uint32_t partv[16];
   kg_kcursor kblock = L->cur;

@@ -265,7 +265,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
  * FMA per output per 16 elements of K with the weight as a memory operand; written as scalar C,
  * GCC's basic-block SLP vectorized the same lanes in some contexts only (scalar lanes, gathers and
  * spills in others, measured in MNIST's and an LSTM cell's kernels). float32 lanes restart every
- * KG_MM_KBLOCK steps (16 · 128 elements of K), their sums added, as the panel schedule's block
+ * KG_MM_KBLOCK steps (16 · 32 elements of K), their sums added, as the panel schedule's block
  * sums. Outside the guard (a B whose K is not contiguous) a scalar loop per output.
  * The scheduler takes it for at most KG_MM_CPU_DOT_ROWS rows: there the panel's register blocks
  * are mostly padding and its copy of the weight dominates (MNIST's fc1, 2 x 9216 x 128: 5x

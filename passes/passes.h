@@ -269,7 +269,7 @@ typedef enum kg_mm_tile {
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
-#define KG_MM_KBLOCK 128 /* float32 products: K summed in blocks this long (passes/lower_matmul.c) */
+#define KG_MM_KBLOCK 32 /* float32 products: K summed in blocks this long (passes/lower_matmul.c) */
 typedef struct kg_mm_tile_info {
   uint32_t bm, bn, tm, tn; /* the block's tile; SIMT: outputs per thread */
   const char *name;

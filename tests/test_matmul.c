@@ -232,11 +232,11 @@ Test(matmul_exec, k_mismatch_is_rejected) {
   kg_module_free(m), kg_context_free(ctx);
 }
 
-/* float32 products sum K in blocks of 128 apart, each added to the accumulator (blocked
+/* float32 products sum K in blocks of 32 (KG_MM_KBLOCK) apart, each added to the accumulator (blocked
  * summation, as BLAS and oneDNN do): over K = 2304 (ResNet's 3x3 convolutions over 256
  * channels) the result is several times closer to the float64 product than one sequential
  * float32 sum, which left ResNet-18 ~3.6x further from float64 than PyTorch (docs/models.md);
- * for K <= 128 the bits are one sequential sum's (mm_prologue, K = 24, stays equal to
+ * for K <= 32 the bits are one sequential sum's (mm_prologue, K = 24, stays equal to
  * PyTorch's: checked by the examples) */
 Test(matmul_exec, long_k_is_summed_in_blocks) {
   kg_context *ctx = ctx_new();

@@ -612,7 +612,7 @@ KG_KERNEL void linear_gelu_residual_k0(const float *in0, const float *in1, const
         KG_MMA_TF32(v71_part, v72_part, v73_part, v74_part, v273_al, v274_al, v275_al, v276_al, v267_bh, v268_bh);
         KG_MMA_TF32(v71_part, v72_part, v73_part, v74_part, v257_ah, v258_ah, v259_ah, v260_ah, v283_bl, v284_bl);
         KG_MMA_TF32(v71_part, v72_part, v73_part, v74_part, v257_ah, v258_ah, v259_ah, v260_ah, v267_bh, v268_bh);
-        if (((((v139_kt + 1) % 8) == 0) || ((v139_kt + 1) == v75_ktiles))) {
+        if (((((v139_kt + 1) % 2) == 0) || ((v139_kt + 1) == v75_ktiles))) {
           v11_acc = ((v11_acc + v43_part));
           v43_part = 0.0f;
           v12_acc = ((v12_acc + v44_part));
