@@ -127,7 +127,11 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
     if (nimg < 1) nimg = 1;
   }
   size_t nn = g->nodes.n + 1;
-  uint8_t *ma = kg_xcalloc(nn, 1), *mb = kg_xcalloc(nn, 1), *me = kg_xcalloc(nn, 1), *v = kg_xcalloc(nn, 1);
+  uint8_t *ma = kg_xcalloc(nn, 1), *mb = kg_xcalloc(nn, 1), *me = kg_xcalloc(nn, 1), *ms = kg_xcalloc(nn, 1), *v = kg_xcalloc(nn, 1);
+  /* a norm's statistics computed by the product (kg_group.pre): each block walks its rows of
+   * their sources once more before its K loop, as A's prologue reads them per column of tiles */
+  for (uint32_t q = 0; q < grp->pre.n; q++) kp_sources(g, &c->fusion, grp, g->nodes.v[grp->pre.v[q]].in[0], ms, v);
+  memset(v, 0, nn);
   kp_sources(g, &c->fusion, grp, P->in[0], ma, v);
   memset(v, 0, nn);
   kp_sources(g, &c->fusion, grp, P->in[1], mb, v);
@@ -137,7 +141,7 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
   o->ours_b = o->min_b = 0;
   for (uint32_t q = 0; q < g->nodes.n; q++) {
     int64_t b = kp_node_bytes(&g->nodes.v[q]);
-    if (ma[q] || mb[q] || me[q]) o->min_b += b;
+    if (ma[q] || mb[q] || me[q] || ms[q]) o->min_b += b;
     /* an operand that fits in half the L2 is re-read from there, not from memory; on the
      * tensor-core tiers (few, large tiles a wave) B is re-read once per wave of resident blocks
      * and A once in all, when a wave's panels (its rows of A tiles, all of B) fit in the L2 */
@@ -154,6 +158,7 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
     if (direct && !fits) /* every output reads K of each operand */
       ra = rb = (int64_t)(out_elems * (double)o->k * kg_dtype_get((kg_dtype)g->nodes.v[q].dtype)->size);
     o->ours_b += (ma[q] ? ra : 0) + (mb[q] ? rb : 0) + (me[q] && !ma[q] && !mb[q] ? b : 0);
+    if (ms[q] && !direct) o->ours_b += ma[q] && fits ? 0 : b * rn; /* the statistics' walk: from the L2 where A's reads are */
   }
   for (uint32_t q = 0; q < grp->outs.n; q++) {
     int64_t b = kp_node_bytes(&g->nodes.v[g->outputs.v[grp->outs.v[q]]]);
@@ -163,7 +168,7 @@ void kp_mm_group(const kg_compiled *c, uint32_t gi, kp_mm *o) {
     int64_t b = kp_node_bytes(&g->nodes.v[grp->mats.v[q]]);
     o->ours_b += b, o->min_b += b;
   }
-  free(ma), free(mb), free(me), free(v);
+  free(ma), free(mb), free(me), free(ms), free(v);
 }
 
 double kp_mm_peak(const kp_mm *mm) {

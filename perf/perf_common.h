@@ -38,7 +38,8 @@ bool kp_kernel_reads(const kg_kernel *k, uint32_t param);
  * picks at H100 for them, and bytes from memory — ours (each source of A's prologue read once
  * per column of tiles, of B's once per row of tiles, unless it fits in half the L2, which then
  * serves the re-reads — on the tensor-core tiers, A once and B once per wave of resident blocks
- * when a wave's panels fit in the L2; the epilogue's sources and every stored value once)
+ * when a wave's panels fit in the L2; the sources of a norm's statistics it computes, kg_group.pre,
+ * once more as A's; the epilogue's sources and every stored value once)
  * and the minimum (every source and stored value once). */
 typedef struct kp_mm {
   int64_t batch, m, n, k;
