@@ -542,30 +542,24 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
   bool stats_ok = true; /* row statistics (lower_rowstats.c): the SIMT and mma.sync tiles and the CPU's compute them */
   for (uint32_t j = 0; j < grp->pre.n; j++) stats_ok &= kg_mm_row_stat_ok(g, S.mmn, grp->pre.v[j]);
-  if (grp->pre.n && (!stats_ok || grp->pre.n > KG_MM_ROW_STATS || direct || T->tier == 2)) {
+  bool lowered = false; /* refused (an internal error) when the schedule cannot build this product */
+  if (grp->pre.n && (!stats_ok || grp->pre.n > KG_MM_ROW_STATS || direct || T->tier == 2))
     kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "a product's row statistics that the %s schedule cannot compute", T->name);
-    free(S.sparam), free(S.snode), free(senc), free(S.ostride);
-    kg_lw_view_free(L);
-    free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
-    return false;
-  }
-  if (L->v->split == KG_SPLIT_PARTIAL && T->tier != 1) { /* split-K is the mma.sync tier's (kg_mm_split_k) */
+  else if (L->v->split == KG_SPLIT_PARTIAL && T->tier != 1) /* split-K is the mma.sync tier's (kg_mm_split_k) */
     kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "split-K asked of the %s tiles, which do not split K", T->name);
-    free(S.sparam), free(S.snode), free(senc), free(S.ostride);
-    kg_lw_view_free(L);
-    free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
-    return false;
+  else lowered = true;
+  if (lowered) {
+    if (finish) finish_body(&S);
+    else if (direct) direct_body(&S, grp);
+    else if (kg_mm_tile_cpu(L->v->mm_tile)) kg_lw_mm_cpu_body(&S);
+    else if (T->tier == 2) kg_lw_wgmma_body(&S);
+    else if (T->tier) kg_lw_mma_body(&S);
+    else simt_body(&S, T);
   }
-  if (finish) finish_body(&S);
-  else if (direct) direct_body(&S, grp);
-  else if (kg_mm_tile_cpu(L->v->mm_tile)) kg_lw_mm_cpu_body(&S);
-  else if (T->tier == 2) kg_lw_wgmma_body(&S);
-  else if (T->tier) kg_lw_mma_body(&S);
-  else simt_body(&S, T);
   bool stats_read = kg_lw_row_stats_end(L);
   free(S.sparam), free(S.snode), free(senc), free(S.ostride);
   kg_lw_view_free(L);
   free(L->needed), free(L->local), free(L->src_of), free(L->memo), free(L->pparam), free(L->poff), free(L->plane), free(L->oparam), free(L->ooff);
-  if (!stats_read || (L->c->verify && !kg_kernel_verify(k, L->c->d))) return false;
+  if (!lowered || !stats_read || (L->c->verify && !kg_kernel_verify(k, L->c->d))) return false;
   return true;
 }

@@ -243,8 +243,12 @@ typedef struct kg_plan_view {
 kg_plan_view kg_compiled_plan(const kg_compiled *c, int plan);
 char kg_plan_letter(int plan); /* in kernel names: 's', 'f', 'u' ('k' for plan 0) */
 bool kg_compiled_wants_unfold(kg_compiled *c);
-/* Does c have a merge plan (products of separate weights at symbolic rows)? Made once. */
+/* Does c have a few-rows plan (products of separate weights merged, a norm's statistics in the
+ * product, at symbolic rows)? Made once. */
 bool kg_compiled_wants_merge(kg_compiled *c);
+/* 4 (the few-rows plan) when c has one and the scheduler wants it at these sizes (sym: the run's
+ * symbol values), else 0 (the fused plan); never on the CPU device or for a package */
+int kg_compiled_few_rows_plan(kg_compiled *c, const int64_t *sym, const kg_target *target);
 void kg_compiled_free_plans(kg_compiled *c);
 /* The kernel for `group` in variant `v`, built (and loaded on dev slot) on demand. */
 kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_variant *v, kg_diag *d);

@@ -225,36 +225,6 @@ static bool attention_unfuses(const kg_compiled *c, const binding *B) {
   return true;
 }
 
-/* The few-rows plan (4) when c has one and the scheduler wants every product it merged at this
- * run's sizes (kg_schedule_merge_siblings: its rows, and from KG_MM_TC_MIN_ROWS rows its
- * concatenated weights' bytes where they are not all tensors cp.async copies a row at a time)
- * and every norm's statistics it moved into a product (kg_schedule_row_stats: the product's
- * rows), else the fused plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
-static int merge_or_fused(kg_compiled *c, const binding *B, const kg_target *T) {
-  if (T->cpu_cores > 0 || c->pkg || !kg_compiled_wants_merge(c)) return 0;
-  const kg_graph *g = &c->lg_merge;
-  for (uint32_t i = 0; i < g->nodes.n; i++) {
-    const kg_gnode *n = &g->nodes.v[i];
-    if (n->op != KG_OP_MATMUL || n->n_in != 2 || g->nodes.v[n->in[1]].op != KG_OP_CAT) continue;
-    const kg_gnode *w = &g->nodes.v[n->in[1]];
-    int64_t rows = 1, bytes = (int64_t)kg_dtype_get((kg_dtype)w->dtype)->size;
-    for (int d = 0; d + 1 < n->shape.rank; d++) rows *= dim_size(B, &n->shape.d[d]);
-    for (int d = 0; d < w->shape.rank; d++)
-      if (__builtin_mul_overflow(bytes, dim_size(B, &w->shape.d[d]), &bytes)) bytes = -1;
-    if (!kg_schedule_merge_siblings(rows, bytes, kg_merge_weights_by_rows(g, w->in, w->n_in))) return 0;
-  }
-  const kg_fusion *F = &c->fusion_merge;
-  for (uint32_t gi = 0; gi < F->groups.n; gi++) { /* a norm's statistics in a product: its rows few */
-    const kg_group *grp = &F->groups.v[gi];
-    if (!grp->pre.n) continue;
-    const kg_gnode *A = &g->nodes.v[g->nodes.v[grp->red].in[0]];
-    int64_t rows = 1;
-    for (int d = 0; d + 1 < A->shape.rank; d++) rows *= dim_size(B, &A->shape.d[d]);
-    if (!kg_schedule_row_stats(rows, dim_size(B, &A->shape.d[A->shape.rank - 1]))) return 0;
-  }
-  return 4;
-}
-
 /* The plan of this run (runtime/exec_plans.c): the split-rows plan (c->fusion_split, 1) when the
  * scheduler wants it for a group of the fused plan (few rows too long for a block each;
  * force_variant 4 always takes it); else, on the CPU device, the unfold plan (3) when a folded
@@ -272,15 +242,15 @@ static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
   if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c) && attention_unfuses(c, B)) return 3;
-  if (!c->n_fold_cand) return merge_or_fused(c, B, T);
+  if (!c->n_fold_cand) return kg_compiled_few_rows_plan(c, B->sym, T);
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
     int64_t numel = 1;
     for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
     int64_t k = dim_size(B, &A->shape.d[A->shape.rank - 1]);
-    if (!kg_fold_small(k, numel)) return merge_or_fused(c, B, T);
+    if (!kg_fold_small(k, numel)) return kg_compiled_few_rows_plan(c, B->sym, T);
     if (T->cpu_cores > 0 && kg_schedule_unfold(numel, k)) return 0; /* the CPU device: better as a product kernel */
-    if (P->ia[2] && k == 0 && numel) return merge_or_fused(c, B, T); /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
+    if (P->ia[2] && k == 0 && numel) return kg_compiled_few_rows_plan(c, B->sym, T); /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
   }
   return 2;
 }

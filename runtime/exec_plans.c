@@ -188,7 +188,7 @@ bool kg_compiled_wants_merge(kg_compiled *c) {
     kg_pass_ctx pc = {&c->arena, &tmp, false, NULL, NULL, false, false, false, true};
     bool merged = kg_pass_merge_products(&c->lg_merge, &pc);
     /* fused now (lowered on first use): whether a norm's statistics go into a product decides
-     * whether the plan is worth having, and which rows each run must check (merge_or_fused) */
+     * whether the plan is worth having, and which rows each run must check (kg_compiled_few_rows_plan) */
     kg_pass_fuse(&c->lg_merge, &c->fusion_merge, false, &pc);
     bool stats = false;
     for (uint32_t i = 0; i < c->fusion_merge.groups.n; i++) stats |= c->fusion_merge.groups.v[i].pre.n > 0;
@@ -230,4 +230,36 @@ void kg_compiled_free_plans(kg_compiled *c) {
   for (uint32_t i = 0; i < c->n_merge; i++) kg_kernel_free(&c->kernels_merge[i]);
   free(c->kernels_merge), free(c->gfacts_merge);
   if (c->merge_some) kg_fusion_free(&c->fusion_merge), kg_graph_free(&c->lg_merge);
+}
+
+static int64_t dim_at(const int64_t *sym, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : sym[d->v]; }
+
+/* The few-rows plan (4) when c has one and the scheduler wants every product it merged at this
+ * run's sizes (kg_schedule_merge_siblings: its rows, and from KG_MM_TC_MIN_ROWS rows its
+ * concatenated weights' bytes where they are not all tensors cp.async copies a row at a time)
+ * and every norm's statistics it moved into a product (kg_schedule_row_stats: the product's
+ * rows), else the fused plan (0). Not on the CPU device, whose dot schedule reads the weights apart. */
+int kg_compiled_few_rows_plan(kg_compiled *c, const int64_t *sym, const kg_target *T) {
+  if (T->cpu_cores > 0 || c->pkg || !kg_compiled_wants_merge(c)) return 0;
+  const kg_graph *g = &c->lg_merge;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if (n->op != KG_OP_MATMUL || n->n_in != 2 || g->nodes.v[n->in[1]].op != KG_OP_CAT) continue;
+    const kg_gnode *w = &g->nodes.v[n->in[1]];
+    int64_t rows = 1, bytes = (int64_t)kg_dtype_get((kg_dtype)w->dtype)->size;
+    for (int d = 0; d + 1 < n->shape.rank; d++) rows *= dim_at(sym, &n->shape.d[d]);
+    for (int d = 0; d < w->shape.rank; d++)
+      if (__builtin_mul_overflow(bytes, dim_at(sym, &w->shape.d[d]), &bytes)) bytes = -1;
+    if (!kg_schedule_merge_siblings(rows, bytes, kg_merge_weights_by_rows(g, w->in, w->n_in))) return 0;
+  }
+  const kg_fusion *F = &c->fusion_merge;
+  for (uint32_t gi = 0; gi < F->groups.n; gi++) { /* a norm's statistics in a product: its rows few */
+    const kg_group *grp = &F->groups.v[gi];
+    if (!grp->pre.n) continue;
+    const kg_gnode *A = &g->nodes.v[g->nodes.v[grp->red].in[0]];
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < A->shape.rank; d++) rows *= dim_at(sym, &A->shape.d[d]);
+    if (!kg_schedule_row_stats(rows, dim_at(sym, &A->shape.d[A->shape.rank - 1]))) return 0;
+  }
+  return 4;
 }
