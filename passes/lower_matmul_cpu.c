@@ -93,7 +93,41 @@ typedef struct rowsx {
   uint32_t M, K, mtiles, pbase, cbase, n0, ncols, scr; /* exprs; scr the scratch param */
   uint32_t MR, NR, MC;
   uint32_t bc[KG_MAX_RANK];
+  bool fold;     /* kg_variant.mm_fold: M is batch · M rows (Mrow each batch's) and bc is unused */
+  uint32_t Mrow; /* with fold: the product's own M (an expr) */
 } rowsx;
+
+/* The batch coordinates of batch index bz over the product's batch dims, innermost first (the
+ * outermost takes what remains; a static 1 has none) */
+static void batch_coords(ckern *S, uint32_t bz, uint32_t *bc) {
+  lctx *L = S->L;
+  uint32_t rem = bz;
+  int outer = -1;
+  for (int d = 0; d < S->nb; d++) {
+    bc[d] = KG_NONE;
+    if (outer < 0 && S->size_p[d] != KG_NONE) outer = d;
+  }
+  for (int d = S->nb - 1; d >= 0; d--) {
+    if (S->size_p[d] == KG_NONE) continue;
+    if (d == outer) { bc[d] = rem; break; }
+    const kg_dim *dd = &L->grp->space.d[d];
+    uint32_t sz = dd->kind == KG_DIM_STATIC ? cst(S, dd->v) : kg_kx_param(S->k, S->size_p[d]); /* a constant divides by a multiply */
+    bc[d] = kg_lw_decl(L, "bc", L->ix, bin(S, KG_OP_IDX_MOD, rem, sz));
+    rem = kg_lw_decl(L, "br", L->ix, bin(S, KG_OP_IDX_DIV, rem, sz));
+  }
+}
+
+/* A folded row (mm_fold): its batch coordinates into bc and its row of the product's M */
+static uint32_t unfold_row(ckern *S, const rowsx *R, uint32_t row, uint32_t *bc) {
+  lctx *L = S->L;
+  if (S->size_p[S->mdim] == KG_NONE) { /* M a static 1: a row per batch */
+    batch_coords(S, row, bc);
+    return cst(S, 0);
+  }
+  uint32_t m = kg_lw_decl(L, "fm", L->ix, bin(S, KG_OP_IDX_MOD, row, R->Mrow));
+  batch_coords(S, kg_lw_decl(L, "fb", L->ix, bin(S, KG_OP_IDX_DIV, row, R->Mrow)), bc);
+  return m;
+}
 
 /* A read as rows of a source: A (through RESHAPEs, which keep the row-major order) is a source
  * [1.., M, d1 .. dn] with d1 · .. · dn = K. When its trailing dims are contiguous (the guard
@@ -101,8 +135,10 @@ typedef struct rowsx {
  * m · stride_M + k: one offset per row, plus k. Otherwise A's value comes from kg_lw_val_at,
  * which splits k over the source's dims (a convolution's weight [O, C, kh, kw] viewed [O, K]:
  * a div and a mod per dim per k, per row — most of the micro-kernel's instructions, measured on
- * ResNet-18's 3 x 3 convolutions, docs/perf_cpu.md). */
-typedef struct afast { uint32_t id, param, rstride; kg_dtype dt; } afast;
+ * ResNet-18's 3 x 3 convolutions, docs/perf_cpu.md). With the batch folded into the rows
+ * (mm_fold) A is a source [b1 .. bB, M, d1 .. dn] whose batch dims are the product's: A(row, k)
+ * at Σ b_d · stride_d + m · stride_M + k, the row's coordinates from its index (unfold_row). */
+typedef struct afast { uint32_t id, param, rstride, bstride[KG_MAX_RANK]; kg_dtype dt; } afast;
 
 static bool same_dim(const kg_dim *a, const kg_dim *b) { return a->kind == b->kind && a->v == b->v; }
 
@@ -113,10 +149,13 @@ static uint32_t a_rows(ckern *S, afast *F) {
   if (S->a1) return KG_NONE;
   const kg_gnode *A = S->An;
   int ra = A->shape.rank;
-  for (int d = 0; d < ra - 2; d++)
+  bool fold = L->v->mm_fold;
+  int lead = fold ? ra - 2 : 0; /* A's batch dims, read through their strides when folded */
+  for (int d = 0; d < ra - 2 && !fold; d++)
     if (!kg_lw_dim_is_one(&A->shape.d[d])) return KG_NONE; /* batched A (or groups): the general path */
   const kg_dim *Md = &A->shape.d[ra - 2], *Kd = &A->shape.d[ra - 1];
-  if (kg_lw_dim_is_one(Md) || kg_lw_dim_is_one(Kd)) return KG_NONE;
+  bool mone = kg_lw_dim_is_one(Md);
+  if ((mone && !fold) || kg_lw_dim_is_one(Kd)) return KG_NONE;
   uint32_t id = S->mmn->in[0];
   while (L->src_of[id] == KG_NONE && g->nodes.v[id].op == KG_OP_RESHAPE) id = g->nodes.v[id].in[0];
   if (L->src_of[id] == KG_NONE) return KG_NONE;
@@ -124,12 +163,25 @@ static uint32_t a_rows(ckern *S, afast *F) {
   uint32_t pp = L->pparam[L->src_of[id]];
   if (n->vkind != KG_V_TENSOR || pp == KG_NONE || k->params.v[pp].kind != KP_BUFFER) return KG_NONE;
   int rs = n->shape.rank, m = -1, nt = 0, trail[KG_MAX_RANK];
-  for (int d = 0; d < rs && m < 0; d++)
-    if (!kg_lw_dim_is_one(&n->shape.d[d])) m = d;
-  if (m < 0 || !same_dim(&n->shape.d[m], Md)) return KG_NONE;
+  if (rs < lead) return KG_NONE;
+  for (int d = 0; d < KG_MAX_RANK; d++) F->bstride[d] = KG_NONE;
+  for (int d = 0; d < lead; d++) {
+    if (!same_dim(&n->shape.d[d], &A->shape.d[d])) return KG_NONE;
+    if (!kg_lw_dim_is_one(&A->shape.d[d])) F->bstride[d] = kg_lw_source_stride(L, id, d);
+  }
+  if (fold) {
+    if (!mone) {
+      if (rs <= lead || !same_dim(&n->shape.d[lead], Md)) return KG_NONE;
+      m = lead;
+    }
+  } else {
+    for (int d = 0; d < rs && m < 0; d++)
+      if (!kg_lw_dim_is_one(&n->shape.d[d])) m = d;
+    if (m < 0 || !same_dim(&n->shape.d[m], Md)) return KG_NONE;
+  }
   int64_t prod = 1;
   bool stat = true;
-  for (int d = m + 1; d < rs; d++) {
+  for (int d = m >= 0 ? m + 1 : lead; d < rs; d++) {
     if (kg_lw_dim_is_one(&n->shape.d[d])) continue;
     trail[nt++] = d;
     if (n->shape.d[d].kind == KG_DIM_STATIC) prod *= n->shape.d[d].v;
@@ -145,8 +197,19 @@ static uint32_t a_rows(ckern *S, afast *F) {
     uint32_t eq = kg_kx_op(k, KG_OP_EQ, KG_BOOL, st, want, KG_NONE);
     guard = guard == KG_NONE ? eq : kg_kx_op(k, KG_OP_LAND, KG_BOOL, guard, eq, KG_NONE);
   }
-  F->id = id, F->param = pp, F->rstride = kg_lw_source_stride(L, id, m), F->dt = (kg_dtype)n->dtype;
+  F->id = id, F->param = pp, F->rstride = m >= 0 ? kg_lw_source_stride(L, id, m) : KG_NONE, F->dt = (kg_dtype)n->dtype;
   return guard;
+}
+
+/* A's row (batch coordinates bc when folded, row m) as an offset in F's source, k = 0 */
+static uint32_t a_row_offset(ckern *S, const afast *F, const uint32_t *bc, uint32_t m) {
+  uint32_t off = F->rstride == KG_NONE ? KG_NONE : bin(S, KG_OP_IDX_MUL, m, kg_kx_param(S->k, F->rstride));
+  for (int d = 0; d < S->nb && S->L->v->mm_fold; d++) {
+    if (F->bstride[d] == KG_NONE || bc[d] == KG_NONE) continue;
+    uint32_t t = bin(S, KG_OP_IDX_MUL, bc[d], kg_kx_param(S->k, F->bstride[d]));
+    off = off == KG_NONE ? t : bin(S, KG_OP_IDX_ADD, off, t);
+  }
+  return off == KG_NONE ? cst(S, 0) : off;
 }
 
 /* The rows: chunks of MC, MR at a time; A through F when given (a_rows), else kg_lw_val_at. */
@@ -172,9 +235,15 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t row[8];
   for (uint32_t i = 0; i < MR; i++)
     row[i] = kg_lw_decl(L, "mr", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, (int64_t)i)), mlast, KG_NONE));
-  if (!F) kg_lw_mm_row_stats_rows(&S, bc, row, MR); /* a norm's statistics of these rows (kg_group.pre) */
+  /* the batch folded into the rows (mm_fold): each row's batch coordinates and row of M */
+  uint32_t fbc[8][KG_MAX_RANK], fm[8];
+  for (uint32_t i = 0; i < MR; i++) {
+    if (R->fold) fm[i] = unfold_row(&S, R, row[i], fbc[i]);
+    else fm[i] = row[i], memcpy(fbc[i], bc, sizeof fbc[i]);
+  }
+  if (!F) kg_lw_mm_row_stats_rows(&S, bc, row, MR); /* a norm's statistics of these rows (kg_group.pre; never folded) */
   uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
-  for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, bin(&S, KG_OP_IDX_MUL, row[i], kg_kx_param(k, F->rstride)));
+  for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, a_row_offset(&S, F, fbc[i], fm[i]));
   /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
    * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
    * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
@@ -207,7 +276,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
     }
     uint32_t ac[KG_MAX_RANK];
     if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
-    else kg_lw_mm_operand_coord(An, a1, bc, nb, a1 ? kk : row[i], kk, ac);
+    else kg_lw_mm_operand_coord(An, a1, fbc[i], nb, a1 ? kk : fm[i], kk, ac);
     av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
   }
   for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
@@ -231,7 +300,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
    * per output they were 16 % of MNIST's second convolution */
   kg_lw_scope s_i, s_jj;
   uint32_t rows_n = kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE), iv, jj, gn;
-  uint32_t sp[KG_CONV_MAX_DIMS];
+  uint32_t sp[KG_CONV_MAX_DIMS], ebc[KG_MAX_RANK], gm = KG_NONE;
   if (S.conv) {
     jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
     gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
@@ -239,12 +308,16 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
     iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
   } else {
     iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
+    if (R->fold) gm = unfold_row(&S, R, kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv)), ebc); /* the row's batch and row of M */
     jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
     gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
   }
-  uint32_t gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+  if (!R->fold) {
+    memcpy(ebc, bc, sizeof ebc);
+    gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+  }
   uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
-  epilogue(&S, bc, gm, gn, S.conv ? sp : NULL, kg_kx_load(k, scr, coff));
+  epilogue(&S, ebc, gm, gn, S.conv ? sp : NULL, kg_kx_load(k, scr, coff));
   if (S.conv) kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
   else kg_lw_scope_leave(L, s_jj), kg_lw_scope_leave(L, s_i);
   kg_lw_scope_leave(L, s_m0);
@@ -537,12 +610,21 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     M = cst(&S, Og), N = kg_lw_decl(L, "ncol", L->ix, n == KG_NONE ? cst(&S, 1) : n);
   }
   uint32_t K = kg_kx_param(k, kp);
-  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, bin(&S, KG_OP_IDX_DIV, bin(&S, KG_OP_IDX_ADD, M, cst(&S, MC - 1)), cst(&S, MC)));
   uint32_t nbatch = cst(&S, 1);
   for (int d = 0; d < nb && !S.conv; d++)
     if (size_p[d] != KG_NONE) nbatch = bin(&S, KG_OP_IDX_MUL, nbatch, kg_kx_param(k, size_p[d]));
   if (S.conv) nbatch = bin(&S, KG_OP_IDX_MUL, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
   nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
+  /* the batch folded into the rows (the scheduler's mm_fold: B has no batch dims, no row
+   * statistics): batch · M rows, one batch loop trip; each row's batch from its index */
+  bool fold = L->v->mm_fold;
+  uint32_t Mrow = M;
+  if (fold) {
+    const kg_dim *md = &L->grp->space.d[mdim]; /* a static M as a constant: a row's batch is row / M */
+    if (md->kind == KG_DIM_STATIC) Mrow = cst(&S, md->v);
+    M = kg_lw_decl(L, "mrows", L->ix, bin(&S, KG_OP_IDX_MUL, nbatch, Mrow)), nbatch = cst(&S, 1);
+  }
+  uint32_t mtiles = kg_lw_decl(L, "mtiles", L->ix, bin(&S, KG_OP_IDX_DIV, bin(&S, KG_OP_IDX_ADD, M, cst(&S, MC - 1)), cst(&S, MC)));
   uint32_t n0 = kg_lw_decl(L, "n0", L->ix, bin(&S, KG_OP_IDX_MUL, sreg(&S, KG_SREG_CTAID_X), cst(&S, NC)));
   uint32_t ncols = kg_lw_decl(L, "ncols", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, NC), kg_kx_op(k, KG_OP_SUB, L->ix, N, n0, KG_NONE), KG_NONE));
   /* this thread's scratch region: the panel (K × NR), then the tile (MR × NR) */
@@ -580,7 +662,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     rem = kg_lw_decl(L, "br", L->ix, bin(&S, KG_OP_IDX_DIV, rem, sz));
   }
 
-  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}};
+  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}, fold, Mrow};
   memcpy(R.bc, bc, sizeof R.bc);
   if (L->v->mm_tile == KG_MM_CPU_DOT || L->v->mm_tile == KG_MM_CPU_DOT8) {
     k->schedule = "matmul.cpu_dot";

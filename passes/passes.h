@@ -222,6 +222,10 @@ typedef struct kg_variant {
                           cross_entropy) walks the row after the max, as its own pass (the
                           forced-strided variants: the fuzzer keeps this scheme tested); 0 = online,
                           in the max's walk (a running sum rescaled as the max grows) */
+  uint8_t mm_fold;     /* MATMUL on the CPU target's panel schedules: the batch folded into the rows (B has
+                          no batch dims: a linear over [T, N, K]): batch · M rows in chunks of MC, each
+                          row's batch coordinates from its index, one panel per column tile for all of
+                          them (grid.z 1) instead of one per batch (lower_matmul_cpu.c) */
 } kg_variant;
 /* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
 #define KG_CPU_CHUNK 2048
@@ -402,6 +406,9 @@ typedef struct kg_group_facts {
                                  (kg_mm_cat_of_sources: separate weights merged by merge_products):
                                  cp.async can bring each row from its own tensor (mm_rows16[1] when
                                  every one's rows are a 16-byte multiple long) */
+  bool mm_b_shared;           /* MATMUL: every batch multiplies the same B (B has no batch dims of its
+                                 own; two matrix operands, not a convolution) and no row statistics:
+                                 the CPU schedules may fold the batch into the rows (kg_variant.mm_fold) */
   bool coords;                /* it computes a layout op (a view, cat, an index…): the kernel needs each
                                  element's coordinates, so it is strided, without vectors or the row cache */
   bool col_vec;               /* REDUCE: one single-pass reduction (sum, nansum, mean, prod, amax, amin), no

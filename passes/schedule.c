@@ -262,6 +262,10 @@ kg_group_facts kg_group_facts_of(const kg_graph *g, const kg_fusion *f, const kg
       }
       gf.mm_rank[w] = (int8_t)o->shape.rank;
     }
+    const kg_gnode *bo = &g->nodes.v[mm->in[1]];
+    gf.mm_b_shared = (mm->ia[0] & 11) == 0 && grp->space.rank > 2 && grp->pre.n == 0;
+    for (int d = 0; gf.mm_b_shared && d < bo->shape.rank - 2; d++)
+      gf.mm_b_shared = bo->shape.d[d].kind == KG_DIM_STATIC && bo->shape.d[d].v == 1;
     if (!gf.mm_b_src && kg_mm_cat_of_sources(g, f, mm, bid)) {
       gf.mm_b_cat = true;
       gf.mm_rows16[1] = b->shape.d[1].kind == KG_DIM_STATIC && (b->shape.d[1].v * kg_dtype_get((kg_dtype)b->dtype)->size) % 16 == 0;
@@ -477,6 +481,14 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   int64_t batch, m, n;
   kg_mm_dims(gf->rank, x->space, gf->mm_flags, &batch, &m, &n);
   v->layout = KG_LAYOUT_STRIDED;
+  /* a B every batch shares (a linear over [T, N, K]: a sequence's input projection): the batch
+   * folds into the rows, batch · M of them under one panel per column tile, where a thread per
+   * (column tile, batch) packed the same panel for M rows each — an LSTM's input projection at
+   * T = 512, N = 8 copied its weight 512 times (docs/perf_cpu.md) */
+  if (gf->mm_b_shared && batch != 1) {
+    v->mm_fold = 1;
+    m = m < 0 || batch < 0 ? -1 : m * batch, batch = 1;
+  }
   /* every row per thread (one panel per column tile) when the column tiles keep the cores busy;
    * else rows in chunks of KG_MM_CPU_MC for more threads */
   int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + 15) / 16 * batch;
@@ -497,6 +509,7 @@ static kg_schedule cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x,
   if ((gf->mm_flags & 14) == 4 && gf->mm_b_src && gf->mm_dtype == KG_F32 && m >= 1 && m <= KG_MM_CPU_DOT_ROWS && kl >= KG_MM_CPU_DOT_K &&
       (!x->runtime || x->mm_kmajor[1] != 0))
     v->mm_tile = t->cpu_vregs >= 32 ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT;
+  if (v->mm_tile < KG_MM_CPU || v->mm_tile > KG_MM_CPU8_ALL) v->mm_fold = 0; /* the dot and direct schedules keep the batch in grid.z */
   return s;
 }
 

@@ -82,12 +82,12 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   /* every field that changes the kernel is in its name: a package compiles all of an entry's
    * variants in one translation unit (the two-walk softmax of no_online beside the online one
    * collided there, lstm_tagger for sm_80 / sm_90) */
-  _Static_assert(sizeof(kg_variant) == 14, "kg_variant changed: put the new field into the kernel name below (and runtime/package_ir.c)");
-  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : v->plan == 4 ? "m" : "", group,
+  _Static_assert(sizeof(kg_variant) == 15, "kg_variant changed: put the new field into the kernel name below (and runtime/package_ir.c)");
+  const char *name = kg_arena_printf(&c->arena, "%s_%sk%u_%s%u%s%s%s%s%s%s%s%s%s%s", kg_entry_cname(&c->arena, c->g.entry), v->plan == 1 ? "s" : v->plan == 2 ? "f" : v->plan == 3 ? "u" : v->plan == 4 ? "m" : "", group,
                                      v->layout == KG_LAYOUT_LINEAR ? "lin" : "str", v->vec, v->index_dtype == KG_I64 ? "_i64" : "",
                                      v->warp ? v->seg ? kg_arena_printf(&c->arena, "_warp%u", 32u >> v->seg) : "_warp" : "", v->cache ? "_cache" : "", v->split == KG_SPLIT_PARTIAL ? "_part" : v->split == KG_SPLIT_FINISH ? "_fin" : "",
                                      v->no_online ? "_twowalk" : "", mm || attn ? "_" : "", mt ? mt->name : attn ? kg_attn_tile_get((kg_attn_tile)v->mm_tile)->name : "", tc,
-                                     v->cpu ? "_cpu" : "");
+                                     v->mm_fold ? "_fold" : "", v->cpu ? "_cpu" : "");
   kg_pass_ctx pc = {&c->arena, d, c->m->ctx->opts.verify_ir != 0, NULL, NULL, false, false, false, false};
   if (!kg_lower_group(LG, F, &F->groups.v[group], v, name, &kv->k, &pc)) {
     kg_kernel_free(&kv->k);
@@ -818,6 +818,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
     if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
+      if (v.mm_fold) E.mm_m *= E.mm_batch, E.mm_batch = 1; /* the batch folded into the rows */
       kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
       uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
       uint64_t NC = kg_mm_cpu_cols(v.mm_tile, acc), gx = ((uint64_t)E.mm_n + NC - 1) / NC, gy = ((uint64_t)E.mm_m + MC - 1) / MC;

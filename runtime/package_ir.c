@@ -36,7 +36,7 @@ typedef struct pk_field {
 /* A new field of kg_launch or kg_variant goes into its table here (and into docs/package.md):
  * these asserts fail when the structure grows, so that it is not forgotten. */
 _Static_assert(sizeof(kg_launch) == 36, "kg_launch changed: add the field to launch_fields (runtime/package_ir.c) and docs/package.md");
-_Static_assert(sizeof(kg_variant) == 14, "kg_variant changed: add the field to variant_fields (runtime/package_ir.c) and docs/package.md");
+_Static_assert(sizeof(kg_variant) == 15, "kg_variant changed: add the field to variant_fields (runtime/package_ir.c) and docs/package.md");
 static const pk_field launch_fields[] = {
     PKF(kg_launch, per_output, PF_U8), PKF(kg_launch, block, PF_U32X3), PKF(kg_launch, elems_per_thread, PF_U32),
     PKF(kg_launch, smem_static, PF_U32), PKF(kg_launch, smem_dyn, PF_U32), PKF(kg_launch, tile_m, PF_U32), PKF(kg_launch, tile_n, PF_U32),
@@ -45,7 +45,7 @@ static const pk_field variant_fields[] = {
     PKF(kg_variant, layout, PF_U8), PKF(kg_variant, vec, PF_U8),   PKF(kg_variant, index_dtype, PF_U8), PKF(kg_variant, split, PF_U8),
     PKF(kg_variant, warp, PF_U8),   PKF(kg_variant, plan, PF_U8),  PKF(kg_variant, cache, PF_U8),       PKF(kg_variant, mm_tile, PF_U8),
     PKF(kg_variant, mm_prec, PF_U8), PKF(kg_variant, mm_a, PF_U8), PKF(kg_variant, mm_b, PF_U8),   PKF(kg_variant, cpu, PF_U8),
-    PKF(kg_variant, no_online, PF_U8), PKF(kg_variant, seg, PF_U8),
+    PKF(kg_variant, no_online, PF_U8), PKF(kg_variant, seg, PF_U8), PKF(kg_variant, mm_fold, PF_U8),
 };
 
 static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng", "tmap"};
@@ -748,7 +748,7 @@ bool kg_pkr_variant(kg_pkr *R, const cJSON *j, kg_variant *v) {
   memset(v, 0, sizeof *v);
   if (!r_fields(R, j, v, variant_fields, (int)KG_COUNTOF(variant_fields), "variant")) return false;
   if (v->plan > 2 || v->layout > KG_LAYOUT_STRIDED || v->split > KG_SPLIT_FINISH || v->mm_tile >= KG_MM__COUNT || v->mm_prec > KG_MM_PREC_TF32 || v->cpu > 1 || v->no_online > 1 ||
-      v->warp > 1 || v->seg > 5 || (v->seg && !v->warp) ||
+      v->warp > 1 || v->seg > 5 || (v->seg && !v->warp) || v->mm_fold > 1 || (v->mm_fold && !v->cpu) ||
       v->mm_a > (KG_MM_KMAJOR | KG_MM_ASYNC) || v->mm_b > (KG_MM_KMAJOR | KG_MM_ASYNC) ||
       (v->index_dtype != KG_I32 && v->index_dtype != KG_I64))
     return kg_pkr_fail(R, "variant: a value out of range");
