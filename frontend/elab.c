@@ -129,7 +129,7 @@ static uint32_t input_node(kg_elab *el, const kg_ast *at, const kg_sig_param *p,
     }
   }
   uint32_t id = add_node(el, at, &g);
-  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id, NULL, 0};
+  kg_gparam gp = {kg_arena_strdup(el->arena, name), capture, id, NULL, 0, false};
   if (p->has_range) {
     double *r = kg_arena_alloc(el->arena, 2 * sizeof *r);
     r[0] = p->lo, r[1] = p->hi;

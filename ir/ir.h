@@ -360,7 +360,9 @@ typedef struct kg_kparam {
 enum { KPR_TENSOR, KPR_NUMEL, KPR_SIZE, KPR_STRIDE, KPR_SCALAR, KPR_RED_N, KPR_SPLIT_LEN, KPR_SPLIT_N, KPR_SPLIT_NB,
        KPR_SYM /* the run-time value of symbol r0 (layout ops over symbolic sizes) */,
        KPR_RNG /* the random generator of the call (int64): r0 = 0 its seed, 1 its offset */,
-       KPR_TMAP /* a tensor map: r0 indexes kg_kernel.tmaps */ };
+       KPR_TMAP /* a tensor map: r0 indexes kg_kernel.tmaps */,
+       KPR_KEPT /* (int32) the CPU products' kept panels of B, program parameter r1 (lower_matmul_cpu.c,
+                   runtime/exec_keep.c): 0 none kept, 1 the scratch holds them, 2 pack and keep them */ };
 /* Whose buffer a KPR_TENSOR parameter is (kg_kparam.r0; r1 is its index there); the same
  * numbers as kg_bufref.kind (passes.h) for outputs and temporaries. */
 typedef enum kg_buf_owner { KG_BUF_PARAM = 0, KG_BUF_OUTPUT = 1, KG_BUF_TEMP = 2, KG_BUF_SCRATCH = 3 } kg_buf_owner;
@@ -520,6 +522,9 @@ typedef struct kg_gparam {
                         1 + the index of the output holding its value at the end of a run, which
                         the runtime writes back into this parameter's tensor; 0 = not written.
                         Write-back outputs follow the entry's results (kg_graph_n_results). */
+  bool invariant;    /* a host plan region's parameter that is an entry input or capture, read inside
+                        a loop: one tensor, never written, for every launch of one call (the CPU
+                        products keep its packed panels across the loop's launches: KPR_KEPT) */
 } kg_gparam;
 
 /* Two symbols broadcasting assumed equal (elab.c): the sizes bound at run time must agree,

@@ -388,6 +388,7 @@ static void vx(vctx *v, uint32_t e, int depth) {
     break;
   case KX_OP: {
     if (x->op >= KG_OP__COUNT) { vfail(v, "bad op", e); break; }
+    if (x->op == KG_OP_WHERE) { vfail(v, "WHERE as an op (a select is KX_SELECT: the C emitter has no WHERE)", e); break; }
     int n = kg_op_get((kg_op)x->op)->arity;
     if (n < 0 || n > 3) { vfail(v, "op with variable arity in a kernel", e); break; }
     uint32_t ops[3] = {x->a, x->b, x->c};

@@ -316,7 +316,7 @@ bool kg_ad_split(kg_ad *A, const kg_graph *lg, const uint32_t *grad_in, const ui
     kg_gnode in = input_node(&j->nodes.v[gi], np);
     map[gi] = kg_graph_add(bw, &in);
     nm = kg_arena_printf(lg->arena, "grad_out%u", i);
-    kg_gparam p = {nm, false, map[gi], NULL, 0};
+    kg_gparam p = {nm, false, map[gi], NULL, 0, false};
     KG_VEC_PUSH(bw->params, p);
     out->bwd_params[np++] = (kg_bwd_param){KG_BWD_GRAD, i};
   }
@@ -338,7 +338,7 @@ bool kg_ad_split(kg_ad *A, const kg_graph *lg, const uint32_t *grad_in, const ui
       bp = (kg_bwd_param){KG_BWD_SAVED, saved_out[v]};
       nm = kg_arena_printf(lg->arena, "saved%u", saved_out[v]);
     }
-    kg_gparam p = {nm, false, map[v], NULL, 0};
+    kg_gparam p = {nm, false, map[v], NULL, 0, false};
     KG_VEC_PUSH(bw->params, p);
     out->bwd_params[np++] = bp;
   }

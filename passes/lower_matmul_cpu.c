@@ -576,6 +576,28 @@ static void dot_rows(ckern *P, const rowsx *R) {
   kg_lw_scope_leave(L, s_my);
 }
 
+/* Kept panels (KPR_KEPT; runtime/exec_keep.c says when). B a float32 entry input or capture that a
+ * host plan's loop reads at every iteration (kg_gparam.invariant: one tensor, never written, for
+ * every launch of one call), read as it is and the same for every batch: its panels are packed
+ * once per call into the scratch's first nctaid.x · K · NR elements, panel ctaid.x in slot
+ * ctaid.x, by the thread of row chunk 0 and batch 0 (mode 2), which reads them there at every
+ * later launch of the call (mode 1) instead of packing them again: an LSTM step's hidden product
+ * (8 × 128 × 512) spent half its time copying W_hh (docs/perf_cpu.md). The other threads (row
+ * chunks past the first) pack their own panels as before. The mode parameter, or KG_NONE. */
+static uint32_t keep_param(ckern *S) {
+  lctx *L = S->L;
+  const kg_graph *g = L->g;
+  uint32_t id = S->mmn->in[1];
+  const kg_gnode *b = &g->nodes.v[id];
+  if (S->conv || S->b1 || S->acc != KG_F32 || b->dtype != KG_F32 || b->op != KG_OP_INPUT || L->src_of[id] == KG_NONE) return KG_NONE;
+  for (int d = 0; d < b->shape.rank - 2; d++)
+    if (!kg_lw_dim_is_one(&b->shape.d[d])) return KG_NONE; /* a batch of B: a panel per batch */
+  for (uint32_t p = 0; p < g->params.n; p++)
+    if (g->params.v[p].node == id)
+      return g->params.v[p].invariant ? kg_kparam_add(S->k, kg_lw_mkparam(KP_SCALAR, KG_I32, false, "keep", KPR_KEPT, 0, p)) : KG_NONE;
+  return KG_NONE;
+}
+
 void kg_lw_mm_cpu_body(kg_mmk *P) {
   lctx *L = P->L;
   kg_kernel *k = P->k;
@@ -634,8 +656,28 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
                               kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_Y), KG_I64)),
                           kg_lw_cvt(L, sreg(&S, KG_SREG_NCTAID_X), KG_I64)),
                       kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_X), KG_I64));
-  uint32_t pbase = kg_lw_decl(L, "pbase", KG_I64, b64(&S, KG_OP_IDX_MUL, tlin, b64(&S, KG_OP_IDX_MUL, b64(&S, KG_OP_IDX_ADD, kg_lw_cvt(L, K, KG_I64), c64(&S, kg_mm_cpu_tile_rows(L->v->mm_tile))), c64(&S, NR))));
+  bool dot = L->v->mm_tile == KG_MM_CPU_DOT || L->v->mm_tile == KG_MM_CPU_DOT8;
+  uint32_t keep = dot ? KG_NONE : keep_param(&S), own = KG_NONE;
+  uint32_t kwords = keep == KG_NONE ? KG_NONE /* the kept panels before the threads' regions */
+                                    : b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, sreg(&S, KG_SREG_NCTAID_X), KG_I64), b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, K, KG_I64), c64(&S, NR)));
+  uint32_t priv = b64(&S, KG_OP_IDX_MUL, tlin, b64(&S, KG_OP_IDX_MUL, b64(&S, KG_OP_IDX_ADD, kg_lw_cvt(L, K, KG_I64), c64(&S, kg_mm_cpu_tile_rows(L->v->mm_tile))), c64(&S, NR)));
+  if (keep != KG_NONE) priv = b64(&S, KG_OP_IDX_ADD, kwords, priv);
+  uint32_t pbase = kg_lw_decl(L, keep == KG_NONE ? "pbase" : "ppriv", KG_I64, priv);
   uint32_t cbase = kg_lw_decl(L, "cbase", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, K, KG_I64), c64(&S, NR))));
+  if (keep != KG_NONE) { /* the kept slot for the thread of row chunk 0 and batch 0, else its own */
+    own = kg_lw_decl(L, "own", KG_BOOL, kg_kx_op(k, KG_OP_LAND, KG_BOOL, kg_kx_op(k, KG_OP_EQ, KG_BOOL, sreg(&S, KG_SREG_CTAID_Y), cst(&S, 0), KG_NONE),
+                                                  kg_kx_op(k, KG_OP_EQ, KG_BOOL, sreg(&S, KG_SREG_CTAID_Z), cst(&S, 0), KG_NONE), KG_NONE));
+    uint32_t kept = kg_kx_op(k, KG_OP_LAND, KG_BOOL, own, kg_kx_op(k, KG_OP_NE, KG_BOOL, kg_kx_param(k, keep), kg_kx_const_i(k, KG_I32, 0), KG_NONE), KG_NONE);
+    uint32_t slot = b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, sreg(&S, KG_SREG_CTAID_X), KG_I64), b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, K, KG_I64), c64(&S, NR)));
+    uint32_t pv = kg_kvar_new(k, "pbase", KG_I64);
+    stmt(&S, KS_DECL, pv, pbase, KG_NONE);
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = kept;
+    kg_lw_scope s_kept = kg_lw_scope_enter(L, kg_kcursor_body(k, kg_ks_add(&L->cur, is), false));
+    stmt(&S, KS_ASSIGN, pv, slot, KG_NONE);
+    kg_lw_scope_leave(L, s_kept);
+    pbase = kg_kx_var(k, pv);
+  }
   if_open(&S, lt(&S, n0, N));
   kg_lw_scope s_bz;
   uint32_t bz = kg_lw_open_for(L, "bz", sreg(&S, KG_SREG_CTAID_Z), nbatch, sreg(&S, KG_SREG_NCTAID_Z), &s_bz);
@@ -664,7 +706,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
 
   rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}, fold, Mrow};
   memcpy(R.bc, bc, sizeof R.bc);
-  if (L->v->mm_tile == KG_MM_CPU_DOT || L->v->mm_tile == KG_MM_CPU_DOT8) {
+  if (dot) {
     k->schedule = "matmul.cpu_dot";
     dot_rows(&S, &R);
     kg_lw_scope_leave(L, s_bz);
@@ -677,6 +719,12 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
    * transposed B or a convolution is copied k outer instead (below). Columns past N are not
    * written: their accumulators are never stored (the epilogue's columns stop at N), and zeroing
    * them cost ResNet-18's last convolutions (4 columns of 16) a sixth of their time. */
+  kg_lw_scope s_pack; /* kept panels: packed unless the kept slot holds them (mode 1) */
+  if (keep != KG_NONE) {
+    kg_ks is = kg_ks_make(KS_IF);
+    is.a = kg_kx_op(k, KG_OP_LNOT, KG_BOOL, kg_kx_op(k, KG_OP_LAND, KG_BOOL, own, kg_kx_op(k, KG_OP_EQ, KG_BOOL, kg_kx_param(k, keep), kg_kx_const_i(k, KG_I32, 1), KG_NONE), KG_NONE), KG_NONE, KG_NONE);
+    s_pack = kg_lw_scope_enter(L, kg_kcursor_body(k, kg_ks_add(&L->cur, is), false));
+  }
   kg_ks cm = kg_ks_make(KS_COMMENT);
   cm.text = "the panel: B's columns n0 .. n0 + NR at every k";
   kg_ks_add(&L->cur, cm);
@@ -770,6 +818,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     kg_lw_scope_leave(L, s_k);
   }
 
+  if (keep != KG_NONE) kg_lw_scope_leave(L, s_pack);
   /* the rows, twice when A's rows may be contiguous: under the guard A's loads are one offset per
    * row plus k (see a_rows) */
   afast F;

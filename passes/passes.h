@@ -490,6 +490,10 @@ typedef struct kg_schedule {
 /* THE scheduling function: a group's facts, the moment's facts and the target in; the
  * variant out. Pure (no allocation, no graph). */
 kg_schedule kg_schedule_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t);
+/* schedule_cpu.c: kg_schedule_choose's answer on the CPU target at run time (s: what it chose so
+ * far; numel, nout, nred: the space's elements, outputs and reduced elements; big: the int32 limit) */
+kg_schedule kg_schedule_cpu_choose(const kg_group_facts *gf, const kg_sched_facts *x, const kg_target *t, kg_schedule s, int64_t numel, int64_t nout,
+                                   int64_t nred, int64_t big);
 /* At run time: does this group of the fused plan want the split-rows plan (few rows too
  * long for a block each; KG_SCHED_SPLIT_ROWS always, KG_SCHED_STRIDED(_I64) never)? */
 bool kg_schedule_split_rows(const kg_group_facts *gf, const int64_t *space, kg_sched_force force, const kg_target *t);

@@ -669,7 +669,10 @@ void kg_plan_region_graph(const kg_plan *p, const kg_graph *g, uint32_t ri, kg_g
     n.ia[0] = i;
     n.path = src->path, n.srcloc = src->srcloc;
     map[r->ins.v[i]] = kg_graph_add(out, &n);
-    kg_gparam gp = {kg_arena_printf(out->arena, "v%u", r->ins.v[i]), false, map[r->ins.v[i]], NULL, 0};
+    /* an entry input or capture read inside a loop: the same tensor, unwritten (write-backs
+     * follow every kernel), at every iteration of one call */
+    bool inv = src->op == KG_OP_INPUT && src->vkind == KG_V_TENSOR && r->depth > 0;
+    kg_gparam gp = {kg_arena_printf(out->arena, "v%u", r->ins.v[i]), false, map[r->ins.v[i]], NULL, 0, inv};
     KG_VEC_PUSH(out->params, gp);
   }
   out->n_entry_params = r->ins.n;

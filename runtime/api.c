@@ -99,7 +99,10 @@ static kg_status context_stats_get_locked(kg_context *ctx, kg_context_stats *out
   return KG_OK;
 }
 
-void kg_call_begin(kg_context *ctx) { kg_diag_clear(&ctx->diag); }
+void kg_call_begin(kg_context *ctx) {
+  kg_diag_clear(&ctx->diag);
+  ctx->call_epoch++; /* a new call: no kept panel of an earlier one is read (exec_keep.c) */
+}
 
 void kg_ctx_lock(kg_context *ctx) { (void)pthread_mutex_lock(&ctx->lock); }
 void kg_ctx_unlock(kg_context *ctx) { (void)pthread_mutex_unlock(&ctx->lock); }

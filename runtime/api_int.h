@@ -49,6 +49,7 @@ struct kg_context {
   uint64_t rng_seed, rng_offset;
   uint64_t rng_call_seed, rng_call_offset;
   bool no_replay;        /* kg_options.no_replay or KGEN_REPLAY=0: every run binds and plans afresh (replay.c) */
+  uint64_t call_epoch;   /* advanced by every public call (kg_call_begin): kept panels are valid within one (exec_keep.c) */
 };
 
 typedef struct kg_package kg_package;   /* runtime/package.h */
@@ -77,7 +78,15 @@ typedef struct kg_kvariant {
 } kg_kvariant;
 
 /* A plan's buffer pool (plan.c): freed buffers are reused by size. */
-typedef struct kg_pool_buf { void *p; size_t bytes; bool used; int refs; } kg_pool_buf;
+typedef struct kg_pool_buf {
+  void *p;
+  size_t bytes;
+  bool used;
+  int refs;
+  uint64_t keep_b;      /* a CPU product's scratch holding B's kept panels (exec_keep.c): B's tensor (a hash
+                           of its address, dtype, shape and strides; 0: none), */
+  uint64_t keep_epoch;  /* and the call that packed them (kg_context.call_epoch) */
+} kg_pool_buf;
 typedef struct kg_pool {
   kg_context *ctx;
   kg_device *dev;
@@ -176,6 +185,15 @@ bool kg_run_bytes(const int64_t *shape, int rank, kg_dtype dt, size_t *bytes);
 kg_status kg_run_too_large(kg_diag *d, uint32_t mark, const kg_gnode *n, const int64_t *shape, int rank, const char *what);
 void kg_pool_put(kg_pool *pl, void *p);
 void kg_pool_release(kg_pool *pl); /* frees every buffer (in stream order where it can) */
+
+/* exec_keep.c: the CPU products' kept panels (KPR_KEPT, passes/lower_matmul_cpu.c) */
+int32_t kg_keep_param(const kg_kernel *k); /* its KPR_KEPT parameter, or -1 */
+/* A launch's scratch when its kernel keeps B's panels (B's data b): from the pool the free buffer
+ * of these bytes that holds them, packed in this call (*mode 1), else another (*mode 2: they are
+ * packed now, and the buffer remembers it); without a pool a fresh one (*mode 0: not kept). */
+int kg_keep_scratch(kg_context *ctx, kg_device *dev, kg_pool *pool, size_t bytes, void *stream, const DLTensor *b, void **p, int *mode, kg_diag *d);
+/* A replayed launch's mode: does its scratch (a buffer of the record's pool) hold b's panels of this call? */
+int kg_keep_replay_mode(kg_context *ctx, kg_pool *pool, const void *scratch, const DLTensor *b);
 
 /* api.c */
 kg_status kg_fail(kg_context *ctx);

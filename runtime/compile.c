@@ -47,7 +47,7 @@ bool kg_compile_copies(kg_compiled *c, kg_pass_ctx *pc) {
     memset(&in, 0, sizeof in);
     in.op = KG_OP_INPUT, in.dtype = in.cdtype = on->dtype, in.vkind = KG_V_TENSOR, in.shape = on->shape;
     uint32_t x = kg_graph_add(&p->g, &in);
-    kg_gparam gp = {"x", false, x, NULL, 0};
+    kg_gparam gp = {"x", false, x, NULL, 0, false};
     KG_VEC_PUSH(p->g.params, gp);
     p->g.n_entry_params = 1;
     kg_gnode cp = in;

@@ -307,6 +307,7 @@ typedef struct launch_env {
   const int64_t *sym;       /* the symbols' values */
   uint64_t rng_seed, rng_offset; /* the call's random generator (KPR_RNG) */
   kg_replay_rec *rec;       /* the record this run fills (replay.c), or NULL */
+  int keep_mode;            /* a CPU product's kept panels (KPR_KEPT, exec_keep.c) */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi, marshals its parameters as
@@ -353,6 +354,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     case KPR_SIZE: scalar_pval(&vals[j], ix, 0, E->space[kp->r1]); break;
     case KPR_SYM: scalar_pval(&vals[j], ix, 0, E->sym[kp->r0]); break;
     case KPR_RNG: scalar_pval(&vals[j], KG_I64, 0, (int64_t)(kp->r0 ? E->rng_offset : E->rng_seed)); break;
+    case KPR_KEPT: scalar_pval(&vals[j], KG_I32, 0, E->keep_mode); break;
     case KPR_TMAP: {
       const kg_ktmap *tm = &k->tmaps.v[kp->r0];
       kg_tmap_req req;
@@ -827,8 +829,16 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       if (gz > 65535) gz = 65535;
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
                   __builtin_mul_overflow((uint64_t)nred + MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
+      /* B's kept panels before the threads' regions (exec_keep.c): gx panels of K × NR */
+      const kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
+      if (!kv) { st = KG_ERR_INTERNAL; break; }
+      int32_t kj = kg_keep_param(&kv->k);
+      uint64_t kept = 0;
+      over = over || (kj >= 0 && (__builtin_mul_overflow(gx * NR, (uint64_t)nred * kg_dtype_get(acc)->size, &kept) || __builtin_add_overflow(bytes, kept, &bytes)));
       uint32_t mark = d->n;
-      if (over || dev_alloc(ctx, dev, tpool, bytes ? bytes : 1, stream, &sbuf[gi], d) != 0) {
+      E.keep_mode = 0;
+      if (over || (kj >= 0 ? kg_keep_scratch(ctx, dev, tpool, bytes ? bytes : 1, stream, pt[kv->k.params.v[kj].r1], &sbuf[gi], &E.keep_mode, d)
+                           : dev_alloc(ctx, dev, tpool, bytes ? bytes : 1, stream, &sbuf[gi], d)) != 0) {
         int64_t sh[3] = {(int64_t)threads, nred + (int64_t)MR, (int64_t)NR};
         st = kg_run_too_large(d, mark, &g->nodes.v[grp->red], sh, 3, "the CPU schedule's panels");
         break;

@@ -229,6 +229,7 @@ typedef struct kg_run_stats {
   uint64_t iterations;
   uint64_t replays;       /* programs (an entry, a plan's regions) replayed from a record (replay.c) */
   uint64_t inplace_writes; /* select_scatters a host plan wrote in place (a slice stored, not the tensor) */
+  uint64_t panels_kept;   /* CPU product launches that read their weight's panels packed earlier in the call */
 } kg_run_stats;
 KG_API kg_status kg_run_stats_get(const kg_compiled *c, kg_run_stats *out);
 

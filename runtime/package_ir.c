@@ -48,8 +48,8 @@ static const pk_field variant_fields[] = {
     PKF(kg_variant, no_online, PF_U8), PKF(kg_variant, seg, PF_U8), PKF(kg_variant, mm_fold, PF_U8),
 };
 
-static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng", "tmap"};
-_Static_assert(KPR_TMAP == 11, "a kernel parameter role was added: name it in role_names (runtime/package_ir.c) and docs/package.md");
+static const char *const role_names[] = {"tensor", "numel", "size", "stride", "scalar", "red_n", "split_len", "split_n", "split_nb", "sym", "rng", "tmap", "kept"};
+_Static_assert(KPR_KEPT == 12, "a kernel parameter role was added: name it in role_names (runtime/package_ir.c) and docs/package.md");
 
 /* ---- writing ---- */
 

@@ -35,6 +35,7 @@ int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d) {
     if (!pl->bufs.v[i].used && pl->bufs.v[i].bytes == bytes) {
       pl->bufs.v[i].used = true;
       pl->bufs.v[i].refs = 0;
+      pl->bufs.v[i].keep_b = 0; /* whatever it held is overwritten now */
       pl->last = i;
       *p = pl->bufs.v[i].p;
       return 0;
@@ -43,7 +44,7 @@ int kg_pool_get(kg_pool *pl, size_t bytes, void **p, kg_diag *d) {
   int rc = pl->stream && dev->vt->alloc_async ? dev->vt->alloc_async(dev, bytes, pl->stream, p, d) : dev->vt->alloc(dev, bytes, p, d);
   if (rc != 0) return rc;
   pl->ctx->stats.device_allocs++;
-  kg_pool_buf b = {*p, bytes, true, 0};
+  kg_pool_buf b = {*p, bytes, true, 0, 0, 0};
   KG_VEC_PUSH(pl->bufs, b);
   pl->last = pl->bufs.n - 1;
   return 0;

@@ -142,7 +142,7 @@ void kg_replay_free(kg_compiled *c) {
 
 /* The current value of dynamic parameter j of launch l into *v (8 bytes); the tensor map of a
  * KPR_TMAP parameter is re-encoded into l->tm when its base moved. */
-static int dyn_value(kg_context *ctx, kg_device *dev, rlaunch *l, uint32_t j, const DLTensor **pt, DLTensor *const *outputs, uint64_t *v,
+static int dyn_value(kg_context *ctx, kg_device *dev, kg_pool *pool, rlaunch *l, uint32_t j, const DLTensor **pt, DLTensor *const *outputs, uint64_t *v,
                      bool *changed, kg_diag *d) {
   const kg_kparam *kp = &l->k->params.v[j];
   *v = 0;
@@ -154,6 +154,14 @@ static int dyn_value(kg_context *ctx, kg_device *dev, rlaunch *l, uint32_t j, co
   }
   case KPR_SCALAR: kg_scalar_param(pt[kp->r1], (kg_dtype)kp->dtype, v); break;
   case KPR_RNG: *v = kp->r0 ? ctx->rng_call_offset : ctx->rng_call_seed; break;
+  case KPR_KEPT: { /* B's panels in the recorded scratch: of this call, or packed now (exec_keep.c) */
+    const void *scratch = NULL;
+    for (uint32_t q = 0; q < l->k->params.n && !scratch; q++)
+      if (l->k->params.v[q].role == KPR_TENSOR && l->k->params.v[q].r0 == KG_BUF_SCRATCH) memcpy(&scratch, &l->vals[q], sizeof scratch);
+    int32_t m = kg_keep_replay_mode(ctx, pool, scratch, pt[kp->r1]);
+    memcpy(v, &m, sizeof m); /* an int32 in the low bytes of the 8-byte slot, as exec.c's pval */
+    break;
+  }
   case KPR_TMAP: {
     uint32_t ti = 0; /* which of the launch's tensor maps: parameters in order */
     for (uint32_t q = 0; q < j; q++) ti += l->k->params.v[q].role == KPR_TMAP;
@@ -176,7 +184,7 @@ static bool is_dynamic(const kg_kparam *kp) {
   switch (kp->role) {
   case KPR_TENSOR: return kp->r0 == KG_BUF_PARAM || kp->r0 == KG_BUF_OUTPUT;
   case KPR_TMAP: return true; /* decided by its owner below */
-  case KPR_SCALAR: case KPR_RNG: return true;
+  case KPR_SCALAR: case KPR_RNG: case KPR_KEPT: return true;
   default: return false;
   }
 }
@@ -289,7 +297,7 @@ bool kg_replay_run(kg_compiled *c, kg_device_kind devk, const DLTensor *const *i
     for (uint32_t q = 0; q < l->n_dyn && s == KG_OK; q++) {
       uint32_t j = l->dyn[q];
       uint64_t v;
-      int rc = dyn_value(ctx, dev, l, j, pt, outputs, &v, &changed, d);
+      int rc = dyn_value(ctx, dev, &hit->pool, l, j, pt, outputs, &v, &changed, d);
       if (rc < 0) s = KG_ERR_INTERNAL;
       else if (rc == 0 && v != l->vals[j]) l->vals[j] = v, changed = true;
     }

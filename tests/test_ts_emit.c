@@ -70,7 +70,7 @@ static uint32_t input(kg_graph *g, const char *name, kg_dtype dt, const char *sh
   for (uint32_t i = 0; i < g->params.n; i++) idx += g->params.v[i].is_capture == capture;
   n.ia[0] = idx, n.ia[1] = capture;
   uint32_t id = kg_graph_add(g, &n);
-  kg_gparam p = {name, capture, id, NULL, 0};
+  kg_gparam p = {name, capture, id, NULL, 0, false};
   KG_VEC_PUSH(g->params, p);
   if (!capture) g->n_entry_params++;
   return id;

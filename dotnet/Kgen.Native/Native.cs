@@ -50,7 +50,7 @@ public unsafe struct KgNamedTensor
 [StructLayout(LayoutKind.Sequential)]
 public struct KgRunStats
 {
-    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations, Replays, InplaceWrites;
+    public ulong Launches, DeviceAllocs, Reads, PlanSteps, Iterations, Replays, InplaceWrites, PanelsKept;
 }
 
 [StructLayout(LayoutKind.Sequential)]

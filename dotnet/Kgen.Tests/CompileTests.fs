@@ -268,6 +268,25 @@ let ``a view to a product of sizes: one specialization, the output sized per cal
         Assert.True(close (g x) (torch.nn.functional.linear(x, w)))
 
 [<Fact>]
+let ``an LSTM over a sequence keeps its weights' packed panels across the steps, and sees weights changed in place`` () =
+    // the CPU device's products read W_hh's panels packed at the call's first step (runtime/exec_keep.c);
+    // the caller then scales every parameter in place (the same tensors): the next call packs afresh
+    torch.manual_seed 5L |> ignore
+    use m = torch.nn.LSTM(16L, 64L)
+    m.eval () |> ignore
+    use c = new Compile.Compiled<_>(<@ fun (x: Tensor) -> let struct (o, _, _) = m.forward (x, System.Nullable<struct (Tensor * Tensor)>()) in o @>)
+    use _g = torch.no_grad ()
+    let x = torch.randn(12L, 8L, 16L)
+    let native () = let struct (o, _, _) = m.forward (x, System.Nullable()) in o
+    let near (a: Tensor) (b: Tensor) = a.allclose(b, rtol = 1e-4, atol = 1e-5)
+    Assert.True(near (c.Function x) (native ()))
+    let kept = c.Engine.LastRunStats.PanelsKept
+    Assert.True(kept >= 11UL, sprintf "%d launches read kept panels" kept)
+    for p in m.parameters () do p.mul_((0.5).ToScalar()) |> ignore
+    Assert.True(near (c.Function x) (native ()), "the weights scaled in place")
+    Assert.Equal(kept, c.Engine.LastRunStats.PanelsKept)
+
+[<Fact>]
 let ``an RNN cell over duck sizes folds its small products at run time: one launch a step`` () =
     // RNNCell: no chunk, so the entry generalizes over every size (duck symbols, the weights' too);
     // its two products are tiled at compile time and folded per run where small (the fold plan)
