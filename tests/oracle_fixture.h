@@ -60,4 +60,16 @@ static inline kg_module *load(kg_context *ctx, const char *path) {
   return m;
 }
 
+/* entry co->entry of document path checked against PyTorch in ctx (co: device, seed, signature or
+ * sizes): every output must match; `what` names the case in a failure */
+static inline void expect_matches(kg_context *ctx, const char *path, const kg_check_opts *co, const char *what) {
+  kg_module *m = load(ctx, path);
+  kg_check_result r;
+  cr_assert_eq(kg_check_module(ctx, orc, m, co, &r), KG_OK, "%s: %s", what, kg_last_error(ctx));
+  for (int k = 0; k < r.n_outputs; k++)
+    cr_expect(r.rows[k].ok, "%s: out%d %s %s: %s", what, k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
+  kg_check_result_free(&r);
+  kg_module_free(m);
+}
+
 #endif

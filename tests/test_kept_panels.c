@@ -64,11 +64,18 @@ static kg_context *ctx_replay(bool replay) {
   return kg_context_new(&o);
 }
 
+/* entry e of the document, compiled in ctx over its own (symbolic) signature */
+static kg_compiled *entry_in(kg_context *ctx, kg_module **m, const char *e) {
+  *m = load(ctx, DOC);
+  kg_compiled *c;
+  cr_assert_eq(kg_specialize(*m, e, NULL, &c), KG_OK, "%s: %s", e, kg_last_error(ctx));
+  return c;
+}
+
 Test(kept_panels, invariant_region_parameters) {
   kg_context *ctx = ctx_new();
-  kg_module *m = load(ctx, DOC);
-  kg_compiled *c;
-  cr_assert_eq(kg_specialize(m, "elman_linear_loop", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_module *m;
+  kg_compiled *c = entry_in(ctx, &m, "elman_linear_loop");
   cr_assert(c->plan && c->n_regions > 0);
   uint32_t inv = 0, loop_ins = 0;
   for (uint32_t r = 0; r < c->n_regions; r++) {
@@ -118,9 +125,8 @@ Test(kept_panels, kept_across_the_loop, .timeout = 300) {
  * computes with the new values — the bits of a fresh context's run on them */
 Test(kept_panels, weights_changed_between_calls, .timeout = 300) {
   kg_context *ctx = ctx_replay(true);
-  kg_module *m = load(ctx, DOC);
-  kg_compiled *c;
-  cr_assert_eq(kg_specialize(m, "elman_linear_loop", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_module *m;
+  kg_compiled *c = entry_in(ctx, &m, "elman_linear_loop");
   runin R;
   make_inputs(c, 6, &R);
   kg_run_stats st;
@@ -132,9 +138,8 @@ Test(kept_panels, weights_changed_between_calls, .timeout = 300) {
   }
   float *got = run_cpu(c, &R, &st, &n);
   kg_context *ctx2 = ctx_replay(true);
-  kg_module *m2 = load(ctx2, DOC);
-  kg_compiled *c2;
-  cr_assert_eq(kg_specialize(m2, "elman_linear_loop", NULL, &c2), KG_OK, "%s", kg_last_error(ctx2));
+  kg_module *m2;
+  kg_compiled *c2 = entry_in(ctx2, &m2, "elman_linear_loop");
   float *want = run_cpu(c2, &R, &st, &n);
   cr_expect(memcmp(got, want, n * sizeof *got) == 0, "the second call used the new weights");
   free(got), free(want), free_inputs(&R);
@@ -145,9 +150,8 @@ Test(kept_panels, weights_changed_between_calls, .timeout = 300) {
 /* a weight the loop rewrites (a carried value) is packed afresh at every step */
 Test(kept_panels, carried_weight_is_not_kept, .timeout = 300) {
   kg_context *ctx = ctx_new();
-  kg_module *m = load(ctx, DOC);
-  kg_compiled *c;
-  cr_assert_eq(kg_specialize(m, "weight_rescaled_in_loop", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  kg_module *m;
+  kg_compiled *c = entry_in(ctx, &m, "weight_rescaled_in_loop");
   runin R;
   make_inputs(c, 7, &R);
   kg_run_stats st;
@@ -168,17 +172,14 @@ Test(kept_panels, carried_weight_is_not_kept, .timeout = 300) {
 
 static void check_steps(const char *entry, long long T, kg_device_kind dev, unsigned seed) {
   kg_context *ctx = ctx_new();
-  kg_module *m = load(ctx, DOC);
   kg_check_opts co;
   memset(&co, 0, sizeof co);
   const char *names[1] = {"T"};
   co.device = dev, co.seed = seed, co.entry = entry, co.size_names = names, co.size_vals = &T, co.n_sizes = 1;
-  kg_check_result r;
-  cr_assert_eq(kg_check_module(ctx, orc, m, &co, &r), KG_OK, "%s: %s", entry, kg_last_error(ctx));
-  for (int k = 0; k < r.n_outputs; k++)
-    cr_expect(r.rows[k].ok, "%s at T = %lld (device %d): out%d %s %s: %s", entry, T, (int)dev, k, r.rows[k].dtype, r.rows[k].shape, r.rows[k].verdict);
-  kg_check_result_free(&r);
-  kg_module_free(m), kg_context_free(ctx);
+  char what[200];
+  snprintf(what, sizeof what, "%s at T = %lld (device %d)", entry, T, (int)dev);
+  expect_matches(ctx, DOC, &co, what);
+  kg_context_free(ctx);
 }
 
 Test(kept_panels, match_pytorch, .init = setup, .fini = teardown, .timeout = 900) {
