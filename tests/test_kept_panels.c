@@ -190,3 +190,58 @@ Test(kept_panels, match_pytorch, .init = setup, .fini = teardown, .timeout = 900
     for (int t = 0; t < 3; t++) check_steps(entries[e], steps[t], KG_DEVICE_CPU, 3 + (unsigned)t);
   check_steps("elman_linear_loop", 9, KG_DEVICE_EMU, 5); /* the GPU's schedules: nothing kept */
 }
+
+/* The kernel text is CUDA too (the CPU schedules' text is what NVRTC would compile): the products
+ * keeping their panels (elman_linear_loop's two) and a batch folded into the rows
+ * (examples/batch_into_rows) compile for sm_80 and sm_90. They never run on a GPU (the CPU target
+ * only), so their register blocks' spills as GPU code are not counted, as for the other CPU
+ * product schedules (tests/test_mma_cpu.c). */
+Test(kept_panels, kernel_text_is_cuda, .timeout = 300) {
+  kg_context *ctx = ctx_new();
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  if (!nv) {
+    kg_context_free(ctx);
+    cr_skip_test("libnvrtc cannot be loaded");
+  }
+  kg_module *m;
+  kg_compiled *c = entry_in(ctx, &m, "elman_linear_loop");
+  runin R;
+  make_inputs(c, 3, &R);
+  kg_run_stats st;
+  size_t n;
+  free(run_cpu(c, &R, &st, &n));
+  free_inputs(&R);
+  kg_module *mb = load(ctx, "examples/batch_into_rows");
+  kg_compiled *cb;
+  cr_assert_eq(kg_specialize(mb, "two_batch_dims_residual", NULL, &cb), KG_OK, "%s", kg_last_error(ctx));
+  make_inputs(cb, 1, &R);
+  free(run_cpu(cb, &R, &st, &n));
+  free_inputs(&R);
+  const kg_kernel *ks[8];
+  uint32_t nk = 0, keep = 0, fold = 0;
+  for (uint32_t r = 0; r < c->n_regions; r++)
+    for (uint32_t i = 0; i < c->regions[r]->runtime.n && nk < 8; i++)
+      if (kg_keep_param(&c->regions[r]->runtime.v[i]->k) >= 0) ks[nk++] = &c->regions[r]->runtime.v[i]->k, keep++;
+  for (uint32_t i = 0; i < cb->runtime.n && nk < 8; i++)
+    if (strstr(cb->runtime.v[i]->k.name, "_fold_cpu")) ks[nk++] = &cb->runtime.v[i]->k, fold++;
+  cr_assert(keep == 2 && fold == 1, "%u kernels keeping panels, %u folded", keep, fold);
+  kg_strbuf tu;
+  kg_sb_init(&tu);
+  kg_cuda_emit(ks, nk, "kept", &tu);
+  for (int a = 80; a <= 90; a += 10) {
+    kg_nvrtc_out o;
+    memset(&o, 0, sizeof o);
+    kg_diag d;
+    kg_diag_init(&d);
+    int rc = kg_nvrtc_compile(nv, "kept.cu", kg_sb_cstr(&tu), a, true, NULL, &o, &d);
+    char *t = rc ? kg_diag_format(&d) : NULL;
+    cr_expect_eq(rc, 0, "sm_%d: %s", a, t ? t : "");
+    cr_expect_eq(rc ? 0u : o.n_stats, nk, "sm_%d: a cubin entry per kernel", a);
+    free(t);
+    if (!rc) kg_nvrtc_out_free(&o);
+    kg_diag_free(&d);
+  }
+  kg_sb_free(&tu);
+  kg_compiled_free(cb), kg_module_free(mb);
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+}
