@@ -50,12 +50,18 @@ uint32_t kg_lw_decl(lctx *L, const char *name, kg_dtype t, uint32_t init) {
 }
 
 /* Σ coord[d] · stride[d] over the dims that have both (KG_NONE when none: offset 0). */
+uint32_t kg_lw_stride(lctx *L, uint32_t p) {
+  for (uint32_t i = 0; i < L->n_unit; i++)
+    if (L->unit[i] == p) return kg_kx_const_i(L->k, L->ix, 1);
+  return kg_kx_param(L->k, p);
+}
+
 uint32_t kg_lw_linear_offset(lctx *L, const uint32_t *coord, const uint32_t *stride, uint32_t rank) {
   kg_kernel *k = L->k;
   uint32_t off = KG_NONE;
   for (uint32_t d = 0; d < rank; d++) {
     if (stride[d] == KG_NONE || coord[d] == KG_NONE) continue;
-    uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_kx_param(k, stride[d]), KG_NONE);
+    uint32_t t = kg_kx_op(k, KG_OP_IDX_MUL, L->ix, coord[d], kg_lw_stride(L, stride[d]), KG_NONE);
     off = off == KG_NONE ? t : kg_kx_op(k, KG_OP_IDX_ADD, L->ix, off, t, KG_NONE);
   }
   return off;

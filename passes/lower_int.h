@@ -51,6 +51,9 @@ typedef struct lctx {
                              kept dims), or NULL */
   uint8_t *direct;      /* per node */
   uint32_t *ostride;    /* per source × KG_MAX_RANK: stride param along its own dim, lazily */
+  const uint32_t *unit; /* stride params read as the constant 1 in offsets (a copy of code under a guard
+                           that they are 1: lower_matmul_cpu.c's epilogue rows), n_unit of them */
+  uint32_t n_unit;
   uint32_t *symp;       /* per symbol: size param, lazily */
   struct kg_lw_at *at;  /* memo of values at coordinates */
   uint32_t n_at, cap_at;
@@ -104,6 +107,8 @@ void kg_lw_at_reset(lctx *L);                           /* forget values at othe
 void kg_lw_view_free(lctx *L);
 /* Σ coord[d] · stride[d] over the dims that have both (KG_NONE when none: offset 0) */
 uint32_t kg_lw_linear_offset(lctx *L, const uint32_t *coord, const uint32_t *stride, uint32_t rank);
+/* stride param p as an expr: the constant 1 where L->unit says so, else the param */
+uint32_t kg_lw_stride(lctx *L, uint32_t p);
 bool kg_lw_dim_is_one(const kg_dim *d);
 kg_kparam kg_lw_mkparam(kg_kparam_kind kind, kg_dtype dt, bool out, const char *name, uint8_t role, uint32_t r0, uint32_t r1);
 void kg_lw_add_source_params(lctx *L, kg_arena *A); /* not for the group's own stored values (grp->mats) */

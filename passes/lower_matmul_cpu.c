@@ -1,6 +1,6 @@
 /* passes/lower_matmul_cpu.c — the CPU target's product schedules (matmul.cpu / conv.cpu): a
  * packed panel and a register-blocked micro-kernel, or for few rows times a weight stored [N, K]
- * dot products along K (matmul.cpu_dot, below); no shared memory, no barrier. A body of
+ * dot products along K (matmul.cpu_dot, lower_matmul_dot.c); no shared memory, no barrier. A body of
  * kg_lw_matmul (lower_matmul.c), which makes the parameters every product schedule shares.
  *
  * The GPU's tile schedules (lower_matmul.c) stage operand tiles in shared memory between
@@ -35,30 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower_int.h"
-
-typedef kg_mmk ckern; /* the product being built (lower_int.h): kg_lw_matmul set up its parameters */
-
-static uint32_t cst(ckern *S, int64_t v) { return kg_kx_const_i(S->k, S->ix, v); }
-static uint32_t c64(ckern *S, int64_t v) { return kg_kx_const_i(S->k, KG_I64, v); }
-static uint32_t bin(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, S->ix, a, b, KG_NONE); }
-static uint32_t b64(ckern *S, kg_op op, uint32_t a, uint32_t b) { return kg_kx_op(S->k, op, KG_I64, a, b, KG_NONE); }
-static uint32_t isub(ckern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_SUB, S->ix, a, b, KG_NONE); }
-static uint32_t lt(ckern *S, uint32_t a, uint32_t b) { return kg_kx_op(S->k, KG_OP_LT, KG_BOOL, a, b, KG_NONE); }
-static uint32_t sreg(ckern *S, int which) { return kg_lw_cvt(S->L, kg_kx_sreg(S->k, which, KG_I32), S->ix); }
-
-static void stmt(ckern *S, kg_ks_kind kind, uint32_t a, uint32_t b, uint32_t c) {
-  kg_ks s = kg_ks_make(kind);
-  s.a = a, s.b = b, s.c = c;
-  kg_ks_add(&S->L->cur, s);
-}
-
-static void if_open(ckern *S, uint32_t cond) {
-  kg_ks is = kg_ks_make(KS_IF);
-  is.a = cond;
-  uint32_t st = kg_ks_add(&S->L->cur, is);
-  S->L->cur = kg_kcursor_body(S->k, st, false);
-}
+#include "lower_matmul_cpu.h"
 
 uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
 
@@ -66,7 +43,7 @@ uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 
 /* The epilogue at output (gm, gn) of batch bc (inside C), the product's value val (acc): bias,
  * activation, residual, casts — every value the group stores, at its coordinates. A convolution's
  * spatial coordinates of column gn: sp when given (computed once per column), else from gn. */
-static void epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val) {
+void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val) {
   lctx *L = S->L;
   const kg_graph *g = L->g;
   kg_lw_mm_memo_reset(L);
@@ -88,14 +65,6 @@ static void epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, con
   }
 }
 
-/* What the rows' loop (emitted once, or twice under a_rows's guard) takes from the body. */
-typedef struct rowsx {
-  uint32_t M, K, mtiles, pbase, cbase, n0, ncols, scr; /* exprs; scr the scratch param */
-  uint32_t MR, NR, MC;
-  uint32_t bc[KG_MAX_RANK];
-  bool fold;     /* kg_variant.mm_fold: M is batch · M rows (Mrow each batch's) and bc is unused */
-  uint32_t Mrow; /* with fold: the product's own M (an expr) */
-} rowsx;
 
 /* The batch coordinates of batch index bz over the product's batch dims, innermost first (the
  * outermost takes what remains; a static 1 has none) */
@@ -129,6 +98,91 @@ static uint32_t unfold_row(ckern *S, const rowsx *R, uint32_t row, uint32_t *bc)
   return m;
 }
 
+/* The epilogue of a register block (not a convolution's), column by column: rows outer, the
+ * tile's ncols columns inner */
+static void rows_tail(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t m0, uint32_t rows_n) {
+  lctx *L = S->L;
+  kg_lw_scope s_i, s_jj;
+  uint32_t iv = kg_lw_open_for(L, "i", cst(S, 0), rows_n, cst(S, 1), &s_i);
+  uint32_t ebc[KG_MAX_RANK], gm = kg_lw_decl(L, "m", L->ix, bin(S, KG_OP_IDX_ADD, m0, iv));
+  if (R->fold) gm = unfold_row(S, R, gm, ebc); /* the row's batch and row of M */
+  else memcpy(ebc, bc, sizeof ebc);
+  uint32_t jj = kg_lw_open_for(L, "jj", cst(S, 0), R->ncols, cst(S, 1), &s_jj);
+  uint32_t gn = kg_lw_decl(L, "n", L->ix, bin(S, KG_OP_IDX_ADD, R->n0, jj));
+  uint32_t coff = b64(S, KG_OP_IDX_ADD, R->cbase, kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bin(S, KG_OP_IDX_MUL, iv, cst(S, R->NR)), jj), KG_I64));
+  kg_mmc_epilogue(S, ebc, gm, gn, NULL, kg_kx_load(S->k, R->scr, coff));
+  kg_lw_scope_leave(L, s_jj);
+  kg_lw_scope_leave(L, s_i);
+}
+
+/* Nodes of the epilogue DAG from id back to the product and the kernel's sources (at most cap + 1) */
+static uint32_t epi_size(const lctx *L, uint32_t id, uint32_t cap) {
+  const kg_gnode *n = &L->g->nodes.v[id];
+  if (id == L->grp->red || L->src_of[id] != KG_NONE || n->op == KG_OP_CONST) return 0;
+  uint32_t c = 1;
+  for (int j = 0; j < n->n_in && c <= cap; j++) c += epi_size(L, n->in[j], cap - c + 1);
+  return c;
+}
+
+/* A full row of a small epilogue with its NR columns unrolled for the compiler's SLP (product
+ * kernels have its loop vectorizer off, codegen-cuda/cpu.c): every column's values first (loads
+ * and arithmetic, no store between them: output and input pointers may alias, so loads cannot move
+ * above stores), then each stored value's NR stores. The strides along N are read as the constant
+ * 1 (L->unit, under the guard that they are) and the offsets are 64-bit from 64-bit row and column
+ * coordinates, so the addresses are visibly consecutive: vector loads and stores (GCC 12's SLP did
+ * not see them through 32-bit offsets converted to addresses). S is a copy whose ix is int64. */
+enum { EPI_ROW_VALUES = 4, EPI_ROW_NODES = 8, EPI_ROW_UNITS = 16 };
+static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t gm, uint32_t iv) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  const kg_graph *g = L->g;
+  uint32_t xs[16][EPI_ROW_VALUES], offs[16][EPI_ROW_VALUES];
+  uint32_t n0 = kg_lw_decl(L, "n", KG_I64, kg_lw_cvt(L, R->n0, KG_I64));
+  for (uint32_t j = 0; j < R->NR; j++) {
+    uint32_t gn = kg_lw_decl(L, "n", KG_I64, bin(S, KG_OP_IDX_ADD, n0, cst(S, (int64_t)j)));
+    uint32_t val = kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, b64(S, KG_OP_IDX_ADD, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, iv, KG_I64), c64(S, R->NR)), c64(S, (int64_t)j))));
+    kg_lw_mm_memo_reset(L);
+    L->memo[L->grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, val, S->mdt));
+    uint32_t oc[KG_MAX_RANK];
+    for (int d = 0; d < S->nb; d++) oc[d] = bc[d] == KG_NONE ? KG_NONE : kg_lw_cvt(L, bc[d], KG_I64);
+    oc[S->mdim] = S->size_p[S->mdim] == KG_NONE ? KG_NONE : gm;
+    oc[S->ndim] = S->size_p[S->ndim] == KG_NONE ? KG_NONE : gn;
+    for (uint32_t q = 0; q < S->ns; q++) {
+      kg_dtype dt = (kg_dtype)g->nodes.v[S->snode[q]].dtype;
+      xs[j][q] = kg_lw_decl(L, "ev", dt, kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], oc), dt));
+      uint32_t off = kg_lw_linear_offset(L, oc, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
+      offs[j][q] = kg_lw_decl(L, "eo", KG_I64, off == KG_NONE ? c64(S, 0) : off);
+    }
+  }
+  for (uint32_t q = 0; q < S->ns; q++)
+    for (uint32_t j = 0; j < R->NR; j++) stmt(S, KS_STORE, S->sparam[q], offs[j][q], xs[j][q]);
+}
+
+/* The stride params along N that the epilogue (just lowered: L->ostride was `before` until then)
+ * uses: the stored values' N dim, each source's innermost dim the epilogue made; 0 when more than
+ * EPI_ROW_UNITS */
+static uint32_t n_strides(ckern *S, const uint32_t *before, uint32_t *u) {
+  lctx *L = S->L;
+  uint32_t n = 0;
+  for (uint32_t q = 0; q < S->ns; q++) {
+    uint32_t sp = S->ostride[q * KG_MAX_RANK + (uint32_t)S->ndim];
+    if (sp == KG_NONE) continue;
+    if (n == EPI_ROW_UNITS) return 0;
+    u[n++] = sp;
+  }
+  for (uint32_t s = 0; s < L->nsrc; s++)
+    for (int d = KG_MAX_RANK; d-- > 0;) {
+      uint32_t sp = L->ostride[s * KG_MAX_RANK + (uint32_t)d];
+      if (sp == KG_NONE) continue;
+      if (before[s * KG_MAX_RANK + (uint32_t)d] == KG_NONE) {
+        if (n == EPI_ROW_UNITS) return 0;
+        u[n++] = sp;
+      }
+      break;
+    }
+  return n;
+}
+
 /* A read as rows of a source: A (through RESHAPEs, which keep the row-major order) is a source
  * [1.., M, d1 .. dn] with d1 · .. · dn = K. When its trailing dims are contiguous (the guard
  * a_rows returns: the last stride 1, each other the next one's times its size), A(m, k) is at
@@ -138,11 +192,10 @@ static uint32_t unfold_row(ckern *S, const rowsx *R, uint32_t row, uint32_t *bc)
  * ResNet-18's 3 x 3 convolutions, docs/perf_cpu.md). With the batch folded into the rows
  * (mm_fold) A is a source [b1 .. bB, M, d1 .. dn] whose batch dims are the product's: A(row, k)
  * at Σ b_d · stride_d + m · stride_M + k, the row's coordinates from its index (unfold_row). */
-typedef struct afast { uint32_t id, param, rstride, bstride[KG_MAX_RANK]; kg_dtype dt; } afast;
 
 static bool same_dim(const kg_dim *a, const kg_dim *b) { return a->kind == b->kind && a->v == b->v; }
 
-static uint32_t a_rows(ckern *S, afast *F) {
+uint32_t kg_mmc_a_rows(ckern *S, afast *F) {
   lctx *L = S->L;
   const kg_graph *g = L->g;
   kg_kernel *k = S->k;
@@ -300,53 +353,62 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
    * per output they were 16 % of MNIST's second convolution */
   kg_lw_scope s_i, s_jj;
   uint32_t rows_n = kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE), iv, jj, gn;
-  uint32_t sp[KG_CONV_MAX_DIMS], ebc[KG_MAX_RANK], gm = KG_NONE;
+  uint32_t sp[KG_CONV_MAX_DIMS], gm;
   if (S.conv) {
     jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
     gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
     kg_lw_mm_conv_spatial(&S, gn, sp);
     iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
-  } else {
-    iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
-    if (R->fold) gm = unfold_row(&S, R, kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv)), ebc); /* the row's batch and row of M */
-    jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
-    gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
-  }
-  if (!R->fold) {
-    memcpy(ebc, bc, sizeof ebc);
     gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+    uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
+    kg_mmc_epilogue(&S, bc, gm, gn, sp, kg_kx_load(k, scr, coff));
+    kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
+  } else {
+    /* a full 16-column tile of a small epilogue (a bias, a residual, a few ops) whose strides along
+     * N are 1: its rows unrolled (epilogue_row) under that guard; else column by column */
+    uint32_t nodes = 0;
+    for (uint32_t q = 0; q < S.ns; q++) nodes += epi_size(L, S.snode[q], EPI_ROW_NODES);
+    uint32_t *before = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *before);
+    memcpy(before, L->ostride, (size_t)L->nsrc * KG_MAX_RANK * sizeof *before);
+    bool staged = NR == 16 && S.ndim >= 0 && S.mdim >= 0 && S.ns <= EPI_ROW_VALUES && nodes <= EPI_ROW_NODES;
+    uint32_t ist = KG_NONE;
+    if (staged) {
+      kg_ks is = kg_ks_make(KS_IF);
+      is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
+      ist = kg_ks_add(&L->cur, is);
+    }
+    kg_lw_scope s_gen;
+    if (staged) s_gen = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true)); /* the general copy first: it makes the stride params */
+    rows_tail(&S, R, bc, m0, rows_n);
+    if (staged) {
+      kg_lw_scope_leave(L, s_gen);
+      uint32_t u[EPI_ROW_UNITS], nu = n_strides(&S, before, u);
+      for (uint32_t i = 0; i < nu; i++)
+        k->stmts.v[ist].a = kg_kx_op(k, KG_OP_LAND, KG_BOOL, k->stmts.v[ist].a, kg_kx_op(k, KG_OP_EQ, KG_BOOL, kg_kx_param(k, u[i]), cst(&S, 1), KG_NONE), KG_NONE);
+      if (nu == 0) k->stmts.v[ist].a = kg_kx_const_i(k, KG_BOOL, 0); /* nothing to guard, or too much: the general copy */
+      kg_lw_scope s_row = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+      iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
+      gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+      uint32_t ebc[KG_MAX_RANK];
+      if (R->fold) gm = unfold_row(&S, R, gm, ebc);
+      else memcpy(ebc, bc, sizeof ebc);
+      kg_dtype ix0 = L->ix;
+      ckern S64 = S;
+      S64.ix = L->ix = KG_I64;
+      L->unit = u, L->n_unit = nu;
+      epilogue_row(&S64, R, ebc, kg_lw_decl(L, "m", KG_I64, kg_lw_cvt(L, gm, KG_I64)), iv);
+      L->unit = NULL, L->n_unit = 0, L->ix = ix0;
+      kg_lw_scope_leave(L, s_i);
+      kg_lw_scope_leave(L, s_row);
+    }
+    free(before);
   }
-  uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
-  epilogue(&S, ebc, gm, gn, S.conv ? sp : NULL, kg_kx_load(k, scr, coff));
-  if (S.conv) kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
-  else kg_lw_scope_leave(L, s_jj), kg_lw_scope_leave(L, s_i);
   kg_lw_scope_leave(L, s_m0);
   kg_lw_scope_leave(L, s_my);
 }
 
-/* ---- few rows: dot products along K (KG_MM_CPU_DOT, KG_MM_CPU_DOT8) ----
- * B a float32 tensor [.., N, K] read as it is (a linear's weight): under a guard that its last
- * stride is 1 (b_rows), C(m, n) = Σ_k A(m, k) · B(n, k) reads each weight row straight, with no
- * panel. A thread owns KG_MM_CPU_DOT_N columns and up to KG_MM_CPU_DOT_M rows; it packs A's rows
- * once into its scratch (16 consecutive elements a step: one vector copy where A is a tensor with
- * contiguous rows, A's values where it is not — a pool before the classifier), then, for each
- * DR x DJ block of outputs (2 x 4 on AVX-512, 2 x 2 with 16 vector registers):
- *   lane[i][j][l] = Σ_q A'[i][k1 + 16 q + l] · B(n_j, k1 + 16 q + l)     l < 16   one KS_DOT
- *   the lanes halved 8, 4, 2 wide in the scratch, added to C(i, j); K's last K % 16 terms
- *   the epilogue at each output of the block
- * KS_DOT is a prelude call: on the CPU device its lanes live in vector registers (kg_cpu.h), one
- * FMA per output per 16 elements of K with the weight as a memory operand; written as scalar C,
- * GCC's basic-block SLP vectorized the same lanes in some contexts only (scalar lanes, gathers and
- * spills in others, measured in MNIST's and an LSTM cell's kernels). float32 lanes restart every
- * KG_MM_KBLOCK steps (16 · 32 elements of K), their sums added, as the panel schedule's block
- * sums. Outside the guard (a B whose K is not contiguous) a scalar loop per output.
- * The scheduler takes it for at most KG_MM_CPU_DOT_ROWS rows: there the panel's register blocks
- * are mostly padding and its copy of the weight dominates (MNIST's fc1, 2 x 9216 x 128: 5x
- * faster); from 8 rows on the panel is as fast or faster (docs/perf_cpu.md). */
-typedef struct bfast { uint32_t param; kg_dtype dt; } bfast;
-
 /* B's element (bc, col, k = 0) of a source [.., N, K]: its offset (KG_NONE → 0) */
-static uint32_t b_row(ckern *S, const uint32_t *bc, uint32_t col) {
+uint32_t kg_mmc_b_row(ckern *S, const uint32_t *bc, uint32_t col) {
   uint32_t c[KG_MAX_RANK], pp;
   kg_lw_mm_operand_coord(S->Bn, false, bc, S->nb, col, KG_NONE, c);
   uint32_t off = kg_lw_source_offset(S->L, S->mmn->in[1], c, &pp);
@@ -354,7 +416,7 @@ static uint32_t b_row(ckern *S, const uint32_t *bc, uint32_t col) {
 }
 
 /* n int64 vars declared with init[0 ..), consecutive ids (KS_DOT / KS_TPACK read them as a run) */
-static uint32_t decl_run(ckern *S, const uint32_t *init, uint32_t n, const char *(*name)(uint32_t q)) {
+uint32_t kg_mmc_decl_run(ckern *S, const uint32_t *init, uint32_t n, const char *(*name)(uint32_t q)) {
   uint32_t first = KG_NONE;
   for (uint32_t q = 0; q < n; q++) {
     uint32_t var = kg_kvar_new(S->k, name(q), KG_I64);
@@ -364,10 +426,9 @@ static uint32_t decl_run(ckern *S, const uint32_t *init, uint32_t n, const char 
   }
   return first;
 }
-static const char *dot_name(uint32_t q) { return q == 0 ? "op" : q <= 2 ? "ox" : "oy"; } /* P, 2 rows of A (DOT_DR), B's rows */
 static const char *tpack_name(uint32_t q) { return q ? "ty" : "tp"; }
 
-static uint32_t b_rows(ckern *S, bfast *F) {
+uint32_t kg_mmc_b_rows(ckern *S, bfast *F) {
   lctx *L = S->L;
   if (!S->bt || S->b1 || S->conv) return KG_NONE;
   uint32_t id = S->mmn->in[1];
@@ -378,202 +439,6 @@ static uint32_t b_rows(ckern *S, bfast *F) {
   if (kg_lw_dim_is_one(&n->shape.d[n->shape.rank - 1]) || n->dtype != KG_F32 || S->acc != KG_F32) return KG_NONE; /* KS_DOT's float32 */
   F->param = pp, F->dt = (kg_dtype)n->dtype;
   return kg_kx_op(S->k, KG_OP_EQ, KG_BOOL, kg_kx_param(S->k, kg_lw_source_stride(L, id, n->shape.rank - 1)), cst(S, 1), KG_NONE);
-}
-
-/* A's rows [mlo, mhi) of the chunk into the scratch: A'[m - mlo][k] at pbase + (m - mlo) · K + k,
- * 16 consecutive elements a step (A's rows as one offset plus k under a_rows's guard) */
-static void pack_a(ckern *S, const rowsx *R, uint32_t mlo, uint32_t mhi, const afast *F) {
-  lctx *L = S->L;
-  kg_kernel *k = S->k;
-  kg_lw_scope s_m, s_k, s_t;
-  uint32_t m = kg_lw_open_for(L, "am", mlo, mhi, cst(S, 1), &s_m);
-  uint32_t ab = kg_lw_decl(L, "ab", KG_I64, b64(S, KG_OP_IDX_ADD, R->pbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(S, m, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
-  uint32_t ra = F ? kg_lw_decl(L, "ra", L->ix, bin(S, KG_OP_IDX_MUL, m, kg_kx_param(k, F->rstride))) : KG_NONE;
-  if (!F) kg_lw_mm_row_stats_rows(S, R->bc, &m, 1); /* a norm's statistics of the row (kg_group.pre) */
-  uint32_t full = kg_lw_decl(L, "kf", L->ix, bin(S, KG_OP_IDX_MUL, bin(S, KG_OP_IDX_DIV, R->K, cst(S, 16)), cst(S, 16)));
-  for (int tail = 0; tail < 2; tail++) {
-    uint32_t k0 = tail ? kg_lw_open_for(L, "ak", full, R->K, cst(S, 1), &s_t) : kg_lw_open_for(L, "ak", cst(S, 0), full, cst(S, 16), &s_k);
-    for (uint32_t l = 0; l < (tail ? 1u : 16u); l++) {
-      uint32_t kk = l ? bin(S, KG_OP_IDX_ADD, k0, cst(S, l)) : k0, x;
-      if (F) x = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(S, KG_OP_IDX_ADD, ra, kk)));
-      else {
-        uint32_t ac[KG_MAX_RANK];
-        kg_lw_mm_operand_coord(S->An, S->a1, R->bc, S->nb, S->a1 ? kk : m, kk, ac);
-        x = kg_lw_val_at(L, S->mmn->in[0], ac);
-      }
-      stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, ab, kg_lw_cvt(L, kk, KG_I64)), kg_lw_cvt(L, x, S->acc));
-    }
-    kg_lw_scope_leave(L, tail ? s_t : s_k);
-  }
-  kg_lw_scope_leave(L, s_m);
-}
-
-enum { DOT_DR = 2, DOT_LN = 16, DOT_LS = 2 * DOT_LN };
-
-/* lane l of output t's partial sums in the scratch: KS_DOT's layout, groups DOT_LS (32) apart
- * (kg_mm_cpu_tile_rows gives the dot tiles 2 tm rows of 16 past the panel for them) */
-static uint32_t lane_at(ckern *S, const rowsx *R, uint32_t t, uint32_t l) { return b64(S, KG_OP_IDX_ADD, R->cbase, c64(S, t * DOT_LS + l)); }
-
-/* C(i, j) of the block (rows ar[i]: A' offsets, columns col[j]) into the scratch at cbase + i · DJ + j */
-static void dot_lanes(ckern *S, const rowsx *R, const bfast *F, uint32_t DJ, const uint32_t *ar, const uint32_t *col) {
-  lctx *L = S->L;
-  kg_kernel *k = S->k;
-  kg_dtype acc = S->acc;
-  uint32_t K = R->K, zero = kg_lw_identity(k, KG_OP_RSUM, acc), nt = DOT_DR * DJ;
-  uint32_t bb[4], tot[DOT_DR * 4], x[DOT_DR], w[4];
-  for (uint32_t j = 0; j < DJ; j++) bb[j] = b_row(S, R->bc, col[j]);
-  for (uint32_t t = 0; t < nt; t++) {
-    tot[t] = kg_kvar_new(k, "tot", acc);
-    stmt(S, KS_DECL, tot[t], zero, KG_NONE);
-  }
-  bool blocked = acc == KG_F32;
-  kg_lw_scope s_k1, s_kt;
-  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(S, 0), K, cst(S, DOT_LN * KG_MM_KBLOCK), &s_k1) : cst(S, 0);
-  uint32_t kend = blocked ? kg_lw_decl(L, "kend", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, k1, cst(S, DOT_LN * KG_MM_KBLOCK)), K, KG_NONE)) : K;
-  /* the chunk's whole 16-element steps: one KS_DOT (its lanes in vector registers on the CPU) */
-  uint32_t off[1 + DOT_DR + 4]; /* P's, then the rows' offsets */
-  off[0] = R->cbase;
-  for (uint32_t i = 0; i < DOT_DR; i++) off[1 + i] = b64(S, KG_OP_IDX_ADD, ar[i], kg_lw_cvt(L, k1, KG_I64));
-  for (uint32_t j = 0; j < DJ; j++) off[1 + DOT_DR + j] = kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bb[j], k1), KG_I64);
-  uint32_t first = decl_run(S, off, 1 + DOT_DR + DJ, dot_name);
-  kg_ks ds = kg_ks_make(KS_DOT);
-  ds.a = R->scr, ds.b = F->param, ds.c = first, ds.imm = DOT_DR | DJ << 8;
-  ds.d = kg_lw_cvt(L, bin(S, KG_OP_IDX_DIV, isub(S, kend, k1), cst(S, DOT_LN)), KG_I32);
-  kg_ks_add(&L->cur, ds);
-  /* the lanes' sums halved in place, 8, 4, then 2 wide (runs of consecutive stores: vector adds),
-   * then added to the totals: a quarter of the instructions of 16 scalar adds per output */
-  for (uint32_t wd = DOT_LN / 2; wd >= 2; wd /= 2) {
-    uint32_t half[DOT_DR * 4 * DOT_LN / 2];
-    for (uint32_t t = 0; t < nt; t++)
-      for (uint32_t l = 0; l < wd; l++) {
-        uint32_t lo = kg_kx_load(k, R->scr, lane_at(S, R, t, l)), hi = kg_kx_load(k, R->scr, lane_at(S, R, t, l + wd));
-        half[t * wd + l] = kg_lw_decl(L, "hs", acc, kg_kx_op(k, KG_OP_ADD, acc, lo, hi, KG_NONE));
-      }
-    for (uint32_t t = 0; t < nt; t++)
-      for (uint32_t l = 0; l < wd; l++) stmt(S, KS_STORE, R->scr, lane_at(S, R, t, l), half[t * wd + l]);
-  }
-  for (uint32_t t = 0; t < nt; t++) {
-    uint32_t a0 = kg_kx_load(k, R->scr, lane_at(S, R, t, 0)), a1 = kg_kx_load(k, R->scr, lane_at(S, R, t, 1));
-    stmt(S, KS_ASSIGN, tot[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, tot[t]), kg_kx_op(k, KG_OP_ADD, acc, a0, a1, KG_NONE), KG_NONE), KG_NONE);
-  }
-  if (blocked) kg_lw_scope_leave(L, s_k1);
-  /* K's last K % 16 elements */
-  uint32_t kt = kg_lw_open_for(L, "kt", bin(S, KG_OP_IDX_MUL, bin(S, KG_OP_IDX_DIV, K, cst(S, DOT_LN)), cst(S, DOT_LN)), K, cst(S, 1), &s_kt);
-  uint32_t kt64 = kg_lw_cvt(L, kt, KG_I64);
-  for (uint32_t i = 0; i < DOT_DR; i++) x[i] = kg_lw_decl(L, "x", acc, kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, ar[i], kt64)));
-  for (uint32_t j = 0; j < DJ; j++) w[j] = kg_lw_decl(L, "w", acc, kg_lw_cvt(L, kg_kx_load(k, F->param, bin(S, KG_OP_IDX_ADD, bb[j], kt)), acc));
-  for (uint32_t i = 0; i < DOT_DR; i++)
-    for (uint32_t j = 0; j < DJ; j++) {
-      uint32_t a = tot[i * DJ + j];
-      stmt(S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, x[i], w[j], KG_NONE), KG_NONE), KG_NONE);
-    }
-  kg_lw_scope_leave(L, s_kt);
-  for (uint32_t t = 0; t < nt; t++) stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, c64(S, t)), kg_kx_var(k, tot[t]));
-}
-
-/* The same outputs one at a time, B at its coordinates (a B whose K is not contiguous) */
-static void dot_scalar(ckern *S, const rowsx *R, uint32_t DJ, uint32_t m0, uint32_t mhi, uint32_t mlo, uint32_t j0) {
-  lctx *L = S->L;
-  kg_kernel *k = S->k;
-  kg_dtype acc = S->acc;
-  bool blocked = acc == KG_F32;
-  uint32_t zero = kg_lw_identity(k, KG_OP_RSUM, acc);
-  kg_lw_scope s_i, s_j, s_k1, s_k;
-  uint32_t iv = kg_lw_open_for(L, "i", cst(S, 0), cst(S, DOT_DR), cst(S, 1), &s_i);
-  uint32_t row = kg_lw_decl(L, "row", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, m0, iv), isub(S, mhi, cst(S, 1)), KG_NONE));
-  uint32_t ab = kg_lw_decl(L, "ab", KG_I64, b64(S, KG_OP_IDX_ADD, R->pbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(S, row, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
-  uint32_t jv = kg_lw_open_for(L, "j", cst(S, 0), cst(S, DJ), cst(S, 1), &s_j);
-  uint32_t col = kg_lw_decl(L, "col", L->ix,
-                            bin(S, KG_OP_IDX_ADD, R->n0, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, j0, jv), isub(S, R->ncols, cst(S, 1)), KG_NONE)));
-  uint32_t tot = kg_kvar_new(k, "tot", acc);
-  stmt(S, KS_DECL, tot, zero, KG_NONE);
-  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(S, 0), R->K, cst(S, KG_MM_KBLOCK), &s_k1) : cst(S, 0);
-  uint32_t part = tot;
-  if (blocked) {
-    part = kg_kvar_new(k, "part", acc);
-    stmt(S, KS_DECL, part, zero, KG_NONE);
-  }
-  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(S, KG_OP_IDX_ADD, k1, cst(S, KG_MM_KBLOCK)), R->K, KG_NONE) : R->K;
-  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(S, 1), &s_k);
-  uint32_t c[KG_MAX_RANK];
-  kg_lw_mm_operand_coord(S->Bn, false, R->bc, S->nb, col, kk, c);
-  uint32_t a = kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, ab, kg_lw_cvt(L, kk, KG_I64)));
-  uint32_t b = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[1], c), acc);
-  stmt(S, KS_ASSIGN, part, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, part), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
-  kg_lw_scope_leave(L, s_k);
-  if (blocked) {
-    stmt(S, KS_ASSIGN, tot, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, tot), kg_kx_var(k, part), KG_NONE), KG_NONE);
-    kg_lw_scope_leave(L, s_k1);
-  }
-  stmt(S, KS_STORE, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, kg_lw_cvt(L, bin(S, KG_OP_IDX_ADD, bin(S, KG_OP_IDX_MUL, iv, cst(S, DJ)), jv), KG_I64)),
-       kg_kx_var(k, tot));
-  kg_lw_scope_leave(L, s_j);
-  kg_lw_scope_leave(L, s_i);
-}
-
-/* The dot schedule's rows: chunks of MC (grid.y), A's packed, DR x DJ blocks */
-static void dot_rows(ckern *P, const rowsx *R) {
-  ckern S = *P;
-  lctx *L = S.L;
-  kg_kernel *k = S.k;
-  const uint32_t DJ = R->MR / DOT_DR, MC = R->MC;
-  kg_lw_scope s_my, s_m0, s_j0, s_i, s_jj;
-  uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), R->mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
-  uint32_t mlo = kg_lw_decl(L, "mlo", L->ix, bin(&S, KG_OP_IDX_MUL, my, cst(&S, MC)));
-  uint32_t mhi = kg_lw_decl(L, "mhi", L->ix, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, mlo, cst(&S, MC)), R->M, KG_NONE));
-  kg_ks cm = kg_ks_make(KS_COMMENT);
-  cm.text = "A's rows of the chunk, packed";
-  kg_ks_add(&L->cur, cm);
-  afast FA;
-  uint32_t ga = a_rows(&S, &FA);
-  if (ga == KG_NONE) pack_a(&S, R, mlo, mhi, NULL);
-  else {
-    kg_ks is = kg_ks_make(KS_IF);
-    is.a = ga;
-    uint32_t ist = kg_ks_add(&L->cur, is);
-    kg_lw_scope s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
-    pack_a(&S, R, mlo, mhi, &FA);
-    kg_lw_scope_leave(L, s_f);
-    s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
-    pack_a(&S, R, mlo, mhi, NULL);
-    kg_lw_scope_leave(L, s_f);
-  }
-  bfast FB;
-  uint32_t gb = b_rows(&S, &FB);
-  uint32_t j0 = kg_lw_open_for(L, "j0", cst(&S, 0), R->ncols, cst(&S, DJ), &s_j0);
-  uint32_t ar[DOT_DR], col[4];
-  for (uint32_t j = 0; j < DJ; j++)
-    col[j] = kg_lw_decl(L, "col", L->ix,
-                        bin(&S, KG_OP_IDX_ADD, R->n0, kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, j0, cst(&S, j)), isub(&S, R->ncols, cst(&S, 1)), KG_NONE)));
-  uint32_t m0 = kg_lw_open_for(L, "m0", mlo, mhi, cst(&S, DOT_DR), &s_m0);
-  for (uint32_t i = 0; i < DOT_DR; i++) {
-    uint32_t row = kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, m0, cst(&S, i)), isub(&S, mhi, cst(&S, 1)), KG_NONE);
-    ar[i] = kg_lw_decl(L, "ar", KG_I64, b64(&S, KG_OP_IDX_ADD, R->pbase, b64(&S, KG_OP_IDX_MUL, kg_lw_cvt(L, isub(&S, row, mlo), KG_I64), kg_lw_cvt(L, R->K, KG_I64))));
-  }
-  if (gb == KG_NONE) dot_scalar(&S, R, DJ, m0, mhi, mlo, j0);
-  else {
-    kg_ks is = kg_ks_make(KS_IF);
-    is.a = gb;
-    uint32_t ist = kg_ks_add(&L->cur, is);
-    kg_lw_scope s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
-    dot_lanes(&S, R, &FB, DJ, ar, col);
-    kg_lw_scope_leave(L, s_f);
-    s_f = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true));
-    dot_scalar(&S, R, DJ, m0, mhi, mlo, j0);
-    kg_lw_scope_leave(L, s_f);
-  }
-  kg_ks ce = kg_ks_make(KS_COMMENT);
-  ce.text = "epilogue";
-  kg_ks_add(&L->cur, ce);
-  uint32_t iv = kg_lw_open_for(L, "i", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, DOT_DR), isub(&S, mhi, m0), KG_NONE), cst(&S, 1), &s_i);
-  uint32_t jj = kg_lw_open_for(L, "jj", cst(&S, 0), kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, DJ), isub(&S, R->ncols, j0), KG_NONE), cst(&S, 1), &s_jj);
-  uint32_t coff = b64(&S, KG_OP_IDX_ADD, R->cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, DJ)), jj), KG_I64));
-  epilogue(&S, R->bc, bin(&S, KG_OP_IDX_ADD, m0, iv), bin(&S, KG_OP_IDX_ADD, R->n0, bin(&S, KG_OP_IDX_ADD, j0, jj)), NULL, kg_kx_load(k, R->scr, coff));
-  kg_lw_scope_leave(L, s_jj);
-  kg_lw_scope_leave(L, s_i);
-  kg_lw_scope_leave(L, s_m0);
-  kg_lw_scope_leave(L, s_j0);
-  kg_lw_scope_leave(L, s_my);
 }
 
 /* Kept panels (KPR_KEPT; runtime/exec_keep.c says when). B a float32 entry input or capture that a
@@ -708,7 +573,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   memcpy(R.bc, bc, sizeof R.bc);
   if (dot) {
     k->schedule = "matmul.cpu_dot";
-    dot_rows(&S, &R);
+    kg_mmc_dot_rows(&S, &R);
     kg_lw_scope_leave(L, s_bz);
     return;
   }
@@ -750,7 +615,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     /* a float32 weight [.., N, K] whose K is contiguous (b_rows's guard): one KS_TPACK, 16 x 16
      * blocks transposed in registers on the CPU device; else the loop below */
     bfast TB;
-    uint32_t tpack = S.conv || NR != 16 ? KG_NONE : b_rows(&S, &TB);
+    uint32_t tpack = S.conv || NR != 16 ? KG_NONE : kg_mmc_b_rows(&S, &TB);
     kg_lw_scope s_tp;
     if (tpack != KG_NONE) {
       kg_ks ts = kg_ks_make(KS_IF);
@@ -759,8 +624,8 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
       s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, false));
       uint32_t off[17];
       off[0] = pbase;
-      for (uint32_t j = 0; j < 16; j++) off[1 + j] = kg_lw_cvt(L, b_row(&S, bc, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j))), KG_I64);
-      uint32_t first = decl_run(&S, off, 17, tpack_name);
+      for (uint32_t j = 0; j < 16; j++) off[1 + j] = kg_lw_cvt(L, kg_mmc_b_row(&S, bc, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j))), KG_I64);
+      uint32_t first = kg_mmc_decl_run(&S, off, 17, tpack_name);
       kg_ks tk = kg_ks_make(KS_TPACK);
       tk.a = scr, tk.b = TB.param, tk.c = first, tk.d = kg_lw_cvt(L, K, KG_I32);
       kg_ks_add(&L->cur, tk);
@@ -822,7 +687,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   /* the rows, twice when A's rows may be contiguous: under the guard A's loads are one offset per
    * row plus k (see a_rows) */
   afast F;
-  uint32_t guard = a_rows(&S, &F);
+  uint32_t guard = kg_mmc_a_rows(&S, &F);
   if (guard == KG_NONE) rows(&S, &R, NULL);
   else {
     kg_ks is = kg_ks_make(KS_IF);

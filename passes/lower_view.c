@@ -144,7 +144,7 @@ uint32_t kg_lw_source_offset(lctx *L, uint32_t id, const uint32_t *c, uint32_t *
   uint32_t off = KG_NONE;
   for (int j = 0; j < n->shape.rank; j++) {
     if (c[j] == KG_NONE || is_one(&n->shape.d[j])) continue;
-    off = iadd(L, off, imul(L, c[j], kg_kx_param(L->k, kg_lw_source_stride(L, id, j))));
+    off = iadd(L, off, imul(L, c[j], kg_lw_stride(L, kg_lw_source_stride(L, id, j))));
   }
   return off != KG_NONE ? kg_lw_decl(L, "off", L->ix, off) : KG_NONE;
 }

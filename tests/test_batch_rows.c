@@ -7,9 +7,10 @@
  * coordinates from its index, instead of a panel packed per batch of M rows (an LSTM's input
  * projection packed its weight T times). Facts (examples/batch_into_rows): B shared or not;
  * the scheduler's rule (the panel schedules only, not the dot schedule, not the GPU's tiles);
- * the kernels the CPU device ran (named _fold, or not); every entry against PyTorch on the CPU
- * device at odd sizes, one row a batch, one batch, A read through strides (a permuted input,
- * the general path) and B stored [K, N]. */
+ * the kernels the CPU device ran (named _fold, or not) and their epilogues' full tiles unrolled
+ * (epilogue_row); every entry against PyTorch on the CPU device at odd sizes, one row a batch, one
+ * batch, A read through strides (a permuted input, the general path), B stored [K, N], two results,
+ * a result stored transposed (its stride along N is not 1: the column-by-column copy runs). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ static const struct {
     {"permuted_sequence", "float32[6,19,33], float32[20,33]", true},
     {"matmul_weight_k_by_n", NULL, true},
     {"batched_weight_not_folded", NULL, false},
+    {"linear_two_results", NULL, true},
+    {"linear_result_transposed", NULL, true},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -94,7 +97,9 @@ Test(batch_rows, cpu_device_runs_the_folded_kernel, .timeout = 300) {
     kg_npy outs[4];
     DLTensor ov[4], *op[4];
     cr_assert_eq(kg_alloc_host_outputs(c, outs, ov, op), KG_OK, "%s", kg_last_error(ctx));
-    cr_assert_eq(kg_run_host(c, KG_DEVICE_CPU, ins, (int)np, NULL, 0, op, 1), KG_OK, "%s: %s", cases[e].entry, kg_last_error(ctx));
+    int no = (int)c->g.outputs.n;
+    cr_assert(no <= 4);
+    cr_assert_eq(kg_run_host(c, KG_DEVICE_CPU, ins, (int)np, NULL, 0, op, no), KG_OK, "%s: %s", cases[e].entry, kg_last_error(ctx));
     uint32_t mm = 0, fold = 0;
     for (uint32_t i = 0; i < c->runtime.n; i++) {
       const kg_kernel *k = &c->runtime.v[i]->k;
@@ -103,9 +108,14 @@ Test(batch_rows, cpu_device_runs_the_folded_kernel, .timeout = 300) {
       fold += strstr(k->name, "_fold_cpu") != NULL;
     }
     cr_expect_eq(mm, 1, "%s: one CPU product kernel", cases[e].entry);
+    /* a small epilogue's full tiles: rows unrolled under a unit-stride guard (lower_matmul_cpu.c
+     * epilogue_row: its values `ev`, its 64-bit offsets `eo`) */
+    bool rows = false;
+    for (uint32_t i = 0; i < c->runtime.n; i++) rows |= strstr(c->runtime.v[i]->cuda, "_eo = ") != NULL;
+    cr_expect(rows, "%s: the epilogue's unrolled rows", cases[e].entry);
     cr_expect_eq(fold, cases[e].shared ? 1u : 0u, "%s: the batch %s the rows", cases[e].entry, cases[e].shared ? "folded into" : "kept out of");
     for (uint32_t p = 0; p < np; p++) kg_npy_free(&in[p]);
-    kg_npy_free(&outs[0]);
+    for (int o = 0; o < no; o++) kg_npy_free(&outs[o]);
     kg_compiled_free(c), kg_module_free(m);
   }
   kg_context_free(ctx);
