@@ -43,12 +43,12 @@ uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 
 /* The epilogue at output (gm, gn) of batch bc (inside C), the product's value val (acc): bias,
  * activation, residual, casts — every value the group stores, at its coordinates. A convolution's
  * spatial coordinates of column gn: sp when given (computed once per column), else from gn. */
-void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val) {
+/* A new evaluation point of the epilogue: the product's value val there, and the output coordinates
+ * oc of (batch bc, row gm, column gn); a convolution's spatial ones from sp when given */
+static void epi_point(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val, uint32_t *oc) {
   lctx *L = S->L;
-  const kg_graph *g = L->g;
   kg_lw_mm_memo_reset(L);
   L->memo[L->grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, val, S->mdt));
-  uint32_t oc[KG_MAX_RANK];
   for (int d = 0; d < S->nb; d++) oc[d] = bc[d];
   if (S->mdim >= 0) oc[S->mdim] = S->size_p[S->mdim] == KG_NONE ? KG_NONE : gm;
   if (S->ndim >= 0) oc[S->ndim] = S->size_p[S->ndim] == KG_NONE ? KG_NONE : gn;
@@ -58,6 +58,13 @@ void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, con
     if (sp) memcpy(oc + 2, sp, (size_t)S->cnd * sizeof *sp);
     else kg_lw_mm_conv_spatial(S, gn, oc + 2);
   }
+}
+
+void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val) {
+  lctx *L = S->L;
+  const kg_graph *g = L->g;
+  uint32_t oc[KG_MAX_RANK];
+  epi_point(S, bc, gm, gn, sp, val, oc);
   for (uint32_t q = 0; q < S->ns; q++) {
     uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], oc), (kg_dtype)g->nodes.v[S->snode[q]].dtype);
     uint32_t off = kg_lw_linear_offset(L, oc, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
@@ -137,16 +144,13 @@ static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t 
   kg_kernel *k = S->k;
   const kg_graph *g = L->g;
   uint32_t xs[16][EPI_ROW_VALUES], offs[16][EPI_ROW_VALUES];
-  uint32_t n0 = kg_lw_decl(L, "n", KG_I64, kg_lw_cvt(L, R->n0, KG_I64));
+  uint32_t n0 = kg_lw_decl(L, "n", KG_I64, kg_lw_cvt(L, R->n0, KG_I64)), bc64[KG_MAX_RANK];
+  for (int d = 0; d < S->nb; d++) bc64[d] = bc[d] == KG_NONE ? KG_NONE : kg_lw_decl(L, "bc", KG_I64, kg_lw_cvt(L, bc[d], KG_I64));
   for (uint32_t j = 0; j < R->NR; j++) {
     uint32_t gn = kg_lw_decl(L, "n", KG_I64, bin(S, KG_OP_IDX_ADD, n0, cst(S, (int64_t)j)));
     uint32_t val = kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, R->cbase, b64(S, KG_OP_IDX_ADD, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, iv, KG_I64), c64(S, R->NR)), c64(S, (int64_t)j))));
-    kg_lw_mm_memo_reset(L);
-    L->memo[L->grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, val, S->mdt));
     uint32_t oc[KG_MAX_RANK];
-    for (int d = 0; d < S->nb; d++) oc[d] = bc[d] == KG_NONE ? KG_NONE : kg_lw_cvt(L, bc[d], KG_I64);
-    oc[S->mdim] = S->size_p[S->mdim] == KG_NONE ? KG_NONE : gm;
-    oc[S->ndim] = S->size_p[S->ndim] == KG_NONE ? KG_NONE : gn;
+    epi_point(S, bc64, gm, gn, NULL, val, oc);
     for (uint32_t q = 0; q < S->ns; q++) {
       kg_dtype dt = (kg_dtype)g->nodes.v[S->snode[q]].dtype;
       xs[j][q] = kg_lw_decl(L, "ev", dt, kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], oc), dt));

@@ -237,6 +237,9 @@ Test(kept_panels, kernel_text_is_cuda, .timeout = 300) {
     char *t = rc ? kg_diag_format(&d) : NULL;
     cr_expect_eq(rc, 0, "sm_%d: %s", a, t ? t : "");
     cr_expect_eq(rc ? 0u : o.n_stats, nk, "sm_%d: a cubin entry per kernel", a);
+    for (uint32_t q = 0; !rc && q < o.n_stats; q++)
+      cr_log_info("sm_%d %s: %d registers, %d / %d bytes spilled (GPU code it never runs)", a, o.stats[q].name, o.stats[q].regs, o.stats[q].spill_stores,
+                  o.stats[q].spill_loads);
     free(t);
     if (!rc) kg_nvrtc_out_free(&o);
     kg_diag_free(&d);
