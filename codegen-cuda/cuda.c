@@ -652,13 +652,13 @@ static void block(const emit *E, uint32_t s, int ind) {
       kg_sb_puts(o, ", "), ex(E, st->d), kg_sb_puts(o, ");\n");
       continue;
     }
-    if (st->kind == KS_TPACK) { /* kg_tpack16(P, Y, o_p, {o_y(0 .. 15)}, count): prelude.h, kg_cpu.h */
+    if (st->kind == KS_TPACK) { /* kg_tpack16(P, Y, o_p, {o_y(0 .. 15)}, count, row stride): prelude.h, kg_cpu.h */
       kg_sb_indent(o, ind);
       kg_sb_puts(o, "{ const long long kg_yo_[16] = {");
       for (uint32_t j = 0; j < 16; j++) kg_sb_puts(o, j ? ", " : ""), var_name(E, st->c + 1 + j, o);
       kg_sb_printf(o, "}; kg_tpack16(%s, %s, ", k->params.v[st->a].name, k->params.v[st->b].name);
       var_name(E, st->c, o);
-      kg_sb_puts(o, ", kg_yo_, "), ex(E, st->d), kg_sb_puts(o, "); }\n");
+      kg_sb_puts(o, ", kg_yo_, "), ex(E, st->d), kg_sb_printf(o, ", %u); }\n", st->imm ? st->imm : 16);
       continue;
     }
     kg_sb_indent(o, ind);

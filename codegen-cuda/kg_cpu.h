@@ -108,7 +108,8 @@ static inline __attribute__((always_inline, unused)) void kg_dot16_2x4(float *P,
   KG_CPU_V16_ST(P + op + 128, a4), KG_CPU_V16_ST(P + op + 160, a5), KG_CPU_V16_ST(P + op + 192, a6), KG_CPU_V16_ST(P + op + 224, a7);
 }
 
-/* A transposed panel (KS_TPACK): P[op + 16 q + j] = Y[yo[j] + q], 16 rows of the weight read 16
+/* A transposed panel (KS_TPACK): P[op + ps q + j] = Y[yo[j] + q] (ps the panel's row stride: 16,
+ * or 32 for each half of a wide panel), 16 rows of the weight read 16
  * elements at a time and transposed in registers (4 stages, each exchanging one bit of the row
  * index with one of the element index: two-source shuffles), 16 stores a block; the last n % 16
  * elements scalar. In scalar C the copy was 16 loads from 16 rows and 16 stores per k (65 % of an
@@ -129,7 +130,7 @@ typedef int kg_cpu_v16i __attribute__((vector_size(64)));
       r[kg_i_] = KG_CPU_SHUF16(kg_x_, kg_y_, KG_CPU_UNPAREN LO);                                      \
       r[kg_i_ | (B)] = KG_CPU_SHUF16(kg_x_, kg_y_, KG_CPU_UNPAREN HI);                                \
     }
-static __attribute__((noinline, unused)) void kg_tpack16(float *P, const float *Y, long long op, const long long *yo, int n) {
+static __attribute__((noinline, unused)) void kg_tpack16(float *P, const float *Y, long long op, const long long *yo, int n, int ps) {
   int q = 0;
   for (; q + 16 <= n; q += 16) {
     kg_cpu_v16 r[16];
@@ -138,10 +139,10 @@ static __attribute__((noinline, unused)) void kg_tpack16(float *P, const float *
     KG_CPU_T16_STAGE(r, 2, (0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29), (2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31))
     KG_CPU_T16_STAGE(r, 4, (0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27), (4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31))
     KG_CPU_T16_STAGE(r, 8, (0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23), (8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
-    for (int i = 0; i < 16; i++) KG_CPU_V16_ST(P + op + 16 * (q + i), r[i]);
+    for (int i = 0; i < 16; i++) KG_CPU_V16_ST(P + op + (long long)ps * (q + i), r[i]);
   }
   for (; q < n; q++)
-    for (int j = 0; j < 16; j++) P[op + 16 * q + j] = Y[yo[j] + q];
+    for (int j = 0; j < 16; j++) P[op + (long long)ps * q + j] = Y[yo[j] + q];
 }
 
 /* A range of blocks of one launch, linear block index b = x + gx * (y + gy * z). The layout is

@@ -165,9 +165,9 @@
 "KG_DEV void kg_dot16_2x4(float *P, const float *Y, long long op, long long x0, long long x1, long long y0, long long y1, long long y2,\n" \
 "                         long long y3, int n) {\n" \
 "  long long xo[2] = {x0, x1}, yo[4] = {y0, y1, y2, y3}; kg_dot16_(P, Y, op, xo, yo, 4, n); }\n" \
-"KG_DEV void kg_tpack16(float *P, const float *Y, long long op, const long long *yo, int n) {\n" \
+"KG_DEV void kg_tpack16(float *P, const float *Y, long long op, const long long *yo, int n, int ps) {\n" \
 "  for (int q = 0; q < n; q++)\n" \
-"    for (int j = 0; j < 16; j++) P[op + 16 * q + j] = Y[yo[j] + q];\n" \
+"    for (int j = 0; j < 16; j++) P[op + (long long)ps * q + j] = Y[yo[j] + q];\n" \
 "}\n" \
 "#endif\n"
 #define KG_CUDA_PRELUDE_8 \

@@ -273,9 +273,10 @@ typedef enum kg_ks_kind {
                  scalar loops under NVRTC and the emulator, vector registers on the CPU device
                  (kg_cpu.h) */
   KS_TPACK,   /* a transposed panel (the CPU target's packed products of a weight stored [N, K]):
-                 P[o_p + 16 q + j] = Y[o_y(j) + q] for q < d, j < 16; a = P's float32 buffer param
-                 (an output), b = Y's float32 buffer param, c = the first of 17 int64 vars
-                 holding o_p, o_y(0 .. 15), d = the count (int32). A prelude call: scalar loops
+                 P[o_p + w q + j] = Y[o_y(j) + q] for q < d, j < 16, w = imm (the panel's row
+                 stride: 16, or 32 for a wide panel's halves; 0 reads as 16); a = P's float32
+                 buffer param (an output), b = Y's float32 buffer param, c = the first of 17 int64
+                 vars holding o_p, o_y(0 .. 15), d = the count (int32). A prelude call: scalar loops
                  under NVRTC and the emulator, 16 x 16 register transposes on the CPU device */
 } kg_ks_kind;
 

@@ -320,7 +320,7 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
     case KS_DOT:
     case KS_TPACK:
       if (st->kind == KS_DOT) kg_sb_printf(o, "dot16 %ux%u ", st->imm & 0xff, st->imm >> 8);
-      else kg_sb_puts(o, "tpack16 ");
+      else kg_sb_printf(o, "tpack16 /%u ", st->imm ? st->imm : 16);
       kg_sb_printf(o, "%s, %s, %%%s%u..+%u, ", k->params.v[st->a].name, k->params.v[st->b].name, k->vars.v[st->c].name, st->c,
                    st->kind == KS_DOT ? 1 + (st->imm & 0xff) + (st->imm >> 8) : 17);
       print_x(k, st->d, o);
@@ -541,6 +541,7 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
     case KS_TPACK: {
       uint32_t ni = st->kind == KS_DOT ? st->imm & 0xff : 0, nj = st->kind == KS_DOT ? st->imm >> 8 : 16;
       if (st->kind == KS_DOT && (ni != 2 || (nj != 2 && nj != 4))) { vfail(v, "DOT block other than 2 x 2 or 2 x 4", s); return; }
+      if (st->kind == KS_TPACK && st->imm != 0 && st->imm != 16 && st->imm != 32) { vfail(v, "TPACK row stride other than 16 or 32", s); return; }
       if (st->a >= k->params.n || st->b >= k->params.n || k->params.v[st->a].kind != KP_BUFFER || k->params.v[st->b].kind != KP_BUFFER ||
           !k->params.v[st->a].is_output || k->params.v[st->a].dtype != KG_F32 || k->params.v[st->b].dtype != KG_F32) {
         vfail(v, "DOT / TPACK operands are not float32 buffers (the first an output)", s);

@@ -8,7 +8,8 @@
  * scalar code. Under the CPU target (kg_target_cpu) a product is instead computed by threads
  * that never cooperate, so the CPU device runs them as plain loops (codegen-cuda/cpu.c) on its
  * worker threads, compiled with the host's vector instructions. A thread owns NR output columns
- * (16 for 4-byte accumulators, 8 for 8-byte ones) of a chunk of KG_MM_CPU_MC output rows of one
+ * (16 for 4-byte accumulators, 8 for 8-byte ones; twice that in the wide tiles KG_MM_CPU8W*, the
+ * scheduler's choice for 8-row blocks of N ≥ 32) of a chunk of KG_MM_CPU_MC output rows of one
  * batch, and a private region of the kernel's scratch buffer (runtime/exec.c sizes it):
  *
  *   P[k][j] = B(batch, k, n0 + j)   for every k < K, j < NR   (not written past N) the panel
@@ -26,7 +27,7 @@
  *
  * The micro-kernel's body is MR · NR independent multiply-adds over NR consecutive panel
  * elements at constant offsets: the compiler's SLP vectorizer makes it MR · NR / 8 vector FMAs
- * per k on AVX2, MR on AVX-512 (each with A's element as a broadcast memory operand; the CPU
+ * per k on AVX2, MR · NR / 16 on AVX-512 (with A's element broadcast once per row; the CPU
  * device contracts a · b + c), with the panel in L1/L2. Packing costs K · NR loads per thread
  * against MC · K · NR multiply-adds. The epilogue is a loop over the tile's columns (unit-stride
  * outputs vectorize). Measured on ResNet-18 (docs/perf_cpu.md): A's index split by div / mod per k,
@@ -37,7 +38,7 @@
 
 #include "lower_matmul_cpu.h"
 
-uint32_t kg_mm_cpu_nr(kg_dtype acc) { return kg_dtype_get(acc)->size >= 8 ? 8 : 16; }
+uint32_t kg_mm_cpu_nr(int t, kg_dtype acc) { return (kg_dtype_get(acc)->size >= 8 ? 8 : 16) * (t == KG_MM_CPU8W || t == KG_MM_CPU8W_ALL ? 2 : 1); }
 
 
 /* The epilogue at output (gm, gn) of batch bc (inside C), the product's value val (acc): bias,
@@ -143,7 +144,7 @@ static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t 
   lctx *L = S->L;
   kg_kernel *k = S->k;
   const kg_graph *g = L->g;
-  uint32_t xs[16][EPI_ROW_VALUES], offs[16][EPI_ROW_VALUES];
+  uint32_t xs[KG_MM_CPU_NR_MAX][EPI_ROW_VALUES], offs[KG_MM_CPU_NR_MAX][EPI_ROW_VALUES];
   uint32_t n0 = kg_lw_decl(L, "n", KG_I64, kg_lw_cvt(L, R->n0, KG_I64)), bc64[KG_MAX_RANK];
   for (int d = 0; d < S->nb; d++) bc64[d] = bc[d] == KG_NONE ? KG_NONE : kg_lw_decl(L, "bc", KG_I64, kg_lw_cvt(L, bc[d], KG_I64));
   for (uint32_t j = 0; j < R->NR; j++) {
@@ -307,7 +308,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
    * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
    * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
    * (accuracy); then the block to the scratch, for the epilogue's loop. */
-  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * 16], partv[8 * 16];
+  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * KG_MM_CPU_NR_MAX], partv[8 * KG_MM_CPU_NR_MAX];
   for (uint32_t t = 0; t < MR * NR; t++) {
     accv[t] = kg_kvar_new(k, "acc", acc);
     stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
@@ -324,7 +325,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
   uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
   uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
-  uint32_t av[8], bv[16];
+  uint32_t av[8], bv[KG_MM_CPU_NR_MAX];
   for (uint32_t i = 0; i < MR; i++) {
     if (F) {
       uint32_t ld = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(&S, KG_OP_IDX_ADD, rb[i], kk)));
@@ -374,7 +375,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
     for (uint32_t q = 0; q < S.ns; q++) nodes += epi_size(L, S.snode[q], EPI_ROW_NODES);
     uint32_t *before = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *before);
     memcpy(before, L->ostride, (size_t)L->nsrc * KG_MAX_RANK * sizeof *before);
-    bool staged = NR == 16 && S.ndim >= 0 && S.mdim >= 0 && S.ns <= EPI_ROW_VALUES && nodes <= EPI_ROW_NODES;
+    bool staged = (NR == 16 || NR == 32) && S.ndim >= 0 && S.mdim >= 0 && S.ns <= EPI_ROW_VALUES && nodes <= EPI_ROW_NODES;
     uint32_t ist = KG_NONE;
     if (staged) {
       kg_ks is = kg_ks_make(KS_IF);
@@ -475,7 +476,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   bool b1 = P->b1, bt = P->bt;
   kg_dtype acc = P->acc;
   const kg_mm_tile_info *tile = kg_mm_tile_get((kg_mm_tile)L->v->mm_tile);
-  const uint32_t MR = tile->tm, NR = kg_mm_cpu_nr(acc), MC = tile->bm; /* MR ≤ 8, NR ≤ 16: the arrays below */
+  const uint32_t MR = tile->tm, NR = kg_mm_cpu_nr(L->v->mm_tile, acc), MC = tile->bm; /* MR ≤ 8, NR ≤ KG_MM_CPU_NR_MAX: the arrays below */
   int nb = P->nb;
   int64_t G = P->G, Og = P->Og;
   k->schedule = S.conv ? "conv.cpu" : "matmul.cpu";
@@ -614,25 +615,28 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
     ifull = kg_ks_add(&L->cur, is);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
-    uint32_t spj[16][KG_CONV_MAX_DIMS];
+    uint32_t spj[KG_MM_CPU_NR_MAX][KG_CONV_MAX_DIMS];
     for (uint32_t j = 0; S.conv && j < NR; j++) kg_lw_mm_conv_spatial(&S, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), spj[j]);
     /* a float32 weight [.., N, K] whose K is contiguous (b_rows's guard): one KS_TPACK, 16 x 16
      * blocks transposed in registers on the CPU device; else the loop below */
     bfast TB;
-    uint32_t tpack = S.conv || NR != 16 ? KG_NONE : kg_mmc_b_rows(&S, &TB);
+    uint32_t tpack = S.conv || (NR != 16 && NR != 32) ? KG_NONE : kg_mmc_b_rows(&S, &TB);
     kg_lw_scope s_tp;
     if (tpack != KG_NONE) {
       kg_ks ts = kg_ks_make(KS_IF);
       ts.a = tpack;
       uint32_t itp = kg_ks_add(&L->cur, ts);
       s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, false));
-      uint32_t off[17];
-      off[0] = pbase;
-      for (uint32_t j = 0; j < 16; j++) off[1 + j] = kg_lw_cvt(L, kg_mmc_b_row(&S, bc, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j))), KG_I64);
-      uint32_t first = kg_mmc_decl_run(&S, off, 17, tpack_name);
-      kg_ks tk = kg_ks_make(KS_TPACK);
-      tk.a = scr, tk.b = TB.param, tk.c = first, tk.d = kg_lw_cvt(L, K, KG_I32);
-      kg_ks_add(&L->cur, tk);
+      for (uint32_t h = 0; h < NR / 16; h++) { /* 16 columns a KS_TPACK; a wide panel's two halves */
+        uint32_t off[17];
+        off[0] = h ? b64(&S, KG_OP_IDX_ADD, pbase, c64(&S, 16 * (int64_t)h)) : pbase;
+        for (uint32_t j = 0; j < 16; j++)
+          off[1 + j] = kg_lw_cvt(L, kg_mmc_b_row(&S, bc, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)(16 * h + j)))), KG_I64);
+        uint32_t first = kg_mmc_decl_run(&S, off, 17, tpack_name);
+        kg_ks tk = kg_ks_make(KS_TPACK);
+        tk.a = scr, tk.b = TB.param, tk.c = first, tk.d = kg_lw_cvt(L, K, KG_I32), tk.imm = NR; /* the panel's row stride */
+        kg_ks_add(&L->cur, tk);
+      }
       kg_lw_scope_leave(L, s_tp);
       s_tp = kg_lw_scope_enter(L, kg_kcursor_body(k, itp, true));
     }

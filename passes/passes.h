@@ -270,6 +270,8 @@ typedef enum kg_mm_tile {
   KG_MM_CPU_DOT = 17,  /* the CPU target, few rows times a weight stored [N, K] (a linear's, an LSTM's):
                           dot products along K, 16 lanes, register blocks of 2 rows x 2 columns, no panel */
   KG_MM_CPU_DOT8 = 18, /* the same with 2 rows x 4 columns where there are 32 vector registers */
+  KG_MM_CPU8W = 19,     /* KG_MM_CPU8 and _ALL with panels twice as wide (32 columns of a float32 */
+  KG_MM_CPU8W_ALL = 20, /* product): 8 x 32 register blocks, two panel vectors per k for 8 broadcasts */
   KG_MM__COUNT
 } kg_mm_tile;
 #define KG_MM_BK 16
@@ -288,15 +290,19 @@ typedef struct kg_mm_tile_info {
 #define KG_MM_CPU_DOT_ROWS 4 /* the scheduler's KG_MM_CPU_DOT*: products of at most this many rows */
 #define KG_MM_CPU_DOT_K 512  /* ... and at least this long a K */
 #define KG_MM_CPU_DOT_N 64 /* KG_MM_CPU_DOT*: columns a thread owns (A's rows packed once for them) */
-/* the CPU schedule's columns per thread: 16 for 4-byte accumulators (two AVX2 vectors), 8 for 8-byte */
-uint32_t kg_mm_cpu_nr(kg_dtype acc);
+/* the CPU schedule's panel width (NR) of tile t: 16 columns for 4-byte accumulators (two AVX2
+ * vectors), 8 for 8-byte; twice that for the wide tiles (KG_MM_CPU8W*) */
+uint32_t kg_mm_cpu_nr(int t, kg_dtype acc);
+#define KG_MM_CPU_NR_MAX 32 /* the widest panel (the lowering's arrays) */
 /* the columns a thread of CPU tile t owns: NR, the dot tiles' KG_MM_CPU_DOT_N */
 uint32_t kg_mm_cpu_cols(int t, kg_dtype acc);
 /* a thread's scratch past its panel, in rows of NR: the tile (tm), the dot tiles' lanes with a gap (2 tm) */
 uint32_t kg_mm_cpu_tile_rows(int t);
-/* is t one of the CPU schedule's tiles (KG_MM_CPU, _ALL, KG_MM_CPU8, _ALL, KG_MM_CPU_DOT, 8)? Its
- * tm is the register block's rows (MR; the dot tiles: rows x columns), bm the rows a thread owns */
+/* is t one of the CPU schedule's tiles (KG_MM_CPU, _ALL, KG_MM_CPU8, _ALL, KG_MM_CPU8W, _ALL,
+ * KG_MM_CPU_DOT, 8)? Its tm is the register block's rows (MR; the dot tiles: rows x columns), bm
+ * the rows a thread owns. kg_mm_tile_cpu_panel: one of the packed-panel tiles (not dot) */
 bool kg_mm_tile_cpu(int t);
+bool kg_mm_tile_cpu_panel(int t);
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t);
 /* The attention schedules (passes/lower_attn.c, the flash scheme): a block of `threads` threads
  * keeps a tile of bq queries on chip (the queries in shared memory, each row's output accumulators

@@ -384,13 +384,17 @@ static const kg_mm_tile_info mm_tiles[KG_MM__COUNT] = {
   [KG_MM_CPU8_ALL] = {KG_MM_CPU_MC_ALL, 16, 8, 16, "packed8_all", 0, 0, 0, 0},
   [KG_MM_CPU_DOT] = {KG_MM_CPU_DOT_M, KG_MM_CPU_DOT_N, 4, 16, "dot", 0, 0, 0, 0},
   [KG_MM_CPU_DOT8] = {KG_MM_CPU_DOT_M, KG_MM_CPU_DOT_N, 8, 16, "dot8", 0, 0, 0, 0},
+  [KG_MM_CPU8W] = {KG_MM_CPU_MC, 32, 8, 32, "packed8w", 0, 0, 0, 0},
+  [KG_MM_CPU8W_ALL] = {KG_MM_CPU_MC_ALL, 32, 8, 32, "packed8w_all", 0, 0, 0, 0},
 };
 
-uint32_t kg_mm_cpu_cols(int t, kg_dtype acc) { return t == KG_MM_CPU_DOT || t == KG_MM_CPU_DOT8 ? mm_tiles[t].bn : kg_mm_cpu_nr(acc); }
+uint32_t kg_mm_cpu_cols(int t, kg_dtype acc) { return t == KG_MM_CPU_DOT || t == KG_MM_CPU_DOT8 ? mm_tiles[t].bn : kg_mm_cpu_nr(t, acc); }
 
 uint32_t kg_mm_cpu_tile_rows(int t) { return (t == KG_MM_CPU_DOT || t == KG_MM_CPU_DOT8 ? 2 : 1) * mm_tiles[t].tm; }
 
-bool kg_mm_tile_cpu(int t) { return t >= KG_MM_CPU && t <= KG_MM_CPU_DOT8; }
+bool kg_mm_tile_cpu(int t) { return t >= KG_MM_CPU && t <= KG_MM_CPU8W_ALL; }
+
+bool kg_mm_tile_cpu_panel(int t) { return kg_mm_tile_cpu(t) && t != KG_MM_CPU_DOT && t != KG_MM_CPU_DOT8; }
 
 const kg_mm_tile_info *kg_mm_tile_get(kg_mm_tile t) { return &mm_tiles[(unsigned)t < KG_MM__COUNT ? t : KG_MM_T64]; }
 

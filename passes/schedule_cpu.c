@@ -70,14 +70,20 @@ kg_schedule kg_schedule_cpu_choose(const kg_group_facts *gf, const kg_sched_fact
     v->mm_fold = 1;
     m = m < 0 || batch < 0 ? -1 : m * batch, batch = 1;
   }
+  /* 8-row register blocks where 32 vector registers hold them (8 x 16 accumulators, their block
+   * sums, the panel's row and a broadcast) and the product has 8 rows to fill them; there, panels
+   * of 32 columns (a float32, float16 or bfloat16 product: float32 sums; N at least 32): two panel vectors per k under the same 8
+   * broadcasts, A's rows read once per 32 columns instead of 16 — 1.2x the multiply-adds a cycle
+   * from L1 and 1.45x on an LSTM's input projection, whose 1 MB of rows come from L2 at every
+   * column tile (docs/perf_cpu.md). The 16 block sums then live in memory: added once a block. */
+  bool r8 = t->cpu_vregs >= 32 && (m < 0 || m >= 8);
+  bool wide = r8 && n >= 32 && (gf->mm_dtype == KG_F32 || gf->mm_dtype == KG_F16 || gf->mm_dtype == KG_BF16);
+  int64_t nr = wide ? 32 : 16;
   /* every row per thread (one panel per column tile) when the column tiles keep the cores busy;
    * else rows in chunks of KG_MM_CPU_MC for more threads */
-  int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + 15) / 16 * batch;
+  int64_t col_tiles = n < 0 || batch < 0 ? -1 : (n + nr - 1) / nr * batch;
   bool all = col_tiles >= 4 * (int64_t)t->cpu_cores && m <= KG_MM_CPU_MC_ALL;
-  /* 8-row register blocks where 32 vector registers hold them (8 x 16 accumulators, their block
-   * sums, the panel's row and a broadcast) and the product has 8 rows to fill them */
-  bool r8 = t->cpu_vregs >= 32 && (m < 0 || m >= 8);
-  v->mm_tile = r8 ? (all ? KG_MM_CPU8_ALL : KG_MM_CPU8) : all ? KG_MM_CPU_ALL : KG_MM_CPU;
+  v->mm_tile = wide ? (all ? KG_MM_CPU8W_ALL : KG_MM_CPU8W) : r8 ? (all ? KG_MM_CPU8_ALL : KG_MM_CPU8) : all ? KG_MM_CPU_ALL : KG_MM_CPU;
   if ((gf->mm_flags & 8) && kg_conv_direct(m, gf->mm_k)) v->mm_tile = KG_MM_DIRECT;
   /* few rows times a weight read as it is with K contiguous (a linear's [N, K], an LSTM step's):
    * dot products along K read both operands straight (passes/lower_matmul_cpu.c), where the panel
@@ -90,7 +96,7 @@ kg_schedule kg_schedule_cpu_choose(const kg_group_facts *gf, const kg_sched_fact
   if ((gf->mm_flags & 14) == 4 && gf->mm_b_src && gf->mm_dtype == KG_F32 && m >= 1 && m <= KG_MM_CPU_DOT_ROWS && kl >= KG_MM_CPU_DOT_K &&
       (!x->runtime || x->mm_kmajor[1] != 0))
     v->mm_tile = t->cpu_vregs >= 32 ? KG_MM_CPU_DOT8 : KG_MM_CPU_DOT;
-  if (v->mm_tile < KG_MM_CPU || v->mm_tile > KG_MM_CPU8_ALL) v->mm_fold = 0; /* the dot and direct schedules keep the batch in grid.z */
+  if (!kg_mm_tile_cpu_panel(v->mm_tile)) v->mm_fold = 0; /* the dot and direct schedules keep the batch in grid.z */
   return s;
 }
 

@@ -310,13 +310,13 @@ typedef struct launch_env {
   int keep_mode;            /* a CPU product's kept panels (KPR_KEPT, exec_keep.c) */
 } launch_env;
 
-/* Builds (on first use) and loads variant v of group gi, marshals its parameters as
- * cuLaunchKernel expects and launches it. */
-static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi, const kg_variant *v) {
+/* Builds (on first use) and loads variant v of group gi (kv when the caller looked it up
+ * already), marshals its parameters as cuLaunchKernel expects and launches it. */
+static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi, const kg_variant *v, kg_kvariant *kv) {
   kg_diag *d = E->d;
   kg_device *dev = E->dev;
   int slot = E->slot, r = E->r;
-  kg_kvariant *kv = kg_compiled_variant(c, gi, v, d);
+  if (!kv) kv = kg_compiled_variant(c, gi, v, d);
   if (!kv) return KG_ERR_INTERNAL;
   if (!kv->mod[slot]) {
     kg_rt_source src = {c->g.entry, kv->cuda, kv->trampolines, kv->cpu, kv->cpu_pre, kv->k.sm90a};
@@ -822,7 +822,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
       if (v.mm_fold) E.mm_m *= E.mm_batch, E.mm_batch = 1; /* the batch folded into the rows */
       kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
-      uint64_t NR = kg_mm_cpu_nr(acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
+      uint64_t NR = kg_mm_cpu_nr(v.mm_tile, acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
       uint64_t NC = kg_mm_cpu_cols(v.mm_tile, acc), gx = ((uint64_t)E.mm_n + NC - 1) / NC, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
       uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
       if (gy > 65535) gy = 65535;
@@ -830,7 +830,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
                   __builtin_mul_overflow((uint64_t)nred + MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
       /* B's kept panels before the threads' regions (exec_keep.c): gx panels of K × NR */
-      const kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
+      kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
       if (!kv) { st = KG_ERR_INTERNAL; break; }
       int32_t kj = kg_keep_param(&kv->k);
       uint64_t kept = 0;
@@ -845,7 +845,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       }
       E.scratch = sbuf[gi];
       n_scratch++;
-      st = launch_variant(c, &E, gi, &v);
+      st = launch_variant(c, &E, gi, &v, kv);
     } else if (v.split) { /* two kernels over a scratch of chunk accumulators */
       int64_t S = E.nchunk;
       /* a split-K product: float32 partial products of every output element, per chunk */
@@ -856,10 +856,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       n_scratch++;
       kg_variant fin = v;
       fin.split = KG_SPLIT_FINISH, fin.layout = KG_LAYOUT_LINEAR;
-      st = launch_variant(c, &E, gi, &v);
-      if (st == KG_OK) st = launch_variant(c, &E, gi, &fin);
+      st = launch_variant(c, &E, gi, &v, NULL);
+      if (st == KG_OK) st = launch_variant(c, &E, gi, &fin, NULL);
     } else {
-      st = launch_variant(c, &E, gi, &v);
+      st = launch_variant(c, &E, gi, &v, NULL);
     }
   }
   /* Synchronous on the legacy stream (NULL). On a caller's stream the launches are

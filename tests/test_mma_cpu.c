@@ -45,8 +45,9 @@ Test(mma_cpu, register_blocks_from_the_vector_registers, .timeout = 300) {
   kg_target cpu = kg_target_cpu(2);
   kg_group_facts gf = mm_facts(KG_F32, 0, 256, true);
   struct { int vregs; int64_t m, n; int tile, mr; } cs[] = {
-      {32, 512, 512, KG_MM_CPU8_ALL, 8}, {32, 512, 16, KG_MM_CPU8, 8}, {32, 4, 512, KG_MM_CPU_ALL, 4},
-      {16, 512, 512, KG_MM_CPU_ALL, 4},  {16, 512, 16, KG_MM_CPU, 4},  {32, -1, -1, KG_MM_CPU8, 8},
+      {32, 512, 512, KG_MM_CPU8W_ALL, 8}, {32, 512, 16, KG_MM_CPU8, 8}, {32, 4, 512, KG_MM_CPU_ALL, 4},
+      {16, 512, 512, KG_MM_CPU_ALL, 4},   {16, 512, 16, KG_MM_CPU, 4},  {32, -1, -1, KG_MM_CPU8, 8},
+      {32, 512, 32, KG_MM_CPU8W, 8},      {32, 512, 31, KG_MM_CPU8, 8}, {32, 8, 4096, KG_MM_CPU8W_ALL, 8}, /* wide panels from N = 32 */
   };
   for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
     cpu.cpu_vregs = cs[i].vregs;
@@ -54,13 +55,25 @@ Test(mma_cpu, register_blocks_from_the_vector_registers, .timeout = 300) {
     kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
     cr_expect_eq(v.mm_tile, cs[i].tile, "case %zu: tile %u", i, v.mm_tile);
     cr_expect_eq(kg_mm_tile_get((kg_mm_tile)v.mm_tile)->tm, (uint32_t)cs[i].mr, "case %zu", i);
+    bool wide = v.mm_tile == KG_MM_CPU8W || v.mm_tile == KG_MM_CPU8W_ALL;
+    cr_expect_eq(kg_mm_cpu_nr(v.mm_tile, KG_F32), wide ? 32u : 16u, "case %zu: the panel's width", i);
+    cr_expect_eq(kg_mm_cpu_cols(v.mm_tile, KG_F32), wide ? 32u : 16u, "case %zu: a thread's columns", i);
   }
+  /* float64 keeps the narrow panel (8 columns); the wide tile's width doubles whatever the dtype */
+  kg_group_facts g64 = mm_facts(KG_F64, 0, 256, true);
+  cpu.cpu_vregs = 32;
+  kg_sched_facts x64 = run_facts(512, 512);
+  cr_expect_eq(kg_schedule_choose(&g64, &x64, &cpu).v.mm_tile, KG_MM_CPU8_ALL, "float64: narrow panels");
+  cr_expect_eq(kg_mm_cpu_nr(KG_MM_CPU8_ALL, KG_F64), 8u);
+  cr_expect_eq(kg_mm_cpu_nr(KG_MM_CPU8W, KG_F64), 16u);
   cr_expect(kg_target_cpu(1).cpu_vregs == 16 || kg_target_cpu(1).cpu_vregs == 32);
   for (int r = 0; r < 2; r++) {
     setenv("KGEN_CPU_VREGS", r ? "32" : "16", 1);
     cpu_mm_check(37, 45, 29, false); /* rows past a block, a partial panel, K not a multiple of anything */
     cpu_mm_check(8, 300, 48, false);  /* K past a float32 block of 128 */
     cpu_mm_check(21, 70, 17, true);   /* A stored transposed: its rows are not contiguous (lower_matmul_cpu.c's a_rows) */
+    cpu_mm_check(19, 70, 77, false);  /* wide panels (with 32 registers): two full, one of 13 columns */
+    cpu_mm_check(9, 33, 64, true);    /* wide panels, A transposed, K past one block by one */
   }
   unsetenv("KGEN_CPU_VREGS");
 }
@@ -80,7 +93,7 @@ Test(mma_cpu, few_rows_read_the_weight_along_k, .timeout = 300) {
       {32, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT8},  {16, 4, 9216, KG_F32, 2, 1, KG_MM_CPU_DOT},
       {32, 4, 1024, KG_F32, 4, -1, KG_MM_CPU_DOT8},  {32, 5, 512, KG_F32, 1, 1, KG_MM_CPU_DOT8}, /* a vector times the weight */
       {32, 4, 1024, KG_F32, 5, 1, KG_MM_CPU_ALL},    {32, 4, 1024, KG_BF16, 2, 1, KG_MM_CPU_ALL},
-      {32, 4, 1024, KG_F32, 17, 1, KG_MM_CPU8_ALL},  {32, 4, 1024, KG_F32, 2, 0, KG_MM_CPU_ALL}, /* the weight stored N-major */
+      {32, 4, 1024, KG_F32, 17, 1, KG_MM_CPU8W_ALL},  {32, 4, 1024, KG_F32, 2, 0, KG_MM_CPU_ALL}, /* the weight stored N-major */
       {32, 4, 256, KG_F32, 2, 1, KG_MM_CPU_ALL},     {32, 4, 1024, KG_F64, 2, 1, KG_MM_CPU_ALL}, /* K short: the panel */
       {32, 0, 1024, KG_F32, 2, 1, KG_MM_CPU_ALL},    {32, 12 | 256, 1024, KG_F32, 2, 1, -1}, /* B [K, N]; a convolution (not dot) */
   };
@@ -270,6 +283,7 @@ static void cpu_mm_check(int64_t M, int64_t K, int64_t N, bool ta) {
     if (strcmp(k->schedule, "matmul.cpu")) continue;
     cpu_mm++;
     cr_expect_eq(strstr(k->name, "packed8") != NULL, r8, "%s: %s register blocks", k->name, r8 ? "8-row" : "4-row");
+    cr_expect_eq(strstr(k->name, "packed8w") != NULL, r8 && N >= 32, "%s: %s panels", k->name, r8 && N >= 32 ? "32-column" : "16-column");
   }
   cr_expect_eq(cpu_mm, 1, "the CPU product schedule ran");
   kg_compiled_free(c);
