@@ -547,8 +547,8 @@ bool kg_lw_matmul(lctx *L, const char *name) {
     kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "a product's row statistics that the %s schedule cannot compute", T->name);
   else if (L->v->split == KG_SPLIT_PARTIAL && T->tier != 1) /* split-K is the mma.sync tier's (kg_mm_split_k) */
     kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "split-K asked of the %s tiles, which do not split K", T->name);
-  else if (L->v->mm_fold && (!kg_mm_tile_cpu_panel(L->v->mm_tile) || S.conv || S.a1 || S.b1 || grp->pre.n))
-    kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "a batch folded into the rows of a product the %s schedule cannot fold (a convolution, a 1-D operand, row statistics)", T->name);
+  else if (L->v->mm_fold && (!kg_mm_tile_cpu_panel(L->v->mm_tile) || (S.conv && S.G != 1) || S.a1 || S.b1 || grp->pre.n))
+    kg_diag_add(L->c->d, KG_E_INTERNAL, NULL, NULL, "a batch folded into the rows (a convolution's images into the columns) of a product the %s schedule cannot fold (groups, a 1-D operand, row statistics)", T->name);
   else lowered = true;
   if (lowered) {
     if (finish) finish_body(&S);

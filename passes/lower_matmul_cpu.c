@@ -10,7 +10,9 @@
  * worker threads, compiled with the host's vector instructions. A thread owns NR output columns
  * (16 for 4-byte accumulators, 8 for 8-byte ones; twice that in the wide tiles KG_MM_CPU8W*, the
  * scheduler's choice for 8-row blocks of N ≥ 32) of a chunk of KG_MM_CPU_MC output rows of one
- * batch, and a private region of the kernel's scratch buffer (runtime/exec.c sizes it):
+ * batch (with mm_fold: of every batch, the batch folded into the rows; a convolution's images
+ * folded into the columns instead), and a private region of the kernel's scratch buffer
+ * (runtime/exec.c sizes it):
  *
  *   P[k][j] = B(batch, k, n0 + j)   for every k < K, j < NR   (not written past N) the panel
  *     B's value is evaluated at its coordinates (kg_lw_val_at: a source through its strides,
@@ -37,6 +39,24 @@
 #include <string.h>
 
 #include "lower_matmul_cpu.h"
+
+/* the batch folded into the rows (mm_fold of a product); a convolution's mm_fold folds its images
+ * into the columns instead (conv_column) */
+static bool rows_folded(const ckern *S) { return S->L->v->mm_fold && !S->conv; }
+
+/* A convolution's column gn: its image into bc (bc0 as it is unless the images are folded into
+ * the columns: column = image · P + spatial position, P the spatial size Pcol) and its spatial
+ * coordinates into sp */
+static void conv_column(ckern *S, const uint32_t *bc0, uint32_t Pcol, uint32_t gn, uint32_t *bc, uint32_t *sp) {
+  lctx *L = S->L;
+  bc[0] = bc0[0], bc[1] = bc0[1];
+  if (Pcol == KG_NONE) {
+    kg_lw_mm_conv_spatial(S, gn, sp);
+    return;
+  }
+  bc[0] = kg_lw_decl(L, "img", L->ix, bin(S, KG_OP_IDX_DIV, gn, Pcol));
+  kg_lw_mm_conv_spatial(S, kg_lw_decl(L, "pos", L->ix, bin(S, KG_OP_IDX_MOD, gn, Pcol)), sp);
+}
 
 uint32_t kg_mm_cpu_nr(int t, kg_dtype acc) { return (kg_dtype_get(acc)->size >= 8 ? 8 : 16) * (t == KG_MM_CPU8W || t == KG_MM_CPU8W_ALL ? 2 : 1); }
 
@@ -207,7 +227,7 @@ uint32_t kg_mmc_a_rows(ckern *S, afast *F) {
   if (S->a1) return KG_NONE;
   const kg_gnode *A = S->An;
   int ra = A->shape.rank;
-  bool fold = L->v->mm_fold;
+  bool fold = rows_folded(S);
   int lead = fold ? ra - 2 : 0; /* A's batch dims, read through their strides when folded */
   for (int d = 0; d < ra - 2 && !fold; d++)
     if (!kg_lw_dim_is_one(&A->shape.d[d])) return KG_NONE; /* batched A (or groups): the general path */
@@ -262,7 +282,7 @@ uint32_t kg_mmc_a_rows(ckern *S, afast *F) {
 /* A's row (batch coordinates bc when folded, row m) as an offset in F's source, k = 0 */
 static uint32_t a_row_offset(ckern *S, const afast *F, const uint32_t *bc, uint32_t m) {
   uint32_t off = F->rstride == KG_NONE ? KG_NONE : bin(S, KG_OP_IDX_MUL, m, kg_kx_param(S->k, F->rstride));
-  for (int d = 0; d < S->nb && S->L->v->mm_fold; d++) {
+  for (int d = 0; d < S->nb && rows_folded(S); d++) {
     if (F->bstride[d] == KG_NONE || bc[d] == KG_NONE) continue;
     uint32_t t = bin(S, KG_OP_IDX_MUL, bc[d], kg_kx_param(S->k, F->bstride[d]));
     off = off == KG_NONE ? t : bin(S, KG_OP_IDX_ADD, off, t);
@@ -270,18 +290,77 @@ static uint32_t a_row_offset(ckern *S, const afast *F, const uint32_t *bc, uint3
   return off == KG_NONE ? cst(S, 0) : off;
 }
 
+/* The register block acc[i][j] = Σ_k A_i(k) · P[k][j] (A_i(k) from a_at), then to the scratch at
+ * R->cbase, for the epilogue. MR · NR independent sums over NR consecutive panel elements, which
+ * the compiler's basic-block SLP makes MR broadcasts and MR · NR / 8 vector FMAs per k (the CPU glue
+ * turns GCC's loop vectorizer off for product kernels, codegen-cuda/cpu.c: it took the k loop for
+ * in-order reductions, 5-20x slower). float32 sums K in blocks of KG_MM_KBLOCK apart (part[i][j])
+ * added to acc after each, as the GPU kernels do (accuracy). */
+void kg_mmc_block(ckern *P, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx) {
+  ckern S = *P;
+  lctx *L = S.L;
+  kg_kernel *k = S.k;
+  const uint32_t MR = R->MR, NR = R->NR, K = R->K, scr = R->scr;
+  kg_dtype acc = S.acc;
+  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * KG_MM_CPU_NR_MAX], partv[8 * KG_MM_CPU_NR_MAX];
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    accv[t] = kg_kvar_new(k, "acc", acc);
+    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
+  }
+  bool blocked = acc == KG_F32;
+  kg_lw_scope s_k1, s_kk;
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    partv[t] = accv[t];
+    if (!blocked) continue;
+    partv[t] = kg_kvar_new(k, "part", acc);
+    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
+  }
+  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
+  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
+  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, R->pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
+  uint32_t av[8], bv[KG_MM_CPU_NR_MAX];
+  for (uint32_t i = 0; i < MR; i++) av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, a_at(&S, cx, i, kk), acc));
+  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
+  for (uint32_t i = 0; i < MR; i++)
+    for (uint32_t j = 0; j < NR; j++) {
+      uint32_t a = partv[i * NR + j];
+      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  kg_lw_scope_leave(L, s_kk);
+  if (blocked) {
+    for (uint32_t t = 0; t < MR * NR; t++)
+      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
+    kg_lw_scope_leave(L, s_k1);
+  }
+  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, R->cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
+}
+
+/* A of the panel schedule's rows at (i, kk): through its rows' offsets (a_rows's guard), else its value */
+struct rows_a {
+  const afast *F;
+  const uint32_t *rb, *row;
+  uint32_t (*fbc)[KG_MAX_RANK];
+  const uint32_t *fm, *bc;
+};
+static uint32_t rows_a_at(ckern *S, void *cx, uint32_t i, uint32_t kk) {
+  const struct rows_a *A = cx;
+  lctx *L = S->L;
+  if (A->F) return kg_lw_decl(L, "ld", A->F->dt, kg_kx_load(S->k, A->F->param, bin(S, KG_OP_IDX_ADD, A->rb[i], kk)));
+  uint32_t ac[KG_MAX_RANK];
+  if (S->conv) kg_lw_mm_operand_coord(S->An, false, A->bc, 2, A->row[i], kk, ac);
+  else kg_lw_mm_operand_coord(S->An, S->a1, A->fbc[i], S->nb, S->a1 ? kk : A->fm[i], kk, ac);
+  return kg_lw_val_at(L, S->mmn->in[0], ac);
+}
+
 /* The rows: chunks of MC, MR at a time; A through F when given (a_rows), else kg_lw_val_at. */
 static void rows(ckern *P, const rowsx *R, const afast *F) {
   ckern S = *P;
   lctx *L = S.L;
   kg_kernel *k = S.k;
-  const kg_gnode *mmn = S.mmn, *An = S.An;
   const uint32_t MR = R->MR, NR = R->NR, MC = R->MC;
-  const uint32_t M = R->M, K = R->K, mtiles = R->mtiles, pbase = R->pbase, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
+  const uint32_t M = R->M, mtiles = R->mtiles, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
   const uint32_t *bc = R->bc;
-  kg_dtype acc = S.acc;
-  int nb = S.nb;
-  bool a1 = S.a1;
   /* the rows: chunks of MC, MR at a time */
   kg_lw_scope s_my;
   uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
@@ -302,54 +381,8 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   if (!F) kg_lw_mm_row_stats_rows(&S, bc, row, MR); /* a norm's statistics of these rows (kg_group.pre; never folded) */
   uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
   for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, a_row_offset(&S, F, fbc[i], fm[i]));
-  /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
-   * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
-   * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
-   * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
-   * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
-   * (accuracy); then the block to the scratch, for the epilogue's loop. */
-  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * KG_MM_CPU_NR_MAX], partv[8 * KG_MM_CPU_NR_MAX];
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    accv[t] = kg_kvar_new(k, "acc", acc);
-    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
-  }
-  bool blocked = acc == KG_F32;
-  kg_lw_scope s_k1, s_kk;
-  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    partv[t] = accv[t];
-    if (!blocked) continue;
-    partv[t] = kg_kvar_new(k, "part", acc);
-    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
-  }
-  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
-  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
-  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
-  uint32_t av[8], bv[KG_MM_CPU_NR_MAX];
-  for (uint32_t i = 0; i < MR; i++) {
-    if (F) {
-      uint32_t ld = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(&S, KG_OP_IDX_ADD, rb[i], kk)));
-      av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, ld, acc));
-      continue;
-    }
-    uint32_t ac[KG_MAX_RANK];
-    if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
-    else kg_lw_mm_operand_coord(An, a1, fbc[i], nb, a1 ? kk : fm[i], kk, ac);
-    av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
-  }
-  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
-  for (uint32_t i = 0; i < MR; i++)
-    for (uint32_t j = 0; j < NR; j++) {
-      uint32_t a = partv[i * NR + j];
-      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
-    }
-  kg_lw_scope_leave(L, s_kk);
-  if (blocked) {
-    for (uint32_t t = 0; t < MR * NR; t++)
-      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
-    kg_lw_scope_leave(L, s_k1);
-  }
-  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
+  struct rows_a ra = {F, rb, row, fbc, fm, bc};
+  kg_mmc_block(&S, R, rows_a_at, &ra);
   kg_ks ce = kg_ks_make(KS_COMMENT);
   ce.text = "epilogue";
   kg_ks_add(&L->cur, ce);
@@ -362,11 +395,13 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   if (S.conv) {
     jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
     gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
-    kg_lw_mm_conv_spatial(&S, gn, sp);
+    uint32_t cbc[KG_MAX_RANK];
+    memcpy(cbc, bc, sizeof cbc);
+    conv_column(&S, bc, R->Pcol, gn, cbc, sp);
     iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
     gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
     uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
-    kg_mmc_epilogue(&S, bc, gm, gn, sp, kg_kx_load(k, scr, coff));
+    kg_mmc_epilogue(&S, cbc, gm, gn, sp, kg_kx_load(k, scr, coff));
     kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
   } else {
     /* a full 16-column tile of a small epilogue (a bias, a residual, a few ops) whose strides along
@@ -508,9 +543,15 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   if (S.conv) nbatch = bin(&S, KG_OP_IDX_MUL, size_p[0] == KG_NONE ? cst(&S, 1) : kg_kx_param(k, size_p[0]), cst(&S, G));
   nbatch = kg_lw_decl(L, "nbatch", L->ix, nbatch);
   /* the batch folded into the rows (the scheduler's mm_fold: B has no batch dims, no row
-   * statistics): batch · M rows, one batch loop trip; each row's batch from its index */
-  bool fold = L->v->mm_fold;
-  uint32_t Mrow = M;
+   * statistics): batch · M rows, one batch loop trip; each row's batch from its index. A
+   * convolution's (one group: every image shares the weight) folds its images into the columns
+   * instead: images · P columns, each column's image from its index (conv_column) */
+  bool fold = rows_folded(&S);
+  uint32_t Mrow = M, Pcol = KG_NONE;
+  if (L->v->mm_fold && S.conv) {
+    Pcol = kg_lw_decl(L, "pcols", L->ix, N);
+    N = kg_lw_decl(L, "ncols_all", L->ix, bin(&S, KG_OP_IDX_MUL, nbatch, N)), nbatch = cst(&S, 1);
+  }
   if (fold) {
     const kg_dim *md = &L->grp->space.d[mdim]; /* a static M as a constant: a row's batch is row / M */
     if (md->kind == KG_DIM_STATIC) Mrow = cst(&S, md->v);
@@ -574,7 +615,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     rem = kg_lw_decl(L, "br", L->ix, bin(&S, KG_OP_IDX_DIV, rem, sz));
   }
 
-  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}, fold, Mrow};
+  rowsx R = {M, K, mtiles, pbase, cbase, n0, ncols, scr, MR, NR, MC, {0}, fold, Mrow, Pcol};
   memcpy(R.bc, bc, sizeof R.bc);
   if (dot) {
     k->schedule = "matmul.cpu_dot";
@@ -615,8 +656,8 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
     ifull = kg_ks_add(&L->cur, is);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
-    uint32_t spj[KG_MM_CPU_NR_MAX][KG_CONV_MAX_DIMS];
-    for (uint32_t j = 0; S.conv && j < NR; j++) kg_lw_mm_conv_spatial(&S, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), spj[j]);
+    uint32_t spj[KG_MM_CPU_NR_MAX][KG_CONV_MAX_DIMS], bcj[KG_MM_CPU_NR_MAX][2];
+    for (uint32_t j = 0; S.conv && j < NR; j++) conv_column(&S, bc, Pcol, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), bcj[j], spj[j]);
     /* a float32 weight [.., N, K] whose K is contiguous (b_rows's guard): one KS_TPACK, 16 x 16
      * blocks transposed in registers on the CPU device; else the loop below */
     bfast TB;
@@ -644,7 +685,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     uint32_t prow = kg_lw_decl(L, "prow", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), KG_I64)));
     if (S.conv) {
       for (uint32_t j = 0; j < NR; j++) {
-        c[0] = bc[0], c[1] = bc[1], c[2] = kv;
+        c[0] = bcj[j][0], c[1] = bcj[j][1], c[2] = kv;
         for (int d = 0; d < S.cnd; d++) c[3 + d] = spj[j][d];
         stmt(&S, KS_STORE, scr, j ? b64(&S, KG_OP_IDX_ADD, prow, c64(&S, (int64_t)j)) : prow, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[1], c), acc));
       }
@@ -666,12 +707,12 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     is.a = lt(&S, col, N);
     uint32_t ist = kg_ks_add(&L->cur, is);
     kg_lw_scope s_in = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
-    uint32_t sp[KG_CONV_MAX_DIMS];
-    if (S.conv) kg_lw_mm_conv_spatial(&S, col, sp);
+    uint32_t sp[KG_CONV_MAX_DIMS], cbc[2] = {bc[0], bc[1]};
+    if (S.conv) conv_column(&S, bc, Pcol, col, cbc, sp);
     uint32_t kv = kg_lw_open_for(L, "kk", cst(&S, 0), K, cst(&S, 1), &s_k);
     if (b1) kg_lw_mm_operand_coord(Bn, true, bc, nb, kv, kv, c);
     else if (S.conv) {
-      c[0] = bc[0], c[1] = bc[1], c[2] = kv;
+      c[0] = cbc[0], c[1] = cbc[1], c[2] = kv;
       for (int d = 0; d < S.cnd; d++) c[3 + d] = sp[d];
     } else kg_lw_mm_operand_coord(Bn, false, bc, nb, col, kv, c);
     uint32_t poff = b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, kv, cst(&S, NR)), jv), KG_I64));

@@ -39,6 +39,8 @@ typedef struct rowsx {
   uint32_t bc[KG_MAX_RANK];
   bool fold;     /* kg_variant.mm_fold: M is batch · M rows (Mrow each batch's) and bc is unused */
   uint32_t Mrow; /* with fold: the product's own M (an expr) */
+  uint32_t Pcol; /* a convolution's mm_fold: its images folded into the columns, Pcol (an expr) each
+                    image's; KG_NONE otherwise */
 } rowsx;
 
 /* A read as rows of a source (kg_mmc_a_rows, lower_matmul_cpu.c) and B a weight [.., N, K] whose K
@@ -53,6 +55,8 @@ uint32_t kg_mmc_b_row(ckern *S, const uint32_t *bc, uint32_t col);
 uint32_t kg_mmc_decl_run(ckern *S, const uint32_t *init, uint32_t n, const char *(*name)(uint32_t q));
 /* the epilogue at output (gm, gn) of batch bc with the product's value val: every stored value */
 void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val);
+/* the register block over K of R's rows (A_i(k) from a_at: MR rows, i < MR), stored to R->cbase */
+void kg_mmc_block(ckern *S, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx);
 /* lower_matmul_dot.c: the dot schedule's rows (KG_MM_CPU_DOT, KG_MM_CPU_DOT8) */
 void kg_mmc_dot_rows(ckern *P, const rowsx *R);
 

@@ -70,6 +70,14 @@ kg_schedule kg_schedule_cpu_choose(const kg_group_facts *gf, const kg_sched_fact
     v->mm_fold = 1;
     m = m < 0 || batch < 0 ? -1 : m * batch, batch = 1;
   }
+  /* a convolution of one group: its images fold into the columns (every image shares the weight,
+   * the rows), images · P of them under the panels — a thread per (column tile, image) read the
+   * whole weight once per image, and a small image's P columns filled a fraction of a panel
+   * (ResNet-18's last stage at 64 x 64 inputs: 2 x 2 outputs, 4 of 16 columns) */
+  if ((gf->mm_flags & 8) && (gf->mm_flags >> 8) == 1 && batch != 1) {
+    v->mm_fold = 1;
+    n = n < 0 || batch < 0 ? -1 : n * batch, batch = 1;
+  }
   /* 8-row register blocks where 32 vector registers hold them (8 x 16 accumulators, their block
    * sums, the panel's row and a broadcast) and the product has 8 rows to fill them; there, panels
    * of 32 columns (a float32, float16 or bfloat16 product: float32 sums; N at least 32): two panel vectors per k under the same 8

@@ -10,6 +10,7 @@
  *    schedule, a ResNet block) give what a contiguous copy gives;
  *  - PyTorch's errors, located at the F# call: at wrong signatures of the examples, and the
  *    calls of tests/conv/conv_errors.fs that PyTorch rejects whatever the sizes.
+ *  - the CPU device: a one-group convolution's images folded into its columns (mm_fold).
  * The examples' own signatures run in tests/test_examples.c with every schedule variant. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -310,4 +311,95 @@ Test(conv_numeric, channels_last_inputs) {
   static const int64_t s3[7][4] = {{2, 8, 8, 8}, {8, 8, 3, 3}, {8, 1, 1}, {8, 1, 1}, {8, 8, 3, 3}, {8, 1, 1}, {8, 1, 1}};
   static const int r3[7] = {4, 4, 3, 3, 4, 3, 3};
   channels_last_matches("conv_blocks", "resnet_basic_block", 7, s3, r3);
+}
+
+/* The CPU device folds a one-group convolution's images into its columns (mm_fold): every image
+ * shares the weight (the rows), so images · P columns run under the packed panels — a thread per
+ * (column tile, image) read the whole weight once per image, and a small image's P columns filled
+ * a fraction of a panel (ResNet-18's last stage at 64 x 64 inputs: 4 of 16). The scheduler's rule
+ * from facts; the kernels the CPU device runs (`_fold` in their names); against PyTorch on the CPU
+ * device: partial panels, several panels, 1-D, strided inputs, residuals, bfloat16, groups. */
+static void cpu_conv_kernels(const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, uint32_t *n_fold, uint32_t *n_conv) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, "examples/conv2d_relu_bias");
+  float *buf[4];
+  DLTensor t[4];
+  const DLTensor *ins[4];
+  for (int i = 0; i < n; i++) {
+    size_t e = 1;
+    for (int d = 0; d < ranks[i]; d++) e *= (size_t)shapes[i][d];
+    buf[i] = calloc(e + 1, sizeof(float));
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].data = buf[i], t[i].ndim = ranks[i], t[i].shape = (int64_t *)(uintptr_t)shapes[i];
+    t[i].dtype = (DLDataType){kDLFloat, 32, 1}, t[i].device.device_type = kDLCPU;
+    ins[i] = &t[i];
+  }
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize_for(m, entry, ins, n, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
+  DLDataType dt;
+  int nd;
+  int64_t os[8];
+  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, os), KG_OK);
+  size_t on = 1;
+  for (int d = 0; d < nd; d++) on *= (size_t)os[d];
+  float *o = calloc(on + 1, sizeof(float));
+  DLTensor out;
+  memset(&out, 0, sizeof out);
+  out.data = o, out.ndim = nd, out.shape = os, out.dtype = dt, out.device.device_type = kDLCPU;
+  DLTensor *op[1] = {&out};
+  cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, n, NULL, 0, op, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
+  *n_fold = *n_conv = 0;
+  for (uint32_t i = 0; i < c->runtime.n; i++) {
+    const kg_kernel *k = &c->runtime.v[i]->k;
+    if (strcmp(k->schedule, "conv.cpu")) continue;
+    ++*n_conv;
+    *n_fold += strstr(k->name, "_fold_cpu") != NULL;
+  }
+  for (int i = 0; i < n; i++) free(buf[i]);
+  free(o);
+  kg_compiled_free(c);
+  kg_module_free(m);
+  kg_context_free(ctx);
+}
+
+Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardown, .timeout = 900) {
+  kg_target cpu = kg_target_cpu(2);
+  cpu.cpu_vregs = 32;
+  struct { int64_t groups, space[4], k; bool fold; int tile; } cs[] = {
+      {1, {2, 512, 2, 2}, 4608, true, KG_MM_CPU8},      /* 8 columns: one partial panel for both images */
+      {1, {2, 256, 4, 4}, 2304, true, KG_MM_CPU8W},     /* 32 columns: a wide panel */
+      {1, {64, 64, 16, 16}, 576, true, KG_MM_CPU8W_ALL}, /* many column tiles: every row per thread */
+      {2, {2, 64, 4, 4}, 288, false, KG_MM_CPU8},       /* groups: the batch is (image, group) */
+      {1, {1, 512, 2, 2}, 4608, false, KG_MM_CPU8},     /* one image */
+      {1, {2, 2, 8, 8}, 9, false, KG_MM_DIRECT},         /* the direct schedule keeps its batch */
+  };
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    kg_group_facts gf;
+    memset(&gf, 0, sizeof gf);
+    gf.kind = KG_GROUP_MATMUL, gf.rank = 4, gf.mm_flags = 8 | (cs[i].groups << 8), gf.mm_k = cs[i].k, gf.mm_dtype = KG_F32;
+    kg_sched_facts x;
+    memset(&x, 0, sizeof x);
+    x.runtime = true, x.contiguous = true, x.align = 64, x.max_elem = 4, x.mm_k = cs[i].k;
+    memcpy(x.space, cs[i].space, sizeof cs[i].space);
+    kg_variant v = kg_schedule_choose(&gf, &x, &cpu).v;
+    cr_expect_eq(v.mm_fold, cs[i].fold, "case %zu: fold %u", i, v.mm_fold);
+    cr_expect_eq(v.mm_tile, cs[i].tile, "case %zu: tile %u", i, v.mm_tile);
+  }
+  /* the kernels the CPU device runs: folded where one group and more than one image */
+  static const int64_t s1[3][4] = {{3, 3, 4, 4}, {40, 3, 3, 3}, {40}}, s2[3][4] = {{1, 3, 4, 4}, {40, 3, 3, 3}, {40}};
+  static const int r[3] = {4, 4, 1};
+  uint32_t fold, conv;
+  cpu_conv_kernels("conv2d_relu_bias", 3, s1, r, &fold, &conv);
+  cr_expect(conv == 1 && fold == 1, "3 images: %u of %u convolution kernels folded", fold, conv);
+  cpu_conv_kernels("conv2d_relu_bias", 3, s2, r, &fold, &conv);
+  cr_expect(conv == 1 && fold == 0, "1 image: %u of %u convolution kernels folded", fold, conv);
+  /* against PyTorch on the CPU device */
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[3,3,4,4], float32[40,3,3,3], float32[40]", KG_DEVICE_CPU, false);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[5,3,9,9], float32[37,3,3,3], float32[37]", KG_DEVICE_CPU, true);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "bfloat16[3,3,6,5], bfloat16[16,3,3,3], bfloat16[16]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv1d_same", "float32[3,4,10], float32[6,4,4], float32[6]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_stride_dilation", NULL, KG_DEVICE_CPU, true);
+  check_on("conv_edge", "conv_groups", NULL, KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_scale_shift", NULL, KG_DEVICE_CPU, false);
+  check_on("conv_blocks", "resnet_basic_block", NULL, KG_DEVICE_CPU, false);
 }
