@@ -296,7 +296,7 @@ static uint32_t a_row_offset(ckern *S, const afast *F, const uint32_t *bc, uint3
  * turns GCC's loop vectorizer off for product kernels, codegen-cuda/cpu.c: it took the k loop for
  * in-order reductions, 5-20x slower). float32 sums K in blocks of KG_MM_KBLOCK apart (part[i][j])
  * added to acc after each, as the GPU kernels do (accuracy). */
-void kg_mmc_block(ckern *P, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx) {
+static void reg_block(ckern *P, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx) {
   ckern S = *P;
   lctx *L = S.L;
   kg_kernel *k = S.k;
@@ -382,7 +382,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
   for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, a_row_offset(&S, F, fbc[i], fm[i]));
   struct rows_a ra = {F, rb, row, fbc, fm, bc};
-  kg_mmc_block(&S, R, rows_a_at, &ra);
+  reg_block(&S, R, rows_a_at, &ra);
   kg_ks ce = kg_ks_make(KS_COMMENT);
   ce.text = "epilogue";
   kg_ks_add(&L->cur, ce);
@@ -404,7 +404,7 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
     kg_mmc_epilogue(&S, cbc, gm, gn, sp, kg_kx_load(k, scr, coff));
     kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
   } else {
-    /* a full 16-column tile of a small epilogue (a bias, a residual, a few ops) whose strides along
+    /* a full tile (16 or 32 columns) of a small epilogue (a bias, a residual, a few ops) whose strides along
      * N are 1: its rows unrolled (epilogue_row) under that guard; else column by column */
     uint32_t nodes = 0;
     for (uint32_t q = 0; q < S.ns; q++) nodes += epi_size(L, S.snode[q], EPI_ROW_NODES);

@@ -55,8 +55,6 @@ uint32_t kg_mmc_b_row(ckern *S, const uint32_t *bc, uint32_t col);
 uint32_t kg_mmc_decl_run(ckern *S, const uint32_t *init, uint32_t n, const char *(*name)(uint32_t q));
 /* the epilogue at output (gm, gn) of batch bc with the product's value val: every stored value */
 void kg_mmc_epilogue(ckern *S, const uint32_t *bc, uint32_t gm, uint32_t gn, const uint32_t *sp, uint32_t val);
-/* the register block over K of R's rows (A_i(k) from a_at: MR rows, i < MR), stored to R->cbase */
-void kg_mmc_block(ckern *S, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx);
 /* lower_matmul_dot.c: the dot schedule's rows (KG_MM_CPU_DOT, KG_MM_CPU_DOT8) */
 void kg_mmc_dot_rows(ckern *P, const rowsx *R);
 
