@@ -245,6 +245,20 @@ Test(conv_errors, calls_pytorch_rejects) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) expect_error("tests/conv/conv_errors", cases[i][0], NULL, cases[i][1]);
 }
 
+/* output 0 of c as a zeroed float32 host tensor (its shape in os): the buffer (the caller frees it) */
+static float *host_output(kg_compiled *c, int64_t *os, DLTensor *out, size_t *count) {
+  DLDataType dt;
+  int nd;
+  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, os), KG_OK);
+  size_t on = 1;
+  for (int d = 0; d < nd; d++) on *= (size_t)os[d];
+  float *o = calloc(on + 1, sizeof(float));
+  memset(out, 0, sizeof *out);
+  out->data = o, out->ndim = nd, out->shape = os, out->dtype = dt, out->device.device_type = kDLCPU;
+  *count = on;
+  return o;
+}
+
 /* A channels-last input (NHWC memory, NCHW shape: strides C·H·W, 1, W·C, C) is read through its
  * strides: the same entry gives the same values as on a contiguous copy (the contiguous run is
  * checked against PyTorch above), for the implicit GEMM, the depthwise direct schedule and a
@@ -279,17 +293,10 @@ static void channels_last_matches(const char *name, const char *entry, int ni, c
         for (int64_t w = 0; w < W; w++) cl[n * st[0] + ch * st[1] + h * st[2] + w * st[3]] = buf[0][((n * C + ch) * H + h) * W + w];
   x_cl = t[0], x_cl.data = cl, x_cl.strides = st;
   ins_cl[0] = &x_cl;
-  DLDataType dt;
-  int nd;
   int64_t os[8];
-  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, os), KG_OK);
-  size_t on = 1;
-  for (int d = 0; d < nd; d++) on *= (size_t)os[d];
-  float *o1 = calloc(on + 1, sizeof(float)), *o2 = calloc(on + 1, sizeof(float));
+  size_t on;
   DLTensor out1, out2;
-  memset(&out1, 0, sizeof out1);
-  out1.data = o1, out1.ndim = nd, out1.shape = os, out1.dtype = dt, out1.device.device_type = kDLCPU;
-  out2 = out1, out2.data = o2;
+  float *o1 = host_output(c, os, &out1, &on), *o2 = host_output(c, os, &out2, &on);
   DLTensor *op1[1] = {&out1}, *op2[1] = {&out2};
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins, ni, NULL, 0, op1, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   cr_assert_eq(kg_run(c, KG_DEVICE_EMU, ins_cl, ni, NULL, 0, op2, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
@@ -336,16 +343,10 @@ static void cpu_conv_kernels(const char *entry, int n, const int64_t (*shapes)[4
   }
   kg_compiled *c = NULL;
   cr_assert_eq(kg_specialize_for(m, entry, ins, n, NULL, 0, &c), KG_OK, "%s", kg_last_error(ctx));
-  DLDataType dt;
-  int nd;
   int64_t os[8];
-  cr_assert_eq(kg_compiled_output(c, 0, &dt, &nd, os), KG_OK);
-  size_t on = 1;
-  for (int d = 0; d < nd; d++) on *= (size_t)os[d];
-  float *o = calloc(on + 1, sizeof(float));
+  size_t on;
   DLTensor out;
-  memset(&out, 0, sizeof out);
-  out.data = o, out.ndim = nd, out.shape = os, out.dtype = dt, out.device.device_type = kDLCPU;
+  float *o = host_output(c, os, &out, &on);
   DLTensor *op[1] = {&out};
   cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, n, NULL, 0, op, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   *n_fold = *n_conv = 0;
