@@ -308,6 +308,7 @@ typedef struct launch_env {
   uint64_t rng_seed, rng_offset; /* the call's random generator (KPR_RNG) */
   kg_replay_rec *rec;       /* the record this run fills (replay.c), or NULL */
   int keep_mode;            /* a CPU product's kept panels (KPR_KEPT, exec_keep.c) */
+  uint64_t gy_cap;          /* a CPU convolution's row chunks launched (0: all): each thread walks several */
 } launch_env;
 
 /* Builds (on first use) and loads variant v of group gi (kv when the caller looked it up
@@ -397,6 +398,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
   uint64_t gy = 1, gz = 1;
   if (k->launch.per_output == KG_LAUNCH_TILES) { /* the kernel strides over row tiles and batches past 65535 */
     gy = ((uint64_t)E->mm_m + k->launch.tile_m - 1) / k->launch.tile_m, gz = (uint64_t)E->mm_batch;
+    if (E->gy_cap && gy > E->gy_cap) gy = E->gy_cap;
     if (gy > 65535) gy = 65535;
     if (gz > 65535) gz = 65535;
   }
@@ -815,7 +817,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
     if (rowv != rowbuf) free(rowv);
     kg_variant v = sc.v;
-    E.row_threads = sc.row_threads;
+    E.row_threads = sc.row_threads, E.gy_cap = 0;
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
@@ -826,6 +828,16 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       uint64_t NR = kg_mm_cpu_nr(v.mm_tile, acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
       uint64_t NC = kg_mm_cpu_cols(v.mm_tile, acc), gx = ((uint64_t)E.mm_n + NC - 1) / NC, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
       uint64_t gz = (uint64_t)E.mm_batch, threads, per, bytes;
+      /* a convolution's panel is an im2col gather, packed once per thread: with few column tiles,
+       * the fewest row chunks that give every core the same number of threads (each thread walks
+       * several chunks: the kernel strides over them), not a thread per 64 rows packing the same
+       * panel (ResNet-18's layer 4: 8 copies) */
+      uint64_t cores = (uint64_t)(T->cpu_cores > 0 ? T->cpu_cores : 1);
+      if ((g->nodes.v[grp->red].ia[0] & 8) && gx * gz < cores * 4) {
+        uint64_t want = (cores + gx * gz - 1) / (gx * gz);
+        while (want < gy && gx * gz * want % cores) want++;
+        if (gy > want) gy = E.gy_cap = want;
+      }
       if (gy > 65535) gy = 65535;
       if (gz > 65535) gz = 65535;
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||

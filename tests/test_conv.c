@@ -403,4 +403,11 @@ Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardo
   check_on("conv_edge", "conv_groups", NULL, KG_DEVICE_CPU, false);
   check_on("conv_edge", "conv_scale_shift", NULL, KG_DEVICE_CPU, false);
   check_on("conv_blocks", "resnet_basic_block", NULL, KG_DEVICE_CPU, false);
+  /* one column tile, 200 channels: 4 row chunks launched as one per core (exec.c's gy_cap), each
+   * thread walking several under one packed panel — on this machine's cores and on one */
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,3,3], float32[200,3,3,3], float32[200]", KG_DEVICE_CPU, false);
+  setenv("KGEN_CPU_THREADS", "1", 1);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,3,3], float32[200,3,3,3], float32[200]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv1d_same", "float32[1,4,3], float32[150,4,4], float32[150]", KG_DEVICE_CPU, true);
+  unsetenv("KGEN_CPU_THREADS");
 }
