@@ -832,10 +832,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
        * the fewest row chunks that give every core the same number of threads (each thread walks
        * several chunks: the kernel strides over them), not a thread per 64 rows packing the same
        * panel (ResNet-18's layer 4: 8 copies) */
-      uint64_t cores = (uint64_t)(T->cpu_cores > 0 ? T->cpu_cores : 1);
-      if ((g->nodes.v[grp->red].ia[0] & 8) && gx * gz < cores * 4) {
-        uint64_t want = (cores + gx * gz - 1) / (gx * gz);
-        while (want < gy && gx * gz * want % cores) want++;
+      uint64_t cores = (uint64_t)(T->cpu_cores > 0 ? T->cpu_cores : 1), tiles; /* column tiles × batches: at least 1 here (numel > 0) */
+      if ((g->nodes.v[grp->red].ia[0] & 8) && !__builtin_mul_overflow(gx, gz, &tiles) && tiles > 0 && tiles < cores * 4) {
+        uint64_t want = (cores + tiles - 1) / tiles;
+        while (want < gy && tiles * want % cores) want++;
         if (gy > want) gy = E.gy_cap = want;
       }
       if (gy > 65535) gy = 65535;
