@@ -290,77 +290,18 @@ static uint32_t a_row_offset(ckern *S, const afast *F, const uint32_t *bc, uint3
   return off == KG_NONE ? cst(S, 0) : off;
 }
 
-/* The register block acc[i][j] = Σ_k A_i(k) · P[k][j] (A_i(k) from a_at), then to the scratch at
- * R->cbase, for the epilogue. MR · NR independent sums over NR consecutive panel elements, which
- * the compiler's basic-block SLP makes MR broadcasts and MR · NR / 8 vector FMAs per k (the CPU glue
- * turns GCC's loop vectorizer off for product kernels, codegen-cuda/cpu.c: it took the k loop for
- * in-order reductions, 5-20x slower). float32 sums K in blocks of KG_MM_KBLOCK apart (part[i][j])
- * added to acc after each, as the GPU kernels do (accuracy). */
-static void reg_block(ckern *P, const rowsx *R, uint32_t (*a_at)(ckern *S, void *cx, uint32_t i, uint32_t kk), void *cx) {
-  ckern S = *P;
-  lctx *L = S.L;
-  kg_kernel *k = S.k;
-  const uint32_t MR = R->MR, NR = R->NR, K = R->K, scr = R->scr;
-  kg_dtype acc = S.acc;
-  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * KG_MM_CPU_NR_MAX], partv[8 * KG_MM_CPU_NR_MAX];
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    accv[t] = kg_kvar_new(k, "acc", acc);
-    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
-  }
-  bool blocked = acc == KG_F32;
-  kg_lw_scope s_k1, s_kk;
-  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
-  for (uint32_t t = 0; t < MR * NR; t++) {
-    partv[t] = accv[t];
-    if (!blocked) continue;
-    partv[t] = kg_kvar_new(k, "part", acc);
-    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
-  }
-  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
-  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
-  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, R->pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
-  uint32_t av[8], bv[KG_MM_CPU_NR_MAX];
-  for (uint32_t i = 0; i < MR; i++) av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, a_at(&S, cx, i, kk), acc));
-  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
-  for (uint32_t i = 0; i < MR; i++)
-    for (uint32_t j = 0; j < NR; j++) {
-      uint32_t a = partv[i * NR + j];
-      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
-    }
-  kg_lw_scope_leave(L, s_kk);
-  if (blocked) {
-    for (uint32_t t = 0; t < MR * NR; t++)
-      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
-    kg_lw_scope_leave(L, s_k1);
-  }
-  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, R->cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
-}
-
-/* A of the panel schedule's rows at (i, kk): through its rows' offsets (a_rows's guard), else its value */
-struct rows_a {
-  const afast *F;
-  const uint32_t *rb, *row;
-  uint32_t (*fbc)[KG_MAX_RANK];
-  const uint32_t *fm, *bc;
-};
-static uint32_t rows_a_at(ckern *S, void *cx, uint32_t i, uint32_t kk) {
-  const struct rows_a *A = cx;
-  lctx *L = S->L;
-  if (A->F) return kg_lw_decl(L, "ld", A->F->dt, kg_kx_load(S->k, A->F->param, bin(S, KG_OP_IDX_ADD, A->rb[i], kk)));
-  uint32_t ac[KG_MAX_RANK];
-  if (S->conv) kg_lw_mm_operand_coord(S->An, false, A->bc, 2, A->row[i], kk, ac);
-  else kg_lw_mm_operand_coord(S->An, S->a1, A->fbc[i], S->nb, S->a1 ? kk : A->fm[i], kk, ac);
-  return kg_lw_val_at(L, S->mmn->in[0], ac);
-}
-
 /* The rows: chunks of MC, MR at a time; A through F when given (a_rows), else kg_lw_val_at. */
 static void rows(ckern *P, const rowsx *R, const afast *F) {
   ckern S = *P;
   lctx *L = S.L;
   kg_kernel *k = S.k;
+  const kg_gnode *mmn = S.mmn, *An = S.An;
   const uint32_t MR = R->MR, NR = R->NR, MC = R->MC;
-  const uint32_t M = R->M, mtiles = R->mtiles, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
+  const uint32_t M = R->M, K = R->K, mtiles = R->mtiles, pbase = R->pbase, cbase = R->cbase, n0 = R->n0, ncols = R->ncols, scr = R->scr;
   const uint32_t *bc = R->bc;
+  kg_dtype acc = S.acc;
+  int nb = S.nb;
+  bool a1 = S.a1;
   /* the rows: chunks of MC, MR at a time */
   kg_lw_scope s_my;
   uint32_t my = kg_lw_open_for(L, "my", sreg(&S, KG_SREG_CTAID_Y), mtiles, sreg(&S, KG_SREG_NCTAID_Y), &s_my);
@@ -381,8 +322,54 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   if (!F) kg_lw_mm_row_stats_rows(&S, bc, row, MR); /* a norm's statistics of these rows (kg_group.pre; never folded) */
   uint32_t rb[8]; /* under a_rows's guard: each row's offset in A's source */
   for (uint32_t i = 0; F && i < MR; i++) rb[i] = kg_lw_decl(L, "ra", L->ix, a_row_offset(&S, F, fbc[i], fm[i]));
-  struct rows_a ra = {F, rb, row, fbc, fm, bc};
-  reg_block(&S, R, rows_a_at, &ra);
+  /* the register block acc[i][j] = Σ_k A[i][k] · P[k][j]: MR · NR independent sums over NR
+   * consecutive panel elements, which the compiler's basic-block SLP makes MR broadcasts and MR ·
+   * NR / 8 vector FMAs per k (the CPU glue turns GCC's loop vectorizer off for product kernels,
+   * codegen-cuda/cpu.c: it took the k loop for in-order reductions, 5-20x slower). float32 sums K
+   * in blocks of KG_MM_KBLOCK apart (part[i][j]) added to acc after each, as the GPU kernels do
+   * (accuracy); then the block to the scratch, for the epilogue's loop. */
+  uint32_t zero_acc = kg_lw_identity(k, KG_OP_RSUM, acc), accv[8 * KG_MM_CPU_NR_MAX], partv[8 * KG_MM_CPU_NR_MAX];
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    accv[t] = kg_kvar_new(k, "acc", acc);
+    stmt(&S, KS_DECL, accv[t], zero_acc, KG_NONE);
+  }
+  bool blocked = acc == KG_F32;
+  kg_lw_scope s_k1, s_kk;
+  uint32_t k1 = blocked ? kg_lw_open_for(L, "k1", cst(&S, 0), K, cst(&S, KG_MM_KBLOCK), &s_k1) : cst(&S, 0);
+  for (uint32_t t = 0; t < MR * NR; t++) {
+    partv[t] = accv[t];
+    if (!blocked) continue;
+    partv[t] = kg_kvar_new(k, "part", acc);
+    stmt(&S, KS_DECL, partv[t], zero_acc, KG_NONE);
+  }
+  uint32_t until = blocked ? kg_kx_op(k, KG_OP_MINIMUM, L->ix, bin(&S, KG_OP_IDX_ADD, k1, cst(&S, KG_MM_KBLOCK)), K, KG_NONE) : K;
+  uint32_t kk = kg_lw_open_for(L, "kk", k1, until, cst(&S, 1), &s_kk);
+  uint32_t pk = kg_lw_decl(L, "pk", KG_I64, b64(&S, KG_OP_IDX_ADD, pbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_MUL, kk, cst(&S, NR)), KG_I64)));
+  uint32_t av[8], bv[KG_MM_CPU_NR_MAX];
+  for (uint32_t i = 0; i < MR; i++) {
+    if (F) {
+      uint32_t ld = kg_lw_decl(L, "ld", F->dt, kg_kx_load(k, F->param, bin(&S, KG_OP_IDX_ADD, rb[i], kk)));
+      av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, ld, acc));
+      continue;
+    }
+    uint32_t ac[KG_MAX_RANK];
+    if (S.conv) kg_lw_mm_operand_coord(An, false, bc, 2, row[i], kk, ac);
+    else kg_lw_mm_operand_coord(An, a1, fbc[i], nb, a1 ? kk : fm[i], kk, ac);
+    av[i] = kg_lw_decl(L, "x", acc, kg_lw_cvt(L, kg_lw_val_at(L, mmn->in[0], ac), acc));
+  }
+  for (uint32_t j = 0; j < NR; j++) bv[j] = kg_lw_decl(L, "y", acc, kg_kx_load(k, scr, j ? b64(&S, KG_OP_IDX_ADD, pk, c64(&S, (int64_t)j)) : pk));
+  for (uint32_t i = 0; i < MR; i++)
+    for (uint32_t j = 0; j < NR; j++) {
+      uint32_t a = partv[i * NR + j];
+      stmt(&S, KS_ASSIGN, a, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, a), kg_kx_op(k, KG_OP_MUL, acc, av[i], bv[j], KG_NONE), KG_NONE), KG_NONE);
+    }
+  kg_lw_scope_leave(L, s_kk);
+  if (blocked) {
+    for (uint32_t t = 0; t < MR * NR; t++)
+      stmt(&S, KS_ASSIGN, accv[t], kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, accv[t]), kg_kx_var(k, partv[t]), KG_NONE), KG_NONE);
+    kg_lw_scope_leave(L, s_k1);
+  }
+  for (uint32_t t = 0; t < MR * NR; t++) stmt(&S, KS_STORE, scr, b64(&S, KG_OP_IDX_ADD, cbase, c64(&S, (int64_t)t)), kg_kx_var(k, accv[t]));
   kg_ks ce = kg_ks_make(KS_COMMENT);
   ce.text = "epilogue";
   kg_ks_add(&L->cur, ce);

@@ -822,8 +822,9 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
     E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
     memcpy(E.space, space, sizeof space);
     if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
-      if (v.mm_fold && (g->nodes.v[grp->red].ia[0] & 8)) E.mm_n *= E.mm_batch, E.mm_batch = 1; /* a convolution's images folded into the columns */
-      else if (v.mm_fold) E.mm_m *= E.mm_batch, E.mm_batch = 1;                                 /* the batch folded into the rows */
+      bool conv = (g->nodes.v[grp->red].ia[0] & 8) != 0;
+      if (v.mm_fold && conv) E.mm_n *= E.mm_batch, E.mm_batch = 1; /* a convolution's images folded into the columns */
+      else if (v.mm_fold) E.mm_m *= E.mm_batch, E.mm_batch = 1;    /* the batch folded into the rows */
       kg_dtype acc = (kg_dtype)g->nodes.v[grp->red].cdtype;
       uint64_t NR = kg_mm_cpu_nr(v.mm_tile, acc), MC = kg_mm_tile_get((kg_mm_tile)v.mm_tile)->bm, MR = kg_mm_cpu_tile_rows(v.mm_tile);
       uint64_t NC = kg_mm_cpu_cols(v.mm_tile, acc), gx = ((uint64_t)E.mm_n + NC - 1) / NC, gy = ((uint64_t)E.mm_m + MC - 1) / MC;
@@ -833,7 +834,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
        * several chunks: the kernel strides over them), not a thread per 64 rows packing the same
        * panel (ResNet-18's layer 4: 8 copies) */
       uint64_t cores = (uint64_t)(T->cpu_cores > 0 ? T->cpu_cores : 1), tiles; /* column tiles × batches: at least 1 here (numel > 0) */
-      if ((g->nodes.v[grp->red].ia[0] & 8) && !__builtin_mul_overflow(gx, gz, &tiles) && tiles > 0 && tiles < cores * 4) {
+      if (conv && !__builtin_mul_overflow(gx, gz, &tiles) && tiles > 0 && tiles < cores * 4) {
         uint64_t want = (cores + tiles - 1) / tiles;
         while (want < gy && tiles * want % cores) want++;
         if (gy > want) gy = E.gy_cap = want;
