@@ -9,6 +9,11 @@
  *   integer ops wrap; x/0 and x%0 give 0 and MIN/-1 gives MIN (no traps);
  *   float→int conversion truncates, saturates, and maps NaN to 0;
  *   max/min/clamp propagate NaN (unlike fmaxf); shifts out of range give 0 / -1.
+ *
+ * On the host a kernel is static: its only caller is the loop driver or fiber trampoline
+ * appended to the same text (the CPU device and the emulator look those up), so the compiler
+ * builds its body once, where the driver inlines it, not a second exported copy (GoogLeNet's
+ * largest CPU kernel: 36 → 20 s of GCC -O3).
  */
 #ifndef KG_PRELUDE_H
 #define KG_PRELUDE_H
@@ -20,7 +25,7 @@
 "KG_DEV float kg_h2f(unsigned short h) { float f; asm(\"{ cvt.f32.f16 %0, %1; }\" : \"=f\"(f) : \"h\"(h)); return f; }\n" \
 "KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm(\"{ cvt.rn.f16.f32 %0, %1; }\" : \"=h\"(h) : \"f\"(f)); return h; }\n" \
 "#else\n" \
-"#define KG_KERNEL\n" \
+"#define KG_KERNEL static\n" \
 "#define __launch_bounds__(...)\n" \
 "#define KG_DEV static inline __attribute__((unused))\n" \
 "KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }\n" \

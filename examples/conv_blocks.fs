@@ -23,3 +23,14 @@ let pool_then_convs =
         let p = torch.nn.functional.max_pool2d(torch.nn.functional.conv2d(x, w0, b0, padding = [| 1L |]).relu(), [| 3L; 3L |], [| 2L; 2L |], [| 1L; 1L |])
         (torch.nn.functional.conv2d(p, w1, b1, padding = [| 1L |]).relu() + p.mean([| 1L |], keepdim = true),
          torch.nn.functional.conv2d(torch.nn.functional.max_pool2d(x, 2L), w2)) @>
+
+// GoogLeNet's inception pattern: a stage's stride-2 max pool read by two 1x1 convolutions (one
+// shared IM2COL: two evaluations per pooled value) and by the branch's 3x3 stride-1 pool (nine),
+// whose output one 1x1 convolution reads (once: computed in its loads); the branches concatenated.
+// The stage pool is stored by a kernel of its own, the branch pool is not.
+[<Kgen.Entry("float32[2,6,13,11], float32[5,6,1,1], float32[5], float32[4,6,1,1], float32[7,6,1,1], float32[7]")>]
+let inception_pools =
+    <@ fun (x: torch.Tensor) (w1: torch.Tensor) (b1: torch.Tensor) (w2: torch.Tensor) (w4: torch.Tensor) (b4: torch.Tensor) ->
+        let p = torch.nn.functional.max_pool2d(x, [| 3L; 3L |], [| 2L; 2L |], ceil_mode = true)
+        let q = torch.nn.functional.max_pool2d(p, [| 3L; 3L |], [| 1L; 1L |], [| 1L; 1L |])
+        torch.cat([| torch.nn.functional.conv2d(p, w1, b1).relu(); torch.nn.functional.conv2d(p, w2).sigmoid(); torch.nn.functional.conv2d(q, w4, b4) |], 1L) @>

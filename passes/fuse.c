@@ -40,10 +40,13 @@
  *   linear(x * rsqrt(x.pow(2).mean(-1, keepdim) + eps) * g, W)  ⇒  group0 MATMUL, pre {mean}
  *
  * A pooling window (POOL) is evaluated inline where it is read, like a pointwise op, except when
- * convolutions read it through their windows (IM2COL): each pooled value is then read once per
- * window position (a 3 x 3 convolution after ResNet's max pool: 9 evaluations of a 9-element
- * max per value, 40 % of ResNet-18's time on the CPU device) — such a node (window_stores) gets a pointwise
- * kernel of its own that stores it (grp->mats), in node order among the groups of step 1:
+ * inline it would be evaluated twice or more per element: read through the windows of
+ * convolutions (IM2COL) or of other pools, each pooled value is evaluated once per window
+ * position (a 3 x 3 convolution after ResNet's max pool: 9 evaluations of a 9-element max per
+ * value, 40 % of ResNet-18's time on the CPU device), and once per product reading it (GoogLeNet's
+ * stage pool feeds three 1 x 1 convolutions and the branch pool) — such a node (window_stores)
+ * gets a pointwise kernel of its own that stores it (grp->mats), in node order among the groups
+ * of step 1:
  *   conv3x3(maxpool(relu(bn(conv(x)))))  ⇒  group0 MATMUL stores r ; group1 stores maxpool(r) ; group2 MATMUL
  *
  * The split-rows plan (split_rows, built at run time for few, very long rows) is
@@ -139,25 +142,65 @@ static void mm_epilogue_sets(const kg_graph *g, const kg_fusion *f, const uint32
   }
 }
 
-/* The POOL nodes windowed convolutions read (the header above): per node, 1 for those read
- * twice or more (the sum of the windows of the IM2COLs reading it); NULL when there are none. */
+/* Reuse counts only meet the threshold 2: they saturate here (windows of hostile sizes, deep chains) */
+#define REUSE_CAP ((int64_t)1 << 20)
+static int64_t reuse_mul(int64_t a, int64_t b) { return a * b < REUSE_CAP ? a * b : REUSE_CAP; } /* a, b <= REUSE_CAP */
+
+/* How many times pooling node n reads an element of its operand: its window (as a convolution's
+ * window counts); an adaptive pool's windows split the input (about once per element), and
+ * an input smaller than the output is read O / I times along the dim (AlexNet's 2 x 2 to 6 x 6:
+ * 9 times; VGG's 1 x 1 to 7 x 7: 49) */
+static int64_t pool_window(const kg_graph *g, const kg_gnode *n) {
+  int nd = (int)(n->ia[2] & 3), r = n->shape.rank;
+  bool adaptive = ((n->ia[2] >> 2) & 3) >= 2;
+  const kg_gnode *x = &g->nodes.v[n->in[0]];
+  int64_t w = 1;
+  for (int i = 0; i < nd; i++) {
+    int64_t in = x->shape.d[r - nd + i].v, out = n->shape.d[r - nd + i].v;
+    int64_t e = adaptive ? (in > 0 ? (out + in - 1) / in : 1) : (n->ia[i] & 0xffff);
+    w = reuse_mul(w, e < REUSE_CAP ? e : REUSE_CAP);
+  }
+  return w;
+}
+
+/* The POOL nodes stored by a kernel of their own (the header above): per node, 1 for those whose
+ * elements would be evaluated twice or more inline; NULL when there are none. A node's evaluations
+ * per element: the window of each windowed reader times that reader's own evaluations — an
+ * IM2COL once per product reading it (CSE shares one IM2COL among the 1 x 1 convolutions of one
+ * input: GoogLeNet's inception branches), a POOL as many times as it is evaluated itself when
+ * inline (a pool of a pool: the 3 x 3 branch pool after the stage's stride-2 pool read 81 values
+ * per element); readers in node order after their operands, so one backward sweep decides. */
 static uint8_t *window_stores(const kg_graph *g, const mmctx *M) {
   if (!M->on) return NULL;
   uint32_t nn = g->nodes.n;
-  int64_t *reuse = NULL;
+  bool any = false;
+  for (uint32_t i = 0; i < nn && !any; i++) {
+    const kg_gnode *n = &g->nodes.v[i];
+    any = (n->op == KG_OP_IM2COL || n->op == KG_OP_POOL) && M->valued[i] && g->nodes.v[n->in[0]].op == KG_OP_POOL &&
+          g->nodes.v[n->in[0]].vkind == KG_V_TENSOR;
+  }
+  if (!any) return NULL;
+  int64_t *reuse = kg_xcalloc(nn + 1, sizeof *reuse); /* a POOL's evaluations per element; an IM2COL's readers */
   for (uint32_t i = 0; i < nn; i++) {
     const kg_gnode *n = &g->nodes.v[i];
-    if (n->op != KG_OP_IM2COL || !M->valued[i]) continue;
-    const kg_gnode *x = &g->nodes.v[n->in[0]];
-    if (x->op != KG_OP_POOL || x->vkind != KG_V_TENSOR) continue;
-    int64_t w = 1;
-    for (int d = 0; d < n->shape.rank - 3 && d < KG_CONV_MAX_DIMS; d++) w *= kg_conv_get(n->ia[3], d);
-    if (!reuse) reuse = kg_xcalloc(nn + 1, sizeof *reuse);
-    reuse[n->in[0]] += w;
+    for (int j = 0; j < value_operands(n) && M->valued[i]; j++)
+      if (g->nodes.v[n->in[j]].op == KG_OP_IM2COL) reuse[n->in[j]]++;
   }
-  if (!reuse) return NULL;
   uint8_t *st = kg_xcalloc(nn + 1, 1);
-  for (uint32_t i = 0; i < nn; i++) st[i] = reuse[i] >= 2;
+  for (uint32_t i = nn; i-- > 0;) {
+    const kg_gnode *n = &g->nodes.v[i];
+    if (!M->valued[i] || (n->op != KG_OP_IM2COL && n->op != KG_OP_POOL)) continue;
+    int64_t evals = reuse[i] > 1 ? (reuse[i] < REUSE_CAP ? reuse[i] : REUSE_CAP) : 1, w = 1;
+    if (n->op == KG_OP_POOL) {
+      st[i] = n->vkind == KG_V_TENSOR && reuse[i] >= 2;
+      if (st[i]) evals = 1;
+      w = pool_window(g, n);
+    } else {
+      for (int d = 0; d < n->shape.rank - 3 && d < KG_CONV_MAX_DIMS; d++) w = reuse_mul(w, kg_conv_get(n->ia[3], d));
+    }
+    const kg_gnode *x = &g->nodes.v[n->in[0]];
+    if (x->op == KG_OP_POOL && x->vkind == KG_V_TENSOR) reuse[n->in[0]] = reuse_mul(1, reuse[n->in[0]] + reuse_mul(w, evals));
+  }
   free(reuse);
   return st;
 }

@@ -58,6 +58,30 @@ static void conv_column(ckern *S, const uint32_t *bc0, uint32_t Pcol, uint32_t g
   kg_lw_mm_conv_spatial(S, kg_lw_decl(L, "pos", L->ix, bin(S, KG_OP_IDX_MOD, gn, Pcol)), sp);
 }
 
+/* Whether B's element, evaluated inline in the panel, runs a window (a pool or a resampling read
+ * in the loads: GoogLeNet's branch pool before its 1 x 1 convolution, nine loads of a four-way
+ * concatenation per element). The full panel's columns are unrolled (each with its coordinates
+ * once); unrolled over such an element they made kernels GCC took 14 s each to compile (a third of
+ * the forward's first call) for nothing: the window's loads dominate the copy, and the rolled
+ * column-outer copy computes the coordinates once per column as well. */
+static bool window_inline(const lctx *L, uint32_t id, uint8_t *seen) {
+  if (seen[id]) return false;
+  seen[id] = 1;
+  const kg_gnode *n = &L->g->nodes.v[id];
+  if (L->src_of[id] != KG_NONE || L->local[id] || n->vkind == KG_V_SCALAR || n->op == KG_OP_CONST) return false;
+  if (n->op == KG_OP_POOL || n->op == KG_OP_UPSAMPLE) return true;
+  int nin = n->op == KG_OP_FULL ? 1 : n->n_in;
+  for (int j = 0; j < nin; j++)
+    if (window_inline(L, n->in[j], seen)) return true;
+  return false;
+}
+static bool panel_window(ckern *S, uint32_t b) {
+  uint8_t *seen = kg_xcalloc(S->L->g->nodes.n + 1, 1);
+  bool w = window_inline(S->L, b, seen);
+  free(seen);
+  return w;
+}
+
 uint32_t kg_mm_cpu_nr(int t, kg_dtype acc) { return (kg_dtype_get(acc)->size >= 8 ? 8 : 16) * (t == KG_MM_CPU8W || t == KG_MM_CPU8W_ALL ? 2 : 1); }
 
 
@@ -630,7 +654,7 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
   kg_lw_scope s_j, s_k;
   kg_lw_scope s_full;
   uint32_t ifull = KG_NONE;
-  if ((bt || S.conv) && !b1) {
+  if ((bt || (S.conv && !panel_window(&S, mmn->in[1]))) && !b1) {
     /* a full panel of a transposed B (linear's weight) or of a convolution's window: k outer, the
      * NR columns inner, so each k's NR values are one contiguous run of stores instead of NR
      * stores a panel row (a cache line) apart — the copy loop was ~60 % of an LSTM step's hidden
@@ -638,7 +662,8 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
      * transposed B's columns are a loop of constant trip count the compiler unrolls; a
      * convolution's are unrolled here, each column's spatial coordinates computed once before
      * the k loop (k's split over channels and window, the same for every column, the compiler
-     * computes once per k). The columns-outer copy below stays for a partial panel. */
+     * computes once per k). The columns-outer copy below stays for a partial panel, and for
+     * every panel whose element runs a window inline (panel_window). */
     kg_ks is = kg_ks_make(KS_IF);
     is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
     ifull = kg_ks_add(&L->cur, is);

@@ -51,6 +51,8 @@ static kg_module *load(kg_context *ctx, const char *path) {
 /* entry of example `name` at signature sig (NULL: its own) against PyTorch, on a device, its
  * inputs contiguous or not */
 static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided);
+typedef void (*conv_visit)(const kg_kvariant *kv, void *arg);
+static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, conv_visit visit, void *arg);
 static void check_at(const char *name, const char *entry, const char *sig) { check_on(name, entry, sig, KG_DEVICE_EMU, false); }
 static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
@@ -135,7 +137,7 @@ Test(conv_fusion, cnn_blocks) {
  * of the convolution and of a channel mean that reads it (each pooled value would otherwise be
  * computed once per window position: passes/fuse.c); a pool one 1 x 1 convolution reads stays in
  * that convolution's loads. Against PyTorch on the emulator and on the CPU device. */
-Test(conv_fusion, pooled_windows_are_stored) {
+Test(conv_fusion, pooled_windows_are_stored, .init = setup, .fini = teardown, .timeout = 900) {
   kg_context *ctx = ctx_new();
   kg_module *m = load(ctx, "examples/conv_blocks");
   kg_compiled *c = NULL;
@@ -162,6 +164,63 @@ Test(conv_fusion, pooled_windows_are_stored) {
   kg_module_free(m), kg_context_free(ctx);
   check_on("conv_blocks", "pool_then_convs", NULL, KG_DEVICE_EMU, false);
   check_on("conv_blocks", "pool_then_convs", "float32[1,3,7,5], float32[8,3,3,3], float32[8], float32[12,8,3,3], float32[12], float32[6,3,1,1]",
+           KG_DEVICE_CPU, true);
+}
+
+/* CPU convolution kernels whose text computes a max window (a pool read inline), and the most
+ * places one of them computes it */
+typedef struct window_sites { uint32_t conv, windowed, max_sites; } window_sites;
+static void count_window_sites(const kg_kvariant *kv, void *arg) {
+  window_sites *w = arg;
+  uint32_t n = 0;
+  for (const char *p = kv->cuda; (p = strstr(p, "= (-KG_INF_F);")) != NULL; p++) n++;
+  w->conv++;
+  w->windowed += n > 0;
+  if (n > w->max_sites) w->max_sites = n;
+}
+
+/* GoogLeNet's inception pattern (examples/conv_blocks.fs, inception_pools): the stage's stride-2
+ * pool read by two 1 x 1 convolutions through one shared IM2COL and by the branch's 3 x 3 pool is
+ * stored (inline it was evaluated 2 + 9 times per value: the branch pool's 1 x 1 convolution
+ * computed a 3 x 3 max of 3 x 3 maxes for every panel element); the branch pool, read once, stays
+ * in its convolution's loads. */
+Test(conv_fusion, pool_of_pool_and_shared_pool_are_stored, .init = setup, .fini = teardown, .timeout = 900) {
+  kg_context *ctx = ctx_new();
+  kg_module *m = load(ctx, "examples/conv_blocks");
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, "inception_pools", NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  const kg_graph *g = &c->lg;
+  int stored = 0, pools = 0, products = 0;
+  for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
+    const kg_group *grp = &c->fusion.groups.v[gi];
+    products += grp->kind == KG_GROUP_MATMUL;
+    if (grp->kind != KG_GROUP_POINTWISE || !grp->mats.n) continue;
+    stored++;
+    cr_expect_eq(gi, 0u, "the stage pool's kernel runs first");
+    cr_assert_eq(grp->mats.n, 1u);
+    const kg_gnode *p = &g->nodes.v[grp->mats.v[0]];
+    cr_expect_eq(p->op, KG_OP_POOL);
+    cr_expect_eq(g->nodes.v[p->in[0]].op, KG_OP_INPUT, "the stored pool is the stride-2 one, over the input");
+  }
+  for (uint32_t i = 0; i < g->nodes.n; i++) pools += g->nodes.v[i].op == KG_OP_POOL;
+  cr_expect_eq(pools, 2, "two pools in the program");
+  cr_expect_eq(stored, 1, "one stored pool: the branch pool stays inline");
+  cr_expect_eq(products, 3);
+  cr_expect_eq(kg_compiled_n_kernels(c), 5u, "the pool, three convolutions, the concatenation");
+  kg_compiled_free(c);
+  kg_module_free(m), kg_context_free(ctx);
+  /* On the CPU device the branch convolution's panel evaluates the 3 x 3 pool inline: its columns
+   * are one rolled loop (lower_matmul_cpu.c, panel_window), the window written once in its kernel,
+   * not once per unrolled panel column (NR + 1 copies: GCC took 14 s for such a GoogLeNet kernel). */
+  static const int64_t is[6][4] = {{2, 6, 13, 11}, {5, 6, 1, 1}, {5}, {4, 6, 1, 1}, {7, 6, 1, 1}, {7}};
+  static const int ir[6] = {4, 4, 1, 4, 4, 1};
+  window_sites w = {0, 0, 0};
+  cpu_conv_kernels("conv_blocks", "inception_pools", 6, is, ir, count_window_sites, &w);
+  cr_expect_eq(w.windowed, 1u, "one panel convolution reads the pool inline (of %u)", w.conv);
+  cr_expect_eq(w.max_sites, 1u, "its window's maximum written %u times", w.max_sites);
+  check_on("conv_blocks", "inception_pools", NULL, KG_DEVICE_EMU, false);
+  check_on("conv_blocks", "inception_pools", NULL, KG_DEVICE_CPU, true);
+  check_on("conv_blocks", "inception_pools", "float32[1,6,7,9], float32[5,6,1,1], float32[5], float32[4,6,1,1], float32[7,6,1,1], float32[7]",
            KG_DEVICE_CPU, true);
 }
 
@@ -326,12 +385,17 @@ Test(conv_numeric, channels_last_inputs) {
  * a fraction of a panel (ResNet-18's last stage at 64 x 64 inputs: 4 of 16). The scheduler's rule
  * from facts; the kernels the CPU device runs (`_fold` in their names); against PyTorch on the CPU
  * device: partial panels, several panels, 1-D, strided inputs, residuals, bfloat16, groups. */
-static void cpu_conv_kernels(const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, uint32_t *n_fold, uint32_t *n_conv) {
+/* Runs entry of examples/<name> on the CPU device at the given input shapes (float32 zeros) and
+ * hands every CPU convolution kernel it ran to visit */
+static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, conv_visit visit, void *arg) {
   kg_context *ctx = ctx_new();
-  kg_module *m = load(ctx, "examples/conv2d_relu_bias");
-  float *buf[4];
-  DLTensor t[4];
-  const DLTensor *ins[4];
+  char path[256];
+  snprintf(path, sizeof path, "examples/%s", name);
+  kg_module *m = load(ctx, path);
+  float *buf[8];
+  DLTensor t[8];
+  const DLTensor *ins[8];
+  cr_assert_leq(n, 8);
   for (int i = 0; i < n; i++) {
     size_t e = 1;
     for (int d = 0; d < ranks[i]; d++) e *= (size_t)shapes[i][d];
@@ -349,18 +413,19 @@ static void cpu_conv_kernels(const char *entry, int n, const int64_t (*shapes)[4
   float *o = host_output(c, os, &out, &on);
   DLTensor *op[1] = {&out};
   cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, n, NULL, 0, op, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
-  *n_fold = *n_conv = 0;
-  for (uint32_t i = 0; i < c->runtime.n; i++) {
-    const kg_kernel *k = &c->runtime.v[i]->k;
-    if (strcmp(k->schedule, "conv.cpu")) continue;
-    ++*n_conv;
-    *n_fold += strstr(k->name, "_fold_cpu") != NULL;
-  }
+  for (uint32_t i = 0; i < c->runtime.n; i++)
+    if (!strcmp(c->runtime.v[i]->k.schedule, "conv.cpu")) visit(c->runtime.v[i], arg);
   for (int i = 0; i < n; i++) free(buf[i]);
   free(o);
   kg_compiled_free(c);
   kg_module_free(m);
   kg_context_free(ctx);
+}
+typedef struct fold_count { uint32_t fold, conv; } fold_count;
+static void count_folded(const kg_kvariant *kv, void *arg) {
+  fold_count *f = arg;
+  f->conv++;
+  f->fold += strstr(kv->k.name, "_fold_cpu") != NULL;
 }
 
 Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardown, .timeout = 900) {
@@ -389,11 +454,11 @@ Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardo
   /* the kernels the CPU device runs: folded where one group and more than one image */
   static const int64_t s1[3][4] = {{3, 3, 4, 4}, {40, 3, 3, 3}, {40}}, s2[3][4] = {{1, 3, 4, 4}, {40, 3, 3, 3}, {40}};
   static const int r[3] = {4, 4, 1};
-  uint32_t fold, conv;
-  cpu_conv_kernels("conv2d_relu_bias", 3, s1, r, &fold, &conv);
-  cr_expect(conv == 1 && fold == 1, "3 images: %u of %u convolution kernels folded", fold, conv);
-  cpu_conv_kernels("conv2d_relu_bias", 3, s2, r, &fold, &conv);
-  cr_expect(conv == 1 && fold == 0, "1 image: %u of %u convolution kernels folded", fold, conv);
+  fold_count f1 = {0, 0}, f2 = {0, 0};
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r, count_folded, &f1);
+  cr_expect(f1.conv == 1 && f1.fold == 1, "3 images: %u of %u convolution kernels folded", f1.fold, f1.conv);
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s2, r, count_folded, &f2);
+  cr_expect(f2.conv == 1 && f2.fold == 0, "1 image: %u of %u convolution kernels folded", f2.fold, f2.conv);
   /* against PyTorch on the CPU device */
   check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[3,3,4,4], float32[40,3,3,3], float32[40]", KG_DEVICE_CPU, false);
   check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[5,3,9,9], float32[37,3,3,3], float32[37]", KG_DEVICE_CPU, true);
