@@ -132,6 +132,21 @@ static int cpus_available(void) {
 }
 
 /* ---- the vtable ---- */
+/* The translation unit of src: the CUDA text, then the glue */
+static void cpu_text(const kg_rt_source *src, kg_strbuf *t) {
+  const char *nm = src->name ? src->name : "kernel";
+  kg_sb_init(t);
+  kg_sb_printf(t, "%s#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.cpu.c\"\n%s\n", src->cpu_pre ? src->cpu_pre : "", nm, src->cuda, nm, src->cpu);
+}
+
+static void cpu_prefetch(kg_device *dv, const kg_rt_source *src) {
+  if (!src || !src->cuda || !src->cpu) return;
+  kg_strbuf t;
+  cpu_text(src, &t);
+  kg_hostcc_prefetch(((cpu_dev *)dv)->hc, src->name ? src->name : "kernel", kg_sb_cstr(&t));
+  kg_sb_free(&t);
+}
+
 static int cpu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d) {
   cpu_dev *c = (cpu_dev *)dv;
   *mod = NULL;
@@ -146,8 +161,7 @@ static int cpu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
   }
   const char *nm = src->name ? src->name : "kernel";
   kg_strbuf t;
-  kg_sb_init(&t);
-  kg_sb_printf(&t, "%s#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.cpu.c\"\n%s\n", src->cpu_pre ? src->cpu_pre : "", nm, src->cuda, nm, src->cpu);
+  cpu_text(src, &t);
   kg_hostobj *o = kg_hostcc_load(c->hc, nm, kg_sb_cstr(&t), d);
   kg_sb_free(&t);
   if (!o) return -1;
@@ -216,6 +230,7 @@ static void cpu_destroy(kg_device *dv) {
 static const kg_device_vt cpu_vt = {
     .name = "cpu",
     .kind = KG_DEVICE_CPU,
+    .prefetch = cpu_prefetch,
     .alloc = kg_host_dev_alloc,
     .free = kg_host_dev_free,
     .h2d = kg_host_dev_copy,

@@ -98,6 +98,21 @@ int kg_host_dev_copy(kg_device *dv, void *dst, const void *src, size_t n, kg_dia
   return 0;
 }
 
+/* The translation unit of src (#line makes compiler messages point into the CUDA text) */
+static void emu_text(const kg_rt_source *src, kg_strbuf *c) {
+  const char *nm = src->name ? src->name : "kernel";
+  kg_sb_init(c);
+  kg_sb_printf(c, "#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.trampolines.c\"\n%s\n", nm, src->cuda, nm, src->trampolines ? src->trampolines : "");
+}
+
+static void emu_prefetch(kg_device *dv, const kg_rt_source *src) {
+  if (!src || !src->cuda) return;
+  kg_strbuf c;
+  emu_text(src, &c);
+  kg_hostcc_prefetch(((emu_dev *)dv)->hc, src->name ? src->name : "kernel", kg_sb_cstr(&c));
+  kg_sb_free(&c);
+}
+
 static int emu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d) {
   emu_dev *e = (emu_dev *)dv;
   *mod = NULL;
@@ -105,11 +120,9 @@ static int emu_load(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, 
     kg_diag_add(d, KG_E_ARG, NULL, NULL, "emulator: load without CUDA source");
     return -1;
   }
-  /* #line makes compiler messages point into the CUDA text */
   const char *nm = src->name ? src->name : "kernel";
   kg_strbuf c;
-  kg_sb_init(&c);
-  kg_sb_printf(&c, "#line 1 \"%s.cu\"\n%s\n#line 1 \"%s.trampolines.c\"\n%s\n", nm, src->cuda, nm, src->trampolines ? src->trampolines : "");
+  emu_text(src, &c);
   kg_hostobj *o = kg_hostcc_load(e->hc, nm, kg_sb_cstr(&c), d);
   kg_sb_free(&c);
   if (!o) return -1;
@@ -166,6 +179,7 @@ static int emu_tmap(kg_device *dv, kg_rt_module *mod, const kg_tmap_req *q, void
 static const kg_device_vt emu_vt = {
     .name = "emulator",
     .kind = KG_DEVICE_EMU,
+    .prefetch = emu_prefetch,
     .alloc = kg_host_dev_alloc,
     .free = kg_host_dev_free,
     .h2d = kg_host_dev_copy,

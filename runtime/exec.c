@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api_int.h"
+#include "exec_int.h"
 #include "package.h"
 
 kg_device *kg_ctx_device(kg_context *ctx, kg_device_kind kind, kg_diag *d) {
@@ -110,38 +110,15 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
   return kv;
 }
 
-typedef kg_binding binding;
 typedef kg_bwhat bwhat;
 
 
-static int64_t dim_size(const binding *B, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : B->sym[d->v]; }
 
 int64_t kg_dl_stride(const DLTensor *t, int i) {
   if (t->strides) return t->strides[i];
   int64_t s = 1;
   for (int j = t->ndim - 1; j > i; j--) s *= t->shape[j];
   return s;
-}
-
-static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
-  if (t->ndim != r) return false;
-  for (int i = 0; i < r; i++)
-    if (t->shape[i] != space[i]) return false;
-  int64_t s = 1;
-  for (int i = r - 1; i >= 0; i--) {
-    if (t->shape[i] != 1 && kg_dl_stride(t, i) != s) return false;
-    s *= t->shape[i];
-  }
-  return true;
-}
-
-static int64_t max_offset(const DLTensor *t) {
-  int64_t m = 0;
-  for (int i = 0; i < t->ndim; i++) {
-    int64_t s = kg_dl_stride(t, i);
-    if (t->shape[i] > 0) m += (t->shape[i] - 1) * (s < 0 ? -s : s);
-  }
-  return m;
 }
 
 static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
@@ -217,9 +194,9 @@ static bool attention_unfuses(const kg_compiled *c, const binding *B) {
     const kg_gnode *n = &c->lg.nodes.v[i], *k = NULL;
     if (n->op != KG_OP_ATTN) continue;
     k = &c->lg.nodes.v[n->in[1]];
-    int64_t scores = dim_size(B, &k->shape.d[k->shape.rank - ((n->ia[0] & 32) ? 1 : 2)]);
+    int64_t scores = kg_exec_dim(B, &k->shape.d[k->shape.rank - ((n->ia[0] & 32) ? 1 : 2)]);
     for (int d = 0; d < n->shape.rank - 1; d++)
-      if (__builtin_mul_overflow(scores, dim_size(B, &n->shape.d[d]), &scores)) return false;
+      if (__builtin_mul_overflow(scores, kg_exec_dim(B, &n->shape.d[d]), &scores)) return false;
     if (!kg_schedule_unfuse_attention(scores)) return false;
   }
   return true;
@@ -238,7 +215,7 @@ static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
   for (uint32_t gi = 0; gi < c->fusion.groups.n; gi++) {
     const kg_group *grp = &c->fusion.groups.v[gi];
     int64_t space[KG_MAX_RANK];
-    for (int i = 0; i < grp->space.rank; i++) space[i] = dim_size(B, &grp->space.d[i]);
+    for (int i = 0; i < grp->space.rank; i++) space[i] = kg_exec_dim(B, &grp->space.d[i]);
     if (kg_schedule_split_rows(&c->gfacts[gi], space, (kg_sched_force)ctx->opts.force_variant, T)) return 1;
   }
   if (T->cpu_cores > 0 && !c->pkg && kg_compiled_wants_unfold(c) && attention_unfuses(c, B)) return 3;
@@ -246,8 +223,8 @@ static int choose_plan(kg_compiled *c, const binding *B, const kg_target *T) {
   for (uint32_t i = 0; i < c->n_fold_cand; i++) {
     const kg_gnode *P = &c->lg.nodes.v[c->fold_cand[i]], *A = &c->lg.nodes.v[P->in[0]];
     int64_t numel = 1;
-    for (int d = 0; d < P->shape.rank; d++) numel *= dim_size(B, &P->shape.d[d]);
-    int64_t k = dim_size(B, &A->shape.d[A->shape.rank - 1]);
+    for (int d = 0; d < P->shape.rank; d++) numel *= kg_exec_dim(B, &P->shape.d[d]);
+    int64_t k = kg_exec_dim(B, &A->shape.d[A->shape.rank - 1]);
     if (!kg_fold_small(k, numel)) return kg_compiled_few_rows_plan(c, B->sym, T);
     if (T->cpu_cores > 0 && kg_schedule_unfold(numel, k)) return 0; /* the CPU device: better as a product kernel */
     if (P->ia[2] && k == 0 && numel) return kg_compiled_few_rows_plan(c, B->sym, T); /* an integer addmm's K = 0: the fused plan raises PyTorch's error */
@@ -287,29 +264,6 @@ static void dev_free(kg_device *dev, kg_pool *pool, void *p, void *stream) {
   else if (stream && dev->vt->free_async) dev->vt->free_async(dev, p, stream);
   else dev->vt->free(dev, p);
 }
-
-/* What the kernels of one group are launched with: the bound tensors, sizes and
- * the split reduction's chunking. */
-typedef struct launch_env {
-  kg_device *dev;
-  int slot;
-  void *stream;
-  kg_diag *d;
-  const DLTensor **pt;
-  DLTensor *const *outputs;
-  const DLTensor *tview;
-  void *scratch;
-  int r;
-  int64_t space[KG_MAX_RANK], numel, nout, nred, chunk, nchunk;
-  bool reduce, mm;
-  uint32_t row_threads;     /* threads per block of the block-per-row schedules */
-  int64_t mm_batch, mm_m, mm_n; /* a matrix product: batch, M, N */
-  const int64_t *sym;       /* the symbols' values */
-  uint64_t rng_seed, rng_offset; /* the call's random generator (KPR_RNG) */
-  kg_replay_rec *rec;       /* the record this run fills (replay.c), or NULL */
-  int keep_mode;            /* a CPU product's kept panels (KPR_KEPT, exec_keep.c) */
-  uint64_t gy_cap;          /* a CPU convolution's row chunks launched (0: all): each thread walks several */
-} launch_env;
 
 /* Builds (on first use) and loads variant v of group gi (kv when the caller looked it up
  * already), marshals its parameters as cuLaunchKernel expects and launches it. */
@@ -596,43 +550,6 @@ static bool check_placement(kg_context *ctx, const kg_graph *g, const DLTensor *
  * contiguity over the space, the largest offset, the widest element, the smallest address
  * alignment, and for each source of a row reduction its row stride, alignment and outer
  * strides (rowv: room for dk->params.n). */
-static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t *space, int r, int64_t numel, const DLTensor **pt,
-                      DLTensor *const *outputs, const DLTensor *tview, uint8_t plan, kg_row_operand *rowv, kg_sched_facts *x) {
-  memset(x, 0, sizeof *x);
-  x->runtime = true, x->contiguous = true, x->max_offset = numel, x->max_elem = 1, x->align = 64;
-  memcpy(x->space, space, sizeof x->space);
-  x->plan = plan, x->force = (kg_sched_force)ctx->opts.force_variant;
-  x->reduce_block = ctx->reduce_block, x->row_cache = ctx->row_cache;
-  x->f32_matmul = (uint8_t)ctx->opts.f32_matmul;
-  x->mm_kmajor[0] = x->mm_kmajor[1] = -1;
-  for (uint32_t j = 0; j < dk->params.n; j++) {
-    const kg_kparam *kp = &dk->params.v[j];
-    if (kp->role != KPR_TENSOR) continue;
-    const DLTensor *t = kp->r0 == KG_BUF_TEMP ? &tview[kp->r1] : kp->r0 == KG_BUF_OUTPUT ? outputs[kp->r1] : pt[kp->r1];
-    uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-    uintptr_t a = (uintptr_t)data_ptr(t);
-    uint64_t al = a ? (a & (~a + 1)) : 64;
-    if (al > 64) al = 64;
-    if (!contiguous_as(t, space, r)) x->contiguous = false;
-    int64_t mo = max_offset(t);
-    if (mo > x->max_offset) x->max_offset = mo;
-    if (sz > x->max_elem) x->max_elem = sz;
-    if (al < x->align) x->align = al;
-    if (kp->r0 == KG_BUF_OUTPUT) continue; /* outputs are not row sources */
-    kg_row_operand *o = &rowv[x->n_row++];
-    o->elem = sz, o->align = al;
-    o->varies = r > 0 && t->ndim > 0 && t->shape[t->ndim - 1] == space[r - 1];
-    o->inner_stride = t->ndim > 0 ? kg_dl_stride(t, t->ndim - 1) : 1;
-    o->outer_stride_pow2 = 64;
-    for (int dd = 0; dd + 1 < t->ndim; dd++) {
-      int64_t sd = kg_dl_stride(t, dd);
-      if (t->shape[dd] <= 1) continue;
-      while (o->outer_stride_pow2 > 1 && sd % (int64_t)o->outer_stride_pow2 != 0) o->outer_stride_pow2 /= 2;
-    }
-  }
-  x->row = rowv;
-}
-
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
                          kg_pool *pool) {
@@ -713,7 +630,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   int64_t *tshape = SCRATCH(((size_t)nt + 1) * KG_MAX_RANK, sizeof *tshape);
   for (uint32_t t = 0; t < nt && st == KG_OK; t++) {
     const kg_gnode *n = &g->nodes.v[F->temps.v[t]];
-    for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = dim_size(&B, &n->shape.d[i]);
+    for (int i = 0; i < n->shape.rank; i++) tshape[t * KG_MAX_RANK + i] = kg_exec_dim(&B, &n->shape.d[i]);
     size_t bytes = 0;
     uint32_t mark = d->n;
     if (!kg_run_bytes(&tshape[t * KG_MAX_RANK], n->shape.rank, (kg_dtype)n->dtype, &bytes) ||
@@ -737,90 +654,27 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
   E.rng_seed = ctx->rng_call_seed, E.rng_offset = ctx->rng_call_offset;
   E.rec = rec;
   uint32_t n_scratch = 0;
+  run_view RV = {ctx, g, F, DK, GF, &B, pt, outputs, tview, plan, T};
+  bool prefetched = !dev || !dev->vt->prefetch || c->pkg;
   for (uint32_t gi = 0; gi < F->groups.n && st == KG_OK; gi++) {
     const kg_group *grp = &F->groups.v[gi];
     E.scratch = NULL; /* this group's, if it splits */
-    bool mm = grp->kind == KG_GROUP_MATMUL, attn = grp->kind == KG_GROUP_ATTN;
-    bool reduce = grp->kind != KG_GROUP_POINTWISE && !mm && !attn; /* reductions and scans */
-    int r = grp->space.rank;
-    int64_t space[KG_MAX_RANK], numel = 1, nout = 1, nred = 1;
-    for (int i = 0; i < r; i++) {
-      space[i] = dim_size(&B, &grp->space.d[i]), numel *= space[i];
-      if (reduce && ((g->nodes.v[grp->red].ia[0] >> i) & 1)) nred *= space[i];
-      else nout *= space[i];
-    }
-    if (mm) {
-      /* K of both operands (a symbol on one side is known only now), then M, N and the batch */
-      const kg_gnode *P = &g->nodes.v[grp->red], *a = &g->nodes.v[P->in[0]], *b = &g->nodes.v[P->in[1]];
-      int64_t ka = dim_size(&B, &a->shape.d[a->shape.rank - 1]);
-      int64_t kb = dim_size(&B, &b->shape.d[(P->ia[0] & 8) ? 2 : (P->ia[0] & 2) ? 0 : (P->ia[0] & 4) ? b->shape.rank - 1 : b->shape.rank - 2]);
-      if (ka != kb) {
-        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "mat1 and mat2 shapes cannot be multiplied: the first operand's inner size is %lld, the second's %lld",
-                    (long long)ka, (long long)kb);
-        st = KG_ERR_INPUT;
-        break;
-      }
-      if (ka == 0 && numel > 0 && P->ia[2]) { /* an integer addmm / baddbmm without columns: PyTorch's error */
-        char msg[200];
-        kg_addmm_k0_message((kg_dtype)P->dtype, P->ia[2] == 2, msg, sizeof msg);
-        kg_diag_add(d, KG_E_TYPE, P->path, P->srcloc, "%s", msg);
-        st = KG_ERR_INPUT;
-        break;
-      }
-      nred = ka;
-      kg_mm_dims(r, space, P->ia[0], &E.mm_batch, &E.mm_m, &E.mm_n);
-      if (numel == 0) continue;
-    } else if (attn) {
-      /* attention (passes/lower_attn.c): the keys S of key and value (a symbol on one side is
-       * known only now); blocks over (query tiles, batch) as a product's tiles, Ev in one tile */
-      const kg_gnode *P = &g->nodes.v[grp->red], *kk = &g->nodes.v[P->in[1]], *vv = &g->nodes.v[P->in[2]];
-      /* k is [.., S, E], or kᵀ [.., E, S] for a recognized attention that reads it transposed (ia[0] & 32) */
-      int64_t sk = dim_size(&B, &kk->shape.d[kk->shape.rank - ((P->ia[0] & 32) ? 1 : 2)]), sv = dim_size(&B, &vv->shape.d[vv->shape.rank - 2]);
-      if (sk != sv) {
-        kg_diag_add(d, KG_E_SHAPE, P->path, P->srcloc, "scaled_dot_product_attention(): key and value must have the same number of keys (dim -2), got %lld and %lld",
-                    (long long)sk, (long long)sv);
-        st = KG_ERR_INPUT;
-        break;
-      }
-      nred = sk;
-      E.mm_batch = 1;
-      for (int i = 0; i < r - 2; i++) E.mm_batch *= space[i];
-      E.mm_m = space[r - 2], E.mm_n = space[r - 1];
-      if (numel == 0) continue;
-    } else if (reduce) {
-      if (nout == 0) continue;
-      /* the user's max / min / arg over nothing: PyTorch's error (a decomposed op's own max,
-       * ia[2], has its identity; softmax of an empty dim is empty, found by kgen fuzz) */
-      for (uint32_t j = 0; j < grp->reds.n && nred == 0 && st == KG_OK; j++) {
-        const kg_gnode *R = &g->nodes.v[grp->reds.v[j]];
-        kg_op rop = (kg_op)R->op;
-        if ((rop == KG_OP_RAMAX || rop == KG_OP_RAMIN || rop == KG_OP_RARGMAX || rop == KG_OP_RARGMIN) && !R->ia[2]) {
-          kg_diag_add(d, KG_E_SHAPE, R->path, R->srcloc, "%s(): Expected reduction dims to have non-zero size (the input has %lld elements)",
-                      rop == KG_OP_RAMAX ? "amax" : rop == KG_OP_RAMIN ? "amin" : rop == KG_OP_RARGMAX ? "argmax" : "argmin", (long long)numel);
-          st = KG_ERR_INPUT;
-        }
-      }
-      if (st != KG_OK) break;
-    } else if (numel == 0) {
-      continue;
-    }
-    /* ask the scheduler with the facts of this run */
-    const kg_kernel *dk = &DK[gi];
-    kg_row_operand rowbuf[32], *rowv = dk->params.n <= 32 ? rowbuf : kg_xcalloc(dk->params.n, sizeof *rowv);
-    kg_sched_facts x;
-    run_facts(ctx, dk, space, r, numel, pt, outputs, tview, (uint8_t)plan, rowv, &x);
-    if (mm) {
-      for (int w = 0; w < 2; w++) kg_mm_operand_facts(kg_mm_operand(g, F, grp, w, pt, outputs, tview), w, g->nodes.v[grp->red].ia[0], space, r, &x);
-      kg_mm_concat_facts(g, F, grp, pt, outputs, tview, space, r, &x);
-      x.mm_k = nred;
-    }
-    kg_schedule sc = kg_schedule_choose(&GF[gi], &x, T);
-    if (rowv != rowbuf) free(rowv);
+    kg_schedule sc;
+    bool skip;
+    st = kg_exec_group_choice(&RV, gi, &E, &sc, &skip, d);
+    if (st != KG_OK) break;
+    if (skip) continue;
+    bool mm = E.mm;
+    int64_t numel = E.numel, nout = E.nout, nred = E.nred;
     kg_variant v = sc.v;
     E.row_threads = sc.row_threads, E.gy_cap = 0;
     if (v.split) E.nchunk = sc.nchunk, E.chunk = sc.chunk;
-    E.r = r, E.numel = numel, E.nout = nout, E.nred = nred, E.reduce = reduce, E.mm = mm;
-    memcpy(E.space, space, sizeof space);
+    kg_kvariant *kv0 = NULL; /* v's kernel, when looked up here */
+    if (!prefetched) { /* the first launch that would compile: start every compile of the run */
+      kv0 = kg_compiled_variant(c, gi, &v, d);
+      if (!kv0) { st = KG_ERR_INTERNAL; break; }
+      if (!kv0->mod[slot]) kg_exec_prefetch(c, &RV, gi, dev, slot, E), prefetched = true;
+    }
     if (mm && kg_mm_tile_cpu(v.mm_tile)) { /* the CPU schedule: a panel and a tile per thread (passes/lower_matmul_cpu.c) */
       bool conv = (g->nodes.v[grp->red].ia[0] & 8) != 0;
       if (v.mm_fold && conv) E.mm_n *= E.mm_batch, E.mm_batch = 1; /* a convolution's images folded into the columns */
@@ -844,7 +698,7 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       bool over = __builtin_mul_overflow(gx, gy, &threads) || __builtin_mul_overflow(threads, gz, &threads) ||
                   __builtin_mul_overflow((uint64_t)nred + MR, NR * kg_dtype_get(acc)->size, &per) || __builtin_mul_overflow(threads, per, &bytes);
       /* B's kept panels before the threads' regions (exec_keep.c): gx panels of K × NR */
-      kg_kvariant *kv = kg_compiled_variant(c, gi, &v, d);
+      kg_kvariant *kv = kv0 ? kv0 : kg_compiled_variant(c, gi, &v, d);
       if (!kv) { st = KG_ERR_INTERNAL; break; }
       int32_t kj = kg_keep_param(&kv->k);
       uint64_t kept = 0;
@@ -870,10 +724,10 @@ kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *co
       n_scratch++;
       kg_variant fin = v;
       fin.split = KG_SPLIT_FINISH, fin.layout = KG_LAYOUT_LINEAR;
-      st = launch_variant(c, &E, gi, &v, NULL);
+      st = launch_variant(c, &E, gi, &v, kv0);
       if (st == KG_OK) st = launch_variant(c, &E, gi, &fin, NULL);
     } else {
-      st = launch_variant(c, &E, gi, &v, NULL);
+      st = launch_variant(c, &E, gi, &v, kv0);
     }
   }
   /* Synchronous on the legacy stream (NULL). On a caller's stream the launches are

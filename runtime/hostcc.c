@@ -54,6 +54,23 @@ struct kg_hostobj {
   int refs;
 };
 
+/* A compiler run: its process and the file its output goes to */
+typedef struct hc_run {
+  pid_t pid;
+  char *log;
+} hc_run;
+
+/* A compile kg_hostcc_prefetch started: running, or finished (its object at `so`, in the cache) */
+typedef struct hc_pending {
+  uint64_t key; /* as kg_hostobj's */
+  size_t key_len;
+  char *name, *csrc, *so;
+  hc_run run;
+  char *key_text; /* the cache key while it runs (the object is put under it when built) */
+  size_t key_text_len;
+  int state; /* 0 running, 1 built, 2 failed (kg_hostcc_load then compiles it again, for its diagnostic) */
+} hc_pending;
+
 struct kg_hostcc {
   kg_hostcc_spec spec;
   hc_argv cc;           /* compiler words + fixed flags + environment flags (no -o / input) */
@@ -70,6 +87,8 @@ struct kg_hostcc {
   char *rt_path;        /* its copy in `work`, next to the kernel objects that depend on it */
   int rt_ready;         /* 1 once it is in `work` */
   KG_VEC(kg_hostobj *) loaded;
+  KG_VEC(struct hc_pending) pending; /* compiles kg_hostcc_prefetch started, in start order */
+  uint32_t jobs;                      /* compilers running at once at most (the machine's cores) */
 };
 
 /* ---- small helpers ---- */
@@ -196,10 +215,10 @@ static int ensure_headers(kg_hostcc *h, const char *dir) {
 }
 
 /* ---- the compiler ---- */
-/* Runs the compiler on `csrc` producing `so`; 0 on success, else a diagnostic. */
-/* `extra`: more link words after the libraries (the runtime object, its soname). */
-static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *so, char *const *extra, size_t n_extra, kg_diag *d) {
-  char *log = str_printf("%s.log", so);
+/* Starts the compiler on `csrc` producing `so` (cc_finish waits for it); 0 on success, else a
+ * diagnostic. `extra`: more link words after the libraries (the runtime object, its soname). */
+static int cc_spawn(kg_hostcc *h, const char *name, const char *csrc, const char *so, char *const *extra, size_t n_extra, hc_run *r, kg_diag *d) {
+  r->log = str_printf("%s.log", so);
   hc_argv argv = {0};
   for (uint32_t i = 0; i < h->cc.n; i++) KG_VEC_PUSH(argv, h->cc.v[i]);
   char *tail[3] = {kg_xstrdup("-o"), kg_xstrdup(so), kg_xstrdup(csrc)};
@@ -210,26 +229,33 @@ static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, r->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 2, 1);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv.v[0], &fa, NULL, argv.v, environ);
+  int rc = posix_spawnp(&r->pid, argv.v[0], &fa, NULL, argv.v, environ);
   posix_spawn_file_actions_destroy(&fa);
   KG_VEC_FREE(argv);
   for (int i = 0; i < 3; i++) free(tail[i]);
   if (rc) {
     kg_diag_add(d, KG_E_INTERNAL, NULL, NULL, "%s: cannot run the C compiler '%s' for '%s': %s (set $KGEN_CC)", h->spec.kind, h->cc.v[0], name,
                 strerror(rc));
-    free(log);
+    free(r->log);
+    r->log = NULL;
     return -1;
   }
+  return 0;
+}
+
+/* Waits for the compiler cc_spawn started; 0 when it built `so`, else a diagnostic with its output. */
+static int cc_finish(kg_hostcc *h, const char *name, const char *csrc, const char *so, char *const *extra, size_t n_extra, hc_run *r, kg_diag *d) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  while (waitpid(r->pid, &status, 0) < 0) {
     if (errno != EINTR) {
       status = -1;
       break;
     }
   }
+  char *log = r->log;
+  r->log = NULL;
   if (status == 0) {
     unlink(log);
     free(log);
@@ -254,6 +280,13 @@ static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *
   unlink(log);
   free(log);
   return -1;
+}
+
+/* Runs the compiler on `csrc` producing `so`; 0 on success, else a diagnostic. */
+static int run_cc(kg_hostcc *h, const char *name, const char *csrc, const char *so, char *const *extra, size_t n_extra, kg_diag *d) {
+  hc_run r;
+  if (cc_spawn(h, name, csrc, so, extra, n_extra, &r, d)) return -1;
+  return cc_finish(h, name, csrc, so, extra, n_extra, &r, d);
 }
 
 /* dlopens `so`; returns the object (one reference) or NULL. */
@@ -315,36 +348,126 @@ static int ensure_runtime(kg_hostcc *h, kg_diag *d) {
   return ok ? 0 : -1;
 }
 
+/* The translation unit of `text` (the headers, then the text with its own #line directives)
+ * into c, and its key — everything that determines the object's bytes — into key */
+static void tu_text(const kg_hostcc *h, const char *text, kg_strbuf *c, kg_strbuf *key) {
+  kg_sb_init(c);
+  kg_sb_puts(c, h->include);
+  kg_sb_puts(c, text);
+  kg_sb_init(key);
+  kg_sb_printf(key, "%s\ncc: %s\nccid: %s\n%s\nruntime: %s\n", h->spec.abi, h->cc_line, h->ccid, h->spec.extra_key ? h->spec.extra_key : "",
+               h->rt_name ? h->rt_name : "none");
+  kg_sb_putn(key, c->s, c->len);
+}
+
+static kg_hostobj *loaded_with(kg_hostcc *h, uint64_t kh, size_t key_len) {
+  for (uint32_t i = 0; i < h->loaded.n; i++)
+    if (h->loaded.v[i]->key == kh && h->loaded.v[i]->key_len == key_len) return h->loaded.v[i];
+  return NULL;
+}
+static int pending_with(const kg_hostcc *h, uint64_t kh, size_t key_len) {
+  for (uint32_t i = 0; i < h->pending.n; i++)
+    if (h->pending.v[i].key == kh && h->pending.v[i].key_len == key_len) return (int)i;
+  return -1;
+}
+
+/* Waits for a prefetched compile if it runs; a built object goes into the kernel cache. Its
+ * diagnostic is dropped: kg_hostcc_load compiles a failed one again and reports that. */
+static void pending_finish(kg_hostcc *h, hc_pending *p) {
+  if (p->state) return;
+  kg_diag sd;
+  kg_diag_init(&sd);
+  if (!cc_finish(h, p->name, p->csrc, p->so, NULL, 0, &p->run, &sd)) {
+    p->state = 1;
+    if (h->counts) h->counts->emu_compiles++;
+    size_t sn = 0;
+    char *sb = kg_read_file(p->so, &sn);
+    if (sb) kg_cache_put(h->cache, h->cache_kind, p->key_text, p->key_text_len, sb, sn);
+    free(sb);
+  } else {
+    p->state = 2;
+    unlink(p->so);
+  }
+  kg_diag_free(&sd);
+  free(p->key_text);
+  p->key_text = NULL;
+}
+static void pending_drop(kg_hostcc *h, uint32_t i) {
+  hc_pending *p = &h->pending.v[i];
+  pending_finish(h, p);
+  if (p->state == 1 && p->so) unlink(p->so);
+  free(p->name), free(p->csrc), free(p->so);
+  memmove(p, p + 1, (h->pending.n - i - 1) * sizeof *p);
+  h->pending.n--;
+}
+
+void kg_hostcc_prefetch(kg_hostcc *h, const char *pname, const char *text) {
+  if (!h || h->jobs < 2) return; /* one core: nothing would run beside the caller */
+  kg_diag sd;
+  kg_diag_init(&sd);
+  kg_strbuf c, key;
+  if (ensure_runtime(h, &sd)) {
+    kg_diag_free(&sd);
+    return;
+  }
+  tu_text(h, text, &c, &key);
+  uint64_t kh = kg_hash64(key.s, key.len, 0);
+  size_t n = 0;
+  void *bytes = NULL;
+  if (!loaded_with(h, kh, key.len) && pending_with(h, kh, key.len) < 0 && !(bytes = kg_cache_get(h->cache, h->cache_kind, key.s, key.len, &n))) {
+    uint32_t running = 0;
+    for (uint32_t i = 0; i < h->pending.n; i++) running += h->pending.v[i].state == 0;
+    for (uint32_t i = 0; i < h->pending.n && running >= h->jobs; i++) /* the oldest first */
+      if (h->pending.v[i].state == 0) pending_finish(h, &h->pending.v[i]), running--;
+    char name[49], hex[17];
+    safe_name(pname, name);
+    kg_hash_hex(kh, hex);
+    hc_pending p;
+    memset(&p, 0, sizeof p);
+    p.key = kh, p.key_len = key.len, p.name = kg_xstrdup(name);
+    p.csrc = str_printf("%s/%s-%s.c", h->srcdir, name, hex);
+    p.so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
+    char rpath[] = "-Wl,-rpath,$ORIGIN", *link[2] = {h->rt_path, rpath};
+    if (!ensure_headers(h, h->srcdir) && !kg_write_file(p.csrc, c.s, c.len) && !cc_spawn(h, name, p.csrc, p.so, link, h->rt_path ? 2 : 0, &p.run, &sd)) {
+      p.key_text_len = key.len, p.key_text = kg_sb_take(&key);
+      KG_VEC_PUSH(h->pending, p);
+    } else {
+      free(p.name), free(p.csrc), free(p.so);
+    }
+  }
+  free(bytes);
+  kg_sb_free(&key), kg_sb_free(&c);
+  kg_diag_free(&sd);
+}
+
 kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *pname, const char *text, kg_diag *d) {
   char name[49];
   safe_name(pname, name);
   if (ensure_runtime(h, d)) return NULL;
-  /* The translation unit: the headers, then the text (its own #line directives) */
-  kg_strbuf c;
-  kg_sb_init(&c);
-  kg_sb_puts(&c, h->include);
-  kg_sb_puts(&c, text);
-  /* The key: everything that determines the object's bytes. */
-  kg_strbuf key;
-  kg_sb_init(&key);
-  kg_sb_printf(&key, "%s\ncc: %s\nccid: %s\n%s\nruntime: %s\n", h->spec.abi, h->cc_line, h->ccid, h->spec.extra_key ? h->spec.extra_key : "",
-               h->rt_name ? h->rt_name : "none");
-  kg_sb_putn(&key, c.s, c.len);
+  kg_strbuf c, key;
+  tu_text(h, text, &c, &key);
   uint64_t kh = kg_hash64(key.s, key.len, 0);
-  for (uint32_t i = 0; i < h->loaded.n; i++) {
-    kg_hostobj *o = h->loaded.v[i];
-    if (o->key == kh && o->key_len == key.len) { /* already loaded by this device: share it (a memory hit) */
-      o->refs++;
-      if (h->counts) h->counts->emu_cache_hits++;
-      kg_sb_free(&key), kg_sb_free(&c);
-      return o;
+  kg_hostobj *m = loaded_with(h, kh, key.len);
+  if (m) { /* already loaded by this device: share it (a memory hit) */
+    m->refs++;
+    if (h->counts) h->counts->emu_cache_hits++;
+    kg_sb_free(&key), kg_sb_free(&c);
+    return m;
+  }
+  int pi = pending_with(h, kh, key.len);
+  if (pi >= 0) { /* prefetched: wait for its compiler, then load what it built */
+    hc_pending *p = &h->pending.v[pi];
+    pending_finish(h, p);
+    if (p->state == 1) {
+      m = open_so(h, name, p->so, d, 0);
+      if (m) p->so = NULL; /* the object owns its path now */
     }
+    pending_drop(h, (uint32_t)pi);
   }
   char hex[17];
   kg_hash_hex(kh, hex);
-  kg_hostobj *m = NULL;
   size_t n = 0;
-  void *bytes = kg_cache_get(h->cache, h->cache_kind, key.s, key.len, &n);
+  void *bytes = m ? NULL : kg_cache_get(h->cache, h->cache_kind, key.s, key.len, &n);
   if (bytes) { /* hit: load a private copy of the checked bytes */
     char *so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
     if (!write_private(so, bytes, n)) m = open_so(h, name, so, d, 1);
@@ -402,6 +525,8 @@ uint32_t kg_hostcc_n_loaded(const kg_hostcc *h) { return h ? h->loaded.n : 0; }
 
 void kg_hostcc_free(kg_hostcc *h) {
   if (!h) return;
+  while (h->pending.n) pending_drop(h, h->pending.n - 1); /* prefetched, never loaded: waited for (no zombie) */
+  KG_VEC_FREE(h->pending);
   for (uint32_t i = 0; i < h->loaded.n; i++) obj_unload(h->loaded.v[i]); /* objects of entries still alive: unusable now */
   KG_VEC_FREE(h->loaded);
   kg_cache_close(h->cache);
@@ -418,6 +543,8 @@ kg_hostcc *kg_hostcc_new(const kg_rt_config *cfg, const kg_hostcc_spec *spec, kg
   h->spec = *spec;
   h->counts = cfg ? cfg->counts : NULL;
   h->cache_kind = str_printf("%s-so", spec->kind);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  h->jobs = cores > 1 ? (uint32_t)(cores < 64 ? cores : 64) : 1;
   /* The compiler command. */
   const char *cc = cfg && cfg->cc && *cfg->cc ? cfg->cc : getenv("KGEN_CC");
   split_words(&h->cc, cc && *cc ? cc : "cc");

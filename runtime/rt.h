@@ -119,6 +119,9 @@ typedef struct kg_device_vt {
   int (*d2h)(kg_device *dv, void *dst, const void *src, size_t n, kg_diag *d);
   /* Compiles (through the cache) and loads a module. */
   int (*load)(kg_device *dv, const kg_rt_source *src, kg_rt_module **mod, kg_diag *d);
+  /* Starts compiling a module a later load will take (NULL where compiles cannot overlap: the
+   * executor calls it for the kernels a first run will load, kg_hostcc_prefetch). */
+  void (*prefetch)(kg_device *dv, const kg_rt_source *src);
   void (*unload)(kg_device *dv, kg_rt_module *mod);
   /* Launches kernel `kernel` of `mod`; params as for cuLaunchKernel. */
   int (*launch)(kg_device *dv, kg_rt_module *mod, const char *kernel, const uint32_t grid[3],
@@ -286,6 +289,11 @@ void kg_hostcc_free(kg_hostcc *h);
  * found in the kernel cache; a load of a text this device has loaded already shares that object
  * (one more reference). NULL with a diagnostic when it cannot be built or loaded. */
 kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *name, const char *text, kg_diag *d);
+/* Starts compiling `text` in the background (a compiler process; at most one per core run at
+ * once, the oldest waited for first) unless this device has it loaded, started or cached: the
+ * kg_hostcc_load of the same text then waits for that compiler instead of running its own. A
+ * failure is silent here (that load compiles again and reports it). */
+void kg_hostcc_prefetch(kg_hostcc *h, const char *name, const char *text);
 /* Drops one reference; the last one unloads the object. */
 void kg_hostcc_release(kg_hostcc *h, kg_hostobj *o);
 void *kg_hostobj_sym(const kg_hostobj *o, const char *sym);

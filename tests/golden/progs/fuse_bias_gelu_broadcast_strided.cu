@@ -5,7 +5,7 @@
 KG_DEV float kg_h2f(unsigned short h) { float f; asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"(h)); return f; }
 KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm("{ cvt.rn.f16.f32 %0, %1; }" : "=h"(h) : "f"(f)); return h; }
 #else
-#define KG_KERNEL
+#define KG_KERNEL static
 #define __launch_bounds__(...)
 #define KG_DEV static inline __attribute__((unused))
 KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }
