@@ -136,8 +136,8 @@ Test(conv_fusion, cnn_blocks) {
 /* A max pool read by a 3 x 3 convolution is stored once by a pointwise kernel of its own, ahead
  * of the convolution and of a channel mean that reads it (each pooled value would otherwise be
  * computed once per window position: passes/fuse.c); a pool one 1 x 1 convolution reads stays in
- * that convolution's loads. Against PyTorch on the emulator and on the CPU device. */
-Test(conv_fusion, pooled_windows_are_stored, .init = setup, .fini = teardown, .timeout = 900) {
+ * that convolution's loads. Against PyTorch on the CPU device (below). */
+Test(conv_fusion, pooled_windows_are_stored) {
   kg_context *ctx = ctx_new();
   kg_module *m = load(ctx, "examples/conv_blocks");
   kg_compiled *c = NULL;
@@ -162,7 +162,12 @@ Test(conv_fusion, pooled_windows_are_stored, .init = setup, .fini = teardown, .t
   cr_expect_eq(kg_compiled_n_kernels(c), 6u);
   kg_compiled_free(c);
   kg_module_free(m), kg_context_free(ctx);
-  check_on("conv_blocks", "pool_then_convs", NULL, KG_DEVICE_EMU, false);
+}
+/* ... and on the CPU device, inputs strided. (The emulator's check of this entry is the examples
+ * suite's, tests/test_examples.c: a test process that ran it alone crashed LeakSanitizer's own
+ * exit-time scan under the sanitizer pass — "Tracer caught signal 11" reading a stale dynamic-TLS
+ * slot, with no leak or memory error reported — which the CLI's run of the same check did not.) */
+Test(conv_fusion, pooled_windows_on_the_cpu_device, .init = setup, .fini = teardown, .timeout = 900) {
   check_on("conv_blocks", "pool_then_convs", "float32[1,3,7,5], float32[8,3,3,3], float32[8], float32[12,8,3,3], float32[12], float32[6,3,1,1]",
            KG_DEVICE_CPU, true);
 }
