@@ -112,8 +112,6 @@ kg_kvariant *kg_compiled_variant(kg_compiled *c, uint32_t group, const kg_varian
 
 typedef kg_bwhat bwhat;
 
-
-
 int64_t kg_dl_stride(const DLTensor *t, int i) {
   if (t->strides) return t->strides[i];
   int64_t s = 1;
@@ -545,11 +543,6 @@ static bool check_placement(kg_context *ctx, const kg_graph *g, const DLTensor *
   return true;
 }
 
-/* The facts the scheduler needs about one group in this run, from the tensors its default
- * kernel reads and writes (dk's parameters, by owner):
- * contiguity over the space, the largest offset, the widest element, the smallest address
- * alignment, and for each source of a row reduction its row stride, alignment and outer
- * strides (rowv: room for dk->params.n). */
 kg_status kg_run_program(kg_compiled *c, kg_device_kind devk, const DLTensor *const *inputs, int n_inputs,
                          const kg_named_tensor *captures, int n_captures, DLTensor *const *outputs, int n_outputs, void *stream,
                          kg_pool *pool) {

@@ -19,6 +19,7 @@
 
 static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
 
+/* t is C-contiguous with shape space */
 static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
   if (t->ndim != r) return false;
   for (int i = 0; i < r; i++)
@@ -31,6 +32,7 @@ static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
   return true;
 }
 
+/* the largest element offset t's strides reach */
 static int64_t max_offset(const DLTensor *t) {
   int64_t m = 0;
   for (int i = 0; i < t->ndim; i++) {
@@ -40,6 +42,11 @@ static int64_t max_offset(const DLTensor *t) {
   return m;
 }
 
+/* The facts the scheduler needs about one group in this run, from the tensors its default
+ * kernel reads and writes (dk's parameters, by owner):
+ * contiguity over the space, the largest offset, the widest element, the smallest address
+ * alignment, and for each source of a row reduction its row stride, alignment and outer
+ * strides (rowv: room for dk->params.n). */
 static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t *space, int r, int64_t numel, const DLTensor **pt,
                       DLTensor *const *outputs, const DLTensor *tview, uint8_t plan, kg_row_operand *rowv, kg_sched_facts *x) {
   memset(x, 0, sizeof *x);
