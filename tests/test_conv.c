@@ -117,12 +117,40 @@ Test(conv_fusion, epilogues_and_prologues_are_one_kernel) {
   cr_expect_eq(kernels_of("conv_dtypes", "conv_half", NULL), 2u, "two half-precision convolutions: two kernels");
 }
 
+/* the trip count of the direct schedule's K loop (the `kk` loop) in the kernels of entry: its
+ * constant, -1 where it is not a constant, 0 without such a loop */
+static int64_t direct_k_trip(const char *name, const char *entry) {
+  kg_context *ctx = ctx_new();
+  char path[256];
+  snprintf(path, sizeof path, "examples/%s", name);
+  kg_module *m = load(ctx, path);
+  kg_compiled *c = NULL;
+  cr_assert_eq(kg_specialize(m, entry, NULL, &c), KG_OK, "%s", kg_last_error(ctx));
+  int64_t trip = 0;
+  for (int i = 0; i < kg_compiled_n_kernels(c); i++) {
+    const kg_kernel *k = &c->kernels[i];
+    if (!k->schedule || strcmp(k->schedule, "conv.direct")) continue;
+    for (uint32_t j = 0; j < k->stmts.n; j++) {
+      const kg_ks *st = &k->stmts.v[j];
+      if (st->kind != KS_FOR || strcmp(k->vars.v[st->a].name, "kk")) continue;
+      const kg_kx *hi = &k->exprs.v[st->c];
+      trip = hi->kind == KX_CONST ? hi->i : -1;
+    }
+  }
+  kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
+  return trip;
+}
+
 Test(conv_fusion, cnn_blocks) {
   uint32_t direct;
   cr_expect_eq(kernels_of("conv_blocks", "resnet_basic_block", &direct), 2u, "a ResNet basic block: two kernels");
   cr_expect_eq(direct, 0u);
   cr_expect_eq(kernels_of("conv_blocks", "mobilenet_dw_pw", &direct), 2u, "a depthwise + pointwise pair: two kernels");
   cr_expect_eq(direct, 1u, "the depthwise convolution runs the direct schedule");
+  /* its K (the 3 x 3 window, static) a constant trip count the compiler unrolls, its window's
+   * div / mod folded (lower_matmul.c, direct_body) */
+  cr_expect_eq(direct_k_trip("conv_blocks", "mobilenet_dw_pw"), 9);
+  cr_expect_eq(direct_k_trip("conv_edge", "conv_groups"), 27, "3 input channels per group over 3 x 3");
   cr_expect_eq(kernels_of("conv_edge", "conv_depthwise", &direct), 1u);
   cr_expect_eq(direct, 1u);
   cr_expect_eq(kernels_of("conv_edge", "conv_groups", &direct), 1u);
