@@ -351,7 +351,9 @@ static void direct_body(mkern *S, const kg_group *grp) {
     c[d] = KG_NONE;
     if (size_p[d] == KG_NONE) continue;
     if (d == outer) { c[d] = rem; continue; }
-    uint32_t sz = kg_kx_param(k, size_p[d]);
+    /* a static size as a constant: its div / mod a multiply and shift (a thread per output) */
+    const kg_dim *sd = &grp->space.d[d];
+    uint32_t sz = sd->kind == KG_DIM_STATIC ? cst(S, sd->v) : kg_kx_param(k, size_p[d]);
     c[d] = kg_lw_decl(L, "c", L->ix, imod(S, rem, sz));
     rem = kg_lw_decl(L, "q", L->ix, idiv(S, rem, sz));
   }

@@ -278,6 +278,10 @@ Test(conv_numeric, edge_sizes_against_pytorch, .init = setup, .fini = teardown, 
   check_at("conv2d_relu_bias", "conv2d_relu_bias", "float32[B,3,4,7], float32[5,3,2,2], float32[5]");
   check_at("conv_edge", "conv_depthwise", "float32[1,8,1,2], float32[8,1,3,3], float32[8]");
   check_at("conv_edge", "conv_depthwise", "float16[3,8,4,5], float16[8,1,3,3], float16[8]");
+  /* the direct schedule's sizes symbolic (parameters) and static (constants: lower_matmul.c) */
+  check_at("conv_edge", "conv_depthwise", "float32[B,8,H,W], float32[8,1,3,3], float32[8]");
+  check_on("conv_edge", "conv_depthwise", "float32[B,8,H,W], float32[8,1,3,3], float32[8]", KG_DEVICE_CPU, true);
+  check_on("conv_edge", "conv_depthwise", "float32[3,8,7,9], float32[8,1,3,3], float32[8]", KG_DEVICE_CPU, false);
   check_at("conv_edge", "conv_groups", "float64[1,6,3,4], float64[6,3,3,3]");
   check_at("conv_edge", "conv_groups", "bfloat16[2,4,5,3], bfloat16[2,2,1,1]");
   check_at("conv_edge", "conv_kernel_past_input", "float32[2,2,1,1], float32[3,2,5,5], float32[3]");
