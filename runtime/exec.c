@@ -119,13 +119,11 @@ int64_t kg_dl_stride(const DLTensor *t, int i) {
   return s;
 }
 
-static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
-
 /* a scalar parameter's value, read from a host 0-dim tensor, in the kernel's value type */
 typedef union pval { int8_t i8; uint8_t u8; int16_t i16; int32_t i32; int64_t i64; float f32; double f64; void *p; } pval;
 
 static double read_scalar(const DLTensor *t, kg_dtype dt, int64_t *iv) {
-  const void *p = data_ptr(t);
+  const void *p = kg_exec_data(t);
   double f = 0;
   int64_t i = 0;
   switch (dt) {
@@ -297,7 +295,7 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
         if (heap) free(vals), free(params);
         return KG_ERR_INTERNAL;
       }
-      vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : data_ptr(TENSOR_OF(kp->r0, kp->r1));
+      vals[j].p = kp->r0 == KG_BUF_SCRATCH ? E->scratch : kg_exec_data(TENSOR_OF(kp->r0, kp->r1));
       break;
     case KPR_NUMEL: scalar_pval(&vals[j], ix, 0, E->reduce ? E->nout : E->numel); break;
     case KPR_RED_N: scalar_pval(&vals[j], ix, 0, E->nred); break;

@@ -17,8 +17,6 @@
 
 #include "exec_int.h"
 
-static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
-
 /* t is C-contiguous with shape space */
 static bool contiguous_as(const DLTensor *t, const int64_t *space, int r) {
   if (t->ndim != r) return false;
@@ -61,7 +59,7 @@ static void run_facts(const kg_context *ctx, const kg_kernel *dk, const int64_t 
     if (kp->role != KPR_TENSOR) continue;
     const DLTensor *t = kp->r0 == KG_BUF_TEMP ? &tview[kp->r1] : kp->r0 == KG_BUF_OUTPUT ? outputs[kp->r1] : pt[kp->r1];
     uint32_t sz = kg_dtype_get((kg_dtype)kp->dtype)->size;
-    uintptr_t a = (uintptr_t)data_ptr(t);
+    uintptr_t a = (uintptr_t)kg_exec_data(t);
     uint64_t al = a ? (a & (~a + 1)) : 64;
     if (al > 64) al = 64;
     if (!contiguous_as(t, space, r)) x->contiguous = false;

@@ -9,6 +9,8 @@
 typedef kg_binding binding;
 
 static inline int64_t kg_exec_dim(const binding *B, const kg_dim *d) { return d->kind == KG_DIM_STATIC ? d->v : B->sym[d->v]; }
+/* a tensor's first element */
+static inline void *kg_exec_data(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
 
 /* What the kernels of one group are launched with: the bound tensors, sizes and
  * the split reduction's chunking. */

@@ -5,9 +5,7 @@
  * these facts are the tensor-core tiers' alone. */
 #include <stdint.h>
 
-#include "api_int.h"
-
-static void *data_ptr(const DLTensor *t) { return (char *)t->data + t->byte_offset; }
+#include "exec_int.h"
 
 /* A matrix product's operand `which` (0 A, 1 B) as a tensor when the kernel reads it from memory
  * as it is (an input, or a value an earlier kernel stored), else NULL. */
@@ -69,7 +67,7 @@ void kg_mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int6
       plane *= t->shape[d], cl *= t->shape[d];
     }
     bool km = !nchw && nhwc;
-    bool ok = (nchw || nhwc) && (uintptr_t)data_ptr(t) % 16 == 0;
+    bool ok = (nchw || nhwc) && (uintptr_t)kg_exec_data(t) % 16 == 0;
     if (km) ok = ok && ((size_t)C * es) % 16 == 0 && (t->shape[0] <= 1 || ((size_t)kg_dl_stride(t, 0) * es) % 16 == 0);
     else
       for (int d = 0; d < 2 && ok; d++)
@@ -84,7 +82,7 @@ void kg_mm_operand_facts(const DLTensor *t, int which, int64_t flags, const int6
   if (!km && !mm) return;
   x->mm_kmajor[which] = km ? 1 : 0;
   size_t es = (size_t)((t->dtype.bits + 7) / 8);
-  uintptr_t a = (uintptr_t)data_ptr(t);
+  uintptr_t a = (uintptr_t)kg_exec_data(t);
   bool ok = a % 16 == 0;
   for (int d = 0; d < t->ndim && ok; d++)
     if (d != (km ? kd : md) && t->shape[d] > 1) ok = ((size_t)kg_dl_stride(t, d) * es) % 16 == 0;

@@ -401,6 +401,17 @@ static void pending_drop(kg_hostcc *h, uint32_t i) {
   h->pending.n--;
 }
 
+/* The files one compile of a text writes (its .c in the source folder, named by the key's hash;
+ * its object in `work`, a unique name) and its link words: the runtime object, found next to the
+ * kernel object when that is loaded ($ORIGIN) */
+static const char rpath_origin[] = "-Wl,-rpath,$ORIGIN";
+static size_t tu_files(kg_hostcc *h, const char *name, const char *hex, char **csrc, char **so, char *link[2]) {
+  *csrc = str_printf("%s/%s-%s.c", h->srcdir, name, hex);
+  *so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
+  link[0] = h->rt_path, link[1] = (char *)(uintptr_t)rpath_origin;
+  return h->rt_path ? 2 : 0;
+}
+
 void kg_hostcc_prefetch(kg_hostcc *h, const char *pname, const char *text) {
   if (!h || h->jobs < 2) return; /* one core: nothing would run beside the caller */
   kg_diag sd;
@@ -425,10 +436,9 @@ void kg_hostcc_prefetch(kg_hostcc *h, const char *pname, const char *text) {
     hc_pending p;
     memset(&p, 0, sizeof p);
     p.key = kh, p.key_len = key.len, p.name = kg_xstrdup(name);
-    p.csrc = str_printf("%s/%s-%s.c", h->srcdir, name, hex);
-    p.so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
-    char rpath[] = "-Wl,-rpath,$ORIGIN", *link[2] = {h->rt_path, rpath};
-    if (!ensure_headers(h, h->srcdir) && !kg_write_file(p.csrc, c.s, c.len) && !cc_spawn(h, name, p.csrc, p.so, link, h->rt_path ? 2 : 0, &p.run, &sd)) {
+    char *link[2];
+    size_t nl = tu_files(h, name, hex, &p.csrc, &p.so, link);
+    if (!ensure_headers(h, h->srcdir) && !kg_write_file(p.csrc, c.s, c.len) && !cc_spawn(h, name, p.csrc, p.so, link, nl, &p.run, &sd)) {
       p.key_text_len = key.len, p.key_text = kg_sb_take(&key);
       KG_VEC_PUSH(h->pending, p);
     } else {
@@ -476,13 +486,11 @@ kg_hostobj *kg_hostcc_load(kg_hostcc *h, const char *pname, const char *text, kg
     free(bytes);
   }
   if (!m) {
-    /* linked against the runtime object, found next to the object when it is loaded */
-    char rpath[] = "-Wl,-rpath,$ORIGIN", *link[2] = {h->rt_path, rpath};
-    char *csrc = str_printf("%s/%s-%s.c", h->srcdir, name, hex);
-    char *so = str_printf("%s/%s-%s-%u.so", h->work, name, hex, h->seq++);
+    char *csrc, *so, *link[2];
+    size_t nl = tu_files(h, name, hex, &csrc, &so, link);
     if (ensure_headers(h, h->srcdir) || kg_write_file(csrc, c.s, c.len)) {
       kg_diag_add(d, KG_E_IO, NULL, NULL, "%s: cannot write %s: %s", h->spec.kind, csrc, strerror(errno));
-    } else if (!run_cc(h, name, csrc, so, link, h->rt_path ? 2 : 0, d)) {
+    } else if (!run_cc(h, name, csrc, so, link, nl, d)) {
       if (h->counts) h->counts->emu_compiles++;
       size_t sn = 0;
       char *sb = kg_read_file(so, &sn);
