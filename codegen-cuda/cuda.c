@@ -714,6 +714,7 @@ static void block(const emit *E, uint32_t s, int ind) {
         kg_sb_indent(o, ind);
         kg_sb_puts(o, "}\n");
       } else {
+        if (st->imm & 1) kg_sb_puts(o, "KG_IVDEP\n"), kg_sb_indent(o, ind); /* independent iterations (the host compiler's vectorizer) */
         kg_sb_printf(o, "for (%s ", rtype(vt)), var_name(E, st->a, o), kg_sb_puts(o, " = "), ex(E, st->b);
         kg_sb_puts(o, "; "), var_name(E, st->a, o), kg_sb_puts(o, " < "), ex(E, st->c), kg_sb_puts(o, "; "), var_name(E, st->a, o);
         kg_sb_puts(o, " += "), ex(E, st->d), kg_sb_puts(o, ") {\n");

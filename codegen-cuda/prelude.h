@@ -21,11 +21,13 @@
 #define KG_CUDA_PRELUDE_1 \
 "#ifdef __CUDACC__\n" \
 "#define KG_KERNEL extern \"C\" __global__\n" \
+"#define KG_IVDEP\n" \
 "#define KG_DEV static __device__ __forceinline__ __attribute__((unused))\n" \
 "KG_DEV float kg_h2f(unsigned short h) { float f; asm(\"{ cvt.f32.f16 %0, %1; }\" : \"=f\"(f) : \"h\"(h)); return f; }\n" \
 "KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm(\"{ cvt.rn.f16.f32 %0, %1; }\" : \"=h\"(h) : \"f\"(f)); return h; }\n" \
 "#else\n" \
 "#define KG_KERNEL static\n" \
+"#define KG_IVDEP _Pragma(\"GCC ivdep\")\n" \
 "#define __launch_bounds__(...)\n" \
 "#define KG_DEV static inline __attribute__((unused))\n" \
 "KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }\n" \

@@ -252,7 +252,8 @@ typedef enum kg_ks_kind {
   KS_ASSIGN,  /* var a = expr b */
   KS_STORE,   /* buffer param a [index expr b] = expr c (converted to the buffer dtype) */
   KS_IF,      /* if (expr a) body else els */
-  KS_FOR,     /* for var a from expr b while var < expr c (or <= when incl) step expr d: body */
+  KS_FOR,     /* for var a from expr b while var < expr c (or <= when incl) step expr d: body;
+                 imm 1: its iterations are independent (`#pragma GCC ivdep` on the host) */
   KS_WHILE,   /* while (expr a) body */
   KS_BREAK,   /* leave the innermost FOR / WHILE */
   KS_BARRIER, /* __syncthreads() */

@@ -272,7 +272,7 @@ static void print_block(const kg_kernel *k, uint32_t s, int ind, kg_strbuf *o) {
       kg_sb_puts(o, "}\n");
       break;
     case KS_FOR:
-      kg_sb_printf(o, "for %%%s%u = ", k->vars.v[st->a].name, st->a);
+      kg_sb_printf(o, "%sfor %%%s%u = ", st->imm & 1 ? "independent " : "", k->vars.v[st->a].name, st->a);
       print_x(k, st->b, o);
       kg_sb_puts(o, st->incl ? " to " : " until ");
       print_x(k, st->c, o);
@@ -500,6 +500,7 @@ static void vblock(vctx *v, uint32_t s, int loop_depth) {
       break;
     case KS_FOR:
       if (st->a >= k->vars.n) { vfail(v, "FOR over unknown var", s); return; }
+      if (st->imm > 1 || (st->imm && st->incl)) { vfail(v, "FOR marked other than 0 or 1 (independent iterations, an exclusive end)", s); return; }
       vx(v, st->b, 0), vx(v, st->c, 0), vx(v, st->d, 0);
       v->declared[st->a] = 1;
       vblock(v, st->body, loop_depth + 1);

@@ -185,6 +185,11 @@ void kg_lw_mm_store_partial(kg_mmk *S, const kg_mm_frame *F, uint32_t gm, uint32
 void kg_lw_mm_memo_reset(lctx *L);
 /* a convolution's spatial coordinates oc[0 .. cnd) of output column n (the last dim fastest) */
 void kg_lw_mm_conv_spatial(kg_mmk *S, uint32_t n, uint32_t *oc);
+/* lower_direct.c: the direct convolution (KG_MM_DIRECT). The GPU's body: a thread per output
+ * walks its window; the CPU target's: a thread walks a chunk of outputs a row at a time, the
+ * row's interior (every tap inside the input) as one vectorizable loop. */
+void kg_lw_direct_body(kg_mmk *S, const kg_group *grp);
+void kg_lw_direct_rows_cpu(kg_mmk *S, const kg_group *grp);
 /* lower_rowstats.c: a product's row statistics (kg_group.pre). The GPU tiles: after the tile
  * frame, every statistic of the tile's BM rows into a table (a warp a row, `nthreads` threads; a
  * static shared array, or dynamic shared memory from byte dyn_base, 16-aligned, when not KG_NONE:

@@ -325,72 +325,6 @@ static void finish_body(mkern *S) {
   kg_lw_mm_store(S, &F, gm, gn, kg_kx_var(k, sum));
 }
 
-/* The direct schedule (depthwise convolutions: a few output channels per group over a small
- * window): a thread per output element walks K itself — the window — reading both operands
- * through kg_lw_val_at, no tiles, no shared memory, no barrier; then the epilogue. */
-static void direct_body(mkern *S, const kg_group *grp) {
-  lctx *L = S->L;
-  kg_kernel *k = S->k;
-  const kg_graph *g = L->g;
-  kg_dtype acc = S->acc, mdt = S->mdt;
-  int r = grp->space.rank;
-  const uint32_t *size_p = S->size_p;
-  k->launch.per_output = KG_LAUNCH_ELEMENTS;
-  k->launch.block[0] = 256, k->launch.tile_m = k->launch.tile_n = 0, k->launch.smem_static = 0;
-  uint32_t np = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "numel", KPR_NUMEL, 0, 0));
-  L->cur = kg_kcursor_top(k);
-  uint32_t idx = kg_lw_decl(L, "idx", L->ix, iadd(S, imul(S, sreg(S, KG_SREG_CTAID_X), cst(S, 256)), sreg(S, KG_SREG_TID_X)));
-  L->cur = if_body(S, lt(S, idx, kg_kx_param(k, np)));
-  kg_kcursor body = L->cur;
-  /* the element's coordinates over [N, O, S...] */
-  uint32_t c[KG_MAX_RANK], rem = idx;
-  int outer = -1;
-  for (int d = 0; d < r && outer < 0; d++)
-    if (size_p[d] != KG_NONE) outer = d;
-  for (int d = r - 1; d >= 0; d--) {
-    c[d] = KG_NONE;
-    if (size_p[d] == KG_NONE) continue;
-    if (d == outer) { c[d] = rem; continue; }
-    /* a static size as a constant: its div / mod a multiply and shift (a thread per output) */
-    const kg_dim *sd = &grp->space.d[d];
-    uint32_t sz = sd->kind == KG_DIM_STATIC ? cst(S, sd->v) : kg_kx_param(k, size_p[d]);
-    c[d] = kg_lw_decl(L, "c", L->ix, imod(S, rem, sz));
-    rem = kg_lw_decl(L, "q", L->ix, idiv(S, rem, sz));
-  }
-  uint32_t bc[2] = {c[0], KG_NONE}, m = c[1];
-  if (S->G > 1 && c[1] != KG_NONE) {
-    bc[1] = S->Og == 1 ? c[1] : kg_lw_decl(L, "grp", L->ix, idiv(S, c[1], cst(S, S->Og)));
-    m = S->Og == 1 ? KG_NONE : kg_lw_decl(L, "m", L->ix, imod(S, c[1], cst(S, S->Og)));
-  }
-  uint32_t av = kg_kvar_new(k, "acc", acc);
-  stmt(S, KS_DECL, av, kg_lw_identity(k, KG_OP_RSUM, acc), KG_NONE);
-  /* K a constant where A's is static (a convolution's window times its group's channels: the
-   * depthwise 3 x 3's 9): the compiler unrolls the loop and folds the window's div / mod by
-   * constants — MobileNetV2's depthwise convolutions on the CPU device had a loop of 9 with four
-   * divisions an iteration (the run checks K against the operands either way) */
-  const kg_dim *kd = &S->An->shape.d[S->An->shape.rank - 1];
-  uint32_t kk, kn = kd->kind == KG_DIM_STATIC ? cst(S, kd->v) : kg_kx_param(k, S->kp);
-  L->cur = loop(S, "kk", cst(S, 0), kn, cst(S, 1), &kk);
-  kg_lw_mm_memo_reset(L);
-  uint32_t ac[KG_MAX_RANK], bcc[KG_MAX_RANK];
-  kg_lw_mm_operand_coord(S->An, false, bc, 2, m == KG_NONE ? cst(S, 0) : m, kk, ac);
-  bcc[0] = bc[0], bcc[1] = bc[1], bcc[2] = kk;
-  for (int d = 0; d < S->cnd; d++) bcc[3 + d] = c[2 + d];
-  uint32_t a = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[0], ac), acc), b = kg_lw_cvt(L, kg_lw_val_at(L, S->mmn->in[1], bcc), acc);
-  stmt(S, KS_ASSIGN, av, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, av), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
-  L->cur = refresh(body);
-  kg_lw_mm_memo_reset(L);
-  kg_ks ce = kg_ks_make(KS_COMMENT);
-  ce.text = "epilogue";
-  kg_ks_add(&L->cur, ce);
-  L->memo[grp->red] = kg_lw_decl(L, "mm", mdt, kg_lw_cvt(L, kg_kx_var(k, av), mdt));
-  for (uint32_t q = 0; q < S->ns; q++) {
-    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)g->nodes.v[S->snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)r);
-    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
-  }
-}
-
 /* The SIMT tiles: a block of 256 threads, (tx, ty) owning rows ty + i·TY and columns tx + j·TX
  * of a bm × bn tile, K in chunks of KG_MM_BK through two padded __shared__ tiles. */
 static void simt_body(mkern *S, const kg_mm_tile_info *T) {
@@ -559,7 +493,8 @@ bool kg_lw_matmul(lctx *L, const char *name) {
   else lowered = true;
   if (lowered) {
     if (finish) finish_body(&S);
-    else if (direct) direct_body(&S, grp);
+    else if (direct && L->v->cpu) kg_lw_direct_rows_cpu(&S, grp);
+    else if (direct) kg_lw_direct_body(&S, grp);
     else if (kg_mm_tile_cpu(L->v->mm_tile)) kg_lw_mm_cpu_body(&S);
     else if (T->tier == 2) kg_lw_wgmma_body(&S);
     else if (T->tier) kg_lw_mma_body(&S);

@@ -229,6 +229,8 @@ typedef struct kg_variant {
 } kg_variant;
 /* Elements a thread of the CPU pointwise schedule owns (a chunk of the flattened space). */
 #define KG_CPU_CHUNK 2048
+/* the CPU target's direct convolutions (lower_direct.c): outputs per thread, walked a row at a time */
+#define KG_CPU_DIRECT_CHUNK 512
 
 /* How the tensor-core tier multiplies float32 operands (kg_variant.mm_prec). */
 typedef enum kg_mm_prec {

@@ -52,7 +52,8 @@ static kg_module *load(kg_context *ctx, const char *path) {
  * inputs contiguous or not */
 static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided);
 typedef void (*conv_visit)(const kg_kvariant *kv, void *arg);
-static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, conv_visit visit, void *arg);
+static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, const char *schedule, conv_visit visit,
+                             void *arg);
 static void check_at(const char *name, const char *entry, const char *sig) { check_on(name, entry, sig, KG_DEVICE_EMU, false); }
 static void check_on(const char *name, const char *entry, const char *sig, kg_device_kind dev, bool strided) {
   if (!orc) cr_skip_test("no PyTorch oracle (/usr/bin/python3 with torch)");
@@ -248,7 +249,7 @@ Test(conv_fusion, pool_of_pool_and_shared_pool_are_stored, .init = setup, .fini 
   static const int64_t is[6][4] = {{2, 6, 13, 11}, {5, 6, 1, 1}, {5}, {4, 6, 1, 1}, {7, 6, 1, 1}, {7}};
   static const int ir[6] = {4, 4, 1, 4, 4, 1};
   window_sites w = {0, 0, 0};
-  cpu_conv_kernels("conv_blocks", "inception_pools", 6, is, ir, count_window_sites, &w);
+  cpu_conv_kernels("conv_blocks", "inception_pools", 6, is, ir, "conv.cpu", count_window_sites, &w);
   cr_expect_eq(w.windowed, 1u, "one panel convolution reads the pool inline (of %u)", w.conv);
   cr_expect_eq(w.max_sites, 1u, "its window's maximum written %u times", w.max_sites);
   check_on("conv_blocks", "inception_pools", NULL, KG_DEVICE_EMU, false);
@@ -423,8 +424,9 @@ Test(conv_numeric, channels_last_inputs) {
  * from facts; the kernels the CPU device runs (`_fold` in their names); against PyTorch on the CPU
  * device: partial panels, several panels, 1-D, strided inputs, residuals, bfloat16, groups. */
 /* Runs entry of examples/<name> on the CPU device at the given input shapes (float32 zeros) and
- * hands every CPU convolution kernel it ran to visit */
-static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, conv_visit visit, void *arg) {
+ * hands every CPU convolution kernel of the given schedule it ran to visit */
+static void cpu_conv_kernels(const char *name, const char *entry, int n, const int64_t (*shapes)[4], const int *ranks, const char *schedule, conv_visit visit,
+                             void *arg) {
   kg_context *ctx = ctx_new();
   char path[256];
   snprintf(path, sizeof path, "examples/%s", name);
@@ -451,7 +453,7 @@ static void cpu_conv_kernels(const char *name, const char *entry, int n, const i
   DLTensor *op[1] = {&out};
   cr_assert_eq(kg_run(c, KG_DEVICE_CPU, ins, n, NULL, 0, op, 1, NULL), KG_OK, "%s", kg_last_error(ctx));
   for (uint32_t i = 0; i < c->runtime.n; i++)
-    if (!strcmp(c->runtime.v[i]->k.schedule, "conv.cpu")) visit(c->runtime.v[i], arg);
+    if (!strcmp(c->runtime.v[i]->k.schedule, schedule)) visit(c->runtime.v[i], arg);
   for (int i = 0; i < n; i++) free(buf[i]);
   free(o);
   kg_compiled_free(c);
@@ -492,9 +494,9 @@ Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardo
   static const int64_t s1[3][4] = {{3, 3, 4, 4}, {40, 3, 3, 3}, {40}}, s2[3][4] = {{1, 3, 4, 4}, {40, 3, 3, 3}, {40}};
   static const int r[3] = {4, 4, 1};
   fold_count f1 = {0, 0}, f2 = {0, 0};
-  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r, count_folded, &f1);
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r, "conv.cpu", count_folded, &f1);
   cr_expect(f1.conv == 1 && f1.fold == 1, "3 images: %u of %u convolution kernels folded", f1.fold, f1.conv);
-  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s2, r, count_folded, &f2);
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s2, r, "conv.cpu", count_folded, &f2);
   cr_expect(f2.conv == 1 && f2.fold == 0, "1 image: %u of %u convolution kernels folded", f2.fold, f2.conv);
   /* against PyTorch on the CPU device */
   check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[3,3,4,4], float32[40,3,3,3], float32[40]", KG_DEVICE_CPU, false);
@@ -512,4 +514,56 @@ Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardo
   check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,3,3], float32[200,3,3,3], float32[200]", KG_DEVICE_CPU, false);
   check_on("conv_edge", "conv1d_same", "float32[1,4,3], float32[150,4,4], float32[150]", KG_DEVICE_CPU, true);
   unsetenv("KGEN_CPU_THREADS");
+}
+
+/* The CPU target's direct convolutions (passes/lower_direct.c): a thread walks a chunk of outputs
+ * a row at a time, each row's interior — the outputs whose taps all fall inside the input — one
+ * loop without a bounds test, its iterations marked independent (KG_IVDEP: GCC vectorizes it),
+ * the borders and the rows past the input's edge the per-output code. The kernels it runs, and
+ * PyTorch on the CPU device where the interior is empty (rows of 1 and 2), a row longer than a
+ * thread's chunk, rows crossing chunks, strides and dilations, a channel multiplier, groups of
+ * several channels, a 1-D convolution, a pad and a transposed view read inline (no source to
+ * guard), half precisions and float64, strided inputs (the guard fails: the per-output code). */
+typedef struct rows_count { uint32_t rows, ivdep, tested; } rows_count;
+static void count_rows(const kg_kvariant *kv, void *arg) {
+  rows_count *r = arg;
+  r->rows++;
+  const char *p = strstr(kv->cuda, "  KG_IVDEP\n"); /* the statement (not the prelude's #define) */
+  if (!p) return;
+  r->ivdep++;
+  const char *next = strstr(p + 11, "\n    for (");               /* the right border's loop: the interior loop's end */
+  for (const char *q = strstr(p, "if ("); q && next && q < next; q = strstr(q + 1, "if (")) r->tested++;
+}
+
+Test(conv_numeric, cpu_direct_rows, .init = setup, .fini = teardown, .timeout = 900) {
+  static const int64_t s1[5][4] = {{2, 6, 9, 33}, {6, 1, 3, 3}, {6}, {12, 6, 1, 1}, {12}};
+  static const int r1[5] = {4, 4, 1, 4, 1};
+  rows_count rc = {0, 0, 0};
+  cpu_conv_kernels("conv_blocks", "mobilenet_dw_pw", 5, s1, r1, "conv.direct.rows", count_rows, &rc);
+  cr_expect_eq(rc.rows, 1u, "the depthwise convolution walks rows on the CPU device");
+  cr_expect_eq(rc.ivdep, 1u, "one interior loop marked independent");
+  cr_expect_eq(rc.tested, 0u, "no test inside the interior loop");
+  static const int64_t s2[3][4] = {{2, 4, 6, 12}, {4, 1, 3, 3}, {2}};
+  static const int r2[3] = {4, 4, 1};
+  rows_count tc = {0, 0, 0};
+  cpu_conv_kernels("conv_transpose", "conv_transpose2d_strided", 3, s2, r2, "conv.direct.rows", count_rows, &tc);
+  cr_expect(tc.rows == 1 && tc.ivdep == 0, "a transposed convolution's rows: the per-output code only (%u kernels, %u interior loops)", tc.rows, tc.ivdep);
+  static const char *const dw[] = {
+      "float32[2,8,1,1], float32[8,1,3,3], float32[8]",    /* no interior */
+      "float32[1,8,2,2], float32[8,1,3,3], float32[8]",    /* no interior */
+      "float32[1,8,5,37], float32[8,1,3,3], float32[8]",   /* rows across 512-output chunks */
+      "float32[2,8,3,300], float32[8,1,3,3], float32[8]",  /* rows longer than a chunk */
+      "float32[2,8,6,10], float32[16,1,3,3], float32[16]", /* a channel multiplier of 2 */
+      "bfloat16[2,8,5,19], bfloat16[8,1,3,3], bfloat16[8]",
+      "float16[1,8,4,21], float16[8,1,3,3], float16[8]",
+  };
+  for (size_t i = 0; i < sizeof dw / sizeof *dw; i++) check_on("conv_edge", "conv_depthwise", dw[i], KG_DEVICE_CPU, i % 2 == 1);
+  check_on("conv_edge", "conv_stride_dilation", "float32[2,3,11,13], float32[4,3,3,3]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_stride_dilation", "float32[1,3,17,29], float32[2,3,2,3]", KG_DEVICE_CPU, true);
+  check_on("conv_edge", "conv_groups", "float64[1,6,3,4], float64[6,3,3,3]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_groups", "float32[2,4,9,11], float32[8,2,3,3]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv1d_strided", "float32[2,3,40], float32[4,3,5]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_reflect_pad", "float32[2,4,6,9], float32[4,4,3,3]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_view_prologue", "float32[2,3,7,10], float32[3,3,3,3]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_kernel_past_input", NULL, KG_DEVICE_CPU, false);
 }

@@ -1,11 +1,13 @@
 /* kgen 0.1.0: cf_nested_mixed — 4 kernels. Generated code: edits are lost. */
 #ifdef __CUDACC__
 #define KG_KERNEL extern "C" __global__
+#define KG_IVDEP
 #define KG_DEV static __device__ __forceinline__ __attribute__((unused))
 KG_DEV float kg_h2f(unsigned short h) { float f; asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"(h)); return f; }
 KG_DEV unsigned short kg_f2h(float f) { unsigned short h; asm("{ cvt.rn.f16.f32 %0, %1; }" : "=h"(h) : "f"(f)); return h; }
 #else
 #define KG_KERNEL static
+#define KG_IVDEP _Pragma("GCC ivdep")
 #define __launch_bounds__(...)
 #define KG_DEV static inline __attribute__((unused))
 KG_DEV float kg_h2f(unsigned short h) { return kg_emu_h2f(h); }
