@@ -524,10 +524,11 @@ Test(conv_numeric, cpu_images_folded_into_columns, .init = setup, .fini = teardo
  * thread's chunk, rows crossing chunks, strides and dilations, a channel multiplier, groups of
  * several channels, a 1-D convolution, a pad and a transposed view read inline (no source to
  * guard), half precisions and float64, strided inputs (the guard fails: the per-output code). */
-typedef struct rows_count { uint32_t rows, ivdep, tested; } rows_count;
+typedef struct rows_count { uint32_t rows, ivdep, tested; char *text; } rows_count;
 static void count_rows(const kg_kvariant *kv, void *arg) {
   rows_count *r = arg;
   r->rows++;
+  if (!r->text) r->text = strdup(kv->cuda);
   const char *p = strstr(kv->cuda, "  KG_IVDEP\n"); /* the statement (not the prelude's #define) */
   if (!p) return;
   r->ivdep++;
@@ -538,16 +539,38 @@ static void count_rows(const kg_kvariant *kv, void *arg) {
 Test(conv_numeric, cpu_direct_rows, .init = setup, .fini = teardown, .timeout = 900) {
   static const int64_t s1[5][4] = {{2, 6, 9, 33}, {6, 1, 3, 3}, {6}, {12, 6, 1, 1}, {12}};
   static const int r1[5] = {4, 4, 1, 4, 1};
-  rows_count rc = {0, 0, 0};
+  rows_count rc = {0, 0, 0, NULL};
   cpu_conv_kernels("conv_blocks", "mobilenet_dw_pw", 5, s1, r1, "conv.direct.rows", count_rows, &rc);
   cr_expect_eq(rc.rows, 1u, "the depthwise convolution walks rows on the CPU device");
   cr_expect_eq(rc.ivdep, 1u, "one interior loop marked independent");
   cr_expect_eq(rc.tested, 0u, "no test inside the interior loop");
+  /* its text is CUDA too (KG_IVDEP empty there): NVRTC compiles it for sm_80 and sm_90, no spills */
+  kg_context *nctx = ctx_new();
+  kg_nvrtc *nv = kg_ctx_nvrtc(nctx);
+  for (int a = 80; nv && rc.text && a <= 90; a += 10) {
+    kg_nvrtc_out o;
+    memset(&o, 0, sizeof o);
+    kg_diag d;
+    kg_diag_init(&d);
+    int e = kg_nvrtc_compile(nv, "rows.cu", rc.text, a, true, NULL, &o, &d);
+    char *t = e ? kg_diag_format(&d) : NULL;
+    cr_expect_eq(e, 0, "sm_%d: %s", a, t ? t : "");
+    cr_expect_eq(e ? 0u : o.n_stats, 1u, "sm_%d: one kernel", a);
+    for (uint32_t q = 0; !e && q < o.n_stats; q++)
+      cr_expect(o.stats[q].spill_stores == 0 && o.stats[q].spill_loads == 0, "sm_%d: %d / %d bytes spilled", a, o.stats[q].spill_stores, o.stats[q].spill_loads);
+    free(t);
+    if (!e) kg_nvrtc_out_free(&o);
+    kg_diag_free(&d);
+  }
+  if (!nv) cr_log_warn("libnvrtc cannot be loaded: the rows kernel's CUDA compile not checked");
+  kg_context_free(nctx);
+  free(rc.text);
   static const int64_t s2[3][4] = {{2, 4, 6, 12}, {4, 1, 3, 3}, {2}};
   static const int r2[3] = {4, 4, 1};
-  rows_count tc = {0, 0, 0};
+  rows_count tc = {0, 0, 0, NULL};
   cpu_conv_kernels("conv_transpose", "conv_transpose2d_strided", 3, s2, r2, "conv.direct.rows", count_rows, &tc);
   cr_expect(tc.rows == 1 && tc.ivdep == 0, "a transposed convolution's rows: the per-output code only (%u kernels, %u interior loops)", tc.rows, tc.ivdep);
+  free(tc.text);
   static const char *const dw[] = {
       "float32[2,8,1,1], float32[8,1,3,3], float32[8]",    /* no interior */
       "float32[1,8,2,2], float32[8,1,3,3], float32[8]",    /* no interior */
