@@ -183,7 +183,9 @@ static uint32_t epi_size(const lctx *L, uint32_t id, uint32_t cap) {
  * 1 (L->unit, under the guard that they are) and the offsets are 64-bit from 64-bit row and column
  * coordinates, so the addresses are visibly consecutive: vector loads and stores (GCC 12's SLP did
  * not see them through 32-bit offsets converted to addresses). S is a copy whose ix is int64. */
-enum { EPI_ROW_VALUES = 4, EPI_ROW_NODES = 8, EPI_ROW_UNITS = 16 };
+/* a convolution's epilogue may be longer: a batch norm and ReLU6 are 10 nodes, whose per-channel
+ * part (a row's: the statistics, rsqrt) the compiler computes once for the row's columns */
+enum { EPI_ROW_VALUES = 4, EPI_ROW_NODES = 8, EPI_ROW_CONV_NODES = 12, EPI_ROW_UNITS = 16 };
 static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t gm, uint32_t iv) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
@@ -205,6 +207,27 @@ static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t 
   }
   for (uint32_t q = 0; q < S->ns; q++)
     for (uint32_t j = 0; j < R->NR; j++) stmt(S, KS_STORE, S->sparam[q], offs[j][q], xs[j][q]);
+}
+
+/* A convolution's full tile inside one row of its output (a row's NR columns at the first one's
+ * last spatial coordinate + j, its other coordinates shared): rows outer, each row's columns one
+ * loop marked independent (KS_FOR imm 1) — the compiler's loop vectorizer (its cheapest cost
+ * model in product kernels, codegen-cuda/cpu.c) if-converts the epilogue's selects (ReLU6's
+ * NaN-propagating clamps), which basic-block SLP cannot. Under the guard that the strides along
+ * the row are 1 (L->unit); S is a copy whose ix is int64. */
+static void conv_row_loop(ckern *S, const rowsx *R, const uint32_t *bc, const uint32_t *sp0, uint32_t gm, uint32_t iv) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  uint32_t bc64[KG_MAX_RANK], sp[KG_CONV_MAX_DIMS];
+  for (int d = 0; d < S->nb; d++) bc64[d] = bc[d] == KG_NONE ? KG_NONE : kg_lw_decl(L, "bc", KG_I64, kg_lw_cvt(L, bc[d], KG_I64));
+  for (int d = 0; d < S->cnd; d++) sp[d] = sp0[d] == KG_NONE ? KG_NONE : kg_lw_decl(L, "sp", KG_I64, kg_lw_cvt(L, sp0[d], KG_I64));
+  uint32_t w0 = sp[S->cnd - 1], rbase = kg_lw_decl(L, "rb", KG_I64, b64(S, KG_OP_IDX_ADD, R->cbase, b64(S, KG_OP_IDX_MUL, kg_lw_cvt(L, iv, KG_I64), c64(S, R->NR))));
+  kg_lw_scope sc;
+  uint32_t j = kg_lw_open_for(L, "j", c64(S, 0), c64(S, R->NR), c64(S, 1), &sc);
+  k->stmts.v[L->cur.parent].imm = 1;
+  sp[S->cnd - 1] = kg_lw_decl(L, "sp", KG_I64, b64(S, KG_OP_IDX_ADD, w0, j));
+  kg_mmc_epilogue(S, bc64, gm, KG_NONE, sp, kg_kx_load(k, R->scr, b64(S, KG_OP_IDX_ADD, rbase, j)));
+  kg_lw_scope_leave(L, sc);
 }
 
 /* The stride params along N that the epilogue (just lowered: L->ostride was `before` until then)
@@ -404,6 +427,25 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t rows_n = kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE), iv, jj, gn;
   uint32_t sp[KG_CONV_MAX_DIMS], gm;
   if (S.conv) {
+    /* a full tile inside one row of the output (its first column's last spatial coordinate + NR
+     * within the row) of a small epilogue whose strides along that dim are 1: rows outer, each
+     * row's columns unrolled (epilogue_row, as a product's below); else columns outer */
+    uint32_t nodes = 0, ist = KG_NONE, bc0[KG_MAX_RANK], sp0[KG_CONV_MAX_DIMS];
+    for (uint32_t q = 0; q < S.ns; q++) nodes += epi_size(L, S.snode[q], EPI_ROW_CONV_NODES);
+    uint32_t *before = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *before);
+    memcpy(before, L->ostride, (size_t)L->nsrc * KG_MAX_RANK * sizeof *before);
+    const kg_dim *wd = S.cnd >= 1 ? &L->grp->space.d[S.r - 1] : NULL; /* the row: static, a multiple of NR (no panel crosses it) */
+    bool staged = (NR == 16 || NR == 32) && wd && wd->kind == KG_DIM_STATIC && wd->v % NR == 0 && S.ns <= EPI_ROW_VALUES && nodes <= EPI_ROW_CONV_NODES;
+    kg_lw_scope s_gen;
+    if (staged) {
+      memcpy(bc0, bc, sizeof bc0);
+      conv_column(&S, bc, R->Pcol, n0, bc0, sp0);
+      kg_ks is = kg_ks_make(KS_IF);
+      is.a = kg_kx_op(k, KG_OP_LAND, KG_BOOL, kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE),
+                      kg_kx_op(k, KG_OP_LE, KG_BOOL, bin(&S, KG_OP_IDX_ADD, sp0[S.cnd - 1], cst(&S, NR)), S.ssz[S.cnd - 1], KG_NONE), KG_NONE);
+      ist = kg_ks_add(&L->cur, is);
+      s_gen = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, true)); /* the general copy first: it makes the stride params */
+    }
     jj = kg_lw_open_for(L, "jj", cst(&S, 0), ncols, cst(&S, 1), &s_jj);
     gn = kg_lw_decl(L, "n", L->ix, bin(&S, KG_OP_IDX_ADD, n0, jj));
     uint32_t cbc[KG_MAX_RANK];
@@ -414,6 +456,25 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
     uint32_t coff = b64(&S, KG_OP_IDX_ADD, cbase, kg_lw_cvt(L, bin(&S, KG_OP_IDX_ADD, bin(&S, KG_OP_IDX_MUL, iv, cst(&S, NR)), jj), KG_I64));
     kg_mmc_epilogue(&S, cbc, gm, gn, sp, kg_kx_load(k, scr, coff));
     kg_lw_scope_leave(L, s_i), kg_lw_scope_leave(L, s_jj);
+    if (staged) {
+      kg_lw_scope_leave(L, s_gen);
+      uint32_t u[EPI_ROW_UNITS], nu = n_strides(&S, before, u);
+      for (uint32_t i = 0; i < nu; i++)
+        k->stmts.v[ist].a = kg_kx_op(k, KG_OP_LAND, KG_BOOL, k->stmts.v[ist].a, kg_kx_op(k, KG_OP_EQ, KG_BOOL, kg_kx_param(k, u[i]), cst(&S, 1), KG_NONE), KG_NONE);
+      if (nu == 0) k->stmts.v[ist].a = kg_kx_const_i(k, KG_BOOL, 0);
+      kg_lw_scope s_row = kg_lw_scope_enter(L, kg_kcursor_body(k, ist, false));
+      iv = kg_lw_open_for(L, "i", cst(&S, 0), rows_n, cst(&S, 1), &s_i);
+      gm = kg_lw_decl(L, "m", L->ix, bin(&S, KG_OP_IDX_ADD, m0, iv));
+      kg_dtype ix0 = L->ix;
+      ckern S64 = S;
+      S64.ix = L->ix = KG_I64;
+      L->unit = u, L->n_unit = nu;
+      conv_row_loop(&S64, R, bc0, sp0, kg_lw_decl(L, "m", KG_I64, kg_lw_cvt(L, gm, KG_I64)), iv);
+      L->unit = NULL, L->n_unit = 0, L->ix = ix0;
+      kg_lw_scope_leave(L, s_i);
+      kg_lw_scope_leave(L, s_row);
+    }
+    free(before);
   } else {
     /* a full tile (16 or 32 columns) of a small epilogue (a bias, a residual, a few ops) whose strides along
      * N are 1: its rows unrolled (epilogue_row) under that guard; else column by column */

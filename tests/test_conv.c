@@ -590,3 +590,38 @@ Test(conv_numeric, cpu_direct_rows, .init = setup, .fini = teardown, .timeout = 
   check_on("conv_edge", "conv_view_prologue", "float32[2,3,7,10], float32[3,3,3,3]", KG_DEVICE_CPU, false);
   check_on("conv_edge", "conv_kernel_past_input", NULL, KG_DEVICE_CPU, false);
 }
+
+/* A CPU convolution's epilogue over a full tile inside one row of its output (the row's static
+ * size a multiple of the panel's width): rows outer, each row's columns one loop marked
+ * independent, which GCC's loop vectorizer takes at the product kernels' cheapest cost model
+ * (codegen-cuda/cpu.c; passes/lower_matmul_cpu.c, conv_row_loop) — it was a column-outer scalar
+ * loop, branching on ReLU6's NaN tests for every output (MobileNetV2's 1 x 1 convolutions). The
+ * kernels, then PyTorch on the CPU device: a bias, a residual, a batch norm's scale and shift,
+ * 1-D, bfloat16, strided inputs (the residual's guard fails: the column loop). */
+typedef struct epi_loops { uint32_t conv, loops, cheap; } epi_loops;
+static void count_epi_loops(const kg_kvariant *kv, void *arg) {
+  epi_loops *e = arg;
+  e->conv++;
+  e->loops += strstr(kv->cuda, "  KG_IVDEP\n") != NULL;
+  e->cheap += kv->cpu_pre && strstr(kv->cpu_pre, "vect-cost-model=very-cheap") != NULL;
+}
+
+Test(conv_numeric, cpu_conv_row_epilogue, .init = setup, .fini = teardown, .timeout = 900) {
+  static const int64_t s1[3][4] = {{2, 3, 64, 64}, {40, 3, 3, 3}, {40}}, s2[3][4] = {{2, 3, 62, 62}, {40, 3, 3, 3}, {40}};
+  static const int r[3] = {4, 4, 1};
+  epi_loops a = {0, 0, 0}, b = {0, 0, 0};
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r, "conv.cpu", count_epi_loops, &a);
+  cr_expect(a.conv == 1 && a.loops == 1, "rows of 32: %u of %u convolution kernels with the row loop", a.loops, a.conv);
+  cr_expect_eq(a.cheap, a.conv, "the cheapest cost model in %u of %u", a.cheap, a.conv);
+  cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s2, r, "conv.cpu", count_epi_loops, &b);
+  cr_expect(b.conv == 1 && b.loops == 0, "rows of 31: %u of %u with the row loop", b.loops, b.conv);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[2,3,64,64], float32[40,3,3,3], float32[40]", KG_DEVICE_CPU, false);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "float32[1,3,128,96], float32[24,3,3,3], float32[24]", KG_DEVICE_CPU, true);
+  check_on("conv2d_relu_bias", "conv2d_relu_bias", "bfloat16[2,3,64,64], bfloat16[16,3,3,3], bfloat16[16]", KG_DEVICE_CPU, false);
+  static const char *const rb = "float32[2,8,32,32], float32[8,8,3,3], float32[8,1,1], float32[8,1,1], float32[8,8,3,3], float32[8,1,1], float32[8,1,1]";
+  check_on("conv_blocks", "resnet_basic_block", rb, KG_DEVICE_CPU, false);
+  check_on("conv_blocks", "resnet_basic_block", rb, KG_DEVICE_CPU, true);
+  check_on("conv_blocks", "mobilenet_dw_pw", "float32[2,6,64,64], float32[6,1,3,3], float32[6], float32[12,6,1,1], float32[12]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv1d_same", "float32[2,4,64], float32[6,4,4], float32[6]", KG_DEVICE_CPU, false);
+  check_on("conv_edge", "conv_scale_shift", "float32[2,3,32,32], float32[8,3,3,3], float32[8], float32[8,1,1], float32[8,1,1]", KG_DEVICE_CPU, false);
+}
