@@ -480,7 +480,12 @@ bool kg_lw_matmul(lctx *L, const char *name) {
       S.ostride[j * KG_MAX_RANK + (uint32_t)d] =
           S.size_p[d] == KG_NONE ? KG_NONE
                                  : kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, kg_arena_printf(A, "so%u_%d", j, d), KPR_STRIDE, senc[j], (uint32_t)d));
-  for (int d = 0; d < S.cnd; d++) S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : kg_kx_param(k, S.size_p[2 + d]);
+  /* a convolution's spatial sizes: on the CPU target a static one is a constant (a column's
+   * coordinates, computed per panel column and per epilogue column, divide by multiplies) */
+  for (int d = 0; d < S.cnd; d++) {
+    const kg_dim *sd = &grp->space.d[2 + d];
+    S.ssz[d] = S.size_p[2 + d] == KG_NONE ? KG_NONE : L->v->cpu && sd->kind == KG_DIM_STATIC ? kg_kx_const_i(k, S.ix, sd->v) : kg_kx_param(k, S.size_p[2 + d]);
+  }
   bool stats_ok = true; /* row statistics (lower_rowstats.c): the SIMT and mma.sync tiles and the CPU's compute them */
   for (uint32_t j = 0; j < grp->pre.n; j++) stats_ok &= kg_mm_row_stat_ok(g, S.mmn, grp->pre.v[j]);
   bool lowered = false; /* refused (an internal error) when the schedule cannot build this product */
