@@ -69,6 +69,21 @@ static bool static_k(mkern *S, int64_t *K) {
   return kd->kind == KG_DIM_STATIC;
 }
 
+/* Every stored value at coordinates c with the product's value the accumulator av (a var), rounded
+ * once to its dtype */
+static void epilogue_at(mkern *S, const kg_group *grp, const uint32_t *c, uint32_t av) {
+  lctx *L = S->L;
+  kg_ks ce = kg_ks_make(KS_COMMENT);
+  ce.text = "epilogue";
+  kg_ks_add(&L->cur, ce);
+  L->memo[grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, kg_kx_var(S->k, av), S->mdt));
+  for (uint32_t q = 0; q < S->ns; q++) {
+    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)L->g->nodes.v[S->snode[q]].dtype);
+    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
+    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
+  }
+}
+
 /* The output at coordinates c over [N, O, S...]: the K loop reading both operands through
  * kg_lw_val_at (bounds checks in the IM2COL), then every stored value. With K a constant the
  * compiler unrolls the loop and folds the window's div / mod by constants (MobileNetV2's
@@ -92,15 +107,7 @@ static void output_at(mkern *S, const kg_group *grp, const uint32_t *c, const ui
   stmt(S, KS_ASSIGN, av, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, av), kg_kx_op(k, KG_OP_MUL, acc, a, b, KG_NONE), KG_NONE), KG_NONE);
   kg_lw_scope_leave(L, sc);
   kg_lw_mm_memo_reset(L);
-  kg_ks ce = kg_ks_make(KS_COMMENT);
-  ce.text = "epilogue";
-  kg_ks_add(&L->cur, ce);
-  L->memo[grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, kg_kx_var(k, av), S->mdt));
-  for (uint32_t q = 0; q < S->ns; q++) {
-    uint32_t x = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)L->g->nodes.v[S->snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
-    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, x);
-  }
+  epilogue_at(S, grp, c, av);
 }
 
 /* The GPU's body: a thread per output element, its coordinates split off the flat index (static
@@ -191,15 +198,7 @@ static void interior_at(mkern *S, const kg_group *grp, const taps *T, const uint
     uint32_t v = kg_lw_cvt(L, kg_lw_val_at(L, T->x, xc), acc);
     stmt(S, KS_ASSIGN, av, kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, av), kg_kx_op(k, KG_OP_MUL, acc, w[kk], v, KG_NONE), KG_NONE), KG_NONE);
   }
-  kg_ks ce = kg_ks_make(KS_COMMENT);
-  ce.text = "epilogue";
-  kg_ks_add(&L->cur, ce);
-  L->memo[grp->red] = kg_lw_decl(L, "mm", S->mdt, kg_lw_cvt(L, kg_kx_var(k, av), S->mdt));
-  for (uint32_t q = 0; q < S->ns; q++) {
-    uint32_t v = kg_lw_cvt(L, kg_lw_val_at(L, S->snode[q], c), (kg_dtype)L->g->nodes.v[S->snode[q]].dtype);
-    uint32_t off = kg_lw_linear_offset(L, c, &S->ostride[q * KG_MAX_RANK], (uint32_t)S->r);
-    stmt(S, KS_STORE, S->sparam[q], off == KG_NONE ? cst(S, 0) : off, v);
-  }
+  epilogue_at(S, grp, c, av);
 }
 
 /* for (j = lo; j < hi; j++) at c[r - 1] = j: the per-output code, or the interior's (w != NULL) */
