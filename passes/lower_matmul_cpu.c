@@ -183,8 +183,8 @@ static uint32_t epi_size(const lctx *L, uint32_t id, uint32_t cap) {
  * 1 (L->unit, under the guard that they are) and the offsets are 64-bit from 64-bit row and column
  * coordinates, so the addresses are visibly consecutive: vector loads and stores (GCC 12's SLP did
  * not see them through 32-bit offsets converted to addresses). S is a copy whose ix is int64. */
-/* a convolution's epilogue may be longer: a batch norm and ReLU6 are 10 nodes, whose per-channel
- * part (a row's: the statistics, rsqrt) the compiler computes once for the row's columns */
+/* a convolution's row epilogue may be longer (a batch norm and ReLU6 are 10 nodes): it is a loop
+ * (conv_row_loop), not NR unrolled copies */
 enum { EPI_ROW_VALUES = 4, EPI_ROW_NODES = 8, EPI_ROW_CONV_NODES = 12, EPI_ROW_UNITS = 16 };
 static void epilogue_row(ckern *S, const rowsx *R, const uint32_t *bc, uint32_t gm, uint32_t iv) {
   lctx *L = S->L;
@@ -427,9 +427,10 @@ static void rows(ckern *P, const rowsx *R, const afast *F) {
   uint32_t rows_n = kg_kx_op(k, KG_OP_MINIMUM, L->ix, cst(&S, MR), kg_kx_op(k, KG_OP_SUB, L->ix, M, m0, KG_NONE), KG_NONE), iv, jj, gn;
   uint32_t sp[KG_CONV_MAX_DIMS], gm;
   if (S.conv) {
-    /* a full tile inside one row of the output (its first column's last spatial coordinate + NR
-     * within the row) of a small epilogue whose strides along that dim are 1: rows outer, each
-     * row's columns unrolled (epilogue_row, as a product's below); else columns outer */
+    /* a full tile inside one row of the output (the row's static size a multiple of NR; the guard
+     * also tests the first column's last spatial coordinate + NR against it) of a small epilogue
+     * whose strides along that dim are 1: rows outer, each row's columns one loop (conv_row_loop);
+     * else columns outer */
     uint32_t nodes = 0, ist = KG_NONE, bc0[KG_MAX_RANK], sp0[KG_CONV_MAX_DIMS];
     for (uint32_t q = 0; q < S.ns; q++) nodes += epi_size(L, S.snode[q], EPI_ROW_CONV_NODES);
     uint32_t *before = kg_xmalloc(((size_t)L->nsrc * KG_MAX_RANK + 1) * sizeof *before);
