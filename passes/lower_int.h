@@ -134,7 +134,7 @@ void kg_lw_pointwise_cpu(lctx *L, bool linear, uint32_t din, uint32_t din_size, 
                          const uint32_t *out_stride, uint32_t numel_param);
 
 /* ---- the matrix-product schedules: lower_matmul.c (parameters, the tile frame and the
- * epilogue every product schedule shares; the SIMT tiles; the direct convolution) and
+ * epilogue every product schedule shares; the SIMT tiles), lower_direct.c (the direct convolution) and
  * lower_mma.c (the tensor-core tier) ---- */
 bool kg_lw_matmul(lctx *L, const char *name);
 

@@ -149,7 +149,7 @@ Test(conv_fusion, cnn_blocks) {
   cr_expect_eq(kernels_of("conv_blocks", "mobilenet_dw_pw", &direct), 2u, "a depthwise + pointwise pair: two kernels");
   cr_expect_eq(direct, 1u, "the depthwise convolution runs the direct schedule");
   /* its K (the 3 x 3 window, static) a constant trip count the compiler unrolls, its window's
-   * div / mod folded (lower_matmul.c, direct_body) */
+   * div / mod folded (lower_direct.c, output_at) */
   cr_expect_eq(direct_k_trip("conv_blocks", "mobilenet_dw_pw"), 9);
   cr_expect_eq(direct_k_trip("conv_edge", "conv_groups"), 27, "3 input channels per group over 3 x 3");
   cr_expect_eq(kernels_of("conv_edge", "conv_depthwise", &direct), 1u);
