@@ -253,7 +253,8 @@ typedef enum kg_mm_tile {
   KG_MM_ROW = 3, /* 4 × 64: M ≤ 4 (a vector times a matrix) */
   KG_MM_COL = 4, /* 64 × 4: N ≤ 4 (a matrix times a vector) */
   KG_MM_DIRECT = 5, /* convolutions with few output channels per group over a short K (depthwise): a
-                       thread per output walks the window itself, no tiles (kg_conv_direct) */
+                       thread per output walks the window itself, no tiles (kg_conv_direct); on the
+                       CPU target a thread walks rows of outputs (passes/lower_direct.c) */
   KG_MM_TC128 = 6,    /* tensor cores: 128 × 128, 8 warps of 64 × 32, 4 stages */
   KG_MM_TC128N64 = 7, /* 128 × 64, 4 warps of 64 × 32, 4 stages */
   KG_MM_TC64 = 8,     /* 64 × 64, 4 warps of 32 × 32, 3 stages */

@@ -490,7 +490,7 @@ const char *kg_mm_tier_reason(const kg_group_facts *gf, const kg_sched_facts *x,
   bool half = dt == KG_F16 || dt == KG_BF16;
   const char *why;
   if (v->cpu) {
-    snprintf(buf, n, "CPU: %s", v->mm_tile == KG_MM_DIRECT ? "a depthwise convolution: a thread per output walks its window"
+    snprintf(buf, n, "CPU: %s", v->mm_tile == KG_MM_DIRECT ? "a depthwise convolution: a thread walks rows of outputs, each row's interior one vectorized loop"
                                                            : "a panel of B packed per thread, register blocks over it (no tensor cores)");
     return buf;
   }
