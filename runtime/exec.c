@@ -361,8 +361,13 @@ static kg_status launch_variant(kg_compiled *c, const launch_env *E, uint32_t gi
     uint32_t grid[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz}, block[3] = {k->launch.block[0], k->launch.block[1], k->launch.block[2]};
     if (k->launch.per_output == KG_LAUNCH_BLOCK_PER_OUTPUT) block[0] = E->row_threads; /* the kernels read blockDim */
     c->m->ctx->stats.launches++;
-    /* the launch's work, for the CPU device's workers: multiply-adds, reduced elements, elements */
-    dev->work = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1)
+    /* the launch's work, for the CPU device's workers: elements, reduced elements, or the
+     * multiply-adds — a sixteenth of them for the tiled products (16-wide FMAs from registers
+     * against a pointwise element's loads, op and store): a 16 x 64 x 172 product (an MLP's at
+     * batch 2 x 8) is a few microseconds on one core, less than waking a worker costs beside
+     * libtorch's threads in a .NET process; the direct convolutions' taps are loads each */
+    uint64_t macs = E->mm ? (uint64_t)E->mm_batch * (uint64_t)E->mm_m * (uint64_t)E->mm_n * (uint64_t)(E->nred > 0 ? E->nred : 1) : 0;
+    dev->work = E->mm ? (v->mm_tile == KG_MM_DIRECT ? macs : macs / 16)
                 : E->reduce ? (uint64_t)E->nout * (uint64_t)(E->nred > 0 ? E->nred : 1)
                             : (uint64_t)E->numel;
     dev->n_params = k->params.n;
