@@ -110,13 +110,31 @@ static void output_at(mkern *S, const kg_group *grp, const uint32_t *c, const ui
   epilogue_at(S, grp, c, av);
 }
 
+/* Flat index rem split over the space's dims [0, n) into c (the last fastest, the outermost taking
+ * what remains, a static 1 none): static sizes as constants, their div / mod a multiply and shift */
+static void split_index(mkern *S, const kg_group *grp, uint32_t rem, int n, uint32_t *c) {
+  const uint32_t *size_p = S->size_p;
+  int outer = -1;
+  for (int d = 0; d < n; d++) {
+    c[d] = KG_NONE;
+    if (outer < 0 && size_p[d] != KG_NONE) outer = d;
+  }
+  for (int d = n - 1; d >= 0; d--) {
+    if (size_p[d] == KG_NONE) continue;
+    if (d == outer) { c[d] = rem; break; }
+    const kg_dim *sd = &grp->space.d[d];
+    uint32_t sz = sd->kind == KG_DIM_STATIC ? cst(S, sd->v) : kg_kx_param(S->k, size_p[d]);
+    c[d] = kg_lw_decl(S->L, "c", S->ix, iop(S, KG_OP_IDX_MOD, rem, sz));
+    rem = kg_lw_decl(S->L, "q", S->ix, iop(S, KG_OP_IDX_DIV, rem, sz));
+  }
+}
+
 /* The GPU's body: a thread per output element, its coordinates split off the flat index (static
  * sizes as constants: their div / mod a multiply and shift). */
 void kg_lw_direct_body(kg_mmk *S, const kg_group *grp) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
   int r = grp->space.rank;
-  const uint32_t *size_p = S->size_p;
   k->launch.per_output = KG_LAUNCH_ELEMENTS;
   k->launch.block[0] = 256, k->launch.tile_m = k->launch.tile_n = 0, k->launch.smem_static = 0;
   uint32_t np = kg_kparam_add(k, kg_lw_mkparam(KP_SCALAR, L->ix, false, "numel", KPR_NUMEL, 0, 0));
@@ -125,19 +143,8 @@ void kg_lw_direct_body(kg_mmk *S, const kg_group *grp) {
   kg_ks is = kg_ks_make(KS_IF);
   is.a = bop(S, KG_OP_LT, idx, kg_kx_param(k, np));
   L->cur = kg_kcursor_body(k, kg_ks_add(&L->cur, is), false);
-  uint32_t c[KG_MAX_RANK], rem = idx;
-  int outer = -1;
-  for (int d = 0; d < r && outer < 0; d++)
-    if (size_p[d] != KG_NONE) outer = d;
-  for (int d = r - 1; d >= 0; d--) {
-    c[d] = KG_NONE;
-    if (size_p[d] == KG_NONE) continue;
-    if (d == outer) { c[d] = rem; continue; }
-    const kg_dim *sd = &grp->space.d[d];
-    uint32_t sz = sd->kind == KG_DIM_STATIC ? cst(S, sd->v) : kg_kx_param(k, size_p[d]);
-    c[d] = kg_lw_decl(L, "c", L->ix, iop(S, KG_OP_IDX_MOD, rem, sz));
-    rem = kg_lw_decl(L, "q", L->ix, iop(S, KG_OP_IDX_DIV, rem, sz));
-  }
+  uint32_t c[KG_MAX_RANK];
+  split_index(S, grp, idx, r, c);
   uint32_t bc[2], m;
   group_coords(S, c[0], c[1], bc, &m);
   output_at(S, grp, c, bc, m);
@@ -242,17 +249,7 @@ void kg_lw_direct_rows_cpu(kg_mmk *S, const kg_group *grp) {
   uint32_t c[KG_MAX_RANK], wsz = wd->kind == KG_DIM_STATIC ? cst(S, wd->v) : kg_kx_param(k, size_p[r - 1]);
   for (int d = 0; d < r; d++) c[d] = KG_NONE;
   uint32_t cin = kg_lw_decl(L, "c", L->ix, iop(S, KG_OP_IDX_MOD, ix, wsz)), rem = kg_lw_decl(L, "q", L->ix, iop(S, KG_OP_IDX_DIV, ix, wsz));
-  int outer = -1;
-  for (int d = 0; d < r - 1 && outer < 0; d++)
-    if (size_p[d] != KG_NONE) outer = d;
-  for (int d = r - 2; d >= 0; d--) {
-    if (size_p[d] == KG_NONE) continue;
-    if (d == outer) { c[d] = rem; break; }
-    const kg_dim *sd = &grp->space.d[d];
-    uint32_t sz = sd->kind == KG_DIM_STATIC ? cst(S, sd->v) : kg_kx_param(k, size_p[d]);
-    c[d] = kg_lw_decl(L, "c", L->ix, iop(S, KG_OP_IDX_MOD, rem, sz));
-    rem = kg_lw_decl(L, "q", L->ix, iop(S, KG_OP_IDX_DIV, rem, sz));
-  }
+  split_index(S, grp, rem, r - 1, c); /* the row's coordinates */
   uint32_t len = kg_lw_decl(L, "len", L->ix, iop(S, KG_OP_MINIMUM, iop(S, KG_OP_SUB, wsz, cin), iop(S, KG_OP_SUB, end, ix)));
   uint32_t send = kg_lw_decl(L, "send", L->ix, iop(S, KG_OP_IDX_ADD, cin, len));
   uint32_t bc[2], m;
