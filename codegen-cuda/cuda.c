@@ -752,12 +752,18 @@ static void block(const emit *E, uint32_t s, int ind) {
   }
 }
 
+/* A kernel's private scratch (a CPU product's panels, a split's partials: the runtime's own
+ * allocation) never shares storage with a tensor, so it is __restrict__: the compiler may keep
+ * values loaded from the tensors in registers across the stores into it (a panel copy's
+ * prologue reads the same per-channel values for every column). */
+static bool scratch_param(const kg_kparam *p) { return p->role == KPR_TENSOR && p->r0 == KG_BUF_SCRATCH; }
+
 static void signature(const kg_kernel *k, kg_strbuf *o) {
   for (uint32_t i = 0; i < k->params.n; i++) {
     const kg_kparam *p = &k->params.v[i];
     if (i) kg_sb_puts(o, ", ");
     if (p->kind == KP_BUFFER)
-      kg_sb_printf(o, "%s%s *%s", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, p->name);
+      kg_sb_printf(o, "%s%s *%s%s", p->is_output ? "" : "const ", kg_dtype_get((kg_dtype)p->dtype)->ctype, scratch_param(p) ? "__restrict__ " : "", p->name);
     else if (p->kind == KP_TMAP) kg_sb_printf(o, "const __grid_constant__ kg_tmap %s", p->name);
     else kg_sb_printf(o, "%s %s", p->dtype == KG_BOOL ? "unsigned char" : rtype((kg_dtype)p->dtype), p->name);
   }

@@ -54,6 +54,8 @@ typedef struct lctx {
   const uint32_t *unit; /* stride params read as the constant 1 in offsets (a copy of code under a guard
                            that they are 1: lower_matmul_cpu.c's epilogue rows), n_unit of them */
   uint32_t n_unit;
+  bool clamp_window;    /* a convolution's window read at clamped coordinates, then selected against its
+                           padding (no branch: lower_matmul_cpu.c's vectorized panel copy) */
   uint32_t *symp;       /* per symbol: size param, lazily */
   struct kg_lw_at *at;  /* memo of values at coordinates */
   uint32_t n_at, cap_at;
@@ -268,6 +270,8 @@ typedef struct rkern {
   uint32_t first, step, bound; /* the walks: j = first; j < bound; j += step */
   int coll;               /* KG_COLL_*: the collective */
   uint32_t coord[KG_MAX_RANK]; /* the row's kept coordinates */
+  bool nest;                   /* inside the CPU target's nested walk: the element's coordinates are nest_rc */
+  uint32_t nest_rc[KG_MAX_RANK];
   uint32_t zero;
   /* per node */
   uint32_t *rowval;  /* a finished reduction's value, in its dtype */

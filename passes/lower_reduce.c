@@ -469,16 +469,17 @@ bool kg_group_online_pair(const kg_graph *g, const kg_group *grp) {
   return grp->kind == KG_GROUP_REDUCE && grp->reds.n == 2 && kg_lw_online_sum(g, grp, 0, &shift) == 1;
 }
 
-static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online);
-int kg_reduce_passes(const kg_graph *g, const kg_group *grp) { return reduce_passes(g, grp, true); }
+static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online, bool centred);
+int kg_reduce_passes(const kg_graph *g, const kg_group *grp) { return reduce_passes(g, grp, true, false); }
 int kg_reduce_passes_variant(const kg_graph *g, const kg_group *grp, const kg_variant *v) {
   /* a partial walks its chunk once (a variance: Welford; a max with its sum of exp: online), the
    * finish its chunks — twice for a max and its sum of exp (the max, then the sums rescaled to it) */
   if (v->split && grp->kind == KG_GROUP_REDUCE) return v->split == KG_SPLIT_FINISH && kg_group_online_pair(g, grp) ? 2 : 1;
-  return reduce_passes(g, grp, !v->no_online);
+  return reduce_passes(g, grp, !v->no_online, v->cpu);
 }
 
-static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online) {
+/* centred: the CPU target's pairing, a mean's paired variances in one more walk (lower_reduce_walk.c) */
+static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online, bool centred) {
   if (grp->kind != KG_GROUP_REDUCE) return 1;
   uint32_t nn = g->nodes.n, fol[16];
   uint32_t *taken = kg_xmalloc((nn + 1) * sizeof *taken);
@@ -492,7 +493,9 @@ static int reduce_passes(const kg_graph *g, const kg_group *grp, bool online) {
     if (taken[node] != KG_NONE) continue;
     bool two = R->op == KG_OP_RARGMAX || R->op == KG_OP_RARGMIN || (R->op == KG_OP_RVAR && !meanseen[R->in[0]]);
     passes += two ? 2 : 1;
-    for (uint32_t q = kg_lw_welford_next(g, grp, ri, ri); q != KG_NONE; q = kg_lw_welford_next(g, grp, ri, q)) taken[grp->reds.v[q]] = 1;
+    uint32_t w0 = kg_lw_welford_next(g, grp, ri, ri);
+    for (uint32_t q = w0; q != KG_NONE; q = kg_lw_welford_next(g, grp, ri, q)) taken[grp->reds.v[q]] = 1;
+    if (centred && w0 != KG_NONE) passes++;
     uint32_t shift, q = online ? kg_lw_online_sum(g, grp, ri, &shift) : KG_NONE;
     if (q != KG_NONE) taken[grp->reds.v[q]] = 1;
     uint32_t nf = kg_lw_pick_siblings(g, grp, ri, taken, fol, visit);

@@ -22,8 +22,12 @@
 /* The row's element j: its coordinates rc (the row's kept ones, j split over the
  * reduced dims) and the sources' offsets there. */
 static void at_element(rkern *S, uint32_t j, uint32_t *rc) {
-  memcpy(rc, S->coord, sizeof S->coord);
-  kg_lw_decompose(S->L, j, S->size_p, S->mask, true, rc);
+  if (S->nest)
+    memcpy(rc, S->nest_rc, sizeof S->nest_rc);
+  else {
+    memcpy(rc, S->coord, sizeof S->coord);
+    kg_lw_decompose(S->L, j, S->size_p, S->mask, true, rc);
+  }
   kg_lw_source_offsets(S->L, S->in_stride, rc);
 }
 
@@ -149,10 +153,48 @@ static void row_end(lctx *L, rowwalk *w, int s) {
 /* What a walk does at element j of the row (vector lane L->lane, or -1). */
 typedef void row_body(rkern *S, void *arg, uint32_t j);
 
+/* The CPU target's thread per output over a whole row of several reduced dims: the innermost
+ * one's index din, else -1. */
+static int nest_dim(const rkern *S, uint32_t bound) {
+  const lctx *L = S->L;
+  if (!L->v->cpu || !S->col || S->split != KG_SPLIT_NONE || S->cvec > 1 || L->cvar || L->rvec > 1 || (bound != KG_NONE && bound != S->bound)) return -1;
+  int din = -1, n = 0;
+  for (uint32_t d = 0; d < S->r; d++)
+    if (((S->mask >> d) & 1) && S->size_p[d] != KG_NONE) din = (int)d, n++;
+  return n >= 2 ? din : -1;
+}
+
+/* The nested walk: the row's element j = q · size_in + c in the same order as the flat loop,
+ * q split over the outer reduced dims once per q, the innermost dim's coordinate the inner
+ * loop's c. On the CPU device the flat loop's div / mod per element (two integer divisions for
+ * a batch norm's [N, ·, H, W] rows) cost more than the element's arithmetic. */
+static void row_walk_nested(rkern *S, int din, row_body *body, void *arg) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  uint32_t ix = L->ix, sz = kg_kx_param(k, S->size_p[din]), one = kg_kx_const_i(k, ix, 1);
+  uint32_t nq = kg_lw_decl(L, "nq", ix, kg_kx_op(k, KG_OP_IDX_DIV, ix, kg_kx_param(k, S->rn), kg_kx_op(k, KG_OP_MAXIMUM, ix, sz, one, KG_NONE), KG_NONE));
+  rowwalk wq, wc;
+  uint32_t q = row_begin_loop(L, &wq, S->zero, nq, one);
+  memcpy(S->nest_rc, S->coord, sizeof S->coord);
+  kg_lw_decompose(L, q, S->size_p, S->mask & ~((int64_t)1 << din), true, S->nest_rc);
+  uint32_t c = row_begin_loop(L, &wc, S->zero, sz, one);
+  S->nest_rc[din] = c;
+  S->nest = true;
+  body(S, arg, kg_kx_op(k, KG_OP_IDX_ADD, ix, kg_kx_op(k, KG_OP_IDX_MUL, ix, q, sz, KG_NONE), c, KG_NONE));
+  S->nest = false;
+  row_end(L, &wc, 0);
+  row_end(L, &wq, 0);
+}
+
 /* A walk over the row: every slot, every lane; bound KG_NONE: the row's length (rn). */
 static void row_walk(rkern *S, uint32_t bound, row_body *body, void *arg) {
   lctx *L = S->L;
   kg_kernel *k = S->k;
+  int din = nest_dim(S, bound);
+  if (din >= 0) {
+    row_walk_nested(S, din, body, arg);
+    return;
+  }
   for (int sl = 0; sl < row_slots(L); sl++) {
     rowwalk rw;
     uint32_t j0 = row_begin(L, &rw, sl, S->first, bound == KG_NONE ? kg_kx_param(k, S->rn) : bound, S->step), jx = j0;
@@ -179,6 +221,7 @@ typedef struct rpass {
   uint32_t res;         /* the row's value */
   /* Welford: the variance riding along (a node), its running count, mean and M2 vars */
   uint32_t wvar, wn, wm, wq;
+  bool centred; /* the CPU target: the paired variances in one walk after the mean's (centred_pair) */
   /* online softmax: the sum of exp(x − shift) riding along in a max's walk (an index into
    * grp->reds, or KG_NONE), its shift (a node: a function of the max), the thread's running
    * sum (relative to its running max, the max's accumulator) and the row's, relative to the
@@ -234,6 +277,13 @@ static void rpass_begin(rkern *S, rpass *P, uint32_t ri) {
    * M2 = Σ_threads M2_t + n_t (mean_t − mean)² with the block's mean (Chan et al.'s
    * combination, as two fixed-tree sums: deterministic) */
   P->wvar = S->split || S->preset[node] != KG_NONE ? KG_NONE : kg_lw_welford_var_of(g, grp, ri);
+  /* the CPU target's thread per output walks the row alone, one element after another: there
+   * Welford's update is a serial chain through a division per element (~25 cycles; a training
+   * batch norm's statistics were 90 % of its kernel), so the paired variances take one more walk
+   * instead, the squared deviations about the mean (centred_pair) — the two-pass scheme ATen's
+   * CPU kernels use; the row is in cache from the mean's walk */
+  P->centred = P->wvar != KG_NONE && S->L->v->cpu && S->col;
+  if (P->centred) P->wvar = KG_NONE;
   /* a split variance's partial kernel: its chunk's Welford (count, mean, M2), merged in chunk
    * order by the finish kernel (split_var_finish) */
   if (S->split == KG_SPLIT_PARTIAL && P->red == KG_OP_RVAR) P->wvar = node;
@@ -587,6 +637,29 @@ static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   }
 }
 
+/* The variances paired with mean P (kg_lw_welford_next) on the CPU target: one walk summing the
+ * squared deviations about the mean in its accumulator, M2, then M2 / max(N − correction, 0) each
+ * (the Welford pairing's values, by the two-pass formula). */
+static void centred_pair(rkern *S, const rpass *P) {
+  lctx *L = S->L;
+  kg_kernel *k = S->k;
+  rpass Q = *P;
+  Q.red = KG_OP_RVAR, Q.pass = 1, Q.center = P->res, Q.centred = false;
+  Q.nfol = 0, Q.osum = KG_NONE;
+  pass_begin(S, &Q);
+  row_walk(S, S->bound, pass_element, &Q);
+  kg_dtype acc = Q.acc;
+  uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, kg_kx_var(k, Q.accv)));
+  uint32_t cnt = kg_lw_cvt(L, kg_kx_param(k, S->rn), acc);
+  for (uint32_t q = kg_lw_welford_next(S->g, S->grp, P->ri, P->ri); q != KG_NONE; q = kg_lw_welford_next(S->g, S->grp, P->ri, q)) {
+    uint32_t vn = S->grp->reds.v[q];
+    if (S->preset[vn] != KG_NONE) continue; /* a sibling's or an earlier mean's */
+    const kg_gnode *V = &S->g->nodes.v[vn];
+    uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+    S->preset[vn] = kg_lw_decl(L, "var", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+  }
+}
+
 /* The siblings' values, for their turn in the loop over the reductions. */
 static void siblings_finish(rkern *S, rpass *P) {
   lctx *L = S->L;
@@ -675,6 +748,7 @@ bool kg_lw_reduce_one(rkern *S, uint32_t ri) {
     row_walk(S, S->bound, pass_element, &P);
     if (pass_end(S, &P)) return true;
   }
+  if (P.centred) centred_pair(S, &P);
   reduction_value(S, &P);
   if (P.osum != KG_NONE) online_finish(S, &P); /* its shift reads the max's row value */
   return false;

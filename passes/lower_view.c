@@ -404,7 +404,16 @@ static uint32_t im2col_at(lctx *L, uint32_t id, const uint32_t *c) {
   }
   if (cond != KG_NONE) cond = kg_lw_decl(L, "in", KG_BOOL, cond);
   uint32_t zero = kg_dtype_is_float(dt) ? kg_kx_const_f(k, dt, 0) : kg_kx_const_i(k, dt, 0);
-  return predicated(L, id, cond, oc, zero);
+  if (!L->clamp_window || cond == KG_NONE) return predicated(L, id, cond, oc, zero);
+  /* clamped: every index inside the input, the operand read there unconditionally and the padding
+   * selected after — no branch, so that a loop over columns vectorizes (its loads as gathers) */
+  for (int i = 0; i < nd; i++) {
+    uint32_t sz = kg_lw_size(L, &x->shape.d[2 + i]), z = ic(L, 0), j = oc[2 + i];
+    uint32_t lo = kg_kx_select(k, L->ix, bop(L, KG_OP_LT, j, z), z, j);
+    oc[2 + i] = kg_lw_decl(L, "ij", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_LT, lo, sz), lo, sop(L, KG_OP_SUB, sz, ic(L, 1))));
+  }
+  uint32_t v = kg_lw_cvt(L, kg_lw_val_at(L, n->in[0], oc), dt);
+  return kg_lw_decl(L, "pv", dt, kg_kx_select(k, dt, cond, v, zero));
 }
 
 /* PAD at c: each padded dim's index i = c - left mapped back into the input (reflect, replicate,
