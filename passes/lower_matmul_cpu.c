@@ -75,6 +75,19 @@ static bool window_inline(const lctx *L, uint32_t id, uint8_t *seen) {
     if (window_inline(L, n->in[j], seen)) return true;
   return false;
 }
+/* The arithmetic B's element computes inline (a training batch norm's (x − mean) · rsqrt(var + eps)
+ * · w + b and ReLU before a convolution): its non-layout nodes up to the sources, at most cap. */
+static int inline_arith(const lctx *L, uint32_t id, uint8_t *seen, int cap) {
+  if (seen[id] || cap <= 0) return 0;
+  seen[id] = 1;
+  const kg_gnode *n = &L->g->nodes.v[id];
+  if (L->src_of[id] != KG_NONE || L->local[id] || n->vkind == KG_V_SCALAR || n->op == KG_OP_CONST) return 0;
+  unsigned fl = kg_op_get((kg_op)n->op)->flags;
+  int c = (fl & (KG_OPF_LAYOUT | KG_OPF_CAST)) ? 0 : 1, nin = n->op == KG_OP_FULL ? 1 : n->n_in;
+  for (int j = 0; j < nin && c < cap; j++) c += inline_arith(L, n->in[j], seen, cap - c);
+  return c;
+}
+
 static bool panel_window(ckern *S, uint32_t b) {
   uint8_t *seen = kg_xcalloc(S->L->g->nodes.n + 1, 1);
   bool w = window_inline(S->L, b, seen);
@@ -736,12 +749,24 @@ void kg_lw_mm_cpu_body(kg_mmk *P) {
     is.a = kg_kx_op(k, KG_OP_EQ, KG_BOOL, ncols, cst(&S, NR), KG_NONE);
     ifull = kg_ks_add(&L->cur, is);
     s_full = kg_lw_scope_enter(L, kg_kcursor_body(k, ifull, false));
-    /* a convolution's window read at clamped coordinates (lower_view.c): only where every spatial
-     * size of its input is a constant of at least 1, so that a clamped index is an element */
+    /* a convolution's window read at clamped coordinates (lower_view.c), the columns one loop: only
+     * where every spatial size of its input is a constant of at least 1, so that a clamped index is
+     * an element */
     bool clamp = S.conv && mmn->in[1] < L->g->nodes.n && L->g->nodes.v[mmn->in[1]].op == KG_OP_IM2COL;
     if (clamp) {
-      const kg_gnode *x = &L->g->nodes.v[L->g->nodes.v[mmn->in[1]].in[0]];
+      const kg_gnode *w = &L->g->nodes.v[mmn->in[1]], *x = &L->g->nodes.v[w->in[0]];
+      int64_t taps = 1;
       for (int d = 2; d < x->shape.rank; d++) clamp &= x->shape.d[d].kind == KG_DIM_STATIC && x->shape.d[d].v >= 1;
+      for (int d = 0; d < x->shape.rank - 2 && d < KG_CONV_MAX_DIMS; d++) taps *= kg_conv_get(w->ia[3], d);
+      /* where it pays: arithmetic computed per element (a training batch norm's prologue: two ops or
+       * more), or a 2-D window of several taps over a tensor read as it is; a 1 x 1 or 1-D window,
+       * or one read through a layout (TextCNN's embedding lookup: a gather of a gather) keeps the
+       * unrolled columns, whose hoisted scalar loads cost less than the loop's coordinates and
+       * gathers (measured on MobileNetV2's 1 x 1, M5's 1-D and TextCNN's convolutions) */
+      uint8_t *seen = kg_xcalloc(L->g->nodes.n + 1, 1);
+      int arith = inline_arith(L, w->in[0], seen, 2);
+      free(seen);
+      clamp &= arith >= 2 || (L->src_of[w->in[0]] != KG_NONE && x->shape.rank >= 4 && taps > 1);
     }
     uint32_t spj[KG_MM_CPU_NR_MAX][KG_CONV_MAX_DIMS], bcj[KG_MM_CPU_NR_MAX][2];
     for (uint32_t j = 0; S.conv && !clamp && j < NR; j++) conv_column(&S, bc, Pcol, bin(&S, KG_OP_IDX_ADD, n0, cst(&S, (int64_t)j)), bcj[j], spj[j]);

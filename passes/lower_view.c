@@ -413,7 +413,12 @@ static uint32_t im2col_at(lctx *L, uint32_t id, const uint32_t *c) {
     oc[2 + i] = kg_lw_decl(L, "ij", L->ix, kg_kx_select(k, L->ix, bop(L, KG_OP_LT, lo, sz), lo, sop(L, KG_OP_SUB, sz, ic(L, 1))));
   }
   uint32_t v = kg_lw_cvt(L, kg_lw_val_at(L, n->in[0], oc), dt);
-  return kg_lw_decl(L, "pv", dt, kg_kx_select(k, dt, cond, v, zero));
+  if (dt != KG_F32) return kg_lw_decl(L, "pv", dt, kg_kx_select(k, dt, cond, v, zero));
+  /* float32: the padding's zero by a mask of the bits, v & -(int)in — a select GCC turns back
+   * into a conditional (masked) load at the unaffine address, which its vectorizer rejects */
+  uint32_t mask = kg_kx_op(k, KG_OP_SUB, KG_I32, kg_kx_const_i(k, KG_I32, 0), kg_lw_cvt(L, cond, KG_I32), KG_NONE);
+  uint32_t bits = kg_kx_op(k, KG_OP_BAND, KG_I32, kg_kx_op(k, KG_OP_BITCAST, KG_I32, v, KG_NONE, KG_NONE), mask, KG_NONE);
+  return kg_lw_decl(L, "pv", dt, kg_kx_op(k, KG_OP_BITCAST, KG_F32, bits, KG_NONE, KG_NONE));
 }
 
 /* PAD at c: each padded dim's index i = c - left mapped back into the input (reflect, replicate,
