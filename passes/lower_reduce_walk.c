@@ -619,6 +619,20 @@ static void split_var_finish(rkern *S, rpass *P) {
   P->res = kg_kx_op(k, KG_OP_DIV, acc, kg_kx_var(k, P->wq), den, KG_NONE);
 }
 
+/* Every variance paired with mean P (kg_lw_welford_next) not yet computed: M2 over
+ * max(count − its correction, 0) (0 / 0 = NaN like PyTorch). */
+static void paired_variances(rkern *S, const rpass *P, uint32_t m2, uint32_t cnt, const char *name) {
+  kg_kernel *k = S->k;
+  kg_dtype acc = P->acc;
+  for (uint32_t q = kg_lw_welford_next(S->g, S->grp, P->ri, P->ri); q != KG_NONE; q = kg_lw_welford_next(S->g, S->grp, P->ri, q)) {
+    uint32_t vn = S->grp->reds.v[q];
+    if (S->preset[vn] != KG_NONE) continue; /* a sibling's or an earlier mean's */
+    const kg_gnode *V = &S->g->nodes.v[vn];
+    uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
+    S->preset[vn] = kg_lw_decl(S->L, name, acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
+  }
+}
+
 /* The sibling variances: Σ M2_t + n_t (mean_t − mean)², over max(N − correction, 0) each. */
 static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   lctx *L = S->L;
@@ -627,14 +641,7 @@ static void welford_finish(rkern *S, rpass *P, uint32_t cnt) {
   uint32_t dm = kg_kx_op(k, KG_OP_SUB, acc, kg_kx_var(k, P->wm), P->res, KG_NONE);
   uint32_t t = kg_kx_op(k, KG_OP_ADD, acc, kg_kx_var(k, P->wq),
                         kg_kx_op(k, KG_OP_MUL, acc, kg_kx_var(k, P->wn), kg_kx_op(k, KG_OP_MUL, acc, dm, dm, KG_NONE), KG_NONE), KG_NONE);
-  uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, t));
-  for (uint32_t q = kg_lw_welford_next(S->g, S->grp, P->ri, P->ri); q != KG_NONE; q = kg_lw_welford_next(S->g, S->grp, P->ri, q)) {
-    uint32_t vn = S->grp->reds.v[q];
-    if (S->preset[vn] != KG_NONE) continue; /* a sibling's or an earlier mean's */
-    const kg_gnode *V = &S->g->nodes.v[vn];
-    uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
-    S->preset[vn] = kg_lw_decl(L, "wvar", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
-  }
+  paired_variances(S, P, kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, t)), cnt, "wvar");
 }
 
 /* The variances paired with mean P (kg_lw_welford_next) on the CPU target: one walk summing the
@@ -650,14 +657,7 @@ static void centred_pair(rkern *S, const rpass *P) {
   row_walk(S, S->bound, pass_element, &Q);
   kg_dtype acc = Q.acc;
   uint32_t m2 = kg_lw_decl(L, "m2", acc, collective(S, KG_OP_RSUM, acc, kg_kx_var(k, Q.accv)));
-  uint32_t cnt = kg_lw_cvt(L, kg_kx_param(k, S->rn), acc);
-  for (uint32_t q = kg_lw_welford_next(S->g, S->grp, P->ri, P->ri); q != KG_NONE; q = kg_lw_welford_next(S->g, S->grp, P->ri, q)) {
-    uint32_t vn = S->grp->reds.v[q];
-    if (S->preset[vn] != KG_NONE) continue; /* a sibling's or an earlier mean's */
-    const kg_gnode *V = &S->g->nodes.v[vn];
-    uint32_t den = kg_kx_op(k, KG_OP_MAXIMUM, acc, kg_kx_op(k, KG_OP_SUB, acc, cnt, kg_kx_const_f(k, acc, V->fa[0]), KG_NONE), kg_kx_const_f(k, acc, 0), KG_NONE);
-    S->preset[vn] = kg_lw_decl(L, "var", acc, kg_kx_op(k, KG_OP_DIV, acc, m2, den, KG_NONE));
-  }
+  paired_variances(S, P, m2, kg_lw_cvt(L, kg_kx_param(k, S->rn), acc), "var");
 }
 
 /* The siblings' values, for their turn in the loop over the reductions. */
