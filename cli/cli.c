@@ -45,7 +45,7 @@ static void usage(FILE *f) {
           "      random programs checked against PyTorch (docs/fuzz.md); LIST of families:\n"
           "      arith,unary,cmp,cast,reduce,intops,act,norm,layout,matmul,cf,inplace,\n"
           "      conv,pool,cnorm,resample,random,capture,scalar,nan (default all)\n"
-          "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"
+          "  kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided] [--device cpu]\n"
           "      shrinks a failing document while the same failure happens (docs/fuzz.md); exit 3: it does not fail\n"
           "  kgen package FILE.json... [--entry NAME]... [--sig SIG]... [--arch sm_80,sm_86,sm_89,sm_90|none] -o OUT.kgpkg\n"
           "      an offline kernel package (docs/package.md); run, check and explain take it as FILE\n"
@@ -84,6 +84,11 @@ int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v) {
     return 1;
   }
   if (!strcmp(s, "--no-replay")) return v->no_replay = true, 1;
+  if (!strcmp(s, "--device")) { /* kgen reduce's (kgen check reads --device itself) */
+    if (*i + 1 >= argc || strcmp(argv[*i + 1], "cpu"))
+      return fprintf(stderr, "kgen: --device here takes cpu (the CPU device; the emulator is the default), not '%s'\n", *i + 1 < argc ? argv[*i + 1] : ""), -1;
+    return ++*i, v->cpu = true, 1;
+  }
   if (!strcmp(s, "--emu-arch")) {
     if (*i + 1 >= argc) return fprintf(stderr, "kgen: --emu-arch needs a value\n"), -1;
     const char *a = argv[++*i];
@@ -118,12 +123,14 @@ void kg_cli_variant_str(const kg_cli_variant *v, char *buf, size_t cap) {
   if (v->emu_arch && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --emu-arch %d", v->emu_arch);
   if (v->f32 && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --f32-matmul %s", modes[v->f32 % 3]);
   if (v->no_replay && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --no-replay");
+  if (v->cpu && n > 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, " --device cpu");
   for (int i = 0; i < v->n_size && n > 0 && (size_t)n < cap; i++) n += snprintf(buf + n, cap - (size_t)n, " --size %s=%lld", v->size_name[i], v->size_val[i]);
 }
 
 void kg_cli_variant_apply(const kg_cli_variant *v, kg_options *o, kg_check_opts *co) {
   if (o) o->force_variant = v->force, o->emu_thread_order = v->order, o->emu_seed = 12345, o->emu_arch = v->emu_arch, o->f32_matmul = v->f32, o->no_replay = v->no_replay;
   if (co) co->eager_python = v->eager, co->strided_inputs = v->strided;
+  if (co && v->cpu) co->device = KG_DEVICE_CPU;
   if (co && v->n_size) co->size_names = v->size_name, co->size_vals = v->size_val, co->n_sizes = v->n_size;
 }
 

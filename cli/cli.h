@@ -27,12 +27,14 @@ typedef struct kg_cli_variant {
   int emu_arch;             /* --emu-arch 80|90: the GPU the emulator's schedules are chosen for (0: sm_90) */
   int f32;                  /* --f32-matmul: a kg_f32_matmul */
   bool no_replay;           /* --no-replay: kg_options.no_replay (a run binds and plans every program afresh) */
+  bool cpu;                 /* --device cpu: the CPU device's schedules and compiled kernels (kgen reduce; kgen
+                               check takes --device itself) */
 } kg_cli_variant;
 /* Parses the value of --size, "SYMBOL=N" (N a whole number 0 .. 2^63-1), splitting it in place:
  * 0, or -1 with the reason printed (the command exits 1). Whether the entry has SYMBOL, and
  * whether the sizes fit memory and the index type, the check decides (kg_check_module). */
 int kg_cli_size_arg(char *arg, const char **name, long long *val);
-/* Takes argv[*i] if it is --variant N, --order N, --eager, --strided or --size SYM=N (advancing
+/* Takes argv[*i] if it is --variant N, --order N, --eager, --strided, --size SYM=N or --device cpu (advancing
  * *i past a value): 1 taken, 0 not one of them, -1 a bad value (printed). */
 int kg_cli_variant_opt(int argc, char **argv, int *i, kg_cli_variant *v);
 /* The options that reproduce v (" --variant 2 --order 1 --eager --size N=16"), "" for the defaults. */

@@ -48,15 +48,18 @@ enum { R_PASS = 0, R_REJECT = 3, R_MISMATCH = 4, R_INTERNAL = 5, R_MISMATCH_V = 
  * every kernel forced to one of six variants of kg_force_variant (strided, strided with 64-bit
  * indices, no vectors, split rows, the tensor-core tiers wherever they apply, none), the emulator's
  * threads in reverse or random order, the eager-Python twin instead of TorchScript, and on
- * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes. */
+ * odd seeds non-contiguous inputs, on two seeds in three the symbols N and M at other sizes; on
+ * one seed in three the CPU device instead of the emulator (its own schedules: chunked loops,
+ * packed panels, rows, nested reductions — the .NET fast path's for CPU tensors). */
 static kg_cli_variant variant_of(unsigned long long seed) {
   static const int forces[6] = {1, 2, 3, 4, KG_FORCE_TENSOR_CORES, KG_FORCE_NO_TENSOR_CORES};
-  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0, false};
+  kg_cli_variant v = {forces[seed % 6], (int)(1 + (seed / 6) % 2), true, seed % 2 == 1, {"N", "M"}, {0, 0}, 0, 0, 0, false, false};
   /* the symbols at other sizes (the generator's programs want them >= 13): equal (one size for
    * both, as duck sizing would give them), or larger and odd */
   static const long long sizes[][2] = {{13, 17}, {16, 16}, {33, 21}};
   int k = (int)((seed / 8) % 3);
   if (k) v.size_val[0] = sizes[k][0], v.size_val[1] = sizes[k][1], v.n_size = 2;
+  v.cpu = (seed / 24) % 3 == 0;
   return v;
 }
 

@@ -403,7 +403,7 @@ int kg_cli_reduce(int argc, char **argv) {
     else if (!R.file) R.file = s;
     else return fprintf(stderr, "kgen reduce: unexpected argument %s\n", s), 1;
   }
-  if (!R.file) return fprintf(stderr, "kgen reduce: missing FILE\nusage: kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided]\n"), 1;
+  if (!R.file) return fprintf(stderr, "kgen reduce: missing FILE\nusage: kgen reduce FILE [--entry NAME] [--seed N] [--out DIR] [--timeout S] [--variant N] [--order N] [--eager] [--strided] [--device cpu]\n"), 1;
 
   /* the children's temporary files live in one folder, removed at the end */
   const char *tmp = getenv("TMPDIR");

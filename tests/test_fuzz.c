@@ -108,9 +108,10 @@ Test(fuzz, every_program_loads_and_specializes, .timeout = 120) {
   kg_context_free(ctx);
 }
 
-/* The command: 30 programs against PyTorch (every third also under its schedule variant),
- * two at a time, no finding, no rejection (skipped without the oracle). The kernel cache
- * makes reruns fast; a cold run compiles ~150 kernels. */
+/* The command: 30 programs against PyTorch (every third also under its schedule variant —
+ * seeds 0 .. 23 on the CPU device, the rest on the emulator: cli_fuzz.c variant_of), two at a
+ * time, no finding, no rejection (skipped without the oracle). The kernel cache makes reruns
+ * fast; a cold run compiles ~150 kernels. */
 Test(fuzz, cli_run_finds_nothing, .timeout = 300) {
   char dir[] = "/tmp/kgen-fuzz-test-XXXXXX";
   cr_assert_not_null(mkdtemp(dir));
