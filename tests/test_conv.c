@@ -598,10 +598,27 @@ Test(conv_numeric, cpu_direct_rows, .init = setup, .fini = teardown, .timeout = 
  * loop, branching on ReLU6's NaN tests for every output (MobileNetV2's 1 x 1 convolutions). The
  * kernels, then PyTorch on the CPU device: a bias, a residual, a batch norm's scale and shift,
  * 1-D, bfloat16, strided inputs (the residual's guard fails: the column loop). */
-typedef struct epi_loops { uint32_t conv, loops, cheap; } epi_loops;
+typedef struct epi_loops { uint32_t conv, loops, cheap; kg_nvrtc *nv; int compiled; } epi_loops;
 static void count_epi_loops(const kg_kvariant *kv, void *arg) {
   epi_loops *e = arg;
   e->conv++;
+  /* its text is CUDA too (KG_IVDEP empty there; the panel's clamped window, bit mask and
+   * __restrict__ scratch): NVRTC compiles it for sm_80 and sm_90. Spills are not asked of it: a
+   * CPU product kernel keeps an 8 x 32 register block (256 floats, 16 AVX-512 registers' worth)
+   * and runs only on the CPU device (the CUDA glue never loads a `_cpu` variant) */
+  for (int a = 80; e->nv && a <= 90; a += 10) {
+    kg_nvrtc_out o;
+    memset(&o, 0, sizeof o);
+    kg_diag d;
+    kg_diag_init(&d);
+    int rc = kg_nvrtc_compile(e->nv, "conv_cpu_panel.cu", kv->cuda, a, true, NULL, &o, &d);
+    char *t = rc ? kg_diag_format(&d) : NULL;
+    cr_expect_eq(rc, 0, "sm_%d: %s", a, t ? t : "");
+    e->compiled += rc == 0;
+    free(t);
+    if (!rc) kg_nvrtc_out_free(&o);
+    kg_diag_free(&d);
+  }
   for (const char *q = kv->cuda; (q = strstr(q, "  KG_IVDEP\n")) != NULL; q++) e->loops++;
   e->cheap += kv->cpu_pre && strstr(kv->cpu_pre, "vect-cost-model=very-cheap") != NULL;
 }
@@ -609,8 +626,12 @@ static void count_epi_loops(const kg_kvariant *kv, void *arg) {
 Test(conv_numeric, cpu_conv_row_epilogue, .init = setup, .fini = teardown, .timeout = 900) {
   static const int64_t s1[3][4] = {{2, 3, 64, 64}, {40, 3, 3, 3}, {40}}, s2[3][4] = {{2, 3, 62, 62}, {40, 3, 3, 3}, {40}};
   static const int r[3] = {4, 4, 1};
-  epi_loops a = {0, 0, 0}, b = {0, 0, 0};
+  kg_context *nctx = ctx_new();
+  epi_loops a = {0, 0, 0, kg_ctx_nvrtc(nctx), 0}, b = {0, 0, 0, NULL, 0};
   cpu_conv_kernels("conv2d_relu_bias", "conv2d_relu_bias", 3, s1, r, "conv.cpu", count_epi_loops, &a);
+  if (a.nv) cr_expect_eq(a.compiled, 2, "the convolution kernel compiled for sm_80 and sm_90");
+  else cr_log_warn("libnvrtc cannot be loaded: the CPU convolution kernel's CUDA compile not checked");
+  kg_context_free(nctx);
   /* independent loops: the full panel's columns (lower_matmul_cpu.c) and, rows of 32, the row loop
    * in both copies of the register blocks (A's rows contiguous or not) */
   cr_expect(a.conv == 1 && a.loops == 3, "rows of 32: %u independent loops in %u convolution kernels (the panel's columns, the row loop twice)", a.loops, a.conv);

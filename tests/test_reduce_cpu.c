@@ -7,7 +7,8 @@
  * innermost one instead of a div and a mod per element per dim (row_walk_nested).
  *
  * Structure: the CPU device's run-time row kernel of examples/norm_batch_train holds no Welford
- * state and walks its rows as many times as kg_reduce_passes_variant counts, each walk nested;
+ * state and walks its rows as many times as kg_reduce_passes_variant counts, each walk nested,
+ * and compiles under NVRTC for sm_80 and sm_90 without spills;
  * the emulator's (GPU schedules) keeps Welford. Numbers: against PyTorch on the CPU device —
  * rows of 2, odd sizes, long inner runs, float16 inputs, strided inputs, the module with its
  * running statistics written back, and var / std over several dims. */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "example_run.h"
+#include "nvrtc_util.h"
 #include "runtime/api_int.h"
 
 static unsigned count(const char *text, const char *what) {
@@ -51,6 +53,11 @@ Test(reduce_cpu, batch_norm_statistics_centred_and_nested, .timeout = 300) {
   cr_expect_eq(count(kv->cuda, "_m2 = "), 1, "the paired variances share one sum of squared deviations");
   /* [4, 3, 5, 2] reduced over dims 0, 2, 3: each walk an outer loop over N · H, an inner one over W */
   cr_expect_eq(count(kv->cuda, "_nq = "), (unsigned)passes, "each walk nested:\n%s", kv->cuda);
+  /* its text is CUDA too: NVRTC compiles it for sm_80 and sm_90, no spills */
+  kg_nvrtc *nv = kg_ctx_nvrtc(ctx);
+  const kg_kernel *kp = &kv->k;
+  if (nv) cr_expect_eq(nvrtc_expect_no_spills(nv, &kp, 1, "bn_cpu_rows"), 2);
+  else cr_log_warn("libnvrtc cannot be loaded: the CPU row kernel's CUDA compile not checked");
   kg_compiled_free(c), kg_module_free(m), kg_context_free(ctx);
 
   ctx = ctx_in_order(0, 3); /* the emulator runs the GPU schedules: Welford rides along there */
